@@ -1,0 +1,39 @@
+import { IngestError } from './issue.js';
+import type { SourceFile, SourceRecord } from './source.js';
+import { clean } from './values.js';
+
+/** True when every cell of a record is blank (separator rows like `,,,,,,`). */
+export function isBlankRecord(fields: string[]): boolean {
+  return fields.every((f) => clean(f) === '');
+}
+
+/**
+ * Pulls records until `isHeader` matches, so preambles of any length (title lines, copyright
+ * notices, stacked caption rows) are skipped by content, never by a fixed count. Returns the
+ * header and the caption rows above it.
+ */
+export async function findHeader(
+  records: AsyncIterator<SourceRecord>,
+  file: SourceFile,
+  isHeader: (fields: string[]) => boolean,
+  expected: string,
+  maxLines = 200,
+): Promise<{ header: SourceRecord; above: SourceRecord[] }> {
+  const above: SourceRecord[] = [];
+  for (;;) {
+    const next = await records.next();
+    if (next.done) {
+      if (above.length === 0) throw new IngestError('file is empty', file.name, 1);
+      throw new IngestError(`no header row found (expected ${expected})`, file.name, above[above.length - 1]!.line);
+    }
+    const rec = next.value;
+    if (isHeader(rec.fields.map(clean))) return { header: rec, above };
+    above.push(rec);
+    if (rec.line > maxLines) throw new IngestError(`no header row in the first ${maxLines} lines (expected ${expected})`, file.name, rec.line);
+  }
+}
+
+/** Normalises a header cell for matching: upper case, single spaces, no footnote stars. */
+export function normHeader(s: string): string {
+  return clean(s).replace(/\*+/g, '').replace(/\s+/g, ' ').toUpperCase();
+}

@@ -1,0 +1,83 @@
+/**
+ * Exact decimal arithmetic for payment rules. Published factors are short decimals (RVU 2 places,
+ * GPCI 3, conversion factor 4, wage index 4); multiplying them as scaled integers keeps every
+ * digit, so rounding to cents happens once, at the end, on the exact value (half away from zero,
+ * as CMS pricers round), never on binary-float noise.
+ */
+export class Dec {
+  private constructor(
+    readonly units: bigint,
+    readonly scale: number,
+  ) {}
+
+  static of(v: number | string | Dec): Dec {
+    if (v instanceof Dec) return v;
+    const s = typeof v === 'number' ? numberToPlain(v) : v.trim();
+    const m = /^([-+]?)(\d*)(?:\.(\d*))?$/.exec(s);
+    if (!m || (m[2] === '' && (m[3] ?? '') === '')) throw new RangeError(`not a decimal: ${s}`);
+    const frac = m[3] ?? '';
+    const units = BigInt(`${m[1] === '-' ? '-' : ''}${m[2] || '0'}${frac}`);
+    return new Dec(units, frac.length);
+  }
+
+  private align(o: Dec): [bigint, bigint, number] {
+    const scale = Math.max(this.scale, o.scale);
+    return [this.units * 10n ** BigInt(scale - this.scale), o.units * 10n ** BigInt(scale - o.scale), scale];
+  }
+
+  add(v: number | string | Dec): Dec {
+    const [a, b, s] = this.align(Dec.of(v));
+    return new Dec(a + b, s);
+  }
+
+  sub(v: number | string | Dec): Dec {
+    const [a, b, s] = this.align(Dec.of(v));
+    return new Dec(a - b, s);
+  }
+
+  mul(v: number | string | Dec): Dec {
+    const o = Dec.of(v);
+    return new Dec(this.units * o.units, this.scale + o.scale);
+  }
+
+  /** Rounds half away from zero to `places` decimals. */
+  round(places: number): Dec {
+    if (this.scale <= places) return this;
+    const div = 10n ** BigInt(this.scale - places);
+    const neg = this.units < 0n;
+    const abs = neg ? -this.units : this.units;
+    let q = abs / div;
+    if ((abs % div) * 2n >= div) q += 1n;
+    return new Dec(neg ? -q : q, places);
+  }
+
+  toNumber(): number {
+    return Number(this.toString());
+  }
+
+  toString(): string {
+    const neg = this.units < 0n;
+    const digits = (neg ? -this.units : this.units).toString().padStart(this.scale + 1, '0');
+    const int = digits.slice(0, digits.length - this.scale);
+    const frac = this.scale ? `.${digits.slice(digits.length - this.scale)}` : '';
+    return `${neg ? '-' : ''}${int}${frac}`;
+  }
+}
+
+/** Shortest round-trip text of a double, without exponent (1e-7 becomes 0.0000001). */
+function numberToPlain(n: number): string {
+  if (!Number.isFinite(n)) throw new RangeError(`not a finite number: ${n}`);
+  const s = String(n);
+  if (!/e/i.test(s)) return s;
+  return n.toFixed(20).replace(/\.?0+$/, '');
+}
+
+/** Rounds an exact value to cents and returns it as a JSON number. */
+export function toCents(v: Dec): number {
+  return v.round(2).toNumber();
+}
+
+/** Sum of products, exact: Σ a_i * b_i. */
+export function sumProducts(pairs: [number | string | Dec, number | string | Dec][]): Dec {
+  return pairs.reduce((acc, [a, b]) => acc.add(Dec.of(a).mul(b)), Dec.of(0));
+}

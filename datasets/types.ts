@@ -1,0 +1,71 @@
+import type { Issue } from './_shared/issue.js';
+import type { FileSample, SourceFile } from './_shared/source.js';
+
+/** DuckDB column types used by dataset tables (same names as the JSON fields: no renaming layer). */
+/** Dates are stored as ISO `YYYY-MM-DD` VARCHAR (they sort and compare correctly, no conversions). */
+export type ColumnType = 'VARCHAR' | 'DOUBLE' | 'INTEGER' | 'BIGINT' | 'BOOLEAN';
+
+export interface Column {
+  name: string;
+  type: ColumnType;
+  description?: string;
+}
+
+/** A version label found in the file (name, title line) and the date it takes effect. */
+export interface VersionInfo {
+  label: string;
+  /** `YYYY-MM-DD` */
+  effective_date?: string;
+}
+
+/** What a parser yields for each source record: a typed row, or the issues that reject it. */
+export type ParsedItem<Row> =
+  | { line: number; row: Row; issues?: undefined }
+  | { line: number; row?: undefined; issues: Issue[] };
+
+export interface ParseContext {
+  /** Report bytes of `file` consumed so far, for the progress line. */
+  onBytes(bytes: number): void;
+}
+
+/** Rows and rejects a native (SQL) loader produced. */
+export interface NativeLoadResult {
+  rows: number;
+  rejects: { line: number; issues: Issue[] }[];
+}
+
+/**
+ * One published source dataset: what it accepts, how its rows look, how to find its version and
+ * how to parse it. Adding a dataset is adding a folder under `datasets/` and registering it.
+ */
+export interface Dataset<Row extends object = Record<string, unknown>> {
+  /** snake_case id, identical in folder, table, CLI argument and manifest. */
+  id: string;
+  title: string;
+  publisher: string;
+  /** Accepted formats in words, shown by `rcm datasets`. */
+  formats: string[];
+  /** Table columns in order (the pipeline adds `version`). */
+  columns: Column[];
+  /** Columns that identify a row within a version (diffs compare by these). */
+  key: string[];
+  /** True when this dataset reads a file that looks like `sample` (by content, not by name alone). */
+  detect(sample: FileSample): boolean;
+  /** The version label from the files themselves (file name, title line); undefined when not found. */
+  version(samples: FileSample[]): VersionInfo | undefined;
+  /** Reads one file. Issues for a single row reject that row; throw IngestError for a broken file. */
+  parse(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<Row>>;
+  /** Checks a set of files belongs together (e.g. all four PTP parts); throws IngestError. */
+  checkFiles?(files: SourceFile[], samples: FileSample[]): void;
+  /**
+   * Optional fast path for very large files: load straight into `table` (already created with
+   * `columns` + version) with DuckDB's own reader. `run` executes SQL on the new version file.
+   */
+  loadNative?(
+    files: SourceFile[],
+    samples: FileSample[],
+    run: (sql: string) => Promise<Record<string, unknown>[]>,
+    table: string,
+    version: string,
+  ): Promise<NativeLoadResult>;
+}

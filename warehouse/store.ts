@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, readdir, rename, rm, writeFile, open } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { NotFoundError } from '../datasets/_shared/issue.js';
+import type { Manifest } from './manifest.js';
+
+/**
+ * The on-disk layout under `RCM_DATA_DIR`:
+ *   datasets/<id>/<version>.<nonce>.duckdb   immutable version files
+ *   snapshots/<snapshot_id>.json            manifests
+ *   rejects/<id>/<version>.<nonce>.jsonl     rejected rows of an ingest
+ *   CURRENT                                 id of the served snapshot (atomic replace)
+ *   state.sqlite                            tenant state
+ */
+export class Warehouse {
+  constructor(readonly dir: string) {}
+
+  path(...parts: string[]): string {
+    return join(this.dir, ...parts);
+  }
+
+  async init(): Promise<void> {
+    await mkdir(this.path('datasets'), { recursive: true });
+    await mkdir(this.path('snapshots'), { recursive: true });
+    await mkdir(this.path('rejects'), { recursive: true });
+    await mkdir(this.path('tmp'), { recursive: true });
+  }
+
+  /** Writes `data` to `file` atomically: a temp file in the same directory, fsync, rename. */
+  async writeAtomic(file: string, data: string): Promise<void> {
+    await mkdir(dirname(file), { recursive: true });
+    const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+    const fh = await open(tmp, 'w');
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, file);
+  }
+
+  currentId(): Promise<string | null> {
+    return readFile(this.path('CURRENT'), 'utf8').then(
+      (s) => s.trim() || null,
+      () => null,
+    );
+  }
+
+  async readManifest(id: string): Promise<Manifest> {
+    if (!/^[A-Za-z0-9_.-]+$/.test(id)) throw new NotFoundError(`snapshot ${id} not found`);
+    try {
+      return JSON.parse(await readFile(this.path('snapshots', `${id}.json`), 'utf8')) as Manifest;
+    } catch {
+      throw new NotFoundError(`snapshot ${id} not found`);
+    }
+  }
+
+  async current(): Promise<Manifest | null> {
+    const id = await this.currentId();
+    return id ? this.readManifest(id) : null;
+  }
+
+  async listSnapshots(): Promise<Manifest[]> {
+    if (!existsSync(this.path('snapshots'))) return [];
+    const names = (await readdir(this.path('snapshots'))).filter((n) => n.endsWith('.json'));
+    const all = await Promise.all(names.map((n) => this.readManifest(n.slice(0, -5))));
+    return all.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  }
+
+  /** Writes a manifest (never overwritten: snapshots are immutable). */
+  async writeManifest(m: Manifest): Promise<void> {
+    await this.writeAtomic(this.path('snapshots', `${m.id}.json`), JSON.stringify(m, null, 2));
+  }
+
+  /** Makes `id` the served snapshot; the server notices within its poll interval. */
+  async setCurrent(id: string): Promise<void> {
+    await this.readManifest(id); // must exist
+    await this.writeAtomic(this.path('CURRENT'), `${id}\n`);
+  }
+
+  async removeTmp(file: string): Promise<void> {
+    await rm(file, { force: true });
+    await rm(`${file}.wal`, { force: true });
+  }
+}
+
+/** Sortable snapshot id: UTC timestamp plus a nonce, e.g. `20261121T060631Z-3fa2`. */
+export function newSnapshotId(now: Date): string {
+  const ts = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `${ts}-${randomBytes(2).toString('hex')}`;
+}
