@@ -1,11 +1,13 @@
 import type { Dataset } from './types.js';
 import { gpci } from './gpci/dataset.js';
+import { localityCounty } from './locality_county/dataset.js';
 import { mpfsRvu } from './mpfs_rvu/dataset.js';
 
 /** Every dataset the service knows. Adding one: a folder under datasets/ and a line here. */
 export const DATASETS: Dataset<any>[] = [
   mpfsRvu,
   gpci,
+  localityCounty,
 ];
 
 export function getDataset(id: string): Dataset<any> | undefined {

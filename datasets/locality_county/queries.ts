@@ -1,0 +1,81 @@
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import type { LocalityCountyRow } from './dataset.js';
+import { normCounty, toStateCode } from './states.js';
+
+/** A locality a county belongs to, with how the match was made. */
+export interface CountyLocalityMatch {
+  /** 7-digit locality id (MAC + locality number). */
+  locality: string;
+  mac: string;
+  locality_number: string;
+  /** Fee schedule area as printed in LOCCO, e.g. `MANHATTAN`, `REST OF STATE`. */
+  fee_schedule_area: string;
+  /** `county`: named in the list; `all_other`: the state's `ALL OTHER COUNTIES` row; `all`: a statewide row. */
+  matched_by: 'county' | 'all_other' | 'all';
+  /** The locality_county version label the answer came from. */
+  version: string;
+}
+
+/** The latest loaded version label of a dataset, or undefined when it is not loaded. */
+export function latestVersion(snapshot: SnapshotReader, dataset: string): string | undefined {
+  const v = snapshot.versions(dataset);
+  return v.length > 0 ? v[v.length - 1]!.version : undefined;
+}
+
+async function rowsByState(snapshot: SnapshotReader): Promise<{ version: string; byState: Map<string, LocalityCountyRow[]> } | undefined> {
+  const version = latestVersion(snapshot, 'locality_county');
+  if (!version) return undefined;
+  return snapshot.memo(`locality_county:rows:${version}`, async () => {
+    const rows = await snapshot.all<LocalityCountyRow>(
+      'SELECT locality, mac, locality_number, state, fee_schedule_area, county, county_state, excluded_counties, two_carriers, year FROM locality_county WHERE version = $1 ORDER BY locality, county',
+      [version],
+    );
+    const byState = new Map<string, LocalityCountyRow[]>();
+    for (const r of rows) {
+      const list = byState.get(r.county_state) ?? [];
+      list.push(r);
+      byState.set(r.county_state, list);
+    }
+    return { version, byState };
+  });
+}
+
+/**
+ * Localities a county belongs to under the latest LOCCO file, most specific first: a county named
+ * in a list, else the state's `ALL OTHER COUNTIES` row, else a statewide `ALL COUNTIES` row —
+ * skipping catch-alls whose `EXCEPT` list names the county (Virginia, Maryland in 25LOCCO).
+ * `state` is a USPS code or a state name; county names are matched without `COUNTY`/`PARISH`
+ * suffixes. Empty when locality_county is not loaded or nothing matches.
+ */
+export async function findLocalityForCounty(snapshot: SnapshotReader, state: string, county: string): Promise<CountyLocalityMatch[]> {
+  const data = await rowsByState(snapshot);
+  const st = toStateCode(state);
+  if (!data || !st) return [];
+  const rows = data.byState.get(st) ?? [];
+  const want = normCounty(county);
+  const toMatch = (r: LocalityCountyRow, matched_by: CountyLocalityMatch['matched_by']): CountyLocalityMatch => ({
+    locality: r.locality,
+    mac: r.mac,
+    locality_number: r.locality_number,
+    fee_schedule_area: r.fee_schedule_area,
+    matched_by,
+    version: data.version,
+  });
+  const named = rows.filter((r) => normCounty(r.county) === want);
+  if (named.length > 0) return named.map((r) => toMatch(r, 'county'));
+  const notExcluded = (r: LocalityCountyRow) => !(r.excluded_counties ?? '').split(';').some((c) => c !== '' && normCounty(c) === want);
+  const other = rows.filter((r) => r.county === 'ALL OTHER COUNTIES' && notExcluded(r));
+  if (other.length > 0) return other.map((r) => toMatch(r, 'all_other'));
+  return rows.filter((r) => r.county !== 'ALL OTHER COUNTIES' && r.county.startsWith('ALL ') && notExcluded(r)).map((r) => toMatch(r, 'all'));
+}
+
+/** Fee schedule area of a 7-digit locality from the latest LOCCO file (the name used when `gpci` is absent). */
+export async function findFeeScheduleArea(snapshot: SnapshotReader, locality: string): Promise<string | undefined> {
+  const data = await rowsByState(snapshot);
+  if (!data) return undefined;
+  for (const rows of data.byState.values()) {
+    const hit = rows.find((r) => r.locality === locality);
+    if (hit) return hit.fee_schedule_area;
+  }
+  return undefined;
+}
