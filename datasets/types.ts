@@ -58,6 +58,11 @@ export interface Dataset<Row extends object = Record<string, unknown>> {
   /** Checks a set of files belongs together (e.g. all four PTP parts); throws IngestError. */
   checkFiles?(files: SourceFile[], samples: FileSample[]): void;
   /**
+   * Optional SQL run on the loaded table before validation of keys (e.g. merging the QPP and
+   * non-QPP files of one RVU release into one row per code).
+   */
+  finalize?(run: (sql: string) => Promise<Record<string, unknown>[]>, table: string): Promise<void>;
+  /**
    * Optional fast path for very large files: load straight into `table` (already created with
    * `columns` + version) with DuckDB's own reader. `run` executes SQL on the new version file.
    */

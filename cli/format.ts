@@ -1,0 +1,61 @@
+import type { IngestProgress } from '../ingest/pipeline.js';
+import type { DiffResult } from '../ingest/diff.js';
+
+export function fmtInt(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+export function fmtBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1 << 20) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1 << 30) return `${(n / (1 << 20)).toFixed(1)} MiB`;
+  return `${(n / (1 << 30)).toFixed(2)} GiB`;
+}
+
+/** One progress line: rows, rejects, bytes read of total, rows per second. */
+export function progressLine(p: IngestProgress): string {
+  const rate = p.elapsed_ms > 0 ? Math.round((p.rows * 1000) / p.elapsed_ms) : 0;
+  const pct = p.total_bytes > 0 ? Math.min(100, Math.round((p.bytes * 100) / p.total_bytes)) : 100;
+  return `${p.dataset} ${p.file}: ${fmtInt(p.rows)} rows, ${fmtInt(p.rejects)} rejects, ${fmtBytes(p.bytes)}/${fmtBytes(p.total_bytes)} (${pct}%), ${fmtInt(rate)} rows/s`;
+}
+
+export interface DiffReport extends DiffResult {
+  dataset: string;
+  from_version: string | null;
+  to_version: string;
+  from_rows: number;
+  removed_pct: number;
+  changed_pct: number;
+  thresholds: { removed_pct?: number; changed_pct?: number };
+  failed: string[];
+}
+
+export function diffText(r: DiffReport): string {
+  const c = r.counts;
+  const lines = [
+    `${r.dataset}: ${r.from_version ?? '(nothing)'} -> ${r.to_version}`,
+    `  added     ${fmtInt(c.added)}${r.samples.added.length ? `  e.g. ${r.samples.added.join(', ')}` : ''}`,
+    `  removed   ${fmtInt(c.removed)} (${r.removed_pct.toFixed(2)}%)${r.samples.removed.length ? `  e.g. ${r.samples.removed.join(', ')}` : ''}`,
+    `  changed   ${fmtInt(c.changed)} (${r.changed_pct.toFixed(2)}%)${r.samples.changed.length ? `  e.g. ${r.samples.changed.join(', ')}` : ''}`,
+    `  unchanged ${fmtInt(c.unchanged)}`,
+  ];
+  for (const f of r.failed) lines.push(`  FAIL: ${f}`);
+  return lines.join('\n');
+}
+
+export function diffMarkdown(r: DiffReport): string {
+  const c = r.counts;
+  const ex = (a: string[]) => (a.length ? a.map((k) => `\`${k}\``).join(', ') : '');
+  return [
+    `### ${r.dataset}: ${r.from_version ?? '(nothing)'} → ${r.to_version}`,
+    '',
+    '| change | rows | share | sample keys |',
+    '|---|---:|---:|---|',
+    `| added | ${fmtInt(c.added)} | | ${ex(r.samples.added)} |`,
+    `| removed | ${fmtInt(c.removed)} | ${r.removed_pct.toFixed(2)}% | ${ex(r.samples.removed)} |`,
+    `| changed | ${fmtInt(c.changed)} | ${r.changed_pct.toFixed(2)}% | ${ex(r.samples.changed)} |`,
+    `| unchanged | ${fmtInt(c.unchanged)} | | |`,
+    ...(r.failed.length ? ['', ...r.failed.map((f) => `**FAIL:** ${f}`)] : []),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,191 @@
+import { IngestError } from '../_shared/issue.js';
+import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { readRecords, type FileSample, type SourceFile, type SourceRecord } from '../_shared/source.js';
+import { RowReader, clean } from '../_shared/values.js';
+import type { Column, Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+
+/** One PPRRVU row: RVUs and payment indicators of a HCPCS code (with modifier) for one release. */
+export interface MpfsRvuRow {
+  hcpcs: string;
+  modifier: string;
+  description: string;
+  status_code: string;
+  work_rvu: number | null;
+  non_fac_pe_rvu: number | null;
+  non_fac_na_indicator: string;
+  facility_pe_rvu: number | null;
+  facility_na_indicator: string;
+  mp_rvu: number | null;
+  non_facility_total: number | null;
+  facility_total: number | null;
+  pctc_indicator: string;
+  global_days: string;
+  pre_op: number | null;
+  intra_op: number | null;
+  post_op: number | null;
+  mult_proc: string;
+  bilat_surg: string;
+  asst_surg: string;
+  co_surg: string;
+  team_surg: string;
+  /** 2026+ only (`PRIC IND`); null for 31-column files. */
+  pricing_indicator: string | null;
+  endo_base: string;
+  conv_factor: number | null;
+  phys_supervision: string;
+  calculation_flag: string;
+  diag_imaging_family: string;
+  non_fac_pe_opps: number | null;
+  fac_pe_opps: number | null;
+  mp_opps: number | null;
+  year: number;
+  quarter: number;
+  /** Conversion factor of the QPP file (2026+), null when only one factor applies or was loaded. */
+  conv_factor_qpp: number | null;
+  /** Files the row came from: `all` (one factor, before 2026), `nonQPP`, `QPP` or `QPP+nonQPP`. */
+  cf_variant: string;
+}
+
+type Kind = 'text' | 'num';
+/** Each field is found by its stacked caption name (caption rows + header row), not by position. */
+const FIELDS: { name: keyof MpfsRvuRow; match: RegExp; kind: Kind; optional?: boolean }[] = [
+  { name: 'hcpcs', match: /^HCPCS$/, kind: 'text' },
+  { name: 'modifier', match: /^MOD$/, kind: 'text' },
+  { name: 'description', match: /DESCRIPTION$/, kind: 'text' },
+  { name: 'status_code', match: /STATUS CODE$/, kind: 'text' },
+  { name: 'work_rvu', match: /^WORK RVU$/, kind: 'num' },
+  { name: 'non_fac_pe_rvu', match: /^NON-FAC PE RVU$/, kind: 'num' },
+  { name: 'non_fac_na_indicator', match: /^NON-FAC NA INDICATOR$/, kind: 'text' },
+  { name: 'facility_pe_rvu', match: /^FACILITY PE RVU$/, kind: 'num' },
+  { name: 'facility_na_indicator', match: /^FACILITY NA INDICATOR$/, kind: 'text' },
+  { name: 'mp_rvu', match: /^MP RVU$/, kind: 'num' },
+  { name: 'non_facility_total', match: /^NON-FACILITY TOTAL$/, kind: 'num' },
+  { name: 'facility_total', match: /^FACILITY TOTAL$/, kind: 'num' },
+  { name: 'pctc_indicator', match: /^PCTC IND$/, kind: 'text' },
+  { name: 'global_days', match: /^GLOB DAYS$/, kind: 'text' },
+  { name: 'pre_op', match: /^PRE OP$/, kind: 'num' },
+  { name: 'intra_op', match: /^INTRA OP$/, kind: 'num' },
+  { name: 'post_op', match: /^POST OP$/, kind: 'num' },
+  { name: 'mult_proc', match: /^MULT PROC$/, kind: 'text' },
+  { name: 'bilat_surg', match: /^BILAT SURG$/, kind: 'text' },
+  { name: 'asst_surg', match: /^ASST SURG$/, kind: 'text' },
+  { name: 'co_surg', match: /^CO- ?SURG$/, kind: 'text' },
+  { name: 'team_surg', match: /^TEAM SURG$/, kind: 'text' },
+  { name: 'pricing_indicator', match: /^PRIC IND$/, kind: 'text', optional: true },
+  { name: 'endo_base', match: /^ENDO BASE$/, kind: 'text' },
+  { name: 'conv_factor', match: /^CONV FACTOR$/, kind: 'num' },
+  { name: 'phys_supervision', match: /SUPERVISION OF DIAGNOSTIC PROCEDURES$/, kind: 'text' },
+  { name: 'calculation_flag', match: /^CALCULATION FLAG$/, kind: 'text' },
+  { name: 'diag_imaging_family', match: /IMAGING FAMILY INDICATOR$/, kind: 'text' },
+  { name: 'non_fac_pe_opps', match: /^NON-FACILITY PE USED FOR OPPS/, kind: 'num' },
+  { name: 'fac_pe_opps', match: /^FACILITY PE USED FOR OPPS/, kind: 'num' },
+  { name: 'mp_opps', match: /^MP USED FOR OPPS/, kind: 'num' },
+];
+
+const MONTHS: Record<string, number> = { JAN: 1, APR: 2, JUL: 3, OCT: 4, JANUARY: 1, APRIL: 2, JULY: 3, OCTOBER: 4 };
+
+const isRvuHeader = (f: string[]) => f[0] === 'HCPCS' && f[1] === 'MOD' && f[2] === 'DESCRIPTION' && f.length >= 30;
+
+/** Builds each column's full name from the caption rows stacked above the header row. */
+export function stackedNames(header: SourceRecord, above: SourceRecord[]): string[] {
+  const captions = above.slice(-4);
+  return header.fields.map((h, i) => {
+    const parts = i < 3 ? [] : captions.map((r) => normHeader(r.fields[i] ?? ''));
+    return [...parts, normHeader(h)].filter(Boolean).join(' ');
+  });
+}
+
+/** Release (year, quarter) from `PPRRVU2026_Jul_nonQPP.csv` or the title `... File July Release`. */
+function releaseOf(sample: FileSample): { year: number; quarter: number } | undefined {
+  const n = /PPRRVU(\d{4})_([A-Za-z]{3})/i.exec(sample.name);
+  if (n && MONTHS[n[2]!.toUpperCase()]) return { year: Number(n[1]), quarter: MONTHS[n[2]!.toUpperCase()]! };
+  for (const line of sample.lines.slice(0, 10)) {
+    const t = /(20\d{2}) National Physician Fee Schedule Relative Value File (January|April|July|October) Release/i.exec(line);
+    if (t) return { year: Number(t[1]), quarter: MONTHS[t[2]!.toUpperCase()]! };
+  }
+  return undefined;
+}
+
+function variantOf(name: string): string {
+  if (/_nonQPP/i.test(name)) return 'nonQPP';
+  if (/_QPP/i.test(name)) return 'QPP';
+  return 'all';
+}
+
+const columns: Column[] = FIELDS.map((f) => ({ name: f.name, type: f.kind === 'num' ? 'DOUBLE' : 'VARCHAR' }) as Column).concat([
+  { name: 'year', type: 'INTEGER' },
+  { name: 'quarter', type: 'INTEGER' },
+  { name: 'conv_factor_qpp', type: 'DOUBLE' },
+  { name: 'cf_variant', type: 'VARCHAR' },
+]);
+
+/**
+ * CMS PFS national RVU file (PPRRVU). 2025 has 31 columns, 2026 inserts `PRIC IND` (32 columns)
+ * and ships QPP and non-QPP files with different conversion factors; both are mapped by the
+ * stacked caption rows above the header, so a layout change moves no value into the wrong field.
+ */
+export const mpfsRvu: Dataset<MpfsRvuRow> = {
+  id: 'mpfs_rvu',
+  title: 'Medicare Physician Fee Schedule national RVUs (PPRRVU)',
+  publisher: 'CMS Medicare Physician Fee Schedule',
+  formats: [
+    'PPRRVU<YEAR>_<Mon>.csv (2025: 31 columns)',
+    'PPRRVU<YEAR>_<Mon>_QPP.csv / _nonQPP.csv (2026: 32 columns with PRIC IND)',
+  ],
+  columns,
+  key: ['hcpcs', 'modifier'],
+  detect: (s) => s.lines.slice(0, 30).some((l) => l.startsWith('HCPCS,MOD,DESCRIPTION,')),
+  version(samples): VersionInfo | undefined {
+    const rel = samples.map(releaseOf).find(Boolean);
+    if (!rel) return undefined;
+    const month = String((rel.quarter - 1) * 3 + 1).padStart(2, '0');
+    return { label: `${rel.year}${'ABCD'[rel.quarter - 1]}`, effective_date: `${rel.year}-${month}-01` };
+  },
+  /** QPP and non-QPP files of one release carry the same RVUs: keep one row with both factors. */
+  async finalize(run, t) {
+    await run(`UPDATE ${t} SET conv_factor_qpp = q.conv_factor, cf_variant = 'QPP+nonQPP'
+      FROM (SELECT hcpcs, modifier, conv_factor FROM ${t} WHERE cf_variant = 'QPP') q
+      WHERE ${t}.hcpcs = q.hcpcs AND ${t}.modifier = q.modifier AND ${t}.cf_variant = 'nonQPP'`);
+    await run(`DELETE FROM ${t} WHERE cf_variant = 'QPP' AND EXISTS (
+      SELECT 1 FROM ${t} o WHERE o.cf_variant = 'QPP+nonQPP' AND o.hcpcs = ${t}.hcpcs AND o.modifier = ${t}.modifier)`);
+    await run(`UPDATE ${t} SET conv_factor_qpp = conv_factor, conv_factor = NULL WHERE cf_variant = 'QPP'`);
+  },
+  async *parse(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<MpfsRvuRow>> {
+    const records = readRecords(file, { onBytes: ctx.onBytes })[Symbol.asyncIterator]();
+    const { header, above } = await findHeader(records, file, isRvuHeader, 'HCPCS,MOD,DESCRIPTION,... with stacked caption rows');
+    const names = stackedNames(header, above);
+    const index = new Map<string, number>();
+    for (const f of FIELDS) {
+      const i = names.findIndex((n) => f.match.test(n));
+      if (i < 0 && !f.optional) {
+        throw new IngestError(`column ${f.name} not found in the header (${f.match.source})`, file.name, header.line, f.name);
+      }
+      if (i >= 0) index.set(f.name, i);
+    }
+    const sampleText = above.map((r) => r.fields.join(',')).join('\n');
+    const rel = releaseOf({ name: file.name, text: sampleText, lines: sampleText.split('\n') });
+    if (!rel) throw new IngestError('release year/quarter not found in the file name or title line', file.name, 1);
+    const variant = variantOf(file.name);
+    for (let n = await records.next(); !n.done; n = await records.next()) {
+      const { line, fields } = n.value;
+      if (isBlankRecord(fields)) continue;
+      if (fields.length < header.fields.length - 1) {
+        yield { line, issues: [{ loc: ['row', line], msg: `Row has ${fields.length} fields, expected ${header.fields.length}`, type: 'row_length', input: fields.join(',') }] };
+        continue;
+      }
+      const r = new RowReader(line);
+      const row = { year: rel.year, quarter: rel.quarter, cf_variant: variant, pricing_indicator: null, conv_factor_qpp: null } as unknown as Record<string, unknown>;
+      for (const f of FIELDS) {
+        const i = index.get(f.name);
+        if (i === undefined) continue;
+        const raw = fields[i];
+        if (f.kind === 'num') row[f.name] = r.number(f.name, raw, { min: 0 });
+        else row[f.name] = clean(raw);
+      }
+      r.text('hcpcs', fields[index.get('hcpcs')!], { required: true, pattern: /^[A-Z0-9]{5}$/ });
+      r.text('modifier', fields[index.get('modifier')!], { pattern: /^[A-Z0-9]{2}$/ });
+      r.text('status_code', fields[index.get('status_code')!], { required: true, pattern: /^[A-Z]$/ });
+      yield r.ok ? { line, row: row as unknown as MpfsRvuRow } : { line, issues: r.issues };
+    }
+  },
+};

@@ -1,0 +1,70 @@
+import { NotFoundError } from '../_shared/issue.js';
+import type { DatasetVersion } from '../../warehouse/manifest.js';
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import type { MpfsRvuRow } from './dataset.js';
+
+export type RvuRow = MpfsRvuRow & { version: string };
+
+/** CMS PFS status codes (RVU file readme, RVU25D.pdf "Status Code"). */
+export const STATUS_CODES: Record<string, string> = {
+  A: 'Active code, paid separately under the PFS',
+  B: 'Bundled code, payment included in other services',
+  C: 'Carrier (MAC) priced',
+  D: 'Deleted code',
+  E: 'Excluded from the PFS by regulation',
+  F: 'Deleted/discontinued code, no grace period',
+  G: 'Not valid for Medicare, another code applies',
+  H: 'Deleted modifier for this code',
+  I: 'Not valid for Medicare purposes',
+  J: 'Anesthesia service',
+  M: 'Measurement code, used for reporting only',
+  N: 'Non-covered service',
+  P: 'Bundled or excluded',
+  R: 'Restricted coverage',
+  T: 'Injection paid only when no other PFS service is billed',
+  X: 'Statutory exclusion',
+};
+
+/** Every RVU row of a code across all loaded releases, oldest release first. */
+export function findRvuRows(snapshot: SnapshotReader, code: string): Promise<RvuRow[]> {
+  if (!snapshot.has('mpfs_rvu')) return Promise.resolve([]);
+  return snapshot.memo(`mpfs_rvu:code:${code}`, () =>
+    snapshot.all<RvuRow>(`SELECT * FROM mpfs_rvu WHERE hcpcs = $1 ORDER BY year, quarter, modifier`, [code]),
+  );
+}
+
+/**
+ * The release that applies on a date: the latest loaded version effective on or before it. When
+ * the date precedes every loaded release the earliest one is used and `exact` is false.
+ */
+export function versionForDate(versions: DatasetVersion[], date: string): { version: DatasetVersion; exact: boolean } | null {
+  if (versions.length === 0) return null;
+  const eligible = versions.filter((v) => (v.effective_date ?? '') <= date);
+  if (eligible.length > 0) return { version: eligible.at(-1)!, exact: true };
+  return { version: versions[0]!, exact: false };
+}
+
+/**
+ * The RVU row for a code and modifier on a date of service (or the latest release). Throws
+ * NotFoundError when the code is absent from every loaded release.
+ */
+export async function getRvu(
+  snapshot: SnapshotReader,
+  code: string,
+  modifier: string,
+  dateOfService?: string,
+): Promise<{ row: RvuRow; warnings: string[] }> {
+  const rows = await findRvuRows(snapshot, code);
+  if (rows.length === 0) throw new NotFoundError(`code ${code} is not in the Medicare physician fee schedule RVU file`);
+  const warnings: string[] = [];
+  const versions = snapshot.versions('mpfs_rvu').filter((v) => rows.some((r) => r.version === v.version));
+  const pick = dateOfService ? versionForDate(versions, dateOfService) : { version: versions.at(-1)!, exact: true };
+  if (pick && !pick.exact) warnings.push(`no RVU release loaded is effective on ${dateOfService}; used ${pick.version.version} (effective ${pick.version.effective_date})`);
+  const inVersion = rows.filter((r) => r.version === pick!.version.version);
+  const row = inVersion.find((r) => r.modifier === modifier);
+  if (!row) {
+    const mods = inVersion.map((r) => r.modifier || '(none)').join(', ');
+    throw new NotFoundError(`code ${code} has no RVU row with modifier '${modifier || '(none)'}' in release ${pick!.version.version}; modifiers available: ${mods}`);
+  }
+  return { row, warnings };
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { toIsoDate } from '../datasets/_shared/values.js';
+
+/** Shared request/response schema pieces, so every route spells a code or a date the same way. */
+
+/** HCPCS/CPT code: five letters/digits, upper-cased on input. */
+export const HcpcsSchema = z
+  .string()
+  .trim()
+  .transform((s) => s.toUpperCase())
+  .pipe(z.string().regex(/^[A-Z0-9]{5}$/, 'Code must be 5 letters or digits (HCPCS/CPT)'));
+
+export const StateSchema = z
+  .string()
+  .trim()
+  .transform((s) => s.toUpperCase())
+  .pipe(z.string().regex(/^[A-Z]{2}$/, 'State must be a two-letter abbreviation'));
+
+export const IsoDateSchema = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'Date must be YYYY-MM-DD')
+  .refine((s) => toIsoDate(s) !== null, 'Date is not a real calendar date');
+
+/** Query booleans: `true/false/1/0` (a bare `z.coerce.boolean()` would read "false" as true). */
+export const QueryBoolSchema = z
+  .enum(['true', 'false', '1', '0', 'True', 'False'])
+  .transform((s) => s === 'true' || s === '1' || s === 'True');
+
+export const CcnSchema = z.string().regex(/^[0-9A-Z]{6}$/, 'CCN must be 6 characters (CMS Certification Number)');
+
+export const ReliabilitySchema = z.object({
+  generated_at: z.string(),
+  data_sources: z.record(z.string(), z.object({ publisher: z.string(), source_files: z.array(z.string()), loaded_at: z.string() })),
+  dataset_versions: z.record(z.string(), z.string()),
+  degraded: z.boolean(),
+  warnings: z.array(z.string()),
+});
+
+export const ErrorBodySchema = z.object({ detail: z.string(), code: z.string(), request_id: z.string().optional() });
+
+export const ValidationErrorSchema = z.object({
+  detail: z.array(
+    z.object({
+      loc: z.array(z.union([z.string(), z.number()])),
+      msg: z.string(),
+      type: z.string(),
+      ctx: z.record(z.string(), z.unknown()).optional(),
+      input: z.unknown().optional(),
+    }),
+  ),
+});
