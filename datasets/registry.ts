@@ -1,41 +1,15 @@
 import type { Dataset } from './types.js';
 import { gpci } from './gpci/dataset.js';
-import { dmepos } from './dmepos/dataset.js';
-import { dmeposRuralZip } from './dmepos_rural_zip/dataset.js';
-import { clfs } from './clfs/dataset.js';
-import { aspPricing } from './asp_pricing/dataset.js';
-import { aspCrosswalk } from './asp_crosswalk/dataset.js';
-import { oppsAddendumB } from './opps_addendum_b/dataset.js';
 import { localityCounty } from './locality_county/dataset.js';
 import { mpfsRvu } from './mpfs_rvu/dataset.js';
 import { zipLocality } from './zip_locality/dataset.js';
-import { ncciMuePrac } from './ncci_mue_prac/dataset.js';
-import { ncciMueHosp } from './ncci_mue_hosp/dataset.js';
-import { ncciMueDme } from './ncci_mue_dme/dataset.js';
-import { ncciAoc } from './ncci_aoc/dataset.js';
-import { medicaidMuePrac } from './medicaid_mue_prac/dataset.js';
-import { medicaidMueHosp } from './medicaid_mue_hosp/dataset.js';
-import { medicaidMueDme } from './medicaid_mue_dme/dataset.js';
 
 /** Every dataset the service knows. Adding one: a folder under datasets/ and a line here. */
 export const DATASETS: Dataset<any>[] = [
   mpfsRvu,
   gpci,
-  dmepos,
-  dmeposRuralZip,
-  clfs,
-  aspPricing,
-  aspCrosswalk,
-  oppsAddendumB,
   localityCounty,
   zipLocality,
-  ncciMuePrac,
-  ncciMueHosp,
-  ncciMueDme,
-  ncciAoc,
-  medicaidMuePrac,
-  medicaidMueHosp,
-  medicaidMueDme,
 ];
 
 export function getDataset(id: string): Dataset<any> | undefined {
