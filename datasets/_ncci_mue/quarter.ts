@@ -1,0 +1,103 @@
+import type { DatasetVersion } from '../../warehouse/manifest.js';
+import { toIsoDate } from '../_shared/values.js';
+
+/**
+ * HCPCS Level I/II code shapes used by NCCI files: CPT `99213`, Category II/III and PLA codes
+ * (`0001F`, `0042T`, `0001U`, `0002M`) and Level II `J9035`. Upper case only (the files are).
+ */
+export const PROC_CODE_RE = /^(?:\d{4}[0-9A-Z]|[A-Z]\d{4})$/;
+
+/** The calendar quarter (`2026Q3`) that contains an ISO date. */
+export function quarterLabel(iso: string): string {
+  const [y, m] = iso.split('-').map(Number) as [number, number];
+  return `${y}Q${Math.floor((m - 1) / 3) + 1}`;
+}
+
+/** First day (`YYYY-MM-DD`) of the quarter named `2026Q3`. */
+export function quarterStart(label: string): string {
+  const m = /^(\d{4})Q([1-4])$/.exec(label);
+  if (!m) throw new RangeError(`not a quarter label: ${label}`);
+  return `${m[1]}-${String((Number(m[2]) - 1) * 3 + 1).padStart(2, '0')}-01`;
+}
+
+/** Last day (`YYYY-MM-DD`) of the quarter that contains `iso`. */
+export function quarterEnd(iso: string): string {
+  const [y, m] = iso.split('-').map(Number) as [number, number];
+  const q = Math.floor((m - 1) / 3);
+  const d = new Date(Date.UTC(y, q * 3 + 3, 0));
+  return d.toISOString().slice(0, 10);
+}
+
+/**
+ * The quarter a CMS NCCI file belongs to, from its name only (the MUE and AOC files carry no
+ * version inside): `MCR_MUE_PractitionerServices_Eff_07-01-2026.csv` (effective date),
+ * `AOC_V2026Q3-MCR.csv` or `MCD_MUE_Practitioner_Services_2026Q3.csv` (quarter label).
+ * Returns the label `2026Q3` and the effective date (the stated date, else the quarter start).
+ */
+export function quarterFromFileName(name: string): { label: string; effective_date: string } | undefined {
+  const eff = /Eff[_ -]?(\d{1,2}[-_.]\d{1,2}[-_.]\d{4})/i.exec(name);
+  if (eff) {
+    const iso = toIsoDate(eff[1]!.replace(/[_.]/g, '-'));
+    if (iso) return { label: quarterLabel(iso), effective_date: iso };
+  }
+  const q = /(?:^|[^0-9])(20\d{2})[ _-]?Q([1-4])(?![0-9])/i.exec(name);
+  if (q) {
+    const label = `${q[1]}Q${q[2]}`;
+    return { label, effective_date: quarterStart(label) };
+  }
+  return undefined;
+}
+
+/** The dates a loaded quarterly version answers for: its effective date to the end of that quarter. */
+export function versionRange(v: DatasetVersion): { from: string; to: string } | undefined {
+  let from = v.effective_date;
+  if (!from && /^\d{4}Q[1-4]$/.test(v.version)) from = quarterStart(v.version);
+  if (!from) return undefined;
+  return { from, to: quarterEnd(from) };
+}
+
+/** Which loaded version answers a request, and whether it really covers the date asked for. */
+export interface VersionChoice {
+  version: DatasetVersion;
+  /** False when no loaded version's quarter contains the date of service (answer is the nearest one). */
+  covered: boolean;
+  /** Set when `covered` is false: says which quarter was used instead. */
+  warning?: string;
+}
+
+const DAY = 86_400_000;
+const dayNumber = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / DAY;
+
+/**
+ * Picks the version whose quarter contains `dateOfService` (the most recent effective one if two
+ * do); without a date, the latest loaded version. When none covers the date, the nearest version
+ * by days answers, flagged `covered: false` with a warning, so callers can mark the answer degraded
+ * instead of failing. Undefined only when nothing is loaded.
+ */
+export function selectVersion(
+  dataset: string,
+  versions: DatasetVersion[],
+  dateOfService?: string,
+): VersionChoice | undefined {
+  if (versions.length === 0) return undefined;
+  const ordered = [...versions].sort((a, b) => (a.effective_date ?? '').localeCompare(b.effective_date ?? ''));
+  if (!dateOfService) return { version: ordered[ordered.length - 1]!, covered: true };
+  const dos = dayNumber(dateOfService);
+  let best: { v: DatasetVersion; dist: number } | undefined;
+  for (const v of ordered) {
+    const r = versionRange(v);
+    if (!r) continue;
+    const from = dayNumber(r.from);
+    const to = dayNumber(r.to);
+    const dist = dos < from ? from - dos : dos > to ? dos - to : 0;
+    // `<=` keeps the later of two equally near versions (ordered oldest first).
+    if (!best || dist <= best.dist) best = { v, dist };
+  }
+  if (!best) return { version: ordered[ordered.length - 1]!, covered: false, warning: `${dataset}: no loaded version has an effective date; answered from ${ordered[ordered.length - 1]!.version}` };
+  if (best.dist === 0) return { version: best.v, covered: true };
+  return {
+    version: best.v,
+    covered: false,
+    warning: `${dataset}: no loaded version covers date of service ${dateOfService}; answered from the nearest version ${best.v.version} (effective ${best.v.effective_date ?? 'unknown'})`,
+  };
+}

@@ -1,0 +1,89 @@
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import { quoteIdent } from '../../warehouse/snapshot.js';
+import { selectVersion } from '../_ncci_mue/quarter.js';
+import type { VersionUsed } from '../_ncci_mue/queries.js';
+import type { AocRow } from './dataset.js';
+
+/** One loaded AOC version indexed both ways: by add-on code and by primary code. */
+export interface AocIndex {
+  byAddon: Map<string, AocRow[]>;
+  byPrimary: Map<string, AocRow[]>;
+}
+
+function push(map: Map<string, AocRow[]>, key: string, row: AocRow): void {
+  const list = map.get(key);
+  if (list) list.push(row);
+  else map.set(key, [row]);
+}
+
+/** Builds (once per snapshot) the two-way index of one AOC version. */
+export function aocIndex(snapshot: SnapshotReader, version: string): Promise<AocIndex> {
+  return snapshot.memo(`aoc-index:${version}`, async () => {
+    const rows = await snapshot.all<AocRow & { version?: string }>(
+      `SELECT * FROM ${quoteIdent('ncci_aoc')} WHERE version = $1 ORDER BY addon_code, primary_code, aoc_edit_eff_dt`,
+      [version],
+    );
+    const idx: AocIndex = { byAddon: new Map(), byPrimary: new Map() };
+    for (const r of rows) {
+      delete r.version;
+      push(idx.byAddon, r.addon_code, r);
+      push(idx.byPrimary, r.primary_code, r);
+    }
+    return idx;
+  });
+}
+
+/**
+ * True when the pair edit applies on `dateOfService`: effective on or before it and not deleted
+ * before it. CMS deletion dates are the last date the edit applies (quarter ends such as
+ * `20251231`), so a date of service equal to the deletion date still applies. The add-on's and
+ * primary's own effective/deletion dates bound it the same way. Without a date: edits with no
+ * deletion date (active as published).
+ */
+export function aocApplies(r: AocRow, dateOfService?: string): boolean {
+  if (!dateOfService) return !r.aoc_edit_del_dt && !r.addon_del_dt && !r.primary_del_dt;
+  const after = (eff: string | null) => !eff || eff <= dateOfService;
+  const before = (del: string | null) => !del || dateOfService <= del;
+  return (
+    after(r.aoc_edit_eff_dt) &&
+    before(r.aoc_edit_del_dt) &&
+    after(r.addon_eff_dt) &&
+    before(r.addon_del_dt) &&
+    after(r.primary_eff_dt) &&
+    before(r.primary_del_dt)
+  );
+}
+
+/** AOC answer for one code: its primaries (as an add-on) and the add-ons that list it (as a primary). */
+export interface AocFindResult {
+  as_addon: AocRow[];
+  as_primary: AocRow[];
+  used: VersionUsed;
+}
+
+/**
+ * AOC edits for `code` on a date of service: when the code is an add-on, its primary codes; when it
+ * is a primary code, the add-ons that list it. Both lists come from the version whose quarter
+ * contains the date (nearest one flagged `covered: false`), filtered to edits in force that day.
+ * Undefined when ncci_aoc is not loaded.
+ */
+export async function findAocEdits(snapshot: SnapshotReader, code: string, dateOfService?: string): Promise<AocFindResult | undefined> {
+  const choice = selectVersion('ncci_aoc', snapshot.versions('ncci_aoc'), dateOfService);
+  if (!choice) return undefined;
+  const v = choice.version;
+  const idx = await aocIndex(snapshot, v.version);
+  const pick = (rows: AocRow[] | undefined) => (rows ?? []).filter((r) => aocApplies(r, dateOfService));
+  return {
+    as_addon: pick(idx.byAddon.get(code)),
+    as_primary: pick(idx.byPrimary.get(code)),
+    used: {
+      dataset: 'ncci_aoc',
+      version: v.version,
+      effective_date: v.effective_date,
+      loaded_at: v.loaded_at,
+      source_file: v.source_files[0]?.name ?? null,
+      covered: choice.covered,
+      ...(choice.warning ? { warning: choice.warning } : {}),
+    },
+  };
+}
