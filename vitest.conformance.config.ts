@@ -5,6 +5,7 @@ export default defineConfig({
   test: {
     include: ['test/conformance/**/*.test.ts'],
     environment: 'node',
+    globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 300_000,
     hookTimeout: 300_000,
     pool: 'forks',

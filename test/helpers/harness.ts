@@ -1,0 +1,111 @@
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { silentLogger, type Logger } from '../../server/logger.js';
+import { startServer, type RunningServer } from '../../server/server.js';
+import type { KeyScope, KeyType } from '../../warehouse/state.js';
+import { Warehouse } from '../../warehouse/store.js';
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  body: T;
+}
+
+export interface RequestOptions {
+  /** API key; `null` sends none. Defaults to the all-scopes test key. */
+  key?: string | null;
+  host?: string;
+  method?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface TestServer {
+  port: number;
+  dataDir: string;
+  wh: Warehouse;
+  srv: RunningServer;
+  tenantId: string;
+  /** test key with every scope */
+  key: string;
+  newKey(type: KeyType, scopes: KeyScope[], tenant?: string): string;
+  request<T = any>(path: string, opts?: RequestOptions): Promise<TestResponse<T>>;
+  close(): Promise<void>;
+}
+
+export const LIVE_HOST = 'api.example.test';
+
+/** Raw HTTP (fetch cannot set Host, and host pairing is part of what is tested). */
+export function rawRequest(port: number, path: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<TestResponse> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: opts.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          /* not JSON */
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+      });
+    });
+    req.on('error', reject);
+    if (opts.body !== undefined) req.write(opts.body);
+    req.end();
+  });
+}
+
+/**
+ * Starts a real server over a private copy of the seeded data dir, with a demo tenant and an
+ * all-scopes test key. `seeded: false` starts from an empty data dir.
+ */
+export async function startTestServer(o: { seeded?: boolean; liveHosts?: string[]; rateLimitPerMin?: number; pollMs?: number; logger?: Logger; now?: () => Date } = {}): Promise<TestServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'rcm-test-'));
+  if (o.seeded !== false) await cp(inject('seededDir'), dataDir, { recursive: true });
+  const srv = await startServer({
+    dataDir,
+    port: 0,
+    host: '127.0.0.1',
+    liveHosts: o.liveHosts ?? [LIVE_HOST],
+    rateLimitPerMin: o.rateLimitPerMin ?? 100_000,
+    serviceVersion: '0.1.1',
+    pollMs: o.pollMs ?? 100,
+    logger: o.logger ?? silentLogger,
+    now: o.now,
+  });
+  const tenant = srv.state.createTenant(`t-${Math.random().toString(36).slice(2, 8)}`);
+  const newKey = (type: KeyType, scopes: KeyScope[], t = tenant.name) => srv.state.createKey({ tenant: t, type, scopes }).secret;
+  const key = newKey('test', ['knowledge', 'agents', 'audit', 'admin']);
+  return {
+    port: srv.port,
+    dataDir,
+    wh: new Warehouse(dataDir),
+    srv,
+    tenantId: tenant.id,
+    key,
+    newKey,
+    request(path, opts = {}) {
+      const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+      const k = opts.key === undefined ? key : opts.key;
+      if (k !== null) headers['X-API-Key'] = k;
+      if (opts.host) headers.Host = opts.host;
+      let body: string | undefined;
+      if (opts.body !== undefined) {
+        body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+        headers['Content-Type'] = 'application/json';
+      }
+      return rawRequest(srv.port, path, { method: opts.method, headers, body });
+    },
+    async close() {
+      await srv.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
