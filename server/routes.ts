@@ -3,6 +3,7 @@ import { systemRoutes, type SystemDeps } from './areas/system.js';
 import { codeRoutes } from './areas/codes.js';
 import { dataRoutes } from './areas/data.js';
 import { ncciPtpRoutes } from './areas/ncci_ptp.js';
+import { ncciMueRoutes } from './areas/ncci_mue.js';
 
 /**
  * The whole /v1 surface on one screen. Each area file declares its routes once; this table feeds
@@ -14,6 +15,7 @@ export function buildRoutes(sys: Omit<SystemDeps, 'routes'>): RouteDef[] {
     ...codeRoutes,
     ...dataRoutes,
     ...ncciPtpRoutes,
+    ...ncciMueRoutes,
   ];
   return routes;
 }
