@@ -1,5 +1,11 @@
 import type { Dataset } from './types.js';
 import { gpci } from './gpci/dataset.js';
+import { dmepos } from './dmepos/dataset.js';
+import { dmeposRuralZip } from './dmepos_rural_zip/dataset.js';
+import { clfs } from './clfs/dataset.js';
+import { aspPricing } from './asp_pricing/dataset.js';
+import { aspCrosswalk } from './asp_crosswalk/dataset.js';
+import { oppsAddendumB } from './opps_addendum_b/dataset.js';
 import { localityCounty } from './locality_county/dataset.js';
 import { mpfsRvu } from './mpfs_rvu/dataset.js';
 import { zipLocality } from './zip_locality/dataset.js';
@@ -15,6 +21,12 @@ import { medicaidMueDme } from './medicaid_mue_dme/dataset.js';
 export const DATASETS: Dataset<any>[] = [
   mpfsRvu,
   gpci,
+  dmepos,
+  dmeposRuralZip,
+  clfs,
+  aspPricing,
+  aspCrosswalk,
+  oppsAddendumB,
   localityCounty,
   zipLocality,
   ncciMuePrac,

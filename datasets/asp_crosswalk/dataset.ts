@@ -1,0 +1,97 @@
+import { aspVersionOf } from '../asp_pricing/dataset.js';
+import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { readRecords, type SourceFile } from '../_shared/source.js';
+import { RowReader, clean } from '../_shared/values.js';
+import type { Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+
+/** One NDC package billed under one HCPCS code (CMS ASP NDC-HCPCS crosswalk). */
+export interface AspCrosswalkRow {
+  hcpcs_code: string;
+  short_descriptor: string;
+  labeler_name: string;
+  /** 11 digits, no dashes (`00003218710`): the join key with NDC directories. */
+  ndc: string;
+  /** As printed, 5-4-2 with dashes (`00003-2187-10`). */
+  ndc_hyphenated: string;
+  drug_name: string;
+  hcpcs_dosage: string;
+  pkg_size: number | null;
+  pkg_qty: number | null;
+  /** HCPCS billing units in one NDC unit (BILLUNITS). */
+  bill_units: number | null;
+  /** HCPCS billing units in one package (BILLUNITSPKG). */
+  bill_units_pkg: number | null;
+}
+
+/** `_2025_CODE` (CMS) or `_2025_HCPCS` in the first column, `NDC2` in the fourth. */
+export const isAspCrosswalkHeader = (f: string[]): boolean =>
+  /^_?20\d{2}_(CODE|HCPCS)$/.test(normHeader(f[0] ?? '')) && normHeader(f[3] ?? '') === 'NDC2' && normHeader(f[9] ?? '') === 'BILLUNITSPKG';
+
+/** `00003-2187-10` (5-4-2) to `00003218710`; undefined when it is not an 11-digit NDC. */
+export function toNdc11(raw: string): string | undefined {
+  const s = clean(raw);
+  const m = /^(\d{5})-(\d{4})-(\d{2})$/.exec(s);
+  if (m) return `${m[1]}${m[2]}${m[3]}`;
+  return /^\d{11}$/.test(s) ? s : undefined;
+}
+
+/**
+ * CMS "ASP NDC-HCPCS crosswalk" CSV (section 508 version, shipped in the same quarterly zip as
+ * the ASP pricing file): CP1252, the same 8-line preamble with `Effective <date> through <date>`,
+ * header `_2025_CODE,Short Description,LABELER NAME,NDC2,Drug Name,HCPCS dosage,PKG SIZE,PKG
+ * QTY,BILLUNITS,BILLUNITSPKG` (the year is inside the first header name), NDC2 in 5-4-2 form.
+ * No copy is in ../shared/data; the seed follows that layout (see README).
+ */
+export const aspCrosswalk: Dataset<AspCrosswalkRow> = {
+  id: 'asp_crosswalk',
+  title: 'Medicare Part B drug NDC to HCPCS crosswalk (ASP)',
+  publisher: 'CMS Medicare Part B Drug Average Sales Price',
+  formats: ['section 508 version of <Mon> <YYYY> ASP NDC-HCPCS Crosswalk.csv (8 preamble lines, _<YYYY>_CODE … BILLUNITSPKG)'],
+  columns: [
+    { name: 'hcpcs_code', type: 'VARCHAR' },
+    { name: 'short_descriptor', type: 'VARCHAR' },
+    { name: 'labeler_name', type: 'VARCHAR' },
+    { name: 'ndc', type: 'VARCHAR', description: '11 digits, no dashes' },
+    { name: 'ndc_hyphenated', type: 'VARCHAR', description: '5-4-2 as printed' },
+    { name: 'drug_name', type: 'VARCHAR' },
+    { name: 'hcpcs_dosage', type: 'VARCHAR' },
+    { name: 'pkg_size', type: 'DOUBLE' },
+    { name: 'pkg_qty', type: 'DOUBLE' },
+    { name: 'bill_units', type: 'DOUBLE' },
+    { name: 'bill_units_pkg', type: 'DOUBLE' },
+  ],
+  key: ['hcpcs_code', 'ndc'],
+  detect: (s) => s.lines.slice(0, 20).some((l) => isAspCrosswalkHeader(l.split(','))),
+  version(samples): VersionInfo | undefined {
+    return samples.map(aspVersionOf).find((v) => v !== undefined);
+  },
+  async *parse(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<AspCrosswalkRow>> {
+    const records = readRecords(file, { onBytes: ctx.onBytes })[Symbol.asyncIterator]();
+    await findHeader(records, file, isAspCrosswalkHeader, '_<YYYY>_CODE, Short Description, LABELER NAME, NDC2, …, BILLUNITSPKG', 40);
+    for (let n = await records.next(); !n.done; n = await records.next()) {
+      const { line, fields } = n.value;
+      if (isBlankRecord(fields)) continue;
+      const r = new RowReader(line);
+      const hcpcs = r.text('HCPCS', fields[0], { required: true, pattern: /^[A-Z0-9]{5}$/ });
+      const printed = r.text('NDC2', fields[3], { required: true });
+      const ndc = toNdc11(printed);
+      if (printed !== '' && ndc === undefined) {
+        r.issues.push({ loc: ['row', line, 'NDC2'], msg: 'NDC2 should be an 11-digit NDC in 5-4-2 form', type: 'string_pattern_mismatch', input: fields[3] });
+      }
+      const row: AspCrosswalkRow = {
+        hcpcs_code: hcpcs,
+        short_descriptor: clean(fields[1]),
+        labeler_name: clean(fields[2]),
+        ndc: ndc ?? '',
+        ndc_hyphenated: ndc ? `${ndc.slice(0, 5)}-${ndc.slice(5, 9)}-${ndc.slice(9)}` : '',
+        drug_name: clean(fields[4]),
+        hcpcs_dosage: clean(fields[5]).replace(/\s+/g, ' '),
+        pkg_size: r.number('PKG SIZE', fields[6], { min: 0 }),
+        pkg_qty: r.number('PKG QTY', fields[7], { min: 0 }),
+        bill_units: r.number('BILLUNITS', fields[8], { min: 0 }),
+        bill_units_pkg: r.number('BILLUNITSPKG', fields[9], { min: 0 }),
+      };
+      yield r.ok ? { line, row } : { line, issues: r.issues };
+    }
+  },
+};

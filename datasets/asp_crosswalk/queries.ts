@@ -1,0 +1,26 @@
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import type { AspCrosswalkRow } from './dataset.js';
+
+export type NdcHcpcsLink = AspCrosswalkRow & { version: string };
+
+function latest(snapshot: SnapshotReader): string | undefined {
+  return snapshot.versions('asp_crosswalk').at(-1)?.version;
+}
+
+/** NDC packages billed under a HCPCS code (latest loaded crosswalk), ordered by NDC. */
+export async function findNdcsForHcpcs(snapshot: SnapshotReader, hcpcs: string): Promise<NdcHcpcsLink[]> {
+  const version = latest(snapshot);
+  if (!version) return [];
+  return snapshot.memo(`asp_crosswalk:hcpcs:${version}:${hcpcs}`, () =>
+    snapshot.all<NdcHcpcsLink>(`SELECT * FROM asp_crosswalk WHERE version = $1 AND hcpcs_code = $2 ORDER BY ndc`, [version, hcpcs]),
+  );
+}
+
+/** HCPCS codes an 11-digit NDC (no dashes) is billed under (latest loaded crosswalk). */
+export async function findHcpcsForNdc(snapshot: SnapshotReader, ndc11: string): Promise<NdcHcpcsLink[]> {
+  const version = latest(snapshot);
+  if (!version) return [];
+  return snapshot.memo(`asp_crosswalk:ndc:${version}:${ndc11}`, () =>
+    snapshot.all<NdcHcpcsLink>(`SELECT * FROM asp_crosswalk WHERE version = $1 AND ndc = $2 ORDER BY hcpcs_code`, [version, ndc11]),
+  );
+}

@@ -1,0 +1,89 @@
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import type { DmeposRow } from './dataset.js';
+
+export type DmeposFee = DmeposRow & { version: string };
+
+/**
+ * The loaded version to answer from: the latest one whose effective date falls in `year`, or the
+ * latest overall when no year is asked. DMEPOS publishes several versions a year (January, April,
+ * July, October), so "year 2025" means the newest 2025 release loaded.
+ */
+export function dmeposVersionFor(snapshot: SnapshotReader, year?: number): string | undefined {
+  const vs = snapshot.versions('dmepos');
+  const pool = year === undefined ? vs : vs.filter((v) => (v.effective_date ?? v.version).startsWith(String(year)));
+  return pool.at(-1)?.version;
+}
+
+export interface DmeFeeQuery {
+  state?: string;
+  year?: number;
+  limit: number;
+}
+
+/**
+ * DMEPOS fee rows of a HCPCS code in one version (filtered by state), ordered by state and
+ * modifiers, with the count before `limit`. `known` says whether the code is in any loaded
+ * version, so the route can tell "unknown code" (404) from "no row for this filter" (empty list).
+ */
+export function findDmeFees(
+  snapshot: SnapshotReader,
+  code: string,
+  q: DmeFeeQuery,
+): Promise<{ version: string | undefined; rows: DmeposFee[]; total_count: number; known: boolean }> {
+  return snapshot.memo(`dmepos:fees:${code}:${q.state ?? ''}:${q.year ?? ''}:${q.limit}`, async () => {
+    if (!snapshot.has('dmepos')) return { version: undefined, rows: [], total_count: 0, known: false };
+    const known = (await snapshot.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM dmepos WHERE hcpcs_code = $1`, [code]))[0]!.n > 0;
+    const version = dmeposVersionFor(snapshot, q.year);
+    if (!known || !version) return { version, rows: [], total_count: 0, known };
+    const where = `version = $1 AND hcpcs_code = $2${q.state ? ' AND state = $3' : ''}`;
+    const params = q.state ? [version, code, q.state] : [version, code];
+    const total = (await snapshot.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM dmepos WHERE ${where}`, params))[0]!.n;
+    const rows = await snapshot.all<DmeposFee>(
+      `SELECT * FROM dmepos WHERE ${where} ORDER BY state, modifier, modifier2 LIMIT ${Math.trunc(q.limit)}`,
+      params,
+    );
+    return { version, rows, total_count: total, known };
+  });
+}
+
+/** Splits `NU`, `NU-KE`, `NU KE`, `NUKE` into the file's Mod/Mod2 pair. */
+export function toModifierPair(modifier?: string): [string, string] | undefined {
+  if (modifier === undefined || modifier.trim() === '') return undefined;
+  const m = /^([A-Z0-9]{2})(?:[\s,-]*([A-Z0-9]{2}))?$/.exec(modifier.trim().toUpperCase());
+  return m ? [m[1]!, m[2] ?? ''] : undefined;
+}
+
+/**
+ * The DMEPOS fee for a HCPCS code in a state (latest loaded version), for payment composition.
+ * With a modifier (`NU`, `RR`, `NU-KE`) the exact Mod/Mod2 row; without one, the row without
+ * modifiers, else the purchase-new (`NU`) row, else the only row; null when none applies (an
+ * ambiguous code without modifier returns null rather than a guessed rental or purchase fee).
+ */
+export async function getDmeRate(snapshot: SnapshotReader, hcpcs: string, state: string, modifier?: string): Promise<DmeposFee | null> {
+  const version = dmeposVersionFor(snapshot);
+  if (!version) return null;
+  const rows = await snapshot.memo(`dmepos:rate:${version}:${hcpcs}:${state}`, () =>
+    snapshot.all<DmeposFee>(`SELECT * FROM dmepos WHERE version = $1 AND hcpcs_code = $2 AND state = $3 ORDER BY modifier, modifier2`, [
+      version,
+      hcpcs,
+      state,
+    ]),
+  );
+  const pair = toModifierPair(modifier);
+  if (modifier !== undefined && modifier.trim() !== '' && !pair) return null;
+  if (pair) return rows.find((r) => r.modifier === pair[0] && r.modifier2 === pair[1]) ?? null;
+  return (
+    rows.find((r) => r.modifier === '' && r.modifier2 === '') ??
+    rows.find((r) => r.modifier === 'NU' && r.modifier2 === '') ??
+    (rows.length === 1 ? rows[0]! : null)
+  );
+}
+
+/**
+ * The fee that applies to a beneficiary: the rural fee in a rural ZIP when the file publishes one,
+ * otherwise the non-rural fee (DMEPOS prints `0.00`, stored null, when there is no rural amount).
+ */
+export function dmeRateFor(row: Pick<DmeposRow, 'non_rural_rate' | 'rural_rate'>, isRural: boolean): { rate: number | null; rate_used: 'rural' | 'non_rural' } {
+  if (isRural && row.rural_rate !== null) return { rate: row.rural_rate, rate_used: 'rural' };
+  return { rate: row.non_rural_rate, rate_used: 'non_rural' };
+}

@@ -1,0 +1,192 @@
+import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { IngestError } from '../_shared/issue.js';
+import type { Issue } from '../_shared/issue.js';
+import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
+import { RowReader, clean } from '../_shared/values.js';
+import type { Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+
+/** One HCPCS code's OPPS status and payment (Addendum B). */
+export interface OppsAddendumBRow {
+  hcpcs_code: string;
+  short_descriptor: string;
+  /** Status indicator (`J1`, `Q4`, `B`, …). */
+  status_indicator: string;
+  /** Four digits with leading zeros (`0701`, `5012`); null when the code is not paid under an APC. */
+  apc_code: string | null;
+  relative_weight: number | null;
+  payment_rate: number | null;
+  /** Null where CMS prints `.` (no national copay), never 0. */
+  national_unadjusted_copayment: number | null;
+  minimum_unadjusted_copayment: number | null;
+  /** Inflation-adjusted coinsurance percent (`19.787%` -> 19.787) for IRA-rebatable drugs. */
+  ira_coinsurance_pct: number | null;
+  /** Adjusted beneficiary copayment (IRA adjusted or capped at the inpatient deductible). */
+  adjusted_copayment: number | null;
+  /** Pass-through expiration marker or date, as printed. */
+  drug_device_passthrough_expiry: string | null;
+  /** Note column (copay-cap `*` marker, `Inflation-adjusted coinsurance`, …). */
+  note: string | null;
+  /** True when the `* Indicates a Change` column carries `*`. */
+  changed: boolean;
+  year: number;
+}
+
+/** Column positions found by header name (CMS pads names with spaces and moves columns between years). */
+export interface OppsLayout {
+  hcpcs: number;
+  descriptor: number;
+  si: number;
+  apc: number;
+  weight: number;
+  rate: number;
+  nationalCopay: number;
+  minimumCopay: number;
+  ira: number;
+  adjustedCopay: number;
+  passThrough: number;
+  note: number;
+  changed: number;
+}
+
+const h = (s: string): string => normHeader(s).trim();
+
+/** Header row: `HCPCS Code`, `Short Descriptor`, ` SI`, `APC `, …, `Payment Rate`. */
+export const isOppsHeader = (f: string[]): boolean => {
+  const x = f.map(h);
+  return x[0] === 'HCPCS CODE' && x.includes('SI') && x.includes('APC') && x.includes('PAYMENT RATE');
+};
+
+/**
+ * Maps header names to positions by normalised prefix: the 2023 workbook writes `" SI"`,
+ * `"APC "`, `"Relative Weight "` and puts the deductible inside a header (`Note: Actual copayments
+ * would be lower due to the cap on copayments at the Inpatient Deductible of $1,600.00`).
+ */
+export function oppsLayout(header: string[], file = '(header)', line?: number): OppsLayout {
+  const x = header.map(h);
+  const find = (pred: (s: string) => boolean): number => x.findIndex(pred);
+  const need = (name: string, pred: (s: string) => boolean): number => {
+    const i = find(pred);
+    if (i < 0) throw new IngestError(`header has no ${name} column`, file, line, name);
+    return i;
+  };
+  return {
+    hcpcs: need('HCPCS Code', (s) => s === 'HCPCS CODE'),
+    descriptor: need('Short Descriptor', (s) => s.startsWith('SHORT DESCRIPTOR')),
+    si: need('SI', (s) => s === 'SI' || s === 'STATUS INDICATOR'),
+    apc: need('APC', (s) => s === 'APC'),
+    weight: need('Relative Weight', (s) => s.startsWith('RELATIVE WEIGHT')),
+    rate: need('Payment Rate', (s) => s.startsWith('PAYMENT RATE')),
+    nationalCopay: need('National Unadjusted Copayment', (s) => s.startsWith('NATIONAL UNADJUSTED COPAYMENT')),
+    minimumCopay: need('Minimum Unadjusted Copayment', (s) => s.startsWith('MINIMUM UNADJUSTED COPAYMENT')),
+    ira: find((s) => s.startsWith('IRA COINSURANCE')),
+    adjustedCopay: find((s) => s.startsWith('ADJUSTED BENEFICIARY COPAYMENT')),
+    passThrough: find((s) => s.startsWith('DRUG AND DEVICE PASS-THROUGH')),
+    note: find((s) => s.startsWith('NOTE')),
+    changed: find((s) => s.includes('INDICATES A CHANGE')),
+  };
+}
+
+/** Converts one data record (cells as text) to a row, collecting every bad cell. */
+export function toOppsRow(fields: string[], line: number, layout: OppsLayout, year: number): { row: OppsAddendumBRow; issues: Issue[] } {
+  const r = new RowReader(line);
+  const cell = (i: number): string | undefined => (i >= 0 ? fields[i] : undefined);
+  const apcRaw = r.text('APC', cell(layout.apc), { pattern: /^\d{1,4}$/ });
+  const row: OppsAddendumBRow = {
+    hcpcs_code: r.text('HCPCS Code', cell(layout.hcpcs), { required: true, pattern: /^[A-Z0-9]{5}$/ }),
+    short_descriptor: clean(cell(layout.descriptor)),
+    status_indicator: r.text('SI', cell(layout.si), { required: true, pattern: /^[A-Z][A-Z0-9]?$/ }),
+    // A few workbook cells hold the APC as a number; text keeps the leading zeros of drug APCs.
+    apc_code: apcRaw === '' ? null : apcRaw.padStart(4, '0'),
+    relative_weight: r.number('Relative Weight', cell(layout.weight), { min: 0 }),
+    payment_rate: r.number('Payment Rate', cell(layout.rate), { min: 0 }),
+    national_unadjusted_copayment: r.number('National Unadjusted Copayment', cell(layout.nationalCopay), { min: 0 }),
+    minimum_unadjusted_copayment: r.number('Minimum Unadjusted Copayment', cell(layout.minimumCopay), { min: 0 }),
+    ira_coinsurance_pct: r.number('IRA Coinsurance percentage', cell(layout.ira), { min: 0, max: 100 }),
+    adjusted_copayment: r.number('Adjusted Beneficiary Copayment', cell(layout.adjustedCopay), { min: 0 }),
+    drug_device_passthrough_expiry: clean(cell(layout.passThrough)) || null,
+    note: clean(cell(layout.note)) || null,
+    changed: clean(cell(layout.changed)) === '*',
+    year,
+  };
+  return { row, issues: r.issues };
+}
+
+const MONTHS = ['JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER'];
+
+/** `CY 2026` from the title line `Addendum B.- OPPS Payment by HCPCS Code for CY 2026`. */
+function titleYear(lines: string[]): number | undefined {
+  for (const l of lines.slice(0, 10)) {
+    const m = /Addendum B.{0,40}?CY\s*(20\d{2})/i.exec(l);
+    if (m) return Number(m[1]);
+  }
+  return undefined;
+}
+
+/**
+ * Version `YYYY-MM` (the quarterly release month, from the file name `January 2026 Web Addendum
+ * B.12.29.25.csv` / `2023_January_Web_Addendum_B`), or `YYYY` when only the title names the year.
+ */
+export function oppsVersionOf(sample: FileSample): VersionInfo | undefined {
+  const year = titleYear(sample.lines) ?? Number(/(20\d{2})/.exec(sample.name)?.[1] ?? NaN);
+  if (!Number.isFinite(year)) return undefined;
+  const m = new RegExp(`(${MONTHS.join('|')})`, 'i').exec(sample.name);
+  if (!m) return { label: String(year), effective_date: `${year}-01-01` };
+  const mm = String(MONTHS.indexOf(m[1]!.toUpperCase()) + 1).padStart(2, '0');
+  return { label: `${year}-${mm}`, effective_date: `${year}-${mm}-01` };
+}
+
+/**
+ * CMS OPPS Addendum B, section 508 CSV (`<Month> <YYYY> Web Addendum B.<date>.csv`): CP1252, title
+ * in the second cell (`,Addendum B.- OPPS Payment by HCPCS Code for CY 2026,,…`), notices, then the
+ * header; header names padded with spaces; money as `$1,579.16` strings; `.` for "no national
+ * copay"; codes padded with spaces or NBSP (`G0465\xa0` in the 2023 workbook).
+ */
+export const oppsAddendumB: Dataset<OppsAddendumBRow> = {
+  id: 'opps_addendum_b',
+  title: 'OPPS payment by HCPCS code (Addendum B): status indicator, APC, weight, payment rate, copayments',
+  publisher: 'CMS Hospital Outpatient PPS',
+  formats: ['<Month> <YYYY> Web Addendum B.<MM.DD.YY>.csv (section 508 CSV: title, notices, header HCPCS Code, Short Descriptor, SI, APC, …)'],
+  columns: [
+    { name: 'hcpcs_code', type: 'VARCHAR' },
+    { name: 'short_descriptor', type: 'VARCHAR' },
+    { name: 'status_indicator', type: 'VARCHAR' },
+    { name: 'apc_code', type: 'VARCHAR' },
+    { name: 'relative_weight', type: 'DOUBLE' },
+    { name: 'payment_rate', type: 'DOUBLE' },
+    { name: 'national_unadjusted_copayment', type: 'DOUBLE' },
+    { name: 'minimum_unadjusted_copayment', type: 'DOUBLE' },
+    { name: 'ira_coinsurance_pct', type: 'DOUBLE' },
+    { name: 'adjusted_copayment', type: 'DOUBLE' },
+    { name: 'drug_device_passthrough_expiry', type: 'VARCHAR' },
+    { name: 'note', type: 'VARCHAR' },
+    { name: 'changed', type: 'BOOLEAN' },
+    { name: 'year', type: 'INTEGER' },
+  ],
+  key: ['hcpcs_code'],
+  detect: (s) => s.lines.slice(0, 30).some((l) => isOppsHeader(l.replace(/"/g, '').split(','))),
+  version(samples): VersionInfo | undefined {
+    return samples.map(oppsVersionOf).find((v) => v !== undefined);
+  },
+  async *parse(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<OppsAddendumBRow>> {
+    const records = readRecords(file, { onBytes: ctx.onBytes })[Symbol.asyncIterator]();
+    const { header, above } = await findHeader(records, file, isOppsHeader, 'HCPCS Code, Short Descriptor, SI, APC, Relative Weight, Payment Rate, …', 40);
+    const layout = oppsLayout(header.fields, file.name, header.line);
+    const year = titleYear(above.map((r) => r.fields.join(','))) ?? Number(/(20\d{2})/.exec(file.name)?.[1] ?? NaN);
+    if (!Number.isFinite(year)) throw new IngestError('no year found (title "… for CY <YYYY>" or a year in the file name)', file.name, header.line);
+    const seen = new Set<string>();
+    for (let n = await records.next(); !n.done; n = await records.next()) {
+      const { line, fields } = n.value;
+      if (isBlankRecord(fields)) continue;
+      const { row, issues } = toOppsRow(fields, line, layout, year);
+      if (issues.length === 0 && seen.has(row.hcpcs_code)) {
+        issues.push({ loc: ['row', line, 'HCPCS Code'], msg: `duplicate HCPCS ${row.hcpcs_code}`, type: 'duplicate_key', input: row.hcpcs_code });
+      }
+      if (issues.length > 0) {
+        yield { line, issues };
+        continue;
+      }
+      seen.add(row.hcpcs_code);
+      yield { line, row };
+    }
+  },
+};
