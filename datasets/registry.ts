@@ -1,5 +1,9 @@
 import type { Dataset } from './types.js';
 import { gpci } from './gpci/dataset.js';
+import { ncciPtpPrac } from './ncci_ptp_prac/dataset.js';
+import { ncciPtpHosp } from './ncci_ptp_hosp/dataset.js';
+import { medicaidPtpPrac } from './medicaid_ptp_prac/dataset.js';
+import { medicaidPtpHosp } from './medicaid_ptp_hosp/dataset.js';
 import { dmepos } from './dmepos/dataset.js';
 import { dmeposRuralZip } from './dmepos_rural_zip/dataset.js';
 import { clfs } from './clfs/dataset.js';
@@ -21,6 +25,10 @@ import { medicaidMueDme } from './medicaid_mue_dme/dataset.js';
 export const DATASETS: Dataset<any>[] = [
   mpfsRvu,
   gpci,
+  ncciPtpPrac,
+  ncciPtpHosp,
+  medicaidPtpPrac,
+  medicaidPtpHosp,
   dmepos,
   dmeposRuralZip,
   clfs,

@@ -101,7 +101,6 @@ export function auditSummary(summary: string, edit: PtpEditFacts): Sentinel {
   const own = new Set([edit.col1_proc_cd, edit.col2_proc_cd]);
   const seen = new Set<string>();
   for (const m of summary.toUpperCase().matchAll(CODE_TOKEN)) {
-    // A 10-digit identifier was reported above; its 5-digit halves are not codes.
     seen.add(m[0]);
     if (!own.has(m[0])) add(findings, 'content', { code: 'foreign_code', severity: 'critical', message: `summary names code ${m[0]}, which is not part of this edit`, match: m[0] });
   }

@@ -1,0 +1,167 @@
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import { quoteIdent } from '../../warehouse/snapshot.js';
+import { nextQuarterStart, type PtpRow } from './ptp.js';
+
+/** The four PTP tables; the queries below serve all of them. */
+export type PtpDatasetId = 'ncci_ptp_prac' | 'ncci_ptp_hosp' | 'medicaid_ptp_prac' | 'medicaid_ptp_hosp';
+
+/** A loaded quarterly version and the days it covers (`start` inclusive, `end` exclusive). */
+export interface PtpVersionRef {
+  version: string;
+  /** First day of the quarter (`YYYY-MM-DD`), null when the version has no effective date. */
+  start: string | null;
+  /** First day of the next quarter, null when `start` is null. */
+  end: string | null;
+}
+
+/** Which version answers a date of service, and whether it truly covers that date. */
+export interface PtpVersionChoice {
+  ref: PtpVersionRef;
+  /** False when no loaded version's quarter contains the date (the nearest one is used). */
+  covers: boolean;
+  warning?: string;
+}
+
+/** How an edit row stands on a date of service. */
+export type PtpEditStatus = 'active' | 'deleted' | 'not_yet_effective' | 'not_applicable';
+
+/** The outcome of a pair lookup in one version. */
+export interface PtpLookup {
+  dataset: PtpDatasetId;
+  choice: PtpVersionChoice | null;
+  /** The chosen edit row (in CMS column order) or null when the pair has no edit in that version. */
+  row: PtpRow | null;
+  status: PtpEditStatus | 'no_edit' | 'no_data';
+}
+
+/**
+ * Loaded versions of a PTP dataset with the quarter each covers (memoised per snapshot).
+ * A quarterly release covers its effective date up to the next quarter's first day.
+ */
+export function listPtpVersions(snapshot: SnapshotReader, dataset: PtpDatasetId): Promise<PtpVersionRef[]> {
+  return snapshot.memo(`ptp:versions:${dataset}`, async () =>
+    snapshot.versions(dataset).map((v) => ({
+      version: v.version,
+      start: v.effective_date,
+      end: v.effective_date ? nextQuarterStart(v.effective_date) : null,
+    })),
+  );
+}
+
+const dayDiff = (a: string, b: string) => Math.abs(Date.parse(`${a}T00:00:00Z`) - Date.parse(`${b}T00:00:00Z`)) / 86_400_000;
+
+/**
+ * Picks the version whose quarter contains `dos`; of several (a re-posted revision), the one
+ * loaded last. With none, the nearest quarter by days, marked `covers: false` with a warning.
+ */
+export function choosePtpVersion(versions: PtpVersionRef[], dos: string, dataset: string): PtpVersionChoice | null {
+  if (versions.length === 0) return null;
+  const covering = versions.filter((v) => v.start !== null && v.end !== null && v.start <= dos && dos < v.end);
+  if (covering.length) return { ref: covering[covering.length - 1]!, covers: true };
+  const dated = versions.filter((v) => v.start !== null && v.end !== null);
+  if (dated.length === 0) {
+    const ref = versions[versions.length - 1]!;
+    return { ref, covers: false, warning: `${dataset} version ${ref.version} has no effective date; it is used for ${dos} without a date check` };
+  }
+  let best = dated[0]!;
+  let bestDist = Infinity;
+  for (const v of dated) {
+    const dist = dos < v.start! ? dayDiff(dos, v.start!) : dayDiff(dos, v.end!) + 1;
+    if (dist <= bestDist) {
+      best = v;
+      bestDist = dist;
+    }
+  }
+  const loaded = dated.map((v) => `${v.version} (${v.start}..${v.end})`).join(', ');
+  return {
+    ref: best,
+    covers: false,
+    warning: `no ${dataset} version loaded covers date of service ${dos}; answered from the nearest version ${best.version} (quarter starting ${best.start}); loaded: ${loaded}`,
+  };
+}
+
+/**
+ * Status of one published row on a date of service. The deletion date is the last day an edit
+ * is in force: CMS writes quarter-end days (32.2, effective 2026-07-01, retires edits with
+ * 20260630), so an edit with deletion 2023-12-31 still applies on that day. Indicator 9 marks an
+ * edit deleted back to its effective date: it never applied.
+ */
+export function ptpEditStatus(row: Pick<PtpRow, 'effective_date' | 'deletion_date' | 'modifier_indicator'>, dos: string): PtpEditStatus {
+  if (row.modifier_indicator === '9') return 'not_applicable';
+  if (row.effective_date && dos < row.effective_date) return 'not_yet_effective';
+  if (row.deletion_date && dos > row.deletion_date) return 'deleted';
+  return 'active';
+}
+
+type Group = Map<string, PtpRow[]>;
+
+/**
+ * All edits of one column-1 code in one version, grouped by column-2 code (memoised per
+ * snapshot). Tables are stored in file order (sorted by column 1), so DuckDB's zone maps skip
+ * all but a row group or two; a code's group answers every later pair with that code in JS.
+ */
+export function getColumn1Group(snapshot: SnapshotReader, dataset: PtpDatasetId, version: string, column1: string): Promise<Group> {
+  return snapshot.memo(`ptp:group:${dataset}:${version}:${column1}`, async () => {
+    const rows = await snapshot.all<PtpRow>(
+      `SELECT column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale
+       FROM ${quoteIdent(dataset)} WHERE version = $1 AND column1 = $2`,
+      [version, column1],
+    );
+    const group: Group = new Map();
+    for (const r of rows) {
+      const list = group.get(r.column2);
+      if (list) list.push(r);
+      else group.set(r.column2, [r]);
+    }
+    return group;
+  });
+}
+
+const STATUS_RANK: Record<PtpEditStatus, number> = { active: 0, deleted: 1, not_applicable: 2, not_yet_effective: 3 };
+
+/** Of several rows for a pair, the one that tells most about `dos`: in force, else the latest started. */
+function pickRow(rows: PtpRow[], dos: string): PtpRow | null {
+  let best: PtpRow | null = null;
+  let bestKey: [number, string] = [99, ''];
+  for (const r of rows) {
+    const rank = STATUS_RANK[ptpEditStatus(r, dos)];
+    // Among equal ranks prefer the latest effective date (a re-added edit over the old one).
+    const key: [number, string] = [rank, r.effective_date ?? ''];
+    if (!best || key[0] < bestKey[0] || (key[0] === bestKey[0] && key[1] > bestKey[1])) {
+      best = r;
+      bestKey = key;
+    }
+  }
+  return best;
+}
+
+/**
+ * Looks up the PTP edit for two codes given in either order on a date of service: the version
+ * whose quarter contains the date (else the nearest, flagged), then the pair's row in CMS
+ * column order. `status` separates "no edit for this pair" from "no data loaded".
+ */
+export async function lookupPtpEdit(
+  snapshot: SnapshotReader,
+  dataset: PtpDatasetId,
+  codeA: string,
+  codeB: string,
+  dos: string,
+): Promise<PtpLookup> {
+  const choice = choosePtpVersion(await listPtpVersions(snapshot, dataset), dos, dataset);
+  if (!choice) return { dataset, choice: null, row: null, status: 'no_data' };
+  const v = choice.ref.version;
+  const [ga, gb] = await Promise.all([getColumn1Group(snapshot, dataset, v, codeA), getColumn1Group(snapshot, dataset, v, codeB)]);
+  const rows = [...(ga.get(codeB) ?? []), ...(codeA === codeB ? [] : (gb.get(codeA) ?? []))];
+  const row = pickRow(rows, dos);
+  return { dataset, choice, row, status: row ? ptpEditStatus(row, dos) : 'no_edit' };
+}
+
+/** Every edit (any status) where `code` is column 1 or column 2 in one version; for tools and tests. */
+export async function findPtpEditsForCode(snapshot: SnapshotReader, dataset: PtpDatasetId, version: string, code: string, limit = 500): Promise<PtpRow[]> {
+  return snapshot.all<PtpRow>(
+    `SELECT column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale
+     FROM ${quoteIdent(dataset)} WHERE version = $1 AND (column1 = $2 OR column2 = $2)
+     ORDER BY column1, column2, effective_date LIMIT ${Math.max(1, Math.min(5000, Math.floor(limit)))}`,
+    [version, code],
+  );
+}
