@@ -13,6 +13,8 @@ import { oppsAddendumB } from './opps_addendum_b/dataset.js';
 import { localityCounty } from './locality_county/dataset.js';
 import { mpfsRvu } from './mpfs_rvu/dataset.js';
 import { zipLocality } from './zip_locality/dataset.js';
+import { wageIndex } from './wage_index/dataset.js';
+import { cbsaCounty } from './cbsa_county/dataset.js';
 import { ncciMuePrac } from './ncci_mue_prac/dataset.js';
 import { ncciMueHosp } from './ncci_mue_hosp/dataset.js';
 import { ncciMueDme } from './ncci_mue_dme/dataset.js';
@@ -37,6 +39,8 @@ export const DATASETS: Dataset<any>[] = [
   oppsAddendumB,
   localityCounty,
   zipLocality,
+  wageIndex,
+  cbsaCounty,
   ncciMuePrac,
   ncciMueHosp,
   ncciMueDme,

@@ -1,0 +1,34 @@
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import { latestVersion } from '../locality_county/queries.js';
+import { normCounty, toStateCode } from '../locality_county/states.js';
+import type { CbsaCountyRow } from './dataset.js';
+
+/** A county's CBSA with the crosswalk version used. */
+export interface CbsaCountyMatch extends CbsaCountyRow {
+  /** cbsa_county version label, e.g. `FY2026`. */
+  version: string;
+}
+
+/**
+ * The CBSA of a county from the latest crosswalk: by 5-digit FIPS state+county code when given
+ * (exact), else by state (USPS code or name) and county name (matched without `COUNTY`/`PARISH`
+ * suffixes, `SAINT` = `ST.`). Empty when cbsa_county is not loaded or nothing matches.
+ */
+export async function findCbsaForCounty(snapshot: SnapshotReader, where: { fips?: string | null; state?: string | null; county?: string | null }): Promise<CbsaCountyMatch[]> {
+  const version = latestVersion(snapshot, 'cbsa_county');
+  if (!version) return [];
+  const rows = await snapshot.memo(`cbsa_county:rows:${version}`, () =>
+    snapshot.all<CbsaCountyRow>(
+      'SELECT fips_county, ssa_county, county_name, state, cbsa, cbsa_name, is_rural, fiscal_year FROM cbsa_county WHERE version = $1 ORDER BY fips_county',
+      [version],
+    ),
+  );
+  let hits: CbsaCountyRow[] = [];
+  if (where.fips && /^\d{5}$/.test(where.fips)) hits = rows.filter((r) => r.fips_county === where.fips);
+  if (hits.length === 0 && where.state && where.county) {
+    const st = toStateCode(where.state);
+    const want = normCounty(where.county);
+    hits = rows.filter((r) => r.state === st && normCounty(r.county_name) === want);
+  }
+  return hits.map((r) => ({ ...r, version }));
+}
