@@ -56,7 +56,9 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
 
   const program = new Command('rcm')
     .description('Revenue-cycle knowledge service: ingest publisher files into versioned snapshots and serve the /v1 API')
-    .version(SERVICE_VERSION)
+    .version(SERVICE_VERSION, '-V, --version', 'print the service version')
+    // `rcm ingest --version LABEL` belongs to the subcommand, not to the program.
+    .enablePositionalOptions()
     .option('--debug', 'print stack traces on errors')
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
     .exitOverride()
