@@ -1,0 +1,40 @@
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DATASETS } from '../datasets/registry.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+describe('dataset registry', () => {
+  it('has unique snake_case ids', () => {
+    const ids = DATASETS.map((d) => d.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^[a-z][a-z0-9_]*$/);
+  });
+
+  for (const d of DATASETS) {
+    describe(d.id, () => {
+      it('has a folder with a README, a seed and a golden file', async () => {
+        expect(existsSync(join(ROOT, 'datasets', d.id, 'README.md')), 'README.md').toBe(true);
+        expect((await readdir(join(ROOT, 'seeds', d.id))).length, 'seed files').toBeGreaterThan(0);
+        expect(existsSync(join(ROOT, 'test/golden', `${d.id}.jsonl`)), 'golden file').toBe(true);
+      });
+
+      it('declares key columns that exist in its schema, and no reserved column', () => {
+        const names = d.columns.map((c) => c.name);
+        expect(d.key.length).toBeGreaterThan(0);
+        for (const k of d.key) expect(names).toContain(k);
+        expect(names).not.toContain('version');
+        expect(new Set(names).size).toBe(names.length);
+        for (const n of names) expect(n).toMatch(/^[a-z][a-z0-9_]*$/);
+      });
+
+      it('describes its formats and publisher', () => {
+        expect(d.formats.length).toBeGreaterThan(0);
+        expect(d.publisher.length).toBeGreaterThan(2);
+        expect(d.title.length).toBeGreaterThan(2);
+      });
+    });
+  }
+});
