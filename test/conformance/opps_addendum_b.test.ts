@@ -1,0 +1,73 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import readXlsxFile from 'read-excel-file/node';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
+import { parseAll, sharedDataDir } from '../../datasets/facilities/testing.js';
+import { isOppsHeader, oppsAddendumB, oppsLayout, toOppsRow, type OppsAddendumBRow } from '../../datasets/opps_addendum_b/dataset.js';
+import type { Issue } from '../../datasets/_shared/issue.js';
+
+const dir = join(sharedDataDir(resolve(import.meta.dirname, '../..')), 'opps-addendum-b');
+const XLSX = join(dir, '2023_January_Web_Addendum_B.12212022.xlsx');
+const ADD_A = join(dir, 'Section 508 version of January 2025 Web Addendum A.12.31.24.excerpt.csv');
+const present = existsSync(XLSX) && existsSync(ADD_A);
+if (!present) console.warn(`skipping opps_addendum_b conformance: ${dir} not found (set RCM_SHARED_DATA)`);
+
+/** Workbook cells as the text a CSV export would hold (numbers in shortest round-trip form). */
+const asText = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'number' ? String(v) : String(v));
+
+describe.skipIf(!present)('opps_addendum_b row mapping on the real CY2023 January workbook', () => {
+  let rows: OppsAddendumBRow[];
+  let issues: Issue[];
+  beforeAll(async () => {
+    const [sheet] = await readXlsxFile(XLSX);
+    const data = sheet!.data.map((r) => r.map(asText));
+    const hi = data.findIndex((r) => isOppsHeader(r));
+    expect(hi).toBe(3); // row 4: title, AMA notice, disclaimer above
+    const layout = oppsLayout(data[hi]!);
+    rows = [];
+    issues = [];
+    data.slice(hi + 1).forEach((fields, i) => {
+      const r = toOppsRow(fields, hi + 2 + i, layout, 2023);
+      if (r.issues.length) issues.push(...r.issues);
+      else rows.push(r.row);
+    });
+  });
+
+  it('maps all 17,559 HCPCS rows without an issue, codes unique after stripping padding', () => {
+    expect(issues).toEqual([]);
+    expect(rows).toHaveLength(17559);
+    expect(new Set(rows.map((r) => r.hcpcs_code)).size).toBe(17559);
+  });
+
+  it('reads the example rows of the workbook', () => {
+    const by = new Map(rows.map((r) => [r.hcpcs_code, r]));
+    expect(by.get('G0463')).toMatchObject({ status_indicator: 'J2', apc_code: '5012', relative_weight: 1.4122, payment_rate: 120.86, national_unadjusted_copayment: null, minimum_unadjusted_copayment: 24.18 });
+    expect(by.get('71046')).toMatchObject({ status_indicator: 'Q3', apc_code: '5521', relative_weight: 1.0151, payment_rate: 86.88, minimum_unadjusted_copayment: 17.38 });
+    expect(by.get('36415')).toMatchObject({ status_indicator: 'Q4', apc_code: null, payment_rate: null });
+    expect(by.get('G0465')).toMatchObject({ status_indicator: 'T', apc_code: '5054', payment_rate: 1725.86 });
+    expect(by.get('J9035')).toMatchObject({ status_indicator: 'K', apc_code: '9214', payment_rate: 70.752, changed: true });
+    expect(by.get('0134A')?.apc_code).toBe('9398');
+  });
+
+  it('collapses padded status indicators to 25 codes with the published counts', () => {
+    const si: Record<string, number> = {};
+    for (const r of rows) si[r.status_indicator] = (si[r.status_indicator] ?? 0) + 1;
+    expect(Object.keys(si)).toHaveLength(25);
+    expect(si).toMatchObject({ J1: 3041, N: 2017, A: 1764, C: 1723, M: 1298, E1: 1232, Q4: 1226, B: 1201, T: 848, F: 1 });
+  });
+
+  it('never turns "." into a $0 copay', () => {
+    expect(rows.filter((r) => r.payment_rate !== null)).toHaveLength(6182);
+    expect(rows.filter((r) => r.national_unadjusted_copayment !== null)).toHaveLength(126);
+    expect(rows.filter((r) => r.payment_rate !== null && r.national_unadjusted_copayment === null)).toHaveLength(6182 - 126);
+  });
+});
+
+describe.skipIf(!present)('opps_addendum_b against the real Addendum A 508 CSV', () => {
+  it('does not take the APC table (Addendum A) for Addendum B', async () => {
+    const s = await sampleFile(await toSourceFile(ADD_A));
+    expect(oppsAddendumB.detect(s)).toBe(false);
+    await expect(parseAll(oppsAddendumB, [ADD_A])).rejects.toThrow(/no header row/);
+  });
+});
