@@ -15,6 +15,7 @@ import { mpfsRvu } from './mpfs_rvu/dataset.js';
 import { zipLocality } from './zip_locality/dataset.js';
 import { wageIndex } from './wage_index/dataset.js';
 import { cbsaCounty } from './cbsa_county/dataset.js';
+import { facilities } from './facilities/dataset.js';
 import { ncciMuePrac } from './ncci_mue_prac/dataset.js';
 import { ncciMueHosp } from './ncci_mue_hosp/dataset.js';
 import { ncciMueDme } from './ncci_mue_dme/dataset.js';
@@ -41,6 +42,7 @@ export const DATASETS: Dataset<any>[] = [
   zipLocality,
   wageIndex,
   cbsaCounty,
+  facilities,
   ncciMuePrac,
   ncciMueHosp,
   ncciMueDme,

@@ -1,0 +1,231 @@
+import { NotFoundError } from '../_shared/issue.js';
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import { findCbsaForCounty } from '../cbsa_county/queries.js';
+import { findFeeScheduleArea, findLocalityForCounty, latestVersion } from '../locality_county/queries.js';
+import { getWageIndex } from '../wage_index/queries.js';
+import { findLocalityForZip } from '../zip_locality/queries.js';
+import type { FacilityLayout, FacilityRow } from './dataset.js';
+
+/** Where a facility's rural flag came from. */
+export type RuralSource = 'facility_file' | 'zip_locality' | 'cbsa' | null;
+
+/** A facility with its payment geography resolved: what payment composition and `GET /v1/facilities/{ccn}` need. */
+export interface FacilityProfile {
+  ccn: string;
+  name: string;
+  address: string | null;
+  city: string | null;
+  state: string;
+  /** County name (from the facility file, else from cbsa_county by FIPS). */
+  county: string | null;
+  county_fips: string | null;
+  zip: string | null;
+  /** CBSA from the facility file, else derived from the county via cbsa_county. */
+  cbsa: string | null;
+  cbsa_name: string | null;
+  /** 7-digit Medicare PFS locality (MAC + locality number): the `gpci` key. */
+  locality: string | null;
+  /** 2-digit locality number within the MAC. */
+  locality_number: string | null;
+  mac: string | null;
+  /** gpci locality name when gpci is loaded, else the LOCCO fee schedule area. */
+  locality_name: string | null;
+  /** How the locality was found: `zip` (primary CMS rule) or `county` (LOCCO fallback). */
+  locality_source: 'zip' | 'county' | null;
+  /** FY IPPS wage index of the CBSA (wage_index), null when unavailable. */
+  wage_index: number | null;
+  is_rural: boolean;
+  rural_source: RuralSource;
+  facility_type: string;
+  facility_type_label: string;
+  active: boolean | null;
+  source_layout: FacilityLayout;
+  /** Everything derived, missing or inconsistent, in words, for the reliability block. */
+  warnings: string[];
+  /** Version label of every dataset the answer used, e.g. `{ facilities: '2025Q3', zip_locality: '2025Q4' }`. */
+  versions: Record<string, string>;
+}
+
+/** The facility row of a CCN in the latest facilities version, or undefined. */
+async function findFacilityRow(snapshot: SnapshotReader, version: string, ccn: string): Promise<FacilityRow | undefined> {
+  const rows = await snapshot.memo(`facilities:row:${version}:${ccn}`, () =>
+    snapshot.all<FacilityRow>(
+      `SELECT ccn, name, address, city, state, zip, county_name, county_fips, cbsa, is_rural, facility_type,
+              facility_type_label, active, source_layout
+         FROM facilities WHERE version = $1 AND ccn = $2`,
+      [version, ccn],
+    ),
+  );
+  return rows[0];
+}
+
+async function gpciLocalityName(snapshot: SnapshotReader, locality: string): Promise<{ name: string; version: string } | undefined> {
+  const version = latestVersion(snapshot, 'gpci');
+  if (!version) return undefined;
+  const rows = await snapshot.memo(`gpci:name:${version}:${locality}`, () =>
+    snapshot.all<{ locality_name: string }>('SELECT locality_name FROM gpci WHERE version = $1 AND locality = $2', [version, locality]),
+  );
+  return rows[0] ? { name: rows[0].locality_name, version } : undefined;
+}
+
+/**
+ * A facility profile with geography resolved from the other datasets, cached per snapshot.
+ * Locality: ZIP → zip_locality (the CMS rule: priced where the service is furnished), falling back
+ * to county → locality_county. CBSA: the facility file's own (POS) else county → cbsa_county.
+ * Wage index: wage_index by CBSA. Rural: the facility file's flag (POS CBSA_URBN_RRL_IND), else the
+ * ZIP5 rural indicator (R/B), else a statewide-rural CBSA. Every derivation or gap adds a warning.
+ * @throws NotFoundError when facilities is not loaded or the CCN is not in its latest version.
+ */
+export async function getFacility(snapshot: SnapshotReader, ccn: string): Promise<FacilityProfile> {
+  const version = latestVersion(snapshot, 'facilities');
+  if (!version) throw new NotFoundError('facilities is not loaded; no facility can be resolved');
+  const id = ccn.trim().toUpperCase();
+  return snapshot.memo(`facilities:profile:${version}:${id}`, async () => {
+    const f = await findFacilityRow(snapshot, version, id);
+    if (!f) throw new NotFoundError(`CCN ${id} is not in facilities ${version}`);
+    return resolveGeography(snapshot, f, version);
+  });
+}
+
+async function resolveGeography(snapshot: SnapshotReader, f: FacilityRow, version: string): Promise<FacilityProfile> {
+  const warnings: string[] = [];
+  const versions: Record<string, string> = { facilities: version };
+  const layoutName = f.source_layout === 'pos' ? 'Provider of Services file' : 'Care Compare file';
+
+  // County: the POS file has only FIPS codes; the crosswalk names the county (and gives the CBSA).
+  const xwalk = await findCbsaForCounty(snapshot, { fips: f.county_fips, state: f.state, county: f.county_name });
+  const county = f.county_name ?? xwalk[0]?.county_name ?? null;
+
+  // Locality: ZIP first, county fallback.
+  let locality: string | null = null;
+  let localitySource: FacilityProfile['locality_source'] = null;
+  let mac: string | null = null;
+  let localityNumber: string | null = null;
+  let zipRural: boolean | undefined;
+  const zipHits = f.zip ? await findLocalityForZip(snapshot, f.zip) : [];
+  const zipHit = zipHits[0];
+  if (zipHit) {
+    locality = zipHit.locality;
+    mac = zipHit.carrier;
+    localityNumber = zipHit.pricing_locality;
+    localitySource = 'zip';
+    zipRural = zipHit.is_rural;
+    versions.zip_locality = zipHit.version;
+    if (zipHit.usps_state !== f.state) warnings.push(`ZIP ${f.zip} is listed under ${zipHit.state} in zip_locality but the facility state is ${f.state}`);
+  } else {
+    const why = !f.zip
+      ? 'the facility has no ZIP code'
+      : snapshot.has('zip_locality')
+        ? `ZIP ${f.zip} is not in zip_locality ${latestVersion(snapshot, 'zip_locality')}`
+        : 'zip_locality is not loaded';
+    const byCounty = county ? await findLocalityForCounty(snapshot, f.state, county) : [];
+    if (byCounty[0]) {
+      const m = byCounty[0];
+      locality = m.locality;
+      mac = m.mac;
+      localityNumber = m.locality_number;
+      localitySource = 'county';
+      versions.locality_county = m.version;
+      warnings.push(`locality ${m.locality} derived from county ${county}, ${f.state} via locality_county (${m.matched_by} match) because ${why}`);
+      if (byCounty.length > 1) warnings.push(`county ${county}, ${f.state} matches ${byCounty.length} localities in locality_county; using ${m.locality}`);
+    } else {
+      warnings.push(`locality unknown: ${why}, and county ${county ?? '(none)'}, ${f.state} has no match in locality_county${snapshot.has('locality_county') ? '' : ' (not loaded)'}`);
+    }
+  }
+
+  let localityName: string | null = null;
+  if (locality) {
+    const g = await gpciLocalityName(snapshot, locality);
+    if (g) {
+      localityName = g.name;
+      versions.gpci = g.version;
+    } else {
+      const area = await findFeeScheduleArea(snapshot, locality);
+      if (area) {
+        localityName = area;
+        versions.locality_county ??= latestVersion(snapshot, 'locality_county')!;
+      } else {
+        warnings.push(`no name for locality ${locality}: not in gpci${snapshot.has('gpci') ? '' : ' (not loaded)'} or locality_county`);
+      }
+    }
+  }
+
+  // CBSA: facility file first, else county crosswalk.
+  let cbsa = f.cbsa;
+  let cbsaName: string | null = xwalk.find((x) => x.cbsa === cbsa)?.cbsa_name ?? null;
+  if (xwalk[0]) versions.cbsa_county = xwalk[0].version;
+  if (cbsa && xwalk[0] && xwalk[0].cbsa !== cbsa) {
+    warnings.push(`the ${layoutName} gives CBSA ${cbsa} but cbsa_county ${xwalk[0].version} maps county ${xwalk[0].county_name} to ${xwalk[0].cbsa}; using the facility file`);
+  }
+  if (!cbsa) {
+    if (xwalk[0]) {
+      cbsa = xwalk[0].cbsa;
+      cbsaName = xwalk[0].cbsa_name;
+      warnings.push(`CBSA ${cbsa} derived from county ${xwalk[0].county_name}, ${xwalk[0].state} via cbsa_county ${xwalk[0].version} (the ${layoutName} has no CBSA)`);
+    } else {
+      warnings.push(`CBSA unknown: the ${layoutName} has none and county ${county ?? '(none)'}, ${f.state} is not in cbsa_county${snapshot.has('cbsa_county') ? '' : ' (not loaded)'}`);
+    }
+  }
+
+  let wageIndex: number | null = null;
+  if (cbsa) {
+    try {
+      const w = await getWageIndex(snapshot, cbsa);
+      wageIndex = w.wage_index;
+      versions.wage_index = w.version;
+      cbsaName ??= w.area_name;
+    } catch (e) {
+      if (!(e instanceof NotFoundError)) throw e;
+      warnings.push(`wage index unknown: ${e.message}`);
+    }
+  }
+
+  // Rural: facility file, else ZIP5 rural indicator, else statewide-rural CBSA.
+  let isRural = false;
+  let ruralSource: RuralSource = null;
+  if (f.is_rural !== null) {
+    isRural = f.is_rural;
+    ruralSource = 'facility_file';
+    if (zipRural !== undefined && zipRural !== f.is_rural) {
+      warnings.push(`the ${layoutName} marks the facility ${f.is_rural ? 'rural' : 'urban'} (CBSA) but ZIP ${f.zip} is ${zipRural ? 'rural' : 'urban'} in zip_locality; is_rural follows the facility file`);
+    }
+  } else if (zipRural !== undefined) {
+    isRural = zipRural;
+    ruralSource = 'zip_locality';
+    warnings.push(`is_rural derived from the zip_locality rural indicator of ZIP ${f.zip} (the ${layoutName} has no rural flag)`);
+  } else if (cbsa) {
+    isRural = /^\d{2}$/.test(cbsa);
+    ruralSource = 'cbsa';
+    warnings.push(`is_rural derived from CBSA ${cbsa} (${isRural ? 'statewide rural area' : 'urban CBSA'}); no facility or ZIP rural flag available`);
+  } else {
+    warnings.push('is_rural unknown (no facility flag, ZIP rural indicator or CBSA); reported as false');
+  }
+  if (f.active === false) warnings.push(`CCN ${f.ccn} is terminated in the ${layoutName} (PGM_TRMNTN_CD is not 00)`);
+
+  return {
+    ccn: f.ccn,
+    name: f.name,
+    address: f.address,
+    city: f.city,
+    state: f.state,
+    county,
+    county_fips: f.county_fips ?? xwalk[0]?.fips_county ?? null,
+    zip: f.zip,
+    cbsa,
+    cbsa_name: cbsaName,
+    locality,
+    locality_number: localityNumber,
+    mac,
+    locality_name: localityName,
+    locality_source: localitySource,
+    wage_index: wageIndex,
+    is_rural: isRural,
+    rural_source: ruralSource,
+    facility_type: f.facility_type,
+    facility_type_label: f.facility_type_label,
+    active: f.active,
+    source_layout: f.source_layout,
+    warnings,
+    versions,
+  };
+}
