@@ -49,17 +49,25 @@ function toUsed(dataset: string, v: DatasetVersion, covered: boolean, warning?: 
 }
 
 /**
+ * Reads a whole result as one JSON text built by DuckDB, then `JSON.parse`: much faster than row
+ * objects for the 15-20 thousand rows of a full MUE table (first lookup over three 20k-row tables,
+ * which builds their indexes: 870 ms with row objects, 180 ms this way). That is what the first
+ * lookup after a snapshot swap pays; later ones are Map reads (~30 us for three settings).
+ */
+export async function allAsJson<Row>(snapshot: SnapshotReader, sql: string, params: (string | number)[]): Promise<Row[]> {
+  const [res] = await snapshot.all<{ j: string | null }>(`SELECT CAST(to_json(coalesce(list(x), [])) AS VARCHAR) AS j FROM (${sql}) x`, params);
+  return res?.j ? (JSON.parse(res.j) as Row[]) : [];
+}
+
+/**
  * All rows of one loaded version keyed by code, built once per snapshot (a snapshot never
  * changes), so each later lookup is a Map read. A full CMS MUE table is about 15-20 thousand rows.
  */
 export function versionIndex<Row extends { proc_cd: string }>(snapshot: SnapshotReader, dataset: string, version: string): Promise<Map<string, Row>> {
   return snapshot.memo(`mue-index:${dataset}:${version}`, async () => {
-    const rows = await snapshot.all<Row & { version?: string }>(`SELECT * FROM ${quoteIdent(dataset)} WHERE version = $1`, [version]);
+    const rows = await allAsJson<Row>(snapshot, `SELECT * EXCLUDE (version) FROM ${quoteIdent(dataset)} WHERE version = $1`, [version]);
     const map = new Map<string, Row>();
-    for (const r of rows) {
-      delete r.version;
-      map.set(r.proc_cd, r);
-    }
+    for (const r of rows) map.set(r.proc_cd, r);
     return map;
   });
 }

@@ -1,7 +1,7 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { quoteIdent } from '../../warehouse/snapshot.js';
 import { selectVersion } from '../_ncci_mue/quarter.js';
-import type { VersionUsed } from '../_ncci_mue/queries.js';
+import { allAsJson, type VersionUsed } from '../_ncci_mue/queries.js';
 import type { AocRow } from './dataset.js';
 
 /** One loaded AOC version indexed both ways: by add-on code and by primary code. */
@@ -19,13 +19,16 @@ function push(map: Map<string, AocRow[]>, key: string, row: AocRow): void {
 /** Builds (once per snapshot) the two-way index of one AOC version. */
 export function aocIndex(snapshot: SnapshotReader, version: string): Promise<AocIndex> {
   return snapshot.memo(`aoc-index:${version}`, async () => {
-    const rows = await snapshot.all<AocRow & { version?: string }>(
-      `SELECT * FROM ${quoteIdent('ncci_aoc')} WHERE version = $1 ORDER BY addon_code, primary_code, aoc_edit_eff_dt`,
+    const rows = await allAsJson<AocRow>(
+      snapshot,
+      `SELECT * EXCLUDE (version) FROM ${quoteIdent('ncci_aoc')} WHERE version = $1`,
       [version],
     );
+    // Sorted here: an aggregate over an ordered subquery does not promise to keep the order.
+    const k = (r: AocRow) => `${r.addon_code}\u0000${r.primary_code}\u0000${r.aoc_edit_eff_dt}`;
+    rows.sort((a, b) => (k(a) < k(b) ? -1 : k(a) > k(b) ? 1 : 0));
     const idx: AocIndex = { byAddon: new Map(), byPrimary: new Map() };
     for (const r of rows) {
-      delete r.version;
       push(idx.byAddon, r.addon_code, r);
       push(idx.byPrimary, r.primary_code, r);
     }
