@@ -143,7 +143,7 @@ export const ncciMueRoutes: RouteDef[] = [
   defineRoute({
     method: 'get',
     path: '/v1/ncci/mue/{code}',
-    operationId: 'getNcciMue',
+    operationId: 'getMue',
     tag: 'ncci',
     summary: 'Medicare MUEs for a code: practitioner, outpatient hospital and DME rows',
     description:
@@ -181,7 +181,7 @@ export const ncciMueRoutes: RouteDef[] = [
   defineRoute({
     method: 'get',
     path: '/v1/ncci/medicaid/mue/{code}',
-    operationId: 'getNcciMedicaidMue',
+    operationId: 'getMedicaidMue',
     tag: 'ncci',
     summary: 'Medicaid MUEs for a code across practitioner, hosp-op and DME, with the Medicare value beside each',
     description:
@@ -217,7 +217,7 @@ export const ncciMueRoutes: RouteDef[] = [
   defineRoute({
     method: 'get',
     path: '/v1/ncci/aoc/{code}',
-    operationId: 'getNcciAoc',
+    operationId: 'getAoc',
     tag: 'ncci',
     summary: 'Add-on code edits for a code: its primary codes as an add-on, and the add-ons that list it as a primary',
     description:
