@@ -185,7 +185,7 @@ export const ncciMueRoutes: RouteDef[] = [
     tag: 'ncci',
     summary: 'Medicaid MUEs for a code across practitioner, hosp-op and DME, with the Medicare value beside each',
     description:
-      'Medicaid NCCI MUE rows (mue_adj_ind is always null: Medicaid files have no adjudication indicator) with medicare_mue_value for the same code and setting. An unknown code returns an empty results list.',
+      'Medicaid NCCI MUE rows (mue_adj_ind is always null: Medicaid files have no adjudication indicator) with medicare_mue_value for the same code and setting. Optional date_of_service selects the quarterly version (latest when omitted). An unknown code returns an empty results list.',
     scope: 'knowledge',
     cache: true,
     params: CodeParams,
