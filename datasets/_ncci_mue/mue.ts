@@ -14,6 +14,7 @@ export const MUE_SETTINGS = {
 
 /** `practitioner`, `hosp-op` or `dme` (the spec's `mue_type`). */
 export type MueType = keyof typeof MUE_SETTINGS;
+/** The settings in answer order: practitioner, hosp-op, dme. */
 export const MUE_TYPES = Object.keys(MUE_SETTINGS) as MueType[];
 
 /** One Medicare MUE row (CMS MUE table, one row per HCPCS/CPT code). */

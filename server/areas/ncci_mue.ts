@@ -34,6 +34,7 @@ export const MedicareMueSchema = z.object({
   source_file: z.string().nullable(),
 });
 
+/** `GET /v1/ncci/mue/{code}`: the Medicare MUE rows of a code across settings. */
 export const MedicareMueListSchema = z.object({
   proc_cd: z.string(),
   program: z.literal('medicare'),
