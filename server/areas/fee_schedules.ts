@@ -198,7 +198,7 @@ export const feeScheduleRoutes: RouteDef[] = [
   defineRoute({
     method: 'get',
     path: '/v1/fee-schedules/dme/{code}',
-    operationId: 'getDmeFeeSchedule',
+    operationId: 'getDmeFees',
     tag: 'fee-schedules',
     summary: 'DMEPOS fee schedule rows of a HCPCS code, per state and modifier pair',
     description:
@@ -240,7 +240,7 @@ export const feeScheduleRoutes: RouteDef[] = [
   defineRoute({
     method: 'get',
     path: '/v1/fee-schedules/opps/{code}',
-    operationId: 'getOppsFeeSchedule',
+    operationId: 'getOppsFee',
     tag: 'fee-schedules',
     summary: 'OPPS Addendum B row of a HCPCS code: status indicator, APC, weight, payment rate, copayments',
     description: 'From the latest loaded Addendum B release, or the latest one effective in `year`. 404 when that release lacks the code.',
@@ -276,7 +276,7 @@ export const feeScheduleRoutes: RouteDef[] = [
   defineRoute({
     method: 'get',
     path: '/v1/fee-schedules/lab/{code}',
-    operationId: 'getLabFeeSchedule',
+    operationId: 'getLabFee',
     tag: 'fee-schedules',
     summary: 'Clinical Laboratory Fee Schedule national limits of a HCPCS code (plain and QW)',
     description:
@@ -313,7 +313,7 @@ export const feeScheduleRoutes: RouteDef[] = [
   defineRoute({
     method: 'get',
     path: '/v1/codes/crosswalk/{code}',
-    operationId: 'getCodeCrosswalk',
+    operationId: 'getCrosswalk',
     tag: 'codes',
     summary: 'Crosswalks of a HCPCS code (to APC and NDC) or an NDC (to HCPCS), grouped by target system',
     description: 'HCPCS -> APC from OPPS Addendum B; HCPCS <-> NDC from the CMS ASP NDC-HCPCS crosswalk. 404 when no loaded dataset knows the code.',
