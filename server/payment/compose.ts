@@ -1,0 +1,354 @@
+import { NotFoundError, ValidationError } from '../../datasets/_shared/issue.js';
+import { isLabCode, getLabRate } from '../../datasets/clfs/queries.js';
+import { findDmeFees, getDmeRate } from '../../datasets/dmepos/queries.js';
+import { isDmeRuralZip } from '../../datasets/dmepos_rural_zip/queries.js';
+import { getFacility, type FacilityProfile } from '../../datasets/facilities/queries.js';
+import type { GpciRow } from '../../datasets/gpci/dataset.js';
+import { findRvuRows, getRvu, versionForDate, type RvuRow } from '../../datasets/mpfs_rvu/queries.js';
+import { getOppsRate, isOppsCode } from '../../datasets/opps_addendum_b/queries.js';
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import { choosePeSetting, composePayment, type Composition, type FacilityBlock, type GpciInput, type PaymentInputs, type RvuInput } from './calculate.js';
+
+/** Query of `GET /v1/codes/{code}/payment`, already validated. */
+export interface PaymentRequest {
+  code: string;
+  ccn?: string;
+  modifier?: string;
+  date_of_service?: string;
+  qpp?: boolean;
+  qpp_flag?: 0 | 1;
+  /** 7 digits (MAC + locality), normalised by the route. */
+  locality?: string;
+  place_of_service?: string;
+  use_facility_rate?: boolean;
+}
+
+/** What the route needs: the composition, warnings for `reliability`, and the versions used. */
+export interface PaymentAnswer {
+  composition: Composition;
+  warnings: string[];
+  /** dataset -> version label used; a dataset that was needed but is not loaded maps to ''. */
+  used: Record<string, string>;
+}
+
+/**
+ * Modifiers that select a different PPRRVU row (professional/technical component, reduced or
+ * discontinued service). Any other modifier (25, 59, GT, ...) does not change the RVUs.
+ */
+export const RVU_PRICING_MODIFIERS: ReadonlySet<string> = new Set(['26', 'TC', '53']);
+
+/** Used when no ccn and no locality are given: national amounts (every GPCI 1.000). */
+export const NATIONAL_LOCALITY = 'national';
+
+/**
+ * The GPCI table of one version as a map by 7-digit locality, loaded once per snapshot (109 rows)
+ * because every payment call needs one locality's row.
+ */
+function gpciTable(snapshot: SnapshotReader, version: string): Promise<Map<string, GpciRow>> {
+  return snapshot.memo(`payment:gpci:${version}`, async () => {
+    const rows = await snapshot.all<GpciRow>('SELECT locality, mac, locality_number, state, locality_name, pw_gpci, pe_gpci, mp_gpci, year FROM gpci WHERE version = $1', [version]);
+    return new Map(rows.map((r) => [r.locality, r]));
+  });
+}
+
+/**
+ * The GPCI row of a locality from the release in force on `date` (latest release when no date),
+ * with a warning when no loaded release is effective yet. Undefined when gpci is not loaded or
+ * the locality is not in it.
+ */
+export async function findGpci(snapshot: SnapshotReader, locality: string, date?: string): Promise<{ row: GpciRow | undefined; version: string; warnings: string[] } | undefined> {
+  const versions = snapshot.versions('gpci');
+  if (versions.length === 0) return undefined;
+  const pick = date ? versionForDate(versions, date)! : { version: versions.at(-1)!, exact: true };
+  const warnings = pick.exact ? [] : [`no GPCI release loaded is effective on ${date}; used ${pick.version.version} (effective ${pick.version.effective_date})`];
+  const table = await gpciTable(snapshot, pick.version.version);
+  return { row: table.get(locality), version: pick.version.version, warnings };
+}
+
+/** True when a facility type is a hospital: a facility setting for PE, and paid under OPPS. */
+export function isHospitalType(facilityType: string): boolean {
+  return /(^|_)hospital$/.test(facilityType) && facilityType !== 'medicaid_only_hospital';
+}
+
+function toRvuInput(row: RvuRow, snapshot: SnapshotReader): RvuInput {
+  const v = snapshot.versions('mpfs_rvu').find((x) => x.version === row.version);
+  const files = v?.source_files.map((f) => f.name).join(' + ') ?? '';
+  return {
+    modifier: row.modifier,
+    status_code: row.status_code,
+    work_rvu: row.work_rvu,
+    non_fac_pe_rvu: row.non_fac_pe_rvu,
+    facility_pe_rvu: row.facility_pe_rvu,
+    mp_rvu: row.mp_rvu,
+    non_fac_na_indicator: row.non_fac_na_indicator,
+    facility_na_indicator: row.facility_na_indicator,
+    year: row.year,
+    quarter: row.quarter,
+    source: files ? `${files} (mpfs_rvu ${row.version})` : `mpfs_rvu ${row.version}`,
+  };
+}
+
+/**
+ * The RVU row a modifier selects: the row with that modifier when the release has one; for a
+ * pricing modifier (26/TC/53) the code does not carry, none (the physician block is absent); for
+ * any other modifier the code's unmodified row.
+ */
+async function selectRvu(snapshot: SnapshotReader, code: string, modifier: string, date: string | undefined, warnings: string[]): Promise<RvuRow | null> {
+  try {
+    const r = await getRvu(snapshot, code, modifier, date);
+    warnings.push(...r.warnings);
+    return r.row;
+  } catch (e) {
+    if (!(e instanceof NotFoundError) || modifier === '') throw e;
+    if (RVU_PRICING_MODIFIERS.has(modifier)) {
+      warnings.push(`physician: ${e.message}`);
+      return null;
+    }
+    const r = await getRvu(snapshot, code, '', date);
+    warnings.push(...r.warnings, `modifier ${modifier} does not select a separate RVU row; the unmodified RVUs of ${code} were used`);
+    return r.row;
+  }
+}
+
+async function isKnownCode(snapshot: SnapshotReader, code: string): Promise<boolean> {
+  if ((await findRvuRows(snapshot, code)).length > 0) return true;
+  if (await isOppsCode(snapshot, code)) return true;
+  if (await isLabCode(snapshot, code)) return true;
+  return (await findDmeFees(snapshot, code, { limit: 1 })).known;
+}
+
+const yearOf = (date?: string | null) => (date ? Number(date.slice(0, 4)) : undefined);
+
+/**
+ * Gathers every input of a payment composition through the dataset query functions and composes
+ * it (spec rules 1-5). With `ccn` the facility's geography drives GPCI, wage index and the rural
+ * flag, and the OPPS, lab and DME blocks are looked up; without it only the physician block is
+ * priced, in `locality` (or nationally). Throws NotFoundError for an unknown code or CCN and
+ * ValidationError for an unknown locality.
+ */
+export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequest): Promise<PaymentAnswer> {
+  const warnings: string[] = [];
+  const used: Record<string, string> = {};
+  const code = q.code;
+  const modifier = (q.modifier ?? '').toUpperCase();
+
+  // QPP: the numeric flag wins over the boolean (spec), said out loud when they disagree.
+  const qpp = q.qpp_flag !== undefined ? q.qpp_flag === 1 : (q.qpp ?? false);
+  if (q.qpp_flag !== undefined && q.qpp !== undefined && q.qpp !== (q.qpp_flag === 1)) {
+    warnings.push(`qpp=${q.qpp} conflicts with qpp_flag=${q.qpp_flag}; qpp_flag wins (${qpp ? 'QPP' : 'non-QPP'} conversion factor)`);
+  }
+
+  if (!(await isKnownCode(snapshot, code))) {
+    throw new NotFoundError(`code ${code} is not in any loaded fee schedule (physician RVUs, OPPS Addendum B, CLFS or DMEPOS)`);
+  }
+
+  // Physician RVUs (rule 1).
+  let rvu: RvuInput | null = null;
+  if ((await findRvuRows(snapshot, code)).length > 0) {
+    const row = await selectRvu(snapshot, code, modifier, q.date_of_service, warnings);
+    if (row) {
+      rvu = toRvuInput(row, snapshot);
+      used.mpfs_rvu = row.version;
+    }
+  } else {
+    warnings.push(`physician: ${code} is not in the physician fee schedule RVU file${snapshot.has('mpfs_rvu') ? '' : ' (mpfs_rvu not loaded)'}`);
+    if (!snapshot.has('mpfs_rvu')) used.mpfs_rvu = '';
+  }
+
+  // Geography: the facility's (rule 5) or the locality parameter.
+  let facility: FacilityProfile | null = null;
+  let gpci: GpciInput;
+  if (q.ccn) {
+    if (q.locality) warnings.push(`locality ${q.locality} ignored: ccn ${q.ccn} sets the locality`);
+    facility = await getFacility(snapshot, q.ccn);
+    Object.assign(used, facility.versions);
+    warnings.push(...facility.warnings);
+    gpci = await gpciFor(snapshot, facility.locality, q.date_of_service, warnings, used, `facility ${facility.ccn}`);
+  } else if (q.locality) {
+    const g = await findGpci(snapshot, q.locality, q.date_of_service);
+    if (!g?.row) {
+      throw new ValidationError([
+        {
+          loc: ['query', 'locality'],
+          msg: g ? `locality ${q.locality} is not in GPCI ${g.version}` : 'gpci is not loaded; no locality can be priced',
+          type: 'value_error',
+          input: q.locality,
+        },
+      ]);
+    }
+    warnings.push(...g.warnings);
+    used.gpci = g.version;
+    gpci = { locality: q.locality, pw_gpci: g.row.pw_gpci, pe_gpci: g.row.pe_gpci, mp_gpci: g.row.mp_gpci };
+  } else {
+    warnings.push('no ccn or locality given: national amounts (every GPCI 1.000); pass locality for a geographically adjusted amount');
+    gpci = { locality: NATIONAL_LOCALITY, pw_gpci: 1, pe_gpci: 1, mp_gpci: 1 };
+  }
+
+  // Facility vs non-facility PE: POS pins it, else the facility type, else the legacy flag.
+  const hospital = facility ? isHospitalType(facility.facility_type) : undefined;
+  if (facility && !hospital && q.place_of_service === undefined) {
+    warnings.push(`facility type ${facility.facility_type} is not a hospital: non-facility PE used; pass place_of_service to pin the setting`);
+  }
+  if (q.use_facility_rate !== undefined && (facility || q.place_of_service !== undefined)) {
+    warnings.push(`use_facility_rate ignored: ${q.place_of_service !== undefined ? `place_of_service ${q.place_of_service}` : `the facility type of ccn ${q.ccn}`} decides the PE setting`);
+  }
+  const pe = choosePeSetting({ placeOfService: q.place_of_service, facilityIsFacilitySetting: hospital, useFacilityRate: q.use_facility_rate });
+
+  const year = yearOf(q.date_of_service);
+  let opps: PaymentInputs['opps'] = null;
+  let lab: PaymentInputs['lab'] = null;
+  let dme: PaymentInputs['dme'] = null;
+  if (facility) {
+    opps = await oppsFor(snapshot, code, year, facility, hospital!, warnings, used);
+    lab = await labFor(snapshot, code, modifier, year, warnings, used);
+    dme = await dmeFor(snapshot, code, modifier, facility, warnings, used);
+  }
+
+  const facilityBlock: FacilityBlock | null = facility
+    ? {
+        ccn: facility.ccn,
+        name: facility.name,
+        state: facility.state,
+        county: facility.county,
+        cbsa: facility.cbsa,
+        facility_type: facility.facility_type,
+        locality_name: facility.locality_name,
+        locality_number: facility.locality_number,
+        pos_code: hospital ? '22' : null,
+        is_rural: facility.is_rural,
+        registered: facility.active !== false,
+        wage_index: facility.wage_index,
+      }
+    : null;
+
+  const { composition, warnings: calcWarnings } = composePayment({
+    code,
+    ccn: facility?.ccn ?? null,
+    date_of_service: q.date_of_service ?? null,
+    qpp,
+    pe,
+    rvu,
+    gpci,
+    facility: facilityBlock,
+    opps,
+    lab,
+    dme,
+  });
+  return { composition, warnings: [...warnings, ...calcWarnings], used };
+}
+
+async function gpciFor(snapshot: SnapshotReader, locality: string | null, date: string | undefined, warnings: string[], used: Record<string, string>, who: string): Promise<GpciInput> {
+  const national = { locality: NATIONAL_LOCALITY, pw_gpci: 1, pe_gpci: 1, mp_gpci: 1 };
+  if (!locality) {
+    warnings.push(`physician: the locality of ${who} is unknown; national GPCIs (1.000) used`);
+    return national;
+  }
+  const g = await findGpci(snapshot, locality, date);
+  if (!g) {
+    used.gpci = '';
+    warnings.push(`physician: gpci is not loaded; national GPCIs (1.000) used for locality ${locality}`);
+    return { ...national, locality };
+  }
+  used.gpci = g.version;
+  warnings.push(...g.warnings);
+  if (!g.row) {
+    warnings.push(`physician: locality ${locality} of ${who} is not in GPCI ${g.version}; national GPCIs (1.000) used`);
+    return { ...national, locality };
+  }
+  return { locality, pw_gpci: g.row.pw_gpci, pe_gpci: g.row.pe_gpci, mp_gpci: g.row.mp_gpci };
+}
+
+async function oppsFor(
+  snapshot: SnapshotReader,
+  code: string,
+  year: number | undefined,
+  f: FacilityProfile,
+  hospital: boolean,
+  warnings: string[],
+  used: Record<string, string>,
+): Promise<PaymentInputs['opps']> {
+  if (!hospital) {
+    warnings.push(`outpatient_facility: ${f.facility_type} ${f.ccn} is not a hospital paid under OPPS`);
+    return null;
+  }
+  if (!snapshot.has('opps_addendum_b')) {
+    used.opps_addendum_b = '';
+    warnings.push('outpatient_facility: opps_addendum_b is not loaded');
+    return null;
+  }
+  let row = await getOppsRate(snapshot, code, year);
+  if (!row && year !== undefined) {
+    const latest = await getOppsRate(snapshot, code);
+    if (latest && !snapshot.versions('opps_addendum_b').some((v) => (v.effective_date ?? v.version).startsWith(String(year)))) {
+      warnings.push(`outpatient_facility: no OPPS Addendum B for ${year} is loaded; used ${latest.version}`);
+      row = latest;
+    }
+  }
+  if (!row) {
+    warnings.push(`outpatient_facility: ${code} is not in OPPS Addendum B`);
+    return null;
+  }
+  used.opps_addendum_b = row.version;
+  if (row.payment_rate === null) {
+    warnings.push(`outpatient_facility: ${code} has OPPS status indicator ${row.status_indicator} with no separate payment rate (packaged or not paid under OPPS)`);
+    return null;
+  }
+  if (f.wage_index === null) {
+    used.wage_index ??= '';
+    warnings.push(`outpatient_facility: no wage index for CBSA ${f.cbsa ?? '(unknown)'} of ${f.ccn}; OPPS amount not computed`);
+    return null;
+  }
+  if (f.facility_type === 'critical_access_hospital') {
+    warnings.push(`outpatient_facility: ${f.ccn} is a critical access hospital, paid at 101% of reasonable cost rather than OPPS; the OPPS amount is a reference`);
+  }
+  return { payment_rate: row.payment_rate, apc_code: row.apc_code, status_indicator: row.status_indicator, relative_weight: row.relative_weight, wage_index: f.wage_index };
+}
+
+async function labFor(snapshot: SnapshotReader, code: string, modifier: string, year: number | undefined, warnings: string[], used: Record<string, string>): Promise<PaymentInputs['lab']> {
+  if (!snapshot.has('clfs')) {
+    used.clfs = '';
+    warnings.push('lab: clfs is not loaded');
+    return null;
+  }
+  let r = await getLabRate(snapshot, code, modifier || undefined, year);
+  if (!r && year !== undefined && !snapshot.versions('clfs').some((v) => (v.effective_date ?? v.version).startsWith(String(year)))) {
+    r = await getLabRate(snapshot, code, modifier || undefined);
+    if (r) warnings.push(`lab: no CLFS for ${year} is loaded; used ${r.version}`);
+  }
+  if (!r) {
+    warnings.push(`lab: ${code} is not on the clinical laboratory fee schedule`);
+    return null;
+  }
+  used.clfs = r.version;
+  if (r.rate === null) {
+    warnings.push(`lab: ${code} has CLFS indicator ${r.indicator} with no national limit (priced by the MAC)`);
+    return null;
+  }
+  return { rate: r.rate, indicator: r.indicator };
+}
+
+async function dmeFor(snapshot: SnapshotReader, code: string, modifier: string, f: FacilityProfile, warnings: string[], used: Record<string, string>): Promise<PaymentInputs['dme']> {
+  if (!snapshot.has('dmepos')) {
+    used.dmepos = '';
+    warnings.push('dme: dmepos is not loaded');
+    return null;
+  }
+  const row = await getDmeRate(snapshot, code, f.state, modifier || undefined);
+  if (!row && !(await findDmeFees(snapshot, code, { limit: 1 })).known) {
+    warnings.push(`dme: ${code} is not on the DMEPOS fee schedule`);
+    return null;
+  }
+  if (!row) {
+    warnings.push(`dme: ${code}${modifier ? `-${modifier}` : ''} has no DMEPOS fee in ${f.state}${modifier ? '' : ' without a modifier (pass NU, RR or UE)'}`);
+    return null;
+  }
+  used.dmepos = row.version;
+  // Rule 4 uses the facility's rural flag; the DME rural ZIP list is the DMEPOS program's own
+  // test, so a disagreement is reported (not acted on).
+  if (f.zip && snapshot.has('dmepos_rural_zip')) {
+    const listed = await isDmeRuralZip(snapshot, f.zip);
+    used.dmepos_rural_zip = snapshot.versions('dmepos_rural_zip').at(-1)!.version;
+    if (listed !== f.is_rural) warnings.push(`dme: the facility is ${f.is_rural ? 'rural' : 'not rural'} but ZIP ${f.zip} is ${listed ? '' : 'not '}on the DMEPOS rural ZIP list; rule 4 follows the facility's flag`);
+  }
+  return { row: { non_rural_rate: row.non_rural_rate, rural_rate: row.rural_rate }, state: f.state, is_rural: f.is_rural };
+}

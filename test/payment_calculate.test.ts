@@ -1,0 +1,203 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CF_NON_QPP,
+  CF_QPP,
+  choosePeSetting,
+  composePayment,
+  conversionFactor,
+  dmeAllowed,
+  isFacilityPos,
+  labAllowed,
+  outpatientFacilityAllowed,
+  physicianAllowed,
+  sumCents,
+  type PaymentInputs,
+} from '../server/payment/calculate.js';
+
+// 99213 in PPRRVU2025_Oct.csv (line 12807): work 1.30, non-facility PE 1.35, facility PE 0.57, MP 0.10.
+const RVU_99213 = { work: 1.3, nonFacPe: 1.35, facPe: 0.57, mp: 0.1 };
+// GPCI2026.csv (line 78): 13202,NY,01,MANHATTAN,1.064,1.162,1.586
+const MANHATTAN = { pw_gpci: 1.064, pe_gpci: 1.162, mp_gpci: 1.586 };
+
+describe('physicianAllowed (rule 1)', () => {
+  it('prices 99213 non-facility in Manhattan at the non-QPP CF 33.4009: $103.89', () => {
+    // work 1.30 x 1.064 = 1.38320; PE 1.35 x 1.162 = 1.56870; MP 0.10 x 1.586 = 0.15860
+    // total 3.11050 x 33.4009 = 103.893499450 -> $103.89
+    const a = physicianAllowed({ work_rvu: RVU_99213.work, pe_rvu: RVU_99213.nonFacPe, mp_rvu: RVU_99213.mp }, MANHATTAN, CF_NON_QPP);
+    expect(a.work_rvu_adjusted.toNumber()).toBe(1.3832);
+    expect(a.pe_rvu_adjusted.toNumber()).toBe(1.5687);
+    expect(a.mp_rvu_adjusted.toNumber()).toBe(0.1586);
+    expect(a.total_adjusted_rvu.toNumber()).toBe(3.1105);
+    expect(a.exact.toString()).toBe('103.893499450');
+    expect(a.allowed).toBe(103.89);
+  });
+
+  it('prices 99213 non-facility in Manhattan at the QPP CF 33.5675: $104.41', () => {
+    // 3.11050 x 33.5675 = 104.411708750 -> $104.41
+    const a = physicianAllowed({ work_rvu: 1.3, pe_rvu: 1.35, mp_rvu: 0.1 }, MANHATTAN, CF_QPP);
+    expect(a.exact.toString()).toBe('104.411708750');
+    expect(a.allowed).toBe(104.41);
+  });
+
+  it('prices 99213 facility in Manhattan: $73.62 non-QPP, $73.99 QPP', () => {
+    // PE 0.57 x 1.162 = 0.66234; total 1.38320 + 0.66234 + 0.15860 = 2.20414
+    // x 33.4009 = 73.620259726 -> $73.62; x 33.5675 = 73.987469450 -> $73.99
+    const rvu = { work_rvu: 1.3, pe_rvu: RVU_99213.facPe, mp_rvu: 0.1 };
+    const non = physicianAllowed(rvu, MANHATTAN, CF_NON_QPP);
+    expect(non.total_adjusted_rvu.toNumber()).toBe(2.20414);
+    expect(non.exact.toString()).toBe('73.620259726');
+    expect(non.allowed).toBe(73.62);
+    const q = physicianAllowed(rvu, MANHATTAN, CF_QPP);
+    expect(q.exact.toString()).toBe('73.987469450');
+    expect(q.allowed).toBe(73.99);
+  });
+
+  it('rounds a half cent up (half away from zero) where binary floats round down', () => {
+    // 1.00 x 1 x 1.005 = 1.005 exactly -> $1.01; in floats 1.005 * 100 = 100.49999999999999 -> 1.00
+    const a = physicianAllowed({ work_rvu: '1.00', pe_rvu: 0, mp_rvu: 0 }, { pw_gpci: 1, pe_gpci: 1, mp_gpci: 1 }, '1.005');
+    expect(a.exact.toString()).toBe('1.00500');
+    expect(a.allowed).toBe(1.01);
+    expect(Math.round(1.005 * 100) / 100).toBe(1); // the float answer this avoids
+  });
+
+  it('rounds just below a half cent down', () => {
+    // 0.01 x 1.000 x 33.4009 = 0.334009 -> $0.33; 0.15 x 1 x 33.4009 = 5.010135 -> $5.01
+    expect(physicianAllowed({ work_rvu: 0.01, pe_rvu: 0, mp_rvu: 0 }, { pw_gpci: 1, pe_gpci: 1, mp_gpci: 1 }, CF_NON_QPP).allowed).toBe(0.33);
+    expect(physicianAllowed({ work_rvu: 0.15, pe_rvu: 0, mp_rvu: 0 }, { pw_gpci: 1, pe_gpci: 1, mp_gpci: 1 }, CF_NON_QPP).allowed).toBe(5.01);
+  });
+
+  it('uses the 2026 conversion factors of the spec, not the file column', () => {
+    expect(conversionFactor(true)).toBe('33.5675');
+    expect(conversionFactor(false)).toBe('33.4009');
+  });
+});
+
+describe('outpatientFacilityAllowed (rule 2)', () => {
+  it('wage-adjusts 60% of the OPPS rate: $94.85 at wage index 1.3456 is $114.52', () => {
+    // 94.85 x 0.6 = 56.91; x 1.3456 = 76.578096; 94.85 x 0.4 = 37.94; sum 114.518096 -> $114.52
+    const o = outpatientFacilityAllowed(94.85, 1.3456);
+    expect(o.exact.toNumber()).toBe(114.518096);
+    expect(o.allowed).toBe(114.52);
+    expect([o.labor_share, o.non_labor_share]).toEqual([0.6, 0.4]);
+  });
+
+  it('leaves the rate unchanged at wage index 1.0000 and honours another labor share', () => {
+    expect(outpatientFacilityAllowed(145.53, '1.0000').allowed).toBe(145.53);
+    // 100 x 0.5 x 0.8 + 100 x 0.5 = 90.00
+    const o = outpatientFacilityAllowed(100, 0.8, 0.5);
+    expect(o.allowed).toBe(90);
+    expect(o.non_labor_share).toBe(0.5);
+  });
+});
+
+describe('labAllowed and dmeAllowed (rules 3 and 4)', () => {
+  it('pays the flat national lab limit', () => {
+    // PUF_CLFS_CY2026_Q3V1.csv: 80053 RATE 00010.56
+    expect(labAllowed(10.56)).toBe(10.56);
+  });
+
+  it('chooses the rural DME fee for a rural facility and the non-rural fee otherwise', () => {
+    // DMEPOS25_APR.csv: A4636 NU, AL (NR) 3.86, AL (R) 4.19
+    const row = { non_rural_rate: 3.86, rural_rate: 4.19 };
+    expect(dmeAllowed(row, true)).toEqual({ rate: 4.19, rate_used: 'rural', allowed: 4.19 });
+    expect(dmeAllowed(row, false)).toEqual({ rate: 3.86, rate_used: 'non_rural', allowed: 3.86 });
+  });
+
+  it('falls back to the non-rural fee when no rural fee is published, and to nothing when neither is', () => {
+    // DMEPOS25_APR.csv: E0110 NU, AL (NR) 92.15, AL (R) 0.00 (stored null)
+    expect(dmeAllowed({ non_rural_rate: 92.15, rural_rate: null }, true)).toEqual({ rate: 92.15, rate_used: 'non_rural', allowed: 92.15 });
+    expect(dmeAllowed({ non_rural_rate: null, rural_rate: null }, true)).toBeNull();
+  });
+});
+
+describe('place of service and PE setting', () => {
+  it('treats the MPFS facility POS codes as facility and the rest as non-facility', () => {
+    for (const pos of ['19', '21', '22', '23', '24', '26', '31', '34', '41', '42', '51', '52', '53', '56', '61', '02']) expect(isFacilityPos(pos)).toBe(true);
+    for (const pos of ['11', '12', '10', '20', '49', '50', '65', '81', '99']) expect(isFacilityPos(pos)).toBe(false);
+  });
+
+  it('lets place_of_service win over the facility type, which wins over use_facility_rate', () => {
+    expect(choosePeSetting({ placeOfService: '11', facilityIsFacilitySetting: true, useFacilityRate: true })).toEqual({ facility: false, decided_by: 'place_of_service' });
+    expect(choosePeSetting({ facilityIsFacilitySetting: true, useFacilityRate: false })).toEqual({ facility: true, decided_by: 'facility_type' });
+    expect(choosePeSetting({ useFacilityRate: true })).toEqual({ facility: true, decided_by: 'use_facility_rate' });
+    expect(choosePeSetting({})).toEqual({ facility: false, decided_by: 'default' });
+  });
+});
+
+const base: PaymentInputs = {
+  code: '99213',
+  ccn: null,
+  date_of_service: null,
+  qpp: false,
+  pe: { facility: false, decided_by: 'default' },
+  rvu: {
+    modifier: '',
+    status_code: 'A',
+    work_rvu: 1.3,
+    non_fac_pe_rvu: 1.35,
+    facility_pe_rvu: 0.57,
+    mp_rvu: 0.1,
+    non_fac_na_indicator: '',
+    facility_na_indicator: '',
+    year: 2025,
+    quarter: 4,
+    source: 'PPRRVU2025_Oct.csv',
+  },
+  gpci: { locality: '1320201', ...MANHATTAN },
+  facility: null,
+  opps: null,
+  lab: null,
+  dme: null,
+};
+
+describe('composePayment', () => {
+  it('composes the physician block only and mirrors it at the top level', () => {
+    const { composition: c, warnings } = composePayment(base);
+    expect(warnings).toEqual([]);
+    expect(c.applicable_blocks).toEqual(['physician']);
+    expect(c.estimated_payment).toBe(103.89);
+    expect(c.conversion_factor).toBe(33.4009);
+    expect(c.physician).toMatchObject({ allowed_phy_payment: 103.89, pe_rvu: 1.35, pe_rvu_source: 'non_facility', total_adjusted_rvu: 3.1105, rvu_year: 2025, rvu_quarter: 4 });
+    expect([c.work_rvu_adjusted, c.pe_rvu_adjusted, c.mp_rvu_adjusted, c.total_adjusted_rvu]).toEqual([1.3832, 1.5687, 0.1586, 3.1105]);
+    expect([c.pw_gpci, c.pe_gpci, c.mp_gpci, c.locality]).toEqual([1.064, 1.162, 1.586, '1320201']);
+    expect(c.outpatient_facility).toBeNull();
+    expect(c.policy_rules).toEqual([]);
+  });
+
+  it('sums every applicable block, each rounded once: physician + OPPS + lab + DME', () => {
+    const { composition: c } = composePayment({
+      ...base,
+      qpp: true,
+      pe: { facility: true, decided_by: 'facility_type' },
+      opps: { payment_rate: 94.85, apc_code: '5521', status_indicator: 'Q3', relative_weight: 1.0376, wage_index: 1.3456 },
+      lab: { rate: 10.56, indicator: 'N' },
+      dme: { row: { non_rural_rate: 3.86, rural_rate: 4.19 }, state: 'NY', is_rural: false },
+    });
+    expect(c.applicable_blocks).toEqual(['physician', 'outpatient_facility', 'lab', 'dme']);
+    // 73.99 (99213 facility, QPP) + 114.52 + 10.56 + 3.86 = 202.93
+    expect(c.physician?.allowed_phy_payment).toBe(73.99);
+    expect(c.estimated_payment).toBe(202.93);
+    expect(c.facility_rate).toBe(true);
+  });
+
+  it('drops the physician block with a warning for a code not paid on RVUs', () => {
+    // PPRRVU2025_Oct.csv: 80053 status X, all RVUs 0.00
+    const { composition: c, warnings } = composePayment({ ...base, code: '80053', rvu: { ...base.rvu!, status_code: 'X', work_rvu: 0, non_fac_pe_rvu: 0, facility_pe_rvu: 0, mp_rvu: 0 } });
+    expect(c.applicable_blocks).toEqual([]);
+    expect(c.physician).toBeNull();
+    expect(c.total_adjusted_rvu).toBeNull();
+    expect(c.estimated_payment).toBe(0);
+    expect(warnings.join(' ')).toMatch(/status X/);
+  });
+
+  it('warns when the chosen setting is marked NA but still prices the published PE', () => {
+    // PPRRVU2025_Oct.csv: 22551 non-facility NA indicator "NA", PE 18.55 in both settings
+    const { warnings } = composePayment({ ...base, code: '22551', rvu: { ...base.rvu!, non_fac_na_indicator: 'NA' } });
+    expect(warnings.join(' ')).toMatch(/non-facility PE-RVU of 22551 as NA/);
+  });
+
+  it('adds cents exactly', () => {
+    expect(sumCents([0.1, 0.2])).toBe(0.3);
+    expect(sumCents([])).toBe(0);
+  });
+});
