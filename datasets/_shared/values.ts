@@ -5,7 +5,11 @@ const EMPTY = new Set(['', 'NA', 'N/A', '.', 'Not Available']);
 
 /** Strips spaces including U+00A0 (CMS pads codes with NBSP, e.g. `G0465\xa0` in Addendum B 2023). */
 export function clean(s: string | undefined | null): string {
-  if (s == null) return '';
+  if (s == null || s === '') return '';
+  const a = s.charCodeAt(0);
+  const b = s.charCodeAt(s.length - 1);
+  // Fast path: nothing to trim (most cells).
+  if (a > 32 && a !== 0xa0 && b > 32 && b !== 0xa0) return s;
   return s.replace(/^[\s\u00a0]+|[\s\u00a0]+$/g, '');
 }
 
@@ -15,7 +19,10 @@ const NUMBER_RE = /^[-+]?(\d+\.?\d*|\.\d+)$/;
  * Parses a published number: `00720.00`, `$1,579.16`, `19.787%`, `1`, `.5`. Returns null for the
  * empty markers above and undefined when the text is not a number (the caller reports the issue).
  */
+const PLAIN_RE = /^\d+(?:\.\d+)?$/;
+
 export function toDecimal(raw: string | undefined | null): number | null | undefined {
+  if (raw && PLAIN_RE.test(raw)) return Number(raw); // fast path: `0.00`, `00720.00`, `1`
   const s = clean(raw).replace(/[$,%]/g, '');
   if (EMPTY.has(s)) return null;
   if (!NUMBER_RE.test(s)) return undefined;

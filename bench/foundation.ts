@@ -1,0 +1,80 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ingestFiles } from '../ingest/pipeline.js';
+import { seedAll } from '../ingest/seed.js';
+import { SqliteStateStore } from '../warehouse/state.js';
+import { Warehouse } from '../warehouse/store.js';
+import { load, ratio, shuffle } from './lib.js';
+import { spawnApi, spawnBare } from './procs.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const SHARED = process.env.RCM_SHARED_DATA ?? resolve(ROOT, '../shared/data');
+const REAL_RVU = join(SHARED, 'mpfs-rvu/PPRRVU2025_Oct.csv');
+
+async function median(n: number, fn: () => Promise<number>): Promise<number> {
+  const xs: number[] = [];
+  for (let i = 0; i < n; i++) xs.push(await fn());
+  return xs.sort((a, b) => a - b)[Math.floor(n / 2)]!;
+}
+
+/** Foundation figures: code lookup vs bare Koa, and RVU ingest vs DuckDB's own read_csv. */
+export async function run(): Promise<Record<string, string | number>[]> {
+  const rvuFile = existsSync(REAL_RVU) ? REAL_RVU : join(ROOT, 'seeds/mpfs_rvu/PPRRVU2025_Oct.csv');
+  const rows: Record<string, string | number>[] = [];
+
+  // Ingest: full-size PPRRVU (19,090 rows) through the whole pipeline vs DuckDB read_csv into a table.
+  const ingestMs = await median(3, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rcm-bench-ingest-'));
+    const t0 = performance.now();
+    await ingestFiles(new Warehouse(dir), { dataset: 'mpfs_rvu', files: [rvuFile] });
+    const ms = performance.now() - t0;
+    await rm(dir, { recursive: true, force: true });
+    return ms;
+  });
+  const readCsvMs = await median(3, async () => {
+    const inst = await DuckDBInstance.create(':memory:');
+    const c = await inst.connect();
+    const t0 = performance.now();
+    await c.run(`CREATE TABLE t AS SELECT * FROM read_csv('${rvuFile.replace(/'/g, "''")}', skip=9, header=true, all_varchar=true, quote='"', escape='"', delim=',')`);
+    const ms = performance.now() - t0;
+    c.closeSync();
+    inst.closeSync();
+    return ms;
+  });
+  rows.push({ case: 'ingest mpfs_rvu (PPRRVU2025_Oct.csv, 19,090 rows)', value: `${ingestMs.toFixed(0)} ms`, baseline: `duckdb read_csv ${readCsvMs.toFixed(0)} ms`, ratio: ratio(ingestMs, readCsvMs) });
+
+  // Lookup: GET /v1/codes/{code} over random real codes, 50 connections.
+  const dir = await mkdtemp(join(tmpdir(), 'rcm-bench-api-'));
+  const wh = new Warehouse(dir);
+  await seedAll(wh, join(ROOT, 'seeds'));
+  if (rvuFile === REAL_RVU) await ingestFiles(wh, { dataset: 'mpfs_rvu', files: [REAL_RVU] });
+  const st = new SqliteStateStore(wh.path('state.sqlite'));
+  st.createTenant('bench');
+  const key = st.createKey({ tenant: 'bench', type: 'test', scopes: ['knowledge'] }).secret;
+  st.close();
+  const text = await readFile(rvuFile, 'latin1');
+  const codes = [...new Set(text.split(/\r?\n/).slice(10).map((l) => l.split(',')[0]).filter((c): c is string => /^[A-Z0-9]{5}$/.test(c ?? '')))];
+  const paths = shuffle(codes).slice(0, 5000).map((c) => `/v1/codes/${c}`);
+  const api = await spawnApi(dir);
+  const bare = await spawnBare();
+  try {
+    await load('warmup', api.url, { paths, headers: { 'X-API-Key': key }, seconds: 3 });
+    const b = await load('bare', bare.url, { paths, seconds: 8 });
+    const a = await load('codes', api.url, { paths, headers: { 'X-API-Key': key }, seconds: 8 });
+    rows.push({ case: 'bare Koa JSON route (baseline)', value: `${b.requests_per_s} req/s`, baseline: `p50 ${b.p50_ms} ms, p99 ${b.p99_ms} ms`, ratio: '1.00' });
+    rows.push({
+      case: `GET /v1/codes/{code} (${codes.length} real codes, 50 conns)`,
+      value: `${a.requests_per_s} req/s`,
+      baseline: `p50 ${a.p50_ms} ms, p99 ${a.p99_ms} ms, non-2xx ${a.non_2xx}`,
+      ratio: ratio(a.requests_per_s, b.requests_per_s),
+    });
+  } finally {
+    await api.stop();
+    await bare.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+  return rows;
+}

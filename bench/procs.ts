@@ -1,0 +1,48 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+export interface Child {
+  url: string;
+  proc: ChildProcess;
+  stop(): Promise<void>;
+}
+
+function waitFor(proc: ChildProcess, re: RegExp, stream: 'stdout' | 'stderr'): Promise<string> {
+  return new Promise((res, rej) => {
+    let buf = '';
+    const on = (c: Buffer) => {
+      buf += c.toString();
+      const m = re.exec(buf);
+      if (m) {
+        proc[stream]!.off('data', on);
+        res(m[1]!);
+      }
+    };
+    proc[stream]!.on('data', on);
+    proc.once('exit', (code) => rej(new Error(`child exited ${code}: ${buf.slice(-500)}`)));
+  });
+}
+
+const stop = (proc: ChildProcess) => () =>
+  new Promise<void>((r) => {
+    proc.once('exit', () => r());
+    proc.kill('SIGTERM');
+  });
+
+/** The API server in its own process (the load generator must not share its event loop). */
+export async function spawnApi(dataDir: string, env: Record<string, string> = {}): Promise<Child> {
+  const proc = spawn(process.execPath, [resolve(ROOT, 'bin/rcm.js'), 'serve', '--port', '0'], {
+    env: { ...process.env, RCM_DATA_DIR: dataDir, RCM_LOG: 'silent', RCM_RATE_LIMIT_PER_MIN: '100000000', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const port = await waitFor(proc, /on http:\/\/localhost:(\d+)\/v1/, 'stderr');
+  return { url: `http://127.0.0.1:${port}`, proc, stop: stop(proc) };
+}
+
+export async function spawnBare(): Promise<Child> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'bench/bare.ts')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await waitFor(proc, /(http:\/\/[\d.]+:\d+)/, 'stdout');
+  return { url, proc, stop: stop(proc) };
+}
