@@ -32,8 +32,8 @@ const ccRow = (cells: string[]) => `${cells.join(',')}${tail(38 - cells.length)}
 const CC_ROWS = [
   ccRow(['331316', '"COMMUNITY MEMORIAL HOSPITAL, INC"', '150 BROAD STREET', 'HAMILTON', 'NY', '13346', 'MADISON', '(315) 824-1100', 'Critical Access Hospitals', 'Voluntary non-profit - Private', 'Yes']),
   ccRow(['330101', 'NEW YORK-PRESBYTERIAN HOSPITAL', '525 EAST 68TH STREET', 'NEW YORK', 'NY', '10065', 'NEW YORK', '(212) 746-5454', 'Acute Care Hospitals', 'Voluntary non-profit - Private', 'Yes']),
-  ccRow(['330799', 'CLIFTON-FINE HOSPITAL', '1014 OSWEGATCHIE TRAIL', 'STAR LAKE', 'NY', '13690', 'ST. LAWRENCE', '(315) 848-3351', 'Rural Emergency Hospital', 'Voluntary non-profit - Private', 'Yes']),
-  ccRow(['01014F', 'CENTRAL ALABAMA VA MEDICAL CENTER-MONTGOMERY', '215 PERRY HILL ROAD', 'MONTGOMERY', 'AL', '36109', 'MONTGOMERY', '(334) 272-4670', 'Acute Care - Veterans Administration', 'Veterans Health Administration', 'Yes']),
+  ccRow(['330799', 'CLIFTON-FINE HOSPITAL', '1014 OSWEGATCHIE TRAIL', 'STAR LAKE', 'NY', '13690', 'ST. LAWRENCE', '(315) 848-4205', 'Rural Emergency Hospital', 'Voluntary non-profit - Other', 'Yes']),
+  ccRow(['01019F', 'VA CENTRAL ALABAMA HEALTHCARE SYSTEM - MONTGOMERY', '215 PERRY HILL ROAD', 'MONTGOMERY', 'AL', '36109', 'MONTGOMERY', '(334) 260-4100', 'Acute Care - Veterans Administration', 'Veterans Health Administration', 'Yes']),
 ];
 const careCompare = () => write('Hospital_General_Information.csv', `${CC_HEADER}\n${CC_ROWS.join('\n')}\n`);
 
@@ -90,7 +90,7 @@ describe('facilities parser: Care Compare Hospital General Information layout', 
       ['331316', 'critical_access_hospital', 'MADISON', null, null],
       ['330101', 'acute_care_hospital', 'NEW YORK', null, null],
       ['330799', 'rural_emergency_hospital', 'ST. LAWRENCE', null, null],
-      ['01014F', 'va_acute_care_hospital', 'MONTGOMERY', null, null],
+      ['01019F', 'va_acute_care_hospital', 'MONTGOMERY', null, null],
     ]);
     expect(rows[0]).toMatchObject({ name: 'COMMUNITY MEMORIAL HOSPITAL, INC', source_layout: 'care_compare', active: null });
     expect(careCompareType('Long-term')?.[0]).toBe('long_term_care_hospital');
@@ -216,7 +216,7 @@ describe('getFacility over a Care Compare file (no CBSA, no rural flag)', () => 
   });
 
   it('falls back to the county locality when the ZIP is not in zip_locality, and reports what is missing', async () => {
-    const p = await getFacility(snap, '01014F');
+    const p = await getFacility(snap, '01019F');
     expect(p).toMatchObject({ locality: '1011200', locality_source: 'county', cbsa: null, wage_index: null, is_rural: false, rural_source: null });
     expect(p.warnings).toEqual([
       'locality 1011200 derived from county MONTGOMERY, AL via locality_county (all match) because ZIP 36109 is not in zip_locality 2025Q4',
@@ -227,7 +227,7 @@ describe('getFacility over a Care Compare file (no CBSA, no rural flag)', () => 
   });
 
   it('accepts a lower-case CCN', async () => {
-    expect((await getFacility(snap, '01014f')).ccn).toBe('01014F');
+    expect((await getFacility(snap, '01019f')).ccn).toBe('01019F');
   });
 });
 

@@ -1,0 +1,67 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
+import { cbsaCounty } from '../../datasets/cbsa_county/dataset.js';
+import { facilities } from '../../datasets/facilities/dataset.js';
+import { getFacility } from '../../datasets/facilities/queries.js';
+import { memorySnapshot, parseAll, sharedDataDir } from '../../datasets/facilities/testing.js';
+import { localityCounty } from '../../datasets/locality_county/dataset.js';
+import { wageIndex } from '../../datasets/wage_index/dataset.js';
+import { zipLocality } from '../../datasets/zip_locality/dataset.js';
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+const shared = sharedDataDir(repoRoot);
+const hgi = join(shared, 'pos-facilities/Hospital_General_Information.csv');
+const zip5 = join(shared, 'gpci/ZIP5_OCT2025.txt');
+const locco = join(shared, 'gpci/25LOCCO.csv');
+const present = existsSync(hgi) && existsSync(zip5) && existsSync(locco);
+if (!present) console.warn(`skipping facilities conformance: ${shared} lacks pos-facilities/ or gpci/ files (set RCM_SHARED_DATA)`);
+
+describe.skipIf(!present)('facilities on the real Care Compare Hospital_General_Information.csv', () => {
+  it('reads all 5,421 hospitals with the published type counts', async () => {
+    const s = await sampleFile(await toSourceFile(hgi));
+    expect(facilities.detect(s)).toBe(true);
+    expect(facilities.version([s])).toBeUndefined(); // the file carries no date
+    const { rows, rejects } = await parseAll(facilities, [hgi]);
+    expect(rejects).toEqual([]);
+    expect(rows).toHaveLength(5_421);
+    const count = (t: string) => rows.filter((r) => r.facility_type === t).length;
+    expect(count('acute_care_hospital')).toBe(3_120);
+    expect(count('critical_access_hospital')).toBe(1_375);
+    expect(count('psychiatric_hospital')).toBe(626);
+    expect(count('va_acute_care_hospital')).toBe(132);
+    expect(count('childrens_hospital')).toBe(94);
+    expect(count('rural_emergency_hospital')).toBe(38);
+    expect(count('dod_acute_care_hospital')).toBe(32);
+    expect(count('long_term_care_hospital')).toBe(4);
+    expect(rows.find((r) => r.ccn === '050454')).toMatchObject({ name: 'UCSF MEDICAL CENTER', address: '505 PARNASSUS AVE, BOX 0296', zip: '94143', county_name: 'SAN FRANCISCO' });
+    expect(rows.find((r) => r.ccn === '01014F')?.name).toBe('BIRMINGHAM VA MEDICAL CENTER');
+  });
+
+  describe('resolved against the real ZIP5 and LOCCO files (CBSA/wage index from the seeds)', () => {
+    let snap: Awaited<ReturnType<typeof memorySnapshot>>;
+    beforeAll(async () => {
+      snap = await memorySnapshot([
+        { dataset: facilities, files: [hgi], version: '2025-care-compare' },
+        { dataset: zipLocality, files: [zip5] },
+        { dataset: localityCounty, files: [locco] },
+        { dataset: cbsaCounty, files: [join(repoRoot, 'seeds/cbsa_county/FY2026 CBSA to County Crosswalk.csv')] },
+        { dataset: wageIndex, files: [join(repoRoot, 'seeds/wage_index/FY2026 IPPS Final Rule Table 3.csv')] },
+      ]);
+    });
+    afterAll(() => snap.close());
+
+    it('puts UCSF in 0111205 and NY Presbyterian in 1320201 by ZIP', async () => {
+      expect(await getFacility(snap, '050454')).toMatchObject({ locality: '0111205', locality_source: 'zip', locality_name: 'SAN FRANCISCO-OAKLAND-BERKELEY (SAN FRANCISCO CNTY/ALAMEDA/CONTR COSTA CNTY/SAN MATEO)', cbsa: '41884' });
+      expect(await getFacility(snap, '330101')).toMatchObject({ locality: '1320201', locality_name: 'MANHATTAN', cbsa: '35614', wage_index: 1.3456 });
+    });
+
+    it('finds every hospital ZIP in ZIP5 (no county fallback needed) and 1,294 of 1,375 CAHs rural by ZIP', async () => {
+      const { rows } = await parseAll(facilities, [hgi]);
+      const profiles = await Promise.all(rows.filter((r) => r.facility_type === 'critical_access_hospital').map((r) => getFacility(snap, r.ccn)));
+      expect(profiles.every((p) => p.locality_source === 'zip')).toBe(true);
+      expect(profiles.filter((p) => p.is_rural && p.rural_source === 'zip_locality')).toHaveLength(1_294);
+    });
+  });
+});
