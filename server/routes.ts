@@ -2,6 +2,7 @@ import type { RouteDef } from './route.js';
 import { systemRoutes, type SystemDeps } from './areas/system.js';
 import { codeRoutes } from './areas/codes.js';
 import { paymentRoutes } from './areas/payment.js';
+import { facilityRoutes } from './areas/facilities.js';
 import { dataRoutes } from './areas/data.js';
 import { feeScheduleRoutes } from './areas/fee_schedules.js';
 import { ncciPtpRoutes } from './areas/ncci_ptp.js';
@@ -16,6 +17,7 @@ export function buildRoutes(sys: Omit<SystemDeps, 'routes'>): RouteDef[] {
     ...systemRoutes({ ...sys, routes: () => routes }),
     ...codeRoutes,
     ...paymentRoutes,
+    ...facilityRoutes,
     ...dataRoutes,
     ...feeScheduleRoutes,
     ...ncciPtpRoutes,
