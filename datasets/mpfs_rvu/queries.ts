@@ -25,12 +25,27 @@ export const STATUS_CODES: Record<string, string> = {
   X: 'Statutory exclusion',
 };
 
+/**
+ * All RVU rows grouped by code, built once per snapshot. A release is ~20k rows, so an in-memory
+ * map answers a lookup in microseconds where a DuckDB point query takes milliseconds.
+ */
+function rvuIndex(snapshot: SnapshotReader): Promise<Map<string, RvuRow[]>> {
+  return snapshot.memo('mpfs_rvu:index', async () => {
+    const rows = await snapshot.all<RvuRow>(`SELECT * FROM mpfs_rvu ORDER BY hcpcs, year, quarter, modifier`);
+    const index = new Map<string, RvuRow[]>();
+    for (const r of rows) {
+      const list = index.get(r.hcpcs);
+      if (list) list.push(r);
+      else index.set(r.hcpcs, [r]);
+    }
+    return index;
+  });
+}
+
 /** Every RVU row of a code across all loaded releases, oldest release first. */
-export function findRvuRows(snapshot: SnapshotReader, code: string): Promise<RvuRow[]> {
-  if (!snapshot.has('mpfs_rvu')) return Promise.resolve([]);
-  return snapshot.memo(`mpfs_rvu:code:${code}`, () =>
-    snapshot.all<RvuRow>(`SELECT * FROM mpfs_rvu WHERE hcpcs = $1 ORDER BY year, quarter, modifier`, [code]),
-  );
+export async function findRvuRows(snapshot: SnapshotReader, code: string): Promise<RvuRow[]> {
+  if (!snapshot.has('mpfs_rvu')) return [];
+  return (await rvuIndex(snapshot)).get(code) ?? [];
 }
 
 /**
