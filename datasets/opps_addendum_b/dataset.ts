@@ -1,7 +1,8 @@
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import type { Issue } from '../_shared/issue.js';
-import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
+import { open } from 'node:fs/promises';
+import { readRecords, type FileSample, type SourceFile, type SourceRecord } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
 import type { Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
 
@@ -145,7 +146,10 @@ export const oppsAddendumB: Dataset<OppsAddendumBRow> = {
   id: 'opps_addendum_b',
   title: 'OPPS payment by HCPCS code (Addendum B): status indicator, APC, weight, payment rate, copayments',
   publisher: 'CMS Hospital Outpatient PPS',
-  formats: ['<Month> <YYYY> Web Addendum B.<MM.DD.YY>.csv (section 508 CSV: title, notices, header HCPCS Code, Short Descriptor, SI, APC, …)'],
+  formats: [
+    '<Month> <YYYY> Web Addendum B.<MM.DD.YY>.csv (section 508 CSV: title, notices, header HCPCS Code, Short Descriptor, SI, APC, …)',
+    '<YYYY>_<Month>_Web_Addendum_B.<MMDDYYYY>.xlsx (the CMS workbook, first sheet, same columns)',
+  ],
   columns: [
     { name: 'hcpcs_code', type: 'VARCHAR' },
     { name: 'short_descriptor', type: 'VARCHAR' },
@@ -163,12 +167,16 @@ export const oppsAddendumB: Dataset<OppsAddendumBRow> = {
     { name: 'year', type: 'INTEGER' },
   ],
   key: ['hcpcs_code'],
-  detect: (s) => s.lines.slice(0, 30).some((l) => isOppsHeader(l.replace(/"/g, '').split(','))),
+  detect: (s) =>
+    s.lines.slice(0, 30).some((l) => isOppsHeader(l.replace(/"/g, '').split(','))) ||
+    // A workbook's sheet XML is deflated, so the sample cannot show the header: the zip signature
+    // plus an Addendum B file name admits it, and parse() then checks the header by content.
+    (s.text.startsWith('PK\u0003\u0004') && /\.xlsx$/i.test(s.name) && /addendum[\s_]*b\b/i.test(s.name)),
   version(samples): VersionInfo | undefined {
     return samples.map(oppsVersionOf).find((v) => v !== undefined);
   },
   async *parse(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<OppsAddendumBRow>> {
-    const records = readRecords(file, { onBytes: ctx.onBytes })[Symbol.asyncIterator]();
+    const records = ((await isZip(file)) ? xlsxRecords(file, ctx) : readRecords(file, { onBytes: ctx.onBytes }))[Symbol.asyncIterator]();
     const { header, above } = await findHeader(records, file, isOppsHeader, 'HCPCS Code, Short Descriptor, SI, APC, Relative Weight, Payment Rate, …', 40);
     const layout = oppsLayout(header.fields, file.name, header.line);
     const year = titleYear(above.map((r) => r.fields.join(','))) ?? Number(/(20\d{2})/.exec(file.name)?.[1] ?? NaN);
@@ -190,3 +198,38 @@ export const oppsAddendumB: Dataset<OppsAddendumBRow> = {
     }
   },
 };
+
+async function isZip(file: SourceFile): Promise<boolean> {
+  const fh = await open(file.path, 'r');
+  try {
+    const buf = Buffer.alloc(4);
+    const { bytesRead } = await fh.read(buf, 0, 4, 0);
+    return bytesRead === 4 && buf.readUInt32LE(0) === 0x04034b50;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Workbook cell as the text the 508 CSV would hold: numbers in shortest round-trip form, dates ISO. */
+export function xlsxCellText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (v instanceof Date) return v.toISOString().slice(0, 10);
+  return String(v);
+}
+
+/**
+ * The first sheet of an Addendum B workbook (`2023_January_Web_Addendum_B.12212022.xlsx`) as
+ * records, so the CSV row mapping applies unchanged; `line` is the spreadsheet row number.
+ * `read-excel-file` is loaded only for workbooks.
+ */
+async function* xlsxRecords(file: SourceFile, ctx: ParseContext): AsyncGenerator<SourceRecord> {
+  const { readSheet } = await import('read-excel-file/node');
+  let data: unknown[][];
+  try {
+    data = (await readSheet(file.path)) as unknown[][];
+  } catch (e) {
+    throw new IngestError(`unreadable workbook: ${(e as Error).message}`, file.name);
+  }
+  ctx.onBytes(file.size);
+  for (const [i, row] of data.entries()) yield { line: i + 1, fields: row.map(xlsxCellText) };
+}

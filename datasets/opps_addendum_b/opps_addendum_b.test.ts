@@ -77,6 +77,15 @@ describe('opps_addendum_b bad input', () => {
     expect(items[2]!.issues![0]).toMatchObject({ loc: ['row', 5, 'HCPCS Code'], type: 'duplicate_key' });
   });
 
+  it('admits a workbook only by zip signature plus an Addendum B name, and fails a broken one', async () => {
+    const zip = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from('not really a workbook')]);
+    const sample = async (name: string) => sampleFile(await toSourceFile(await tmp(name, zip)));
+    expect(oppsAddendumB.detect(await sample('2026_January_Web_Addendum_B.12292025.xlsx'))).toBe(true);
+    expect(oppsAddendumB.detect(await sample('2026_January_Web_Addendum_A.12292025.xlsx'))).toBe(false);
+    expect(oppsAddendumB.detect(await sample('Addendum B.zip'))).toBe(false);
+    await expect(collect(oppsAddendumB, await tmp('2026_January_Web_Addendum_B.xlsx', zip))).rejects.toThrow(/unreadable workbook/);
+  });
+
   it('throws when a required column is missing', () => {
     expect(() => oppsLayout(['HCPCS Code', 'Short Descriptor', 'SI', 'APC', 'Payment Rate'])).toThrow(/no Relative Weight column/);
   });

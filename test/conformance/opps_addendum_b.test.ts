@@ -3,9 +3,10 @@ import { join, resolve } from 'node:path';
 import readXlsxFile from 'read-excel-file/node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
-import { parseAll, sharedDataDir } from '../../datasets/facilities/testing.js';
-import { isOppsHeader, oppsAddendumB, oppsLayout, toOppsRow, type OppsAddendumBRow } from '../../datasets/opps_addendum_b/dataset.js';
+import { memorySnapshot, parseAll, sharedDataDir } from '../../datasets/facilities/testing.js';
+import { isOppsHeader, oppsAddendumB, oppsLayout, xlsxCellText, type OppsAddendumBRow } from '../../datasets/opps_addendum_b/dataset.js';
 import type { Issue } from '../../datasets/_shared/issue.js';
+import { getOppsRate } from '../../datasets/opps_addendum_b/queries.js';
 
 const dir = join(sharedDataDir(resolve(import.meta.dirname, '../..')), 'opps-addendum-b');
 const XLSX = join(dir, '2023_January_Web_Addendum_B.12212022.xlsx');
@@ -13,29 +14,28 @@ const ADD_A = join(dir, 'Section 508 version of January 2025 Web Addendum A.12.3
 const present = existsSync(XLSX) && existsSync(ADD_A);
 if (!present) console.warn(`skipping opps_addendum_b conformance: ${dir} not found (set RCM_SHARED_DATA)`);
 
-/** Workbook cells as the text a CSV export would hold (numbers in shortest round-trip form). */
-const asText = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'number' ? String(v) : String(v));
-
-describe.skipIf(!present)('opps_addendum_b row mapping on the real CY2023 January workbook', () => {
+describe.skipIf(!present)('opps_addendum_b on the real CY2023 January workbook', () => {
   let rows: OppsAddendumBRow[];
-  let issues: Issue[];
+  let rejects: { line: number; issues: Issue[] }[];
   beforeAll(async () => {
+    ({ rows, rejects } = await parseAll(oppsAddendumB, [XLSX]));
+  });
+
+  it('detects the workbook by signature and name and labels it 2023-01', async () => {
+    const s = await sampleFile(await toSourceFile(XLSX));
+    expect(oppsAddendumB.detect(s)).toBe(true);
+    expect(oppsAddendumB.version([s])).toEqual({ label: '2023-01', effective_date: '2023-01-01' });
+  });
+
+  it('reads the header on row 4 by content, whatever the padding of its names', async () => {
     const [sheet] = await readXlsxFile(XLSX);
-    const data = sheet!.data.map((r) => r.map(asText));
-    const hi = data.findIndex((r) => isOppsHeader(r));
-    expect(hi).toBe(3); // row 4: title, AMA notice, disclaimer above
-    const layout = oppsLayout(data[hi]!);
-    rows = [];
-    issues = [];
-    data.slice(hi + 1).forEach((fields, i) => {
-      const r = toOppsRow(fields, hi + 2 + i, layout, 2023);
-      if (r.issues.length) issues.push(...r.issues);
-      else rows.push(r.row);
-    });
+    const data = sheet!.data.map((r) => r.map(xlsxCellText));
+    expect(data.findIndex((r) => isOppsHeader(r))).toBe(3);
+    expect(oppsLayout(data[3]!)).toMatchObject({ hcpcs: 0, si: 2, apc: 3, weight: 4, rate: 5, nationalCopay: 6, minimumCopay: 7, note: 8, passThrough: 9, changed: 10, ira: -1 });
   });
 
   it('maps all 17,559 HCPCS rows without an issue, codes unique after stripping padding', () => {
-    expect(issues).toEqual([]);
+    expect(rejects).toEqual([]);
     expect(rows).toHaveLength(17559);
     expect(new Set(rows.map((r) => r.hcpcs_code)).size).toBe(17559);
   });
@@ -61,6 +61,19 @@ describe.skipIf(!present)('opps_addendum_b row mapping on the real CY2023 Januar
     expect(rows.filter((r) => r.payment_rate !== null)).toHaveLength(6182);
     expect(rows.filter((r) => r.national_unadjusted_copayment !== null)).toHaveLength(126);
     expect(rows.filter((r) => r.payment_rate !== null && r.national_unadjusted_copayment === null)).toHaveLength(6182 - 126);
+  });
+});
+
+describe.skipIf(!present)('getOppsRate over the real workbook', () => {
+  it('answers the 2023 row and nothing for a year that is not loaded', async () => {
+    const snap = await memorySnapshot([{ dataset: oppsAddendumB, files: [XLSX] }]);
+    try {
+      expect(await getOppsRate(snap, 'G0463')).toMatchObject({ apc_code: '5012', payment_rate: 120.86, version: '2023-01' });
+      expect(await getOppsRate(snap, 'G0463', 2023)).toMatchObject({ year: 2023 });
+      expect(await getOppsRate(snap, 'G0463', 2026)).toBeNull();
+    } finally {
+      snap.close();
+    }
   });
 });
 
