@@ -1,5 +1,5 @@
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsPlugin from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRoutes } from '../server/routes.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
@@ -83,6 +83,8 @@ const SAMPLES: Record<string, { path: string; status: number; key?: null }[]> = 
 let t: TestServer;
 let doc: any;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
+// ajv-formats is CommonJS: under NodeNext its default import is the module object.
+const addFormats = ((addFormatsPlugin as unknown as { default?: typeof addFormatsPlugin }).default ?? addFormatsPlugin) as unknown as (a: Ajv2020) => void;
 addFormats(ajv);
 
 beforeAll(async () => {
