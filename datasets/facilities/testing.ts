@@ -66,7 +66,7 @@ export async function memorySnapshot(
     datasets[dataset.id]!.push({
       dataset: dataset.id,
       version: label,
-      effective_date: null,
+      effective_date: dataset.version(samples)?.effective_date ?? null,
       file: `memory/${dataset.id}/${label}`,
       source_files: files.map((f) => ({ name: f.split('/').pop()!, sha256: '', bytes: 0 })),
       rows: rows.length,

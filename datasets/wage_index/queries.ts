@@ -32,3 +32,14 @@ export async function getWageIndex(snapshot: SnapshotReader, cbsa: string, versi
   if (!row) throw new NotFoundError(`CBSA ${code} is not in wage_index ${v}`);
   return { ...row, version: v };
 }
+
+/**
+ * The wage_index version in force on a date of service (`YYYY-MM-DD`): the loaded version with the
+ * latest effective date on or before it (FY2026 runs from 2025-10-01). Undefined when none is.
+ * Lets payment composition price a date with its own fiscal year instead of the newest table.
+ */
+export function wageIndexVersionForDate(snapshot: SnapshotReader, date: string): string | undefined {
+  const inForce = snapshot.versions('wage_index').filter((v) => v.effective_date !== null && v.effective_date <= date);
+  inForce.sort((a, b) => (a.effective_date! < b.effective_date! ? -1 : a.effective_date! > b.effective_date! ? 1 : 0));
+  return inForce.at(-1)?.version;
+}

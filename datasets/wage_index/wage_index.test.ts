@@ -6,7 +6,7 @@ import { NotFoundError } from '../_shared/issue.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
 import { memorySnapshot, parseAll } from '../facilities/testing.js';
 import { wageIndex } from './dataset.js';
-import { getWageIndex } from './queries.js';
+import { getWageIndex, wageIndexVersionForDate } from './queries.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const seed = join(repoRoot, 'seeds/wage_index/FY2026 IPPS Final Rule Table 3.csv');
@@ -100,6 +100,12 @@ describe('getWageIndex', () => {
   it('returns the CBSA row with the version label', async () => {
     expect(await getWageIndex(snap, '35614')).toMatchObject({ cbsa: '35614', wage_index: 1.3456, gaf: 1.2254, version: 'FY2026' });
     expect(await getWageIndex(snap, '33')).toMatchObject({ area_name: 'NEW YORK', is_rural: true, wage_index: 0.8954 });
+  });
+
+  it('picks the fiscal year in force on a date of service', () => {
+    expect(wageIndexVersionForDate(snap, '2026-03-15')).toBe('FY2026');
+    expect(wageIndexVersionForDate(snap, '2025-10-01')).toBe('FY2026');
+    expect(wageIndexVersionForDate(snap, '2025-09-30')).toBeUndefined();
   });
 
   it('throws NotFoundError for an unknown CBSA or version', async () => {

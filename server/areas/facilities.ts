@@ -29,6 +29,7 @@ export const FacilityProfileSchema = z.object({
   source_layout: z.enum(['pos', 'care_compare']),
   reliability: ReliabilitySchema,
 });
+/** The body of `GET /v1/facilities/{ccn}`. */
 export type FacilityProfileResponse = z.infer<typeof FacilityProfileSchema>;
 
 /** Facility profile by CCN (reads the facilities dataset and the geography datasets; no tenant state). */
