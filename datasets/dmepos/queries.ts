@@ -32,7 +32,7 @@ export function findDmeFees(
 ): Promise<{ version: string | undefined; rows: DmeposFee[]; total_count: number; known: boolean }> {
   return snapshot.memo(`dmepos:fees:${code}:${q.state ?? ''}:${q.year ?? ''}:${q.limit}`, async () => {
     if (!snapshot.has('dmepos')) return { version: undefined, rows: [], total_count: 0, known: false };
-    const known = (await snapshot.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM dmepos WHERE hcpcs_code = $1`, [code]))[0]!.n > 0;
+    const known = (await snapshot.all(`SELECT 1 FROM dmepos WHERE hcpcs_code = $1 LIMIT 1`, [code])).length > 0;
     const version = dmeposVersionFor(snapshot, q.year);
     if (!known || !version) return { version, rows: [], total_count: 0, known };
     const where = `version = $1 AND hcpcs_code = $2${q.state ? ' AND state = $3' : ''}`;
