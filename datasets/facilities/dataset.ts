@@ -115,6 +115,16 @@ function quarter(y: number, q: number): VersionInfo {
 const CCN = /^[0-9A-Z]{6}$/;
 
 /**
+ * Restores leading zeros an Excel round-trip strips from CCNs and ZIPs (`10001` → `010001`,
+ * `6105` → `06105`; pos-facilities/SOURCE.md describes such a copy). Other text is returned as is
+ * and validated by the caller.
+ */
+export function padCode(raw: string | undefined, width: number, min: number): string {
+  const v = clean(raw);
+  return v.length >= min && v.length < width && /^[0-9][0-9A-Z]*$/.test(v) ? v.padStart(width, '0') : v;
+}
+
+/**
  * Medicare facilities from either of two CMS layouts, detected by header: the Provider of Services
  * file (`PRVDR_NUM, FAC_NAME, STATE_CD, FIPS_STATE_CD, FIPS_CNTY_CD, ZIP_CD, PRVDR_CTGRY_CD,
  * CBSA_CD, CBSA_URBN_RRL_IND`, codes as text with leading zeros) and the Care Compare
@@ -165,10 +175,10 @@ export const facilities: Dataset<FacilityRow> = {
         const { line, fields } = n.value;
         if (isBlankRecord(fields)) continue;
         const r = new RowReader(line);
-        const ccn = r.text('ccn', fields[c.ccn], { required: true, pattern: CCN });
+        const ccn = r.text('ccn', padCode(fields[c.ccn], 6, 4), { required: true, pattern: CCN });
         const typeText = r.text('facility_type', fields[c.type], { required: true });
         const stateText = r.text('state', fields[c.state], { required: true, pattern: /^[A-Z]{2}$/ });
-        const zip = r.text('zip', fields[c.zip], { pattern: /^\d{5}$/ });
+        const zip = r.text('zip', padCode(fields[c.zip], 5, 3), { pattern: /^\d{5}$/ });
         const name = r.text('name', fields[c.name], { required: true });
         const issues: Issue[] = [...r.issues];
         const type = careCompareType(typeText);
@@ -198,11 +208,11 @@ export const facilities: Dataset<FacilityRow> = {
       if (isBlankRecord(fields)) continue;
       const cell = (k: keyof typeof POS_COLS) => (c[k] >= 0 ? fields[c[k]] : undefined);
       const r = new RowReader(line);
-      const ccn = r.text('ccn', cell('ccn'), { required: true, pattern: CCN });
+      const ccn = r.text('ccn', padCode(cell('ccn'), 6, 4), { required: true, pattern: CCN });
       const name = r.text('name', cell('name'), { required: true });
       const stateText = r.text('state', cell('state'), { required: true, pattern: /^[A-Z]{2}$/ });
       // POS ZIP_CD is 5 digits, sometimes ZIP+4 run together (`941430296`): keep the first five.
-      const zipRaw = r.text('zip', cell('zip'), { pattern: /^\d{5}(\d{4})?$/ });
+      const zipRaw = r.text('zip', padCode(cell('zip'), 5, 3), { pattern: /^\d{5}(\d{4})?$/ });
       const fipsState = r.text('fips_state', cell('fips_state'), { pattern: /^\d{1,2}$/ });
       const fipsCounty = r.text('fips_county', cell('fips_county'), { pattern: /^\d{1,3}$/ });
       const category = r.text('category', cell('category'), { required: true, pattern: /^\d{2}$/ });

@@ -113,7 +113,7 @@ describe('facilities bad input', () => {
   });
 
   it('rejects corrupted rows with every bad field located, and duplicate CCNs', async () => {
-    const bad = ccRow(['33-101', 'X', '1 MAIN', 'NEW YORK', 'New York', '1006', 'NEW YORK', '', 'Hospice', '', '']);
+    const bad = ccRow(['33-101', 'X', '1 MAIN', 'NEW YORK', 'New York', '100656', 'NEW YORK', '', 'Hospice', '', '']);
     const p = write('Hospital_General_Information.csv', `${CC_HEADER}\n${CC_ROWS[1]}\n${bad}\n${CC_ROWS[1]}\n`);
     const { rows, rejects } = await parseAll(facilities, [p]);
     expect(rows).toHaveLength(1);
@@ -122,11 +122,22 @@ describe('facilities bad input', () => {
       issues: [
         expect.objectContaining({ loc: ['row', 3, 'ccn'], type: 'string_pattern_mismatch', input: '33-101' }),
         expect.objectContaining({ loc: ['row', 3, 'state'], input: 'New York' }),
-        expect.objectContaining({ loc: ['row', 3, 'zip'], input: '1006' }),
+        expect.objectContaining({ loc: ['row', 3, 'zip'], input: '100656' }),
         expect.objectContaining({ loc: ['row', 3, 'facility_type'], type: 'enum', input: 'Hospice' }),
       ],
     });
     expect(rejects[1]).toEqual({ line: 4, issues: [expect.objectContaining({ loc: ['row', 4, 'ccn'], type: 'duplicate' })] });
+  });
+
+  it('restores leading zeros an Excel round-trip stripped from CCN and ZIP', async () => {
+    const p = write('Hospital_General_Information.csv', `${CC_HEADER}\n${ccRow(['10001', 'SOUTHEAST HEALTH MEDICAL CENTER', '1108 ROSS CLARK CIRCLE', 'DOTHAN', 'AL', '36301', 'HOUSTON', '', 'Acute Care Hospitals'])}\n${ccRow(['1014F', 'BIRMINGHAM VA MEDICAL CENTER', '700 SOUTH 19TH STREET', 'BIRMINGHAM', 'AL', '35233', 'JEFFERSON', '', 'Acute Care - Veterans Administration'])}\n${ccRow(['220071', 'MASSACHUSETTS GENERAL HOSPITAL', '55 FRUIT STREET', 'BOSTON', 'MA', '2114', 'SUFFOLK', '', 'Acute Care Hospitals'])}\n`);
+    const { rows, rejects } = await parseAll(facilities, [p]);
+    expect(rejects).toEqual([]);
+    expect(rows.map((r) => [r.ccn, r.zip])).toEqual([
+      ['010001', '36301'],
+      ['01014F', '35233'],
+      ['220071', '02114'],
+    ]);
   });
 
   it('rejects a POS row with a bad category code and urban/rural flag', async () => {
@@ -228,6 +239,23 @@ describe('getFacility over a Care Compare file (no CBSA, no rural flag)', () => 
 
   it('accepts a lower-case CCN', async () => {
     expect((await getFacility(snap, '01019f')).ccn).toBe('01019F');
+  });
+});
+
+describe('getFacility with a POS CBSA that Table 3 does not list', () => {
+  it('falls back to the county crosswalk CBSA (statewide rural area) for the wage index, with a warning', async () => {
+    const p = write('POS_Q3_2025.csv', 'PRVDR_CTGRY_SBTYP_CD,PRVDR_CTGRY_CD,FAC_NAME,PRVDR_NUM,STATE_CD,ZIP_CD,FIPS_STATE_CD,FIPS_CNTY_CD,CBSA_URBN_RRL_IND,CBSA_CD\r\n01,01,CLIFTON-FINE HOSPITAL,330799,NY,13690,36,089,R,36300\r\n');
+    const snap = await memorySnapshot([{ dataset: facilities, files: [p] }, ...geography]);
+    try {
+      const f = await getFacility(snap, '330799');
+      expect(f).toMatchObject({ cbsa: '36300', wage_index: 0.8954, is_rural: true, county: 'ST. LAWRENCE', locality: '1328299' });
+      expect(f.warnings).toEqual([
+        'the Provider of Services file gives CBSA 36300 but cbsa_county FY2026 maps county ST. LAWRENCE to 33; using the facility file',
+        "CBSA 36300 is not in wage_index FY2026; wage index of the county's crosswalk CBSA 33 (NEW YORK) used instead",
+      ]);
+    } finally {
+      snap.close();
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import { NotFoundError } from '../_shared/issue.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { findCbsaForCounty } from '../cbsa_county/queries.js';
 import { findFeeScheduleArea, findLocalityForCounty, latestVersion } from '../locality_county/queries.js';
-import { getWageIndex } from '../wage_index/queries.js';
+import { getWageIndex, type WageIndexAnswer } from '../wage_index/queries.js';
 import { findLocalityForZip } from '../zip_locality/queries.js';
 import type { FacilityLayout, FacilityRow } from './dataset.js';
 
@@ -44,6 +44,15 @@ export interface FacilityProfile {
   warnings: string[];
   /** Version label of every dataset the answer used, e.g. `{ facilities: '2025Q3', zip_locality: '2025Q4' }`. */
   versions: Record<string, string>;
+}
+
+async function tryWageIndex(snapshot: SnapshotReader, cbsa: string): Promise<{ found?: WageIndexAnswer; error?: string }> {
+  try {
+    return { found: await getWageIndex(snapshot, cbsa) };
+  } catch (e) {
+    if (!(e instanceof NotFoundError)) throw e;
+    return { error: e.message };
+  }
 }
 
 /** The facility row of a CCN in the latest facilities version, or undefined. */
@@ -169,14 +178,18 @@ async function resolveGeography(snapshot: SnapshotReader, f: FacilityRow, versio
 
   let wageIndex: number | null = null;
   if (cbsa) {
-    try {
-      const w = await getWageIndex(snapshot, cbsa);
+    const wi = await tryWageIndex(snapshot, cbsa);
+    // A POS CBSA with no Table 3 row (e.g. a micropolitan code of a rural hospital) falls back to
+    // the county's crosswalk CBSA, which names the statewide rural area.
+    const alt = !wi.found && xwalk[0] && xwalk[0].cbsa !== cbsa ? await tryWageIndex(snapshot, xwalk[0].cbsa) : undefined;
+    const w = wi.found ?? alt?.found;
+    if (w) {
       wageIndex = w.wage_index;
       versions.wage_index = w.version;
       cbsaName ??= w.area_name;
-    } catch (e) {
-      if (!(e instanceof NotFoundError)) throw e;
-      warnings.push(`wage index unknown: ${e.message}`);
+      if (alt?.found) warnings.push(`${wi.error}; wage index of the county's crosswalk CBSA ${w.cbsa} (${w.area_name}) used instead`);
+    } else {
+      warnings.push(`wage index unknown: ${wi.error}`);
     }
   }
 
