@@ -1,6 +1,7 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { AspCrosswalkRow } from './dataset.js';
 
+/** A stored crosswalk row plus the quarter label it was loaded under. */
 export type NdcHcpcsLink = AspCrosswalkRow & { version: string };
 
 function latest(snapshot: SnapshotReader): string | undefined {

@@ -1,6 +1,7 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { AspPricingRow } from './dataset.js';
 
+/** A stored ASP pricing row plus the quarter label (`2025Q1`) it was loaded under. */
 export type AspPaymentLimit = AspPricingRow & { version: string };
 
 /**

@@ -1,6 +1,7 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { ClfsRow } from './dataset.js';
 
+/** A stored CLFS row plus the version label it was loaded under. */
 export type ClfsFee = ClfsRow & { version: string };
 
 /** Latest loaded CLFS version effective in `year` (CLFS is quarterly), or the latest overall. */

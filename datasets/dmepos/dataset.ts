@@ -142,7 +142,8 @@ export const dmepos: Dataset<DmeposRow> = {
     { name: 'year', type: 'INTEGER' },
   ],
   key: ['hcpcs_code', 'modifier', 'modifier2', 'state'],
-  detect: (s) => s.lines.slice(0, 20).some((l) => /^HCPCS,/i.test(l) && isDmeposHeader(l.split(','))),
+  // Quotes stripped: some releases (and Excel re-saves) quote every header cell.
+  detect: (s) => s.lines.slice(0, 20).some((l) => isDmeposHeader(l.replace(/"/g, '').split(','))),
   version(samples): VersionInfo | undefined {
     return samples.map(dmeposVersionOf).find((v) => v !== undefined);
   },

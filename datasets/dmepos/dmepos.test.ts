@@ -58,6 +58,11 @@ describe('dmepos bad input', () => {
     expect(await collect(dmepos, await tmp('DMEPOS25_APR.csv', `${PREAMBLE}${HEADER}\n`))).toEqual([]);
   });
 
+  it('detects a header whose cells are quoted', async () => {
+    const p = await tmp('DMEPOS25_APR.csv', `${PREAMBLE}${HEADER.split(',').map((c) => `"${c}"`).join(',')}\n`);
+    expect(dmepos.detect(await sampleFile(await toSourceFile(p)))).toBe(true);
+  });
+
   it('refuses another dataset file (CLFS) by content', async () => {
     const p = await tmp('x.csv', 'YEAR,HCPCS,MOD,EFF_DATE,INDICATOR,RATE,SHORTDESC\n2026,80053,,20260101,N,10.56,Panel\n');
     expect(dmepos.detect(await sampleFile(await toSourceFile(p)))).toBe(false);

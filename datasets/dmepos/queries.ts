@@ -1,6 +1,7 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { DmeposRow } from './dataset.js';
 
+/** A stored DMEPOS row plus the version label it was loaded under. */
 export type DmeposFee = DmeposRow & { version: string };
 
 /**
@@ -14,6 +15,7 @@ export function dmeposVersionFor(snapshot: SnapshotReader, year?: number): strin
   return pool.at(-1)?.version;
 }
 
+/** Filters of `GET /v1/fee-schedules/dme/{code}` (state already upper-cased, limit 1-200). */
 export interface DmeFeeQuery {
   state?: string;
   year?: number;

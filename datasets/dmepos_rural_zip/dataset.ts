@@ -15,6 +15,7 @@ export interface DmeposRuralZipRow {
   quarter: number;
 }
 
+/** `STATE,DMEPOS RURAL ZIP CODE,YEAR/QTR` (spaces around the slash tolerated). */
 export const isRuralZipHeader = (f: string[]): boolean => {
   const h = f.map(normHeader);
   return h[0] === 'STATE' && h[1] === 'DMEPOS RURAL ZIP CODE' && /^YEAR\s*\/\s*QTR$/.test(h[2] ?? '');
@@ -58,7 +59,7 @@ export const dmeposRuralZip: Dataset<DmeposRuralZipRow> = {
     { name: 'quarter', type: 'INTEGER' },
   ],
   key: ['zip'],
-  detect: (s) => s.lines.slice(0, 10).some((l) => isRuralZipHeader(l.split(','))),
+  detect: (s) => s.lines.slice(0, 10).some((l) => isRuralZipHeader(l.replace(/"/g, '').split(','))),
   version(samples): VersionInfo | undefined {
     return samples.map(versionOf).find((v) => v !== undefined);
   },

@@ -1,6 +1,7 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { OppsAddendumBRow } from './dataset.js';
 
+/** A stored Addendum B row plus the version label (`2026-01`) it was loaded under. */
 export type OppsRate = OppsAddendumBRow & { version: string };
 
 /** Latest loaded Addendum B effective in `year` (quarterly releases), or the latest overall. */

@@ -35,6 +35,7 @@ export const DmeRowSchema = z.object({
   rural_rate: z.number().nullable(),
 });
 
+/** DME list response: rows of one release plus the count before `limit`. */
 export const DmeListSchema = z.object({
   results: z.array(DmeRowSchema),
   total_count: z.number().int().default(0),
@@ -71,12 +72,14 @@ export const LabRowSchema = z.object({
   long_descriptor: z.string().nullable(),
 });
 
+/** Lab list response (plain and `QW` rows of one CLFS quarter). */
 export const LabListSchema = z.object({
   results: z.array(LabRowSchema),
   total_count: z.number().int().default(0),
   reliability: ReliabilitySchema,
 });
 
+/** Spec "Crosswalk result" entry, plus optional `attributes`. */
 export const CrosswalkEntrySchema = z.object({
   target_code: z.string(),
   target_system: z.string(),
@@ -88,6 +91,7 @@ export const CrosswalkEntrySchema = z.object({
   attributes: z.record(z.string(), z.union([z.string(), z.number(), z.null()])).optional(),
 });
 
+/** Spec "Crosswalk result": `by_system` groups `crosswalks` by target system (`APC`, `NDC`, `HCPCS`). */
 export const CrosswalkResultSchema = z.object({
   code: z.string(),
   by_system: z.record(z.string(), z.array(CrosswalkEntrySchema)),
@@ -96,6 +100,7 @@ export const CrosswalkResultSchema = z.object({
   reliability: ReliabilitySchema,
 });
 
+/** One crosswalk target (APC, NDC or HCPCS) with its source facts. */
 export type CrosswalkEntry = z.infer<typeof CrosswalkEntrySchema>;
 
 /** A HCPCS code (`J9035`) or an NDC: 11 digits, or dashed 5-4-2 / 4-4-2 / 5-3-2 / 5-4-1. */
