@@ -1,14 +1,13 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { ClfsRow } from './dataset.js';
+import { versionForYear } from '../_shared/versions.js';
 
 /** A stored CLFS row plus the version label it was loaded under. */
 export type ClfsFee = ClfsRow & { version: string };
 
 /** Latest loaded CLFS version effective in `year` (CLFS is quarterly), or the latest overall. */
 export function clfsVersionFor(snapshot: SnapshotReader, year?: number): string | undefined {
-  const vs = snapshot.versions('clfs');
-  const pool = year === undefined ? vs : vs.filter((v) => (v.effective_date ?? v.version).startsWith(String(year)));
-  return pool.at(-1)?.version;
+  return versionForYear(snapshot, 'clfs', year);
 }
 
 /** Every CLFS row of a code (plain and `QW`) in the version for `year`; empty when absent. */

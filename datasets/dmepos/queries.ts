@@ -1,5 +1,6 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { DmeposRow } from './dataset.js';
+import { versionForYear } from '../_shared/versions.js';
 
 /** A stored DMEPOS row plus the version label it was loaded under. */
 export type DmeposFee = DmeposRow & { version: string };
@@ -10,9 +11,7 @@ export type DmeposFee = DmeposRow & { version: string };
  * July, October), so "year 2025" means the newest 2025 release loaded.
  */
 export function dmeposVersionFor(snapshot: SnapshotReader, year?: number): string | undefined {
-  const vs = snapshot.versions('dmepos');
-  const pool = year === undefined ? vs : vs.filter((v) => (v.effective_date ?? v.version).startsWith(String(year)));
-  return pool.at(-1)?.version;
+  return versionForYear(snapshot, 'dmepos', year);
 }
 
 /** Filters of `GET /v1/fee-schedules/dme/{code}` (state already upper-cased, limit 1-200). */

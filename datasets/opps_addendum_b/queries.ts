@@ -1,14 +1,13 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { OppsAddendumBRow } from './dataset.js';
+import { versionForYear } from '../_shared/versions.js';
 
 /** A stored Addendum B row plus the version label (`2026-01`) it was loaded under. */
 export type OppsRate = OppsAddendumBRow & { version: string };
 
 /** Latest loaded Addendum B effective in `year` (quarterly releases), or the latest overall. */
 export function oppsVersionFor(snapshot: SnapshotReader, year?: number): string | undefined {
-  const vs = snapshot.versions('opps_addendum_b');
-  const pool = year === undefined ? vs : vs.filter((v) => (v.effective_date ?? v.version).startsWith(String(year)));
-  return pool.at(-1)?.version;
+  return versionForYear(snapshot, 'opps_addendum_b', year);
 }
 
 /**
