@@ -1,11 +1,11 @@
 import { NotFoundError, ValidationError } from '../../datasets/_shared/issue.js';
-import { isLabCode, getLabRate } from '../../datasets/clfs/queries.js';
-import { findDmeFees, getDmeRate } from '../../datasets/dmepos/queries.js';
+import { getLabRate } from '../../datasets/clfs/queries.js';
+import { getDmeRate } from '../../datasets/dmepos/queries.js';
 import { isDmeRuralZip } from '../../datasets/dmepos_rural_zip/queries.js';
 import { getFacility, type FacilityProfile } from '../../datasets/facilities/queries.js';
 import type { GpciRow } from '../../datasets/gpci/dataset.js';
 import { findRvuRows, getRvu, versionForDate, type RvuRow } from '../../datasets/mpfs_rvu/queries.js';
-import { getOppsRate, isOppsCode } from '../../datasets/opps_addendum_b/queries.js';
+import { oppsVersionFor, type OppsRate } from '../../datasets/opps_addendum_b/queries.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { choosePeSetting, composePayment, type Composition, type FacilityBlock, type GpciInput, type PaymentInputs, type RvuInput } from './calculate.js';
 
@@ -110,11 +110,30 @@ async function selectRvu(snapshot: SnapshotReader, code: string, modifier: strin
   }
 }
 
+/**
+ * Codes on a fee schedule in any loaded version: one DISTINCT query per dataset per snapshot, so
+ * the common "not on this schedule" answer costs a Set lookup instead of a DuckDB query per code.
+ */
+function codesOn(snapshot: SnapshotReader, dataset: 'opps_addendum_b' | 'clfs' | 'dmepos'): Promise<ReadonlySet<string>> {
+  if (!snapshot.has(dataset)) return Promise.resolve(new Set<string>());
+  return snapshot.memo(`payment:codes:${dataset}`, async () => new Set((await snapshot.all<{ c: string }>(`SELECT DISTINCT hcpcs_code AS c FROM ${dataset}`)).map((r) => r.c)));
+}
+
+/**
+ * Addendum B rows of one version by HCPCS, loaded with one query per snapshot. Same rows as
+ * `getOppsRate` (which costs one query per new code), so a first pass over many codes stays fast.
+ */
+function oppsRows(snapshot: SnapshotReader, version: string): Promise<Map<string, OppsRate>> {
+  return snapshot.memo(`payment:opps:${version}`, async () => {
+    const rows = await snapshot.all<OppsRate>('SELECT * FROM opps_addendum_b WHERE version = $1', [version]);
+    return new Map(rows.map((r) => [r.hcpcs_code, r]));
+  });
+}
+
 async function isKnownCode(snapshot: SnapshotReader, code: string): Promise<boolean> {
   if ((await findRvuRows(snapshot, code)).length > 0) return true;
-  if (await isOppsCode(snapshot, code)) return true;
-  if (await isLabCode(snapshot, code)) return true;
-  return (await findDmeFees(snapshot, code, { limit: 1 })).known;
+  for (const d of ['opps_addendum_b', 'clfs', 'dmepos'] as const) if ((await codesOn(snapshot, d)).has(code)) return true;
+  return false;
 }
 
 const yearOf = (date?: string | null) => (date ? Number(date.slice(0, 4)) : undefined);
@@ -276,16 +295,15 @@ async function oppsFor(
     warnings.push('outpatient_facility: opps_addendum_b is not loaded');
     return null;
   }
-  let row = await getOppsRate(snapshot, code, year);
-  if (!row && year !== undefined) {
-    const latest = await getOppsRate(snapshot, code);
-    if (latest && !snapshot.versions('opps_addendum_b').some((v) => (v.effective_date ?? v.version).startsWith(String(year)))) {
-      warnings.push(`outpatient_facility: no OPPS Addendum B for ${year} is loaded; used ${latest.version}`);
-      row = latest;
-    }
+  let version = oppsVersionFor(snapshot, year);
+  if (!version) {
+    version = oppsVersionFor(snapshot)!;
+    warnings.push(`outpatient_facility: no OPPS Addendum B for ${year} is loaded; used ${version}`);
   }
+  const row = (await codesOn(snapshot, 'opps_addendum_b')).has(code) ? (await oppsRows(snapshot, version)).get(code) : undefined;
   if (!row) {
-    warnings.push(`outpatient_facility: ${code} is not in OPPS Addendum B`);
+    used.opps_addendum_b = version;
+    warnings.push(`outpatient_facility: ${code} is not in OPPS Addendum B ${version}`);
     return null;
   }
   used.opps_addendum_b = row.version;
@@ -308,6 +326,10 @@ async function labFor(snapshot: SnapshotReader, code: string, modifier: string, 
   if (!snapshot.has('clfs')) {
     used.clfs = '';
     warnings.push('lab: clfs is not loaded');
+    return null;
+  }
+  if (!(await codesOn(snapshot, 'clfs')).has(code)) {
+    warnings.push(`lab: ${code} is not on the clinical laboratory fee schedule`);
     return null;
   }
   let r = await getLabRate(snapshot, code, modifier || undefined, year);
@@ -333,11 +355,11 @@ async function dmeFor(snapshot: SnapshotReader, code: string, modifier: string, 
     warnings.push('dme: dmepos is not loaded');
     return null;
   }
-  const row = await getDmeRate(snapshot, code, f.state, modifier || undefined);
-  if (!row && !(await findDmeFees(snapshot, code, { limit: 1 })).known) {
+  if (!(await codesOn(snapshot, 'dmepos')).has(code)) {
     warnings.push(`dme: ${code} is not on the DMEPOS fee schedule`);
     return null;
   }
+  const row = await getDmeRate(snapshot, code, f.state, modifier || undefined);
   if (!row) {
     warnings.push(`dme: ${code}${modifier ? `-${modifier}` : ''} has no DMEPOS fee in ${f.state}${modifier ? '' : ' without a modifier (pass NU, RR or UE)'}`);
     return null;

@@ -1,0 +1,100 @@
+import { parse } from 'csv-parse/sync';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ingestFiles } from '../ingest/pipeline.js';
+import { seedAll } from '../ingest/seed.js';
+import { SqliteStateStore } from '../warehouse/state.js';
+import { Warehouse } from '../warehouse/store.js';
+import { load, ratio, shuffle, type LoadResult } from './lib.js';
+import { spawnApi, spawnBare } from './procs.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const SHARED = process.env.RCM_SHARED_DATA ?? resolve(ROOT, '../shared/data');
+const REAL_RVU = join(SHARED, 'mpfs-rvu/PPRRVU2025_Oct.csv');
+const REAL_GPCI = join(SHARED, 'gpci/GPCI2026.csv');
+const SECONDS = 8;
+
+/** Codes of a PPRRVU file (unmodified rows), in file order. */
+async function rvuCodes(file: string): Promise<string[]> {
+  const text = await readFile(file, 'latin1');
+  return [...new Set(text.split(/\r?\n/).slice(10).map((l) => l.split(',')).filter((f) => /^[A-Z0-9]{5}$/.test(f[0] ?? '') && f[1] === '').map((f) => f[0]!))];
+}
+
+/** 7-digit localities of a GPCI file (MAC + locality number). */
+async function gpciLocalities(file: string): Promise<string[]> {
+  const text = await readFile(file, 'latin1');
+  return [...new Set([...text.matchAll(/^(\d{5}),[A-Z]{2},(\d{2}),/gm)].map((m) => `${m[1]}${m[2]}`))];
+}
+
+/** CCNs of the seeded Provider of Services file (column PRVDR_NUM). */
+async function seededCcns(): Promise<string[]> {
+  const text = await readFile(join(ROOT, 'seeds/facilities/Hospital_and_other.DATA.Q3_2025.csv'), 'latin1');
+  const records = parse(text, { columns: true, skip_empty_lines: true }) as Record<string, string>[];
+  return records.map((r) => r.PRVDR_NUM!).filter((c) => /^[0-9A-Z]{6}$/.test(c));
+}
+
+const row = (label: string, r: LoadResult, bare: LoadResult) => ({
+  case: label,
+  'req/s': r.requests_per_s,
+  'p50 ms': r.p50_ms,
+  'p99 ms': r.p99_ms,
+  'non-2xx': r.non_2xx,
+  'ratio vs bare': ratio(r.requests_per_s, bare.requests_per_s),
+});
+
+/**
+ * Payment composition under load, next to the bare Koa route in the same run: the server (its own
+ * process, `rcm serve` -> startServer) over the seeds plus the real PPRRVU2025_Oct.csv and
+ * GPCI2026.csv when ../shared/data has them; random real codes x seeded facilities (with ccn) or x
+ * real localities (without), 50 connections, ~8 s per run. Target: with ccn >= 0.5x bare, p99 < 25 ms.
+ */
+export async function run(): Promise<Record<string, string | number>[]> {
+  const real = existsSync(REAL_RVU) && existsSync(REAL_GPCI);
+  const dir = await mkdtemp(join(tmpdir(), 'rcm-bench-payment-'));
+  const wh = new Warehouse(dir);
+  await seedAll(wh, join(ROOT, 'seeds'));
+  if (real) {
+    await ingestFiles(wh, { dataset: 'mpfs_rvu', files: [REAL_RVU] });
+    await ingestFiles(wh, { dataset: 'gpci', files: [REAL_GPCI] });
+  }
+  const st = new SqliteStateStore(wh.path('state.sqlite'));
+  st.createTenant('bench');
+  const key = st.createKey({ tenant: 'bench', type: 'test', scopes: ['knowledge'] }).secret;
+  st.close();
+
+  const codes = shuffle(await rvuCodes(real ? REAL_RVU : join(ROOT, 'seeds/mpfs_rvu/PPRRVU2025_Oct.csv'))).slice(0, 2000);
+  const localities = await gpciLocalities(real ? REAL_GPCI : join(ROOT, 'seeds/gpci/GPCI2026.csv'));
+  const ccns = await seededCcns();
+  const withCcn = shuffle(codes.map((c, i) => `/v1/codes/${c}/payment?ccn=${ccns[i % ccns.length]}`), 7);
+  const withoutCcn = shuffle(codes.map((c, i) => `/v1/codes/${c}/payment?locality=${localities[i % localities.length]}`), 9);
+  const headers = { 'X-API-Key': key };
+
+  const api = await spawnApi(dir);
+  const bare = await spawnBare();
+  const rows: Record<string, string | number>[] = [];
+  try {
+    // One request loads the per-snapshot indexes (RVUs, GPCI, OPPS, code sets) and times it.
+    const t0 = performance.now();
+    const first = await fetch(`${api.url}/v1/codes/99213/payment?ccn=${ccns[0]}`, { headers });
+    const primeMs = performance.now() - t0;
+    if (first.status !== 200) throw new Error(`payment answered ${first.status}: ${await first.text()}`);
+    const b = await load('bare', bare.url, { paths: withCcn, seconds: SECONDS });
+    // First pass: every path is new to the snapshot cache until the list comes round again.
+    const cold = await load('payment ccn cold', api.url, { paths: withCcn, headers, seconds: SECONDS });
+    const noCcn = await load('payment no ccn', api.url, { paths: withoutCcn, headers, seconds: SECONDS });
+    const warm = await load('payment ccn warm', api.url, { paths: withCcn, headers, seconds: SECONDS });
+    const src = real ? 'real PPRRVU2025_Oct + GPCI2026' : 'seeds only';
+    rows.push({ case: 'first payment request on a fresh server (loads the per-snapshot indexes)', 'req/s': '-', 'p50 ms': Math.round(primeMs), 'p99 ms': '-', 'non-2xx': first.status === 200 ? 0 : 1, 'ratio vs bare': '-' });
+    rows.push(row('bare Koa JSON route (baseline)', b, b));
+    rows.push(row(`payment, ccn, first pass (${codes.length} codes x ${ccns.length} CCNs, ${src})`, cold, b));
+    rows.push(row(`payment, no ccn (locality, ${localities.length} localities)`, noCcn, b));
+    rows.push(row('payment, ccn, snapshot cache warm', warm, b));
+  } finally {
+    await api.stop();
+    await bare.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
