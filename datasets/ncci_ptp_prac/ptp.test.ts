@@ -206,14 +206,24 @@ describe('loadNative (DuckDB read_csv)', () => {
       '0001A\tBAD\t\t20220101\t*\t1\tbad code',
       '0001A\t0592T\t\t20220101\t*\t5\tbad modifier',
       '0001A\t0593T\t\t20220101\t*\t0\tCaf\u00e9',
+      '0001A\t0594T\t\t20220101\t*\t1\tx\textra field',
+      'SHORT',
+      '\t\t\t\t\t\t',
+      '',
+      '0001A\t0595T\t\t20260230\t*\t1\tno such day',
+      '0001A\t0596T\t\t20220101\t20231231\t9\tlast',
     ]);
     const { res, rows } = await loadNative(ncciPtpPrac, [f], '32.9');
-    expect(res.rows).toBe(2);
+    expect(res.rows).toBe(3);
     expect(res.rejects.map((r) => [r.line, r.issues.map((i) => i.loc[2])])).toEqual([
       [8, ['column2']],
       [9, ['modifier_indicator']],
+      [11, ['row']],
+      [12, ['column2', 'effective_date', 'deletion_date', 'modifier_indicator']],
+      [15, ['effective_date']],
     ]);
-    expect(rows.map((r) => r.rationale)).toEqual(['ok', 'Café']);
+    expect(res.rejects[0]!.issues[0]!.ctx).toEqual({ file: 'ccipra-v329r0-f1.txt' });
+    expect(rows.map((r) => r.rationale)).toEqual(['ok', 'Café', 'last']);
   });
 
   it('loads the Medicaid no-dates layout with null dates', async () => {

@@ -194,16 +194,23 @@ export function locatePtpLayout(lines: string[], fileName: string, program: 'med
 // ---------------------------------------------------------------------------------------------
 // Row validation (the JS path; the SQL path below applies the same rules)
 
-const strip = (s: string | undefined) => (s ?? '').replace(/^[ \u00a0]+|[ \u00a0]+$/g, '');
+/** Number of fields a data line may have: the rightmost mapped column + 1. */
+export function layoutWidth(l: PtpLayout): number {
+  return Math.max(l.col1, l.col2, l.modifier, l.prior1996 ?? 0, l.effective ?? 0, l.deletion ?? 0, l.rationale ?? 0) + 1;
+}
+
+/** A line whose every field is empty (`\t\t\t`): skipped by both paths, never a reject. */
+export const isEmptyLine = (fields: string[]) => fields.every((f) => f === '');
 
 /**
- * Converts one data line's cells into a row or the issues that reject it. Rules match the SQL
- * in `loadNative` exactly, so the native and JS paths accept the same rows.
+ * Converts one data line's cells into a row or the issues that reject it. Cells are taken as
+ * written (CMS PTP files are not padded; a padded code is rejected, not silently fixed), and the
+ * rules are exactly the SQL of `loadNative`, so both paths accept the same rows.
  */
 export function toPtpRow(fields: string[], layout: PtpLayout, line: number, program: 'medicare' | 'medicaid'): ParsedItem<PtpRow> {
   const issues: Issue[] = [];
   const fail = (field: string, msg: string, type: string, input: unknown) => issues.push({ loc: ['row', line, field], msg, type, input });
-  const at = (k: number | undefined) => (k === undefined ? '' : strip(fields[k]));
+  const at = (k: number | undefined) => (k === undefined ? '' : (fields[k] ?? ''));
   const code = (field: string, v: string) => {
     if (v === '') fail(field, 'Field required', 'missing', v);
     else if (!CODE_RE.test(v)) fail(field, `String should match pattern '${CODE_RE.source}'`, 'string_pattern_mismatch', v);
@@ -220,15 +227,18 @@ export function toPtpRow(fields: string[], layout: PtpLayout, line: number, prog
   if (prior !== '' && prior !== '*') fail('in_existence_prior_1996', "Input should be '' or '*'", 'literal_error', prior);
   const effRaw = at(layout.effective);
   let effective_date: string | null = null;
-  if (effRaw !== '' || program === 'medicare') effective_date = effRaw === '' ? (fail('effective_date', 'Field required', 'missing', effRaw), null) : date8('effective_date', effRaw);
+  if (effRaw === '') {
+    if (program === 'medicare') fail('effective_date', 'Field required', 'missing', effRaw);
+  } else effective_date = date8('effective_date', effRaw);
   const delRaw = at(layout.deletion);
   let deletion_date: string | null = null;
-  if (delRaw === '' && program === 'medicare' && layout.deletion !== undefined) fail('deletion_date', "Field required ('*' when active)", 'missing', delRaw);
-  else if (delRaw !== '' && delRaw !== '*') deletion_date = date8('deletion_date', delRaw);
+  if (delRaw === '') {
+    if (program === 'medicare') fail('deletion_date', "Field required ('*' when active)", 'missing', delRaw);
+  } else if (delRaw !== '*') deletion_date = date8('deletion_date', delRaw);
   const mod = at(layout.modifier);
   if (mod !== '0' && mod !== '1' && mod !== '9') fail('modifier_indicator', "Input should be '0', '1' or '9'", 'literal_error', mod);
-  const width = Math.max(layout.col1, layout.col2, layout.modifier, layout.prior1996 ?? 0, layout.effective ?? 0, layout.deletion ?? 0, layout.rationale ?? 0) + 1;
-  if (fields.slice(width).some((f) => strip(f) !== '')) fail('row', `Expected ${width} fields, found ${fields.length}`, 'extra_fields', fields.length);
+  const width = layoutWidth(layout);
+  if (fields.length > width) fail('row', `Expected ${width} fields, found ${fields.length}`, 'extra_fields', fields.length);
   if (issues.length) return { line, issues };
   return {
     line,
@@ -265,39 +275,57 @@ async function nativeEncoding(file: SourceFile): Promise<'utf-8' | 'latin-1'> {
   }
 }
 
-/** Counts physical lines (a final line without newline counts) without decoding. */
-async function countLines(path: string): Promise<number> {
-  const fh = await open(path, 'r');
-  let n = 0;
-  let last = 0x0a;
-  try {
-    for await (const chunk of fh.createReadStream({ highWaterMark: 1 << 20 })) {
-      const buf = chunk as Buffer;
-      for (let i = buf.indexOf(0x0a); i !== -1; i = buf.indexOf(0x0a, i + 1)) n++;
-      if (buf.length) last = buf[buf.length - 1]!;
-    }
-  } finally {
-    await fh.close();
-  }
-  return last === 0x0a ? n : n + 1;
-}
-
-/** SQL expression: the stripped text of reader column `cN` (empty string when absent). */
-const sqlCell = (k: number | undefined) => (k === undefined ? `''` : `coalesce(trim(c${k}, ' ' || chr(160)), '')`);
-
-function sqlDate(x: string): string {
-  return `(regexp_full_match(${x}, '[0-9]{8}') AND try_strptime(${x}, '%Y%m%d') IS NOT NULL)`;
-}
-
-function sqlIso(x: string): string {
-  return `(${x}[1:4] || '-' || ${x}[5:6] || '-' || ${x}[7:8])`;
-}
+const GLOB_CODE = "'[A-Z0-9][A-Z0-9][A-Z0-9][A-Z0-9][A-Z0-9]'";
+const GLOB_DATE = "'[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]'";
+const sqlDate = (x: string) => `(${x} GLOB ${GLOB_DATE} AND try_strptime(${x}, '%Y%m%d') IS NOT NULL)`;
+const sqlIso = (x: string) => `(${x}[1:4] || '-' || ${x}[5:6] || '-' || ${x}[7:8])`;
 
 /**
- * Loads PTP parts with DuckDB's own CSV reader: every field VARCHAR, header skipped by the
- * line count found by content, casts and the same validation as `toPtpRow` in SQL. Rows that
- * fail are not inserted; when the inserted count falls short of the data lines, the JS parser
- * re-reads that file to report each rejected line with its issues (the rare, slow path).
+ * The SELECT list and validity test of one layout, over reader columns `c0..cN` (an empty
+ * field reads as NULL). Same rules as `toPtpRow`.
+ */
+function nativeSelect(layout: PtpLayout, program: 'medicare' | 'medicaid'): { values: string[]; valid: string; notEmpty: string } {
+  const c = (k: number) => `c${k}`;
+  const medicare = program === 'medicare';
+  const valid: string[] = [`${c(layout.col1)} GLOB ${GLOB_CODE}`, `${c(layout.col2)} GLOB ${GLOB_CODE}`, `${c(layout.modifier)} IN ('0', '1', '9')`];
+  if (layout.prior1996 !== undefined) valid.push(`(${c(layout.prior1996)} IS NULL OR ${c(layout.prior1996)} = '*')`);
+  let eff = 'NULL';
+  if (layout.effective !== undefined) {
+    const e = c(layout.effective);
+    valid.push(medicare ? sqlDate(e) : `(${e} IS NULL OR ${sqlDate(e)})`);
+    eff = sqlIso(e);
+  } else if (medicare) valid.push('false');
+  let del = 'NULL';
+  if (layout.deletion !== undefined) {
+    const d = c(layout.deletion);
+    valid.push(medicare ? `(${d} = '*' OR ${sqlDate(d)})` : `(${d} IS NULL OR ${d} = '*' OR ${sqlDate(d)})`);
+    del = `CASE WHEN ${d} = '*' THEN NULL ELSE ${sqlIso(d)} END`;
+  } else if (medicare) valid.push('false');
+  const width = layoutWidth(layout);
+  return {
+    values: [
+      c(layout.col1),
+      c(layout.col2),
+      layout.prior1996 === undefined ? 'false' : `${c(layout.prior1996)} IS NOT NULL`,
+      eff,
+      del,
+      c(layout.modifier),
+      layout.rationale === undefined ? "''" : `coalesce(${c(layout.rationale)}, '')`,
+    ],
+    valid: valid.join(' AND '),
+    notEmpty: Array.from({ length: width }, (_, k) => `${c(k)} IS NOT NULL`).join(' OR '),
+  };
+}
+
+let nativeRun = 0;
+
+/**
+ * Loads PTP parts with DuckDB's own CSV reader: every field VARCHAR, header skipped by the line
+ * count found by content, casts and the same validation as `toPtpRow` in SQL, in one pass per
+ * part (in part order, so the table stays sorted by column 1 for zone-map lookups). Invalid rows
+ * are inserted with a NULL version and structurally broken lines land in DuckDB's rejects table;
+ * only when either count is non-zero does the JS parser re-read that part to report each
+ * rejected line with its issues, and the flagged rows are deleted (the rare, slow path).
  */
 async function loadPtpNative(
   flavor: PtpFlavor,
@@ -307,61 +335,42 @@ async function loadPtpNative(
   table: string,
   version: string,
 ): Promise<NativeLoadResult> {
-  const ordered = orderParts(files, flavor);
+  const target = table.startsWith('"') ? table : quoteIdent(table);
+  const count = async (sql: string) => Number(Object.values((await run(sql))[0] ?? {})[0] ?? 0);
   let rows = 0;
   const rejects: NativeLoadResult['rejects'] = [];
-  for (const file of ordered) {
+  for (const file of orderParts(files, flavor)) {
     const sample = samples.find((s) => s.name === file.name) ?? samples[files.indexOf(file)];
     if (!sample) throw new IngestError('no sample for file', file.name);
     const layout = locatePtpLayout(sample.lines, file.name, flavor.program);
-    const width = Math.max(layout.col1, layout.col2, layout.modifier, layout.prior1996 ?? 0, layout.effective ?? 0, layout.deletion ?? 0, layout.rationale ?? 0) + 1;
+    const width = layoutWidth(layout);
     const cols = Array.from({ length: width }, (_, k) => `'c${k}': 'VARCHAR'`).join(', ');
-    const encoding = await nativeEncoding(file);
+    const n = ++nativeRun;
+    const rj = `ptp_rejects_${process.pid}_${n}`;
+    const rs = `ptp_scans_${process.pid}_${n}`;
     const src =
-      `read_csv(${quoteString(file.path)}, delim='\\t', header=false, skip=${layout.skip}, quote='', escape='', ` +
-      `auto_detect=false, null_padding=true, ignore_errors=true, encoding='${encoding}', columns={${cols}})`;
-    const c1 = sqlCell(layout.col1);
-    const c2 = sqlCell(layout.col2);
-    const pr = sqlCell(layout.prior1996);
-    const ef = sqlCell(layout.effective);
-    const de = sqlCell(layout.deletion);
-    const mo = sqlCell(layout.modifier);
-    const ra = sqlCell(layout.rationale);
-    const medicare = flavor.program === 'medicare';
-    const valid = [
-      `regexp_full_match(c1v, '[A-Z0-9]{5}')`,
-      `regexp_full_match(c2v, '[A-Z0-9]{5}')`,
-      `prv IN ('', '*')`,
-      medicare ? sqlDate('efv') : `(efv = '' OR ${sqlDate('efv')})`,
-      medicare && layout.deletion !== undefined ? `(dev = '*' OR ${sqlDate('dev')})` : `(dev IN ('', '*') OR ${sqlDate('dev')})`,
-      `mov IN ('0', '1', '9')`,
-    ].join(' AND ');
-    const sql =
-      `INSERT INTO ${table.startsWith('"') ? table : quoteIdent(table)} (column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale, version) ` +
-      `SELECT c1v, c2v, prv = '*', CASE WHEN efv = '' THEN NULL ELSE ${sqlIso('efv')} END, ` +
-      `CASE WHEN dev IN ('', '*') THEN NULL ELSE ${sqlIso('dev')} END, mov, rav, ${quoteString(version)} ` +
-      `FROM (SELECT ${c1} AS c1v, ${c2} AS c2v, ${pr} AS prv, ${ef} AS efv, ${de} AS dev, ${mo} AS mov, ${ra} AS rav FROM ${src}) ` +
-      `WHERE ${valid}`;
-    // Line counting runs on the JS thread while DuckDB's threads read the file.
-    const [result, lines] = await Promise.all([run(sql), countLines(file.path)]);
-    const inserted = Number(Object.values(result[0] ?? {})[0] ?? 0);
-    rows += inserted;
-    const dataLines = lines - layout.skip;
-    if (inserted === dataLines) continue;
+      `read_csv(${quoteString(file.path)}, delim='\t', header=false, skip=${layout.skip}, quote='', escape='', auto_detect=false, ` +
+      `null_padding=true, store_rejects=true, rejects_table='${rj}', rejects_scan='${rs}', encoding='${await nativeEncoding(file)}', columns={${cols}})`;
+    const sel = nativeSelect(layout, flavor.program);
+    const inserted = await count(
+      `INSERT INTO ${target} (column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale, version) ` +
+        `SELECT ${sel.values.join(', ')}, CASE WHEN ${sel.valid} THEN ${quoteString(version)} ELSE NULL END FROM ${src} WHERE ${sel.notEmpty}`,
+    );
+    const flagged = await count(`SELECT count(*) FROM ${target} WHERE version IS NULL`);
+    const broken = await count(`SELECT count(*) FROM ${rj}`);
+    await run(`DROP TABLE IF EXISTS ${rj}; DROP TABLE IF EXISTS ${rs}`);
+    rows += inserted - flagged;
+    if (flagged + broken === 0) continue;
     let bad = 0;
-    let blank = 0;
-    for await (const item of parsePtpFile(flavor, file, { onBytes: () => {} }, true)) {
-      if (item === 'blank') blank++;
-      else if (item.issues) {
+    for await (const item of parsePtpFile(flavor, file, { onBytes: () => {} })) {
+      if (item.issues) {
         bad++;
         rejects.push({ line: item.line, issues: item.issues.map((i) => ({ ...i, ctx: { ...i.ctx, file: file.name } })) });
       }
     }
-    if (inserted + bad + blank !== dataLines) {
-      throw new IngestError(
-        `native load disagrees with validation: ${dataLines} data lines, ${inserted} loaded, ${bad} rejected, ${blank} blank`,
-        file.name,
-      );
+    await run(`DELETE FROM ${target} WHERE version IS NULL`);
+    if (bad !== flagged + broken) {
+      throw new IngestError(`native load disagrees with validation: ${flagged + broken} lines failed in DuckDB, ${bad} in the row check`, file.name);
     }
   }
   return { rows, rejects };
@@ -370,12 +379,7 @@ async function loadPtpNative(
 // ---------------------------------------------------------------------------------------------
 // JS parse
 
-async function* parsePtpFile(
-  flavor: PtpFlavor,
-  file: SourceFile,
-  ctx: ParseContext,
-  reportBlank = false,
-): AsyncGenerator<ParsedItem<PtpRow> | 'blank'> {
+async function* parsePtpFile(flavor: PtpFlavor, file: SourceFile, ctx: ParseContext): AsyncGenerator<ParsedItem<PtpRow>> {
   const records = readRecords(file, { delimiter: '\t', quote: false, onBytes: ctx.onBytes })[Symbol.asyncIterator]();
   const head: string[] = [];
   let layout: PtpLayout | undefined;
@@ -391,10 +395,7 @@ async function* parsePtpFile(
       if (isContinuation(fields) || head.length - 1 === start) continue;
       layout = locatePtpLayout(head, file.name, flavor.program);
     }
-    if (fields.every((f) => strip(f) === '')) {
-      if (reportBlank) yield 'blank';
-      continue;
-    }
+    if (isEmptyLine(fields)) continue;
     yield toPtpRow(fields, layout, line, flavor.program);
   }
   if (!layout) {
@@ -503,9 +504,7 @@ export function makePtpDataset(flavor: PtpFlavor, extra: { publisher: string; fo
     key: ['column1', 'column2', 'effective_date'],
     detect: (s) => detectFor(flavor, s),
     version: (samples) => versionFor(flavor, samples),
-    async *parse(file, ctx) {
-      for await (const item of parsePtpFile(flavor, file, ctx)) if (item !== 'blank') yield item;
-    },
+    parse: (file, ctx) => parsePtpFile(flavor, file, ctx),
     checkFiles(files, samples) {
       if (files.length === 0) throw new IngestError('no files given');
       for (const s of samples) locatePtpLayout(s.lines, s.name, flavor.program);

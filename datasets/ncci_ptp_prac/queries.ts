@@ -96,26 +96,44 @@ export function ptpEditStatus(row: Pick<PtpRow, 'effective_date' | 'deletion_dat
 type Group = Map<string, PtpRow[]>;
 
 /**
- * All edits of one column-1 code in one version, grouped by column-2 code (memoised per
+ * All edits of one column-1 code, per loaded version, grouped by column-2 code (memoised per
  * snapshot). Tables are stored in file order (sorted by column 1), so DuckDB's zone maps skip
- * all but a row group or two; a code's group answers every later pair with that code in JS.
+ * all but a row group per version file; one query serves every quarter, and the group answers
+ * every later pair with that code in JS.
  */
-export function getColumn1Group(snapshot: SnapshotReader, dataset: PtpDatasetId, version: string, column1: string): Promise<Group> {
-  return snapshot.memo(`ptp:group:${dataset}:${version}:${column1}`, async () => {
-    const rows = await snapshot.all<PtpRow>(
-      `SELECT column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale
-       FROM ${quoteIdent(dataset)} WHERE version = $1 AND column1 = $2`,
-      [version, column1],
+export function getColumn1Groups(snapshot: SnapshotReader, dataset: PtpDatasetId, column1: string): Promise<Map<string, Group>> {
+  return snapshot.memo(`ptp:group:${dataset}:${column1}`, async () => {
+    const rows = await snapshot.all<PtpRow & { version: string }>(
+      `SELECT version, column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale
+       FROM ${quoteIdent(dataset)} WHERE column1 = $1`,
+      [column1],
     );
-    const group: Group = new Map();
-    for (const r of rows) {
+    const byVersion = new Map<string, Group>();
+    for (const { version, ...r } of rows) {
+      let group = byVersion.get(version);
+      if (!group) byVersion.set(version, (group = new Map()));
       const list = group.get(r.column2);
       if (list) list.push(r);
       else group.set(r.column2, [r]);
     }
-    return group;
+    return byVersion;
   });
 }
+
+/**
+ * The column-1 codes of all loaded versions (memoised per snapshot; ~15k codes per real
+ * quarter), so a lookup queries DuckDB only for codes that head edits, never for the far more
+ * numerous codes that appear only in column 2.
+ */
+export function getColumn1Codes(snapshot: SnapshotReader, dataset: PtpDatasetId): Promise<Set<string>> {
+  return snapshot.memo(`ptp:col1:${dataset}`, async () => {
+    const rows = await snapshot.all<{ column1: string }>(`SELECT DISTINCT column1 FROM ${quoteIdent(dataset)}`);
+    return new Set(rows.map((r) => r.column1));
+  });
+}
+
+const EMPTY_GROUP: Group = new Map();
+const NO_GROUPS = new Map<string, Group>();
 
 const STATUS_RANK: Record<PtpEditStatus, number> = { active: 0, deleted: 1, not_applicable: 2, not_yet_effective: 3 };
 
@@ -150,7 +168,9 @@ export async function lookupPtpEdit(
   const choice = choosePtpVersion(await listPtpVersions(snapshot, dataset), dos, dataset);
   if (!choice) return { dataset, choice: null, row: null, status: 'no_data' };
   const v = choice.ref.version;
-  const [ga, gb] = await Promise.all([getColumn1Group(snapshot, dataset, v, codeA), getColumn1Group(snapshot, dataset, v, codeB)]);
+  const heads = await getColumn1Codes(snapshot, dataset);
+  const group = async (c: string) => (heads.has(c) ? await getColumn1Groups(snapshot, dataset, c) : NO_GROUPS).get(v) ?? EMPTY_GROUP;
+  const [ga, gb] = await Promise.all([group(codeA), group(codeB)]);
   const rows = [...(ga.get(codeB) ?? []), ...(codeA === codeB ? [] : (gb.get(codeA) ?? []))];
   const row = pickRow(rows, dos);
   return { dataset, choice, row, status: row ? ptpEditStatus(row, dos) : 'no_edit' };
