@@ -152,8 +152,8 @@ export const paymentRoutes: RouteDef[] = [
     response: PaymentCompositionSchema,
     errors: [404],
     handler: async ({ params, query, snapshot, reliability }) => {
-      const { composition, warnings, used } = await composePaymentFor(snapshot, { code: params.code, ...query });
-      return { ...composition, reliability: reliability(used, { warnings }) };
+      const { composition, warnings, used, degraded } = await composePaymentFor(snapshot, { code: params.code, ...query });
+      return { ...composition, reliability: reliability(used, { warnings, degraded }) };
     },
   }),
 ];

@@ -29,6 +29,8 @@ export interface PaymentAnswer {
   warnings: string[];
   /** dataset -> version label used; a dataset that was needed but is not loaded maps to ''. */
   used: Record<string, string>;
+  /** True when an input had to be replaced by a fallback (national GPCI for a facility, no wage index). */
+  degraded: boolean;
 }
 
 /**
@@ -148,6 +150,7 @@ const yearOf = (date?: string | null) => (date ? Number(date.slice(0, 4)) : unde
 export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequest): Promise<PaymentAnswer> {
   const warnings: string[] = [];
   const used: Record<string, string> = {};
+  const fallback = { degraded: false };
   const code = q.code;
   const modifier = (q.modifier ?? '').toUpperCase();
 
@@ -182,7 +185,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
     facility = await getFacility(snapshot, q.ccn);
     Object.assign(used, facility.versions);
     warnings.push(...facility.warnings);
-    gpci = await gpciFor(snapshot, facility.locality, q.date_of_service, warnings, used, `facility ${facility.ccn}`);
+    gpci = await gpciFor(snapshot, facility.locality, q.date_of_service, warnings, used, `facility ${facility.ccn}`, fallback);
   } else if (q.locality) {
     const g = await findGpci(snapshot, q.locality, q.date_of_service);
     if (!g?.row) {
@@ -218,7 +221,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
   let lab: PaymentInputs['lab'] = null;
   let dme: PaymentInputs['dme'] = null;
   if (facility) {
-    opps = await oppsFor(snapshot, code, year, facility, hospital!, warnings, used);
+    opps = await oppsFor(snapshot, code, year, facility, hospital!, warnings, used, fallback);
     lab = await labFor(snapshot, code, modifier, year, warnings, used);
     dme = await dmeFor(snapshot, code, modifier, facility, warnings, used);
   }
@@ -253,11 +256,20 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
     lab,
     dme,
   });
-  return { composition, warnings: [...warnings, ...calcWarnings], used };
+  return { composition, warnings: [...warnings, ...calcWarnings], used, degraded: fallback.degraded };
 }
 
-async function gpciFor(snapshot: SnapshotReader, locality: string | null, date: string | undefined, warnings: string[], used: Record<string, string>, who: string): Promise<GpciInput> {
+async function gpciFor(
+  snapshot: SnapshotReader,
+  locality: string | null,
+  date: string | undefined,
+  warnings: string[],
+  used: Record<string, string>,
+  who: string,
+  fallback: { degraded: boolean },
+): Promise<GpciInput> {
   const national = { locality: NATIONAL_LOCALITY, pw_gpci: 1, pe_gpci: 1, mp_gpci: 1 };
+  if (!locality || !snapshot.has('gpci')) fallback.degraded = true;
   if (!locality) {
     warnings.push(`physician: the locality of ${who} is unknown; national GPCIs (1.000) used`);
     return national;
@@ -271,6 +283,7 @@ async function gpciFor(snapshot: SnapshotReader, locality: string | null, date: 
   used.gpci = g.version;
   warnings.push(...g.warnings);
   if (!g.row) {
+    fallback.degraded = true;
     warnings.push(`physician: locality ${locality} of ${who} is not in GPCI ${g.version}; national GPCIs (1.000) used`);
     return { ...national, locality };
   }
@@ -285,6 +298,7 @@ async function oppsFor(
   hospital: boolean,
   warnings: string[],
   used: Record<string, string>,
+  fallback: { degraded: boolean },
 ): Promise<PaymentInputs['opps']> {
   if (!hospital) {
     warnings.push(`outpatient_facility: ${f.facility_type} ${f.ccn} is not a hospital paid under OPPS`);
@@ -312,6 +326,7 @@ async function oppsFor(
     return null;
   }
   if (f.wage_index === null) {
+    fallback.degraded = true;
     used.wage_index ??= '';
     warnings.push(`outpatient_facility: no wage index for CBSA ${f.cbsa ?? '(unknown)'} of ${f.ccn}; OPPS amount not computed`);
     return null;

@@ -1,0 +1,46 @@
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { facilities } from '../datasets/facilities/dataset.js';
+import { memorySnapshot } from '../datasets/facilities/testing.js';
+import { mpfsRvu } from '../datasets/mpfs_rvu/dataset.js';
+import { composePaymentFor, isHospitalType } from '../server/payment/compose.js';
+
+const SEEDS = resolve(import.meta.dirname, '../seeds');
+let snap: Awaited<ReturnType<typeof memorySnapshot>>;
+
+// Only RVUs and facilities are loaded: no ZIP/county crosswalks, GPCI, wage index or fee schedules.
+beforeAll(async () => {
+  snap = await memorySnapshot([
+    { dataset: mpfsRvu, files: [join(SEEDS, 'mpfs_rvu/PPRRVU2025_Oct.csv')] },
+    { dataset: facilities, files: [join(SEEDS, 'facilities/Hospital_and_other.DATA.Q3_2025.csv')] },
+  ]);
+});
+afterAll(() => snap.close());
+
+describe('composePaymentFor with missing reference data', () => {
+  it('falls back to national GPCIs for a facility whose locality cannot be resolved, and says it is degraded', async () => {
+    // 99213 facility PE, GPCI 1.000: (1.30 + 0.57 + 0.10) x 33.4009 = 1.97 x 33.4009 = 65.799773 -> 65.80
+    const a = await composePaymentFor(snap, { code: '99213', ccn: '330101' });
+    expect(a.degraded).toBe(true);
+    expect(a.composition).toMatchObject({ locality: 'national', pw_gpci: 1, facility_rate: true, estimated_payment: 65.8, applicable_blocks: ['physician'] });
+    expect(a.warnings.join(' ')).toMatch(/locality of facility 330101 is unknown; national GPCIs/);
+    // Needed but not loaded: reported with an empty label so reliability marks them missing.
+    expect(a.used).toMatchObject({ mpfs_rvu: '2025D', facilities: '2025Q3', opps_addendum_b: '', clfs: '', dmepos: '' });
+  });
+
+  it('is not degraded without ccn when the caller asks for national amounts', async () => {
+    const a = await composePaymentFor(snap, { code: '99213' });
+    expect(a.degraded).toBe(false);
+    expect(a.composition.estimated_payment).toBe(91.85); // 2.75 x 33.4009 = 91.852475
+  });
+
+  it('throws not_found for an unknown CCN and a code on no schedule', async () => {
+    await expect(composePaymentFor(snap, { code: '99213', ccn: '999999' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(composePaymentFor(snap, { code: 'ZZ999' })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('treats hospital types as facility settings and others not', () => {
+    for (const t of ['acute_care_hospital', 'critical_access_hospital', 'childrens_hospital', 'hospital']) expect(isHospitalType(t)).toBe(true);
+    for (const t of ['pos_category_02', 'medicaid_only_hospital', 'rural_health_clinic']) expect(isHospitalType(t)).toBe(false);
+  });
+});
