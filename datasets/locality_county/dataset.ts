@@ -128,7 +128,11 @@ function* toRows(raw: RawRow, year: number, seen: Map<string, string>): Generato
     two_carriers: /\*$/.test(areaText),
     year,
   };
-  for (const c of expandCounties(counties, state!)) {
+  // `HAWAII/GUAM` is one locality for two states: its catch-all row is kept for each of them.
+  const also = clean(raw.state).split('/').slice(1).map((p) => toStateCode(p)).filter((c): c is string => c !== undefined && c !== state);
+  const expanded = expandCounties(counties, state!);
+  for (const extra of also) for (const c of expandCounties(counties, extra)) if (c.county.startsWith('ALL ')) expanded.push(c);
+  for (const c of expanded) {
     const row: LocalityCountyRow = { ...base, county: c.county, county_state: c.county_state, excluded_counties: c.excluded };
     const key = `${row.locality}|${row.county_state}|${row.county}`;
     const sig = JSON.stringify(row);

@@ -7,6 +7,7 @@ import { sampleFile, toSourceFile } from '../_shared/source.js';
 import { memorySnapshot, parseAll } from '../facilities/testing.js';
 import { expandCounties, localityCounty } from './dataset.js';
 import { findLocalityForCounty } from './queries.js';
+import { normCounty } from './states.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const seed = join(repoRoot, 'seeds/locality_county/25LOCCO.csv');
@@ -78,6 +79,25 @@ describe('locality_county parser (seed 25LOCCO.csv excerpt)', () => {
     const keys = rows.map((r) => localityCounty.key.map((k) => r[k as keyof typeof r]).join('|'));
     expect(new Set(keys).size).toBe(keys.length);
     expect(rows).toHaveLength(66);
+  });
+
+  it('keeps the HAWAII/GUAM catch-all for both states', async () => {
+    const p = write('25LOCCO.csv', 'COUNTIES INCLUDED IN 2025 LOCALITIES.,,,,\r\n,,,,\r\nMedicare Adminstrative Contractor,Locality Number,State ,Fee Schedule Area ,Counties\r\n1212,1,HAWAII/GUAM,STATEWIDE ,ALL COUNTIES \r\n');
+    const { rows } = await parseAll(localityCounty, [p]);
+    expect(rows.map((r) => [r.locality, r.state, r.county_state, r.county])).toEqual([
+      ['0121201', 'HI', 'HI', 'ALL COUNTIES'],
+      ['0121201', 'HI', 'GU', 'ALL COUNTIES'],
+    ]);
+  });
+
+  it('reduces county names to one key across publishers', () => {
+    expect(normCounty('De Kalb')).toBe(normCounty('DEKALB'));
+    expect(normCounty('DU PAGE')).toBe(normCounty('DUPAGE'));
+    expect(normCounty('PRINCE GEORGES')).toBe(normCounty("PRINCE GEORGE'S"));
+    expect(normCounty('Saint Louis County')).toBe(normCounty('ST. LOUIS'));
+    expect(normCounty('THE DISTRICT')).toBe(normCounty('DISTRICT OF COLUMBIA'));
+    expect(normCounty('MIAMI-DADE')).toBe(normCounty('DADE'));
+    expect(normCounty('ST. LOUIS CITY')).not.toBe(normCounty('ST. LOUIS'));
   });
 
   it('splits county lists with AND, ", AND" and slashes', () => {
@@ -174,8 +194,10 @@ describe('findLocalityForCounty', () => {
     expect((await findLocalityForCounty(snap, 'MD', "PRINCE GEORGE'S")).map((m) => m.locality)).toEqual(['1220201']);
   });
 
-  it('matches Care Compare MIAMI-DADE to the DADE entry', async () => {
+  it('matches Care Compare spellings: MIAMI-DADE to DADE, PRINCE GEORGES to PRINCE GEORGE\'S, THE DISTRICT', async () => {
     expect((await findLocalityForCounty(snap, 'FL', 'MIAMI-DADE'))[0]?.locality).toBe('0910204');
+    expect((await findLocalityForCounty(snap, 'MD', 'PRINCE GEORGES'))[0]?.locality).toBe('1220201');
+    expect((await findLocalityForCounty(snap, 'DC', 'THE DISTRICT'))[0]?.locality).toBe('1220201');
   });
 
   it('returns an empty list for a state the file does not cover', async () => {

@@ -24,15 +24,23 @@ export function toStateCode(name: string): string | undefined {
   return STATE_CODES[n];
 }
 
+/** County names that differ between publishers beyond spelling (Care Compare left, LOCCO right). */
+const COUNTY_ALIASES: Record<string, string> = {
+  // 25LOCCO lists `DADE AND MONROE`; Care Compare says MIAMI-DADE.
+  DADE: 'MIAMIDADE',
+  // Care Compare's County/Parish for every DC hospital is `THE DISTRICT`.
+  THEDISTRICT: 'DISTRICTOFCOLUMBIA',
+};
+
 /**
- * Normalises a county name for matching across publishers: upper case, no `COUNTY`/`PARISH`/
- * `CNTY` suffix, `SAINT` as `ST.`, CMS's `DADE` as Care Compare's `MIAMI-DADE` (25LOCCO lists
- * `DADE AND MONROE`), single spaces.
+ * A county name reduced to a matching key: upper case, no `COUNTY`/`PARISH`/`CNTY` suffix, `SAINT`
+ * as `ST`, and no spaces or punctuation, so Care Compare's `DE KALB`, `DU PAGE`, `PRINCE GEORGES`
+ * meet 25LOCCO's `DEKALB`, `DUPAGE`, `PRINCE GEORGE'S`; plus the aliases above.
  */
 export function normCounty(name: string): string {
   let n = name.toUpperCase().replace(/\s+/g, ' ').trim();
   n = n.replace(/\s+(COUNTY|PARISH|CNTY|BOROUGH|CENSUS AREA|MUNICIPALITY)$/, '');
-  n = n.replace(/^SAINT\s+/, 'ST. ').replace(/^ST\s+/, 'ST. ');
-  if (n === 'DADE') n = 'MIAMI-DADE';
-  return n;
+  n = n.replace(/^SAINT\s+/, 'ST ');
+  n = n.replace(/[^A-Z0-9]/g, '');
+  return COUNTY_ALIASES[n] ?? n;
 }

@@ -7,6 +7,8 @@ import { facilities } from '../../datasets/facilities/dataset.js';
 import { getFacility } from '../../datasets/facilities/queries.js';
 import { memorySnapshot, parseAll, sharedDataDir } from '../../datasets/facilities/testing.js';
 import { localityCounty } from '../../datasets/locality_county/dataset.js';
+import { findLocalityForCounty } from '../../datasets/locality_county/queries.js';
+import { findLocalityForZip } from '../../datasets/zip_locality/queries.js';
 import { wageIndex } from '../../datasets/wage_index/dataset.js';
 import { zipLocality } from '../../datasets/zip_locality/dataset.js';
 
@@ -55,6 +57,23 @@ describe.skipIf(!present)('facilities on the real Care Compare Hospital_General_
     it('puts UCSF in 0111205 and NY Presbyterian in 1320201 by ZIP', async () => {
       expect(await getFacility(snap, '050454')).toMatchObject({ locality: '0111205', locality_source: 'zip', locality_name: 'SAN FRANCISCO-OAKLAND-BERKELEY (SAN FRANCISCO CNTY/ALAMEDA/CONTR COSTA CNTY/SAN MATEO)', cbsa: '41884' });
       expect(await getFacility(snap, '330101')).toMatchObject({ locality: '1320201', locality_name: 'MANHATTAN', cbsa: '35614', wage_index: 1.3456 });
+    });
+
+    it('agrees with the ZIP rule for 5,416 of 5,421 hospitals when the locality is taken from the county instead', async () => {
+      const { rows } = await parseAll(facilities, [hgi]);
+      const disagree: string[] = [];
+      const unmatched: string[] = [];
+      for (const r of rows) {
+        const byZip = (await findLocalityForZip(snap, r.zip!))[0]!.locality;
+        const byCounty = await findLocalityForCounty(snap, r.state, r.county_name!);
+        if (byCounty.length === 0) unmatched.push(`${r.state} ${r.county_name}`);
+        else if (!byCounty.some((m) => m.locality === byZip)) disagree.push(`${r.ccn} ${r.state} ${r.county_name}`);
+      }
+      // American Samoa and the Northern Mariana Islands are not in 25LOCCO at all.
+      expect(unmatched).toEqual(['AS EASTERN DISTRICT', 'MP SAIPAN']);
+      // Hospitals whose ZIP is priced in another locality than their county's (the ZIP rule wins).
+      expect(disagree).toHaveLength(3);
+      expect(disagree.map((d) => d.split(' ').slice(1).join(' ')).sort()).toEqual(['MA WORCESTER', 'MI WAYNE', 'TX COLLIN']);
     });
 
     it('finds every hospital ZIP in ZIP5 (no county fallback needed) and 1,294 of 1,375 CAHs rural by ZIP', async () => {
