@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getFacility } from '../../datasets/facilities/queries.js';
+import { sharedDataDir } from '../../datasets/facilities/testing.js';
+import { ingestFiles, type IngestSummary } from '../../ingest/pipeline.js';
+import { MountedSnapshot } from '../../warehouse/snapshot.js';
+import { Warehouse } from '../../warehouse/store.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SHARED = sharedDataDir(ROOT);
+const HGI = join(SHARED, 'pos-facilities/Hospital_General_Information.csv');
+const present = existsSync(HGI) && existsSync(join(SHARED, 'gpci/ZIP5_OCT2025.txt'));
+if (!present) console.warn(`skipping facilities pipeline conformance: real files not found under ${SHARED} (set RCM_SHARED_DATA)`);
+
+let dir: string;
+let wh: Warehouse;
+const loaded: Record<string, IngestSummary> = {};
+
+describe.skipIf(!present)('geography datasets ingested through the pipeline from the real CMS files', () => {
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rcm-geo-'));
+    wh = new Warehouse(dir);
+    const now = () => new Date('2026-11-01T00:00:00Z');
+    loaded.zip = await ingestFiles(wh, { dataset: 'zip_locality', files: [join(SHARED, 'gpci/ZIP5_OCT2025.txt')], now });
+    loaded.locco = await ingestFiles(wh, { dataset: 'locality_county', files: [join(SHARED, 'gpci/25LOCCO.csv')], now });
+    loaded.gpci = await ingestFiles(wh, { dataset: 'gpci', files: [join(SHARED, 'gpci/GPCI2026.csv')], now });
+    loaded.xwalk = await ingestFiles(wh, { dataset: 'cbsa_county', files: [join(ROOT, 'seeds/cbsa_county/FY2026 CBSA to County Crosswalk.csv')], now });
+    loaded.wi = await ingestFiles(wh, { dataset: 'wage_index', files: [join(ROOT, 'seeds/wage_index/FY2026 IPPS Final Rule Table 3.csv')], now });
+    loaded.hgi = await ingestFiles(wh, { dataset: 'facilities', files: [HGI], version: '2025-care-compare', now });
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('loads every ZIP, county and hospital with no rejects and the versions found in the files', () => {
+    expect(loaded.zip).toMatchObject({ version: '2025Q4', effective_date: '2025-10-01', rows: 42_956, rejects: 0 });
+    expect(loaded.locco).toMatchObject({ version: '2025', rows: 208, rejects: 0 });
+    expect(loaded.hgi).toMatchObject({ version: '2025-care-compare', rows: 5_421, rejects: 0 });
+  });
+
+  it('refuses the Care Compare file without --version, since it carries no date', async () => {
+    await expect(ingestFiles(wh, { dataset: 'facilities', files: [HGI], dryRun: true })).rejects.toThrow(/pass --version/);
+  });
+
+  it('refuses 25LOCCO.txt: 38 of 134 rows rejected (California block without a state, cut county lists)', async () => {
+    await expect(ingestFiles(wh, { dataset: 'locality_county', files: [join(SHARED, 'gpci/25LOCCO.txt')], dryRun: true })).rejects.toThrow(/38 of 134 rows rejected/);
+  });
+
+  it('serves facility profiles from the mounted snapshot', async () => {
+    const snap = await MountedSnapshot.open(wh, (await wh.current())!);
+    try {
+      const ucsf = await getFacility(snap, '050454');
+      expect(ucsf).toMatchObject({ locality: '0111205', cbsa: '41884', wage_index: 1.9315, is_rural: false, rural_source: 'zip_locality' });
+      expect(ucsf.versions).toEqual({ facilities: '2025-care-compare', zip_locality: '2025Q4', gpci: '2026', cbsa_county: 'FY2026', wage_index: 'FY2026' });
+      const cah = await getFacility(snap, '011300');
+      expect(cah).toMatchObject({ locality: '1011200', locality_name: 'ALABAMA', cbsa: '01', is_rural: true, facility_type: 'critical_access_hospital' });
+      await expect(getFacility(snap, '000000')).rejects.toThrow('CCN 000000 is not in facilities 2025-care-compare');
+    } finally {
+      snap.close();
+    }
+  });
+});
