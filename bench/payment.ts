@@ -64,7 +64,10 @@ export async function run(): Promise<Record<string, string | number>[]> {
   const key = st.createKey({ tenant: 'bench', type: 'test', scopes: ['knowledge'] }).secret;
   st.close();
 
-  const codes = shuffle(await rvuCodes(real ? REAL_RVU : join(ROOT, 'seeds/mpfs_rvu/PPRRVU2025_Oct.csv'))).slice(0, 2000);
+  const allCodes = shuffle(await rvuCodes(real ? REAL_RVU : join(ROOT, 'seeds/mpfs_rvu/PPRRVU2025_Oct.csv')));
+  // Disjoint sets: the warmup must not put the measured paths in the snapshot cache.
+  const codes = allCodes.slice(0, Math.min(2000, Math.ceil(allCodes.length / 2)));
+  const warmCodes = allCodes.slice(codes.length);
   const localities = await gpciLocalities(real ? REAL_GPCI : join(ROOT, 'seeds/gpci/GPCI2026.csv'));
   const ccns = await seededCcns();
   const withCcn = shuffle(codes.map((c, i) => `/v1/codes/${c}/payment?ccn=${ccns[i % ccns.length]}`), 7);
@@ -80,6 +83,10 @@ export async function run(): Promise<Record<string, string | number>[]> {
     const first = await fetch(`${api.url}/v1/codes/99213/payment?ccn=${ccns[0]}`, { headers });
     const primeMs = performance.now() - t0;
     if (first.status !== 200) throw new Error(`payment answered ${first.status}: ${await first.text()}`);
+    // JIT warmup of both servers on paths that are not measured (as the foundation bench does).
+    const warmPaths = warmCodes.map((c, i) => `/v1/codes/${c}/payment?ccn=${ccns[i % ccns.length]}`);
+    await load('warmup', api.url, { paths: warmPaths.length ? warmPaths : withCcn, headers, seconds: 3 });
+    await load('warmup bare', bare.url, { paths: withCcn, seconds: 2 });
     const b = await load('bare', bare.url, { paths: withCcn, seconds: SECONDS });
     // First pass: every path is new to the snapshot cache until the list comes round again.
     const cold = await load('payment ccn cold', api.url, { paths: withCcn, headers, seconds: SECONDS });
