@@ -1,4 +1,4 @@
-import { DuckDBInstance, type DuckDBAppender } from '@duckdb/node-api';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile, readdir } from 'node:fs/promises';
 
@@ -12,6 +12,7 @@ import { quoteIdent, quoteString } from '../warehouse/snapshot.js';
 import { newSnapshotId, type Warehouse } from '../warehouse/store.js';
 import { diffVersionFiles } from './diff.js';
 import { withWriteLock } from './lock.js';
+import { appendValue } from '../datasets/_shared/appender.js';
 
 export interface IngestProgress {
   dataset: string;
@@ -79,22 +80,6 @@ function checkDetected(dataset: Dataset<any>, files: SourceFile[], samples: File
     const hint = other ? ` it looks like a '${other.id}' file` : ' no known header was found';
     throw new IngestError(`not a ${dataset.id} file (expected ${dataset.formats.join(' or ')});${hint}`, f.name, 1);
   });
-}
-
-function appendValue(app: DuckDBAppender, col: Column, v: unknown): void {
-  if (v === null || v === undefined) return app.appendNull();
-  switch (col.type) {
-    case 'VARCHAR':
-      return app.appendVarchar(String(v));
-    case 'DOUBLE':
-      return app.appendDouble(Number(v));
-    case 'INTEGER':
-      return app.appendInteger(Number(v));
-    case 'BIGINT':
-      return app.appendBigInt(BigInt(v as number));
-    case 'BOOLEAN':
-      return app.appendBoolean(Boolean(v));
-  }
 }
 
 export function createTableSql(dataset: Dataset<any>): string {

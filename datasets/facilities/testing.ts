@@ -4,6 +4,7 @@ import { toSourceFile, sampleFile } from '../_shared/source.js';
 import type { Column, Dataset, ParsedItem } from '../types.js';
 import type { DatasetVersion, Manifest } from '../../warehouse/manifest.js';
 import { quoteIdent, type SnapshotReader } from '../../warehouse/snapshot.js';
+import { appendValue } from '../_shared/appender.js';
 
 /** Parses every file of a dataset and returns the rows and rejects (for parser tests). */
 export async function parseAll<Row extends object>(dataset: Dataset<Row>, paths: string[]): Promise<{ rows: Row[]; rejects: { line: number; issues: NonNullable<ParsedItem<Row>['issues']> }[] }> {
@@ -17,22 +18,6 @@ export async function parseAll<Row extends object>(dataset: Dataset<Row>, paths:
     }
   }
   return { rows, rejects };
-}
-
-function append(app: DuckDBAppender, c: Column, v: unknown): void {
-  if (v === null || v === undefined) return app.appendNull();
-  switch (c.type) {
-    case 'VARCHAR':
-      return app.appendVarchar(String(v));
-    case 'DOUBLE':
-      return app.appendDouble(Number(v));
-    case 'INTEGER':
-      return app.appendInteger(Number(v));
-    case 'BIGINT':
-      return app.appendBigInt(BigInt(v as number));
-    case 'BOOLEAN':
-      return app.appendBoolean(Boolean(v));
-  }
 }
 
 /**
@@ -58,7 +43,7 @@ export async function memorySnapshot(
     const { rows } = await parseAll(dataset, files);
     const app = await conn.createAppender(dataset.id);
     for (const row of rows) {
-      for (const c of dataset.columns) append(app, c, (row as Record<string, unknown>)[c.name]);
+      for (const c of dataset.columns) appendValue(app, c, (row as Record<string, unknown>)[c.name]);
       app.appendVarchar(label);
       app.endRow();
     }
