@@ -271,6 +271,10 @@ async function main() {
     const cold = { rps: firstPass.length / (coldMs / 1000), p50: Math.round(coldLat[coldLat.length >> 1]!), p99: Math.round(coldLat[Math.floor(coldLat.length * 0.99)]!), non2xx: bad };
     const bare = await load(`http://127.0.0.1:${barePort}/`, null, null, duration);
     const warm = await load(`http://127.0.0.1:${port}`, key, paths, duration);
+    // The app's own floor: the same server's health route (no key, no data, tiny body).
+    const health = await load(`http://127.0.0.1:${port}/v1/health`, null, null, duration);
+    const fixed = process.env.BENCH_FIXED ? await load(`http://127.0.0.1:${port}${paths[0]}`, key, null, duration) : null;
+    if (fixed) console.log(`fixed PTP url: ${Math.round(fixed.rps)} req/s`);
 
     results.push(
       ['rows (4 parts)', `${s1.rows.toLocaleString()} (${mb(bytes)})`],
@@ -280,6 +284,7 @@ async function main() {
       ['ingest peak RSS', mb(peak)],
       ['bare Koa JSON route', `${Math.round(bare.rps)} req/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms`],
       [`PTP lookup, first pass (${HOT_CODES} codes, cold)`, `${Math.round(cold.rps)} req/s, p50 ${cold.p50} ms, p99 ${cold.p99} ms, non-2xx ${cold.non2xx}`],
+      ['app floor: GET /v1/health on the same server', `${Math.round(health.rps)} req/s, p50 ${health.p50} ms, p99 ${health.p99} ms (${(health.rps / bare.rps).toFixed(2)}x bare)`],
       ['PTP lookup, warm (random pairs of the hot codes, 2 quarters)', `${Math.round(warm.rps)} req/s, p50 ${warm.p50} ms, p99 ${warm.p99} ms, non-2xx ${warm.non2xx} (${(warm.rps / bare.rps).toFixed(2)}x bare)`],
     );
     console.log('\n| measure | result |\n|---|---|');

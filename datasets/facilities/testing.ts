@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { toSourceFile, sampleFile } from '../_shared/source.js';
 import type { Column, Dataset, ParsedItem } from '../types.js';
 import type { DatasetVersion, Manifest } from '../../warehouse/manifest.js';
