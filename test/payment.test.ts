@@ -213,6 +213,16 @@ describe('with ccn: the facility geography', () => {
     expect(r.body).toMatchObject({ facility_rate: false, estimated_payment: 103.89 });
   });
 
+  it('pays OPPS only in hospital outpatient places of service (19, 22, 23)', async () => {
+    const office = await pay('71046/payment?ccn=050454&place_of_service=11');
+    expect(office.body.applicable_blocks).toEqual(['physician']);
+    expect(office.body.reliability.warnings.join(' ')).toMatch(/place_of_service 11 is not a hospital outpatient setting/);
+    const inpatient = await pay('71046/payment?ccn=050454&place_of_service=21');
+    expect(inpatient.body.outpatient_facility).toBeNull();
+    const offCampus = await pay('71046/payment?ccn=050454&place_of_service=19');
+    expect(offCampus.body.outpatient_facility.allowed_fac_payment).toBe(147.86);
+  });
+
   it('ignores locality when ccn is set, with a warning', async () => {
     const r = await pay('99213/payment?ccn=330101&locality=1011200');
     expect(r.body.locality).toBe('1320201');

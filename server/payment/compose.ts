@@ -39,6 +39,9 @@ export interface PaymentAnswer {
  */
 export const RVU_PRICING_MODIFIERS: ReadonlySet<string> = new Set(['26', 'TC', '53']);
 
+/** Place-of-service codes of hospital outpatient services, the only ones OPPS pays (19, 22, 23). */
+export const OPPS_POS: ReadonlySet<string> = new Set(['19', '22', '23']);
+
 /** Used when no ccn and no locality are given: national amounts (every GPCI 1.000). */
 export const NATIONAL_LOCALITY = 'national';
 
@@ -221,7 +224,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
   let lab: PaymentInputs['lab'] = null;
   let dme: PaymentInputs['dme'] = null;
   if (facility) {
-    opps = await oppsFor(snapshot, code, year, facility, hospital!, warnings, used, fallback);
+    opps = await oppsFor(snapshot, code, year, facility, hospital!, q.place_of_service, warnings, used, fallback);
     lab = await labFor(snapshot, code, modifier, year, warnings, used);
     dme = await dmeFor(snapshot, code, modifier, facility, warnings, used);
   }
@@ -296,12 +299,17 @@ async function oppsFor(
   year: number | undefined,
   f: FacilityProfile,
   hospital: boolean,
+  placeOfService: string | undefined,
   warnings: string[],
   used: Record<string, string>,
   fallback: { degraded: boolean },
 ): Promise<PaymentInputs['opps']> {
   if (!hospital) {
     warnings.push(`outpatient_facility: ${f.facility_type} ${f.ccn} is not a hospital paid under OPPS`);
+    return null;
+  }
+  if (placeOfService !== undefined && !OPPS_POS.has(placeOfService)) {
+    warnings.push(`outpatient_facility: place_of_service ${placeOfService} is not a hospital outpatient setting (19, 22, 23); no OPPS payment`);
     return null;
   }
   if (!snapshot.has('opps_addendum_b')) {
