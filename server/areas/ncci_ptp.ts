@@ -165,7 +165,7 @@ function ptpRoute(ptpType: 'prac' | 'hosp', deps: PtpRouteDeps): RouteDef {
   return defineRoute({
     method: 'get',
     path: `/v1/ncci/ptp/${ptpType}`,
-    operationId: ptpType === 'prac' ? 'getNcciPtpPractitioner' : 'getNcciPtpHospital',
+    operationId: ptpType === 'prac' ? 'getPtpPrac' : 'getPtpHosp',
     tag: 'ncci',
     summary: `NCCI procedure-to-procedure edit for a code pair, ${table} table`,
     description:
