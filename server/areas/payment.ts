@@ -17,6 +17,10 @@ export const ModifierSchema = z
   .transform((s) => s.toUpperCase())
   .pipe(z.string().regex(/^[A-Z0-9]{2}$/, 'Modifier must be 2 letters or digits (e.g. 26, TC, 53)'));
 
+/**
+ * Query of the payment call, with the names fixed in ARCHITECTURE.md; `qpp_flag` is a string enum
+ * (not a coerced number) so `qpp_flag=2` or `qpp_flag=true` is a 422, never a silent QPP choice.
+ */
 export const PaymentQuerySchema = z.object({
   ccn: z.string().trim().toUpperCase().pipe(CcnSchema).optional(),
   modifier: ModifierSchema.optional(),
