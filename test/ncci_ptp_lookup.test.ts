@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DuckDBValue } from '@duckdb/node-api';
-import { choosePtpVersion, lookupPtpEdit, ptpEditStatus, type PtpVersionRef } from '../datasets/ncci_ptp_prac/queries.js';
+import { choosePtpVersion, getColumn1Groups, lookupPtpEdit, ptpEditStatus, type PtpVersionRef } from '../datasets/ncci_ptp_prac/queries.js';
 import type { PtpRow } from '../datasets/ncci_ptp_prac/ptp.js';
 import { makeNcciPtpRoutes, PtpQuerySchema, type PtpEdit } from '../server/areas/ncci_ptp.js';
 import type { Summarizer } from '../server/ncci/summary.js';
@@ -104,6 +104,19 @@ describe('lookupPtpEdit', () => {
     await lookupPtpEdit(snap, 'ncci_ptp_prac', '93000', '99999', '2026-05-02');
     expect(queries.filter((q) => /WHERE column1 = \$1/.test(q))).toHaveLength(1);
     expect(queries.filter((q) => /DISTINCT/.test(q))).toHaveLength(1);
+  });
+
+  it('drops the least recently used code groups past the row budget', async () => {
+    const { snap, queries } = fakeSnapshot(data);
+    const groupQueries = () => queries.filter((q) => /WHERE column1 = \$1/.test(q)).length;
+    await getColumn1Groups(snap, 'ncci_ptp_prac', '11042', 3); // 3 rows (one in 32.1, two in 32.2)
+    await getColumn1Groups(snap, 'ncci_ptp_prac', '93000', 3); // 2 more rows: 11042 is evicted
+    expect(groupQueries()).toBe(2);
+    const g = await getColumn1Groups(snap, 'ncci_ptp_prac', '93000', 3);
+    expect(groupQueries()).toBe(2);
+    expect(g.get('32.2')?.get('93010')?.[0]?.modifier_indicator).toBe('0');
+    await getColumn1Groups(snap, 'ncci_ptp_prac', '11042', 3);
+    expect(groupQueries()).toBe(3);
   });
 
   it('tells no edit from no data', async () => {

@@ -96,28 +96,105 @@ export function ptpEditStatus(row: Pick<PtpRow, 'effective_date' | 'deletion_dat
 type Group = Map<string, PtpRow[]>;
 
 /**
- * All edits of one column-1 code, per loaded version, grouped by column-2 code (memoised per
- * snapshot). Tables are stored in file order (sorted by column 1), so DuckDB's zone maps skip
- * all but a row group per version file; one query serves every quarter, and the group answers
- * every later pair with that code in JS.
+ * Rows of edit groups kept per snapshot. A real quarter is ~4 M rows over ~15k column-1 codes,
+ * so caching every group a long-lived snapshot ever touches would end up holding whole versions
+ * in JS; the least recently used groups are dropped past this many rows (~200 MB).
  */
-export function getColumn1Groups(snapshot: SnapshotReader, dataset: PtpDatasetId, column1: string): Promise<Map<string, Group>> {
-  return snapshot.memo(`ptp:group:${dataset}:${column1}`, async () => {
-    const rows = await snapshot.all<PtpRow & { version: string }>(
-      `SELECT version, column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale
-       FROM ${quoteIdent(dataset)} WHERE column1 = $1`,
-      [column1],
-    );
-    const byVersion = new Map<string, Group>();
-    for (const { version, ...r } of rows) {
-      let group = byVersion.get(version);
-      if (!group) byVersion.set(version, (group = new Map()));
-      const list = group.get(r.column2);
-      if (list) list.push(r);
-      else group.set(r.column2, [r]);
+export const PTP_GROUP_CACHE_ROWS = 1_000_000;
+
+interface CachedGroups {
+  groups: Promise<Map<string, Group>>;
+  rows: number;
+}
+
+/** Per-snapshot LRU of column-1 groups (a Map keeps insertion order: re-insert on use). */
+class GroupCache {
+  private readonly entries = new Map<string, CachedGroups>();
+  private rows = 0;
+
+  get(key: string, load: () => Promise<{ groups: Map<string, Group>; rows: number }>, budget: number): Promise<Map<string, Group>> {
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit.groups;
     }
-    return byVersion;
-  });
+    const entry: CachedGroups = { groups: Promise.resolve(new Map()), rows: 0 };
+    entry.groups = load().then(
+      (r) => {
+        entry.rows = r.rows;
+        this.rows += r.rows;
+        for (const [k, e] of this.entries) {
+          if (this.rows <= budget || k === key) break;
+          this.entries.delete(k);
+          this.rows -= e.rows;
+        }
+        return r.groups;
+      },
+      (e: unknown) => {
+        this.entries.delete(key);
+        throw e;
+      },
+    );
+    this.entries.set(key, entry);
+    return entry.groups;
+  }
+}
+
+const caches = new WeakMap<SnapshotReader, GroupCache>();
+
+/** Shares repeated text (codes, rationales, dates) between cached rows instead of one copy per row. */
+function interner() {
+  const seen = new Map<string, string>();
+  return <T extends string | null>(s: T): T => {
+    if (s === null) return s;
+    const had = seen.get(s);
+    if (had !== undefined) return had as T;
+    if (seen.size >= 100_000) seen.clear();
+    seen.set(s, s);
+    return s;
+  };
+}
+const intern = interner();
+
+/**
+ * All edits of one column-1 code, per loaded version, grouped by column-2 code (cached per
+ * snapshot, LRU-bounded by `PTP_GROUP_CACHE_ROWS`). Tables are stored in file order (sorted by
+ * column 1), so DuckDB's zone maps skip all but a row group per version file; one query serves
+ * every quarter, and the group answers every later pair with that code in JS.
+ */
+export function getColumn1Groups(snapshot: SnapshotReader, dataset: PtpDatasetId, column1: string, budget = PTP_GROUP_CACHE_ROWS): Promise<Map<string, Group>> {
+  let cache = caches.get(snapshot);
+  if (!cache) caches.set(snapshot, (cache = new GroupCache()));
+  return cache.get(
+    `${dataset}:${column1}`,
+    async () => {
+      const rows = await snapshot.all<PtpRow & { version: string }>(
+        `SELECT version, column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale
+         FROM ${quoteIdent(dataset)} WHERE column1 = $1`,
+        [column1],
+      );
+      const byVersion = new Map<string, Group>();
+      for (const r of rows) {
+        let group = byVersion.get(r.version);
+        if (!group) byVersion.set(r.version, (group = new Map()));
+        const row: PtpRow = {
+          column1: intern(r.column1),
+          column2: intern(r.column2),
+          in_existence_prior_1996: r.in_existence_prior_1996,
+          effective_date: intern(r.effective_date),
+          deletion_date: intern(r.deletion_date),
+          modifier_indicator: r.modifier_indicator,
+          rationale: intern(r.rationale),
+        };
+        const list = group.get(r.column2);
+        if (list) list.push(row);
+        else group.set(r.column2, [row]);
+      }
+      return { groups: byVersion, rows: rows.length };
+    },
+    budget,
+  );
 }
 
 /**
