@@ -211,6 +211,7 @@ describe('with ccn: the facility geography', () => {
   it('pins non-facility PE at a hospital with place_of_service 11', async () => {
     const r = await pay('99213/payment?ccn=330101&place_of_service=11');
     expect(r.body).toMatchObject({ facility_rate: false, estimated_payment: 103.89 });
+    expect(r.body.facility.pos_code).toBe('11');
   });
 
   it('pays OPPS only in hospital outpatient places of service (19, 22, 23)', async () => {

@@ -239,7 +239,8 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
         facility_type: facility.facility_type,
         locality_name: facility.locality_name,
         locality_number: facility.locality_number,
-        pos_code: hospital ? '22' : null,
+        // The POS the composition assumed: the pinned one, else on-campus outpatient hospital (22).
+        pos_code: q.place_of_service ?? (hospital ? '22' : null),
         is_rural: facility.is_rural,
         registered: facility.active !== false,
         wage_index: facility.wage_index,
