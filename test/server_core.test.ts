@@ -237,3 +237,24 @@ describe('errors', () => {
     }
   });
 });
+
+describe('key cache', () => {
+  it('revoking through the server process itself takes effect on the next request', async () => {
+    const k = t.srv.state.createKey({ tenant: t.srv.state.findTenants()[0]!.id, type: 'test', scopes: ['knowledge'] });
+    expect((await t.request('/v1/codes/99213', { key: k.secret })).status).toBe(200);
+    t.srv.state.revokeKey(k.record.id);
+    expect((await t.request('/v1/codes/99213', { key: k.secret })).status).toBe(401);
+  });
+
+  it('a key unknown at first and created by another process afterwards is accepted at once', async () => {
+    const cli = new SqliteStateStore(t.wh.path('state.sqlite'));
+    const tenant = cli.findTenants()[0]!;
+    const { secret } = cli.createKey({ tenant: tenant.id, type: 'test', scopes: ['knowledge'] });
+    cli.revokeKey(cli.findKeys().at(-1)!.id);
+    // cached as revoked/unknown now
+    expect((await t.request('/v1/codes/99213', { key: secret })).status).toBe(401);
+    const fresh = cli.createKey({ tenant: tenant.id, type: 'test', scopes: ['knowledge'] });
+    expect((await t.request('/v1/codes/99213', { key: fresh.secret })).status).toBe(200);
+    cli.close();
+  });
+});

@@ -74,6 +74,10 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({ ...r, scopes: JSON.parse(r.scopes)
 export class SqliteStateStore implements StateStore {
   private readonly db: Database.Database;
   private readonly stmtAuth: Database.Statement<[string], KeyRow>;
+  private readonly stmtDataVersion: Database.Statement<[], { data_version: number }>;
+  /** secret -> key (or null), valid until any connection commits a write (see authenticate). */
+  private readonly authCache = new Map<string, ApiKeyRecord | null>();
+  private dataVersion = -1;
 
   constructor(
     file: string,
@@ -86,6 +90,7 @@ export class SqliteStateStore implements StateStore {
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
     this.migrate();
+    this.stmtDataVersion = this.db.prepare('PRAGMA data_version');
     this.stmtAuth = this.db.prepare('SELECT id, tenant_id, type, scopes, prefix, created_at, revoked_at, label FROM api_keys WHERE hash = ? AND revoked_at IS NULL');
   }
 
@@ -134,12 +139,29 @@ export class SqliteStateStore implements StateStore {
     this.db
       .prepare('INSERT INTO api_keys (id, tenant_id, type, scopes, prefix, hash, label, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
       .run(row.id, row.tenant_id, row.type, row.scopes, row.prefix, hashKey(secret), row.label, row.created_at);
+    this.authCache.clear();
     return { record: toKey(row), secret };
   }
 
+  /**
+   * Looks a key up on every request, but answers from memory while the database is unchanged:
+   * `PRAGMA data_version` moves whenever another connection (the CLI) commits, and this
+   * connection's own writes clear the cache, so a new or revoked key counts on the next request
+   * without a hash and a query per request.
+   */
   authenticate(secret: string): ApiKeyRecord | null {
+    const dv = this.stmtDataVersion.get()!.data_version;
+    if (dv !== this.dataVersion) {
+      this.authCache.clear();
+      this.dataVersion = dv;
+    }
+    const hit = this.authCache.get(secret);
+    if (hit !== undefined) return hit;
     const r = this.stmtAuth.get(hashKey(secret));
-    return r ? toKey(r) : null;
+    const key = r ? toKey(r) : null;
+    if (this.authCache.size >= 10_000) this.authCache.clear();
+    this.authCache.set(secret, key);
+    return key;
   }
 
   findKeys(tenantId?: string): ApiKeyRecord[] {
@@ -150,6 +172,7 @@ export class SqliteStateStore implements StateStore {
 
   revokeKey(id: string): ApiKeyRecord {
     const res = this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(this.now().toISOString(), id);
+    this.authCache.clear();
     const r = this.db.prepare('SELECT id, tenant_id, type, scopes, prefix, created_at, revoked_at, label FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
     if (!r) throw new NotFoundError(`key ${id} not found`);
     if (res.changes === 0 && !r.revoked_at) throw new NotFoundError(`key ${id} not found`);
