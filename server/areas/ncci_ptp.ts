@@ -171,7 +171,8 @@ function ptpRoute(ptpType: 'prac' | 'hosp', deps: PtpRouteDeps): RouteDef {
     description:
       'Codes in either order answer in CMS column order. `date_of_service` (default today) selects the quarterly version ' +
       'whose quarter contains it; without one, the nearest version answers with reliability.degraded. `status: no_edit` ' +
-      'means the pair has no edit. `payer` medicaid/masshealth/medi_cal reads the Medicaid NCCI edit set.',
+      'means the pair has no edit. `payer` medicaid/masshealth/medi_cal reads the Medicaid NCCI edit set. `state` is ' +
+      'echoed; no state-specific PTP overlay is loaded (`state_overlay` is empty).',
     scope: 'knowledge',
     query: PtpQuerySchema,
     response: PtpEditSchema,
