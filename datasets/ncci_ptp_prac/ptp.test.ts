@@ -184,6 +184,25 @@ describe('checkFiles', () => {
   });
 });
 
+describe('checkFiles (Medicaid)', () => {
+  const MHEAD = ['Medicaid NCCI PTP Edits - Practitioner Services\t\t\t\t\t\t', ...HEAD.slice(2)];
+  async function mset(names: string[]) {
+    const files = await Promise.all(names.map((n) => writeLatin1(n, [...MHEAD, '0001A\t0591T\t\t20220101\t*\t1\tx'])));
+    const samples = await Promise.all(files.map((f) => sampleFile(f)));
+    return () => medicaidPtpPrac.checkFiles!(files, samples);
+  }
+
+  it('accepts one file, or contiguous parts of one quarter', async () => {
+    expect(await mset(['medicaid-ncci-q3-2026-ptp-edits-practitioner-services.txt'])).not.toThrow();
+    expect(await mset(['medicaid-ncci-q3-2026-ptp-practitioner-f1.txt', 'medicaid-ncci-q3-2026-ptp-practitioner-f2.txt'])).not.toThrow();
+  });
+
+  it('rejects files of two quarters and a gap in the parts', async () => {
+    expect(await mset(['medicaid-ncci-q3-2026-ptp-practitioner-f1.txt', 'medicaid-ncci-q2-2026-ptp-practitioner-f2.txt'])).toThrow(/different quarters in one set: 2026Q2, 2026Q3/);
+    expect(await mset(['medicaid-ncci-q3-2026-ptp-practitioner-f1.txt', 'medicaid-ncci-q3-2026-ptp-practitioner-f3.txt'])).toThrow(/missing part f2/);
+  });
+});
+
 describe('loadNative (DuckDB read_csv)', () => {
   it('loads the same rows the JS parser reads, in file part order', async () => {
     const files = await Promise.all(
