@@ -277,14 +277,15 @@ async function nativeEncoding(file: SourceFile): Promise<'utf-8' | 'latin-1'> {
 
 const GLOB_CODE = "'[A-Z0-9][A-Z0-9][A-Z0-9][A-Z0-9][A-Z0-9]'";
 const GLOB_DATE = "'[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]'";
-const sqlDate = (x: string) => `(${x} GLOB ${GLOB_DATE} AND try_strptime(${x}, '%Y%m%d') IS NOT NULL)`;
 const sqlIso = (x: string) => `(${x}[1:4] || '-' || ${x}[5:6] || '-' || ${x}[7:8])`;
 
 /**
  * The SELECT list and validity test of one layout, over reader columns `c0..cN` (an empty
- * field reads as NULL). Same rules as `toPtpRow`.
+ * field reads as NULL). Same rules as `toPtpRow`, except that dates are checked for shape here
+ * and for being real calendar days afterwards, on the few distinct values (cheaper than a
+ * per-row `strptime` on millions of rows).
  */
-function nativeSelect(layout: PtpLayout, program: 'medicare' | 'medicaid'): { values: string[]; valid: string; notEmpty: string } {
+function nativeSelect(layout: PtpLayout, program: 'medicare' | 'medicaid'): { values: string[]; valid: string } {
   const c = (k: number) => `c${k}`;
   const medicare = program === 'medicare';
   const valid: string[] = [`${c(layout.col1)} GLOB ${GLOB_CODE}`, `${c(layout.col2)} GLOB ${GLOB_CODE}`, `${c(layout.modifier)} IN ('0', '1', '9')`];
@@ -292,16 +293,15 @@ function nativeSelect(layout: PtpLayout, program: 'medicare' | 'medicaid'): { va
   let eff = 'NULL';
   if (layout.effective !== undefined) {
     const e = c(layout.effective);
-    valid.push(medicare ? sqlDate(e) : `(${e} IS NULL OR ${sqlDate(e)})`);
+    valid.push(medicare ? `${e} GLOB ${GLOB_DATE}` : `(${e} IS NULL OR ${e} GLOB ${GLOB_DATE})`);
     eff = sqlIso(e);
   } else if (medicare) valid.push('false');
   let del = 'NULL';
   if (layout.deletion !== undefined) {
     const d = c(layout.deletion);
-    valid.push(medicare ? `(${d} = '*' OR ${sqlDate(d)})` : `(${d} IS NULL OR ${d} = '*' OR ${sqlDate(d)})`);
+    valid.push(medicare ? `(${d} = '*' OR ${d} GLOB ${GLOB_DATE})` : `(${d} IS NULL OR ${d} = '*' OR ${d} GLOB ${GLOB_DATE})`);
     del = `CASE WHEN ${d} = '*' THEN NULL ELSE ${sqlIso(d)} END`;
   } else if (medicare) valid.push('false');
-  const width = layoutWidth(layout);
   return {
     values: [
       c(layout.col1),
@@ -313,7 +313,6 @@ function nativeSelect(layout: PtpLayout, program: 'medicare' | 'medicaid'): { va
       layout.rationale === undefined ? "''" : `coalesce(${c(layout.rationale)}, '')`,
     ],
     valid: valid.join(' AND '),
-    notEmpty: Array.from({ length: width }, (_, k) => `${c(k)} IS NOT NULL`).join(' OR '),
   };
 }
 
@@ -321,11 +320,12 @@ let nativeRun = 0;
 
 /**
  * Loads PTP parts with DuckDB's own CSV reader: every field VARCHAR, header skipped by the line
- * count found by content, casts and the same validation as `toPtpRow` in SQL, in one pass per
- * part (in part order, so the table stays sorted by column 1 for zone-map lookups). Invalid rows
- * are inserted with a NULL version and structurally broken lines land in DuckDB's rejects table;
- * only when either count is non-zero does the JS parser re-read that part to report each
- * rejected line with its issues, and the flagged rows are deleted (the rare, slow path).
+ * count found by content, casts and the row rules of `toPtpRow` in SQL, one pass per part (in
+ * part order, so the table stays sorted by column 1 for zone-map lookups). Rows failing a rule
+ * are inserted with a NULL version, structurally broken lines land in DuckDB's rejects table,
+ * and dates that are not real days (`20260230`) are found on the distinct values and flagged
+ * too. Only when anything was flagged does the JS parser re-read the parts to report each
+ * rejected line with its issues; the flagged rows are then deleted and both counts must agree.
  */
 async function loadPtpNative(
   flavor: PtpFlavor,
@@ -337,14 +337,14 @@ async function loadPtpNative(
 ): Promise<NativeLoadResult> {
   const target = table.startsWith('"') ? table : quoteIdent(table);
   const count = async (sql: string) => Number(Object.values((await run(sql))[0] ?? {})[0] ?? 0);
-  let rows = 0;
-  const rejects: NativeLoadResult['rejects'] = [];
-  for (const file of orderParts(files, flavor)) {
+  const ordered = orderParts(files, flavor);
+  let inserted = 0;
+  let broken = 0;
+  for (const file of ordered) {
     const sample = samples.find((s) => s.name === file.name) ?? samples[files.indexOf(file)];
     if (!sample) throw new IngestError('no sample for file', file.name);
     const layout = locatePtpLayout(sample.lines, file.name, flavor.program);
-    const width = layoutWidth(layout);
-    const cols = Array.from({ length: width }, (_, k) => `'c${k}': 'VARCHAR'`).join(', ');
+    const cols = Array.from({ length: layoutWidth(layout) }, (_, k) => `'c${k}': 'VARCHAR'`).join(', ');
     const n = ++nativeRun;
     const rj = `ptp_rejects_${process.pid}_${n}`;
     const rs = `ptp_scans_${process.pid}_${n}`;
@@ -352,34 +352,52 @@ async function loadPtpNative(
       `read_csv(${quoteString(file.path)}, delim='\t', header=false, skip=${layout.skip}, quote='', escape='', auto_detect=false, ` +
       `null_padding=true, store_rejects=true, rejects_table='${rj}', rejects_scan='${rs}', encoding='${await nativeEncoding(file)}', columns={${cols}})`;
     const sel = nativeSelect(layout, flavor.program);
-    const inserted = await count(
+    inserted += await count(
       `INSERT INTO ${target} (column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale, version) ` +
-        `SELECT ${sel.values.join(', ')}, CASE WHEN ${sel.valid} THEN ${quoteString(version)} ELSE NULL END FROM ${src} WHERE ${sel.notEmpty}`,
+        `SELECT ${sel.values.join(', ')}, CASE WHEN ${sel.valid} THEN ${quoteString(version)} ELSE NULL END FROM ${src}`,
     );
-    const flagged = await count(`SELECT count(*) FROM ${target} WHERE version IS NULL`);
-    const broken = await count(`SELECT count(*) FROM ${rj}`);
+    broken += await count(`SELECT count(*) FROM ${rj}`);
     await run(`DROP TABLE IF EXISTS ${rj}; DROP TABLE IF EXISTS ${rs}`);
-    rows += inserted - flagged;
-    if (flagged + broken === 0) continue;
-    let bad = 0;
-    for await (const item of parsePtpFile(flavor, file, { onBytes: () => {} })) {
-      if (item.issues) {
-        bad++;
-        rejects.push({ line: item.line, issues: item.issues.map((i) => ({ ...i, ctx: { ...i.ctx, file: file.name } })) });
-      }
-    }
-    await run(`DELETE FROM ${target} WHERE version IS NULL`);
-    if (bad !== flagged + broken) {
-      throw new IngestError(`native load disagrees with validation: ${flagged + broken} lines failed in DuckDB, ${bad} in the row check`, file.name);
+  }
+  const dates = await run(
+    `SELECT DISTINCT effective_date AS d FROM ${target} WHERE version IS NOT NULL UNION SELECT DISTINCT deletion_date FROM ${target} WHERE version IS NOT NULL`,
+  );
+  const badDates = dates.map((r) => r.d).filter((d): d is string => typeof d === 'string' && toIsoDate(d) === null);
+  if (badDates.length) {
+    const list = badDates.map(quoteString).join(', ');
+    await run(`UPDATE ${target} SET version = NULL WHERE effective_date IN (${list}) OR deletion_date IN (${list})`);
+  }
+  const flagged = await count(`SELECT count(*) FROM ${target} WHERE version IS NULL`);
+  if (flagged + broken === 0) return { rows: inserted, rejects: [] };
+
+  // The rare path: exact lines and issues from the JS parser.
+  const rejects: NativeLoadResult['rejects'] = [];
+  let emptyRows = 0;
+  for (const file of ordered) {
+    for await (const item of parsePtpFile(flavor, file, { onBytes: () => {} }, true)) {
+      if (item === 'empty') emptyRows++;
+      else if (item.issues) rejects.push({ line: item.line, issues: item.issues.map((i) => ({ ...i, ctx: { ...i.ctx, file: file.name } })) });
     }
   }
-  return { rows, rejects };
+  await run(`DELETE FROM ${target} WHERE version IS NULL`);
+  if (rejects.length + emptyRows !== flagged + broken) {
+    throw new IngestError(
+      `native load disagrees with validation: ${flagged + broken} lines failed in DuckDB, ${rejects.length} in the row check (+${emptyRows} empty)`,
+      ordered.map((f) => f.name).join(', '),
+    );
+  }
+  return { rows: inserted - flagged, rejects };
 }
 
 // ---------------------------------------------------------------------------------------------
 // JS parse
 
-async function* parsePtpFile(flavor: PtpFlavor, file: SourceFile, ctx: ParseContext): AsyncGenerator<ParsedItem<PtpRow>> {
+/**
+ * Reads one part. With `reportEmpty`, lines of only tabs (which DuckDB reads as an all-NULL row,
+ * while truly blank lines are skipped by both) come back as `'empty'` so the native loader can
+ * account for them.
+ */
+async function* parsePtpFile(flavor: PtpFlavor, file: SourceFile, ctx: ParseContext, reportEmpty = false): AsyncGenerator<ParsedItem<PtpRow> | 'empty'> {
   const records = readRecords(file, { delimiter: '\t', quote: false, onBytes: ctx.onBytes })[Symbol.asyncIterator]();
   const head: string[] = [];
   let layout: PtpLayout | undefined;
@@ -395,7 +413,10 @@ async function* parsePtpFile(flavor: PtpFlavor, file: SourceFile, ctx: ParseCont
       if (isContinuation(fields) || head.length - 1 === start) continue;
       layout = locatePtpLayout(head, file.name, flavor.program);
     }
-    if (isEmptyLine(fields)) continue;
+    if (isEmptyLine(fields)) {
+      if (reportEmpty && fields.length > 1) yield 'empty';
+      continue;
+    }
     yield toPtpRow(fields, layout, line, flavor.program);
   }
   if (!layout) {
@@ -504,7 +525,9 @@ export function makePtpDataset(flavor: PtpFlavor, extra: { publisher: string; fo
     key: ['column1', 'column2', 'effective_date'],
     detect: (s) => detectFor(flavor, s),
     version: (samples) => versionFor(flavor, samples),
-    parse: (file, ctx) => parsePtpFile(flavor, file, ctx),
+    async *parse(file, ctx) {
+      for await (const item of parsePtpFile(flavor, file, ctx)) if (item !== 'empty') yield item;
+    },
     checkFiles(files, samples) {
       if (files.length === 0) throw new IngestError('no files given');
       for (const s of samples) locatePtpLayout(s.lines, s.name, flavor.program);
