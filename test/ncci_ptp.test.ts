@@ -155,6 +155,9 @@ describe('PTP bad input', () => {
     ['an unknown payer', 'column1=93000&column2=93010&payer=acme_health', ['query', 'payer']],
     ['a bad boolean', 'column1=93000&column2=93010&include_summary=yes', ['query', 'include_summary']],
     ['a state that is not two letters', 'column1=93000&column2=93010&state=California', ['query', 'state']],
+    ['a repeated code parameter', 'column1=93000&column1=93005&column2=93010', ['query', 'column1']],
+    ['a very long code', `column1=${'9'.repeat(5000)}&column2=93010`, ['query', 'column1']],
+    ['an injected SQL fragment', "column1=93000'%20OR%201=1--&column2=93010", ['query', 'column1']],
   ])('answers 422 for %s', async (_name, q, loc) => {
     const r = await prac(q);
     expect(r.status).toBe(422);
