@@ -80,3 +80,23 @@ export function shuffle<T>(xs: T[], seed = 42): T[] {
   }
   return a;
 }
+
+/**
+ * Alternates baseline and subject runs (`rounds` each) and reports medians, so a load swing on a
+ * shared 2-core machine hits both sides of the ratio alike.
+ */
+export async function paired(
+  rounds: number,
+  base: () => Promise<LoadResult>,
+  subject: () => Promise<LoadResult>,
+): Promise<{ base: LoadResult; subject: LoadResult; ratio: number }> {
+  const bs: LoadResult[] = [];
+  const ss: LoadResult[] = [];
+  for (let i = 0; i < rounds; i++) {
+    bs.push(await base());
+    ss.push(await subject());
+  }
+  const med = (xs: LoadResult[]): LoadResult => [...xs].sort((a, b) => a.requests_per_s - b.requests_per_s)[Math.floor(xs.length / 2)]!;
+  const ratios = bs.map((b, i) => ss[i]!.requests_per_s / b.requests_per_s).sort((a, b) => a - b);
+  return { base: med(bs), subject: med(ss), ratio: ratios[Math.floor(ratios.length / 2)]! };
+}

@@ -1,11 +1,11 @@
 import Koa from 'koa';
-import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ValidationError, type Issue } from '../datasets/_shared/issue.js';
 import { getDataset } from '../datasets/registry.js';
 import type { SnapshotHolder, MountedSnapshot } from '../warehouse/snapshot.js';
 import type { StateStore } from '../warehouse/state.js';
+import { Dispatcher } from './dispatch.js';
 import { bodyOf, HttpError, statusOf } from './errors.js';
 import type { Logger } from './logger.js';
 import { Metrics } from './middleware/metrics.js';
@@ -136,63 +136,68 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics } {
     }
   });
 
-  const router = new Router();
-  // Static segments before parameters so `/v1/codes/crosswalk/{code}` wins over `/v1/codes/{code}/...`.
-  const ordered = [...deps.routes].sort((a, b) => paramCount(a.path) - paramCount(b.path));
-  for (const route of ordered) {
-    const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
-    router[route.method](koaPath, async (ctx) => {
-      const st = ctx.state as ReqState;
-      st.routeTemplate = route.path;
-      st.auth = route.scope === null ? null : authenticate(ctx, route);
-      if (st.auth) {
-        const d = limiter.take(st.auth.key_id);
-        ctx.set('RateLimit-Limit', String(d.limit));
-        ctx.set('RateLimit-Remaining', String(d.remaining));
-        ctx.set('RateLimit-Reset', String(d.reset));
-        if (!d.allowed) throw new HttpError(429, 'rate_limited', `rate limit of ${d.limit} requests per minute exceeded`, { 'Retry-After': String(d.reset) });
-      }
-      const issues: Issue[] = [];
-      const parse = <T>(schema: z.ZodType | undefined, where: 'path' | 'query' | 'body', input: unknown): T => {
-        if (!schema) return undefined as T;
-        const r = schema.safeParse(input);
-        if (r.success) return r.data as T;
-        issues.push(...toIssues(where, r.error, input));
-        return undefined as T;
-      };
-      const body = route.body ? await readJsonBody(ctx) : undefined;
-      const params = parse(route.params, 'path', { ...ctx.params });
-      const query = parse(route.query, 'query', { ...ctx.query });
-      const parsedBody = parse(route.body, 'body', body);
-      if (issues.length) throw new ValidationError(issues);
+  const dispatcher = new Dispatcher(deps.routes);
+  app.use(async (ctx) => {
+    const m = dispatcher.match(ctx.method, ctx.path);
+    if (m === null) return; // 404 body set by the outer middleware
+    if ('allowed' in m) {
+      ctx.set('Allow', m.allowed.join(', '));
+      throw new HttpError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path} (allowed: ${m.allowed.join(', ')})`);
+    }
+    const route = m.route;
+    const st = ctx.state as ReqState;
+    st.routeTemplate = route.path;
+    st.auth = route.scope === null ? null : authenticate(ctx, route);
+    if (st.auth) {
+      const d = limiter.take(st.auth.key_id);
+      ctx.set('RateLimit-Limit', String(d.limit));
+      ctx.set('RateLimit-Remaining', String(d.remaining));
+      ctx.set('RateLimit-Reset', String(d.reset));
+      if (!d.allowed) throw new HttpError(429, 'rate_limited', `rate limit of ${d.limit} requests per minute exceeded`, { 'Retry-After': String(d.reset) });
+    }
+    const issues: Issue[] = [];
+    const parse = <T>(schema: z.ZodType | undefined, where: 'path' | 'query' | 'body', input: unknown): T => {
+      if (!schema) return undefined as T;
+      const r = schema.safeParse(input);
+      if (r.success) return r.data as T;
+      issues.push(...toIssues(where, r.error, input));
+      return undefined as T;
+    };
+    const body = route.body ? await readJsonBody(ctx) : undefined;
+    const params = parse(route.params, 'path', m.params);
+    const query = parse(route.query, 'query', { ...ctx.query });
+    const parsedBody = parse(route.body, 'body', body);
+    if (issues.length) throw new ValidationError(issues);
 
-      const snapshot = deps.snapshots.snapshot;
-      if (!snapshot && !route.noSnapshot) throw new HttpError(503, 'not_ready', 'no data snapshot is published yet; run `rcm seed` or `rcm ingest`');
-      snapshot?.retain();
-      try {
-        const rctx: RouteContext<unknown, unknown, unknown> = {
-          params,
-          query,
-          body: parsedBody,
-          snapshot: snapshot as MountedSnapshot,
-          state: deps.state,
-          auth: st.auth,
-          requestId: st.requestId,
-          now,
-          reliability: makeReliability(snapshot, now),
-        };
-        const result =
-          route.cache && snapshot
-            ? await snapshot.memo(`${route.operationId}\u0000${JSON.stringify([params, query])}`, async () => route.handler(rctx))
-            : await route.handler(rctx);
-        ctx.status = route.status ?? 200;
+    const snapshot = deps.snapshots.snapshot;
+    if (!snapshot && !route.noSnapshot) throw new HttpError(503, 'not_ready', 'no data snapshot is published yet; run `rcm seed` or `rcm ingest`');
+    snapshot?.retain();
+    try {
+      const rctx: RouteContext<unknown, unknown, unknown> = {
+        params,
+        query,
+        body: parsedBody,
+        snapshot: snapshot as MountedSnapshot,
+        state: deps.state,
+        auth: st.auth,
+        requestId: st.requestId,
+        now,
+        reliability: makeReliability(snapshot, now),
+      };
+      ctx.status = route.status ?? 200;
+      if (route.cache && snapshot) {
+        // Snapshot-immutable answer: keep the serialized JSON, so a repeat costs no handler and no stringify.
+        ctx.body = await snapshot.memo(`${route.operationId}\u0000${JSON.stringify([params, query])}`, async () => JSON.stringify(await route.handler(rctx)));
+        ctx.type = 'application/json';
+      } else {
+        const result = await route.handler(rctx);
         if (route.contentType) ctx.type = route.contentType;
         ctx.body = result;
-      } finally {
-        snapshot?.release();
       }
-    });
-  }
+    } finally {
+      snapshot?.release();
+    }
+  });
 
   function authenticate(ctx: Koa.Context, route: RouteDef): AuthInfo {
     const secret = ctx.get('x-api-key');
@@ -209,11 +214,5 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics } {
     return { tenant_id: key.tenant_id, key_id: key.id, key_type: key.type, scopes: key.scopes };
   }
 
-  app.use(router.routes());
-  app.use(router.allowedMethods());
   return { app, metrics };
-}
-
-function paramCount(path: string): number {
-  return (path.match(/\{/g) ?? []).length;
 }

@@ -37,6 +37,8 @@ describe('authentication, host pairing and scopes', () => {
     expect((await t.request('/v1/codes/99213', { key: secret })).status).toBe(200);
     cli.revokeKey(record.id);
     cli.close();
+    // Cross-process changes are seen within SqliteStateStore.CHANGE_CHECK_MS (200 ms).
+    await new Promise((r) => setTimeout(r, 250));
     const r = await t.request('/v1/codes/99213', { key: secret });
     expect(r.status).toBe(401);
     expect(r.body.code).toBe('invalid_api_key');
@@ -251,10 +253,40 @@ describe('key cache', () => {
     const tenant = cli.findTenants()[0]!;
     const { secret } = cli.createKey({ tenant: tenant.id, type: 'test', scopes: ['knowledge'] });
     cli.revokeKey(cli.findKeys().at(-1)!.id);
-    // cached as revoked/unknown now
+    await new Promise((r) => setTimeout(r, 250));
+    // cached as revoked now
     expect((await t.request('/v1/codes/99213', { key: secret })).status).toBe(401);
     const fresh = cli.createKey({ tenant: tenant.id, type: 'test', scopes: ['knowledge'] });
+    // A secret never seen before is looked up in the database: no wait needed.
     expect((await t.request('/v1/codes/99213', { key: fresh.secret })).status).toBe(200);
     cli.close();
+  });
+});
+
+describe('routing', () => {
+  it('answers 405 with Allow for a known path and another method', async () => {
+    const r = await t.request('/v1/codes/99213', { method: 'POST', body: {} });
+    expect(r.status).toBe(405);
+    expect(r.headers.allow).toBe('GET');
+    expect(r.body.code).toBe('method_not_allowed');
+  });
+
+  it('prefers literal segments: /v1/codes/crosswalk/{code} is not read as a payment path', async () => {
+    const r = await t.request('/v1/codes/crosswalk/G0463');
+    expect(r.status).toBe(200);
+    expect(r.body.code).toBe('G0463');
+  });
+
+  it('decodes path parameters and treats an empty segment or trailing slash as no route', async () => {
+    expect((await t.request('/v1/codes/%39%39213')).body.code).toBe('99213');
+    expect((await t.request('/v1/codes/')).status).toBe(404);
+    expect((await t.request('/v1/codes/99213/')).status).toBe(404);
+    expect((await t.request('/v1/codes/%E0%A4%A')).status).toBe(422);
+  });
+
+  it('answers HEAD like GET without a body', async () => {
+    const r = await t.request('/v1/health', { method: 'HEAD', key: null });
+    expect(r.status).toBe(200);
+    expect(r.text).toBe('');
   });
 });
