@@ -187,7 +187,8 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics } {
       ctx.status = route.status ?? 200;
       if (route.cache && snapshot) {
         // Snapshot-immutable answer: keep the serialized JSON, so a repeat costs no handler and no stringify.
-        ctx.body = await snapshot.memo(`${route.operationId}\u0000${JSON.stringify([params, query])}`, async () => JSON.stringify(await route.handler(rctx)));
+        const day = route.cache === 'daily' ? now().toISOString().slice(0, 10) : '';
+        ctx.body = await snapshot.memo(`${route.operationId}\u0000${day}\u0000${JSON.stringify([params, query])}`, async () => JSON.stringify(await route.handler(rctx)));
         ctx.type = 'application/json';
       } else {
         const result = await route.handler(rctx);

@@ -63,8 +63,12 @@ export interface RouteDef<
   status?: number;
   /** Error statuses besides 401/403/422/429/500 that this route can answer (e.g. 404). */
   errors?: number[];
-  /** Answer depends only on snapshot + request: memoise per snapshot. */
-  cache?: boolean;
+  /**
+   * Answer depends only on snapshot + request: memoise per snapshot (the serialized JSON).
+   * `'daily'` when it also depends on today's date (a date parameter defaulting to today): the
+   * UTC date joins the key.
+   */
+  cache?: boolean | 'daily';
   /** Content type for non-JSON answers (metrics). */
   contentType?: string;
   /** The route answers even when no snapshot is mounted (health, meta). */

@@ -1,4 +1,4 @@
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
 import type { DatasetVersion, Manifest } from './manifest.js';
 import type { Warehouse } from './store.js';
 
@@ -45,6 +45,9 @@ function toPlain(v: unknown): unknown {
 /** A snapshot attached read-only in an in-memory DuckDB, with a small connection pool. */
 export class MountedSnapshot implements SnapshotReader {
   private readonly memos = new Map<string, Promise<unknown>>();
+  /** Per connection: prepared statements by SQL text, and the tail of its queue. */
+  private readonly prepared: Map<string, Promise<DuckDBPreparedStatement>>[];
+  private readonly queues: Promise<unknown>[];
   private next = 0;
   private refs = 0;
   private closing = false;
@@ -54,7 +57,10 @@ export class MountedSnapshot implements SnapshotReader {
     readonly manifest: Manifest,
     private readonly instance: DuckDBInstance,
     private readonly conns: DuckDBConnection[],
-  ) {}
+  ) {
+    this.prepared = conns.map(() => new Map());
+    this.queues = conns.map(() => Promise.resolve());
+  }
 
   static async open(wh: Warehouse, manifest: Manifest, opts: { connections?: number; threads?: number } = {}): Promise<MountedSnapshot> {
     const instance = await DuckDBInstance.create(':memory:', { threads: String(opts.threads ?? 2) });
@@ -74,10 +80,31 @@ export class MountedSnapshot implements SnapshotReader {
     return new MountedSnapshot(manifest.id, manifest, instance, conns);
   }
 
+  /**
+   * Parameterised queries are prepared once per connection and reused (planning a view over the
+   * attached version files costs about as much as running a point query). Each connection runs
+   * one query at a time, so a statement's bindings never interleave.
+   */
   async all<T = Record<string, unknown>>(sql: string, params?: DuckDBValue[]): Promise<T[]> {
-    const conn = this.conns[this.next++ % this.conns.length]!;
-    const reader = await conn.runAndReadAll(sql, params);
-    return reader.getRowObjectsJS().map((r) => toPlain(r) as T);
+    const i = this.next++ % this.conns.length;
+    const conn = this.conns[i]!;
+    const run = async () => {
+      if (!params || params.length === 0) return (await conn.runAndReadAll(sql)).getRowObjectsJS();
+      const cache = this.prepared[i]!;
+      let ps = cache.get(sql);
+      if (!ps) {
+        if (cache.size >= 500) cache.clear();
+        ps = conn.prepare(sql);
+        cache.set(sql, ps);
+        ps.catch(() => cache.delete(sql));
+      }
+      const stmt = await ps;
+      stmt.bind(params);
+      return (await stmt.runAndReadAll()).getRowObjectsJS();
+    };
+    const result = this.queues[i]!.then(run, run);
+    this.queues[i] = result.catch(() => undefined);
+    return (await result).map((r) => toPlain(r) as T);
   }
 
   memo<T>(key: string, compute: () => Promise<T>): Promise<T> {

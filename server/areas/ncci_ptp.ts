@@ -174,6 +174,8 @@ function ptpRoute(ptpType: 'prac' | 'hosp', deps: PtpRouteDeps): RouteDef {
       'means the pair has no edit. `payer` medicaid/masshealth/medi_cal reads the Medicaid NCCI edit set. `state` is ' +
       'echoed; no state-specific PTP overlay is loaded (`state_overlay` is empty).',
     scope: 'knowledge',
+    // date_of_service defaults to today, so cached answers are keyed by the day too.
+    cache: 'daily',
     query: PtpQuerySchema,
     response: PtpEditSchema,
     handler: async ({ query, snapshot, now, reliability }) => {
