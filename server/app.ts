@@ -10,7 +10,7 @@ import { bodyOf, HttpError, statusOf } from './errors.js';
 import type { Logger } from './logger.js';
 import { Metrics } from './middleware/metrics.js';
 import { RateLimiter } from './middleware/ratelimit.js';
-import type { AuthInfo, Reliability, RouteContext, RouteDef } from './route.js';
+import type { AuthInfo, Reliability, RouteDef } from './route.js';
 import { toIssues } from './validation.js';
 
 export interface ServerConfig {
@@ -155,43 +155,51 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics } {
       ctx.set('RateLimit-Reset', String(d.reset));
       if (!d.allowed) throw new HttpError(429, 'rate_limited', `rate limit of ${d.limit} requests per minute exceeded`, { 'Retry-After': String(d.reset) });
     }
-    const issues: Issue[] = [];
-    const parse = <T>(schema: z.ZodType | undefined, where: 'path' | 'query' | 'body', input: unknown): T => {
-      if (!schema) return undefined as T;
-      const r = schema.safeParse(input);
-      if (r.success) return r.data as T;
-      issues.push(...toIssues(where, r.error, input));
-      return undefined as T;
+    const validate = async () => {
+      const issues: Issue[] = [];
+      const parse = <T>(schema: z.ZodType | undefined, where: 'path' | 'query' | 'body', input: unknown): T => {
+        if (!schema) return undefined as T;
+        const r = schema.safeParse(input);
+        if (r.success) return r.data as T;
+        issues.push(...toIssues(where, r.error, input));
+        return undefined as T;
+      };
+      const body = route.body ? await readJsonBody(ctx) : undefined;
+      const params = parse(route.params, 'path', m.params);
+      const query = parse(route.query, 'query', { ...ctx.query });
+      const parsedBody = parse(route.body, 'body', body);
+      if (issues.length) throw new ValidationError(issues);
+      return { params, query, body: parsedBody };
     };
-    const body = route.body ? await readJsonBody(ctx) : undefined;
-    const params = parse(route.params, 'path', m.params);
-    const query = parse(route.query, 'query', { ...ctx.query });
-    const parsedBody = parse(route.body, 'body', body);
-    if (issues.length) throw new ValidationError(issues);
 
     const snapshot = deps.snapshots.snapshot;
-    if (!snapshot && !route.noSnapshot) throw new HttpError(503, 'not_ready', 'no data snapshot is published yet; run `rcm seed` or `rcm ingest`');
-    snapshot?.retain();
-    try {
-      const rctx: RouteContext<unknown, unknown, unknown> = {
-        params,
-        query,
-        body: parsedBody,
+    const answer = (v: { params: unknown; query: unknown; body: unknown }) => {
+      if (!snapshot && !route.noSnapshot) throw new HttpError(503, 'not_ready', 'no data snapshot is published yet; run `rcm seed` or `rcm ingest`');
+      return route.handler({
+        ...v,
         snapshot: snapshot as MountedSnapshot,
         state: deps.state,
         auth: st.auth,
         requestId: st.requestId,
         now,
         reliability: makeReliability(snapshot, now),
-      };
+      });
+    };
+    snapshot?.retain();
+    try {
       ctx.status = route.status ?? 200;
-      if (route.cache && snapshot) {
-        // Snapshot-immutable answer: keep the serialized JSON, so a repeat costs no handler and no stringify.
+      if (route.cache && snapshot && route.method === 'get') {
+        // A snapshot-immutable answer is kept as serialized JSON, twice keyed: by the raw URL (a
+        // repeat skips validation too; only successful answers are kept, so bad input is always
+        // checked) and by the validated inputs (equivalent URLs share one computation).
         const day = route.cache === 'daily' ? now().toISOString().slice(0, 10) : '';
-        ctx.body = await snapshot.memo(`${route.operationId}\u0000${day}\u0000${JSON.stringify([params, query])}`, async () => JSON.stringify(await route.handler(rctx)));
+        ctx.body = await snapshot.memo(`url\u0000${route.operationId}\u0000${day}\u0000${ctx.path}?${ctx.querystring}`, async () => {
+          const v = await validate();
+          return snapshot.memo(`${route.operationId}\u0000${day}\u0000${JSON.stringify([v.params, v.query])}`, async () => JSON.stringify(await answer(v)));
+        });
         ctx.type = 'application/json';
       } else {
-        const result = await route.handler(rctx);
+        const result = await answer(await validate());
         if (route.contentType) ctx.type = route.contentType;
         ctx.body = result;
       }

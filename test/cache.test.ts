@@ -28,4 +28,18 @@ describe('per-snapshot answer cache', () => {
       await t.close();
     }
   });
+
+  it('never caches a rejected request: the same bad URL is answered 422 each time', async () => {
+    const t = await startTestServer();
+    try {
+      for (let i = 0; i < 2; i++) {
+        const r = await t.request('/v1/data/changes?limit=0');
+        expect(r.status).toBe(422);
+        expect(r.body.detail[0].loc).toEqual(['query', 'limit']);
+      }
+      expect((await t.request('/v1/data/changes?limit=1')).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
 });
