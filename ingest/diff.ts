@@ -19,9 +19,15 @@ export async function diffVersionFiles(dataset: Dataset<any>, fromFile: string |
   try {
     const t = quoteIdent(dataset.id);
     await conn.run(`ATTACH ${quoteString(toFile)} AS new_v (READ_ONLY)`);
-    if (fromFile) await conn.run(`ATTACH ${quoteString(fromFile)} AS old_v (READ_ONLY)`);
-    else await conn.run(`CREATE SCHEMA old_v_s; CREATE TABLE old_v_s.${t} AS SELECT * FROM new_v.main.${t} LIMIT 0`);
-    const oldRef = fromFile ? `old_v.main.${t}` : `old_v_s.${t}`;
+    const keyTextOf = (alias: string) => `concat_ws('|', ${dataset.key.map(quoteIdent).map((k) => `coalesce(CAST(${alias}.${k} AS VARCHAR), '')`).join(', ')})`;
+    if (!fromFile) {
+      // First load: every row is added; no join needed (it would cost seconds on NCCI files).
+      const n = Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM new_v.main.${quoteIdent(dataset.id)}`)).getRowObjectsJS()[0]!.n);
+      const first = await conn.runAndReadAll(`SELECT ${keyTextOf('t')} AS k FROM new_v.main.${quoteIdent(dataset.id)} t ORDER BY k LIMIT ${sampleSize}`);
+      return { counts: { added: n, removed: 0, changed: 0, unchanged: 0 }, samples: { added: first.getRowObjectsJS().map((r) => String(r.k)), removed: [], changed: [] } };
+    }
+    await conn.run(`ATTACH ${quoteString(fromFile)} AS old_v (READ_ONLY)`);
+    const oldRef = `old_v.main.${t}`;
     const keys = dataset.key.map(quoteIdent);
     const oldCols = new Set(
       (await conn.runAndReadAll(`SELECT column_name FROM (DESCRIBE SELECT * FROM ${oldRef})`)).getRowObjectsJS().map((r) => String(r.column_name)),
@@ -29,7 +35,7 @@ export async function diffVersionFiles(dataset: Dataset<any>, fromFile: string |
     const values = dataset.columns.map((c) => c.name).filter((c) => !dataset.key.includes(c) && oldCols.has(c));
     const on = keys.map((k) => `o.${k} IS NOT DISTINCT FROM n.${k}`).join(' AND ');
     const differs = values.length ? values.map((c) => `o.${quoteIdent(c)} IS DISTINCT FROM n.${quoteIdent(c)}`).join(' OR ') : 'false';
-    const keyText = (alias: string) => `concat_ws('|', ${keys.map((k) => `coalesce(CAST(${alias}.${k} AS VARCHAR), '')`).join(', ')})`;
+    const keyText = keyTextOf;
     await conn.run(`
       CREATE TEMP TABLE d AS
       SELECT CASE WHEN o.o_present IS NULL THEN 'added'

@@ -119,6 +119,9 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
   let rejectCount = 0;
   const rejectLines: string[] = [];
 
+  // Hash the sources while DuckDB loads them (hashing runs on the otherwise idle main thread).
+  const hashing = Promise.all(files.map(async (f) => ({ name: f.name, sha256: await sha256File(f.path), bytes: f.size })));
+  hashing.catch(() => undefined);
   const inst = await DuckDBInstance.create(tmpFile);
   const conn = await inst.connect();
   try {
@@ -208,7 +211,7 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
   const same = prevVersions.find((v) => v.version === label);
   const prev = same ?? latest(prevVersions);
   const diff = await diffVersionFiles(dataset, prev ? wh.path(prev.file) : null, tmpFile);
-  const sources = await Promise.all(files.map(async (f) => ({ name: f.name, sha256: await sha256File(f.path), bytes: f.size })));
+  const sources = await hashing;
   const loadedAt = now().toISOString();
   const c = diff.counts;
   const change: ChangeRecord = {
