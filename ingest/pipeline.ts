@@ -130,7 +130,8 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
       const res = await dataset.loadNative(files, samples, async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJS(), quoteIdent(dataset.id), label);
       rows = res.rows;
       rejectCount = res.rejects.length;
-      for (const r of res.rejects) rejectLines.push(JSON.stringify({ file: files[0]!.name, line: r.line, issues: r.issues }));
+      // A native loader names the part a reject came from in its issues' ctx.file.
+      for (const r of res.rejects) rejectLines.push(JSON.stringify({ file: String(r.issues[0]?.ctx?.file ?? files[0]!.name), line: r.line, issues: r.issues }));
       opts.onProgress?.({ dataset: dataset.id, file: files.map((f) => f.name).join(','), rows, rejects: rejectCount, bytes: totalBytes, total_bytes: totalBytes, elapsed_ms: Date.now() - started });
     } else {
       const app = await conn.createAppender(dataset.id);

@@ -85,4 +85,22 @@ describe('rcm ingest ncci_ptp_prac (pipeline)', () => {
     await expect(ingestFiles(wh, { dataset: 'ncci_ptp_prac', files })).rejects.toThrow(/1 of 20 rows rejected .*row\.8\.effective_date/);
     expect(await wh.currentId()).toBeNull();
   });
+
+  it('names the part a rejected row came from in the rejects file', async () => {
+    const files = await Promise.all(
+      [1, 2, 3, 4].map(async (p) => {
+        const to = join(dir, `ccipra-v322r0-f${p}.txt`);
+        await copyFile(part('32.2', p), to);
+        return to;
+      }),
+    );
+    const text = await readFile(files[2]!, 'latin1');
+    const bad = text.replace(/^(\w{5}\t\w{5}\t[^\t]*\t)(\d{8})/m, '$12026-13-99');
+    expect(bad).not.toBe(text);
+    await writeFile(files[2]!, bad, 'latin1');
+    const s = await ingestFiles(wh, { dataset: 'ncci_ptp_prac', files, rejectThreshold: 0.5 });
+    expect(s.rejects).toBe(1);
+    const [rej] = (await readFile(s.rejects_file!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(rej.file).toBe('ccipra-v322r0-f3.txt');
+  });
 });
