@@ -8,7 +8,7 @@ import { toIsoDate } from '../datasets/_shared/values.js';
 import { DATASETS, getDataset } from '../datasets/registry.js';
 import type { Column, Dataset } from '../datasets/types.js';
 import type { ChangeRecord, DatasetVersion, Manifest } from '../warehouse/manifest.js';
-import { quoteIdent, quoteString } from '../warehouse/snapshot.js';
+import { quoteIdent } from '../warehouse/snapshot.js';
 import { newSnapshotId, type Warehouse } from '../warehouse/store.js';
 import { diffVersionFiles } from './diff.js';
 import { withWriteLock } from './lock.js';

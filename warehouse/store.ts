@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, rm, writeFile, open } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, open } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { NotFoundError } from '../datasets/_shared/issue.js';

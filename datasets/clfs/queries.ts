@@ -1,6 +1,7 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { ClfsRow } from './dataset.js';
 import { versionForYear } from '../_shared/versions.js';
+import { knownCodes } from '../_shared/codes.js';
 
 /** A stored CLFS row plus the version label it was loaded under. */
 export type ClfsFee = ClfsRow & { version: string };
@@ -22,8 +23,7 @@ export function findLabFees(snapshot: SnapshotReader, code: string, year?: numbe
 
 /** True when the code is in any loaded CLFS version (404 versus "not in this year"). */
 export async function isLabCode(snapshot: SnapshotReader, code: string): Promise<boolean> {
-  if (!snapshot.has('clfs')) return false;
-  return snapshot.memo(`clfs:known:${code}`, async () => (await snapshot.all(`SELECT 1 FROM clfs WHERE hcpcs_code = $1 LIMIT 1`, [code])).length > 0);
+  return (await knownCodes(snapshot, 'clfs')).has(code);
 }
 
 /**

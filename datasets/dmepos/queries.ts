@@ -1,6 +1,7 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { DmeposRow } from './dataset.js';
 import { versionForYear } from '../_shared/versions.js';
+import { knownCodes } from '../_shared/codes.js';
 
 /** A stored DMEPOS row plus the version label it was loaded under. */
 export type DmeposFee = DmeposRow & { version: string };
@@ -87,4 +88,9 @@ export async function getDmeRate(snapshot: SnapshotReader, hcpcs: string, state:
 export function dmeRateFor(row: Pick<DmeposRow, 'non_rural_rate' | 'rural_rate'>, isRural: boolean): { rate: number | null; rate_used: 'rural' | 'non_rural' } {
   if (isRural && row.rural_rate !== null) return { rate: row.rural_rate, rate_used: 'rural' };
   return { rate: row.non_rural_rate, rate_used: 'non_rural' };
+}
+
+/** True when the code is in any loaded DMEPOS release (any state, any modifier). */
+export async function isDmeCode(snapshot: SnapshotReader, code: string): Promise<boolean> {
+  return (await knownCodes(snapshot, 'dmepos')).has(code);
 }

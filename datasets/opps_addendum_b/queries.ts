@@ -1,6 +1,7 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { OppsAddendumBRow } from './dataset.js';
 import { versionForYear } from '../_shared/versions.js';
+import { knownCodes } from '../_shared/codes.js';
 
 /** A stored Addendum B row plus the version label (`2026-01`) it was loaded under. */
 export type OppsRate = OppsAddendumBRow & { version: string };
@@ -18,15 +19,22 @@ export function oppsVersionFor(snapshot: SnapshotReader, year?: number): string 
  */
 export async function getOppsRate(snapshot: SnapshotReader, hcpcs: string, year?: number): Promise<OppsRate | null> {
   const version = oppsVersionFor(snapshot, year);
-  if (!version) return null;
-  return snapshot.memo(`opps_addendum_b:${version}:${hcpcs}`, async () => {
-    const rows = await snapshot.all<OppsRate>(`SELECT * FROM opps_addendum_b WHERE version = $1 AND hcpcs_code = $2`, [version, hcpcs]);
-    return rows[0] ?? null;
+  return version ? getOppsRateIn(snapshot, version, hcpcs) : null;
+}
+
+/**
+ * The Addendum B row of a code in one release. A release (~18k rows) is read once per snapshot
+ * into a map, so a first pass over many codes costs no query per code.
+ */
+export async function getOppsRateIn(snapshot: SnapshotReader, version: string, hcpcs: string): Promise<OppsRate | null> {
+  const table = await snapshot.memo(`opps_addendum_b:table:${version}`, async () => {
+    const rows = await snapshot.all<OppsRate>(`SELECT * FROM opps_addendum_b WHERE version = $1`, [version]);
+    return new Map(rows.map((r) => [r.hcpcs_code, r]));
   });
+  return table.get(hcpcs) ?? null;
 }
 
 /** True when the code is in any loaded Addendum B release. */
 export async function isOppsCode(snapshot: SnapshotReader, hcpcs: string): Promise<boolean> {
-  if (!snapshot.has('opps_addendum_b')) return false;
-  return snapshot.memo(`opps_addendum_b:known:${hcpcs}`, async () => (await snapshot.all(`SELECT 1 FROM opps_addendum_b WHERE hcpcs_code = $1 LIMIT 1`, [hcpcs])).length > 0);
+  return (await knownCodes(snapshot, 'opps_addendum_b')).has(hcpcs);
 }

@@ -1,11 +1,11 @@
 import { NotFoundError, ValidationError } from '../../datasets/_shared/issue.js';
-import { getLabRate } from '../../datasets/clfs/queries.js';
-import { getDmeRate } from '../../datasets/dmepos/queries.js';
+import { getLabRate, isLabCode } from '../../datasets/clfs/queries.js';
+import { getDmeRate, isDmeCode } from '../../datasets/dmepos/queries.js';
 import { isDmeRuralZip } from '../../datasets/dmepos_rural_zip/queries.js';
 import { getFacility, type FacilityProfile } from '../../datasets/facilities/queries.js';
-import type { GpciRow } from '../../datasets/gpci/dataset.js';
-import { findRvuRows, getRvu, versionForDate, type RvuRow } from '../../datasets/mpfs_rvu/queries.js';
-import { oppsVersionFor, type OppsRate } from '../../datasets/opps_addendum_b/queries.js';
+import { findGpci } from '../../datasets/gpci/queries.js';
+import { findRvuRows, getRvu, type RvuRow } from '../../datasets/mpfs_rvu/queries.js';
+import { getOppsRateIn, isOppsCode, oppsVersionFor } from '../../datasets/opps_addendum_b/queries.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { choosePeSetting, composePayment, type Composition, type FacilityBlock, type GpciInput, type PaymentInputs, type RvuInput } from './calculate.js';
 
@@ -44,31 +44,6 @@ export const OPPS_POS: ReadonlySet<string> = new Set(['19', '22', '23']);
 
 /** Used when no ccn and no locality are given: national amounts (every GPCI 1.000). */
 export const NATIONAL_LOCALITY = 'national';
-
-/**
- * The GPCI table of one version as a map by 7-digit locality, loaded once per snapshot (109 rows)
- * because every payment call needs one locality's row.
- */
-function gpciTable(snapshot: SnapshotReader, version: string): Promise<Map<string, GpciRow>> {
-  return snapshot.memo(`payment:gpci:${version}`, async () => {
-    const rows = await snapshot.all<GpciRow>('SELECT locality, mac, locality_number, state, locality_name, pw_gpci, pe_gpci, mp_gpci, year FROM gpci WHERE version = $1', [version]);
-    return new Map(rows.map((r) => [r.locality, r]));
-  });
-}
-
-/**
- * The GPCI row of a locality from the release in force on `date` (latest release when no date),
- * with a warning when no loaded release is effective yet. Undefined when gpci is not loaded or
- * the locality is not in it.
- */
-export async function findGpci(snapshot: SnapshotReader, locality: string, date?: string): Promise<{ row: GpciRow | undefined; version: string; warnings: string[] } | undefined> {
-  const versions = snapshot.versions('gpci');
-  if (versions.length === 0) return undefined;
-  const pick = date ? versionForDate(versions, date)! : { version: versions.at(-1)!, exact: true };
-  const warnings = pick.exact ? [] : [`no GPCI release loaded is effective on ${date}; used ${pick.version.version} (effective ${pick.version.effective_date})`];
-  const table = await gpciTable(snapshot, pick.version.version);
-  return { row: table.get(locality), version: pick.version.version, warnings };
-}
 
 /** True when a facility type is a hospital: a facility setting for PE, and paid under OPPS. */
 export function isHospitalType(facilityType: string): boolean {
@@ -115,30 +90,9 @@ async function selectRvu(snapshot: SnapshotReader, code: string, modifier: strin
   }
 }
 
-/**
- * Codes on a fee schedule in any loaded version: one DISTINCT query per dataset per snapshot, so
- * the common "not on this schedule" answer costs a Set lookup instead of a DuckDB query per code.
- */
-function codesOn(snapshot: SnapshotReader, dataset: 'opps_addendum_b' | 'clfs' | 'dmepos'): Promise<ReadonlySet<string>> {
-  if (!snapshot.has(dataset)) return Promise.resolve(new Set<string>());
-  return snapshot.memo(`payment:codes:${dataset}`, async () => new Set((await snapshot.all<{ c: string }>(`SELECT DISTINCT hcpcs_code AS c FROM ${dataset}`)).map((r) => r.c)));
-}
-
-/**
- * Addendum B rows of one version by HCPCS, loaded with one query per snapshot. Same rows as
- * `getOppsRate` (which costs one query per new code), so a first pass over many codes stays fast.
- */
-function oppsRows(snapshot: SnapshotReader, version: string): Promise<Map<string, OppsRate>> {
-  return snapshot.memo(`payment:opps:${version}`, async () => {
-    const rows = await snapshot.all<OppsRate>('SELECT * FROM opps_addendum_b WHERE version = $1', [version]);
-    return new Map(rows.map((r) => [r.hcpcs_code, r]));
-  });
-}
-
 async function isKnownCode(snapshot: SnapshotReader, code: string): Promise<boolean> {
   if ((await findRvuRows(snapshot, code)).length > 0) return true;
-  for (const d of ['opps_addendum_b', 'clfs', 'dmepos'] as const) if ((await codesOn(snapshot, d)).has(code)) return true;
-  return false;
+  return (await isOppsCode(snapshot, code)) || (await isLabCode(snapshot, code)) || (await isDmeCode(snapshot, code));
 }
 
 const yearOf = (date?: string | null) => (date ? Number(date.slice(0, 4)) : undefined);
@@ -323,7 +277,7 @@ async function oppsFor(
     version = oppsVersionFor(snapshot)!;
     warnings.push(`outpatient_facility: no OPPS Addendum B for ${year} is loaded; used ${version}`);
   }
-  const row = (await codesOn(snapshot, 'opps_addendum_b')).has(code) ? (await oppsRows(snapshot, version)).get(code) : undefined;
+  const row = await getOppsRateIn(snapshot, version, code);
   if (!row) {
     used.opps_addendum_b = version;
     warnings.push(`outpatient_facility: ${code} is not in OPPS Addendum B ${version}`);
@@ -352,7 +306,7 @@ async function labFor(snapshot: SnapshotReader, code: string, modifier: string, 
     warnings.push('lab: clfs is not loaded');
     return null;
   }
-  if (!(await codesOn(snapshot, 'clfs')).has(code)) {
+  if (!(await isLabCode(snapshot, code))) {
     warnings.push(`lab: ${code} is not on the clinical laboratory fee schedule`);
     return null;
   }
@@ -379,7 +333,7 @@ async function dmeFor(snapshot: SnapshotReader, code: string, modifier: string, 
     warnings.push('dme: dmepos is not loaded');
     return null;
   }
-  if (!(await codesOn(snapshot, 'dmepos')).has(code)) {
+  if (!(await isDmeCode(snapshot, code))) {
     warnings.push(`dme: ${code} is not on the DMEPOS fee schedule`);
     return null;
   }

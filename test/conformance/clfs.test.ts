@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { memorySnapshot, parseAll, sharedDataDir } from '../../datasets/facilities/testing.js';
 import { clfs, type ClfsRow } from '../../datasets/clfs/dataset.js';
