@@ -10,18 +10,19 @@ import { ncciMueRoutes } from './areas/ncci_mue.js';
 
 /**
  * The whole /v1 surface on one screen. Each area file declares its routes once; this table feeds
- * the Koa router, request validation, the OpenAPI document and (later) the MCP tool list.
+ * the dispatcher (server/dispatch.ts), request validation, the OpenAPI document and (later) the
+ * MCP tool list. `GET /v1/openapi.json` (or test/contract.test.ts) shows every operation.
  */
 export function buildRoutes(sys: Omit<SystemDeps, 'routes'>): RouteDef[] {
   const routes: RouteDef[] = [
-    ...systemRoutes({ ...sys, routes: () => routes }),
-    ...codeRoutes,
-    ...paymentRoutes,
-    ...facilityRoutes,
-    ...dataRoutes,
-    ...feeScheduleRoutes,
-    ...ncciPtpRoutes,
-    ...ncciMueRoutes,
+    ...systemRoutes({ ...sys, routes: () => routes }), // /health, /health/ready, /meta, /metrics, /openapi.json
+    ...codeRoutes, // GET /codes/{code}
+    ...paymentRoutes, // GET /codes/{code}/payment
+    ...facilityRoutes, // GET /facilities/{ccn}
+    ...dataRoutes, // GET /data/changes
+    ...feeScheduleRoutes, // GET /fee-schedules/{dme,opps,lab}/{code}, /codes/crosswalk/{code}
+    ...ncciPtpRoutes, // GET /ncci/ptp/prac, /ncci/ptp/hosp
+    ...ncciMueRoutes, // GET /ncci/mue/{code}, /ncci/aoc/{code}, /ncci/medicaid/mue/{code}
   ];
   return routes;
 }
