@@ -211,7 +211,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
           rateLimitPerMin: c.RCM_RATE_LIMIT_PER_MIN,
           serviceVersion: SERVICE_VERSION,
           pollMs: c.RCM_SNAPSHOT_POLL_MS,
-          logger: c.RCM_LOG === 'silent' ? silentLogger : jsonLogger(),
+          logger: c.RCM_LOG === 'silent' ? silentLogger : jsonLogger((l) => io.stdout(l)),
         });
         io.stderr(`rcm ${SERVICE_VERSION} serving snapshot ${srv.snapshots.snapshot?.id ?? '(none yet)'} on http://localhost:${srv.port}/v1 (data dir ${w.dir})\n`);
         await (io.untilSignal?.() ?? new Promise(() => {}));

@@ -5,7 +5,7 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-export function jsonLogger(write: (line: string) => void = (l) => process.stdout.write(l)): Logger {
+export function jsonLogger(write: (line: string) => void): Logger {
   const log = (level: string) => (msg: string, fields: Record<string, unknown> = {}) =>
     write(JSON.stringify({ ts: new Date().toISOString(), level, msg, ...fields }) + '\n');
   return { info: log('info'), warn: log('warn'), error: log('error') };

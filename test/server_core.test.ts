@@ -290,3 +290,21 @@ describe('routing', () => {
     expect(r.text).toBe('');
   });
 });
+
+describe('logs', () => {
+  it('writes one JSON line per request with the request id, route template, status and tenant', async () => {
+    const lines: string[] = [];
+    const { jsonLogger } = await import('../server/logger.js');
+    const s = await startTestServer({ logger: jsonLogger((l) => lines.push(l)) });
+    try {
+      const r = await s.request('/v1/codes/99213');
+      const entries = lines.map((l) => JSON.parse(l)).filter((e) => e.msg === 'request');
+      const e = entries.find((x) => x.request_id === r.headers['x-request-id']);
+      expect(e).toMatchObject({ level: 'info', method: 'GET', path: '/v1/codes/99213', route: '/v1/codes/{code}', status: 200, tenant_id: s.tenantId });
+      expect(typeof e.duration_ms).toBe('number');
+      expect(lines.every((l) => l.endsWith('\n'))).toBe(true);
+    } finally {
+      await s.close();
+    }
+  });
+});
