@@ -86,6 +86,16 @@ describe('rcm datasets / ingest / snapshots / diff', () => {
     expect(md.out).toContain('| changed | 1 | 1.61% | `1011200` |');
   });
 
+  it('draws progress (rows, bytes, rows/s) on a terminal and prints a readable summary', async () => {
+    const x = io();
+    x.isTTY = true;
+    const code = await main(['ingest', 'mpfs_rvu', join(ROOT, 'seeds/mpfs_rvu/PPRRVU2025_Oct.csv')], x);
+    expect(code).toBe(0);
+    expect(x.err).toMatch(/mpfs_rvu PPRRVU2025_Oct\.csv: 49 rows, 0 rejects, [\d.]+ KiB\/[\d.]+ KiB \(100%\), [\d,]+ rows\/s/);
+    expect(x.out).toMatch(/^mpfs_rvu 2025D \(effective 2025-10-01\): 49 rows, 0 rejected\nchange: mpfs_rvu 2025D \(first load\): 49 added/);
+    expect(x.out).toMatch(/published snapshot \S+/);
+  });
+
   it('prints a one-line error naming file and line, exits 1, and publishes nothing', async () => {
     const r = await rcm('ingest', 'gpci', join(ROOT, 'seeds/mpfs_rvu/PPRRVU2025_Oct.csv'));
     expect(r.code).toBe(1);
