@@ -20,6 +20,17 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** Copies the four 32.2 seed parts into the temp dir, so a test can corrupt one of them. */
+function copyParts(): Promise<string[]> {
+  return Promise.all(
+    [1, 2, 3, 4].map(async (p) => {
+      const to = join(dir, `ccipra-v322r0-f${p}.txt`);
+      await copyFile(part('32.2', p), to);
+      return to;
+    }),
+  );
+}
+
 describe('rcm ingest ncci_ptp_prac (pipeline)', () => {
   it('publishes all four parts as version 32.2 effective 2026-07-01 through the native loader', async () => {
     const s = await ingestFiles(wh, { dataset: 'ncci_ptp_prac', files: [1, 2, 3, 4].map((p) => part('32.2', p)) });
@@ -59,13 +70,7 @@ describe('rcm ingest ncci_ptp_prac (pipeline)', () => {
   });
 
   it('refuses a part whose wrapped header is broken and publishes nothing', async () => {
-    const files = await Promise.all(
-      [1, 2, 3, 4].map(async (p) => {
-        const to = join(dir, `ccipra-v322r0-f${p}.txt`);
-        await copyFile(part('32.2', p), to);
-        return to;
-      }),
-    );
+    const files = await copyParts();
     const text = await readFile(files[2]!, 'latin1');
     await writeFile(files[2]!, text.replace('Deletion', 'Remark').replace('*=no data', ''), 'latin1');
     await expect(ingestFiles(wh, { dataset: 'ncci_ptp_prac', files })).rejects.toThrow(/ccipra-v322r0-f3\.txt, line 3: broken PTP header: no deletion column/);
@@ -73,13 +78,7 @@ describe('rcm ingest ncci_ptp_prac (pipeline)', () => {
   });
 
   it('refuses a release whose rows fail validation beyond the reject threshold, naming file and line', async () => {
-    const files = await Promise.all(
-      [1, 2, 3, 4].map(async (p) => {
-        const to = join(dir, `ccipra-v322r0-f${p}.txt`);
-        await copyFile(part('32.2', p), to);
-        return to;
-      }),
-    );
+    const files = await copyParts();
     const text = await readFile(files[0]!, 'latin1');
     await writeFile(files[0]!, text.replace('0001A\t36591\t\t20220101', '0001A\t36591\t\t20221301'), 'latin1');
     await expect(ingestFiles(wh, { dataset: 'ncci_ptp_prac', files })).rejects.toThrow(/1 of 20 rows rejected .*row\.8\.effective_date/);
@@ -87,13 +86,7 @@ describe('rcm ingest ncci_ptp_prac (pipeline)', () => {
   });
 
   it('names the part a rejected row came from in the rejects file', async () => {
-    const files = await Promise.all(
-      [1, 2, 3, 4].map(async (p) => {
-        const to = join(dir, `ccipra-v322r0-f${p}.txt`);
-        await copyFile(part('32.2', p), to);
-        return to;
-      }),
-    );
+    const files = await copyParts();
     const text = await readFile(files[2]!, 'latin1');
     const bad = text.replace(/^(\w{5}\t\w{5}\t[^\t]*\t)(\d{8})/m, '$12026-13-99');
     expect(bad).not.toBe(text);
