@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ValidationError } from '../datasets/_shared/issue.js';
+import { ValidationError } from '../warehouse/errors.js';
 import { toIssues } from '../server/validation.js';
 
 /** Service version reported by /v1/meta and the OpenAPI document (spec revision 0.1.1). */

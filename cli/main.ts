@@ -1,7 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { resolve, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DomainError } from '../datasets/_shared/issue.js';
+import { DomainError } from '../warehouse/errors.js';
 import { DATASETS, getDataset } from '../datasets/registry.js';
 import { diffVersionFiles } from '../ingest/diff.js';
 import { ingestFiles, latest } from '../ingest/pipeline.js';

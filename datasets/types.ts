@@ -1,4 +1,4 @@
-import type { Issue } from './_shared/issue.js';
+import type { Issue } from '../warehouse/errors.js';
 import type { FileSample, SourceFile } from './_shared/source.js';
 
 /** DuckDB column types used by dataset tables (same names as the JSON fields: no renaming layer). */

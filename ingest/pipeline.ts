@@ -2,7 +2,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile, readdir } from 'node:fs/promises';
 
-import { IngestError, type Issue } from '../datasets/_shared/issue.js';
+import { IngestError } from '../datasets/_shared/issue.js';
+import { type Issue } from '../warehouse/errors.js';
 import { sampleFile, sha256File, toSourceFile, type FileSample, type SourceFile } from '../datasets/_shared/source.js';
 import { toIsoDate } from '../datasets/_shared/values.js';
 import { DATASETS, getDataset } from '../datasets/registry.js';

@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ValidationError, type Issue } from '../datasets/_shared/issue.js';
+import { ValidationError, type Issue } from '../warehouse/errors.js';
 import { getDataset } from '../datasets/registry.js';
 import type { SnapshotHolder, MountedSnapshot } from '../warehouse/snapshot.js';
 import type { StateStore } from '../warehouse/state.js';

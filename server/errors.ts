@@ -1,4 +1,4 @@
-import { DomainError, type Issue } from '../datasets/_shared/issue.js';
+import { DomainError, type Issue } from '../warehouse/errors.js';
 
 /** HTTP error with a stable snake_case code: `{"detail": "...", "code": "..."}` on the wire. */
 export class HttpError extends DomainError {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Issue } from '../datasets/_shared/issue.js';
+import type { Issue } from '../warehouse/errors.js';
 
 type ZIssue = z.core.$ZodIssue;
 

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { NotFoundError } from '../datasets/_shared/issue.js';
+import { NotFoundError } from './errors.js';
 
 export type KeyType = 'test' | 'live';
 export const SCOPES = ['knowledge', 'agents', 'audit', 'admin'] as const;

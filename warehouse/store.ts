@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, open } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { NotFoundError } from '../datasets/_shared/issue.js';
+import { NotFoundError } from './errors.js';
 import type { Manifest } from './manifest.js';
 
 /**

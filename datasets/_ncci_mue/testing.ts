@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import type { Issue } from '../_shared/issue.js';
+import type { Issue } from '../../warehouse/errors.js';
 import type { Dataset } from '../types.js';
 import type { DatasetVersion, Manifest } from '../../warehouse/manifest.js';
 import { MountedSnapshot, quoteIdent } from '../../warehouse/snapshot.js';

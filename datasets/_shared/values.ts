@@ -1,4 +1,4 @@
-import type { Issue } from './issue.js';
+import type { Issue } from '../../warehouse/errors.js';
 
 /** Cells the publishers use for "no value": blank, `NA`, `.` (OPPS copay), `N/A`. */
 const EMPTY = new Set(['', 'NA', 'N/A', '.', 'Not Available']);

@@ -1,5 +1,6 @@
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
-import { IngestError, type Issue } from '../_shared/issue.js';
+import { IngestError } from '../_shared/issue.js';
+import { type Issue } from '../../warehouse/errors.js';
 import { readRecords, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
 import type { Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';

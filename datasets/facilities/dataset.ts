@@ -1,5 +1,5 @@
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
-import type { Issue } from '../_shared/issue.js';
+import type { Issue } from '../../warehouse/errors.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
 import type { Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NotFoundError } from '../_shared/issue.js';
+import { NotFoundError } from '../../warehouse/errors.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
 import { cbsaCounty } from '../cbsa_county/dataset.js';
 import { gpci } from '../gpci/dataset.js';

@@ -1,4 +1,4 @@
-import { NotFoundError } from '../_shared/issue.js';
+import { NotFoundError } from '../../warehouse/errors.js';
 import type { DatasetVersion } from '../../warehouse/manifest.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { MpfsRvuRow } from './dataset.js';

@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
-import { IngestError, type Issue } from '../_shared/issue.js';
+import { IngestError } from '../_shared/issue.js';
+import { type Issue } from '../../warehouse/errors.js';
 import { normHeader } from '../_shared/header.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { toIsoDate } from '../_shared/values.js';

@@ -1,6 +1,6 @@
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
-import type { Issue } from '../_shared/issue.js';
+import type { Issue } from '../../warehouse/errors.js';
 import { open } from 'node:fs/promises';
 import { readRecords, type FileSample, type SourceFile, type SourceRecord } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';

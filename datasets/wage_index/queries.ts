@@ -1,4 +1,4 @@
-import { NotFoundError } from '../_shared/issue.js';
+import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { latestVersion } from '../locality_county/queries.js';
 import type { WageIndexRow } from './dataset.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError } from '../../datasets/_shared/issue.js';
+import { NotFoundError } from '../../warehouse/errors.js';
 import { STATUS_CODES, findRvuRows } from '../../datasets/mpfs_rvu/queries.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { HcpcsSchema, ReliabilitySchema } from '../schemas.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError } from '../../datasets/_shared/issue.js';
+import { NotFoundError } from '../../warehouse/errors.js';
 import { getAspPaymentLimit } from '../../datasets/asp_pricing/queries.js';
 import { findHcpcsForNdc, findNdcsForHcpcs } from '../../datasets/asp_crosswalk/queries.js';
 import { toNdc11 } from '../../datasets/asp_crosswalk/dataset.js';

@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError } from '../../datasets/_shared/issue.js';
+import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
 import { getLabRate, isLabCode } from '../../datasets/clfs/queries.js';
 import { getDmeRate, isDmeCode } from '../../datasets/dmepos/queries.js';
 import { isDmeRuralZip } from '../../datasets/dmepos_rural_zip/queries.js';

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { memorySnapshot, parseAll, sharedDataDir } from '../../datasets/facilities/testing.js';
 import { isOppsHeader, oppsAddendumB, oppsLayout, xlsxCellText, type OppsAddendumBRow } from '../../datasets/opps_addendum_b/dataset.js';
-import type { Issue } from '../../datasets/_shared/issue.js';
+import type { Issue } from '../../warehouse/errors.js';
 import { getOppsRate } from '../../datasets/opps_addendum_b/queries.js';
 
 const dir = join(sharedDataDir(resolve(import.meta.dirname, '../..')), 'opps-addendum-b');
