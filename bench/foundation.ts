@@ -5,9 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ingestFiles } from '../ingest/pipeline.js';
 import { seedAll } from '../ingest/seed.js';
-import { SqliteStateStore } from '../warehouse/state.js';
 import { Warehouse } from '../warehouse/store.js';
-import { load, paired, ratio, shuffle } from './lib.js';
+import { load, paired, ratio, shuffle, benchKey } from './lib.js';
 import { spawnApi, spawnBare } from './procs.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -51,10 +50,7 @@ export async function run(): Promise<Record<string, string | number>[]> {
   const wh = new Warehouse(dir);
   await seedAll(wh, join(ROOT, 'seeds'));
   if (rvuFile === REAL_RVU) await ingestFiles(wh, { dataset: 'mpfs_rvu', files: [REAL_RVU] });
-  const st = new SqliteStateStore(wh.path('state.sqlite'));
-  st.createTenant('bench');
-  const key = st.createKey({ tenant: 'bench', type: 'test', scopes: ['knowledge'] }).secret;
-  st.close();
+  const key = await benchKey(wh.path('state.sqlite'));
   const text = await readFile(rvuFile, 'latin1');
   const codes = [...new Set(text.split(/\r?\n/).slice(10).map((l) => l.split(',')[0]).filter((c): c is string => /^[A-Z0-9]{5}$/.test(c ?? '')))];
   const paths = shuffle(codes).slice(0, 5000).map((c) => `/v1/codes/${c}`);

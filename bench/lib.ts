@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import Koa from 'koa';
 import type { Server } from 'node:http';
+import { SqliteStateStore } from '../warehouse/state.js';
 
 /**
  * Shared benchmark tools: a load run against a local server (autocannon, in-process, loopback
@@ -99,4 +100,15 @@ export async function paired(
   const med = (xs: LoadResult[]): LoadResult => [...xs].sort((a, b) => a.requests_per_s - b.requests_per_s)[Math.floor(xs.length / 2)]!;
   const ratios = bs.map((b, i) => ss[i]!.requests_per_s / b.requests_per_s).sort((a, b) => a - b);
   return { base: med(bs), subject: med(ss), ratio: ratios[Math.floor(ratios.length / 2)]! };
+}
+
+/** Creates tenant `bench` (if needed) and a knowledge test key in a data dir; returns the secret. */
+export async function benchKey(stateFile: string): Promise<string> {
+  const st = new SqliteStateStore(stateFile);
+  try {
+    if (!(await st.admin.findTenants()).some((t) => t.name === 'bench')) await st.admin.createTenant('bench');
+    return (await st.admin.createKey({ tenant: 'bench', type: 'test', scopes: ['knowledge'] })).secret;
+  } finally {
+    await st.close();
+  }
 }

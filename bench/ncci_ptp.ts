@@ -144,9 +144,19 @@ async function serve(dataDir: string) {
   const { startServer } = await import('../server/server.js');
   const { silentLogger } = await import('../server/logger.js');
   const Koa = (await import('koa')).default;
-  const srv = await startServer({ dataDir, port: 0, host: '127.0.0.1', liveHosts: [], rateLimitPerMin: 100_000_000, serviceVersion: 'bench', logger: silentLogger });
-  const tenant = srv.state.createTenant('bench');
-  const key = srv.state.createKey({ tenant: tenant.name, type: 'test', scopes: ['knowledge'] }).secret;
+  const srv = await startServer({
+    dataDir,
+    port: 0,
+    host: '127.0.0.1',
+    hosts: { liveHosts: [], testHosts: [] },
+    rateLimitPerMin: 100_000_000,
+    publicRateLimitPerMin: 100_000_000,
+    adminSecret: null,
+    serviceVersion: 'bench',
+    logger: silentLogger,
+  });
+  const tenant = await srv.state.admin.createTenant('bench');
+  const key = (await srv.state.admin.createKey({ tenant: tenant.name, type: 'test', scopes: ['knowledge'] })).secret;
   // A real PTP answer, served canned by the bare route at /same (same payload size).
   const sample = await fetch(`http://127.0.0.1:${srv.port}/v1/ncci/ptp/prac?column1=10000&column2=20000&date_of_service=2026-08-15`, { headers: { 'x-api-key': key } });
   const canned = await sample.json();

@@ -5,9 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ingestFiles } from '../ingest/pipeline.js';
 import { seedAll } from '../ingest/seed.js';
-import { SqliteStateStore } from '../warehouse/state.js';
 import { Warehouse } from '../warehouse/store.js';
-import { load, paired, ratio, shuffle, type LoadResult } from './lib.js';
+import { load, paired, ratio, shuffle, type LoadResult, benchKey } from './lib.js';
 import { spawnApi, spawnBare } from './procs.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -61,10 +60,7 @@ export async function run(): Promise<Record<string, string | number>[]> {
     await ingestFiles(wh, { dataset: 'mpfs_rvu', files: [REAL_RVU] });
     await ingestFiles(wh, { dataset: 'gpci', files: [REAL_GPCI] });
   }
-  const st = new SqliteStateStore(wh.path('state.sqlite'));
-  st.createTenant('bench');
-  const key = st.createKey({ tenant: 'bench', type: 'test', scopes: ['knowledge'] }).secret;
-  st.close();
+  const key = await benchKey(wh.path('state.sqlite'));
 
   const allCodes = shuffle(await rvuCodes(real ? REAL_RVU : join(ROOT, 'seeds/mpfs_rvu/PPRRVU2025_Oct.csv')));
   // Disjoint sets: the warmup must not put the measured paths in the snapshot cache.

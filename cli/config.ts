@@ -1,19 +1,32 @@
 import { z } from 'zod';
 import { ValidationError } from '../warehouse/errors.js';
+import { normalizeHostList } from '../server/middleware/hosts.js';
 import { toIssues } from '../server/validation.js';
 
 /** Service version reported by /v1/meta and the OpenAPI document (spec revision 0.1.1). */
 export const SERVICE_VERSION = '0.1.1';
 
+const hostList = z
+  .string()
+  .default('')
+  .transform((s) => normalizeHostList(s.split(',').map((h) => h.trim()).filter(Boolean)));
+
+const flag = z.enum(['0', '1', 'true', 'false']).default('0').transform((s) => s === '1' || s === 'true');
+
 const EnvSchema = z.object({
   RCM_DATA_DIR: z.string().min(1).default('./var'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
-  RCM_LIVE_HOSTS: z
-    .string()
-    .default('')
-    .transform((s) => s.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)),
+  RCM_LIVE_HOSTS: hostList,
+  RCM_TEST_HOSTS: hostList,
+  RCM_BASE_URL: z.url().optional(),
+  RCM_LIVE_BASE_URL: z.url().optional(),
   RCM_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).default(600),
+  RCM_PUBLIC_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).default(120),
+  RCM_TRUST_PROXY: flag,
+  RCM_ADMIN_SECRET: z.string().min(16, 'RCM_ADMIN_SECRET must be at least 16 characters').optional(),
+  RCM_CACHE_MAX_MB: z.coerce.number().int().min(1).max(65536).default(96),
+  RCM_MEMO_MAX_MB: z.coerce.number().int().min(1).max(65536).default(64),
   RCM_SNAPSHOT_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(500),
   RCM_REJECT_THRESHOLD: z.coerce.number().min(0).max(1).default(0.01),
   RCM_LOG: z.enum(['json', 'silent']).default('json'),
@@ -26,4 +39,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const r = EnvSchema.safeParse(env);
   if (!r.success) throw new ValidationError(toIssues('env', r.error, env), 'invalid configuration');
   return r.data;
+}
+
+/** OpenAPI `servers` from the configured base URLs (a local one when none is set). */
+export function serversOf(c: Config): { url: string; description: string }[] {
+  const out: { url: string; description: string }[] = [];
+  if (c.RCM_LIVE_BASE_URL) out.push({ url: c.RCM_LIVE_BASE_URL, description: 'production host: kp_live_ keys' });
+  out.push({ url: c.RCM_BASE_URL ?? `http://localhost:${c.PORT}`, description: 'test host: kp_test_ keys' });
+  return out;
 }

@@ -6,11 +6,11 @@ import { DATASETS, getDataset } from '../datasets/registry.js';
 import { diffVersionFiles } from '../ingest/diff.js';
 import { ingestFiles, latest } from '../ingest/pipeline.js';
 import { seedAll } from '../ingest/seed.js';
-import { jsonLogger, silentLogger } from '../server/logger.js';
+import { createLogger, silentLogger } from '../server/logger.js';
 import { startServer } from '../server/server.js';
 import { SCOPES, SqliteStateStore, type KeyScope, type KeyType } from '../warehouse/state.js';
 import { Warehouse } from '../warehouse/store.js';
-import { SERVICE_VERSION, loadConfig, type Config } from './config.js';
+import { SERVICE_VERSION, loadConfig, serversOf, type Config } from './config.js';
 import { diffMarkdown, diffText, fmtInt, progressLine, type DiffReport } from './format.js';
 
 export interface CliIO {
@@ -207,11 +207,17 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
           dataDir: w.dir,
           port: o.port ?? c.PORT,
           host: c.HOST,
-          liveHosts: c.RCM_LIVE_HOSTS,
+          hosts: { liveHosts: c.RCM_LIVE_HOSTS, testHosts: c.RCM_TEST_HOSTS },
           rateLimitPerMin: c.RCM_RATE_LIMIT_PER_MIN,
+          publicRateLimitPerMin: c.RCM_PUBLIC_RATE_LIMIT_PER_MIN,
+          adminSecret: c.RCM_ADMIN_SECRET ?? null,
+          trustProxy: c.RCM_TRUST_PROXY,
+          cacheMaxBytes: c.RCM_CACHE_MAX_MB * 1024 * 1024,
+          memoMaxBytes: c.RCM_MEMO_MAX_MB * 1024 * 1024,
+          servers: serversOf(c),
           serviceVersion: SERVICE_VERSION,
           pollMs: c.RCM_SNAPSHOT_POLL_MS,
-          logger: c.RCM_LOG === 'silent' ? silentLogger : jsonLogger((l) => io.stdout(l)),
+          logger: c.RCM_LOG === 'silent' ? silentLogger : createLogger({ write: (l: string) => io.stdout(l) }),
         });
         io.stderr(`rcm ${SERVICE_VERSION} serving snapshot ${srv.snapshots.snapshot?.id ?? '(none yet)'} on http://localhost:${srv.port}/v1 (data dir ${w.dir})\n`);
         await (io.untilSignal?.() ?? new Promise(() => {}));
@@ -230,18 +236,18 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     .option('--label <label>', 'a note to recognise the key')
     .option('--create-tenant', 'create the tenant when it does not exist')
     .option('--json', 'print JSON')
-    .action((o: { tenant: string; type: KeyType; scopes: string[]; label?: string; createTenant?: boolean; json?: boolean }) => {
+    .action(async (o: { tenant: string; type: KeyType; scopes: string[]; label?: string; createTenant?: boolean; json?: boolean }) => {
       const scopes = o.scopes.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
       const bad = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
       if (bad.length) throw new DomainError('usage', `unknown scope(s) ${bad.join(', ')} (known: ${SCOPES.join(', ')})`);
       const st = new SqliteStateStore(wh().path('state.sqlite'));
       try {
-        if (o.createTenant && !st.findTenants().some((t) => t.id === o.tenant || t.name === o.tenant)) st.createTenant(o.tenant);
-        const { record, secret } = st.createKey({ tenant: o.tenant, type: o.type, scopes: scopes as KeyScope[], label: o.label });
+        if (o.createTenant && !(await st.admin.findTenants()).some((t) => t.id === o.tenant || t.name === o.tenant)) await st.admin.createTenant(o.tenant);
+        const { record, secret } = await st.admin.createKey({ tenant: o.tenant, type: o.type, scopes: scopes as KeyScope[], label: o.label });
         if (o.json) return json({ ...record, key: secret });
         io.stdout(`created ${record.id} (${record.type}, scopes ${record.scopes.join(',')}) for tenant ${record.tenant_id}\nkey (shown once): ${secret}\n`);
       } finally {
-        st.close();
+        await st.close();
       }
     });
   keys
@@ -249,27 +255,27 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     .description('List keys (never the secrets)')
     .option('--tenant <tenant>', 'only this tenant')
     .option('--json', 'print JSON')
-    .action((o: { tenant?: string; json?: boolean }) => {
+    .action(async (o: { tenant?: string; json?: boolean }) => {
       const st = new SqliteStateStore(wh().path('state.sqlite'));
       try {
-        const list = st.findKeys(o.tenant ? st.getTenant(o.tenant).id : undefined);
+        const list = await st.admin.findKeys(o.tenant ? (await st.admin.getTenant(o.tenant)).id : undefined);
         if (o.json) return json(list);
         for (const k of list) io.stdout(`${k.id}  ${k.prefix}…  ${k.type}  ${k.scopes.join(',')}  tenant=${k.tenant_id}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}\n`);
       } finally {
-        st.close();
+        await st.close();
       }
     });
   keys
     .command('revoke')
     .description('Revoke a key; a running server rejects it on the next request')
     .argument('<id>', 'key id (from `rcm keys list`)')
-    .action((id: string) => {
+    .action(async (id: string) => {
       const st = new SqliteStateStore(wh().path('state.sqlite'));
       try {
-        const k = st.revokeKey(id);
+        const k = await st.admin.revokeKey(id);
         io.stdout(`revoked ${k.id} at ${k.revoked_at}\n`);
       } finally {
-        st.close();
+        await st.close();
       }
     });
 
@@ -278,24 +284,24 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     .command('create')
     .description('Create a tenant')
     .argument('<name>', 'tenant name')
-    .action((name: string) => {
+    .action(async (name: string) => {
       const st = new SqliteStateStore(wh().path('state.sqlite'));
       try {
-        const t = st.createTenant(name);
+        const t = await st.admin.createTenant(name);
         io.stdout(`created tenant ${t.name} (${t.id})\n`);
       } finally {
-        st.close();
+        await st.close();
       }
     });
   tenants
     .command('list')
     .description('List tenants')
-    .action(() => {
+    .action(async () => {
       const st = new SqliteStateStore(wh().path('state.sqlite'));
       try {
-        for (const t of st.findTenants()) io.stdout(`${t.id}  ${t.name}  ${t.created_at}\n`);
+        for (const t of await st.admin.findTenants()) io.stdout(`${t.id}  ${t.name}  ${t.created_at}\n`);
       } finally {
-        st.close();
+        await st.close();
       }
     });
 
@@ -329,13 +335,13 @@ async function prepareDemo(w: Warehouse, io: CliIO): Promise<void> {
   }
   const st = new SqliteStateStore(w.path('state.sqlite'));
   try {
-    if (st.findTenants().length === 0) {
-      st.createTenant('demo');
-      const { record, secret } = st.createKey({ tenant: 'demo', type: 'test', scopes: ['knowledge', 'agents', 'audit', 'admin'], label: 'demo key created by rcm start' });
+    if ((await st.admin.findTenants()).length === 0) {
+      await st.admin.createTenant('demo');
+      const { record, secret } = await st.admin.createKey({ tenant: 'demo', type: 'test', scopes: ['knowledge', 'agents', 'audit'], label: 'demo key created by rcm start' });
       io.stderr(`created tenant 'demo' and test key ${record.id}; key (shown once, stored hashed):\n  ${secret}\n`);
     }
   } finally {
-    st.close();
+    await st.close();
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Method, RouteDef } from './route.js';
+import type { RouteDef } from './route.js';
 
 interface Compiled {
   route: RouteDef;
@@ -72,5 +72,3 @@ export class Dispatcher {
     return allowed.length ? { allowed } : null;
   }
 }
-
-export const METHODS: Method[] = ['get', 'post', 'put', 'patch', 'delete'];

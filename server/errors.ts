@@ -1,4 +1,4 @@
-import { DomainError, type Issue } from '../warehouse/errors.js';
+import { DomainError, NotFoundError, type Issue } from '../warehouse/errors.js';
 
 /** HTTP error with a stable snake_case code: `{"detail": "...", "code": "..."}` on the wire. */
 export class HttpError extends DomainError {
@@ -31,6 +31,7 @@ export interface ErrorBody {
   detail: string | Issue[];
   code?: string;
   request_id?: string;
+  [extra: string]: unknown;
 }
 
 /** The body for an error; unknown errors never show their message or stack. */
@@ -39,5 +40,6 @@ export function bodyOf(err: unknown, requestId: string): ErrorBody {
   if (status === 422 && err instanceof DomainError && err.issues.length > 0) return { detail: err.issues };
   if (status >= 500 && !(err instanceof HttpError)) return { detail: 'internal server error', code: 'internal_error', request_id: requestId };
   const e = err as DomainError;
-  return { detail: e.message, code: e.code, ...(status >= 500 ? { request_id: requestId } : {}) };
+  const extra = err instanceof NotFoundError ? err.extra : {};
+  return { detail: e.message, code: e.code, ...extra, ...(status >= 500 ? { request_id: requestId } : {}) };
 }

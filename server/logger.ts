@@ -1,14 +1,14 @@
-/** Structured JSON logs, one object per line; injected so tests stay quiet. */
-export interface Logger {
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
+import { pino, type DestinationStream, type Logger } from 'pino';
+
+export type { Logger } from 'pino';
+
+/**
+ * Structured JSON logs through pino: one object per line with `level`, `time` and `msg`.
+ * The destination is injected (the CLI passes stdout, tests a buffer). Agent inputs can carry
+ * PHI, so request logs name the route template and never the query string or body.
+ */
+export function createLogger(destination: DestinationStream | { write(s: string): void }, level: 'info' | 'silent' = 'info'): Logger {
+  return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } }, destination as DestinationStream);
 }
 
-export function jsonLogger(write: (line: string) => void): Logger {
-  const log = (level: string) => (msg: string, fields: Record<string, unknown> = {}) =>
-    write(JSON.stringify({ ts: new Date().toISOString(), level, msg, ...fields }) + '\n');
-  return { info: log('info'), warn: log('warn'), error: log('error') };
-}
-
-export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+export const silentLogger: Logger = pino({ level: 'silent' });

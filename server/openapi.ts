@@ -1,75 +1,185 @@
 import { z } from 'zod';
-import type { RouteDef } from './route.js';
+import { scopeOf, type RouteDef } from './route.js';
 import { ErrorBodySchema, ValidationErrorSchema } from './schemas.js';
 
 type Json = Record<string, unknown>;
 
-function schemaOf(s: z.ZodType, io: 'input' | 'output'): Json {
-  const j = z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
-  delete j.$schema;
-  return j;
-}
+const REF = (id: string) => `#/components/schemas/${id}`;
+
+/** The spec's capability areas (tags), in its order. */
+export const TAGS: { name: string; description: string }[] = [
+  { name: 'policies', description: 'Cited payer policy lookup (list and changes)' },
+  { name: 'policy', description: 'Parse and retrieve a customer-owned policy PDF into cited chunks and a folder tree (service-authenticated)' },
+  { name: '340B Policy', description: 'Manufacturer contract-pharmacy policy, access resolution, change feed' },
+  { name: 'prior-auth', description: 'CRD-style prior-authorization determination' },
+  { name: 'payers', description: 'Payer directory: search, filing rules, denial patterns, appeal levels, claim context' },
+  { name: 'payers-public', description: 'Public payer directory (no key)' },
+  { name: 'knowledge', description: 'Knowledge resolution, payment calculation, dataset change feed' },
+  { name: 'fee-schedules', description: 'OPPS, DMEPOS and clinical lab fee lookups' },
+  { name: 'ncci', description: 'Medicare NCCI edits (MUE, PTP, add-on) and the Medicaid edit set' },
+  { name: 'codes', description: 'Code lookup, RVU data, payment composition, crosswalks' },
+  { name: 'agents', description: 'Asynchronous jobs (code research, medical necessity, denial resolution); poll or callback' },
+  { name: 'facilities', description: 'Facility registration by CCN, payer roster, prior-auth overrides' },
+  { name: 'npi', description: 'Provider identifier lookup' },
+  { name: 'drugs', description: 'Drug product lookup by NDC' },
+  { name: 'system', description: 'Health checks, service metadata, metrics' },
+  { name: 'mcp', description: 'Tool-protocol endpoint at /v1/mcp using the same credential as REST' },
+];
 
 const ERROR_TEXT: Record<number, string> = {
-  401: 'Missing or invalid API key',
+  400: 'The Host header is not a valid host name',
+  401: 'Missing or invalid credentials',
   403: 'Key type does not match the host, or the key lacks the scope',
   404: 'Not found',
   409: 'Conflict',
+  413: 'Request body too large',
+  415: 'Unsupported request body type',
+  421: 'Misdirected request: this service does not answer for that host',
   429: 'Rate limit exceeded (see Retry-After)',
   503: 'No data snapshot is published yet',
 };
 
+/** The component id of a response schema (`.meta({id})`), if it has one. */
+export function schemaId(s: z.ZodType): string | undefined {
+  const id = z.globalRegistry.get(s)?.id;
+  return typeof id === 'string' ? id : undefined;
+}
+
 /**
- * The OpenAPI 3.1 document, generated from the same route declarations that build the router,
- * so the served contract cannot drift from what the handlers validate.
+ * JSON Schema of a request part (inlined) or of a response: every JSON response schema is
+ * registered under an id (`.meta({id})`, checked at start-up), so a response is a component `$ref`.
  */
-export function buildOpenApi(routes: RouteDef[], version: string): Json {
+export function jsonSchemaOf(s: z.ZodType, io: 'input' | 'output'): Json {
+  const id = schemaId(s);
+  if (io === 'output' && id) return { $ref: REF(id) };
+  const j = z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'draft-2020-12', metadata: z.registry() }) as Json;
+  delete j.$schema;
+  return j;
+}
+
+function refsIn(v: unknown, out: Set<string>): void {
+  if (Array.isArray(v)) v.forEach((x) => refsIn(x, out));
+  else if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      if (k === '$ref' && typeof x === 'string' && x.startsWith('#/components/schemas/')) out.add(x.slice(21));
+      else refsIn(x, out);
+    }
+  }
+}
+
+export interface OpenApiOptions {
+  version: string;
+  servers: { url: string; description: string }[];
+}
+
+/**
+ * The OpenAPI 3.1 document, generated from the same route declarations that run the pipeline,
+ * so the served contract cannot drift from what the handlers validate. Response schemas
+ * registered with an id become named components; each operation carries its declared example.
+ */
+export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
   const paths: Record<string, Json> = {};
+  const errSchema = jsonSchemaOf(ErrorBodySchema, 'output');
+  const errorResponse = (s: number) => ({ description: ERROR_TEXT[s] ?? 'Error', content: { 'application/json': { schema: errSchema } } });
   for (const r of routes) {
+    const example = r.examples[0]!;
     const parameters: Json[] = [];
-    for (const [where, schema] of [
-      ['path', r.params],
-      ['query', r.query],
+    for (const [where, schema, ex] of [
+      ['path', r.params, example.params],
+      ['query', r.query, example.query],
     ] as const) {
       if (!schema) continue;
-      const js = schemaOf(schema, 'input');
+      const js = jsonSchemaOf(schema, 'input');
       const props = (js.properties ?? {}) as Record<string, Json>;
       const required = new Set((js.required ?? []) as string[]);
       for (const [name, p] of Object.entries(props)) {
-        parameters.push({ name, in: where, required: where === 'path' || required.has(name), schema: p, ...(p.description ? { description: p.description } : {}) });
+        const { description, ...pschema } = p;
+        parameters.push({
+          name,
+          in: where,
+          required: where === 'path' || required.has(name),
+          ...(description ? { description } : {}),
+          schema: pschema,
+          ...(ex?.[name] !== undefined ? { example: ex[name] } : {}),
+        });
       }
     }
-    if (r.scope !== null) parameters.push({ name: 'X-API-Key', in: 'header', required: true, schema: { type: 'string' } });
+    const scope = scopeOf(r.auth);
+    const keyed = r.auth !== 'public';
+    if (keyed) parameters.push({ name: 'X-API-Key', in: 'header', required: r.auth !== 'admin_secret_or_test_key', description: 'API key (kp_test_ on the test host, kp_live_ on the production host)', schema: { type: 'string' } });
+    const success = r.contentType
+      ? { description: 'Success', content: { [r.contentType.split(';')[0]!]: { schema: { type: 'string' } } } }
+      : { description: 'Success', content: { 'application/json': { schema: jsonSchemaOf(r.response, 'output') } } };
     const responses: Json = {
-      [String(r.status ?? 200)]: {
-        description: 'Success',
-        content: { [r.contentType ?? 'application/json']: { schema: r.contentType ? { type: 'string' } : schemaOf(r.response, 'output') } },
-      },
-      '422': { description: 'Validation error', content: { 'application/json': { schema: schemaOf(ValidationErrorSchema, 'output') } } },
-      '500': { description: 'Internal error', content: { 'application/json': { schema: schemaOf(ErrorBodySchema, 'output') } } },
+      [String(r.status ?? 200)]: success,
+      '422': { description: 'Validation error: every issue of path, query and body', content: { 'application/json': { schema: jsonSchemaOf(ValidationErrorSchema, 'output') } } },
+      '500': { description: 'Internal error (no internals; quote request_id)', content: { 'application/json': { schema: errSchema } } },
     };
-    const errs = new Set(r.errors ?? []);
-    if (r.scope !== null) [401, 403, 429].forEach((s) => errs.add(s));
-    if (!r.noSnapshot) errs.add(503);
-    for (const s of errs) {
-      responses[String(s)] = { description: ERROR_TEXT[s] ?? 'Error', content: { 'application/json': { schema: schemaOf(ErrorBodySchema, 'output') } } };
-    }
+    const errs = new Set([400, 421, 429, ...(r.errors ?? [])]);
+    if (keyed) [401, 403].forEach((s) => errs.add(s));
+    if (r.reads === 'snapshot' || r.reads === 'snapshot+tenant') errs.add(503);
+    if (r.body) [413, 415].forEach((s) => errs.add(s));
+    for (const s of [...errs].sort()) responses[String(s)] = errorResponse(s);
+    const security =
+      r.auth === 'public' ? [] : r.auth === 'admin_secret_or_test_key' ? [{ AdminSecret: [] }, { ApiKey: [] }] : [{ ApiKey: [] }];
     const op: Json = {
       operationId: r.operationId,
       tags: [r.tag],
       summary: r.summary,
-      ...(r.description ? { description: r.description } : {}),
+      description: [r.description, `Example: ${example.summary}.`].filter(Boolean).join('\n\n'),
       parameters,
       responses,
-      ...(r.scope ? { security: [{ ApiKey: [] }], 'x-required-scope': r.scope } : { security: [] }),
+      security,
+      ...(scope ? { 'x-required-scope': scope } : {}),
+      ...(typeof r.auth === 'object' && r.auth.keyType ? { 'x-key-type': r.auth.keyType } : {}),
     };
-    if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(r.body, 'input') } } };
+    if (r.body?.kind === 'json') {
+      op.requestBody = {
+        required: true,
+        content: { 'application/json': { schema: jsonSchemaOf(r.body.schema, 'input'), ...(example.body !== undefined ? { example: example.body } : {}) } },
+      };
+    } else if (r.body?.kind === 'raw') {
+      op.requestBody = { required: true, content: { [r.body.contentType]: { schema: { type: 'string', contentMediaType: r.body.contentType } } } };
+    }
     (paths[r.path] ??= {})[r.method] = op;
   }
+  // Components: every registered schema the operations reference, and what those reference.
+  const all = z.toJSONSchema(z.globalRegistry, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12', uri: REF }).schemas as Record<string, Json>;
+  const used = new Set<string>();
+  refsIn(paths, used);
+  const schemas: Record<string, Json> = {};
+  const queue = [...used];
+  while (queue.length) {
+    const id = queue.pop()!;
+    if (schemas[id] || !all[id]) continue;
+    const { $schema: _s, id: _id, ...body } = all[id]!;
+    schemas[id] = body;
+    const inner = new Set<string>();
+    refsIn(body, inner);
+    for (const x of inner) if (!schemas[x]) queue.push(x);
+  }
+  const usedTags = new Set(routes.map((r) => r.tag));
   return {
     openapi: '3.1.0',
-    info: { title: 'Revenue-cycle knowledge API', version },
-    components: { securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+    info: {
+      title: 'Revenue-cycle knowledge API',
+      version: opts.version,
+      description:
+        'Versioned, cited revenue-cycle knowledge (Medicare fee schedules, NCCI edits, payer rules) over HTTP/JSON and MCP. ' +
+        'Every data answer carries a `reliability` object naming the dataset versions and source files it came from. ' +
+        'Date-dependent answers default to today (UTC) when no date is given.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: opts.servers,
+    tags: TAGS.filter((t) => usedTags.has(t.name)),
+    security: [{ ApiKey: [] }],
     paths,
+    components: {
+      schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'kp_test_ keys on the test host, kp_live_ keys on the production host' },
+        AdminSecret: { type: 'apiKey', in: 'header', name: 'X-Admin-Secret', description: 'Service authentication for customer-document routes (RCM_ADMIN_SECRET)' },
+      },
+    },
   };
 }

@@ -1,28 +1,45 @@
 import type { RouteDef } from './route.js';
-import { systemRoutes, type SystemDeps } from './areas/system.js';
-import { codeRoutes } from './areas/codes.js';
-import { paymentRoutes } from './areas/payment.js';
-import { facilityRoutes } from './areas/facilities.js';
-import { dataRoutes } from './areas/data.js';
-import { feeScheduleRoutes } from './areas/fee_schedules.js';
-import { ncciPtpRoutes } from './areas/ncci_ptp.js';
-import { ncciMueRoutes } from './areas/ncci_mue.js';
+import { systemRoutes, type SystemDeps } from './system/routes.js';
+import { codeRoutes } from './codes/routes.js';
+import { paymentRoutes } from './payment/routes.js';
+import { facilityRoutes } from './facilities/routes.js';
+import { knowledgeRoutes } from './knowledge/routes.js';
+import { feeScheduleRoutes } from './fee_schedules/routes.js';
+import { ncciRoutes } from './ncci/routes.js';
 
 /**
- * The whole /v1 surface on one screen. Each area file declares its routes once; this table feeds
- * the dispatcher (server/dispatch.ts), request validation, the OpenAPI document and (later) the
- * MCP tool list. `GET /v1/openapi.json` (or test/contract.test.ts) shows every operation.
+ * The whole /v1 surface on one screen. Each area (`server/<area>/routes.ts`) declares its routes
+ * once; this table feeds the HTTP adapter, the pipeline's validation, the OpenAPI document, the
+ * MCP tools and the contract tests.
+ *
+ *   GET    /v1/health                        health               public
+ *   GET    /v1/health/ready                  healthReady          public
+ *   GET    /v1/meta                          meta                 knowledge
+ *   GET    /v1/metrics                       metrics              admin
+ *   GET    /v1/openapi.json                  openapi              public
+ *   GET    /v1/codes/{code}                  getCode              knowledge
+ *   GET    /v1/codes/crosswalk/{code}        getCrosswalk         knowledge
+ *   GET    /v1/codes/{code}/payment          getCodePayment       knowledge
+ *   GET    /v1/facilities/{ccn}              getFacility          knowledge
+ *   GET    /v1/data/changes                  listDataChanges      knowledge
+ *   GET    /v1/fee-schedules/dme/{code}      getDmeFees           knowledge
+ *   GET    /v1/fee-schedules/opps/{code}     getOppsFee           knowledge
+ *   GET    /v1/fee-schedules/lab/{code}      getLabFee            knowledge
+ *   GET    /v1/ncci/ptp/prac                 getPtpPrac           knowledge
+ *   GET    /v1/ncci/ptp/hosp                 getPtpHosp           knowledge
+ *   GET    /v1/ncci/mue/{code}               getMue               knowledge
+ *   GET    /v1/ncci/medicaid/mue/{code}      getMedicaidMue       knowledge
+ *   GET    /v1/ncci/aoc/{code}               getAoc               knowledge
  */
-export function buildRoutes(sys: Omit<SystemDeps, 'routes'>): RouteDef[] {
+export function buildRoutes(sys: Omit<SystemDeps, 'routes' | 'servers'> & { servers?: SystemDeps['servers'] }): RouteDef[] {
   const routes: RouteDef[] = [
-    ...systemRoutes({ ...sys, routes: () => routes }), // /health, /health/ready, /meta, /metrics, /openapi.json
-    ...codeRoutes, // GET /codes/{code}
-    ...paymentRoutes, // GET /codes/{code}/payment
-    ...facilityRoutes, // GET /facilities/{ccn}
-    ...dataRoutes, // GET /data/changes
-    ...feeScheduleRoutes, // GET /fee-schedules/{dme,opps,lab}/{code}, /codes/crosswalk/{code}
-    ...ncciPtpRoutes, // GET /ncci/ptp/prac, /ncci/ptp/hosp
-    ...ncciMueRoutes, // GET /ncci/mue/{code}, /ncci/aoc/{code}, /ncci/medicaid/mue/{code}
+    ...systemRoutes({ ...sys, servers: sys.servers ?? [{ url: 'http://localhost:8080', description: 'test host: kp_test_ keys' }], routes: () => routes }),
+    ...codeRoutes,
+    ...paymentRoutes,
+    ...facilityRoutes,
+    ...knowledgeRoutes,
+    ...feeScheduleRoutes,
+    ...ncciRoutes,
   ];
   return routes;
 }

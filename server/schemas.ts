@@ -28,24 +28,38 @@ export const QueryBoolSchema = z
 
 export const CcnSchema = z.string().regex(/^[0-9A-Z]{6}$/, 'CCN must be 6 characters (CMS Certification Number)');
 
-export const ReliabilitySchema = z.object({
-  generated_at: z.string(),
-  data_sources: z.record(z.string(), z.object({ publisher: z.string(), source_files: z.array(z.string()), loaded_at: z.string() })),
-  dataset_versions: z.record(z.string(), z.string()),
-  degraded: z.boolean(),
-  warnings: z.array(z.string()),
-});
+/** The spec's reliability object: which dataset versions and source files an answer came from. */
+export const ReliabilitySchema = z
+  .object({
+    generated_at: z.string(),
+    data_sources: z.record(z.string(), z.object({ publisher: z.string(), source_files: z.array(z.string()), loaded_at: z.string() })),
+    dataset_versions: z.record(z.string(), z.string()),
+    degraded: z.boolean(),
+    warnings: z.array(z.string()),
+  })
+  .meta({ id: 'Reliability' });
 
-export const ErrorBodySchema = z.object({ detail: z.string(), code: z.string(), request_id: z.string().optional() });
+/** Errors other than 422: `{detail, code}` (500s add `request_id`; a 404 may add `suggestions`). */
+export const ErrorBodySchema = z
+  .object({
+    detail: z.string(),
+    code: z.string(),
+    request_id: z.string().optional(),
+    suggestions: z.array(z.unknown()).optional().describe('did-you-mean candidates of a 404'),
+  })
+  .meta({ id: 'ErrorBody' });
 
-export const ValidationErrorSchema = z.object({
-  detail: z.array(
-    z.object({
-      loc: z.array(z.union([z.string(), z.number()])),
-      msg: z.string(),
-      type: z.string(),
-      ctx: z.record(z.string(), z.unknown()).optional(),
-      input: z.unknown().optional(),
-    }),
-  ),
-});
+/** The spec's validation error body (HTTP 422): every issue, not only the first. */
+export const ValidationErrorSchema = z
+  .object({
+    detail: z.array(
+      z.object({
+        loc: z.array(z.union([z.string(), z.number()])),
+        msg: z.string(),
+        type: z.string(),
+        ctx: z.record(z.string(), z.unknown()).optional(),
+        input: z.unknown().optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'HTTPValidationError' });

@@ -2,9 +2,12 @@ import type { Server } from 'node:http';
 import { SnapshotHolder } from '../warehouse/snapshot.js';
 import { SqliteStateStore, type StateStore } from '../warehouse/state.js';
 import { Warehouse } from '../warehouse/store.js';
-import { createApp, type ServerConfig } from './app.js';
+import { createHttpApp } from './http.js';
 import type { Logger } from './logger.js';
+import { AnswerCache } from './middleware/cache.js';
 import { Metrics } from './middleware/metrics.js';
+import { checkRoute, Pipeline, type PipelineConfig } from './pipeline.js';
+import type { RouteDef } from './route.js';
 import { buildRoutes } from './routes.js';
 
 export interface RunningServer {
@@ -12,34 +15,59 @@ export interface RunningServer {
   port: number;
   snapshots: SnapshotHolder;
   state: StateStore;
+  pipeline: Pipeline;
+  routes: RouteDef[];
+  metrics: Metrics;
+  cache: AnswerCache;
   close(): Promise<void>;
 }
 
-export interface StartOptions extends ServerConfig {
+export interface StartOptions extends PipelineConfig {
   dataDir: string;
   port: number;
   host?: string;
+  serviceVersion: string;
   logger: Logger;
   /** How often CURRENT is checked for a newly published snapshot. */
   pollMs?: number;
+  /** Bytes the answer cache may hold (`RCM_CACHE_MAX_MB`). */
+  cacheMaxBytes?: number;
+  /** Bytes each snapshot's per-input memo may hold (`RCM_MEMO_MAX_MB`). */
+  memoMaxBytes?: number;
+  trustProxy?: boolean;
+  /** OpenAPI `servers` (from RCM_BASE_URL / RCM_LIVE_BASE_URL). */
+  servers?: { url: string; description: string }[];
   now?: () => Date;
+  /** Extra routes (the test suite's probes of each auth and body kind). */
+  extraRoutes?: RouteDef[];
 }
 
 /** Mounts the current snapshot read-only, opens the state store and listens. */
 export async function startServer(o: StartOptions): Promise<RunningServer> {
+  const now = o.now ?? (() => new Date());
   const wh = new Warehouse(o.dataDir);
   await wh.init();
-  const state = new SqliteStateStore(wh.path('state.sqlite'), o.now);
+  const state = new SqliteStateStore(wh.path('state.sqlite'), now);
   const metrics = new Metrics();
-  const snapshots = new SnapshotHolder(wh, (from, to) => {
-    metrics.snapshotSwaps++;
-    o.logger.info('snapshot mounted', { from, to });
+  const cache = new AnswerCache(o.cacheMaxBytes ?? 96 * 1024 * 1024);
+  const snapshots = new SnapshotHolder(wh, {
+    memoMaxBytes: o.memoMaxBytes,
+    onSwap: (from, to) => {
+      if (from) {
+        metrics.snapshotSwaps.inc();
+        cache.dropSnapshot(from);
+      }
+      o.logger.info({ from, to }, 'snapshot mounted');
+    },
   });
   await snapshots.refresh();
-  if (snapshots.lastError) o.logger.error('snapshot mount failed', { error: snapshots.lastError });
+  if (snapshots.lastError) o.logger.error({ error: snapshots.lastError }, 'snapshot mount failed');
   snapshots.start(o.pollMs ?? 500);
-  const routes = buildRoutes({ snapshots, state, metrics: () => metrics, serviceVersion: o.serviceVersion, startedAt: new Date() });
-  const { app } = createApp({ config: o, state, snapshots, routes, logger: o.logger, now: o.now, metrics });
+  const startedAt = now();
+  const routes = [...buildRoutes({ snapshots, state, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers }), ...(o.extraRoutes ?? [])];
+  routes.forEach(checkRoute);
+  const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now });
+  const app = createHttpApp(pipeline, routes, { trustProxy: o.trustProxy ?? false });
   const server = app.listen(o.port, o.host ?? '0.0.0.0');
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((res, rej) => {
@@ -53,13 +81,17 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     port,
     snapshots,
     state,
+    pipeline,
+    routes,
+    metrics,
+    cache,
     async close() {
       await new Promise<void>((res) => {
         server.close(() => res());
         server.closeIdleConnections?.();
       });
       await snapshots.stop();
-      state.close();
+      await state.close();
     },
   };
 }

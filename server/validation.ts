@@ -17,8 +17,6 @@ function typeOf(i: ZIssue, input: unknown): string {
       return i.format === 'regex' ? 'string_pattern_mismatch' : `${i.format}_format`;
     case 'invalid_value':
       return 'enum';
-    case 'unrecognized_keys':
-      return 'extra_forbidden';
     default:
       return i.code;
   }
@@ -48,14 +46,74 @@ function inputAt(root: unknown, path: PropertyKey[]): unknown {
   return cur;
 }
 
-/** Converts every zod issue (not only the first) into `{loc, msg, type, ctx?, input?}`. */
+/** The issue for a field the schema does not know (the spec's `extra_forbidden`). */
+export function extraIssue(loc: (string | number)[], input: unknown): Issue {
+  return { loc, msg: 'Extra inputs are not permitted', type: 'extra_forbidden', input };
+}
+
+/**
+ * Converts every zod issue (not only the first) into `{loc, msg, type, ctx?, input?}`. Unknown
+ * keys of a strict object become one `extra_forbidden` issue per key, so a typo like
+ * `callback_secert` is named exactly.
+ */
 export function toIssues(where: 'path' | 'query' | 'body' | 'env', error: z.ZodError, root: unknown): Issue[] {
-  return error.issues.map((i) => {
+  return error.issues.flatMap((i): Issue[] => {
     const path = i.path.map((p) => (typeof p === 'number' ? p : String(p)));
+    if (i.code === 'unrecognized_keys') {
+      const parent = inputAt(root, i.path);
+      return i.keys.map((k) => extraIssue([where, ...path, k], inputAt(parent, [k])));
+    }
     const input = i.input !== undefined ? i.input : inputAt(root, i.path);
     const type = typeOf(i, input);
     const msg = type === 'missing' ? 'Field required' : i.message;
     const ctx = ctxOf(i);
-    return { loc: [where, ...path], msg, type, ...(ctx ? { ctx } : {}), ...(input !== undefined ? { input } : {}) };
+    return [{ loc: [where, ...path], msg, type, ...(ctx ? { ctx } : {}), ...(input !== undefined ? { input } : {}) }];
   });
+}
+
+/** The schema under optional/nullable/default/pipe wrappers (the input side of a pipe). */
+function inner(s: z.ZodType): z.ZodType {
+  let t = s as unknown as { _zod: { def: { type: string; innerType?: unknown; in?: unknown } } };
+  for (;;) {
+    const d = t._zod.def;
+    if ((d.type === 'optional' || d.type === 'nullable' || d.type === 'default' || d.type === 'prefault') && d.innerType) t = d.innerType as typeof t;
+    else if (d.type === 'pipe' && d.in) t = d.in as typeof t;
+    else return t as unknown as z.ZodType;
+  }
+}
+
+/** Field names of an object schema and whether each takes a list (`?code=a&code=b`). */
+export function objectFields(schema: z.ZodType): Map<string, { list: boolean }> | null {
+  const s = inner(schema) as unknown as { _zod: { def: { type: string; shape?: Record<string, z.ZodType> } } };
+  if (s._zod.def.type !== 'object' || !s._zod.def.shape) return null;
+  const out = new Map<string, { list: boolean }>();
+  for (const [k, v] of Object.entries(s._zod.def.shape)) {
+    out.set(k, { list: (inner(v) as unknown as { _zod: { def: { type: string } } })._zod.def.type === 'array' });
+  }
+  return out;
+}
+
+/**
+ * Checks the raw query string against the route's query schema before parsing it: an unknown
+ * parameter is `extra_forbidden` (so `qpp_flg=1` never silently prices non-QPP), a scalar sent
+ * twice is `repeated_parameter` (which one would win is a guess). Returns the issues and the
+ * query to parse (repeated scalars removed, since they are already reported).
+ */
+export function checkQueryShape(schema: z.ZodType | undefined, raw: Record<string, string | string[]>): { issues: Issue[]; query: Record<string, unknown> } {
+  const fields = schema ? objectFields(schema) : new Map<string, { list: boolean }>();
+  const issues: Issue[] = [];
+  const query: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    const f = fields?.get(name);
+    if (!f) {
+      issues.push(extraIssue(['query', name], value));
+      continue;
+    }
+    if (Array.isArray(value) && !f.list) {
+      issues.push({ loc: ['query', name], msg: `Parameter ${name} was sent ${value.length} times; send it once`, type: 'repeated_parameter', input: value });
+      continue;
+    }
+    query[name] = f.list && !Array.isArray(value) ? [value] : value;
+  }
+  return { issues, query };
 }

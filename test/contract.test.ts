@@ -9,8 +9,14 @@ import { startTestServer, type TestServer } from './helpers/harness.js';
  * when a route is added without samples here, so the contract stays covered.
  */
 const SAMPLES: Record<string, { path: string; status: number; key?: null }[]> = {
-  health: [{ path: '/v1/health', status: 200, key: null }],
-  healthReady: [{ path: '/v1/health/ready', status: 200, key: null }],
+  health: [
+    { path: '/v1/health', status: 200, key: null },
+    { path: '/v1/health?verbose=1', status: 422, key: null },
+  ],
+  healthReady: [
+    { path: '/v1/health/ready', status: 200, key: null },
+    { path: '/v1/health/ready?x=1', status: 422, key: null },
+  ],
   meta: [
     { path: '/v1/meta', status: 200 },
     { path: '/v1/meta', status: 401, key: null },
@@ -20,8 +26,8 @@ const SAMPLES: Record<string, { path: string; status: number; key?: null }[]> = 
     { path: '/v1/metrics', status: 401, key: null },
   ],
   openapi: [
-    { path: '/v1/openapi.json', status: 200 },
-    { path: '/v1/openapi.json', status: 401, key: null },
+    { path: '/v1/openapi.json', status: 200, key: null },
+    { path: '/v1/openapi.json?format=yaml', status: 422, key: null },
   ],
   getCode: [
     { path: '/v1/codes/99213', status: 200 },
@@ -105,19 +111,56 @@ describe('OpenAPI contract', () => {
   it('is an OpenAPI 3.1 document listing exactly the operations of the route table', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('0.1.1');
-    const table = buildRoutes({ snapshots: t.srv.snapshots, state: t.srv.state, metrics: () => ({}) as never, serviceVersion: '0.1.1', startedAt: new Date() });
-    const fromTable = table.map((r) => `${r.method} ${r.path} ${r.operationId}`).sort();
+    const fromTable = t.srv.routes.map((r) => `${r.method} ${r.path} ${r.operationId}`).sort();
     const fromDoc = [...operations(doc)].map(([id, o]) => `${o.method} ${o.path} ${id}`).sort();
     expect(fromDoc).toEqual(fromTable);
   });
 
-  it('declares the API key header and scope on every keyed operation', () => {
-    for (const [id, { op }] of operations(doc)) {
-      if (['health', 'healthReady'].includes(id)) continue;
-      expect(op['x-required-scope'], id).toBeTruthy();
-      expect(op.parameters.some((p: { name: string }) => p.name === 'X-API-Key'), id).toBe(true);
+  it('declares the API key header and scope on every keyed operation, and no key on public ones', () => {
+    for (const r of t.srv.routes) {
+      const { op } = operations(doc).get(r.operationId)!;
+      const keyParam = op.parameters.some((p: { name: string }) => p.name === 'X-API-Key');
+      if (r.auth === 'public') {
+        expect(op.security, r.operationId).toEqual([]);
+        expect(keyParam, r.operationId).toBe(false);
+      } else {
+        expect(op['x-required-scope'], r.operationId).toBe(typeof r.auth === 'object' ? r.auth.scope : undefined);
+        expect(keyParam, r.operationId).toBe(true);
+      }
     }
   });
+
+  it('has servers, a license, tags with descriptions and a named component per response resource', () => {
+    expect(doc.servers.length).toBeGreaterThan(0);
+    expect(doc.info.license.name).toBeTruthy();
+    for (const tag of doc.tags) expect(tag.description, tag.name).toBeTruthy();
+    for (const id of ['Reliability', 'HTTPValidationError', 'ErrorBody', 'PaymentComposition', 'NcciPtpEdit', 'MedicaidMUEResponse', 'MedicaidMUEListResponse', 'DmeRow', 'OppsRow', 'CrosswalkResult', 'DatasetChangeList']) {
+      expect(doc.components.schemas[id], id).toBeTruthy();
+    }
+    // Every success response of a JSON operation is a reference to a named component.
+    for (const [id, { op }] of operations(doc)) {
+      const ok = op.responses['200'] ?? op.responses['201'] ?? op.responses['202'];
+      const json = ok.content['application/json'];
+      if (json) expect(json.schema.$ref, id).toMatch(/^#\/components\/schemas\//);
+    }
+  });
+
+  for (const r of buildRoutes({ snapshots: null as never, state: null as never, metrics: null as never, serviceVersion: '0.1.1', startedAt: new Date() })) {
+    it(`${r.operationId}: its documented example answers 2xx with a body matching the document`, async () => {
+      const ex = r.examples[0]!;
+      const path = r.path.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(ex.params?.[n] ?? ''));
+      const qs = new URLSearchParams(ex.query ?? {}).toString();
+      const res = await t.request(qs ? `${path}?${qs}` : path, { method: r.method.toUpperCase(), body: ex.body, key: r.auth === 'public' ? null : undefined });
+      expect(res.status, res.text.slice(0, 300)).toBeGreaterThanOrEqual(200);
+      expect(res.status, res.text.slice(0, 300)).toBeLessThan(300);
+      const o = operations(doc).get(r.operationId)!;
+      const schema = o.op.responses[String(res.status)].content['application/json']?.schema;
+      if (schema) {
+        const validate = ajv.compile({ ...schema, components: doc.components });
+        expect(validate(res.body), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
+      }
+    });
+  }
 
   const ops = Object.entries(SAMPLES);
   for (const [id, samples] of ops) {
@@ -131,7 +174,7 @@ describe('OpenAPI contract', () => {
         expect(resp, `status ${s.status} is documented`).toBeTruthy();
         const schema = resp.content['application/json']?.schema;
         if (!schema) return;
-        const validate = ajv.compile(schema);
+        const validate = ajv.compile({ ...schema, components: doc.components });
         const ok = validate(r.body);
         expect(ok, JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
       });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FacilityProfileSchema } from '../server/areas/facilities.js';
+import { FacilityProfileSchema } from '../server/facilities/schemas.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
 
 // Expected values are the seeds' own cells: seeds/facilities (POS layout, 2025Q3),

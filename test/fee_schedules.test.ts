@@ -5,7 +5,8 @@ import { getLabRate } from '../datasets/clfs/queries.js';
 import { getOppsRate } from '../datasets/opps_addendum_b/queries.js';
 import { getAspPaymentLimit } from '../datasets/asp_pricing/queries.js';
 import { MountedSnapshot } from '../warehouse/snapshot.js';
-import { CrosswalkResultSchema, DmeListSchema, LabListSchema, OppsRowSchema } from '../server/areas/fee_schedules.js';
+import { CrosswalkResultSchema } from '../server/codes/schemas.js';
+import { DmeListSchema, LabListSchema, OppsRowSchema } from '../server/fee_schedules/schemas.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
 
 // Expected values are the seeds' own cells (seeds/dmepos/DMEPOS25_APR.csv is an excerpt of the

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MedicaidMueListSchema, MedicareMueListSchema, AocLookupSchema } from '../server/areas/ncci_mue.js';
+import { MedicaidMueListSchema, MedicareMueListSchema, AocLookupSchema } from '../server/ncci/schemas.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
 
 let t: TestServer;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PtpEditSchema } from '../server/areas/ncci_ptp.js';
+import { PtpEditSchema } from '../server/ncci/schemas.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
 
 let t: TestServer;
@@ -171,7 +171,7 @@ describe('PTP bad input', () => {
   });
 
   it('needs the knowledge scope', async () => {
-    const key = t.newKey('test', ['agents']);
+    const key = await t.newKey('test', ['agents']);
     const r = await t.request('/v1/ncci/ptp/prac?column1=93000&column2=93010', { key });
     expect(r.status).toBe(403);
   });

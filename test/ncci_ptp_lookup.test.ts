@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { DuckDBValue } from '@duckdb/node-api';
 import { choosePtpVersion, getColumn1Groups, lookupPtpEdit, ptpEditStatus, type PtpVersionRef } from '../datasets/ncci_ptp_prac/queries.js';
 import type { PtpRow } from '../datasets/ncci_ptp_prac/ptp.js';
-import { makeNcciPtpRoutes, PtpQuerySchema, type PtpEdit } from '../server/areas/ncci_ptp.js';
+import { makeNcciRoutes } from '../server/ncci/routes.js';
+import { PtpQuerySchema, type PtpEdit } from '../server/ncci/schemas.js';
 import type { Summarizer } from '../server/ncci/summary.js';
 import type { DatasetVersion, Manifest } from '../warehouse/manifest.js';
 import type { SnapshotReader } from '../warehouse/snapshot.js';
@@ -136,15 +137,17 @@ describe('PTP route with an injected summarizer', () => {
   });
   async function call(summarizer: Summarizer, q: Record<string, string>) {
     const { snap } = fakeSnapshot(data);
-    const [prac] = makeNcciPtpRoutes({ summarizer });
+    const [prac] = makeNcciRoutes({ summarizer });
     return (await prac!.handler({
       params: undefined,
       query: PtpQuerySchema.parse(q),
       body: undefined,
       snapshot: snap,
-      state: null as never,
+      tenant: null as never,
       auth: null,
       requestId: 'r',
+      header: () => undefined,
+      clientIp: '127.0.0.1',
       now: () => new Date('2026-07-02T12:00:00Z'),
       reliability,
     })) as PtpEdit;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { facilities } from '../datasets/facilities/dataset.js';
 import { memorySnapshot } from '../datasets/facilities/testing.js';
 import { mpfsRvu } from '../datasets/mpfs_rvu/dataset.js';
-import { composePaymentFor, isHospitalType } from '../server/payment/compose.js';
+import { composePaymentFor, isHospitalType } from '../server/payment/service.js';
 
 const SEEDS = resolve(import.meta.dirname, '../seeds');
 let snap: Awaited<ReturnType<typeof memorySnapshot>>;

@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { SqliteStateStore } from '../warehouse/state.js';
-import { createApp } from '../server/app.js';
-import { silentLogger } from '../server/logger.js';
+import { createLogger } from '../server/logger.js';
 import { defineRoute } from '../server/route.js';
-import { SnapshotHolder } from '../warehouse/snapshot.js';
-import { Warehouse } from '../warehouse/store.js';
-import { LIVE_HOST, rawRequest, startTestServer, type TestServer } from './helpers/harness.js';
+import { TestClock } from './helpers/clock.js';
+import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
 
 let t: TestServer;
+const clock = new TestClock();
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer({ now: clock.now });
 });
 afterAll(async () => {
   await t.close();
@@ -32,13 +31,14 @@ describe('authentication, host pairing and scopes', () => {
   it('honours a key created by another process while running, and rejects it once revoked', async () => {
     // The CLI opens its own connection to the same SQLite file.
     const cli = new SqliteStateStore(t.wh.path('state.sqlite'));
-    const tenant = cli.findTenants()[0]!;
-    const { record, secret } = cli.createKey({ tenant: tenant.id, type: 'test', scopes: ['knowledge'] });
+    const tenant = (await cli.admin.findTenants())[0]!;
+    const { record, secret } = await cli.admin.createKey({ tenant: tenant.id, type: 'test', scopes: ['knowledge'] });
     expect((await t.request('/v1/codes/99213', { key: secret })).status).toBe(200);
-    cli.revokeKey(record.id);
-    cli.close();
-    // Cross-process changes are seen within SqliteStateStore.CHANGE_CHECK_MS (200 ms).
-    await new Promise((r) => setTimeout(r, 250));
+    await cli.admin.revokeKey(record.id);
+    await cli.close();
+    // Cross-process changes are seen within the authenticator's check interval (200 ms of its clock).
+    expect((await t.request('/v1/codes/99213', { key: secret })).status).toBe(200);
+    clock.advance(t.srv.pipeline.keys.checkEveryMs);
     const r = await t.request('/v1/codes/99213', { key: secret });
     expect(r.status).toBe(401);
     expect(r.body.code).toBe('invalid_api_key');
@@ -51,7 +51,7 @@ describe('authentication, host pairing and scopes', () => {
   });
 
   it('returns 403 when a live key calls the test host, 200 on the production host', async () => {
-    const live = t.newKey('live', ['knowledge']);
+    const live = await t.newKey('live', ['knowledge']);
     const onTest = await t.request('/v1/codes/99213', { key: live, host: 'localhost:8080' });
     expect(onTest.status).toBe(403);
     expect(onTest.body.code).toBe('key_host_mismatch');
@@ -61,7 +61,7 @@ describe('authentication, host pairing and scopes', () => {
   });
 
   it('returns 403 insufficient_scope when the key lacks the route scope', async () => {
-    const k = t.newKey('test', ['knowledge']);
+    const k = await t.newKey('test', ['knowledge']);
     const r = await t.request('/v1/metrics', { key: k });
     expect(r.status).toBe(403);
     expect(r.body.code).toBe('insufficient_scope');
@@ -170,9 +170,11 @@ describe('system routes', () => {
     const r = await t.request('/v1/metrics');
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toContain('text/plain');
-    expect(r.text).toMatch(/rcm_http_requests_total\{method="GET",route="\/v1\/codes\/\{code\}",status="200"\} \d+/);
-    expect(r.text).toMatch(/rcm_http_requests_total\{method="GET",route="\/v1\/codes\/\{code\}",status="404"\} \d+/);
-    expect(r.text).toMatch(/rcm_http_request_duration_seconds_bucket\{method="GET",route="\/v1\/codes\/\{code\}",le="\+Inf"\} \d+/);
+    expect(r.text).toMatch(/rcm_http_requests_total\{method="GET",route="\/v1\/codes\/\{code\}",status="200",transport="http"\} \d+/);
+    expect(r.text).toMatch(/rcm_http_requests_total\{method="GET",route="\/v1\/codes\/\{code\}",status="404",transport="http"\} \d+/);
+    expect(r.text).toMatch(/rcm_http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/v1\/codes\/\{code\}",transport="http"\} \d+/);
+    expect(r.text).toMatch(/rcm_answer_cache_lookups_total\{outcome="hit"\} \d+/);
+    expect(r.text).toContain('rcm_process_resident_memory_bytes');
   });
 
   it('returns a request id header and echoes a sane inbound one', async () => {
@@ -197,7 +199,7 @@ describe('rate limiting', () => {
       expect(last!.headers['ratelimit-limit']).toBe('3');
       expect(last!.headers['ratelimit-remaining']).toBe('0');
       // another key has its own budget
-      const other = s.newKey('test', ['knowledge']);
+      const other = await s.newKey('test', ['knowledge']);
       expect((await s.request('/v1/codes/99213', { key: other })).status).toBe(200);
     } finally {
       await s.close();
@@ -207,59 +209,53 @@ describe('rate limiting', () => {
 
 describe('errors', () => {
   it('answers 500 without internals, with a request id, and logs the stack', async () => {
-    const dir = t.dataDir;
-    const logs: string[] = [];
-    const holder = new SnapshotHolder(new Warehouse(dir));
-    await holder.refresh();
-    const { app } = createApp({
-      config: { liveHosts: [], rateLimitPerMin: 100, serviceVersion: 'x' },
-      state: t.srv.state,
-      snapshots: holder,
-      logger: { ...silentLogger, error: (m, f) => logs.push(`${m} ${JSON.stringify(f)}`) },
-      routes: [
-        defineRoute({
-          method: 'get', path: '/v1/boom', operationId: 'boom', tag: 't', summary: 'boom', scope: null, response: z.object({}),
-          handler: () => {
-            throw new Error('secret database password in /etc/internal');
-          },
-        }),
-      ],
+    const lines: string[] = [];
+    const boom = defineRoute({
+      method: 'get',
+      path: '/v1/boom',
+      operationId: 'boom',
+      tag: 'system',
+      summary: 'boom',
+      auth: 'public',
+      reads: 'none',
+      response: z.object({}).meta({ id: 'BoomTest' }),
+      examples: [{ summary: 'fails' }],
+      handler: () => {
+        throw new Error('secret database password in /etc/internal');
+      },
     });
-    const server = app.listen(0);
+    const s = await startTestServer({ extraRoutes: [boom], logger: createLogger({ write: (l: string) => void lines.push(l) }) });
     try {
-      const port = (server.address() as { port: number }).port;
-      const r = await rawRequest(port, '/v1/boom');
+      const r = await s.request('/v1/boom', { key: null });
       expect(r.status).toBe(500);
       expect(r.body).toEqual({ detail: 'internal server error', code: 'internal_error', request_id: r.headers['x-request-id'] });
       expect(r.text).not.toContain('secret');
-      expect(logs.join('\n')).toContain('secret database password');
+      expect(lines.join('\n')).toContain('secret database password');
     } finally {
-      server.close();
-      await holder.stop();
+      await s.close();
     }
   });
 });
 
 describe('key cache', () => {
   it('revoking through the server process itself takes effect on the next request', async () => {
-    const k = t.srv.state.createKey({ tenant: t.srv.state.findTenants()[0]!.id, type: 'test', scopes: ['knowledge'] });
+    const k = await t.srv.state.admin.createKey({ tenant: t.tenantId, type: 'test', scopes: ['knowledge'] });
     expect((await t.request('/v1/codes/99213', { key: k.secret })).status).toBe(200);
-    t.srv.state.revokeKey(k.record.id);
+    await t.srv.state.admin.revokeKey(k.record.id);
     expect((await t.request('/v1/codes/99213', { key: k.secret })).status).toBe(401);
   });
 
   it('a key unknown at first and created by another process afterwards is accepted at once', async () => {
     const cli = new SqliteStateStore(t.wh.path('state.sqlite'));
-    const tenant = cli.findTenants()[0]!;
-    const { secret } = cli.createKey({ tenant: tenant.id, type: 'test', scopes: ['knowledge'] });
-    cli.revokeKey(cli.findKeys().at(-1)!.id);
-    await new Promise((r) => setTimeout(r, 250));
+    const { record, secret } = await cli.admin.createKey({ tenant: t.tenantId, type: 'test', scopes: ['knowledge'] });
+    await cli.admin.revokeKey(record.id);
+    clock.advance(t.srv.pipeline.keys.checkEveryMs);
     // cached as revoked now
     expect((await t.request('/v1/codes/99213', { key: secret })).status).toBe(401);
-    const fresh = cli.createKey({ tenant: tenant.id, type: 'test', scopes: ['knowledge'] });
+    const fresh = await cli.admin.createKey({ tenant: t.tenantId, type: 'test', scopes: ['knowledge'] });
     // A secret never seen before is looked up in the database: no wait needed.
     expect((await t.request('/v1/codes/99213', { key: fresh.secret })).status).toBe(200);
-    cli.close();
+    await cli.close();
   });
 });
 
@@ -294,14 +290,16 @@ describe('routing', () => {
 describe('logs', () => {
   it('writes one JSON line per request with the request id, route template, status and tenant', async () => {
     const lines: string[] = [];
-    const { jsonLogger } = await import('../server/logger.js');
-    const s = await startTestServer({ logger: jsonLogger((l) => lines.push(l)) });
+    const s = await startTestServer({ logger: createLogger({ write: (l: string) => void lines.push(l) }) });
     try {
-      const r = await s.request('/v1/codes/99213');
+      const r = await s.request('/v1/codes/99213?x=secret-looking');
       const entries = lines.map((l) => JSON.parse(l)).filter((e) => e.msg === 'request');
       const e = entries.find((x) => x.request_id === r.headers['x-request-id']);
-      expect(e).toMatchObject({ level: 'info', method: 'GET', path: '/v1/codes/99213', route: '/v1/codes/{code}', status: 200, tenant_id: s.tenantId });
-      expect(typeof e.duration_ms).toBe('number');
+      expect(e).toMatchObject({ level: 'info', transport: 'http', method: 'GET', route: '/v1/codes/{code}', status: 422, tenant_id: s.tenantId });
+      expect(typeof e.latency_ms).toBe('number');
+      expect(typeof e.time).toBe('string');
+      // The query string (which may carry PHI on other routes) is never logged.
+      expect(lines.join('')).not.toContain('secret-looking');
       expect(lines.every((l) => l.endsWith('\n'))).toBe(true);
     } finally {
       await s.close();

@@ -1,4 +1,6 @@
 import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
+import { LRUCache } from 'lru-cache';
+import { approxBytes } from './sizeof.js';
 import type { DatasetVersion, Manifest } from './manifest.js';
 import type { Warehouse } from './store.js';
 
@@ -12,16 +14,19 @@ export interface SnapshotReader {
   /** Runs read-only SQL with `$1`-style parameters; BIGINTs come back as numbers. */
   all<T = Record<string, unknown>>(sql: string, params?: DuckDBValue[]): Promise<T[]>;
   /**
-   * Memoises a computation for the life of this snapshot. A snapshot never changes, so any
-   * answer derived from it can be kept until the next one is mounted.
+   * Memoises a computation for the life of this snapshot (a snapshot never changes, so anything
+   * derived from it stays true until the next one is mounted). Entries keyed by request input
+   * live in an LRU bounded by their approximate bytes; `pin` keeps a whole-table index (its key
+   * names only datasets and versions, never request input) for the life of the snapshot.
    */
-  memo<T>(key: string, compute: () => Promise<T>): Promise<T>;
+  memo<T>(key: string, compute: () => Promise<T>, opts?: { pin?: boolean }): Promise<T>;
   /** Loaded versions of a dataset, oldest effective first (empty when not loaded). */
   versions(dataset: string): DatasetVersion[];
   has(dataset: string): boolean;
 }
 
-const MEMO_LIMIT = 200_000;
+/** Default bytes of each snapshot's per-input memo (`RCM_MEMO_MAX_MB`). */
+export const MEMO_MAX_BYTES = 64 * 1024 * 1024;
 
 export function quoteIdent(s: string): string {
   return `"${s.replace(/"/g, '""')}"`;
@@ -44,7 +49,9 @@ function toPlain(v: unknown): unknown {
 
 /** A snapshot attached read-only in an in-memory DuckDB, with a small connection pool. */
 export class MountedSnapshot implements SnapshotReader {
-  private readonly memos = new Map<string, Promise<unknown>>();
+  private readonly pinned = new Map<string, Promise<unknown>>();
+  private readonly memos: LRUCache<string, { value: unknown }>;
+  private readonly inflight = new Map<string, Promise<unknown>>();
   /** Per connection: prepared statements by SQL text, and the tail of its queue. */
   private readonly prepared: Map<string, Promise<DuckDBPreparedStatement>>[];
   private readonly queues: Promise<unknown>[];
@@ -57,12 +64,14 @@ export class MountedSnapshot implements SnapshotReader {
     readonly manifest: Manifest,
     private readonly instance: DuckDBInstance,
     private readonly conns: DuckDBConnection[],
+    memoMaxBytes: number,
   ) {
+    this.memos = new LRUCache({ maxSize: memoMaxBytes, sizeCalculation: (v, k) => Math.max(1, approxBytes(v.value) + k.length * 2) });
     this.prepared = conns.map(() => new Map());
     this.queues = conns.map(() => Promise.resolve());
   }
 
-  static async open(wh: Warehouse, manifest: Manifest, opts: { connections?: number; threads?: number } = {}): Promise<MountedSnapshot> {
+  static async open(wh: Warehouse, manifest: Manifest, opts: { connections?: number; threads?: number; memoMaxBytes?: number } = {}): Promise<MountedSnapshot> {
     const instance = await DuckDBInstance.create(':memory:', { threads: String(opts.threads ?? 2) });
     const conn = await instance.connect();
     for (const [dataset, versions] of Object.entries(manifest.datasets)) {
@@ -77,7 +86,7 @@ export class MountedSnapshot implements SnapshotReader {
     }
     const conns = [conn];
     for (let i = 1; i < (opts.connections ?? 4); i++) conns.push(await instance.connect());
-    return new MountedSnapshot(manifest.id, manifest, instance, conns);
+    return new MountedSnapshot(manifest.id, manifest, instance, conns, opts.memoMaxBytes ?? MEMO_MAX_BYTES);
   }
 
   /**
@@ -107,16 +116,37 @@ export class MountedSnapshot implements SnapshotReader {
     return (await result).map((r) => toPlain(r) as T);
   }
 
-  memo<T>(key: string, compute: () => Promise<T>): Promise<T> {
-    let p = this.memos.get(key) as Promise<T> | undefined;
+  memo<T>(key: string, compute: () => Promise<T>, opts: { pin?: boolean } = {}): Promise<T> {
+    if (opts.pin) {
+      let p = this.pinned.get(key) as Promise<T> | undefined;
+      if (!p) {
+        p = compute();
+        this.pinned.set(key, p);
+        // A failure is not remembered: the next call computes again.
+        p.catch(() => this.pinned.delete(key));
+      }
+      return p;
+    }
+    const hit = this.memos.get(key);
+    if (hit) return Promise.resolve(hit.value as T);
+    let p = this.inflight.get(key) as Promise<T> | undefined;
     if (!p) {
-      if (this.memos.size >= MEMO_LIMIT) this.memos.clear();
       p = compute();
-      this.memos.set(key, p);
-      // A failure is not remembered: the next call computes again.
-      p.catch(() => this.memos.delete(key));
+      this.inflight.set(key, p);
+      p.then(
+        (value) => {
+          this.inflight.delete(key);
+          this.memos.set(key, { value });
+        },
+        () => this.inflight.delete(key),
+      );
     }
     return p;
+  }
+
+  /** Bytes (estimated) held by the per-input memo. */
+  get memoBytes(): number {
+    return this.memos.calculatedSize;
   }
 
   versions(dataset: string): DatasetVersion[] {
@@ -161,7 +191,7 @@ export class SnapshotHolder {
 
   constructor(
     private readonly wh: Warehouse,
-    private readonly onSwap: (from: string | null, to: string) => void = () => {},
+    private readonly opts: { onSwap?: (from: string | null, to: string) => void; memoMaxBytes?: number } = {},
   ) {}
 
   get snapshot(): MountedSnapshot | null {
@@ -176,11 +206,11 @@ export class SnapshotHolder {
           const id = await this.wh.currentId();
           if (!id || id === this.current?.id) return;
           const manifest = await this.wh.readManifest(id);
-          const next = await MountedSnapshot.open(this.wh, manifest);
+          const next = await MountedSnapshot.open(this.wh, manifest, { memoMaxBytes: this.opts.memoMaxBytes });
           const prev = this.current;
           this.current = next;
           this.lastError = null;
-          this.onSwap(prev?.id ?? null, next.id);
+          this.opts.onSwap?.(prev?.id ?? null, next.id);
           prev?.close();
         } catch (e) {
           this.lastError = (e as Error).message;

@@ -3,6 +3,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { NotFoundError } from './errors.js';
+import { MIGRATIONS } from './migrations.js';
 
 export type KeyType = 'test' | 'live';
 export const SCOPES = ['knowledge', 'agents', 'audit', 'admin'] as const;
@@ -23,37 +24,88 @@ export interface ApiKeyRecord {
   prefix: string;
   created_at: string;
   revoked_at: string | null;
+  /** Keys minted for a session (the playground) stop working at this time. */
+  expires_at: string | null;
   label: string | null;
 }
 
-/**
- * Tenant-owned, writable state. Kept behind this interface so a PostgreSQL adapter can replace
- * SQLite when replicas multiply. Every tenant-owned query takes the tenant id.
- */
-export interface StateStore {
-  createTenant(name: string): Tenant;
-  getTenant(idOrName: string): Tenant;
-  findTenants(): Tenant[];
-  /** Creates a key; the secret is returned once and only its hash is stored. */
-  createKey(input: { tenant: string; type: KeyType; scopes: KeyScope[]; label?: string }): { record: ApiKeyRecord; secret: string };
-  /** The active (not revoked) key with this secret, or null. */
-  authenticate(secret: string): ApiKeyRecord | null;
-  findKeys(tenantId?: string): ApiKeyRecord[];
-  revokeKey(id: string): ApiKeyRecord;
-  ping(): boolean;
-  close(): void;
+export interface CreateKeyInput {
+  tenant: string;
+  type: KeyType;
+  scopes: KeyScope[];
+  label?: string;
+  expiresAt?: Date;
 }
 
-/** Keys are 32 random bytes (base62-ish); SHA-256 is enough for secrets with that much entropy. */
+/** Tenants and keys: used by the CLI (`rcm keys`, `rcm tenants`) and by authentication. */
+export interface AdminStore {
+  createTenant(name: string): Promise<Tenant>;
+  getTenant(idOrName: string): Promise<Tenant>;
+  findTenants(): Promise<Tenant[]>;
+  /** Creates a key; the secret is returned once and only its hash is stored. */
+  createKey(input: CreateKeyInput): Promise<{ record: ApiKeyRecord; secret: string }>;
+  findKeys(tenantId?: string): Promise<ApiKeyRecord[]>;
+  revokeKey(id: string): Promise<ApiKeyRecord>;
+  /** The key whose SHA-256 is `hash` when it is neither revoked nor expired at `at`, else null. */
+  findActiveKeyByHash(hash: string, at: Date): Promise<ApiKeyRecord | null>;
+}
+
+/**
+ * One tenant's state. Handlers receive only this, and every query it runs binds the tenant id,
+ * so no handler can read or change another tenant's rows. Later areas add repositories here
+ * (facilities, rosters, overrides, determinations, jobs), each under the isolation test.
+ */
+export interface TenantStore {
+  readonly tenantId: string;
+  /** Bumped in the same transaction as every write of this tenant; part of cached answers' keys. */
+  generation(): Promise<number>;
+  /**
+   * Runs `fn` in one transaction: all its writes commit together or none do. Use only `tx` inside
+   * (the outer store waits for the transaction to finish).
+   */
+  transaction<T>(fn: (tx: TenantStore) => Promise<T>): Promise<T>;
+  keys: {
+    /** This tenant's keys (never secrets). */
+    list(): Promise<ApiKeyRecord[]>;
+    /** Revokes one of this tenant's keys; another tenant's key id is not found. */
+    revoke(id: string): Promise<ApiKeyRecord>;
+  };
+}
+
+/**
+ * Tenant-owned, writable state behind an async interface, so a PostgreSQL adapter can replace
+ * SQLite when replicas multiply: an admin part for the CLI and `forTenant` for requests.
+ */
+export interface StateStore {
+  readonly admin: AdminStore;
+  forTenant(tenantId: string): TenantStore;
+  /** Changes whenever any process commits a write (auth caches compare it). */
+  changeMarker(): Promise<string>;
+  /** Calls `listener` after each write this process commits (so its caches drop at once); returns an unsubscribe. */
+  onWrite(listener: () => void): () => void;
+  /** Schema version after migrations. */
+  schemaVersion(): Promise<number>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Keys are 32 random characters after the prefix; SHA-256 is enough for secrets with that much entropy. */
 export function hashKey(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
+/** The shape of every key this service issues; anything else is refused without a lookup. */
+export const KEY_RE = /^kp_(test|live)_[A-Za-z0-9]{32}$/;
+
 function newSecret(type: KeyType): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-  const bytes = randomBytes(32);
+  // Rejection sampling keeps every character equally likely (256 is not a multiple of 62).
   let s = '';
-  for (const b of bytes) s += alphabet[b % alphabet.length];
+  while (s.length < 32) {
+    for (const b of randomBytes(48)) {
+      if (b < 248 && s.length < 32) s += alphabet[b % 62];
+    }
+  }
   return `kp_${type}_${s}`;
 }
 
@@ -65,22 +117,37 @@ interface KeyRow {
   prefix: string;
   created_at: string;
   revoked_at: string | null;
+  expires_at: string | null;
   label: string | null;
 }
 
+const KEY_COLS = 'id, tenant_id, type, scopes, prefix, created_at, revoked_at, expires_at, label';
 const toKey = (r: KeyRow): ApiKeyRecord => ({ ...r, scopes: JSON.parse(r.scopes) as KeyScope[] });
 
-/** SQLite in WAL mode: durable before a 2xx, and the CLI can write while the server runs. */
+/**
+ * Serialises access to the one SQLite connection: a transaction that awaits between statements
+ * must not let another request's statements run inside it (they would share its uncommitted
+ * writes). Each statement itself is synchronous, so the lock is held for microseconds.
+ */
+class Lock {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => T | Promise<T>): Promise<T> {
+    const next = this.tail.then(fn, fn);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/** SQLite in WAL mode: durable before a 2xx (`synchronous=FULL`), and the CLI can write while the server runs. */
 export class SqliteStateStore implements StateStore {
-  private readonly db: Database.Database;
-  private readonly stmtAuth: Database.Statement<[string], KeyRow>;
+  readonly db: Database.Database;
+  private readonly lock = new Lock();
   private readonly stmtDataVersion: Database.Statement<[], { data_version: number }>;
-  /** secret -> key (or null), valid until any connection commits a write (see authenticate). */
-  private readonly authCache = new Map<string, ApiKeyRecord | null>();
-  private dataVersion = -1;
-  private checkedAt = 0;
-  /** How long a data_version reading is trusted (cross-process writes are seen within this). */
-  static readonly CHANGE_CHECK_MS = 200;
+  private readonly stmtGeneration: Database.Statement<[string], { generation: number }>;
+  private readonly stmtBump: Database.Statement<[string]>;
+  private localWrites = 0;
+  private readonly listeners = new Set<() => void>();
+  readonly admin: AdminStore;
 
   constructor(
     file: string,
@@ -94,103 +161,170 @@ export class SqliteStateStore implements StateStore {
     this.db.pragma('foreign_keys = ON');
     this.migrate();
     this.stmtDataVersion = this.db.prepare('PRAGMA data_version');
-    this.stmtAuth = this.db.prepare('SELECT id, tenant_id, type, scopes, prefix, created_at, revoked_at, label FROM api_keys WHERE hash = ? AND revoked_at IS NULL');
+    this.stmtGeneration = this.db.prepare('SELECT generation FROM tenant_state WHERE tenant_id = ?');
+    this.stmtBump = this.db.prepare(
+      'INSERT INTO tenant_state (tenant_id, generation) VALUES (?, 1) ON CONFLICT (tenant_id) DO UPDATE SET generation = generation + 1',
+    );
+    this.admin = this.makeAdmin();
   }
 
+  /** Applies every migration newer than the recorded schema version, each in its own transaction. */
   private migrate(): void {
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS tenants (
-        id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS api_keys (
-        id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL REFERENCES tenants(id),
-        type TEXT NOT NULL CHECK (type IN ('test','live')), scopes TEXT NOT NULL,
-        prefix TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, label TEXT,
-        created_at TEXT NOT NULL, revoked_at TEXT);
-      CREATE INDEX IF NOT EXISTS api_keys_tenant ON api_keys(tenant_id);
-    `);
-  }
-
-  createTenant(name: string): Tenant {
-    const t: Tenant = { id: randomUUID(), name, created_at: this.now().toISOString() };
-    this.db.prepare('INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)').run(t.id, t.name, t.created_at);
-    return t;
-  }
-
-  getTenant(idOrName: string): Tenant {
-    const t = this.db.prepare('SELECT id, name, created_at FROM tenants WHERE id = ? OR name = ?').get(idOrName, idOrName) as Tenant | undefined;
-    if (!t) throw new NotFoundError(`tenant ${idOrName} not found`);
-    return t;
-  }
-
-  findTenants(): Tenant[] {
-    return this.db.prepare('SELECT id, name, created_at FROM tenants ORDER BY created_at').all() as Tenant[];
-  }
-
-  createKey(input: { tenant: string; type: KeyType; scopes: KeyScope[]; label?: string }): { record: ApiKeyRecord; secret: string } {
-    const tenant = this.getTenant(input.tenant);
-    const secret = newSecret(input.type);
-    const row: KeyRow = {
-      id: `key_${randomBytes(8).toString('hex')}`,
-      tenant_id: tenant.id,
-      type: input.type,
-      scopes: JSON.stringify([...new Set(input.scopes)]),
-      prefix: secret.slice(0, 12),
-      created_at: this.now().toISOString(),
-      revoked_at: null,
-      label: input.label ?? null,
-    };
-    this.db
-      .prepare('INSERT INTO api_keys (id, tenant_id, type, scopes, prefix, hash, label, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(row.id, row.tenant_id, row.type, row.scopes, row.prefix, hashKey(secret), row.label, row.created_at);
-    this.authCache.clear();
-    return { record: toKey(row), secret };
-  }
-
-  /**
-   * Looks a key up on every request, but answers from memory while the database is unchanged:
-   * `PRAGMA data_version` moves whenever another connection (the CLI) commits and is read at most
-   * every CHANGE_CHECK_MS; this connection's own writes clear the cache at once. So a key created
-   * or revoked by `rcm keys` counts within 0.2 s, without a hash and a query per request.
-   */
-  authenticate(secret: string): ApiKeyRecord | null {
-    const t = Date.now();
-    if (t - this.checkedAt >= SqliteStateStore.CHANGE_CHECK_MS) {
-      this.checkedAt = t;
-      const dv = this.stmtDataVersion.get()!.data_version;
-      if (dv !== this.dataVersion) {
-        this.authCache.clear();
-        this.dataVersion = dv;
-      }
+    this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+    const done = new Set((this.db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
+    for (const m of MIGRATIONS) {
+      if (done.has(m.version)) continue;
+      this.db.transaction(() => {
+        m.up(this.db);
+        this.db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, this.now().toISOString());
+      }).immediate();
     }
-    const hit = this.authCache.get(secret);
-    if (hit !== undefined) return hit;
-    const r = this.stmtAuth.get(hashKey(secret));
-    const key = r ? toKey(r) : null;
-    if (this.authCache.size >= 10_000) this.authCache.clear();
-    this.authCache.set(secret, key);
-    return key;
   }
 
-  findKeys(tenantId?: string): ApiKeyRecord[] {
-    const sql = 'SELECT id, tenant_id, type, scopes, prefix, created_at, revoked_at, label FROM api_keys';
-    const rows = (tenantId ? this.db.prepare(`${sql} WHERE tenant_id = ? ORDER BY created_at`).all(tenantId) : this.db.prepare(`${sql} ORDER BY created_at`).all()) as KeyRow[];
-    return rows.map(toKey);
+  async schemaVersion(): Promise<number> {
+    return this.lock.run(() => (this.db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number }).v);
   }
 
-  revokeKey(id: string): ApiKeyRecord {
-    const res = this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(this.now().toISOString(), id);
-    this.authCache.clear();
-    const r = this.db.prepare('SELECT id, tenant_id, type, scopes, prefix, created_at, revoked_at, label FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
+  private makeAdmin(): AdminStore {
+    const db = this.db;
+    const run = <T>(fn: () => T) => this.lock.run(fn);
+    const getTenant = (idOrName: string): Tenant => {
+      const t = db.prepare('SELECT id, name, created_at FROM tenants WHERE id = ? OR name = ?').get(idOrName, idOrName) as Tenant | undefined;
+      if (!t) throw new NotFoundError(`tenant ${idOrName} not found`);
+      return t;
+    };
+    return {
+      createTenant: (name) =>
+        run(() => {
+          const t: Tenant = { id: randomUUID(), name, created_at: this.now().toISOString() };
+          db.prepare('INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)').run(t.id, t.name, t.created_at);
+          this.wrote();
+          return t;
+        }),
+      getTenant: (idOrName) => run(() => getTenant(idOrName)),
+      findTenants: () => run(() => db.prepare('SELECT id, name, created_at FROM tenants ORDER BY created_at, name').all() as Tenant[]),
+      createKey: (input) =>
+        run(() => {
+          const tenant = getTenant(input.tenant);
+          const secret = newSecret(input.type);
+          const row: KeyRow = {
+            id: `key_${randomBytes(8).toString('hex')}`,
+            tenant_id: tenant.id,
+            type: input.type,
+            scopes: JSON.stringify([...new Set(input.scopes)]),
+            prefix: secret.slice(0, 12),
+            created_at: this.now().toISOString(),
+            revoked_at: null,
+            expires_at: input.expiresAt ? input.expiresAt.toISOString() : null,
+            label: input.label ?? null,
+          };
+          db.prepare(`INSERT INTO api_keys (${KEY_COLS}, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+            row.id, row.tenant_id, row.type, row.scopes, row.prefix, row.created_at, row.revoked_at, row.expires_at, row.label, hashKey(secret),
+          );
+          this.wrote();
+          return { record: toKey(row), secret };
+        }),
+      findKeys: (tenantId) =>
+        run(() => {
+          const sql = `SELECT ${KEY_COLS} FROM api_keys`;
+          const rows = (tenantId ? db.prepare(`${sql} WHERE tenant_id = ? ORDER BY created_at`).all(tenantId) : db.prepare(`${sql} ORDER BY created_at`).all()) as KeyRow[];
+          return rows.map(toKey);
+        }),
+      revokeKey: (id) => run(() => this.revokeKeyWhere(id, null)),
+      findActiveKeyByHash: (hash, at) =>
+        run(() => {
+          const r = db
+            .prepare(`SELECT ${KEY_COLS} FROM api_keys WHERE hash = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)`)
+            .get(hash, at.toISOString()) as KeyRow | undefined;
+          return r ? toKey(r) : null;
+        }),
+    };
+  }
+
+  /** Revokes key `id` (of `tenantId` when given); a key of another tenant is not found. */
+  private revokeKeyWhere(id: string, tenantId: string | null): ApiKeyRecord {
+    const owner = tenantId === null ? '' : ' AND tenant_id = ?';
+    const args = tenantId === null ? [id] : [id, tenantId];
+    const r = this.db.prepare(`SELECT ${KEY_COLS} FROM api_keys WHERE id = ?${owner}`).get(...args) as KeyRow | undefined;
     if (!r) throw new NotFoundError(`key ${id} not found`);
-    if (res.changes === 0 && !r.revoked_at) throw new NotFoundError(`key ${id} not found`);
+    if (!r.revoked_at) {
+      r.revoked_at = this.now().toISOString();
+      this.db.prepare(`UPDATE api_keys SET revoked_at = ? WHERE id = ?${owner}`).run(r.revoked_at, ...args);
+      this.stmtBump.run(r.tenant_id);
+      this.wrote();
+    }
     return toKey(r);
   }
 
-  ping(): boolean {
-    return this.db.prepare('SELECT 1 AS ok').get() !== undefined;
+  forTenant(tenantId: string): TenantStore {
+    return this.tenantView(tenantId, false);
   }
 
-  close(): void {
-    this.db.close();
+  /**
+   * A tenant view. Outside a transaction every call takes the lock; inside one (`inTx`) calls run
+   * directly, since the transaction already holds it.
+   */
+  private tenantView(tenantId: string, inTx: boolean): TenantStore {
+    const run = <T>(fn: () => T): Promise<T> => (inTx ? Promise.resolve().then(fn) : this.lock.run(fn));
+    const write = <T>(fn: () => T): Promise<T> =>
+      run(() => {
+        if (inTx) return fn(); // the transaction bumps once at commit
+        return this.db.transaction(() => {
+          const out = fn();
+          this.stmtBump.run(tenantId);
+          return out;
+        }).immediate();
+      });
+    const view: TenantStore = {
+      tenantId,
+      generation: () => run(() => this.stmtGeneration.get(tenantId)?.generation ?? 0),
+      transaction: <T>(fn: (tx: TenantStore) => Promise<T>): Promise<T> => {
+        if (inTx) return fn(view); // nested: part of the outer transaction
+        return this.lock.run(async () => {
+          this.db.exec('BEGIN IMMEDIATE');
+          try {
+            const out = await fn(this.tenantView(tenantId, true));
+            this.stmtBump.run(tenantId);
+            this.db.exec('COMMIT');
+            this.wrote();
+            return out;
+          } catch (e) {
+            if (this.db.inTransaction) this.db.exec('ROLLBACK');
+            throw e;
+          }
+        });
+      },
+      keys: {
+        list: () => run(() => (this.db.prepare(`SELECT ${KEY_COLS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at`).all(tenantId) as KeyRow[]).map(toKey)),
+        revoke: (id) => write(() => this.revokeKeyWhere(id, tenantId)),
+      },
+    };
+    return view;
+  }
+
+  private wrote(): void {
+    this.localWrites++;
+    for (const l of this.listeners) l();
+  }
+
+  onWrite(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * `PRAGMA data_version` moves when another connection (the CLI) commits; own writes are
+   * counted here. Together they tell an auth cache that keys may have changed.
+   */
+  async changeMarker(): Promise<string> {
+    return this.lock.run(() => `${this.stmtDataVersion.get()!.data_version}:${this.localWrites}`);
+  }
+
+  async ping(): Promise<boolean> {
+    return this.lock.run(() => this.db.prepare('SELECT 1 AS ok').get() !== undefined);
+  }
+
+  async close(): Promise<void> {
+    await this.lock.run(() => this.db.close());
   }
 }

@@ -1,53 +1,48 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
 /**
- * Prometheus counters and latency histograms by route template and status, kept in memory.
- * Hand-written (a few dozen lines) rather than prom-client: two metric families do not need it.
+ * Prometheus metrics through prom-client, in a registry per app (so several servers in one test
+ * process never share counters): requests and latency by route template, status and transport,
+ * snapshot swaps, the answer cache, and the process's own figures.
  */
-const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
-
-interface Series {
-  count: number;
-  sum: number;
-  buckets: number[];
-}
-
 export class Metrics {
-  private readonly requests = new Map<string, number>();
-  private readonly latency = new Map<string, Series>();
-  snapshotSwaps = 0;
+  readonly registry = new Registry();
+  readonly requests = new Counter({
+    name: 'rcm_http_requests_total',
+    help: 'Requests by method, route template, status and transport (http or mcp).',
+    labelNames: ['method', 'route', 'status', 'transport'] as const,
+    registers: [this.registry],
+  });
+  readonly duration = new Histogram({
+    name: 'rcm_http_request_duration_seconds',
+    help: 'Request latency by method, route template and transport.',
+    labelNames: ['method', 'route', 'transport'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+  readonly snapshotSwaps = new Counter({ name: 'rcm_snapshot_swaps_total', help: 'Snapshots mounted after the first.', registers: [this.registry] });
+  readonly cacheBytes = new Gauge({ name: 'rcm_answer_cache_bytes', help: 'Bytes held by the answer cache.', registers: [this.registry] });
+  readonly cacheLookups = new Counter({
+    name: 'rcm_answer_cache_lookups_total',
+    help: 'Answer cache lookups by outcome (hit, miss).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
 
-  observe(method: string, route: string, status: number, seconds: number): void {
-    const rk = `${method}\u0000${route}\u0000${status}`;
-    this.requests.set(rk, (this.requests.get(rk) ?? 0) + 1);
-    const lk = `${method}\u0000${route}`;
-    let s = this.latency.get(lk);
-    if (!s) this.latency.set(lk, (s = { count: 0, sum: 0, buckets: BUCKETS.map(() => 0) }));
-    s.count++;
-    s.sum += seconds;
-    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) s.buckets[i]!++;
+  constructor(opts: { processMetrics?: boolean } = {}) {
+    if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'rcm_' });
   }
 
-  render(extra: Record<string, number> = {}): string {
-    const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-    const out: string[] = [];
-    out.push('# HELP rcm_http_requests_total HTTP requests by method, route template and status.');
-    out.push('# TYPE rcm_http_requests_total counter');
-    for (const [k, n] of this.requests) {
-      const [m, r, st] = k.split('\u0000');
-      out.push(`rcm_http_requests_total{method="${m}",route="${esc(r!)}",status="${st}"} ${n}`);
-    }
-    out.push('# HELP rcm_http_request_duration_seconds Request latency by method and route template.');
-    out.push('# TYPE rcm_http_request_duration_seconds histogram');
-    for (const [k, s] of this.latency) {
-      const [m, r] = k.split('\u0000');
-      const l = `method="${m}",route="${esc(r!)}"`;
-      BUCKETS.forEach((b, i) => out.push(`rcm_http_request_duration_seconds_bucket{${l},le="${b}"} ${s.buckets[i]}`));
-      out.push(`rcm_http_request_duration_seconds_bucket{${l},le="+Inf"} ${s.count}`);
-      out.push(`rcm_http_request_duration_seconds_sum{${l}} ${s.sum}`);
-      out.push(`rcm_http_request_duration_seconds_count{${l}} ${s.count}`);
-    }
-    for (const [name, v] of Object.entries(extra)) {
-      out.push(`# TYPE ${name} gauge`, `${name} ${v}`);
-    }
-    return out.join('\n') + '\n';
+  observe(method: string, route: string, status: number, seconds: number, transport: 'http' | 'mcp'): void {
+    this.requests.inc({ method, route, status: String(status), transport });
+    this.duration.observe({ method, route, transport }, seconds);
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
   }
 }

@@ -1,7 +1,6 @@
-/**
- * Per-key sliding-window limiter (current + previous minute, weighted), in memory. One process
- * serves a replica; the ARCHITECTURE note moves counters to Redis when replicas multiply.
- */
+import { LRUCache } from 'lru-cache';
+
+/** What a limiter decided for one request. */
 export interface RateDecision {
   allowed: boolean;
   limit: number;
@@ -10,13 +9,29 @@ export interface RateDecision {
   reset: number;
 }
 
+interface Window {
+  start: number;
+  count: number;
+  prev: number;
+}
+
+/**
+ * Sliding-window limiter (current + previous minute, weighted), in memory, keyed by API key id
+ * or client address. The clock is injected so tests move time instead of sleeping. Windows are
+ * held in a bounded LRU: a flood of new client addresses evicts the idlest windows instead of
+ * growing without limit. One process serves a replica; counters move to Redis behind this same
+ * `take` when replicas multiply.
+ */
 export class RateLimiter {
-  private readonly windows = new Map<string, { start: number; count: number; prev: number }>();
+  private readonly windows: LRUCache<string, Window>;
 
   constructor(
     readonly perMinute: number,
     private readonly now: () => number = Date.now,
-  ) {}
+    maxKeys = 100_000,
+  ) {
+    this.windows = new LRUCache({ max: maxKeys });
+  }
 
   take(key: string): RateDecision {
     const t = this.now();
@@ -26,7 +41,6 @@ export class RateLimiter {
       const prev = w && w.start === minute - 60_000 ? w.count : 0;
       w = { start: minute, count: 0, prev };
       this.windows.set(key, w);
-      if (this.windows.size > 100_000) this.windows.clear();
     }
     const elapsed = (t - minute) / 60_000;
     const used = w.prev * (1 - elapsed) + w.count;

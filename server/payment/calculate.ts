@@ -1,4 +1,6 @@
+import type { z } from 'zod';
 import { Dec, toCents } from '../../datasets/_shared/money.js';
+import type { DmeSchema, FacilitySchema, LabSchema, OutpatientSchema, PaymentCompositionSchema, PhysicianSchema } from './schemas.js';
 
 /**
  * Pure payment calculators (spec "Payment composition", calculation rules 1-5). No I/O: every
@@ -190,20 +192,7 @@ export interface GpciInput {
 }
 
 /** The facility profile resolved from reference data (spec "facility" block). */
-export interface FacilityBlock {
-  ccn: string;
-  name: string;
-  state: string;
-  county: string | null;
-  cbsa: string | null;
-  facility_type: string;
-  locality_name: string | null;
-  locality_number: string | null;
-  pos_code: string | null;
-  is_rural: boolean;
-  registered: boolean;
-  wage_index: number | null;
-}
+export type FacilityBlock = z.output<typeof FacilitySchema>;
 
 /** Everything composition needs, already looked up. Null inputs make their block absent. */
 export interface PaymentInputs {
@@ -235,7 +224,7 @@ const n = (d: Dec) => d.toNumber();
 export function composePayment(i: PaymentInputs): { composition: Composition; warnings: string[] } {
   const warnings: string[] = [];
   const cf = conversionFactor(i.qpp);
-  const blocks: string[] = [];
+  const blocks: Composition['applicable_blocks'] = [];
   const amounts: number[] = [];
 
   let physician: PhysicianBlock | null = null;
@@ -340,76 +329,10 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
   };
 }
 
-/** Spec block `physician`. */
-export interface PhysicianBlock {
-  allowed_phy_payment: number;
-  conversion_factor: number;
-  mp_gpci: number;
-  mp_rvu: number;
-  mp_rvu_adjusted: number;
-  pe_gpci: number;
-  pe_rvu: number;
-  pe_rvu_adjusted: number;
-  pw_gpci: number;
-  total_adjusted_rvu: number;
-  work_rvu: number;
-  work_rvu_adjusted: number;
-  pe_rvu_source: 'facility' | 'non_facility';
-  rvu_quarter: number;
-  rvu_year: number;
-  rvu_source: string;
-}
-
-/** Spec block `outpatient_facility`. */
-export interface OutpatientBlock {
-  allowed_fac_payment: number;
-  opps_payment_rate: number;
-  apc_code: string | null;
-  status_indicator: string;
-  labor_share: number;
-  non_labor_share: number;
-  relative_weight: number | null;
-  wage_index: number;
-}
-
-/** Spec block `lab`. */
-export interface LabBlock {
-  allowed_lab_payment: number;
-  lab_payment_rate: number;
-  indicator: string;
-}
-
-/** Spec block `dme`. */
-export interface DmeBlock {
-  allowed_dme_payment: number;
-  dme_payment_rate: number;
-  is_rural: boolean;
-  rate_used: 'rural' | 'non_rural';
-  state: string;
-}
-
+/** Spec blocks and the composition, as declared once in `schemas.ts`. */
+export type PhysicianBlock = z.output<typeof PhysicianSchema>;
+export type OutpatientBlock = z.output<typeof OutpatientSchema>;
+export type LabBlock = z.output<typeof LabSchema>;
+export type DmeBlock = z.output<typeof DmeSchema>;
 /** The spec's payment composition without `reliability` (the route adds it). */
-export interface Composition {
-  code: string;
-  conversion_factor: number;
-  applicable_blocks: string[];
-  ccn: string | null;
-  date_of_service: string | null;
-  estimated_payment: number;
-  facility_rate: boolean;
-  locality: string;
-  mp_gpci: number;
-  pe_gpci: number;
-  pw_gpci: number;
-  mp_rvu_adjusted: number | null;
-  pe_rvu_adjusted: number | null;
-  work_rvu_adjusted: number | null;
-  total_adjusted_rvu: number | null;
-  qpp: boolean;
-  physician: PhysicianBlock | null;
-  outpatient_facility: OutpatientBlock | null;
-  lab: LabBlock | null;
-  dme: DmeBlock | null;
-  facility: FacilityBlock | null;
-  policy_rules: never[];
-}
+export type Composition = Omit<z.output<typeof PaymentCompositionSchema>, 'reliability'>;

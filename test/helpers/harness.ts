@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { silentLogger, type Logger } from '../../server/logger.js';
+import type { RouteDef } from '../../server/route.js';
 import { startServer, type RunningServer } from '../../server/server.js';
 import type { KeyScope, KeyType } from '../../warehouse/state.js';
 import { Warehouse } from '../../warehouse/store.js';
@@ -32,7 +33,7 @@ export interface TestServer {
   tenantId: string;
   /** test key with every scope */
   key: string;
-  newKey(type: KeyType, scopes: KeyScope[], tenant?: string): string;
+  newKey(type: KeyType, scopes: KeyScope[], tenant?: string): Promise<string>;
   request<T = any>(path: string, opts?: RequestOptions): Promise<TestResponse<T>>;
   close(): Promise<void>;
 }
@@ -66,23 +67,43 @@ export function rawRequest(port: number, path: string, opts: { method?: string; 
  * Starts a real server over a private copy of the seeded data dir, with a demo tenant and an
  * all-scopes test key. `seeded: false` starts from an empty data dir.
  */
-export async function startTestServer(o: { seeded?: boolean; liveHosts?: string[]; rateLimitPerMin?: number; pollMs?: number; logger?: Logger; now?: () => Date } = {}): Promise<TestServer> {
+export async function startTestServer(
+  o: {
+    seeded?: boolean;
+    liveHosts?: string[];
+    testHosts?: string[];
+    rateLimitPerMin?: number;
+    publicRateLimitPerMin?: number;
+    adminSecret?: string;
+    trustProxy?: boolean;
+    cacheMaxBytes?: number;
+    pollMs?: number;
+    logger?: Logger;
+    now?: () => Date;
+    extraRoutes?: RouteDef[];
+  } = {},
+): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rcm-test-'));
   if (o.seeded !== false) await cp(inject('seededDir'), dataDir, { recursive: true });
   const srv = await startServer({
     dataDir,
     port: 0,
     host: '127.0.0.1',
-    liveHosts: o.liveHosts ?? [LIVE_HOST],
+    hosts: { liveHosts: o.liveHosts ?? [LIVE_HOST], testHosts: o.testHosts ?? [] },
     rateLimitPerMin: o.rateLimitPerMin ?? 100_000,
+    publicRateLimitPerMin: o.publicRateLimitPerMin ?? 100_000,
+    adminSecret: o.adminSecret ?? null,
+    trustProxy: o.trustProxy,
+    cacheMaxBytes: o.cacheMaxBytes,
+    extraRoutes: o.extraRoutes,
     serviceVersion: '0.1.1',
     pollMs: o.pollMs ?? 100,
     logger: o.logger ?? silentLogger,
     now: o.now,
   });
-  const tenant = srv.state.createTenant(`t-${Math.random().toString(36).slice(2, 8)}`);
-  const newKey = (type: KeyType, scopes: KeyScope[], t = tenant.name) => srv.state.createKey({ tenant: t, type, scopes }).secret;
-  const key = newKey('test', ['knowledge', 'agents', 'audit', 'admin']);
+  const tenant = await srv.state.admin.createTenant(`t-${Math.random().toString(36).slice(2, 8)}`);
+  const newKey = async (type: KeyType, scopes: KeyScope[], t = tenant.name) => (await srv.state.admin.createKey({ tenant: t, type, scopes })).secret;
+  const key = await newKey('test', ['knowledge', 'agents', 'audit', 'admin']);
   return {
     port: srv.port,
     dataDir,

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { composePaymentFor } from '../payment/compose.js';
-import { defineRoute, type RouteDef } from '../route.js';
-import { CcnSchema, HcpcsSchema, IsoDateSchema, QueryBoolSchema, ReliabilitySchema } from '../schemas.js';
+import { CcnSchema, IsoDateSchema, QueryBoolSchema, ReliabilitySchema } from '../schemas.js';
 
 /** Medicare locality: 7 digits MAC + locality (`1320201`), or `13202-01`; normalised to 7 digits. */
 export const LocalitySchema = z
@@ -35,7 +33,7 @@ export const PaymentQuerySchema = z.object({
   use_facility_rate: QueryBoolSchema.optional(),
 });
 
-const PhysicianSchema = z.object({
+export const PhysicianSchema = z.object({
   allowed_phy_payment: z.number(),
   conversion_factor: z.number(),
   mp_gpci: z.number(),
@@ -52,9 +50,9 @@ const PhysicianSchema = z.object({
   rvu_quarter: z.number(),
   rvu_year: z.number(),
   rvu_source: z.string(),
-});
+}).meta({ id: 'PaymentPhysicianBlock' });
 
-const OutpatientSchema = z.object({
+export const OutpatientSchema = z.object({
   allowed_fac_payment: z.number(),
   opps_payment_rate: z.number(),
   apc_code: z.string().nullable(),
@@ -63,19 +61,19 @@ const OutpatientSchema = z.object({
   non_labor_share: z.number().default(0.4),
   relative_weight: z.number().nullable(),
   wage_index: z.number(),
-});
+}).meta({ id: 'PaymentOutpatientBlock' });
 
-const LabSchema = z.object({ allowed_lab_payment: z.number(), lab_payment_rate: z.number(), indicator: z.string() });
+export const LabSchema = z.object({ allowed_lab_payment: z.number(), lab_payment_rate: z.number(), indicator: z.string() }).meta({ id: 'PaymentLabBlock' });
 
-const DmeSchema = z.object({
+export const DmeSchema = z.object({
   allowed_dme_payment: z.number(),
   dme_payment_rate: z.number(),
   is_rural: z.boolean().default(false),
   rate_used: z.enum(['rural', 'non_rural']),
   state: z.string(),
-});
+}).meta({ id: 'PaymentDmeBlock' });
 
-const FacilitySchema = z.object({
+export const FacilitySchema = z.object({
   ccn: z.string(),
   cbsa: z.string().nullable(),
   county: z.string().nullable(),
@@ -88,9 +86,9 @@ const FacilitySchema = z.object({
   is_rural: z.boolean(),
   registered: z.boolean(),
   wage_index: z.number().nullable(),
-});
+}).meta({ id: 'PaymentFacilityBlock' });
 
-const PolicyRuleSchema = z.object({
+export const PolicyRuleSchema = z.object({
   code: z.string(),
   doc_id: z.string(),
   kind: z.string(),
@@ -105,7 +103,7 @@ const PolicyRuleSchema = z.object({
   trigger_condition: z.string().optional(),
   discovery_depth: z.number().int().default(0),
   license_kind: z.string().default('public'),
-});
+}).meta({ id: 'PolicyRule' });
 
 /**
  * Spec "Payment composition". Blocks that do not apply are null (and absent from
@@ -135,29 +133,5 @@ export const PaymentCompositionSchema = z.object({
   facility: FacilitySchema.nullable(),
   policy_rules: z.array(PolicyRuleSchema),
   reliability: ReliabilitySchema,
-});
+}).meta({ id: 'PaymentComposition' });
 
-/** `GET /v1/codes/{code}/payment`: the payment composition of a code (spec rules 1-5). */
-export const paymentRoutes: RouteDef[] = [
-  defineRoute({
-    method: 'get',
-    path: '/v1/codes/{code}/payment',
-    operationId: 'getCodePayment',
-    tag: 'codes',
-    summary: 'Payment composition: physician (MPFS), outpatient facility (OPPS), lab (CLFS) and DME amounts for a code',
-    description:
-      'With ccn the facility geography drives GPCI (ZIP/county to locality), wage index (CBSA) and the rural flag, and every block is priced; ' +
-      'without ccn only the physician block, in `locality` (7 digits) or nationally. qpp_flag (0/1) overrides qpp. place_of_service pins the ' +
-      'facility or non-facility PE-RVU. Amounts are exact and rounded to cents once; estimated_payment is the sum of the applicable blocks.',
-    scope: 'knowledge',
-    cache: true,
-    params: z.object({ code: HcpcsSchema }),
-    query: PaymentQuerySchema,
-    response: PaymentCompositionSchema,
-    errors: [404],
-    handler: async ({ params, query, snapshot, reliability }) => {
-      const { composition, warnings, used, degraded } = await composePaymentFor(snapshot, { code: params.code, ...query });
-      return { ...composition, reliability: reliability(used, { warnings, degraded }) };
-    },
-  }),
-];

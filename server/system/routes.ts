@@ -4,33 +4,20 @@ import type { SnapshotHolder } from '../../warehouse/snapshot.js';
 import type { StateStore } from '../../warehouse/state.js';
 import { HttpError } from '../errors.js';
 import type { Metrics } from '../middleware/metrics.js';
-import { buildOpenApi } from '../openapi.js';
+import { buildOpenApi, type OpenApiOptions } from '../openapi.js';
 import { defineRoute, type RouteDef } from '../route.js';
+import { HealthSchema, MetaSchema, ReadinessSchema } from './schemas.js';
 
 export interface SystemDeps {
   snapshots: SnapshotHolder;
   state: StateStore;
-  metrics: () => Metrics;
+  metrics: Metrics;
   serviceVersion: string;
   /** The whole route table (for the OpenAPI document). */
   routes: () => RouteDef[];
+  servers: OpenApiOptions['servers'];
   startedAt: Date;
 }
-
-const MetaSchema = z.object({
-  service: z.string(),
-  version: z.string(),
-  snapshot_id: z.string().nullable(),
-  snapshot_created_at: z.string().nullable(),
-  datasets: z.array(
-    z.object({
-      id: z.string(),
-      title: z.string(),
-      publisher: z.string(),
-      versions: z.array(z.object({ version: z.string(), effective_date: z.string().nullable(), rows: z.number(), loaded_at: z.string() })),
-    }),
-  ),
-});
 
 /** Health, readiness, metadata, metrics and the OpenAPI document. */
 export function systemRoutes(d: SystemDeps): RouteDef[] {
@@ -42,9 +29,10 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       operationId: 'health',
       tag: 'system',
       summary: 'Liveness: the process answers',
-      scope: null,
-      noSnapshot: true,
-      response: z.object({ status: z.literal('ok'), version: z.string(), uptime_s: z.number() }),
+      auth: 'public',
+      reads: 'none',
+      response: HealthSchema,
+      examples: [{ summary: 'is the process up' }],
       handler: ({ now }) => ({ status: 'ok' as const, version: d.serviceVersion, uptime_s: Math.round((now().getTime() - d.startedAt.getTime()) / 1000) }),
     }),
     defineRoute({
@@ -53,18 +41,14 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       operationId: 'healthReady',
       tag: 'system',
       summary: 'Readiness: a snapshot is mounted and the state store answers',
-      scope: null,
-      noSnapshot: true,
-      response: z.object({ status: z.literal('ready'), snapshot_id: z.string(), checks: z.record(z.string(), z.boolean()) }),
+      auth: 'public',
+      reads: 'none',
+      response: ReadinessSchema,
       errors: [503],
-      handler: () => {
+      examples: [{ summary: 'can the service answer data requests' }],
+      handler: async () => {
         const snap = d.snapshots.snapshot;
-        let stateOk = false;
-        try {
-          stateOk = d.state.ping();
-        } catch {
-          stateOk = false;
-        }
+        const stateOk = await d.state.ping().catch(() => false);
         if (!snap || !stateOk) {
           throw new HttpError(503, 'not_ready', `not ready: snapshot ${snap ? 'mounted' : 'missing'}, state store ${stateOk ? 'ok' : 'failing'}`);
         }
@@ -77,9 +61,10 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       operationId: 'meta',
       tag: 'system',
       summary: 'Service version, served snapshot and dataset versions',
-      scope: 'knowledge',
-      noSnapshot: true,
+      auth: { scope: 'knowledge' },
+      reads: 'none',
       response: MetaSchema,
+      examples: [{ summary: 'which dataset versions does the served snapshot hold' }],
       handler: () => {
         const snap = d.snapshots.snapshot;
         return {
@@ -101,12 +86,13 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       path: '/v1/metrics',
       operationId: 'metrics',
       tag: 'system',
-      summary: 'Prometheus metrics: request counts and latency histograms by route and status',
-      scope: 'admin',
-      noSnapshot: true,
-      contentType: 'text/plain; version=0.0.4',
+      summary: 'Prometheus metrics: requests and latency by route, answer cache, snapshot swaps, process',
+      auth: { scope: 'admin' },
+      reads: 'none',
+      contentType: 'text/plain; version=0.0.4; charset=utf-8',
       response: z.string(),
-      handler: () => d.metrics().render({ rcm_snapshot_swaps_total: d.metrics().snapshotSwaps }),
+      examples: [{ summary: 'scrape the metrics (admin key)' }],
+      handler: () => d.metrics.render(),
     }),
     defineRoute({
       method: 'get',
@@ -114,10 +100,11 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       operationId: 'openapi',
       tag: 'system',
       summary: 'OpenAPI 3.1 document generated from the route table',
-      scope: 'knowledge',
-      noSnapshot: true,
-      response: z.record(z.string(), z.unknown()),
-      handler: () => (openapi ??= buildOpenApi(d.routes(), d.serviceVersion)),
+      auth: 'public',
+      reads: 'none',
+      response: z.record(z.string(), z.unknown()).meta({ id: 'OpenApiDocument' }),
+      examples: [{ summary: 'the API description' }],
+      handler: () => (openapi ??= buildOpenApi(d.routes(), { version: d.serviceVersion, servers: d.servers })),
     }),
   ];
 }

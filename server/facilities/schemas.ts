@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { getFacility } from '../../datasets/facilities/queries.js';
-import { defineRoute, type RouteDef } from '../route.js';
-import { CcnSchema, ReliabilitySchema } from '../schemas.js';
+import { ReliabilitySchema } from '../schemas.js';
 
 /** `GET /v1/facilities/{ccn}`: a facility with its payment geography, as payment composition sees it. */
 export const FacilityProfileSchema = z.object({
@@ -28,29 +26,7 @@ export const FacilityProfileSchema = z.object({
   active: z.boolean().nullable(),
   source_layout: z.enum(['pos', 'care_compare']),
   reliability: ReliabilitySchema,
-});
+}).meta({ id: 'FacilityProfile' });
 /** The body of `GET /v1/facilities/{ccn}`. */
 export type FacilityProfileResponse = z.infer<typeof FacilityProfileSchema>;
 
-/** Facility profile by CCN (reads the facilities dataset and the geography datasets; no tenant state). */
-export const facilityRoutes: RouteDef[] = [
-  defineRoute({
-    method: 'get',
-    path: '/v1/facilities/{ccn}',
-    operationId: 'getFacility',
-    tag: 'facilities',
-    summary: 'Facility profile by CCN with locality, CBSA, wage index and rural flag',
-    description:
-      'Locality comes from the facility ZIP (CMS ZIP5 carrier locality file), falling back to its county (LOCCO). ' +
-      'CBSA and the rural flag come from the facility file when it has them, otherwise they are derived and the derivation is listed in reliability.warnings.',
-    scope: 'knowledge',
-    cache: true,
-    params: z.object({ ccn: CcnSchema }),
-    response: FacilityProfileSchema,
-    errors: [404],
-    handler: async ({ params, snapshot, reliability }) => {
-      const { warnings, versions, ...profile } = await getFacility(snapshot, params.ccn);
-      return { ...profile, reliability: reliability(versions, { warnings }) };
-    },
-  }),
-];

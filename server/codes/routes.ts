@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { NotFoundError } from '../../warehouse/errors.js';
+import { defineRoute, type RouteDef } from '../route.js';
+import { HcpcsSchema } from '../schemas.js';
+import { CodeLookupSchema, CrosswalkCodeSchema, CrosswalkResultSchema } from './schemas.js';
+import { findCrosswalks, getCodeLookup, groupBySystem } from './service.js';
+
+/** Code lookup (descriptor, status, RVUs per release) and crosswalks. */
+export const codeRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'get',
+    path: '/v1/codes/{code}',
+    operationId: 'getCode',
+    tag: 'codes',
+    summary: 'Code lookup: descriptor, status and RVUs per year and quarter',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot',
+    cache: true,
+    params: z.object({ code: HcpcsSchema }),
+    response: CodeLookupSchema,
+    errors: [404],
+    examples: [{ summary: 'an established-patient office visit', params: { code: '99213' } }],
+    handler: async ({ params, snapshot, reliability }) => {
+      const { lookup, version } = await getCodeLookup(snapshot, params.code);
+      return { ...lookup, reliability: reliability({ mpfs_rvu: version }) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/codes/crosswalk/{code}',
+    operationId: 'getCrosswalk',
+    tag: 'codes',
+    summary: 'Crosswalks of a HCPCS code (to APC and NDC) or an NDC (to HCPCS), grouped by target system',
+    description: 'HCPCS -> APC from OPPS Addendum B; HCPCS <-> NDC from the CMS ASP NDC-HCPCS crosswalk. 404 when no loaded dataset knows the code.',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot',
+    cache: true,
+    params: z.object({ code: CrosswalkCodeSchema }),
+    response: CrosswalkResultSchema,
+    errors: [404],
+    examples: [{ summary: 'the APC of a hospital clinic visit', params: { code: 'G0463' } }],
+    handler: async ({ params, snapshot, reliability }) => {
+      const r = await findCrosswalks(snapshot, params.code);
+      if (!r) throw new NotFoundError(`code ${params.code} is not in any loaded crosswalk source (OPPS Addendum B, ASP NDC-HCPCS crosswalk)`);
+      const used = Object.keys(r.used).length > 0 ? r.used : ['opps_addendum_b', 'asp_crosswalk'];
+      return {
+        code: r.code,
+        by_system: groupBySystem(r.crosswalks),
+        crosswalks: r.crosswalks,
+        total_count: r.crosswalks.length,
+        reliability: reliability(used),
+      };
+    },
+  }),
+];

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { findLabFees, isLabCode } from '../../datasets/clfs/queries.js';
+import { findDmeFees } from '../../datasets/dmepos/queries.js';
+import { getOppsRate } from '../../datasets/opps_addendum_b/queries.js';
+import { NotFoundError } from '../../warehouse/errors.js';
+import { defineRoute, type RouteDef } from '../route.js';
+import { HcpcsSchema, StateSchema } from '../schemas.js';
+import { DmeListSchema, LabListSchema, OppsRowSchema, YearSchema } from './schemas.js';
+import { toDmeRow, toLabRow, toOppsRow } from './service.js';
+
+const CodeParams = z.object({ code: HcpcsSchema });
+
+/** OPPS, DMEPOS and clinical lab fee lookups. */
+export const feeScheduleRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'get',
+    path: '/v1/fee-schedules/dme/{code}',
+    operationId: 'getDmeFees',
+    tag: 'fee-schedules',
+    summary: 'DMEPOS fee schedule rows of a HCPCS code, per state and modifier pair',
+    description:
+      'Rows of the latest loaded DMEPOS release (or the latest one effective in `year`). Rates are null where CMS publishes no fee (0.00 in the file). 404 when no loaded release has the code.',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot',
+    cache: true,
+    params: CodeParams,
+    query: z.object({
+      state: StateSchema.optional(),
+      year: YearSchema.optional(),
+      limit: z.coerce.number().int().min(1).max(200).default(50),
+    }),
+    response: DmeListSchema,
+    errors: [404],
+    examples: [{ summary: 'forearm crutches in California', params: { code: 'E0110' }, query: { state: 'CA' } }],
+    handler: async ({ params, query, snapshot, reliability }) => {
+      const r = await findDmeFees(snapshot, params.code, query);
+      if (!r.known) throw new NotFoundError(`HCPCS ${params.code} is not on any loaded DMEPOS fee schedule`);
+      const warnings = r.version ? [] : [`no DMEPOS release effective in ${query.year} is loaded`];
+      return {
+        results: r.rows.map(toDmeRow),
+        total_count: r.total_count,
+        reliability: reliability(r.version ? { dmepos: r.version } : ['dmepos'], { warnings }),
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/fee-schedules/opps/{code}',
+    operationId: 'getOppsFee',
+    tag: 'fee-schedules',
+    summary: 'OPPS Addendum B row of a HCPCS code: status indicator, APC, weight, payment rate, copayments',
+    description: 'From the latest loaded Addendum B release, or the latest one effective in `year`. 404 when that release lacks the code.',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot',
+    cache: true,
+    params: CodeParams,
+    query: z.object({ year: YearSchema.optional() }),
+    response: OppsRowSchema,
+    errors: [404],
+    examples: [{ summary: 'a hospital outpatient clinic visit', params: { code: 'G0463' } }],
+    handler: async ({ params, query, snapshot, reliability }) => {
+      const row = await getOppsRate(snapshot, params.code, query.year);
+      if (!row) {
+        const where = query.year ? `the ${query.year} OPPS Addendum B` : 'the loaded OPPS Addendum B';
+        throw new NotFoundError(`HCPCS ${params.code} is not in ${where}`);
+      }
+      return { ...toOppsRow(row), reliability: reliability({ opps_addendum_b: row.version }) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/fee-schedules/lab/{code}',
+    operationId: 'getLabFee',
+    tag: 'fee-schedules',
+    summary: 'Clinical Laboratory Fee Schedule national limits of a HCPCS code (plain and QW)',
+    description:
+      'From the latest loaded CLFS quarter, or the latest one effective in `year`. `rate` is null for codes not nationally priced (indicator L). 404 when no loaded quarter has the code.',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot',
+    cache: true,
+    params: CodeParams,
+    query: z.object({ year: YearSchema.optional() }),
+    response: LabListSchema,
+    errors: [404],
+    examples: [{ summary: 'a comprehensive metabolic panel', params: { code: '80053' } }],
+    handler: async ({ params, query, snapshot, reliability }) => {
+      const { version, rows } = await findLabFees(snapshot, params.code, query.year);
+      if (rows.length === 0 && !(await isLabCode(snapshot, params.code))) {
+        throw new NotFoundError(`HCPCS ${params.code} is not on any loaded Clinical Laboratory Fee Schedule`);
+      }
+      const warnings = version ? [] : [`no CLFS quarter effective in ${query.year} is loaded`];
+      return {
+        results: rows.map(toLabRow),
+        total_count: rows.length,
+        reliability: reliability(version ? { clfs: version } : ['clfs'], { warnings }),
+      };
+    },
+  }),
+];

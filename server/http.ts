@@ -1,0 +1,83 @@
+import Koa from 'koa';
+import { randomUUID } from 'node:crypto';
+import { Dispatcher } from './dispatch.js';
+import type { Pipeline } from './pipeline.js';
+import type { RouteDef } from './route.js';
+
+export interface HttpOptions {
+  /** `RCM_TRUST_PROXY`: take the client address from the first `X-Forwarded-For` hop. */
+  trustProxy: boolean;
+}
+
+const NO_BODY_LIMIT = 64 * 1024;
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Reads at most `limit + 1` bytes; more means the body is too large (the pipeline answers 413). */
+async function readBody(req: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    const b = c as Buffer;
+    size += b.length;
+    chunks.push(b);
+    if (size > limit) break;
+  }
+  return Buffer.concat(chunks);
+}
+
+function clientIp(ctx: Koa.Context, trustProxy: boolean): string {
+  if (trustProxy) {
+    const first = ctx.get('x-forwarded-for').split(',')[0]?.trim();
+    if (first) return first;
+  }
+  return ctx.req.socket.remoteAddress ?? 'unknown';
+}
+
+/**
+ * The HTTP adapter: matches the route table, hands the request to the pipeline as plain data
+ * and writes back what it returns. Everything else (auth, limits, validation, caching) is the
+ * pipeline's, shared with MCP.
+ */
+export function createHttpApp(pipeline: Pipeline, routes: RouteDef[], opts: HttpOptions): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true;
+  const dispatcher = new Dispatcher(routes);
+  app.use(async (ctx) => {
+    const started = process.hrtime.bigint();
+    const inbound = ctx.get('x-request-id');
+    const requestId = /^[A-Za-z0-9._-]{1,64}$/.test(inbound) ? inbound : randomUUID();
+    ctx.set('X-Request-Id', requestId);
+    const m = dispatcher.match(ctx.method, ctx.path);
+    if (m === null || 'allowed' in m) {
+      const allowed = m ? m.allowed : null;
+      ctx.status = allowed ? 405 : 404;
+      if (allowed) ctx.set('Allow', allowed.join(', '));
+      ctx.type = JSON_TYPE;
+      ctx.body = allowed
+        ? { detail: `${ctx.method} is not allowed on ${ctx.path} (allowed: ${allowed.join(', ')})`, code: 'method_not_allowed' }
+        : { detail: `no route for ${ctx.method} ${ctx.path}`, code: 'not_found' };
+      pipeline.record('http', ctx.method, 'unmatched', ctx.status, started, requestId);
+      return;
+    }
+    const route = m.route;
+    const limit = route.body ? (route.body.maxBytes ?? 1 << 20) : NO_BODY_LIMIT;
+    const bytes = ['GET', 'HEAD', 'DELETE'].includes(ctx.method) && !ctx.get('content-length') && !ctx.get('transfer-encoding') ? Buffer.alloc(0) : await readBody(ctx.req, limit);
+    const headers: Record<string, string | undefined> = {};
+    for (const [k, v] of Object.entries(ctx.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    const res = await pipeline.invoke(route, {
+      params: m.params,
+      query: ctx.query as Record<string, string | string[]>,
+      headers,
+      target: ctx.req.url,
+      body: { bytes },
+      clientIp: clientIp(ctx, opts.trustProxy),
+      requestId,
+      transport: 'http',
+    });
+    ctx.status = res.status;
+    for (const [k, v] of Object.entries(res.headers)) ctx.set(k, v);
+    ctx.body = res.body;
+  });
+  return app;
+}

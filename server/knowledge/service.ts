@@ -1,0 +1,31 @@
+import type { z } from 'zod';
+import type { Manifest } from '../../warehouse/manifest.js';
+import type { ChangeQuerySchema, ChangeSchema } from './schemas.js';
+
+/**
+ * Change records of a manifest matching the query, newest first: `dataset` is an id or a family
+ * prefix (`mpfs` matches `mpfs_rvu`, `ncci` every `ncci_*`).
+ */
+export function findChanges(manifest: Manifest, q: z.output<typeof ChangeQuerySchema>): { changes: z.output<typeof ChangeSchema>[]; total: number; datasets: string[] } {
+  const matches = manifest.changes
+    .filter((c) => !q.dataset || c.dataset === q.dataset || c.dataset.startsWith(`${q.dataset}_`))
+    .filter((c) => !q.from_version || c.from_version === q.from_version)
+    .filter((c) => !q.to_version || c.to_version === q.to_version)
+    .filter((c) => !q.since || (c.effective_date ?? c.created_at.slice(0, 10)) >= q.since)
+    .reverse();
+  return {
+    changes: matches.slice(0, q.limit).map((c) => ({
+      id: c.id,
+      dataset: c.dataset,
+      from_version: c.from_version,
+      to_version: c.to_version,
+      effective_date: c.effective_date,
+      summary: c.summary,
+      counts: c.counts,
+      ...(c.supersedes ? { supersedes: c.supersedes } : {}),
+      created_at: c.created_at,
+    })),
+    total: matches.length,
+    datasets: [...new Set(matches.map((c) => c.dataset))],
+  };
+}

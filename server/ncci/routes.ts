@@ -1,0 +1,223 @@
+import { ANY_PRIMARY } from '../../datasets/ncci_aoc/dataset.js';
+import { findMedicaidMues, findMedicareMues } from '../../datasets/_ncci_mue/queries.js';
+import { findAocEdits } from '../../datasets/ncci_aoc/queries.js';
+import { lookupPtpEdit, type PtpDatasetId } from '../../datasets/ncci_ptp_prac/queries.js';
+import { NCCI_PAYERS } from '../payers/slugs.js';
+import { defineRoute, type RouteDef } from '../route.js';
+import { AocLookupSchema, CodeParams, DosQuery, MedicaidMueListSchema, MedicareMueListSchema, PtpEditSchema, PtpQuerySchema, type PtpEdit } from './schemas.js';
+import { auditSummary } from './sentinel.js';
+import { aocEdit, medicaidMueNote, toPtpEdit } from './service.js';
+import { templateSummarizer, type PtpEditFacts, type Summarizer } from './summary.js';
+
+/** Effects the PTP routes take from outside (a summarizer; the template one by default). */
+export interface PtpRouteDeps {
+  summarizer?: Summarizer;
+}
+
+function ptpRoute(ptpType: 'prac' | 'hosp', deps: PtpRouteDeps): RouteDef {
+  const summarizer = deps.summarizer ?? templateSummarizer;
+  const table = ptpType === 'prac' ? 'practitioner' : 'hospital outpatient';
+  return defineRoute({
+    method: 'get',
+    path: `/v1/ncci/ptp/${ptpType}`,
+    operationId: ptpType === 'prac' ? 'getPtpPrac' : 'getPtpHosp',
+    tag: 'ncci',
+    summary: `NCCI procedure-to-procedure edit for a code pair, ${table} table`,
+    description:
+      'Codes in either order answer in CMS column order. `date_of_service` (default today) selects the quarterly version ' +
+      'whose quarter contains it; without one, the nearest version answers with reliability.degraded. `status: no_edit` ' +
+      'means the pair has no edit. `payer` medicaid/masshealth/medi_cal reads the Medicaid NCCI edit set. `state` is ' +
+      'echoed; no state-specific PTP overlay is loaded (`state_overlay` is empty).',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot',
+    // date_of_service defaults to today, so cached answers are keyed by the day too.
+    cache: 'daily',
+    query: PtpQuerySchema,
+    response: PtpEditSchema,
+    examples: [
+      {
+        summary: 'two office visit levels on one day',
+        query: { column1: '99214', column2: '99213', date_of_service: '2026-08-01' },
+      },
+    ],
+    handler: async ({ query, snapshot, now, reliability }) => {
+      const dos = query.date_of_service ?? now().toISOString().slice(0, 10);
+      const payer = query.payer ?? 'medicare';
+      const payerInfo = NCCI_PAYERS[payer]!;
+      const program = payerInfo.editSet;
+      const dataset = `${program === 'medicaid' ? 'medicaid' : 'ncci'}_ptp_${ptpType}` as PtpDatasetId;
+      const a = query.column1;
+      const b = query.column2;
+      const l = await lookupPtpEdit(snapshot, dataset, a, b, dos);
+      const warnings: string[] = [];
+      if (payerInfo.warning) warnings.push(payerInfo.warning);
+      if (l.choice?.warning) warnings.push(l.choice.warning);
+      if (a === b) warnings.push('column1 and column2 are the same code; PTP edits pair two different codes');
+      const versionEffective = l.choice?.ref.start ?? '';
+      const body: PtpEdit = {
+        ...toPtpEdit(l, { a, b, dos, payer, state: query.state ?? '', program, ptpType }, versionEffective),
+        reliability: reliability(l.choice ? { [dataset]: l.choice.ref.version } : [dataset], {
+          warnings,
+          degraded: l.choice ? !l.choice.covers : true,
+        }),
+      };
+      if (query.include_summary) {
+        const facts: PtpEditFacts = {
+          col1_proc_cd: body.col1_proc_cd,
+          col2_proc_cd: body.col2_proc_cd,
+          modifier: body.modifier,
+          status: body.status,
+          edit_effective_dt: body.edit_effective_dt,
+          edit_delete_dt: body.edit_delete_dt,
+          ptp_edit_rationale: body.ptp_edit_rationale,
+          date_of_service: dos,
+          ptp_type: ptpType,
+          program,
+          version: body.version,
+        };
+        const summary = await summarizer.summarize(facts);
+        const sentinel = auditSummary(summary, facts);
+        // A summary carrying links, identifiers or instructions is withheld, not passed on.
+        body.ai_summary = sentinel.audit.security_findings.length ? '' : summary;
+        body.summarizer = summarizer.name;
+        body.sentinel = sentinel;
+        if (sentinel.escalation_required) body.reliability.warnings.push(`the AI summary failed the sentinel audit (${sentinel.audit.flags.join(', ')}); rely on the edit fields`);
+      }
+      return body;
+    },
+  });
+}
+
+
+/**
+ * NCCI MUE (Medicare and Medicaid) and add-on code routes. A well-formed code with no edit answers
+ * 200 with empty lists (the spec: "a lookup that finds nothing may return an empty list"): for
+ * edits, "no MUE / not an add-on" is an answer, not a missing resource. Versions are chosen by
+ * `date_of_service`; a date no loaded quarter covers is answered from the nearest one with
+ * `reliability.degraded = true` and a warning.
+ */
+const mueRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'get',
+    path: '/v1/ncci/mue/{code}',
+    operationId: 'getMue',
+    tag: 'ncci',
+    summary: 'Medicare MUEs for a code: practitioner, outpatient hospital and DME rows',
+    description:
+      'Value, adjudication indicator (1/2/3 with its words) and rationale per setting, from the quarterly version that covers date_of_service. An unknown code returns an empty results list.',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot',
+    cache: true,
+    params: CodeParams,
+    query: DosQuery,
+    response: MedicareMueListSchema,
+    examples: [{ summary: 'units allowed per day for an office visit', params: { code: '99213' }, query: { date_of_service: '2026-08-01' } }],
+    handler: async ({ params, query, snapshot, reliability }) => {
+      const found = await findMedicareMues(snapshot, params.code, query.date_of_service);
+      return {
+        proc_cd: params.code,
+        program: 'medicare' as const,
+        date_of_service: query.date_of_service ?? null,
+        results: found.lookups
+          .filter((l) => l.row)
+          .map((l) => ({
+            proc_cd: l.row!.proc_cd,
+            mue_type: l.mue_type,
+            program: 'medicare' as const,
+            mue_value: l.row!.mue_value,
+            mue_adj_ind: l.row!.mue_adj_ind as 1 | 2 | 3,
+            mue_adj_ind_label: l.row!.mue_adj_ind_label,
+            mue_rationale: l.row!.mue_rationale,
+            version: l.used.version,
+            version_effective_dt: l.used.effective_date,
+            loaded_at: l.used.loaded_at,
+            source_file: l.used.source_file,
+          })),
+        reliability: reliability(found.versions, { warnings: found.warnings, degraded: found.degraded }),
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/ncci/medicaid/mue/{code}',
+    operationId: 'getMedicaidMue',
+    tag: 'ncci',
+    summary: 'Medicaid MUEs for a code across practitioner, hosp-op and DME, with the Medicare value beside each',
+    description:
+      'Medicaid NCCI MUE rows (mue_adj_ind is always null: Medicaid files have no adjudication indicator) with medicare_mue_value for the same code and setting. Optional date_of_service selects the quarterly version (latest when omitted). An unknown code returns an empty results list.',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot',
+    cache: true,
+    params: CodeParams,
+    query: DosQuery,
+    response: MedicaidMueListSchema,
+    examples: [{ summary: 'Medicaid units per day for an office visit, beside Medicare', params: { code: '99213' } }],
+    handler: async ({ params, query, snapshot, reliability }) => {
+      const found = await findMedicaidMues(snapshot, params.code, query.date_of_service);
+      return {
+        proc_cd: params.code,
+        program: 'medicaid' as const,
+        results: found.lookups
+          .filter((l) => l.row)
+          .map((l) => ({
+            proc_cd: l.row!.proc_cd,
+            mue_type: l.mue_type,
+            note: medicaidMueNote(l.mue_type),
+            program: 'medicaid' as const,
+            mue_value: l.row!.mue_value,
+            mue_adj_ind: null,
+            mue_rationale: l.row!.mue_rationale,
+            medicare_mue_value: l.medicare_mue_value,
+            loaded_at: l.used.loaded_at,
+            source_file: l.used.source_file,
+          })),
+        reliability: reliability(found.versions, { warnings: found.warnings, degraded: found.degraded }),
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/ncci/aoc/{code}',
+    operationId: 'getAoc',
+    tag: 'ncci',
+    summary: 'Add-on code edits for a code: its primary codes as an add-on, and the add-ons that list it as a primary',
+    description:
+      'Edits in force on date_of_service (effective on or before it, not deleted before it) from the quarterly version covering it; without a date, the active edits of the latest version. A code with no AOC edits returns empty lists.',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot',
+    cache: true,
+    params: CodeParams,
+    query: DosQuery,
+    response: AocLookupSchema,
+    examples: [{ summary: 'primary codes of a prolonged-service add-on', params: { code: '99417' }, query: { date_of_service: '2026-08-01' } }],
+    handler: async ({ params, query, snapshot, reliability }) => {
+      const found = await findAocEdits(snapshot, params.code, query.date_of_service);
+      const warnings = found ? (found.used.warning ? [found.used.warning] : []) : ['ncci_aoc is not loaded: no add-on code edits can be reported'];
+      return {
+        code: params.code,
+        date_of_service: query.date_of_service ?? null,
+        version: found?.used.version ?? null,
+        version_effective_dt: found?.used.effective_date ?? null,
+        is_add_on: (found?.as_addon.length ?? 0) > 0,
+        primary_codes: (found?.as_addon ?? []).map((r) => ({
+          primary_code: r.primary_code === ANY_PRIMARY ? null : r.primary_code,
+          any_primary: r.primary_code === ANY_PRIMARY,
+          ...aocEdit(r),
+        })),
+        add_on_codes: (found?.as_primary ?? []).map((r) => ({ addon_code: r.addon_code, ...aocEdit(r) })),
+        reliability: reliability(found ? { ncci_aoc: found.used.version } : {}, {
+          warnings,
+          degraded: !found || !found.used.covered,
+        }),
+      };
+    },
+  }),
+];
+
+/** Builds the NCCI routes with injected effects (a different summarizer in tests, later an LLM). */
+export function makeNcciRoutes(deps: PtpRouteDeps = {}): RouteDef[] {
+  return [ptpRoute('prac', deps), ptpRoute('hosp', deps), ...mueRoutes];
+}
+
+/** PTP (prac, hosp), MUE, add-on and Medicaid MUE routes with the template summarizer. */
+export const ncciRoutes: RouteDef[] = makeNcciRoutes();

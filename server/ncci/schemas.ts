@@ -1,0 +1,171 @@
+import { z } from 'zod';
+import { MUE_TYPES } from '../../datasets/_ncci_mue/mue.js';
+import { PROC_CODE_RE } from '../../datasets/_ncci_mue/quarter.js';
+import { NCCI_PAYERS, toSlug } from '../payers/slugs.js';
+import { HcpcsSchema, IsoDateSchema, QueryBoolSchema, ReliabilitySchema, StateSchema } from '../schemas.js';
+
+/** A payer slug the NCCI routes know (see server/payers/slugs.ts): selects the edit set. */
+const PayerSchema = z
+  .string()
+  .trim()
+  .transform(toSlug)
+  .pipe(
+    z.string().refine((s) => s in NCCI_PAYERS, {
+      message: `Unknown payer slug; known: ${Object.keys(NCCI_PAYERS).join(', ')}`,
+    }),
+  );
+
+/** Query of both PTP routes (names fixed in ARCHITECTURE.md). */
+export const PtpQuerySchema = z.object({
+  column1: HcpcsSchema,
+  column2: HcpcsSchema,
+  date_of_service: IsoDateSchema.optional(),
+  include_summary: QueryBoolSchema.optional(),
+  state: StateSchema.optional(),
+  payer: PayerSchema.optional(),
+});
+export type PtpQuery = z.output<typeof PtpQuerySchema>;
+
+const PatternSchema = z.object({ pattern: z.string(), category: z.string(), severity: z.string(), match: z.string() });
+const FindingSchema = z.object({ code: z.string(), severity: z.string(), message: z.string(), match: z.string().optional() });
+
+/** The spec's sentinel object. */
+export const SentinelSchema = z
+  .object({
+  audit: z.object({
+    composite_score: z.number(),
+    security_score: z.number(),
+    findings: z.array(FindingSchema),
+    security_findings: z.array(FindingSchema),
+    flags: z.array(z.string()),
+    tier: z.string(),
+  }),
+  authority_level: z.string(),
+  escalation_required: z.boolean(),
+  patterns_detected: z.array(PatternSchema),
+  trust_score: z.number(),
+});
+
+/**
+ * The spec's "NCCI PTP edit", plus `edit_exists` / `edit_in_effect` / `status` / `message` so a
+ * scrubber can tell "no edit for this pair" (`status: no_edit`) from "no data for that date"
+ * (`reliability.degraded`) without parsing text.
+ */
+export const PtpEditSchema = z.object({
+  col1_proc_cd: z.string(),
+  col2_proc_cd: z.string(),
+  edit_exists: z.boolean(),
+  edit_in_effect: z.boolean(),
+  status: z.enum(['active', 'deleted', 'not_yet_effective', 'not_applicable', 'no_edit', 'no_data']),
+  message: z.string(),
+  edit_scope: z.enum(['cms_medicare_national', 'cms_medicaid_national']),
+  program: z.enum(['medicare', 'medicaid']),
+  modifier: z.enum(['0', '1', '9']).nullable(),
+  modifier_description: z.string(),
+  ptp_type: z.enum(['prac', 'hosp']),
+  version: z.string(),
+  version_effective_dt: z.string(),
+  version_posted_dt: z.string(),
+  edit_effective_dt: z.string(),
+  edit_delete_dt: z.string(),
+  in_existence_prior_1996: z.boolean().nullable(),
+  ptp_edit_rationale: z.string(),
+  date_of_service: z.string(),
+  payer: z.string(),
+  state: z.string(),
+  state_overlay: z.string(),
+  ai_summary: z.string().optional(),
+  summarizer: z.string().optional(),
+  sentinel: SentinelSchema.optional(),
+  reliability: ReliabilitySchema,
+}).meta({ id: 'NcciPtpEdit' });
+export type PtpEdit = z.infer<typeof PtpEditSchema>;
+
+/** A HCPCS/CPT code in a shape NCCI files use (`99213`, `0001U`, `J9035`); anything else is 422. */
+export const NcciCodeSchema = HcpcsSchema.refine((s) => PROC_CODE_RE.test(s), {
+  message: 'Code must be a CPT code (5 digits, or 4 digits and a letter) or a HCPCS Level II code (a letter and 4 digits)',
+});
+
+export const CodeParams = z.object({ code: NcciCodeSchema });
+export const DosQuery = z.object({
+  date_of_service: IsoDateSchema.optional().describe('YYYY-MM-DD; selects the quarterly version whose quarter contains it (latest when omitted)'),
+});
+
+const MueTypeSchema = z.enum(MUE_TYPES as [string, ...string[]]);
+
+/** One Medicare MUE row per setting, with the version it came from. */
+export const MedicareMueSchema = z.object({
+  proc_cd: z.string(),
+  mue_type: MueTypeSchema,
+  program: z.literal('medicare'),
+  mue_value: z.number().int().describe('maximum units of service'),
+  mue_adj_ind: z.union([z.literal(1), z.literal(2), z.literal(3)]).describe('MUE Adjudication Indicator: 1 line edit, 2 date-of-service edit (policy), 3 date-of-service edit (clinical)'),
+  mue_adj_ind_label: z.string().describe('the indicator words as published, e.g. "Date of Service Edit: Policy"'),
+  mue_rationale: z.string().nullable(),
+  version: z.string().describe('quarter label, e.g. 2026Q3'),
+  version_effective_dt: z.string().nullable(),
+  loaded_at: z.string(),
+  source_file: z.string().nullable(),
+}).meta({ id: 'MedicareMue' });
+
+/** `GET /v1/ncci/mue/{code}`: the Medicare MUE rows of a code across settings. */
+export const MedicareMueListSchema = z.object({
+  proc_cd: z.string(),
+  program: z.literal('medicare'),
+  date_of_service: z.string().nullable(),
+  results: z.array(MedicareMueSchema),
+  reliability: ReliabilitySchema,
+}).meta({ id: 'MedicareMueList' });
+
+/** The spec's MedicaidMUEResponse. */
+export const MedicaidMueSchema = z.object({
+  proc_cd: z.string(),
+  mue_type: MueTypeSchema,
+  note: z.string(),
+  program: z.literal('medicaid').default('medicaid'),
+  mue_value: z.number().int().nullable(),
+  mue_adj_ind: z.null(),
+  mue_rationale: z.string().nullable(),
+  medicare_mue_value: z.number().int().nullable(),
+  loaded_at: z.string().nullable(),
+  source_file: z.string().nullable(),
+}).meta({ id: 'MedicaidMUEResponse' });
+
+/** The spec's MedicaidMUEListResponse, plus the reliability block. */
+export const MedicaidMueListSchema = z.object({
+  proc_cd: z.string(),
+  program: z.literal('medicaid').default('medicaid'),
+  results: z.array(MedicaidMueSchema),
+  reliability: ReliabilitySchema,
+}).meta({ id: 'MedicaidMUEListResponse' });
+
+const AocEditFields = {
+  aoc_edit_type: z.union([z.literal(1), z.literal(2), z.literal(3)]),
+  aoc_edit_type_description: z.string(),
+  aoc_edit_eff_dt: z.string(),
+  aoc_edit_del_dt: z.string().nullable().describe('last date of service the edit applies; null while active'),
+  addon_del_dt: z.string().nullable(),
+  primary_del_dt: z.string().nullable(),
+  special_instruction_notes: z.string().nullable(),
+};
+
+const AocPrimarySchema = z.object({
+  primary_code: z.string().nullable().describe('null for a Type 2 add-on with no specific primary codes (CCCCC in the file)'),
+  any_primary: z.boolean(),
+  ...AocEditFields,
+});
+
+const AocAddonSchema = z.object({ addon_code: z.string(), ...AocEditFields });
+
+/** Add-on code edits for one code, seen as an add-on and as a primary. */
+export const AocLookupSchema = z.object({
+  code: z.string(),
+  date_of_service: z.string().nullable(),
+  version: z.string().nullable(),
+  version_effective_dt: z.string().nullable(),
+  is_add_on: z.boolean(),
+  primary_codes: z.array(AocPrimarySchema).describe('when the code is an add-on: the primary codes it may be reported with'),
+  add_on_codes: z.array(AocAddonSchema).describe('when the code is a primary: the add-on codes that list it'),
+  reliability: ReliabilitySchema,
+}).meta({ id: 'AocLookup' });
+

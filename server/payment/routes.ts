@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { defineRoute, type RouteDef } from '../route.js';
+import { HcpcsSchema } from '../schemas.js';
+import { PaymentCompositionSchema, PaymentQuerySchema } from './schemas.js';
+import { composePaymentFor } from './service.js';
+
+/** `GET /v1/codes/{code}/payment`: the payment composition of a code (spec rules 1-5). */
+export const paymentRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'get',
+    path: '/v1/codes/{code}/payment',
+    operationId: 'getCodePayment',
+    tag: 'codes',
+    summary: 'Payment composition: physician (MPFS), outpatient facility (OPPS), lab (CLFS) and DME amounts for a code',
+    description:
+      'With ccn the facility geography drives GPCI (ZIP/county to locality), wage index (CBSA) and the rural flag, and every block is priced; ' +
+      'without ccn only the physician block, in `locality` (7 digits) or nationally. qpp_flag (0/1) overrides qpp. place_of_service pins the ' +
+      'facility or non-facility PE-RVU. Amounts are exact and rounded to cents once; estimated_payment is the sum of the applicable blocks.',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot',
+    cache: true,
+    params: z.object({ code: HcpcsSchema }),
+    query: PaymentQuerySchema,
+    response: PaymentCompositionSchema,
+    errors: [404],
+    examples: [
+      { summary: 'an office visit in Manhattan (non-QPP)', params: { code: '99213' }, query: { locality: '1320201', date_of_service: '2026-03-02' } },
+    ],
+    handler: async ({ params, query, snapshot, reliability }) => {
+      const { composition, warnings, used, degraded } = await composePaymentFor(snapshot, { code: params.code, ...query });
+      return { ...composition, reliability: reliability(used, { warnings, degraded }) };
+    },
+  }),
+];

@@ -1,0 +1,327 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { z } from 'zod';
+import { getDataset } from '../datasets/registry.js';
+import { ValidationError, type Issue } from '../warehouse/errors.js';
+import type { MountedSnapshot } from '../warehouse/snapshot.js';
+import type { StateStore, TenantStore } from '../warehouse/state.js';
+import { bodyOf, HttpError, statusOf } from './errors.js';
+import type { Logger } from './logger.js';
+import { schemaId } from './openapi.js';
+import { KeyAuthenticator } from './middleware/auth.js';
+import type { AnswerCache, CachedAnswer } from './middleware/cache.js';
+import { hostKindOf, type HostKind, type HostRules } from './middleware/hosts.js';
+import type { Metrics } from './middleware/metrics.js';
+import { RateLimiter, type RateDecision } from './middleware/ratelimit.js';
+import { isResult, readsSnapshot, readsTenant, type AuthInfo, type Reliability, type RouteContext, type RouteDef } from './route.js';
+import { checkQueryShape, toIssues } from './validation.js';
+
+/** Tenant id under which `X-Admin-Secret` callers (service-authenticated policy routes) act. */
+export const SERVICE_TENANT = '_service';
+
+export interface PipelineConfig {
+  hosts: HostRules;
+  /** Per API key, requests per minute. */
+  rateLimitPerMin: number;
+  /** Per client address on `public` routes, requests per minute. */
+  publicRateLimitPerMin: number;
+  /** `RCM_ADMIN_SECRET`; null disables `X-Admin-Secret`. */
+  adminSecret: string | null;
+}
+
+export interface PipelineDeps {
+  config: PipelineConfig;
+  state: StateStore;
+  snapshots: { readonly snapshot: MountedSnapshot | null };
+  cache: AnswerCache;
+  metrics: Metrics;
+  logger: Logger;
+  now: () => Date;
+}
+
+/** One call, as any transport hands it over (HTTP and MCP build the same thing). */
+export interface InvokeRequest {
+  /** Raw, decoded path parameters. */
+  params: Record<string, string>;
+  /** Raw query: a name sent twice is an array. */
+  query: Record<string, string | string[]>;
+  /** Request headers by lower-case name. */
+  headers: Record<string, string | undefined>;
+  /** The raw request target when the transport has one (absolute-form authority wins over Host). */
+  target?: string;
+  /** Body bytes (HTTP) or an already-decoded JSON value (MCP tool arguments). */
+  body?: { bytes: Buffer } | { value: unknown };
+  clientIp: string;
+  requestId: string;
+  transport: 'http' | 'mcp';
+}
+
+/** What every transport sends back: the serialized body exactly as the REST answer carries it. */
+export interface InvokeResult {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** For logs and metrics. */
+  tenantId?: string;
+}
+
+/** One validated call on its way to the handler. */
+interface Call {
+  route: RouteDef;
+  req: InvokeRequest;
+  input: { params: unknown; query: unknown; body: unknown };
+  auth: AuthInfo | null;
+  snapshot: MountedSnapshot | null;
+}
+
+const DEFAULT_JSON_MAX = 1 << 20;
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Builds the reliability object from the manifest of the snapshot a request reads. */
+export function makeReliability(snapshot: MountedSnapshot | null, now: () => Date) {
+  return (used: string[] | Record<string, string>, opts: { warnings?: string[]; degraded?: boolean } = {}): Reliability => {
+    const warnings = [...(opts.warnings ?? [])];
+    let degraded = Boolean(opts.degraded);
+    const entries = Array.isArray(used) ? used.map((d) => [d, undefined] as const) : Object.entries(used);
+    const data_sources: Reliability['data_sources'] = {};
+    const dataset_versions: Record<string, string> = {};
+    for (const [dataset, label] of entries) {
+      const versions = snapshot?.versions(dataset) ?? [];
+      const v = label ? versions.find((x) => x.version === label) : versions.at(-1);
+      if (!v) {
+        degraded = true;
+        warnings.push(`dataset ${dataset} is not loaded in snapshot ${snapshot?.id ?? '(none)'}`);
+        continue;
+      }
+      dataset_versions[dataset] = v.version;
+      data_sources[dataset] = {
+        publisher: getDataset(dataset)?.publisher ?? dataset,
+        source_files: v.source_files.map((f) => f.name),
+        loaded_at: v.loaded_at,
+      };
+    }
+    return { generated_at: now().toISOString(), data_sources, dataset_versions, degraded, warnings };
+  };
+}
+
+function secretsEqual(a: string, b: string): boolean {
+  const h = (s: string) => createHash('sha256').update(s).digest();
+  return timingSafeEqual(h(a), h(b));
+}
+
+/** Checks a route declaration is coherent (a public route cannot read tenant state, ...). */
+export function checkRoute(r: RouteDef): void {
+  if (r.auth === 'public' && readsTenant(r.reads)) throw new Error(`${r.operationId}: a public route cannot read tenant state`);
+  if (r.cache && r.method !== 'get') throw new Error(`${r.operationId}: only GET answers are cached`);
+  if (r.cache && r.reads === 'none') throw new Error(`${r.operationId}: a cached route must say what it reads`);
+  if (r.examples.length === 0) throw new Error(`${r.operationId}: every route carries at least one example`);
+  if (!r.contentType && !schemaId(r.response)) throw new Error(`${r.operationId}: name the response schema with .meta({ id }) (it becomes an OpenAPI component)`);
+}
+
+/**
+ * The one request pipeline (medplum's `FhirRouter.handleRequest` idea): host pairing, auth,
+ * scope, rate limit, validation, answer cache, snapshot retain/release and reliability, for
+ * every transport. The Koa app and the MCP endpoint are thin adapters over `invoke`.
+ */
+export class Pipeline {
+  readonly keys: KeyAuthenticator;
+  private readonly keyLimiter: RateLimiter;
+  private readonly ipLimiter: RateLimiter;
+
+  constructor(private readonly deps: PipelineDeps) {
+    const ms = () => deps.now().getTime();
+    this.keys = new KeyAuthenticator(deps.state, deps.now);
+    this.keyLimiter = new RateLimiter(deps.config.rateLimitPerMin, ms);
+    this.ipLimiter = new RateLimiter(deps.config.publicRateLimitPerMin, ms);
+  }
+
+  async invoke(route: RouteDef, req: InvokeRequest): Promise<InvokeResult> {
+    const started = process.hrtime.bigint();
+    const headers: Record<string, string> = {};
+    let auth: AuthInfo | null = null;
+    let snapshot: MountedSnapshot | null = null;
+    let out: InvokeResult;
+    try {
+      const hostKind = hostKindOf(this.deps.config.hosts, req.headers.host, req.target);
+      auth = await this.authorize(route, req, hostKind, headers);
+      if (readsSnapshot(route.reads)) {
+        snapshot = this.deps.snapshots.snapshot;
+        if (!snapshot) throw new HttpError(503, 'not_ready', 'no data snapshot is published yet; run `rcm seed` or `rcm ingest`');
+        snapshot.retain();
+      }
+      const input = this.validate(route, req);
+      const answer = await this.answer({ route, req, input, auth, snapshot });
+      out = { status: answer.status, headers: { ...answer.headers, ...headers }, body: answer.body };
+    } catch (err) {
+      const status = statusOf(err);
+      if (status >= 500 && !(err instanceof HttpError)) {
+        this.deps.logger.error({ request_id: req.requestId, route: route.path, err }, 'unhandled error');
+      }
+      if (err instanceof HttpError) Object.assign(headers, err.headers);
+      out = { status, headers: { 'content-type': JSON_TYPE, ...headers }, body: Buffer.from(JSON.stringify(bodyOf(err, req.requestId))) };
+    } finally {
+      snapshot?.release();
+    }
+    out.tenantId = auth?.tenant_id;
+    this.record(req.transport, route.method.toUpperCase(), route.path, out.status, started, req.requestId, auth?.tenant_id);
+    return out;
+  }
+
+  /** Metrics and one log line per call (the HTTP adapter also records calls no route matched). */
+  record(transport: 'http' | 'mcp', method: string, route: string, status: number, started: bigint, requestId: string, tenantId?: string): void {
+    const secs = Number(process.hrtime.bigint() - started) / 1e9;
+    this.deps.metrics.observe(method, route, status, secs, transport);
+    this.deps.logger.info(
+      { request_id: requestId, transport, method, route, status, tenant_id: tenantId, latency_ms: Math.round(secs * 1e5) / 100 },
+      'request',
+    );
+  }
+
+  private limit(d: RateDecision, headers: Record<string, string>): void {
+    headers['ratelimit-limit'] = String(d.limit);
+    headers['ratelimit-remaining'] = String(d.remaining);
+    headers['ratelimit-reset'] = String(d.reset);
+    if (!d.allowed) throw new HttpError(429, 'rate_limited', `rate limit of ${d.limit} requests per minute exceeded`, { 'retry-after': String(d.reset) });
+  }
+
+  private async authorize(route: RouteDef, req: InvokeRequest, hostKind: HostKind, headers: Record<string, string>): Promise<AuthInfo | null> {
+    const a = route.auth;
+    if (a === 'public') {
+      this.limit(this.ipLimiter.take(`ip:${req.clientIp}`), headers);
+      return null;
+    }
+    if (a === 'admin_secret_or_test_key') {
+      const given = req.headers['x-admin-secret'];
+      if (given !== undefined) {
+        const secret = this.deps.config.adminSecret;
+        if (!secret || !secretsEqual(given, secret)) throw new HttpError(401, 'invalid_admin_secret', 'X-Admin-Secret is not valid');
+        this.limit(this.keyLimiter.take('admin-secret'), headers);
+        return { tenant_id: SERVICE_TENANT, key_id: 'admin_secret', key_type: hostKind, scopes: ['admin'] };
+      }
+      const key = await this.keyFor(req, hostKind);
+      if (key.key_type !== 'test') throw new HttpError(403, 'admin_secret_required', 'this endpoint takes X-Admin-Secret, or a test key on the test host');
+      this.limit(this.keyLimiter.take(key.key_id), headers);
+      return key;
+    }
+    const key = await this.keyFor(req, hostKind);
+    if (a.keyType === 'live' && key.key_type !== 'live') throw new HttpError(403, 'live_key_required', 'this endpoint needs a live (kp_live_) key');
+    if (!key.scopes.includes(a.scope) && !key.scopes.includes('admin')) {
+      throw new HttpError(403, 'insufficient_scope', `this endpoint needs the '${a.scope}' scope`);
+    }
+    this.limit(this.keyLimiter.take(key.key_id), headers);
+    return key;
+  }
+
+  /** The key of `X-API-Key`, paired with the host kind (a mismatch returns no data). */
+  private async keyFor(req: InvokeRequest, hostKind: HostKind): Promise<AuthInfo> {
+    const secret = req.headers['x-api-key'];
+    if (!secret) throw new HttpError(401, 'missing_api_key', 'X-API-Key header is required');
+    const key = await this.keys.authenticate(secret);
+    if (!key) throw new HttpError(401, 'invalid_api_key', 'API key is not valid, expired or was revoked');
+    if (key.type !== hostKind) {
+      throw new HttpError(403, 'key_host_mismatch', key.type === 'test' ? 'a test key cannot be used on the production host' : 'a live key cannot be used on the test host');
+    }
+    return { tenant_id: key.tenant_id, key_id: key.id, key_type: key.type, scopes: key.scopes };
+  }
+
+  /** Parses path, query and body; every issue of all three is reported at once. */
+  private validate(route: RouteDef, req: InvokeRequest): { params: unknown; query: unknown; body: unknown } {
+    const issues: Issue[] = [];
+    const parse = (schema: z.ZodType | undefined, where: 'path' | 'query' | 'body', input: unknown): unknown => {
+      if (!schema) return undefined;
+      const r = schema.safeParse(input);
+      if (r.success) return r.data;
+      issues.push(...toIssues(where, r.error, input));
+      return undefined;
+    };
+    const params = parse(route.params, 'path', req.params);
+    const shaped = checkQueryShape(route.query, req.query);
+    issues.push(...shaped.issues);
+    const query = route.query ? parse(route.query, 'query', shaped.query) : undefined;
+    let body: unknown;
+    const b = route.body;
+    if (b?.kind === 'json') {
+      const value = this.jsonBody(req, b.maxBytes ?? DEFAULT_JSON_MAX, issues);
+      if (value !== NO_BODY) body = parse(b.schema, 'body', value);
+    } else if (b?.kind === 'raw') {
+      body = this.rawBody(req, b.contentType, b.maxBytes);
+    } else if (req.body && 'bytes' in req.body && req.body.bytes.length > 0) {
+      issues.push({ loc: ['body'], msg: 'This endpoint takes no request body', type: 'extra_forbidden' });
+    }
+    if (issues.length) throw new ValidationError(issues);
+    return { params, query, body };
+  }
+
+  private jsonBody(req: InvokeRequest, maxBytes: number, issues: Issue[]): unknown {
+    if (!req.body) return undefined;
+    if ('value' in req.body) return req.body.value;
+    const bytes = req.body.bytes;
+    if (bytes.length > maxBytes) throw new HttpError(413, 'payload_too_large', `request body exceeds ${maxBytes} bytes`);
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (bytes.length > 0 && type !== '' && type !== 'application/json' && !type.endsWith('+json')) {
+      throw new HttpError(415, 'unsupported_media_type', `send the body as application/json (got ${type})`);
+    }
+    const text = bytes.toString('utf8');
+    if (text.trim() === '') return undefined;
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      issues.push({ loc: ['body'], msg: `JSON decode error: ${(e as Error).message}`, type: 'json_invalid', input: text.slice(0, 200) });
+      return NO_BODY;
+    }
+  }
+
+  private rawBody(req: InvokeRequest, contentType: string, maxBytes: number): Buffer {
+    const bytes = req.body && 'bytes' in req.body ? req.body.bytes : Buffer.alloc(0);
+    if (bytes.length > maxBytes) throw new HttpError(413, 'payload_too_large', `request body exceeds ${maxBytes} bytes`);
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== contentType) throw new HttpError(415, 'unsupported_media_type', `send the body as ${contentType} (got ${type || 'no content type'})`);
+    if (bytes.length === 0) throw new ValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
+    return bytes;
+  }
+
+  /** Runs the handler, through the answer cache when the route allows it. */
+  private async answer(call: Call): Promise<CachedAnswer> {
+    const { route, input, auth, snapshot } = call;
+    const tenant = readsTenant(route.reads) && auth ? this.deps.state.forTenant(auth.tenant_id) : null;
+    const run = () => this.run(call, tenant);
+    if (!route.cache || route.method !== 'get') return run();
+    const parts = [route.operationId];
+    if (snapshot) parts.push(`s:${snapshot.id}`);
+    if (tenant) parts.push(`t:${tenant.tenantId}:${await tenant.generation()}`);
+    if (route.cache === 'daily') parts.push(`d:${this.deps.now().toISOString().slice(0, 10)}`);
+    parts.push(JSON.stringify([input.params ?? null, input.query ?? null]));
+    const key = `\u0000${parts.join('\u0000')}`;
+    const hit = await this.deps.cache.get(key, run, (h) => this.deps.metrics.cacheLookups.inc({ outcome: h ? 'hit' : 'miss' }));
+    this.deps.metrics.cacheBytes.set(this.deps.cache.bytes);
+    return hit;
+  }
+
+  private async run({ route, req, input, auth, snapshot }: Call, tenant: TenantStore | null): Promise<CachedAnswer> {
+    const now = this.deps.now;
+    const ctx: RouteContext<unknown, unknown, unknown> = {
+      ...input,
+      get snapshot() {
+        if (!snapshot) throw new Error(`${route.operationId} reads the snapshot but declares reads: '${route.reads}'`);
+        return snapshot;
+      },
+      get tenant() {
+        if (!tenant) throw new Error(`${route.operationId} reads tenant state but declares reads: '${route.reads}'`);
+        return tenant;
+      },
+      auth,
+      requestId: req.requestId,
+      header: (name) => req.headers[name.toLowerCase()],
+      clientIp: req.clientIp,
+      now,
+      reliability: makeReliability(snapshot, now),
+    };
+    const value = await route.handler(ctx);
+    const r = isResult(value) ? value : { status: route.status ?? 200, headers: {}, body: value };
+    if (route.contentType) {
+      return { status: r.status, headers: { 'content-type': route.contentType, ...r.headers }, body: Buffer.from(String(r.body)) };
+    }
+    return { status: r.status, headers: { 'content-type': JSON_TYPE, ...r.headers }, body: Buffer.from(JSON.stringify(r.body)) };
+  }
+}
+
+const NO_BODY = Symbol('no body');
