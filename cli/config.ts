@@ -41,10 +41,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return r.data;
 }
 
-/** OpenAPI `servers` from the configured base URLs (a local one when none is set). */
-export function serversOf(c: Config): { url: string; description: string }[] {
+/** OpenAPI `servers` from the configured base URLs (undefined: the serving host itself). */
+export function serversOf(c: Config): { url: string; description: string }[] | undefined {
   const out: { url: string; description: string }[] = [];
   if (c.RCM_LIVE_BASE_URL) out.push({ url: c.RCM_LIVE_BASE_URL, description: 'production host: kp_live_ keys' });
-  out.push({ url: c.RCM_BASE_URL ?? `http://localhost:${c.PORT}`, description: 'test host: kp_test_ keys' });
-  return out;
+  if (c.RCM_BASE_URL) out.push({ url: c.RCM_BASE_URL, description: 'test host: kp_test_ keys' });
+  return out.length ? out : undefined;
 }

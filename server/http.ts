@@ -12,17 +12,33 @@ export interface HttpOptions {
 const NO_BODY_LIMIT = 64 * 1024;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Reads at most `limit + 1` bytes; more means the body is too large (the pipeline answers 413). */
-async function readBody(req: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    const b = c as Buffer;
-    size += b.length;
-    chunks.push(b);
-    if (size > limit) break;
-  }
-  return Buffer.concat(chunks);
+/**
+ * Reads the body, stopping once it passes `limit` (the pipeline then answers 413 and the
+ * connection is closed rather than draining whatever else the client sends).
+ */
+function readBody(req: NodeJS.ReadableStream, limit: number): Promise<{ bytes: Buffer; overLimit: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (overLimit: boolean) => {
+      req.off('data', onData).off('end', onEnd).off('error', onError);
+      resolve({ bytes: Buffer.concat(chunks), overLimit });
+    };
+    const onData = (c: Buffer) => {
+      size += c.length;
+      chunks.push(c);
+      if (size > limit) {
+        req.pause();
+        done(true);
+      }
+    };
+    const onEnd = () => done(false);
+    const onError = (e: Error) => {
+      req.off('data', onData).off('end', onEnd);
+      reject(e);
+    };
+    req.on('data', onData).on('end', onEnd).on('error', onError);
+  });
 }
 
 function clientIp(ctx: Koa.Context, trustProxy: boolean): string {
@@ -62,7 +78,9 @@ export function createHttpApp(pipeline: Pipeline, routes: RouteDef[], opts: Http
     }
     const route = m.route;
     const limit = route.body ? (route.body.maxBytes ?? 1 << 20) : NO_BODY_LIMIT;
-    const bytes = ['GET', 'HEAD', 'DELETE'].includes(ctx.method) && !ctx.get('content-length') && !ctx.get('transfer-encoding') ? Buffer.alloc(0) : await readBody(ctx.req, limit);
+    const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+    const { bytes, overLimit } = hasBody ? await readBody(ctx.req, limit) : { bytes: Buffer.alloc(0), overLimit: false };
+    if (overLimit) ctx.set('Connection', 'close');
     const headers: Record<string, string | undefined> = {};
     for (const [k, v] of Object.entries(ctx.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
     const res = await pipeline.invoke(route, {

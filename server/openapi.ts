@@ -67,6 +67,9 @@ function refsIn(v: unknown, out: Set<string>): void {
   }
 }
 
+/** Without configured base URLs: the server that served the document (a relative URL). */
+export const DEFAULT_SERVERS = [{ url: '/', description: 'this server: kp_test_ keys on the test host, kp_live_ keys on the production host' }];
+
 export interface OpenApiOptions {
   version: string;
   servers: { url: string; description: string }[];

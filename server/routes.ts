@@ -1,4 +1,5 @@
 import type { RouteDef } from './route.js';
+import { DEFAULT_SERVERS } from './openapi.js';
 import { systemRoutes, type SystemDeps } from './system/routes.js';
 import { codeRoutes } from './codes/routes.js';
 import { paymentRoutes } from './payment/routes.js';
@@ -33,7 +34,7 @@ import { ncciRoutes } from './ncci/routes.js';
  */
 export function buildRoutes(sys: Omit<SystemDeps, 'routes' | 'servers'> & { servers?: SystemDeps['servers'] }): RouteDef[] {
   const routes: RouteDef[] = [
-    ...systemRoutes({ ...sys, servers: sys.servers ?? [{ url: 'http://localhost:8080', description: 'test host: kp_test_ keys' }], routes: () => routes }),
+    ...systemRoutes({ ...sys, servers: sys.servers ?? DEFAULT_SERVERS, routes: () => routes }),
     ...codeRoutes,
     ...paymentRoutes,
     ...facilityRoutes,

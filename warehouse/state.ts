@@ -230,7 +230,16 @@ export class SqliteStateStore implements StateStore {
           const rows = (tenantId ? db.prepare(`${sql} WHERE tenant_id = ? ORDER BY created_at`).all(tenantId) : db.prepare(`${sql} ORDER BY created_at`).all()) as KeyRow[];
           return rows.map(toKey);
         }),
-      revokeKey: (id) => run(() => this.revokeKeyWhere(id, null)),
+      revokeKey: (id) =>
+        run(() => {
+          const k = this.db.transaction(() => {
+            const rec = this.revokeKeyWhere(id, null);
+            this.stmtBump.run(rec.tenant_id); // the tenant's cached answers that list keys are stale now
+            return rec;
+          }).immediate();
+          this.wrote();
+          return k;
+        }),
       findActiveKeyByHash: (hash, at) =>
         run(() => {
           const r = db
@@ -250,8 +259,6 @@ export class SqliteStateStore implements StateStore {
     if (!r.revoked_at) {
       r.revoked_at = this.now().toISOString();
       this.db.prepare(`UPDATE api_keys SET revoked_at = ? WHERE id = ?${owner}`).run(r.revoked_at, ...args);
-      this.stmtBump.run(r.tenant_id);
-      this.wrote();
     }
     return toKey(r);
   }
@@ -269,11 +276,13 @@ export class SqliteStateStore implements StateStore {
     const write = <T>(fn: () => T): Promise<T> =>
       run(() => {
         if (inTx) return fn(); // the transaction bumps once at commit
-        return this.db.transaction(() => {
-          const out = fn();
+        const out = this.db.transaction(() => {
+          const o = fn();
           this.stmtBump.run(tenantId);
-          return out;
+          return o;
         }).immediate();
+        this.wrote();
+        return out;
       });
     const view: TenantStore = {
       tenantId,

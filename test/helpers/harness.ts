@@ -120,7 +120,8 @@ export async function startTestServer(
       let body: string | undefined;
       if (opts.body !== undefined) {
         body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
-        headers['Content-Type'] = 'application/json';
+        if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+        headers['Content-Length'] = String(Buffer.byteLength(body));
       }
       return rawRequest(srv.port, path, { method: opts.method, headers, body });
     },

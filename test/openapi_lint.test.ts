@@ -1,0 +1,37 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './helpers/harness.js';
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, '..');
+
+let t: TestServer;
+let dir: string;
+beforeAll(async () => {
+  t = await startTestServer();
+  dir = await mkdtemp(join(tmpdir(), 'rcm-openapi-'));
+});
+afterAll(async () => {
+  await t.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('OpenAPI document', () => {
+  it('passes `redocly lint` with the recommended ruleset, without errors or warnings', async () => {
+    const doc = await t.request('/v1/openapi.json', { key: null });
+    const file = join(dir, 'openapi.json');
+    await writeFile(file, doc.text);
+    // Telemetry and update checks off: tests never reach past loopback.
+    const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
+    const bin = join(ROOT, 'node_modules', '.bin', 'redocly');
+    const res = await run(bin, ['lint', '--config', join(ROOT, 'redocly.yaml'), file], { env, cwd: ROOT }).catch((e: { stdout: string; stderr: string; code: number }) => e);
+    const out = `${res.stdout}\n${res.stderr}`;
+    expect('code' in res ? res.code : 0, out).toBe(0);
+    expect(out).toContain('Your API description is valid');
+    expect(out).not.toMatch(/You have \d+ warning/);
+  });
+});
