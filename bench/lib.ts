@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import Koa from 'koa';
+import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { SqliteStateStore } from '../warehouse/state.js';
 
@@ -19,14 +20,14 @@ export interface LoadResult {
 export async function load(
   name: string,
   url: string,
-  opts: { paths: string[]; headers?: Record<string, string>; connections?: number; seconds?: number },
+  opts: { paths: string[]; headers?: Record<string, string>; connections?: number; seconds?: number; amount?: number },
 ): Promise<LoadResult> {
   const paths = opts.paths;
   let i = 0;
   const r = await autocannon({
     url,
     connections: opts.connections ?? 50,
-    duration: opts.seconds ?? 10,
+    ...(opts.amount ? { amount: opts.amount } : { duration: opts.seconds ?? 10 }),
     headers: opts.headers,
     requests: [
       {
@@ -103,12 +104,43 @@ export async function paired(
 }
 
 /** Creates tenant `bench` (if needed) and a knowledge test key in a data dir; returns the secret. */
-export async function benchKey(stateFile: string): Promise<string> {
+export async function benchKey(stateFile: string, scopes: ('knowledge' | 'admin')[] = ['knowledge']): Promise<string> {
   const st = new SqliteStateStore(stateFile);
   try {
     if (!(await st.admin.findTenants()).some((t) => t.name === 'bench')) await st.admin.createTenant('bench');
-    return (await st.admin.createKey({ tenant: 'bench', type: 'test', scopes: ['knowledge'] })).secret;
+    return (await st.admin.createKey({ tenant: 'bench', type: 'test', scopes })).secret;
   } finally {
     await st.close();
   }
+}
+
+/** Codes of a PPRRVU file (unmodified rows), in file order. */
+export async function rvuCodes(file: string): Promise<string[]> {
+  const text = await readFile(file, 'latin1');
+  return [...new Set(text.split(/\r?\n/).slice(10).map((l) => l.split(',')).filter((f) => /^[A-Z0-9]{5}$/.test(f[0] ?? '') && f[1] === '').map((f) => f[0]!))];
+}
+
+/** 7-digit localities of a GPCI file (MAC + locality number). */
+export async function gpciLocalities(file: string): Promise<string[]> {
+  const text = await readFile(file, 'latin1');
+  return [...new Set([...text.matchAll(/^(\d{5}),[A-Z]{2},(\d{2}),/gm)].map((m) => `${m[1]}${m[2]}`))];
+}
+
+/**
+ * Resident set size in bytes (Linux /proc) of the server behind `pid`: `rcm serve` re-executes
+ * itself with a heap ceiling, so the process that listens is the launcher's only child.
+ */
+export async function rssOf(pid: number): Promise<number> {
+  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean);
+  if (children.length === 1) pid = Number(children[0]);
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
+  return kb * 1024;
+}
+
+/** Process figures of a running server from its Prometheus metrics (admin key), in bytes. */
+export async function heapOf(url: string, adminKey: string): Promise<{ heapUsed: number; heapTotal: number; external: number }> {
+  const text = await (await fetch(`${url}/v1/metrics`, { headers: { 'X-API-Key': adminKey } })).text();
+  const sum = (name: string) => [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'gm'))].reduce((a, m) => a + Number(m[1]), 0);
+  return { heapUsed: sum('rcm_nodejs_heap_size_used_bytes'), heapTotal: sum('rcm_nodejs_heap_size_total_bytes'), external: sum('rcm_nodejs_external_memory_bytes') };
 }

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { ingestFiles } from '../ingest/pipeline.js';
 import { seedAll } from '../ingest/seed.js';
 import { Warehouse } from '../warehouse/store.js';
-import { load, paired, ratio, shuffle, type LoadResult, benchKey } from './lib.js';
+import { benchKey, gpciLocalities, load, paired, ratio, rvuCodes, shuffle, type LoadResult } from './lib.js';
 import { spawnApi, spawnBare } from './procs.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -14,18 +14,6 @@ const SHARED = process.env.RCM_SHARED_DATA ?? resolve(ROOT, '../shared/data');
 const REAL_RVU = join(SHARED, 'mpfs-rvu/PPRRVU2025_Oct.csv');
 const REAL_GPCI = join(SHARED, 'gpci/GPCI2026.csv');
 const SECONDS = 7;
-
-/** Codes of a PPRRVU file (unmodified rows), in file order. */
-async function rvuCodes(file: string): Promise<string[]> {
-  const text = await readFile(file, 'latin1');
-  return [...new Set(text.split(/\r?\n/).slice(10).map((l) => l.split(',')).filter((f) => /^[A-Z0-9]{5}$/.test(f[0] ?? '') && f[1] === '').map((f) => f[0]!))];
-}
-
-/** 7-digit localities of a GPCI file (MAC + locality number). */
-async function gpciLocalities(file: string): Promise<string[]> {
-  const text = await readFile(file, 'latin1');
-  return [...new Set([...text.matchAll(/^(\d{5}),[A-Z]{2},(\d{2}),/gm)].map((m) => `${m[1]}${m[2]}`))];
-}
 
 /** CCNs of the seeded Provider of Services file (column PRVDR_NUM). */
 async function seededCcns(): Promise<string[]> {

@@ -1,7 +1,23 @@
 #!/usr/bin/env node
 // Runs the TypeScript CLI through tsx's loader (no build step to forget; see README "Design").
-import { register } from 'tsx/esm/api';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
-register();
-const { run } = await import('../cli/main.ts');
-process.exitCode = await run(process.argv);
+// Long-running commands get a V8 heap ceiling (RCM_HEAP_MB, default 1536): V8 sizes its garbage
+// headroom against the ceiling, and Node's default (about a sixth of RAM) let a server that holds
+// ~150 MB live grow to ~400 MB of heap under a stream of distinct requests (`npm run bench memory`).
+const LONG_RUNNING = new Set(['serve', 'start', 'worker']);
+const heapFlagGiven = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => a.startsWith('--max-old-space-size'));
+if (LONG_RUNNING.has(process.argv[2] ?? '') && !heapFlagGiven) {
+  const mb = /^\d+$/.test(process.env.RCM_HEAP_MB ?? '') ? Number(process.env.RCM_HEAP_MB) : 1536;
+  const child = spawn(process.execPath, [`--max-old-space-size=${mb}`, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+  child.on('exit', (code, signal) => {
+    process.exitCode = code ?? (signal ? 128 + ({ SIGINT: 2, SIGTERM: 15 }[signal] ?? 1) : 1);
+  });
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  const { run } = await import('../cli/main.ts');
+  process.exitCode = await run(process.argv);
+}

@@ -291,7 +291,7 @@ export class Pipeline {
     if (route.cache === 'daily') parts.push(`d:${this.deps.now().toISOString().slice(0, 10)}`);
     parts.push(JSON.stringify([input.params ?? null, input.query ?? null]));
     const key = `\u0000${parts.join('\u0000')}`;
-    const hit = await this.deps.cache.get(key, run, (h) => this.deps.metrics.cacheLookups.inc({ outcome: h ? 'hit' : 'miss' }));
+    const hit = await this.deps.cache.get(key, snapshot?.id ?? '', run, (h) => this.deps.metrics.cacheLookups.inc({ outcome: h ? 'hit' : 'miss' }));
     this.deps.metrics.cacheBytes.set(this.deps.cache.bytes);
     return hit;
   }

@@ -49,7 +49,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   await wh.init();
   const state = new SqliteStateStore(wh.path('state.sqlite'), now);
   const metrics = new Metrics();
-  const cache = new AnswerCache(o.cacheMaxBytes ?? 96 * 1024 * 1024);
+  const cache = new AnswerCache(o.cacheMaxBytes ?? 64 * 1024 * 1024);
   const snapshots = new SnapshotHolder(wh, {
     memoMaxBytes: o.memoMaxBytes,
     onSwap: (from, to) => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 
 /** An answer as sent: status, headers and the serialized body. Only 200 answers are kept. */
@@ -7,17 +8,49 @@ export interface CachedAnswer {
   body: Buffer;
 }
 
+interface Entry extends CachedAnswer {
+  /** Snapshot the answer was computed from ('' when it reads none). */
+  snapshot: string;
+}
+
+/** Per-entry bytes beyond the body: the hashed key, the entry and Buffer objects, LRU slots. */
+const ENTRY_OVERHEAD = 256;
+
 /**
- * Answers memoised by validated input (never by raw URL), bounded by bytes: an LRU whose size is
- * the body plus its key, so a caller sending many distinct valid requests can never grow the
+ * A copy of `b` in its own allocation. Small Buffers are slices of Node's shared 8 KB pool, and
+ * a kept slice pins its whole slab: cached as-is, 1 KB answers held ~6 KB each (measured).
+ */
+function unpooled(b: Buffer): Buffer {
+  if (b.byteOffset === 0 && b.buffer.byteLength === b.length) return b;
+  const copy = Buffer.allocUnsafeSlow(b.length);
+  b.copy(copy);
+  return copy;
+}
+
+/** Header objects shared by entries that carry the same headers (most carry only the JSON type). */
+const sharedHeaders = new Map<string, Record<string, string>>();
+function intern(h: Record<string, string>): Record<string, string> {
+  const k = JSON.stringify(h);
+  let v = sharedHeaders.get(k);
+  if (!v) {
+    if (sharedHeaders.size > 64) sharedHeaders.clear();
+    sharedHeaders.set(k, (v = Object.freeze({ ...h }) as Record<string, string>));
+  }
+  return v;
+}
+
+/**
+ * Answers memoised by validated input (never by raw URL), bounded by bytes: an LRU whose entry
+ * size is the body plus a fixed overhead, keyed by a SHA-256 of the logical key (so a long query
+ * costs 43 characters), so a caller sending many distinct valid requests can never grow the
  * server past `maxBytes`. Concurrent identical requests share one computation.
  */
 export class AnswerCache {
-  private readonly lru: LRUCache<string, CachedAnswer>;
+  private readonly lru: LRUCache<string, Entry>;
   private readonly inflight = new Map<string, Promise<CachedAnswer>>();
 
   constructor(readonly maxBytes: number) {
-    this.lru = new LRUCache<string, CachedAnswer>({ maxSize: maxBytes, sizeCalculation: (v, k) => v.body.length + k.length * 2 + 64 });
+    this.lru = new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: (v) => v.body.length + ENTRY_OVERHEAD });
   }
 
   get bytes(): number {
@@ -28,31 +61,36 @@ export class AnswerCache {
     return this.lru.size;
   }
 
-  /** The cached answer for `key`, or computes and returns it, keeping it when it is a 200 (errors are not kept). */
-  async get(key: string, compute: () => Promise<CachedAnswer>, onLookup?: (hit: boolean) => void): Promise<CachedAnswer> {
-    const hit = this.lru.get(key);
+  /**
+   * The cached answer for `key` (computed from `snapshot`), or computes and returns it, keeping
+   * it when it is a 200 (errors are not kept).
+   */
+  async get(key: string, snapshot: string, compute: () => Promise<CachedAnswer>, onLookup?: (hit: boolean) => void): Promise<CachedAnswer> {
+    const h = createHash('sha256').update(key).digest('base64url');
+    const hit = this.lru.get(h);
     if (hit) {
       onLookup?.(true);
       return hit;
     }
     onLookup?.(false);
-    const running = this.inflight.get(key);
+    const running = this.inflight.get(h);
     if (running) return running;
     const p = compute().then((v) => {
-      if (v.status === 200 && v.body.length + key.length * 2 + 64 <= this.maxBytes) this.lru.set(key, v);
+      if (v.status === 200 && v.body.length + ENTRY_OVERHEAD <= this.maxBytes) {
+        this.lru.set(h, { status: v.status, headers: intern(v.headers), body: unpooled(v.body), snapshot });
+      }
       return v;
     });
-    this.inflight.set(key, p);
+    this.inflight.set(h, p);
     try {
       return await p;
     } finally {
-      this.inflight.delete(key);
+      this.inflight.delete(h);
     }
   }
 
-  /** Drops the answers of snapshots that are no longer served. */
+  /** Drops the answers of a snapshot that is no longer served. */
   dropSnapshot(snapshotId: string): void {
-    const mark = `\u0000s:${snapshotId}\u0000`;
-    for (const k of this.lru.keys()) if (k.includes(mark)) this.lru.delete(k);
+    for (const [k, v] of this.lru.entries()) if (v.snapshot === snapshotId) this.lru.delete(k);
   }
 }
