@@ -47,7 +47,7 @@ describe('GET /v1/ncci/mue/{code}', () => {
     expect(r.status).toBe(200);
     expect(r.body.results.find((x: any) => x.mue_type === 'practitioner')).toMatchObject({ mue_value: 2, version: '2026Q3' });
     expect(r.body.reliability.degraded).toBe(true);
-    expect(r.body.reliability.warnings.join(' ')).toMatch(/no loaded version covers date of service 2027-01-15/);
+    expect(r.body.reliability.warnings.join(' ')).toMatch(/no ncci_mue_prac version loaded covers date of service 2027-01-15/);
   });
 
   it('returns an empty list for a well-formed code with no MUE', async () => {

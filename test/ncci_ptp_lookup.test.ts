@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DuckDBValue } from '@duckdb/node-api';
-import { choosePtpVersion, getColumn1Groups, lookupPtpEdit, ptpEditStatus, type PtpVersionRef } from '../datasets/ncci_ptp_prac/queries.js';
+import { getColumn1Groups, lookupPtpEdit, ptpEditStatus } from '../datasets/ncci_ptp_prac/queries.js';
 import type { PtpRow } from '../datasets/ncci_ptp_prac/ptp.js';
 import { makeNcciRoutes } from '../server/ncci/routes.js';
 import { PtpQuerySchema, type PtpEdit } from '../server/ncci/schemas.js';
@@ -71,31 +71,13 @@ describe('ptpEditStatus', () => {
   });
 });
 
-describe('choosePtpVersion', () => {
-  const vs: PtpVersionRef[] = [
-    { version: '32.0', start: '2026-01-01', end: '2026-04-01' },
-    { version: '32.2', start: '2026-07-01', end: '2026-10-01' },
-  ];
-  it('picks the quarter containing the date', () => {
-    expect(choosePtpVersion(vs, '2026-09-30', 'x')).toEqual({ ref: vs[1], covers: true });
-    expect(choosePtpVersion(vs, '2026-01-01', 'x')).toEqual({ ref: vs[0], covers: true });
-  });
-  it('falls back to the nearest quarter with a warning (a gap, before the first, after the last)', () => {
-    expect(choosePtpVersion(vs, '2026-04-10', 'x')).toMatchObject({ ref: vs[0], covers: false });
-    expect(choosePtpVersion(vs, '2026-06-25', 'x')).toMatchObject({ ref: vs[1], covers: false });
-    expect(choosePtpVersion(vs, '2025-02-01', 'x')).toMatchObject({ ref: vs[0], covers: false });
-    expect(choosePtpVersion(vs, '2027-03-01', 'x')?.warning).toMatch(/no x version loaded covers date of service 2027-03-01; answered from the nearest version 32.2/);
-    expect(choosePtpVersion([], '2026-01-01', 'x')).toBeNull();
-  });
-});
-
 describe('lookupPtpEdit', () => {
   it('prefers the re-added row in force over the deleted one and answers in CMS order', async () => {
     const { snap } = fakeSnapshot(data);
     const l = await lookupPtpEdit(snap, 'ncci_ptp_prac', '97597', '11042', '2026-07-02');
     expect(l).toMatchObject({ status: 'active', row: { column1: '11042', column2: '97597', effective_date: '2026-07-01', modifier_indicator: '0' } });
     const q2 = await lookupPtpEdit(snap, 'ncci_ptp_prac', '11042', '97597', '2026-05-01');
-    expect(q2).toMatchObject({ status: 'active', choice: { ref: { version: '32.1' } }, row: { modifier_indicator: '1', deletion_date: null } });
+    expect(q2).toMatchObject({ status: 'active', choice: { version: { version: '32.1' } }, row: { modifier_indicator: '1', deletion_date: null } });
   });
 
   it('queries DuckDB once per column-1 code, never for codes that only appear in column 2', async () => {

@@ -272,8 +272,8 @@ describe('dates and errors', () => {
     expect(ok.body.reliability.warnings).toEqual([]);
     const early = await pay('99213/payment?locality=1320201&date_of_service=2025-01-15');
     expect(early.status).toBe(200);
-    expect(early.body.reliability.warnings.join(' ')).toMatch(/no RVU release loaded is effective on 2025-01-15/);
-    expect(early.body.reliability.warnings.join(' ')).toMatch(/no GPCI release loaded is effective on 2025-01-15/);
+    expect(early.body.reliability.warnings.join(' ')).toMatch(/no mpfs_rvu release loaded is effective on 2025-01-15/);
+    expect(early.body.reliability.warnings.join(' ')).toMatch(/no gpci release loaded is effective on 2025-01-15/);
     const bad = await pay('99213/payment?date_of_service=2026-02-30');
     expect(bad.status).toBe(422);
   });

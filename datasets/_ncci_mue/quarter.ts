@@ -1,4 +1,3 @@
-import type { DatasetVersion } from '../../warehouse/manifest.js';
 import { toIsoDate } from '../_shared/values.js';
 
 /**
@@ -46,58 +45,4 @@ export function quarterFromFileName(name: string): { label: string; effective_da
     return { label, effective_date: quarterStart(label) };
   }
   return undefined;
-}
-
-/** The dates a loaded quarterly version answers for: its effective date to the end of that quarter. */
-export function versionRange(v: DatasetVersion): { from: string; to: string } | undefined {
-  let from = v.effective_date;
-  if (!from && /^\d{4}Q[1-4]$/.test(v.version)) from = quarterStart(v.version);
-  if (!from) return undefined;
-  return { from, to: quarterEnd(from) };
-}
-
-/** Which loaded version answers a request, and whether it really covers the date asked for. */
-export interface VersionChoice {
-  version: DatasetVersion;
-  /** False when no loaded version's quarter contains the date of service (answer is the nearest one). */
-  covered: boolean;
-  /** Set when `covered` is false: says which quarter was used instead. */
-  warning?: string;
-}
-
-const DAY = 86_400_000;
-const dayNumber = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / DAY;
-
-/**
- * Picks the version whose quarter contains `dateOfService` (the most recent effective one if two
- * do); without a date, the latest loaded version. When none covers the date, the nearest version
- * by days answers, flagged `covered: false` with a warning, so callers can mark the answer degraded
- * instead of failing. Undefined only when nothing is loaded.
- */
-export function selectVersion(
-  dataset: string,
-  versions: DatasetVersion[],
-  dateOfService?: string,
-): VersionChoice | undefined {
-  if (versions.length === 0) return undefined;
-  const ordered = [...versions].sort((a, b) => (a.effective_date ?? '').localeCompare(b.effective_date ?? ''));
-  if (!dateOfService) return { version: ordered[ordered.length - 1]!, covered: true };
-  const dos = dayNumber(dateOfService);
-  let best: { v: DatasetVersion; dist: number } | undefined;
-  for (const v of ordered) {
-    const r = versionRange(v);
-    if (!r) continue;
-    const from = dayNumber(r.from);
-    const to = dayNumber(r.to);
-    const dist = dos < from ? from - dos : dos > to ? dos - to : 0;
-    // `<=` keeps the later of two equally near versions (ordered oldest first).
-    if (!best || dist <= best.dist) best = { v, dist };
-  }
-  if (!best) return { version: ordered[ordered.length - 1]!, covered: false, warning: `${dataset}: no loaded version has an effective date; answered from ${ordered[ordered.length - 1]!.version}` };
-  if (best.dist === 0) return { version: best.v, covered: true };
-  return {
-    version: best.v,
-    covered: false,
-    warning: `${dataset}: no loaded version covers date of service ${dateOfService}; answered from the nearest version ${best.v.version} (effective ${best.v.effective_date ?? 'unknown'})`,
-  };
 }

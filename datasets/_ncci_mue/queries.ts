@@ -2,7 +2,7 @@ import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { quoteIdent } from '../../warehouse/snapshot.js';
 import type { DatasetVersion } from '../../warehouse/manifest.js';
 import type { MedicaidMueRow, MueRow, MueType } from './mue.js';
-import { selectVersion } from './quarter.js';
+import { selectVersion } from '../_shared/versions.js';
 
 /** Medicare MUE dataset id per setting, in the order answers list them. */
 export const MEDICARE_MUE_IDS: Record<MueType, string> = {
@@ -83,7 +83,7 @@ export async function findMueInDataset<Row extends { proc_cd: string }>(
   code: string,
   dateOfService?: string,
 ): Promise<MueLookup<Row> | undefined> {
-  const choice = selectVersion(dataset, snapshot.versions(dataset), dateOfService);
+  const choice = selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dateOfService });
   if (!choice) return undefined;
   const index = await versionIndex<Row>(snapshot, dataset, choice.version.version);
   return { mue_type: mueType, row: index.get(code) ?? null, used: toUsed(dataset, choice.version, choice.covered, choice.warning) };

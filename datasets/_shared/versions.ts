@@ -1,16 +1,110 @@
+import type { DatasetVersion } from '../../warehouse/manifest.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 
-/** The latest loaded version label of a dataset, or undefined when it is not loaded. */
-export function latestVersion(snapshot: SnapshotReader, dataset: string): string | undefined {
-  return snapshot.versions(dataset).at(-1)?.version;
+/**
+ * The one place that decides which loaded version of a dataset answers a request. Two rules,
+ * because publishers date their files two ways:
+ *
+ * - `effective`: a release stays in force until the next one (PFS RVU and GPCI releases, the
+ *   IPPS wage index fiscal year): the latest version effective on or before the date.
+ * - `quarter`: a release covers one calendar quarter (NCCI PTP, MUE and add-on files): the
+ *   version whose quarter contains the date; outside every loaded quarter, the nearest one.
+ *
+ * A `year` (fee-schedule lookups take one) picks that year's newest release. Without a date or
+ * year, the newest version answers. When the chosen version does not truly cover the date,
+ * `covered` is false and `warning` says what was used, so the answer can be marked degraded
+ * instead of failing.
+ */
+export type VersionRule = 'effective' | 'quarter';
+
+export interface VersionPick {
+  version: DatasetVersion;
+  /** False when no loaded version covers the date (the nearest or earliest answered instead). */
+  covered: boolean;
+  warning?: string;
 }
 
-/**
- * The latest loaded version effective in `year` (fee schedules are quarterly; a `year` query means
- * that year's newest release), or the latest overall when no year is given.
- */
-export function versionForYear(snapshot: SnapshotReader, dataset: string, year?: number): string | undefined {
-  const vs = snapshot.versions(dataset);
-  const pool = year === undefined ? vs : vs.filter((v) => (v.effective_date ?? v.version).startsWith(String(year)));
-  return pool.at(-1)?.version;
+export interface VersionQuery {
+  rule: VersionRule;
+  /** `YYYY-MM-DD` date of service. */
+  date?: string;
+  /** Fee-schedule year: the newest release effective in that year. */
+  year?: number;
+}
+
+const DAY = 86_400_000;
+const dayNumber = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / DAY;
+
+/** Oldest effective first; ties (a re-posted release) in load order. */
+export function compareVersions(a: DatasetVersion, b: DatasetVersion): number {
+  return (a.effective_date ?? '').localeCompare(b.effective_date ?? '') || a.loaded_at.localeCompare(b.loaded_at);
+}
+
+/** First day of the quarter that contains `iso` (`2026-08-15` -> `2026-07-01`). */
+export function quarterStartOf(iso: string): string {
+  const m = Number(iso.slice(5, 7));
+  return `${iso.slice(0, 4)}-${String(Math.floor((m - 1) / 3) * 3 + 1).padStart(2, '0')}-01`;
+}
+
+/** Last day of the quarter that contains `iso` (`2026-08-15` -> `2026-09-30`). */
+export function quarterEndOf(iso: string): string {
+  const y = Number(iso.slice(0, 4));
+  const q = Math.floor((Number(iso.slice(5, 7)) - 1) / 3);
+  return new Date(Date.UTC(y, q * 3 + 3, 0)).toISOString().slice(0, 10);
+}
+
+/** The days a quarterly version answers for: its effective date to the end of that quarter. */
+function quarterRange(v: DatasetVersion): { from: number; to: number } | undefined {
+  let from = v.effective_date;
+  const label = /^(\d{4})Q([1-4])$/.exec(v.version);
+  if (!from && label) from = `${label[1]}-${String((Number(label[2]) - 1) * 3 + 1).padStart(2, '0')}-01`;
+  if (!from) return undefined;
+  return { from: dayNumber(from), to: dayNumber(quarterEndOf(from)) };
+}
+
+function byQuarter(dataset: string, ordered: DatasetVersion[], date: string): VersionPick {
+  const dos = dayNumber(date);
+  let best: { v: DatasetVersion; dist: number } | undefined;
+  for (const v of ordered) {
+    const r = quarterRange(v);
+    if (!r) continue;
+    const dist = dos < r.from ? r.from - dos : dos > r.to ? dos - r.to : 0;
+    // `<=` keeps the later of two equally near versions (a revision loaded after the original).
+    if (!best || dist <= best.dist) best = { v, dist };
+  }
+  if (!best) {
+    const v = ordered.at(-1)!;
+    return { version: v, covered: false, warning: `${dataset} version ${v.version} has no effective date; it is used for ${date} without a date check` };
+  }
+  if (best.dist === 0) return { version: best.v, covered: true };
+  const loaded = ordered.map((v) => `${v.version} (from ${v.effective_date ?? '?'})`).join(', ');
+  return {
+    version: best.v,
+    covered: false,
+    warning: `no ${dataset} version loaded covers date of service ${date}; answered from the nearest version ${best.v.version} (effective ${best.v.effective_date ?? 'unknown'}); loaded: ${loaded}`,
+  };
+}
+
+function byEffective(dataset: string, ordered: DatasetVersion[], date: string): VersionPick {
+  const inForce = ordered.filter((v) => (v.effective_date ?? '') <= date);
+  if (inForce.length) return { version: inForce.at(-1)!, covered: true };
+  const v = ordered[0]!;
+  return { version: v, covered: false, warning: `no ${dataset} release loaded is effective on ${date}; used ${v.version} (effective ${v.effective_date ?? 'unknown'})` };
+}
+
+/** Picks the version of `dataset` that answers `q` (undefined when none is loaded, or none in `q.year`). */
+export function selectVersion(dataset: string, versions: DatasetVersion[], q: VersionQuery): VersionPick | undefined {
+  if (versions.length === 0) return undefined;
+  const ordered = [...versions].sort(compareVersions);
+  if (q.year !== undefined) {
+    const inYear = ordered.filter((v) => (v.effective_date ?? v.version).startsWith(String(q.year)));
+    return inYear.length ? { version: inYear.at(-1)!, covered: true } : undefined;
+  }
+  if (!q.date) return { version: ordered.at(-1)!, covered: true };
+  return q.rule === 'quarter' ? byQuarter(dataset, ordered, q.date) : byEffective(dataset, ordered, q.date);
+}
+
+/** The version label that answers `q` in a snapshot (see `selectVersion`). */
+export function versionLabel(snapshot: SnapshotReader, dataset: string, q: VersionQuery = { rule: 'effective' }): string | undefined {
+  return selectVersion(dataset, snapshot.versions(dataset), q)?.version.version;
 }

@@ -1,5 +1,5 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import { latestVersion } from '../locality_county/queries.js';
+import { versionLabel } from '../_shared/versions.js';
 import { normCounty, toStateCode } from '../locality_county/states.js';
 import type { CbsaCountyRow } from './dataset.js';
 
@@ -15,7 +15,7 @@ export interface CbsaCountyMatch extends CbsaCountyRow {
  * suffixes, `SAINT` = `ST.`). Empty when cbsa_county is not loaded or nothing matches.
  */
 export async function findCbsaForCounty(snapshot: SnapshotReader, where: { fips?: string | null; state?: string | null; county?: string | null }): Promise<CbsaCountyMatch[]> {
-  const version = latestVersion(snapshot, 'cbsa_county');
+  const version = versionLabel(snapshot, 'cbsa_county');
   if (!version) return [];
   const rows = await snapshot.memo(`cbsa_county:rows:${version}`, () =>
     snapshot.all<CbsaCountyRow>(

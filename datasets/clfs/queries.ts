@@ -1,6 +1,6 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { ClfsRow } from './dataset.js';
-import { versionForYear } from '../_shared/versions.js';
+import { versionLabel } from '../_shared/versions.js';
 import { knownCodes } from '../_shared/codes.js';
 
 /** A stored CLFS row plus the version label it was loaded under. */
@@ -8,7 +8,7 @@ export type ClfsFee = ClfsRow & { version: string };
 
 /** Latest loaded CLFS version effective in `year` (CLFS is quarterly), or the latest overall. */
 export function clfsVersionFor(snapshot: SnapshotReader, year?: number): string | undefined {
-  return versionForYear(snapshot, 'clfs', year);
+  return versionLabel(snapshot, 'clfs', { rule: 'effective', year });
 }
 
 /** Every CLFS row of a code (plain and `QW`) in the version for `year`; empty when absent. */

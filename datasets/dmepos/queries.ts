@@ -1,6 +1,6 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { DmeposRow } from './dataset.js';
-import { versionForYear } from '../_shared/versions.js';
+import { versionLabel } from '../_shared/versions.js';
 import { knownCodes } from '../_shared/codes.js';
 
 /** A stored DMEPOS row plus the version label it was loaded under. */
@@ -12,7 +12,7 @@ export type DmeposFee = DmeposRow & { version: string };
  * July, October), so "year 2025" means the newest 2025 release loaded.
  */
 export function dmeposVersionFor(snapshot: SnapshotReader, year?: number): string | undefined {
-  return versionForYear(snapshot, 'dmepos', year);
+  return versionLabel(snapshot, 'dmepos', { rule: 'effective', year });
 }
 
 /** Filters of `GET /v1/fee-schedules/dme/{code}` (state already upper-cased, limit 1-200). */

@@ -1,7 +1,8 @@
 import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { findCbsaForCounty } from '../cbsa_county/queries.js';
-import { findFeeScheduleArea, findLocalityForCounty, latestVersion } from '../locality_county/queries.js';
+import { findFeeScheduleArea, findLocalityForCounty } from '../locality_county/queries.js';
+import { versionLabel } from '../_shared/versions.js';
 import { getWageIndex, type WageIndexAnswer } from '../wage_index/queries.js';
 import { findLocalityForZip } from '../zip_locality/queries.js';
 import type { FacilityLayout, FacilityRow } from './dataset.js';
@@ -69,7 +70,7 @@ async function findFacilityRow(snapshot: SnapshotReader, version: string, ccn: s
 }
 
 async function gpciLocalityName(snapshot: SnapshotReader, locality: string): Promise<{ name: string; version: string } | undefined> {
-  const version = latestVersion(snapshot, 'gpci');
+  const version = versionLabel(snapshot, 'gpci');
   if (!version) return undefined;
   const rows = await snapshot.memo(`gpci:name:${version}:${locality}`, () =>
     snapshot.all<{ locality_name: string }>('SELECT locality_name FROM gpci WHERE version = $1 AND locality = $2', [version, locality]),
@@ -86,7 +87,7 @@ async function gpciLocalityName(snapshot: SnapshotReader, locality: string): Pro
  * @throws NotFoundError when facilities is not loaded or the CCN is not in its latest version.
  */
 export async function getFacility(snapshot: SnapshotReader, ccn: string): Promise<FacilityProfile> {
-  const version = latestVersion(snapshot, 'facilities');
+  const version = versionLabel(snapshot, 'facilities');
   if (!version) throw new NotFoundError('facilities is not loaded; no facility can be resolved');
   const id = ccn.trim().toUpperCase();
   return snapshot.memo(`facilities:profile:${version}:${id}`, async () => {
@@ -125,7 +126,7 @@ async function resolveGeography(snapshot: SnapshotReader, f: FacilityRow, versio
     const why = !f.zip
       ? 'the facility has no ZIP code'
       : snapshot.has('zip_locality')
-        ? `ZIP ${f.zip} is not in zip_locality ${latestVersion(snapshot, 'zip_locality')}`
+        ? `ZIP ${f.zip} is not in zip_locality ${versionLabel(snapshot, 'zip_locality')}`
         : 'zip_locality is not loaded';
     const byCounty = county ? await findLocalityForCounty(snapshot, f.state, county) : [];
     if (byCounty[0]) {
@@ -152,7 +153,7 @@ async function resolveGeography(snapshot: SnapshotReader, f: FacilityRow, versio
       const area = await findFeeScheduleArea(snapshot, locality);
       if (area) {
         localityName = area;
-        versions.locality_county ??= latestVersion(snapshot, 'locality_county')!;
+        versions.locality_county ??= versionLabel(snapshot, 'locality_county')!;
       } else {
         warnings.push(`no name for locality ${locality}: not in gpci${snapshot.has('gpci') ? '' : ' (not loaded)'} or locality_county`);
       }

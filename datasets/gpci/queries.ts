@@ -1,4 +1,4 @@
-import { versionForDate } from '../mpfs_rvu/queries.js';
+import { selectVersion } from '../_shared/versions.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { GpciRow } from './dataset.js';
 
@@ -19,10 +19,9 @@ function gpciTable(snapshot: SnapshotReader, version: string): Promise<Map<strin
  * `row` undefined when the locality is not in the release.
  */
 export async function findGpci(snapshot: SnapshotReader, locality: string, date?: string): Promise<{ row: GpciRow | undefined; version: string; warnings: string[] } | undefined> {
-  const versions = snapshot.versions('gpci');
-  if (versions.length === 0) return undefined;
-  const pick = date ? versionForDate(versions, date)! : { version: versions.at(-1)!, exact: true };
-  const warnings = pick.exact ? [] : [`no GPCI release loaded is effective on ${date}; used ${pick.version.version} (effective ${pick.version.effective_date})`];
+  const pick = selectVersion('gpci', snapshot.versions('gpci'), { rule: 'effective', date });
+  if (!pick) return undefined;
+  const warnings = pick.warning ? [pick.warning] : [];
   const table = await gpciTable(snapshot, pick.version.version);
   return { row: table.get(locality), version: pick.version.version, warnings };
 }

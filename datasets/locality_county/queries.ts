@@ -1,4 +1,5 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import { versionLabel } from '../_shared/versions.js';
 import type { LocalityCountyRow } from './dataset.js';
 import { normCounty, toStateCode } from './states.js';
 
@@ -16,14 +17,8 @@ export interface CountyLocalityMatch {
   version: string;
 }
 
-/** The latest loaded version label of a dataset, or undefined when it is not loaded. */
-export function latestVersion(snapshot: SnapshotReader, dataset: string): string | undefined {
-  const v = snapshot.versions(dataset);
-  return v.length > 0 ? v[v.length - 1]!.version : undefined;
-}
-
 async function rowsByState(snapshot: SnapshotReader): Promise<{ version: string; byState: Map<string, LocalityCountyRow[]> } | undefined> {
-  const version = latestVersion(snapshot, 'locality_county');
+  const version = versionLabel(snapshot, 'locality_county');
   if (!version) return undefined;
   return snapshot.memo(`locality_county:rows:${version}`, async () => {
     const rows = await snapshot.all<LocalityCountyRow>(

@@ -1,5 +1,5 @@
 import { NotFoundError } from '../../warehouse/errors.js';
-import type { DatasetVersion } from '../../warehouse/manifest.js';
+import { selectVersion } from '../_shared/versions.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { MpfsRvuRow } from './dataset.js';
 
@@ -49,17 +49,6 @@ export async function findRvuRows(snapshot: SnapshotReader, code: string): Promi
 }
 
 /**
- * The release that applies on a date: the latest loaded version effective on or before it. When
- * the date precedes every loaded release the earliest one is used and `exact` is false.
- */
-export function versionForDate(versions: DatasetVersion[], date: string): { version: DatasetVersion; exact: boolean } | null {
-  if (versions.length === 0) return null;
-  const eligible = versions.filter((v) => (v.effective_date ?? '') <= date);
-  if (eligible.length > 0) return { version: eligible.at(-1)!, exact: true };
-  return { version: versions[0]!, exact: false };
-}
-
-/**
  * The RVU row for a code and modifier on a date of service (or the latest release). Throws
  * NotFoundError when the code is absent from every loaded release.
  */
@@ -73,8 +62,8 @@ export async function getRvu(
   if (rows.length === 0) throw new NotFoundError(`code ${code} is not in the Medicare physician fee schedule RVU file`);
   const warnings: string[] = [];
   const versions = snapshot.versions('mpfs_rvu').filter((v) => rows.some((r) => r.version === v.version));
-  const pick = dateOfService ? versionForDate(versions, dateOfService) : { version: versions.at(-1)!, exact: true };
-  if (pick && !pick.exact) warnings.push(`no RVU release loaded is effective on ${dateOfService}; used ${pick.version.version} (effective ${pick.version.effective_date})`);
+  const pick = selectVersion('mpfs_rvu', versions, { rule: 'effective', date: dateOfService })!;
+  if (pick.warning) warnings.push(pick.warning);
   const inVersion = rows.filter((r) => r.version === pick!.version.version);
   const row = inVersion.find((r) => r.modifier === modifier);
   if (!row) {

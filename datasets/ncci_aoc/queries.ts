@@ -1,6 +1,6 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { quoteIdent } from '../../warehouse/snapshot.js';
-import { selectVersion } from '../_ncci_mue/quarter.js';
+import { selectVersion } from '../_shared/versions.js';
 import { allAsJson, type VersionUsed } from '../_ncci_mue/queries.js';
 import type { AocRow } from './dataset.js';
 
@@ -71,7 +71,7 @@ export interface AocFindResult {
  * Undefined when ncci_aoc is not loaded.
  */
 export async function findAocEdits(snapshot: SnapshotReader, code: string, dateOfService?: string): Promise<AocFindResult | undefined> {
-  const choice = selectVersion('ncci_aoc', snapshot.versions('ncci_aoc'), dateOfService);
+  const choice = selectVersion('ncci_aoc', snapshot.versions('ncci_aoc'), { rule: 'quarter', date: dateOfService });
   if (!choice) return undefined;
   const v = choice.version;
   const idx = await aocIndex(snapshot, v.version);

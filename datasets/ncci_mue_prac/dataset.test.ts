@@ -126,7 +126,7 @@ describe('findMuePrac over two loaded quarters', () => {
   it('answers from the nearest quarter with a warning when none covers the date', async () => {
     const late = await findMuePrac(snap.snapshot, '99417', '2026-11-02');
     expect(late?.used).toMatchObject({ version: '2026Q3', covered: false });
-    expect(late?.used.warning).toMatch(/no loaded version covers date of service 2026-11-02.*2026Q3/);
+    expect(late?.used.warning).toMatch(/no ncci_mue_prac version loaded covers date of service 2026-11-02.*2026Q3/);
     const early = await findMuePrac(snap.snapshot, '99417', '2025-12-31');
     expect(early?.used.version).toBe('2026Q2');
     expect(early?.row?.mue_value).toBe(3);

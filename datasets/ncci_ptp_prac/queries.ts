@@ -1,26 +1,10 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { quoteIdent } from '../../warehouse/snapshot.js';
-import { nextQuarterStart, type PtpRow } from './ptp.js';
+import { selectVersion, type VersionPick } from '../_shared/versions.js';
+import type { PtpRow } from './ptp.js';
 
 /** The four PTP tables; the queries below serve all of them. */
 export type PtpDatasetId = 'ncci_ptp_prac' | 'ncci_ptp_hosp' | 'medicaid_ptp_prac' | 'medicaid_ptp_hosp';
-
-/** A loaded quarterly version and the days it covers (`start` inclusive, `end` exclusive). */
-export interface PtpVersionRef {
-  version: string;
-  /** First day of the quarter (`YYYY-MM-DD`), null when the version has no effective date. */
-  start: string | null;
-  /** First day of the next quarter, null when `start` is null. */
-  end: string | null;
-}
-
-/** Which version answers a date of service, and whether it truly covers that date. */
-export interface PtpVersionChoice {
-  ref: PtpVersionRef;
-  /** False when no loaded version's quarter contains the date (the nearest one is used). */
-  covers: boolean;
-  warning?: string;
-}
 
 /** How an edit row stands on a date of service. */
 export type PtpEditStatus = 'active' | 'deleted' | 'not_yet_effective' | 'not_applicable';
@@ -28,56 +12,11 @@ export type PtpEditStatus = 'active' | 'deleted' | 'not_yet_effective' | 'not_ap
 /** The outcome of a pair lookup in one version. */
 export interface PtpLookup {
   dataset: PtpDatasetId;
-  choice: PtpVersionChoice | null;
+  /** The quarterly version that answered (null when none is loaded). */
+  choice: VersionPick | null;
   /** The chosen edit row (in CMS column order) or null when the pair has no edit in that version. */
   row: PtpRow | null;
   status: PtpEditStatus | 'no_edit' | 'no_data';
-}
-
-/**
- * Loaded versions of a PTP dataset with the quarter each covers (memoised per snapshot).
- * A quarterly release covers its effective date up to the next quarter's first day.
- */
-export function listPtpVersions(snapshot: SnapshotReader, dataset: PtpDatasetId): Promise<PtpVersionRef[]> {
-  return snapshot.memo(`ptp:versions:${dataset}`, async () =>
-    snapshot.versions(dataset).map((v) => ({
-      version: v.version,
-      start: v.effective_date,
-      end: v.effective_date ? nextQuarterStart(v.effective_date) : null,
-    })),
-  );
-}
-
-const dayDiff = (a: string, b: string) => Math.abs(Date.parse(`${a}T00:00:00Z`) - Date.parse(`${b}T00:00:00Z`)) / 86_400_000;
-
-/**
- * Picks the version whose quarter contains `dos`; of several (a re-posted revision), the one
- * loaded last. With none, the nearest quarter by days, marked `covers: false` with a warning.
- */
-export function choosePtpVersion(versions: PtpVersionRef[], dos: string, dataset: string): PtpVersionChoice | null {
-  if (versions.length === 0) return null;
-  const covering = versions.filter((v) => v.start !== null && v.end !== null && v.start <= dos && dos < v.end);
-  if (covering.length) return { ref: covering[covering.length - 1]!, covers: true };
-  const dated = versions.filter((v) => v.start !== null && v.end !== null);
-  if (dated.length === 0) {
-    const ref = versions[versions.length - 1]!;
-    return { ref, covers: false, warning: `${dataset} version ${ref.version} has no effective date; it is used for ${dos} without a date check` };
-  }
-  let best = dated[0]!;
-  let bestDist = Infinity;
-  for (const v of dated) {
-    const dist = dos < v.start! ? dayDiff(dos, v.start!) : dayDiff(dos, v.end!) + 1;
-    if (dist <= bestDist) {
-      best = v;
-      bestDist = dist;
-    }
-  }
-  const loaded = dated.map((v) => `${v.version} (${v.start}..${v.end})`).join(', ');
-  return {
-    ref: best,
-    covers: false,
-    warning: `no ${dataset} version loaded covers date of service ${dos}; answered from the nearest version ${best.version} (quarter starting ${best.start}); loaded: ${loaded}`,
-  };
 }
 
 /**
@@ -242,9 +181,9 @@ export async function lookupPtpEdit(
   codeB: string,
   dos: string,
 ): Promise<PtpLookup> {
-  const choice = choosePtpVersion(await listPtpVersions(snapshot, dataset), dos, dataset);
+  const choice = selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dos });
   if (!choice) return { dataset, choice: null, row: null, status: 'no_data' };
-  const v = choice.ref.version;
+  const v = choice.version.version;
   const heads = await getColumn1Codes(snapshot, dataset);
   const group = async (c: string) => (heads.has(c) ? await getColumn1Groups(snapshot, dataset, c) : NO_GROUPS).get(v) ?? EMPTY_GROUP;
   const [ga, gb] = await Promise.all([group(codeA), group(codeB)]);

@@ -1,6 +1,6 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { OppsAddendumBRow } from './dataset.js';
-import { versionForYear } from '../_shared/versions.js';
+import { versionLabel } from '../_shared/versions.js';
 import { knownCodes } from '../_shared/codes.js';
 
 /** A stored Addendum B row plus the version label (`2026-01`) it was loaded under. */
@@ -8,7 +8,7 @@ export type OppsRate = OppsAddendumBRow & { version: string };
 
 /** Latest loaded Addendum B effective in `year` (quarterly releases), or the latest overall. */
 export function oppsVersionFor(snapshot: SnapshotReader, year?: number): string | undefined {
-  return versionForYear(snapshot, 'opps_addendum_b', year);
+  return versionLabel(snapshot, 'opps_addendum_b', { rule: 'effective', year });
 }
 
 /**

@@ -6,7 +6,8 @@ import { NotFoundError } from '../../warehouse/errors.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
 import { memorySnapshot, parseAll } from '../facilities/testing.js';
 import { wageIndex } from './dataset.js';
-import { getWageIndex, wageIndexVersionForDate } from './queries.js';
+import { getWageIndex } from './queries.js';
+import { selectVersion } from '../_shared/versions.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const seed = join(repoRoot, 'seeds/wage_index/FY2026 IPPS Final Rule Table 3.csv');
@@ -103,9 +104,10 @@ describe('getWageIndex', () => {
   });
 
   it('picks the fiscal year in force on a date of service', () => {
-    expect(wageIndexVersionForDate(snap, '2026-03-15')).toBe('FY2026');
-    expect(wageIndexVersionForDate(snap, '2025-10-01')).toBe('FY2026');
-    expect(wageIndexVersionForDate(snap, '2025-09-30')).toBeUndefined();
+    const at = (date: string) => selectVersion('wage_index', snap.versions('wage_index'), { rule: 'effective', date });
+    expect(at('2026-03-15')).toMatchObject({ version: { version: 'FY2026' }, covered: true });
+    expect(at('2025-10-01')).toMatchObject({ version: { version: 'FY2026' }, covered: true });
+    expect(at('2025-09-30')).toMatchObject({ covered: false });
   });
 
   it('throws NotFoundError for an unknown CBSA or version', async () => {

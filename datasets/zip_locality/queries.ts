@@ -1,5 +1,5 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import { latestVersion } from '../locality_county/queries.js';
+import { versionLabel } from '../_shared/versions.js';
 import type { ZipLocalityRow } from './dataset.js';
 
 /** A ZIP's locality and rural flag from the ZIP5 file, with the version used. */
@@ -21,7 +21,7 @@ export function toZip5(zip: string): string | undefined {
  * at most one row otherwise (zip5 is the key).
  */
 export async function findLocalityForZip(snapshot: SnapshotReader, zip: string): Promise<ZipLocalityMatch[]> {
-  const version = latestVersion(snapshot, 'zip_locality');
+  const version = versionLabel(snapshot, 'zip_locality');
   const zip5 = toZip5(zip);
   if (!version || !zip5) return [];
   return snapshot.memo(`zip_locality:zip:${version}:${zip5}`, async () => {

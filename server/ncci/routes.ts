@@ -53,12 +53,12 @@ function ptpRoute(ptpType: 'prac' | 'hosp', deps: PtpRouteDeps): RouteDef {
       if (payerInfo.warning) warnings.push(payerInfo.warning);
       if (l.choice?.warning) warnings.push(l.choice.warning);
       if (a === b) warnings.push('column1 and column2 are the same code; PTP edits pair two different codes');
-      const versionEffective = l.choice?.ref.start ?? '';
+      const versionEffective = l.choice?.version.effective_date ?? '';
       const body: PtpEdit = {
         ...toPtpEdit(l, { a, b, dos, payer, state: query.state ?? '', program, ptpType }, versionEffective),
-        reliability: reliability(l.choice ? { [dataset]: l.choice.ref.version } : [dataset], {
+        reliability: reliability(l.choice ? { [dataset]: l.choice.version.version } : [dataset], {
           warnings,
-          degraded: l.choice ? !l.choice.covers : true,
+          degraded: l.choice ? !l.choice.covered : true,
         }),
       };
       if (query.include_summary) {

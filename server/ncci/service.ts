@@ -10,7 +10,7 @@ function messageOf(l: PtpLookup, a: string, b: string, dos: string): string {
     case 'no_data':
       return `no ${l.dataset} version is loaded; the pair could not be checked`;
     case 'no_edit':
-      return `no PTP edit pairs ${a} and ${b} in version ${l.choice!.ref.version}`;
+      return `no PTP edit pairs ${a} and ${b} in version ${l.choice!.version.version}`;
     case 'active':
       return `edit in effect on ${dos}: ${r!.column2} is denied with ${r!.column1} unless the modifier indicator allows a modifier (indicator ${r!.modifier_indicator}: ${MODIFIER_TEXT[r!.modifier_indicator]})`;
     case 'deleted':
@@ -41,7 +41,7 @@ export function toPtpEdit(
     modifier: r?.modifier_indicator ?? null,
     modifier_description: r ? MODIFIER_TEXT[r.modifier_indicator] : '',
     ptp_type: q.ptpType,
-    version: l.choice?.ref.version ?? '',
+    version: l.choice?.version.version ?? '',
     version_effective_dt: versionEffective,
     // CMS posts each release weeks before it takes effect; the files do not carry that date.
     version_posted_dt: '',

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { quarterEndOf, quarterStartOf, selectVersion } from '../datasets/_shared/versions.js';
+import type { DatasetVersion } from '../warehouse/manifest.js';
+
+const v = (version: string, effective_date: string | null, loaded_at = '2026-11-01T00:00:00Z'): DatasetVersion => ({
+  dataset: 'x',
+  version,
+  effective_date,
+  file: `${version}.duckdb`,
+  source_files: [{ name: `${version}.csv`, sha256: '', bytes: 1 }],
+  rows: 1,
+  rejects: 0,
+  loaded_at,
+});
+
+describe('selectVersion, quarter rule (NCCI PTP, MUE, add-on)', () => {
+  const versions = [v('32.0', '2026-01-01'), v('32.2', '2026-07-01')];
+  const at = (date?: string, vs = versions) => selectVersion('x', vs, { rule: 'quarter', date });
+
+  it('picks the version whose quarter contains the date, the latest without a date', () => {
+    expect(at('2026-03-31')).toEqual({ version: versions[0], covered: true });
+    expect(at('2026-01-01')).toEqual({ version: versions[0], covered: true });
+    expect(at('2026-07-01')?.version.version).toBe('32.2');
+    expect(at('2026-09-30')?.version.version).toBe('32.2');
+    expect(at()?.version.version).toBe('32.2');
+    expect(at('2026-07-01', [])).toBeUndefined();
+  });
+
+  it('falls back to the nearest quarter with a warning (a gap, before the first, after the last)', () => {
+    const gap = at('2026-04-20'); // 20 days after Q1, 72 before Q3
+    expect(gap).toMatchObject({ covered: false, version: { version: '32.0' } });
+    expect(gap?.warning).toMatch(/^no x version loaded covers date of service 2026-04-20; answered from the nearest version 32.0 \(effective 2026-01-01\); loaded: 32.0 \(from 2026-01-01\), 32.2 \(from 2026-07-01\)$/);
+    expect(at('2026-06-25')).toMatchObject({ covered: false, version: { version: '32.2' } });
+    expect(at('2019-01-01')).toMatchObject({ covered: false, version: { version: '32.0' } });
+    expect(at('2027-03-01')).toMatchObject({ covered: false, version: { version: '32.2' } });
+  });
+
+  it('prefers the later of two versions covering the date (a mid-quarter correction, a re-posted revision)', () => {
+    const both = [v('2026Q3', '2026-07-01'), v('2026Q3b', '2026-08-15')];
+    expect(at('2026-09-01', both)?.version.version).toBe('2026Q3b');
+    expect(at('2026-08-01', both)?.version.version).toBe('2026Q3');
+    const reposted = [v('32.2r1', '2026-07-01', '2026-07-20T00:00:00Z'), v('32.2', '2026-07-01', '2026-06-01T00:00:00Z')];
+    expect(at('2026-08-01', reposted)?.version.version).toBe('32.2r1');
+  });
+
+  it('reads the quarter from a label when a version has no effective date, and says when none has one', () => {
+    expect(at('2026-08-01', [v('2026Q3', null)])).toMatchObject({ covered: true });
+    expect(at('2026-08-01', [v('a', null)])?.warning).toMatch(/has no effective date/);
+  });
+});
+
+describe('selectVersion, effective rule (PFS RVU and GPCI releases, wage index)', () => {
+  const versions = [v('2026A', '2026-01-01'), v('2025D', '2025-10-01'), v('2026C', '2026-07-01')];
+  const at = (date?: string) => selectVersion('mpfs_rvu', versions, { rule: 'effective', date });
+
+  it('picks the latest release effective on or before the date, in effective order whatever the load order', () => {
+    expect(at('2026-06-30')?.version.version).toBe('2026A');
+    expect(at('2026-07-01')?.version.version).toBe('2026C');
+    expect(at('2025-12-31')?.version.version).toBe('2025D');
+    expect(at('2030-01-01')?.version.version).toBe('2026C');
+    expect(at()?.version.version).toBe('2026C');
+  });
+
+  it('answers a date before every release with the earliest, flagged and explained', () => {
+    expect(at('2024-03-01')).toEqual({
+      version: versions[1],
+      covered: false,
+      warning: 'no mpfs_rvu release loaded is effective on 2024-03-01; used 2025D (effective 2025-10-01)',
+    });
+  });
+});
+
+describe('selectVersion, by year (fee-schedule lookups)', () => {
+  it("picks that year's newest release, none when the year has none", () => {
+    const versions = [v('2025Q4V1', '2025-10-01'), v('2026Q1V1', '2026-01-01'), v('2026Q3V1', '2026-07-01')];
+    expect(selectVersion('clfs', versions, { rule: 'effective', year: 2026 })?.version.version).toBe('2026Q3V1');
+    expect(selectVersion('clfs', versions, { rule: 'effective', year: 2025 })?.version.version).toBe('2025Q4V1');
+    expect(selectVersion('clfs', versions, { rule: 'effective', year: 2024 })).toBeUndefined();
+  });
+});
+
+describe('quarter arithmetic', () => {
+  it('finds quarter starts and ends across month lengths and leap years', () => {
+    expect(quarterStartOf('2026-08-15')).toBe('2026-07-01');
+    expect(quarterStartOf('2026-12-31')).toBe('2026-10-01');
+    expect(quarterEndOf('2024-02-29')).toBe('2024-03-31');
+    expect(quarterEndOf('2026-04-01')).toBe('2026-06-30');
+    expect(quarterEndOf('2026-11-30')).toBe('2026-12-31');
+  });
+});
