@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getDmeRate, dmeRateFor } from '../datasets/dmepos/queries.js';
+import { findDmeRates, dmeRateFor } from '../datasets/dmepos/queries.js';
 import { isDmeRuralZip } from '../datasets/dmepos_rural_zip/queries.js';
-import { getLabRate } from '../datasets/clfs/queries.js';
-import { getOppsRate } from '../datasets/opps_addendum_b/queries.js';
-import { getAspPaymentLimit } from '../datasets/asp_pricing/queries.js';
+import { findLabRates } from '../datasets/clfs/queries.js';
+import { findOppsRates } from '../datasets/opps_addendum_b/queries.js';
+import { findAspPaymentLimits } from '../datasets/asp_pricing/queries.js';
 import { MountedSnapshot } from '../warehouse/snapshot.js';
 import { CrosswalkResultSchema } from '../server/codes/schemas.js';
 import { DmeListSchema, LabListSchema, OppsRowSchema } from '../server/fee_schedules/schemas.js';
@@ -180,11 +180,11 @@ describe('GET /v1/codes/crosswalk/{code}', () => {
 });
 
 describe('query functions for payment composition', () => {
-  it('getDmeRate picks the exact modifier pair, the NU row without one, and null when ambiguous', async () => {
-    expect((await getDmeRate(snap, 'A4636', 'AL', 'NU-KE'))?.rural_rate).toBe(4.52);
-    expect((await getDmeRate(snap, 'E0110', 'AL'))?.modifier).toBe('NU');
-    expect(await getDmeRate(snap, 'K0001', 'AL', 'NU')).toBeNull();
-    expect((await getDmeRate(snap, 'K0001', 'AL'))?.non_rural_rate).toBe(30.25);
+  it('findDmeRates picks the exact modifier pair, the NU row without one, and nothing when ambiguous', async () => {
+    expect((await findDmeRates(snap, 'A4636', 'AL', 'NU-KE'))[0]?.rural_rate).toBe(4.52);
+    expect((await findDmeRates(snap, 'E0110', 'AL'))[0]?.modifier).toBe('NU');
+    expect(await findDmeRates(snap, 'K0001', 'AL', 'NU')).toEqual([]);
+    expect((await findDmeRates(snap, 'K0001', 'AL'))[0]?.non_rural_rate).toBe(30.25);
   });
 
   it('dmeRateFor uses the rural fee only when one is published', () => {
@@ -200,15 +200,15 @@ describe('query functions for payment composition', () => {
     expect(await isDmeRuralZip(snap, '10001')).toBe(false);
   });
 
-  it('getLabRate falls back from QW to the plain row and reports unpriced codes as null', async () => {
-    expect(await getLabRate(snap, '36415', 'QW')).toMatchObject({ modifier: '', rate: 9.34, indicator: 'N' });
-    expect(await getLabRate(snap, '0526U')).toMatchObject({ rate: null, indicator: 'L' });
-    expect(await getLabRate(snap, '80053', undefined, 2025)).toBeNull();
+  it('findLabRates falls back from QW to the plain row and keeps unpriced codes with a null rate', async () => {
+    expect((await findLabRates(snap, '36415', 'QW'))[0]).toMatchObject({ modifier: '', rate: 9.34, indicator: 'N' });
+    expect((await findLabRates(snap, '0526U'))[0]).toMatchObject({ rate: null, indicator: 'L' });
+    expect(await findLabRates(snap, '80053', undefined, 2025)).toEqual([]);
   });
 
-  it('getOppsRate and getAspPaymentLimit read the seeded releases', async () => {
-    expect(await getOppsRate(snap, '71046')).toMatchObject({ apc_code: '5521', payment_rate: 94.85, version: '2026-01' });
-    expect(await getOppsRate(snap, 'G0463', 2025)).toBeNull();
-    expect(await getAspPaymentLimit(snap, 'J9035')).toMatchObject({ payment_limit: 73.19, coinsurance_pct: 20, version: '2025Q1' });
+  it('findOppsRates and findAspPaymentLimits read the seeded releases', async () => {
+    expect((await findOppsRates(snap, '71046'))[0]).toMatchObject({ apc_code: '5521', payment_rate: 94.85, version: '2026-01' });
+    expect(await findOppsRates(snap, 'G0463', 2025)).toEqual([]);
+    expect((await findAspPaymentLimits(snap, 'J9035'))[0]).toMatchObject({ payment_limit: 73.19, coinsurance_pct: 20, version: '2025Q1' });
   });
 });

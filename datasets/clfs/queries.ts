@@ -27,30 +27,14 @@ export async function isLabCode(snapshot: SnapshotReader, code: string): Promise
 }
 
 /**
- * The national limit of a lab code for payment composition. `rate` is null for codes that are not
- * nationally priced (INDICATOR `L`, printed `00000.00`): the MAC prices them, so the caller must
- * not compute a $0 payment. A `QW` request falls back to the plain row (CMS prints the same limit
- * for the CLIA-waived variant; not every code repeats with `QW`). Null when the code is not on
- * the schedule for that year.
+ * The CLFS rows that price a lab code with `modifier` for payment composition, best first: the
+ * exact modifier row, then the plain row (CMS prints the same limit for the CLIA-waived `QW`
+ * variant, and not every code repeats with `QW`). Empty when the code is not on the schedule for
+ * that year. `rate` is null for codes not nationally priced (INDICATOR `L`, printed `00000.00`):
+ * the MAC prices them, so the caller must not compute a $0 payment.
  */
-export async function getLabRate(
-  snapshot: SnapshotReader,
-  hcpcs: string,
-  modifier?: string,
-  year?: number,
-): Promise<{ hcpcs_code: string; modifier: string; rate: number | null; indicator: string; effective_date: string; short_descriptor: string; year: number; version: string } | null> {
+export async function findLabRates(snapshot: SnapshotReader, hcpcs: string, modifier?: string, year?: number): Promise<ClfsFee[]> {
   const { rows } = await findLabFees(snapshot, hcpcs, year);
   const mod = (modifier ?? '').trim().toUpperCase();
-  const row = rows.find((r) => r.modifier === mod) ?? rows.find((r) => r.modifier === '');
-  if (!row) return null;
-  return {
-    hcpcs_code: row.hcpcs_code,
-    modifier: row.modifier,
-    rate: row.rate,
-    indicator: row.indicator,
-    effective_date: row.effective_date,
-    short_descriptor: row.short_descriptor,
-    year: row.year,
-    version: row.version,
-  };
+  return [...rows.filter((r) => r.modifier === mod), ...(mod === '' ? [] : rows.filter((r) => r.modifier === ''))];
 }

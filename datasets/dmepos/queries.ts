@@ -56,14 +56,14 @@ export function toModifierPair(modifier?: string): [string, string] | undefined 
 }
 
 /**
- * The DMEPOS fee for a HCPCS code in a state (latest loaded version), for payment composition.
- * With a modifier (`NU`, `RR`, `NU-KE`) the exact Mod/Mod2 row; without one, the row without
- * modifiers, else the purchase-new (`NU`) row, else the only row; null when none applies (an
- * ambiguous code without modifier returns null rather than a guessed rental or purchase fee).
+ * The DMEPOS fee rows that apply to a HCPCS code in a state (latest loaded version), for payment
+ * composition: with a modifier (`NU`, `RR`, `NU-KE`) the exact Mod/Mod2 row; without one, the row
+ * without modifiers, else the purchase-new (`NU`) row, else the only row. Empty when none applies
+ * (an ambiguous code without modifier finds nothing rather than a guessed rental or purchase fee).
  */
-export async function getDmeRate(snapshot: SnapshotReader, hcpcs: string, state: string, modifier?: string): Promise<DmeposFee | null> {
+export async function findDmeRates(snapshot: SnapshotReader, hcpcs: string, state: string, modifier?: string): Promise<DmeposFee[]> {
   const version = dmeposVersionFor(snapshot);
-  if (!version) return null;
+  if (!version) return [];
   const rows = await snapshot.memo(`dmepos:rate:${version}:${hcpcs}:${state}`, () =>
     snapshot.all<DmeposFee>(`SELECT * FROM dmepos WHERE version = $1 AND hcpcs_code = $2 AND state = $3 ORDER BY modifier, modifier2`, [
       version,
@@ -72,13 +72,11 @@ export async function getDmeRate(snapshot: SnapshotReader, hcpcs: string, state:
     ]),
   );
   const pair = toModifierPair(modifier);
-  if (modifier !== undefined && modifier.trim() !== '' && !pair) return null;
-  if (pair) return rows.find((r) => r.modifier === pair[0] && r.modifier2 === pair[1]) ?? null;
-  return (
-    rows.find((r) => r.modifier === '' && r.modifier2 === '') ??
-    rows.find((r) => r.modifier === 'NU' && r.modifier2 === '') ??
-    (rows.length === 1 ? rows[0]! : null)
-  );
+  if (modifier !== undefined && modifier.trim() !== '' && !pair) return [];
+  const hit = pair
+    ? rows.find((r) => r.modifier === pair[0] && r.modifier2 === pair[1])
+    : (rows.find((r) => r.modifier === '' && r.modifier2 === '') ?? rows.find((r) => r.modifier === 'NU' && r.modifier2 === '') ?? (rows.length === 1 ? rows[0] : undefined));
+  return hit ? [hit] : [];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { findCbsaForCounty } from '../cbsa_county/queries.js';
-import { findFeeScheduleArea, findLocalityForCounty } from '../locality_county/queries.js';
+import { findFeeScheduleAreas, findLocalityForCounty } from '../locality_county/queries.js';
 import { versionLabel } from '../_shared/versions.js';
 import { getWageIndex, type WageIndexAnswer } from '../wage_index/queries.js';
 import { findLocalityForZip } from '../zip_locality/queries.js';
@@ -150,7 +150,7 @@ async function resolveGeography(snapshot: SnapshotReader, f: FacilityRow, versio
       localityName = g.name;
       versions.gpci = g.version;
     } else {
-      const area = await findFeeScheduleArea(snapshot, locality);
+      const [area] = await findFeeScheduleAreas(snapshot, locality);
       if (area) {
         localityName = area;
         versions.locality_county ??= versionLabel(snapshot, 'locality_county')!;

@@ -64,13 +64,11 @@ export async function findLocalityForCounty(snapshot: SnapshotReader, state: str
   return rows.filter((r) => r.county !== 'ALL OTHER COUNTIES' && r.county.startsWith('ALL ') && notExcluded(r)).map((r) => toMatch(r, 'all'));
 }
 
-/** Fee schedule area of a 7-digit locality from the latest LOCCO file (the name used when `gpci` is absent). */
-export async function findFeeScheduleArea(snapshot: SnapshotReader, locality: string): Promise<string | undefined> {
+/** Fee schedule areas of a 7-digit locality from the latest LOCCO file (the name used when `gpci` is absent). */
+export async function findFeeScheduleAreas(snapshot: SnapshotReader, locality: string): Promise<string[]> {
   const data = await rowsByState(snapshot);
-  if (!data) return undefined;
-  for (const rows of data.byState.values()) {
-    const hit = rows.find((r) => r.locality === locality);
-    if (hit) return hit.fee_schedule_area;
-  }
-  return undefined;
+  if (!data) return [];
+  const areas = new Set<string>();
+  for (const rows of data.byState.values()) for (const r of rows) if (r.locality === locality) areas.add(r.fee_schedule_area);
+  return [...areas];
 }

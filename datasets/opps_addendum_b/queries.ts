@@ -12,26 +12,31 @@ export function oppsVersionFor(snapshot: SnapshotReader, year?: number): string 
 }
 
 /**
- * The OPPS Addendum B row of a HCPCS code: status indicator, APC, relative weight, national
- * payment rate and copayments, from the release for `year` (latest when omitted). Null when the
- * code is not in that release. `payment_rate`/`apc_code` are null for codes not paid under an APC
+ * The OPPS Addendum B rows of a HCPCS code (one, or none when the release lacks it): status
+ * indicator, APC, relative weight, national payment rate and copayments, from the release for
+ * `year` (latest when omitted). `payment_rate`/`apc_code` are null for codes not paid under an APC
  * (SI `B`, `E1`, `N`, `Q4`, …): composition must treat those as packaged/not payable, not as $0.
  */
-export async function getOppsRate(snapshot: SnapshotReader, hcpcs: string, year?: number): Promise<OppsRate | null> {
+export async function findOppsRates(snapshot: SnapshotReader, hcpcs: string, year?: number): Promise<OppsRate[]> {
   const version = oppsVersionFor(snapshot, year);
-  return version ? getOppsRateIn(snapshot, version, hcpcs) : null;
+  return version ? findOppsRatesIn(snapshot, version, hcpcs) : [];
 }
 
 /**
- * The Addendum B row of a code in one release. A release (~18k rows) is read once per snapshot
+ * The Addendum B rows of a code in one release. A release (~18k rows) is read once per snapshot
  * into a map, so a first pass over many codes costs no query per code.
  */
-export async function getOppsRateIn(snapshot: SnapshotReader, version: string, hcpcs: string): Promise<OppsRate | null> {
-  const table = await snapshot.memo(`opps_addendum_b:table:${version}`, async () => {
-    const rows = await snapshot.all<OppsRate>(`SELECT * FROM opps_addendum_b WHERE version = $1`, [version]);
-    return new Map(rows.map((r) => [r.hcpcs_code, r]));
-  });
-  return table.get(hcpcs) ?? null;
+export async function findOppsRatesIn(snapshot: SnapshotReader, version: string, hcpcs: string): Promise<OppsRate[]> {
+  const table = await snapshot.memo(
+    `opps_addendum_b:table:${version}`,
+    async () => {
+      const rows = await snapshot.all<OppsRate>(`SELECT * FROM opps_addendum_b WHERE version = $1`, [version]);
+      return new Map(rows.map((r) => [r.hcpcs_code, r]));
+    },
+    { pin: true },
+  );
+  const row = table.get(hcpcs);
+  return row ? [row] : [];
 }
 
 /** True when the code is in any loaded Addendum B release. */

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { NotFoundError } from '../../warehouse/errors.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { HcpcsSchema } from '../schemas.js';
 import { CodeLookupSchema, CrosswalkCodeSchema, CrosswalkResultSchema } from './schemas.js';
-import { findCrosswalks, getCodeLookup, groupBySystem } from './service.js';
+import { getCodeLookup, getCrosswalks, groupBySystem } from './service.js';
 
 /** Code lookup (descriptor, status, RVUs per release) and crosswalks. */
 export const codeRoutes: RouteDef[] = [
@@ -40,8 +39,7 @@ export const codeRoutes: RouteDef[] = [
     errors: [404],
     examples: [{ summary: 'the APC of a hospital clinic visit', params: { code: 'G0463' } }],
     handler: async ({ params, snapshot, reliability }) => {
-      const r = await findCrosswalks(snapshot, params.code);
-      if (!r) throw new NotFoundError(`code ${params.code} is not in any loaded crosswalk source (OPPS Addendum B, ASP NDC-HCPCS crosswalk)`);
+      const r = await getCrosswalks(snapshot, params.code);
       const used = Object.keys(r.used).length > 0 ? r.used : ['opps_addendum_b', 'asp_crosswalk'];
       return {
         code: r.code,

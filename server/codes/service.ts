@@ -1,9 +1,9 @@
 import { findHcpcsForNdc, findNdcsForHcpcs } from '../../datasets/asp_crosswalk/queries.js';
 import { toNdc11 } from '../../datasets/asp_crosswalk/dataset.js';
-import { getAspPaymentLimit } from '../../datasets/asp_pricing/queries.js';
+import { findAspPaymentLimits } from '../../datasets/asp_pricing/queries.js';
 import { isLabCode } from '../../datasets/clfs/queries.js';
 import { STATUS_CODES, findRvuRows } from '../../datasets/mpfs_rvu/queries.js';
-import { getOppsRate, isOppsCode } from '../../datasets/opps_addendum_b/queries.js';
+import { findOppsRates, isOppsCode } from '../../datasets/opps_addendum_b/queries.js';
 import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { CodeLookupSchema, CrosswalkEntry } from './schemas.js';
@@ -61,13 +61,17 @@ export function toNdc11Any(code: string): string | undefined {
 
 /**
  * Official CMS crosswalks of a code: HCPCS -> APC (OPPS Addendum B) and HCPCS -> NDC (ASP
- * NDC-HCPCS crosswalk), or NDC -> HCPCS. Null when no loaded dataset knows the code. `used` maps
- * each dataset consulted to the version answered from (for the reliability object).
+ * NDC-HCPCS crosswalk), or NDC -> HCPCS. `used` maps each dataset consulted to the version
+ * answered from (for the reliability object). Throws NotFoundError when no loaded dataset knows
+ * the code.
  */
-export async function findCrosswalks(
-  snapshot: SnapshotReader,
-  code: string,
-): Promise<{ code: string; crosswalks: CrosswalkEntry[]; used: Record<string, string> } | null> {
+export async function getCrosswalks(snapshot: SnapshotReader, code: string): Promise<{ code: string; crosswalks: CrosswalkEntry[]; used: Record<string, string> }> {
+  const found = await crosswalksOf(snapshot, code);
+  if (!found) throw new NotFoundError(`code ${code} is not in any loaded crosswalk source (OPPS Addendum B, ASP NDC-HCPCS crosswalk)`);
+  return found;
+}
+
+async function crosswalksOf(snapshot: SnapshotReader, code: string): Promise<{ code: string; crosswalks: CrosswalkEntry[]; used: Record<string, string> } | null> {
   const used: Record<string, string> = {};
   const crosswalks: CrosswalkEntry[] = [];
   const isNdc = /^\d{11}$|-/.test(code);
@@ -90,10 +94,10 @@ export async function findCrosswalks(
     }
     return { code: ndc, crosswalks, used };
   }
-  const [opps, ndcs, asp, inOpps, inLab] = await Promise.all([
-    getOppsRate(snapshot, code),
+  const [[opps], ndcs, [asp], inOpps, inLab] = await Promise.all([
+    findOppsRates(snapshot, code),
     findNdcsForHcpcs(snapshot, code),
-    getAspPaymentLimit(snapshot, code),
+    findAspPaymentLimits(snapshot, code),
     isOppsCode(snapshot, code),
     isLabCode(snapshot, code),
   ]);

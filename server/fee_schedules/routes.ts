@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { findLabFees, isLabCode } from '../../datasets/clfs/queries.js';
 import { findDmeFees } from '../../datasets/dmepos/queries.js';
-import { getOppsRate } from '../../datasets/opps_addendum_b/queries.js';
+import { findOppsRates } from '../../datasets/opps_addendum_b/queries.js';
 import { NotFoundError } from '../../warehouse/errors.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { HcpcsSchema, StateSchema } from '../schemas.js';
@@ -59,7 +59,7 @@ export const feeScheduleRoutes: RouteDef[] = [
     errors: [404],
     examples: [{ summary: 'a hospital outpatient clinic visit', params: { code: 'G0463' } }],
     handler: async ({ params, query, snapshot, reliability }) => {
-      const row = await getOppsRate(snapshot, params.code, query.year);
+      const [row] = await findOppsRates(snapshot, params.code, query.year);
       if (!row) {
         const where = query.year ? `the ${query.year} OPPS Addendum B` : 'the loaded OPPS Addendum B';
         throw new NotFoundError(`HCPCS ${params.code} is not in ${where}`);

@@ -1,11 +1,11 @@
 import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
-import { getLabRate, isLabCode } from '../../datasets/clfs/queries.js';
-import { getDmeRate, isDmeCode } from '../../datasets/dmepos/queries.js';
+import { findLabRates, isLabCode } from '../../datasets/clfs/queries.js';
+import { findDmeRates, isDmeCode } from '../../datasets/dmepos/queries.js';
 import { isDmeRuralZip } from '../../datasets/dmepos_rural_zip/queries.js';
 import { getFacility, type FacilityProfile } from '../../datasets/facilities/queries.js';
 import { findGpci } from '../../datasets/gpci/queries.js';
 import { findRvuRows, getRvu, type RvuRow } from '../../datasets/mpfs_rvu/queries.js';
-import { getOppsRateIn, isOppsCode, oppsVersionFor } from '../../datasets/opps_addendum_b/queries.js';
+import { findOppsRatesIn, isOppsCode, oppsVersionFor } from '../../datasets/opps_addendum_b/queries.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { choosePeSetting, composePayment, type Composition, type FacilityBlock, type GpciInput, type PaymentInputs, type RvuInput } from './calculate.js';
 
@@ -277,7 +277,7 @@ async function oppsFor(
     version = oppsVersionFor(snapshot)!;
     warnings.push(`outpatient_facility: no OPPS Addendum B for ${year} is loaded; used ${version}`);
   }
-  const row = await getOppsRateIn(snapshot, version, code);
+  const [row] = await findOppsRatesIn(snapshot, version, code);
   if (!row) {
     used.opps_addendum_b = version;
     warnings.push(`outpatient_facility: ${code} is not in OPPS Addendum B ${version}`);
@@ -310,9 +310,9 @@ async function labFor(snapshot: SnapshotReader, code: string, modifier: string, 
     warnings.push(`lab: ${code} is not on the clinical laboratory fee schedule`);
     return null;
   }
-  let r = await getLabRate(snapshot, code, modifier || undefined, year);
+  let [r] = await findLabRates(snapshot, code, modifier || undefined, year);
   if (!r && year !== undefined && !snapshot.versions('clfs').some((v) => (v.effective_date ?? v.version).startsWith(String(year)))) {
-    r = await getLabRate(snapshot, code, modifier || undefined);
+    [r] = await findLabRates(snapshot, code, modifier || undefined);
     if (r) warnings.push(`lab: no CLFS for ${year} is loaded; used ${r.version}`);
   }
   if (!r) {
@@ -337,7 +337,7 @@ async function dmeFor(snapshot: SnapshotReader, code: string, modifier: string, 
     warnings.push(`dme: ${code} is not on the DMEPOS fee schedule`);
     return null;
   }
-  const row = await getDmeRate(snapshot, code, f.state, modifier || undefined);
+  const [row] = await findDmeRates(snapshot, code, f.state, modifier || undefined);
   if (!row) {
     warnings.push(`dme: ${code}${modifier ? `-${modifier}` : ''} has no DMEPOS fee in ${f.state}${modifier ? '' : ' without a modifier (pass NU, RR or UE)'}`);
     return null;

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { memorySnapshot, parseAll, sharedDataDir } from '../../datasets/facilities/testing.js';
 import { clfs, type ClfsRow } from '../../datasets/clfs/dataset.js';
-import { getLabRate } from '../../datasets/clfs/queries.js';
+import { findLabRates } from '../../datasets/clfs/queries.js';
 
 const dir = join(sharedDataDir(resolve(import.meta.dirname, '../..')), 'clfs');
 const CSV26 = join(dir, 'PUF_CLFS_CY2026_Q3V1.csv');
@@ -75,9 +75,9 @@ describe.skipIf(!present)('clfs on the real CMS files', () => {
       { dataset: clfs, files: [CSV26] },
     ]);
     try {
-      expect(await getLabRate(snap, '36415')).toMatchObject({ rate: 9.34, version: '2026Q3V1' });
-      expect(await getLabRate(snap, '36415', undefined, 2025)).toMatchObject({ rate: 9.09, version: '2025Q2V1' });
-      expect(await getLabRate(snap, '0526U')).toMatchObject({ rate: null, indicator: 'L' });
+      expect((await findLabRates(snap, '36415'))[0]).toMatchObject({ rate: 9.34, version: '2026Q3V1' });
+      expect((await findLabRates(snap, '36415', undefined, 2025))[0]).toMatchObject({ rate: 9.09, version: '2025Q2V1' });
+      expect((await findLabRates(snap, '0526U'))[0]).toMatchObject({ rate: null, indicator: 'L' });
     } finally {
       snap.close();
     }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { memorySnapshot, parseAll, sharedDataDir } from '../../datasets/facilities/testing.js';
 import { dmepos, type DmeposRow } from '../../datasets/dmepos/dataset.js';
-import { getDmeRate, findDmeFees } from '../../datasets/dmepos/queries.js';
+import { findDmeRates, findDmeFees } from '../../datasets/dmepos/queries.js';
 import { dmeposRuralZip } from '../../datasets/dmepos_rural_zip/dataset.js';
 import { isDmeRuralZip } from '../../datasets/dmepos_rural_zip/queries.js';
 
@@ -72,8 +72,8 @@ describe.skipIf(!present)('dmepos_rural_zip on the real Q1 2025 list and the que
   it('answers rural ZIP and DME rate lookups from the real files', async () => {
     expect(await isDmeRuralZip(snap, '01223')).toBe(true);
     expect(await isDmeRuralZip(snap, '10001')).toBe(false);
-    expect((await getDmeRate(snap, 'K0001', 'TX'))?.rural_rate).toBe(52.48);
-    expect((await getDmeRate(snap, 'A4636', 'AL', 'UE KE'))?.rural_rate).toBe(3.52);
+    expect((await findDmeRates(snap, 'K0001', 'TX'))[0]?.rural_rate).toBe(52.48);
+    expect((await findDmeRates(snap, 'A4636', 'AL', 'UE KE'))[0]?.rural_rate).toBe(3.52);
     const list = await findDmeFees(snap, 'E0110', { state: 'AK', limit: 50 });
     expect(list).toMatchObject({ version: '2025-04', total_count: 3, known: true });
     expect((await findDmeFees(snap, 'E0110', { year: 2024, limit: 50 })).rows).toEqual([]);

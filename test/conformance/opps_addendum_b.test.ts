@@ -6,7 +6,7 @@ import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { memorySnapshot, parseAll, sharedDataDir } from '../../datasets/facilities/testing.js';
 import { isOppsHeader, oppsAddendumB, oppsLayout, xlsxCellText, type OppsAddendumBRow } from '../../datasets/opps_addendum_b/dataset.js';
 import type { Issue } from '../../warehouse/errors.js';
-import { getOppsRate } from '../../datasets/opps_addendum_b/queries.js';
+import { findOppsRates } from '../../datasets/opps_addendum_b/queries.js';
 
 const dir = join(sharedDataDir(resolve(import.meta.dirname, '../..')), 'opps-addendum-b');
 const XLSX = join(dir, '2023_January_Web_Addendum_B.12212022.xlsx');
@@ -64,13 +64,13 @@ describe.skipIf(!present)('opps_addendum_b on the real CY2023 January workbook',
   });
 });
 
-describe.skipIf(!present)('getOppsRate over the real workbook', () => {
+describe.skipIf(!present)('findOppsRates over the real workbook', () => {
   it('answers the 2023 row and nothing for a year that is not loaded', async () => {
     const snap = await memorySnapshot([{ dataset: oppsAddendumB, files: [XLSX] }]);
     try {
-      expect(await getOppsRate(snap, 'G0463')).toMatchObject({ apc_code: '5012', payment_rate: 120.86, version: '2023-01' });
-      expect(await getOppsRate(snap, 'G0463', 2023)).toMatchObject({ year: 2023 });
-      expect(await getOppsRate(snap, 'G0463', 2026)).toBeNull();
+      expect((await findOppsRates(snap, 'G0463'))[0]).toMatchObject({ apc_code: '5012', payment_rate: 120.86, version: '2023-01' });
+      expect((await findOppsRates(snap, 'G0463', 2023))[0]).toMatchObject({ year: 2023 });
+      expect(await findOppsRates(snap, 'G0463', 2026)).toEqual([]);
     } finally {
       snap.close();
     }
