@@ -69,7 +69,7 @@ export function versionIndex<Row extends { proc_cd: string }>(snapshot: Snapshot
     const map = new Map<string, Row>();
     for (const r of rows) map.set(r.proc_cd, r);
     return map;
-  });
+  }, { pin: true });
 }
 
 /**

@@ -10,5 +10,6 @@ export function knownCodes(snapshot: SnapshotReader, dataset: string, column = '
   if (!snapshot.has(dataset)) return Promise.resolve(new Set<string>());
   return snapshot.memo(`known:${dataset}:${column}`, async () =>
     new Set((await snapshot.all<{ c: string }>(`SELECT DISTINCT ${quoteIdent(column)} AS c FROM ${quoteIdent(dataset)}`)).map((r) => r.c)),
+    { pin: true },
   );
 }

@@ -22,6 +22,7 @@ export async function findCbsaForCounty(snapshot: SnapshotReader, where: { fips?
       'SELECT fips_county, ssa_county, county_name, state, cbsa, cbsa_name, is_rural, fiscal_year FROM cbsa_county WHERE version = $1 ORDER BY fips_county',
       [version],
     ),
+    { pin: true },
   );
   let hits: CbsaCountyRow[] = [];
   if (where.fips && /^\d{5}$/.test(where.fips)) hits = rows.filter((r) => r.fips_county === where.fips);

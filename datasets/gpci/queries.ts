@@ -10,7 +10,7 @@ function gpciTable(snapshot: SnapshotReader, version: string): Promise<Map<strin
   return snapshot.memo(`gpci:table:${version}`, async () => {
     const rows = await snapshot.all<GpciRow>('SELECT locality, mac, locality_number, state, locality_name, pw_gpci, pe_gpci, mp_gpci, year FROM gpci WHERE version = $1', [version]);
     return new Map(rows.map((r) => [r.locality, r]));
-  });
+  }, { pin: true });
 }
 
 /**

@@ -32,7 +32,7 @@ async function rowsByState(snapshot: SnapshotReader): Promise<{ version: string;
       byState.set(r.county_state, list);
     }
     return { version, byState };
-  });
+  }, { pin: true });
 }
 
 /**

@@ -39,7 +39,7 @@ function rvuIndex(snapshot: SnapshotReader): Promise<Map<string, RvuRow[]>> {
       else index.set(r.hcpcs, [r]);
     }
     return index;
-  });
+  }, { pin: true });
 }
 
 /** Every RVU row of a code across all loaded releases, oldest release first. */

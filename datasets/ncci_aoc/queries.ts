@@ -33,7 +33,7 @@ export function aocIndex(snapshot: SnapshotReader, version: string): Promise<Aoc
       push(idx.byPrimary, r.primary_code, r);
     }
     return idx;
-  });
+  }, { pin: true });
 }
 
 /**

@@ -145,7 +145,7 @@ export function getColumn1Codes(snapshot: SnapshotReader, dataset: PtpDatasetId)
   return snapshot.memo(`ptp:col1:${dataset}`, async () => {
     const rows = await snapshot.all<{ column1: string }>(`SELECT DISTINCT column1 FROM ${quoteIdent(dataset)}`);
     return new Set(rows.map((r) => r.column1));
-  });
+  }, { pin: true });
 }
 
 const EMPTY_GROUP: Group = new Map();
