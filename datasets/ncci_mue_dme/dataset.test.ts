@@ -53,7 +53,7 @@ describe('findMueDme', () => {
   it('finds E0110 and memoises the per-version index', async () => {
     const a = await findMueDme(snap.snapshot, 'E0110');
     expect(a?.row?.mue_value).toBe(1);
-    const idx1 = await snap.snapshot.memo('mue-index:ncci_mue_dme:2026Q3', async () => new Map());
+    const idx1 = await snap.snapshot.memo('mue-index:ncci_mue_dme:2026Q3', async () => new Map(), { pin: true });
     expect(idx1.size).toBe(4);
   });
 });
