@@ -1,13 +1,19 @@
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import { Dispatcher } from './dispatch.js';
+import type { McpEndpoint } from './mcp/adapter.js';
 import type { Pipeline } from './pipeline.js';
 import type { RouteDef } from './route.js';
 
 export interface HttpOptions {
   /** `RCM_TRUST_PROXY`: take the client address from the first `X-Forwarded-For` hop. */
   trustProxy: boolean;
+  /** `/v1/mcp`, the second adapter over the pipeline. */
+  mcp?: McpEndpoint;
 }
+
+export const MCP_PATH = '/v1/mcp';
+const MCP_METHODS = ['GET', 'POST', 'DELETE'];
 
 const NO_BODY_LIMIT = 64 * 1024;
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -64,6 +70,18 @@ export function createHttpApp(pipeline: Pipeline, routes: RouteDef[], opts: Http
     const inbound = ctx.get('x-request-id');
     const requestId = /^[A-Za-z0-9._-]{1,64}$/.test(inbound) ? inbound : randomUUID();
     ctx.set('X-Request-Id', requestId);
+    if (ctx.path === MCP_PATH && opts.mcp && MCP_METHODS.includes(ctx.method)) {
+      const { bytes, overLimit } = ctx.method === 'POST' ? await readBody(ctx.req, 1 << 20) : { bytes: Buffer.alloc(0), overLimit: false };
+      ctx.respond = false;
+      if (overLimit) {
+        ctx.res.writeHead(413, { 'content-type': JSON_TYPE, connection: 'close' }).end(JSON.stringify({ detail: 'request body exceeds 1048576 bytes', code: 'payload_too_large' }));
+        pipeline.record('http', ctx.method, MCP_PATH, 413, started, requestId);
+        return;
+      }
+      const status = await opts.mcp.handle(ctx.req, ctx.res, bytes, clientIp(ctx, opts.trustProxy), requestId);
+      pipeline.record('http', ctx.method, MCP_PATH, status, started, requestId);
+      return;
+    }
     const m = dispatcher.match(ctx.method, ctx.path);
     if (m === null || 'allowed' in m) {
       const allowed = m ? m.allowed : null;

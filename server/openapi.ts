@@ -70,6 +70,40 @@ function refsIn(v: unknown, out: Set<string>): void {
 /** Without configured base URLs: the server that served the document (a relative URL). */
 export const DEFAULT_SERVERS = [{ url: '/', description: 'this server: kp_test_ keys on the test host, kp_live_ keys on the production host' }];
 
+/**
+ * `/v1/mcp` is served by the MCP SDK's transport, not by a route of the table, so its path item
+ * is written here; its tools are the table's data routes.
+ */
+function mcpPathItem(errorResponse: (s: number) => Json): Json {
+  const common = (method: string, summary: string, description: string, ok: Json) => ({
+    operationId: `mcp${method}`,
+    tags: ['mcp'],
+    summary,
+    description: `${description}\n\nSame X-API-Key and host pairing as REST; each tool call runs the REST pipeline (scopes, rate limit, validation). Example: initialize, then tools/list and tools/call getCodePayment.`,
+    parameters: [
+      { name: 'X-API-Key', in: 'header', required: true, description: 'API key (kp_test_ on the test host, kp_live_ on the production host)', schema: { type: 'string' } },
+      ...(method === 'Post' ? [] : [{ name: 'Mcp-Session-Id', in: 'header', required: true, description: 'session id from the initialize answer', schema: { type: 'string' } }]),
+    ],
+    responses: { '200': ok, '400': errorResponse(400), '401': errorResponse(401), '403': errorResponse(403), '404': errorResponse(404) },
+    security: [{ ApiKey: [] }],
+  });
+  const rpc = { type: 'object', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer'] }, method: { type: 'string' }, params: { type: 'object' } } };
+  return {
+    post: {
+      ...common('Post', 'MCP JSON-RPC (Streamable HTTP): initialize, tools/list, tools/call, resources/list, resources/read', 'Model Context Protocol over Streamable HTTP (protocol 2025-03-26 and later).', {
+        description: 'JSON-RPC answer',
+        content: { 'application/json': { schema: { type: 'object' } } },
+      }),
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: rpc, example: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getCode', arguments: { code: '99213' } } } } },
+      },
+    },
+    get: common('Get', 'MCP server-to-client event stream of a session', 'Opens the session\'s Server-Sent Events stream.', { description: 'event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }),
+    delete: common('Delete', 'End an MCP session', 'Closes the session named by Mcp-Session-Id.', { description: 'session ended' }),
+  };
+}
+
 export interface OpenApiOptions {
   version: string;
   servers: { url: string; description: string }[];
@@ -161,7 +195,8 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
     refsIn(body, inner);
     for (const x of inner) if (!schemas[x]) queue.push(x);
   }
-  const usedTags = new Set(routes.map((r) => r.tag));
+  paths['/v1/mcp'] = mcpPathItem(errorResponse);
+  const usedTags = new Set([...routes.map((r) => r.tag), 'mcp']);
   return {
     openapi: '3.1.0',
     info: {

@@ -166,6 +166,15 @@ export class Pipeline {
     return out;
   }
 
+  /**
+   * The caller of an endpoint outside the route table (`/v1/mcp`): host pairing and the key, as for
+   * a keyed route. Throws the same HttpErrors (400/421 host, 401 key, 403 mismatch).
+   */
+  async identify(req: Pick<InvokeRequest, 'headers' | 'target'>): Promise<AuthInfo> {
+    const hostKind = hostKindOf(this.deps.config.hosts, req.headers.host, req.target);
+    return this.keyFor(req, hostKind);
+  }
+
   /** Metrics and one log line per call (the HTTP adapter also records calls no route matched). */
   record(transport: 'http' | 'mcp', method: string, route: string, status: number, started: bigint, requestId: string, tenantId?: string): void {
     const secs = Number(process.hrtime.bigint() - started) / 1e9;
@@ -212,7 +221,7 @@ export class Pipeline {
   }
 
   /** The key of `X-API-Key`, paired with the host kind (a mismatch returns no data). */
-  private async keyFor(req: InvokeRequest, hostKind: HostKind): Promise<AuthInfo> {
+  private async keyFor(req: Pick<InvokeRequest, 'headers'>, hostKind: HostKind): Promise<AuthInfo> {
     const secret = req.headers['x-api-key'];
     if (!secret) throw new HttpError(401, 'missing_api_key', 'X-API-Key header is required');
     const key = await this.keys.authenticate(secret);

@@ -3,6 +3,7 @@ import { SnapshotHolder } from '../warehouse/snapshot.js';
 import { SqliteStateStore, type StateStore } from '../warehouse/state.js';
 import { Warehouse } from '../warehouse/store.js';
 import { createHttpApp } from './http.js';
+import { McpEndpoint } from './mcp/adapter.js';
 import type { Logger } from './logger.js';
 import { AnswerCache } from './middleware/cache.js';
 import { Metrics } from './middleware/metrics.js';
@@ -19,6 +20,7 @@ export interface RunningServer {
   routes: RouteDef[];
   metrics: Metrics;
   cache: AnswerCache;
+  mcp: McpEndpoint;
   close(): Promise<void>;
 }
 
@@ -67,7 +69,8 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const routes = [...buildRoutes({ snapshots, state, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers }), ...(o.extraRoutes ?? [])];
   routes.forEach(checkRoute);
   const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now });
-  const app = createHttpApp(pipeline, routes, { trustProxy: o.trustProxy ?? false });
+  const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now });
+  const app = createHttpApp(pipeline, routes, { trustProxy: o.trustProxy ?? false, mcp });
   const server = app.listen(o.port, o.host ?? '0.0.0.0');
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((res, rej) => {
@@ -85,7 +88,9 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     routes,
     metrics,
     cache,
+    mcp,
     async close() {
+      await mcp.close();
       await new Promise<void>((res) => {
         server.close(() => res());
         server.closeIdleConnections?.();

@@ -1,0 +1,214 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  isInitializeRequest,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { bodyOf, statusOf } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { InvokeRequest, Pipeline } from '../pipeline.js';
+import type { AuthInfo, RouteDef } from '../route.js';
+import { toInvokeParts, toolAllowed, toolsFromRoutes, type ToolDef } from './tools.js';
+
+/** What a tool call needs from the HTTP request that carried it. */
+interface CallerContext {
+  auth: AuthInfo;
+  headers: Record<string, string | undefined>;
+  clientIp: string;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  keyId: string;
+  lastSeen: number;
+}
+
+export interface McpOptions {
+  pipeline: Pipeline;
+  routes: RouteDef[];
+  serviceVersion: string;
+  logger: Logger;
+  now: () => Date;
+  /** Open sessions kept at most (the idlest is closed past it). */
+  maxSessions?: number;
+  /** A session idle this long is closed. */
+  idleMs?: number;
+}
+
+const RESOURCES: { uri: string; name: string; title: string; description: string; mimeType: string; operationId: string; query: Record<string, string> }[] = [
+  {
+    uri: 'rcm://snapshot/datasets',
+    name: 'datasets',
+    title: 'Dataset versions of the served snapshot',
+    description: 'Every dataset with the versions the mounted snapshot holds (GET /v1/meta).',
+    mimeType: 'application/json',
+    operationId: 'meta',
+    query: {},
+  },
+  {
+    uri: 'rcm://data/changes',
+    name: 'changes',
+    title: 'Dataset change feed',
+    description: 'The newest dataset version transitions (GET /v1/data/changes?limit=200).',
+    mimeType: 'application/json',
+    operationId: 'listDataChanges',
+    query: { limit: '200' },
+  },
+];
+
+const FORWARDED = ['host', 'x-api-key', 'x-admin-secret', 'x-request-id'];
+
+/**
+ * `/v1/mcp`: the Model Context Protocol's Streamable HTTP transport through the official SDK's
+ * low-level `Server`, as a second adapter over the same pipeline as REST. Tools are generated
+ * from the route table; every tool call is `pipeline.invoke` with the caller's own headers, so
+ * the same key, host pairing, scopes, rate limit, 422 issues and answer bytes apply.
+ */
+export class McpEndpoint {
+  readonly tools: ToolDef[];
+  private readonly byName: Map<string, ToolDef>;
+  private readonly sessions = new Map<string, Session>();
+
+  constructor(private readonly o: McpOptions) {
+    this.tools = toolsFromRoutes(o.routes);
+    this.byName = new Map(this.tools.map((t) => [t.name, t]));
+  }
+
+  private routeOf(operationId: string): RouteDef {
+    const r = this.o.routes.find((x) => x.operationId === operationId);
+    if (!r) throw new Error(`no route ${operationId}`);
+    return r;
+  }
+
+  private newServer(): Server {
+    const server = new Server(
+      { name: 'rcm-knowledge', version: this.o.serviceVersion },
+      {
+        capabilities: { tools: { listChanged: false }, resources: {} },
+        instructions:
+          'Revenue-cycle knowledge: Medicare fee schedules, payment composition, NCCI edits and payer rules. Each tool is one REST endpoint; its answer is the REST JSON, cited by reliability.dataset_versions.',
+      },
+    );
+    const caller = (extra: { authInfo?: { extra?: Record<string, unknown> } }): CallerContext => {
+      const c = extra.authInfo?.extra?.caller as CallerContext | undefined;
+      if (!c) throw new McpError(ErrorCode.InternalError, 'no caller context');
+      return c;
+    };
+    server.setRequestHandler(ListToolsRequestSchema, async (_req, extra) => {
+      const c = caller(extra);
+      return {
+        tools: this.tools
+          .filter((t) => toolAllowed(t, c.auth))
+          .map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations })),
+      };
+    });
+    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+      const tool = this.byName.get(req.params.name);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${req.params.name}`);
+      const res = await this.invoke(tool.route, caller(extra), toInvokeParts(tool, (req.params.arguments ?? {}) as Record<string, unknown>));
+      const text = res.body.toString('utf8');
+      if (res.status >= 400) return { isError: true, content: [{ type: 'text' as const, text }] };
+      const value = JSON.parse(text) as unknown;
+      return { content: [{ type: 'text' as const, text }], structuredContent: (tool.wrapsArray ? { results: value } : value) as Record<string, unknown> };
+    });
+    server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+      resources: RESOURCES.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })),
+    }));
+    server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => {
+      const r = RESOURCES.find((x) => x.uri === req.params.uri);
+      if (!r) throw new McpError(ErrorCode.InvalidParams, `unknown resource ${req.params.uri}`);
+      const res = await this.invoke(this.routeOf(r.operationId), caller(extra), { params: {}, query: r.query });
+      const text = res.body.toString('utf8');
+      if (res.status >= 400) throw new McpError(ErrorCode.InvalidRequest, text);
+      return { contents: [{ uri: r.uri, mimeType: r.mimeType, text }] };
+    });
+    return server;
+  }
+
+  private invoke(route: RouteDef, c: CallerContext, parts: Pick<InvokeRequest, 'params' | 'query' | 'body'>) {
+    return this.o.pipeline.invoke(route, { ...parts, headers: c.headers, clientIp: c.clientIp, requestId: randomUUID(), transport: 'mcp' });
+  }
+
+  private evictIdle(): void {
+    const now = this.o.now().getTime();
+    const idle = this.o.idleMs ?? 3_600_000;
+    const ordered = [...this.sessions.entries()].sort((a, b) => a[1].lastSeen - b[1].lastSeen);
+    for (const [id, s] of ordered) {
+      if (now - s.lastSeen > idle || this.sessions.size >= (this.o.maxSessions ?? 1000)) {
+        this.sessions.delete(id);
+        void s.transport.close();
+      }
+    }
+  }
+
+  /** Handles one HTTP request to `/v1/mcp` (POST JSON-RPC, GET event stream, DELETE session end). */
+  async handle(req: IncomingMessage, res: ServerResponse, body: Buffer, clientIp: string, requestId: string): Promise<number> {
+    const headers: Record<string, string | undefined> = { 'x-request-id': requestId };
+    for (const h of FORWARDED) {
+      const v = req.headers[h];
+      if (v !== undefined) headers[h] = Array.isArray(v) ? v.join(', ') : v;
+    }
+    let auth: AuthInfo;
+    try {
+      auth = await this.o.pipeline.identify({ headers, target: req.url });
+    } catch (err) {
+      return this.fail(res, statusOf(err), bodyOf(err, requestId));
+    }
+    const sid = req.headers['mcp-session-id'];
+    let session = typeof sid === 'string' ? this.sessions.get(sid) : undefined;
+    if (typeof sid === 'string' && !session) return this.fail(res, 404, rpcError(-32001, 'Session not found'));
+    if (session && session.keyId !== auth.key_id) return this.fail(res, 403, { detail: 'this MCP session belongs to another API key', code: 'session_key_mismatch' });
+    let parsed: unknown;
+    if (req.method === 'POST') {
+      try {
+        parsed = JSON.parse(body.toString('utf8'));
+      } catch {
+        return this.fail(res, 400, rpcError(-32700, 'Parse error: the body is not JSON'));
+      }
+    }
+    if (!session) {
+      if (req.method !== 'POST' || !isInitializeRequest(parsed)) return this.fail(res, 400, rpcError(-32000, 'Bad Request: no valid session; send initialize first'));
+      this.evictIdle();
+      const server = this.newServer();
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        enableJsonResponse: true,
+        onsessioninitialized: (id) => {
+          this.sessions.set(id, { transport, server, keyId: auth.key_id, lastSeen: this.o.now().getTime() });
+        },
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      };
+      await server.connect(transport);
+      session = { transport, server, keyId: auth.key_id, lastSeen: 0 };
+    }
+    session.lastSeen = this.o.now().getTime();
+    const withAuth = req as IncomingMessage & { auth?: { token: string; clientId: string; scopes: string[]; extra: Record<string, unknown> } };
+    withAuth.auth = { token: '', clientId: auth.key_id, scopes: auth.scopes, extra: { caller: { auth, headers, clientIp } satisfies CallerContext } };
+    await session.transport.handleRequest(withAuth, res, parsed);
+    return res.statusCode;
+  }
+
+  private fail(res: ServerResponse, status: number, body: unknown): number {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify(body));
+    return status;
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(all.map((s) => s.transport.close()));
+  }
+}
+
+const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });

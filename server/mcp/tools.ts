@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import type { InvokeRequest } from '../pipeline.js';
+import type { AuthInfo, RouteDef } from '../route.js';
+import { objectFields } from '../validation.js';
+
+type Json = Record<string, unknown>;
+
+/** One MCP tool, generated from one data route (never written by hand). */
+export interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Json & { type: 'object' };
+  outputSchema: Json & { type: 'object' };
+  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  route: RouteDef;
+  /** Which argument goes where on the REST call. */
+  pathNames: string[];
+  queryNames: string[];
+  bodyNames: string[];
+  /** The REST answer is a JSON array: the tool's structured result wraps it as `{results: [...]}`. */
+  wrapsArray: boolean;
+}
+
+/** Inline JSON Schema (no component refs: an MCP client resolves nothing outside the tool). */
+function inline(s: z.ZodType, io: 'input' | 'output'): Json {
+  const j = z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'draft-2020-12', metadata: z.registry() }) as Json;
+  delete j.$schema;
+  return j;
+}
+
+const propsOf = (s: z.ZodType | undefined): { props: Record<string, Json>; required: string[] } => {
+  if (!s) return { props: {}, required: [] };
+  const j = inline(s, 'input');
+  return { props: (j.properties ?? {}) as Record<string, Json>, required: (j.required ?? []) as string[] };
+};
+
+/** Routes that become tools: every data route (system routes and the MCP endpoint itself are not tools). */
+export function isToolRoute(r: RouteDef): boolean {
+  return r.tag !== 'system' && !r.contentType;
+}
+
+/**
+ * The tools of a route table: name from `operationId`, description from summary and description,
+ * one input schema merged from path, query and body (a name used twice is a definition error),
+ * output schema from the response schema, `readOnlyHint` for GET, `destructiveHint` for DELETE.
+ */
+export function toolsFromRoutes(routes: RouteDef[]): ToolDef[] {
+  return routes.filter(isToolRoute).map((r) => {
+    const path = propsOf(r.params);
+    const query = propsOf(r.query);
+    const body = r.body?.kind === 'json' ? propsOf(r.body.schema) : { props: {}, required: [] };
+    const properties: Record<string, Json> = {};
+    const required: string[] = [];
+    for (const [where, part] of [
+      ['path', path],
+      ['query', query],
+      ['body', body],
+    ] as const) {
+      for (const [name, schema] of Object.entries(part.props)) {
+        if (name in properties) throw new Error(`tool ${r.operationId}: input ${name} is both a ${where} field and an earlier one`);
+        properties[name] = where === 'path' ? { ...schema, description: schema.description ?? `path parameter ${name}` } : schema;
+      }
+      required.push(...(where === 'path' ? Object.keys(part.props) : part.required));
+    }
+    const out = inline(r.response, 'output');
+    const wrapsArray = out.type === 'array';
+    const outputSchema = (wrapsArray ? { type: 'object', properties: { results: out }, required: ['results'], additionalProperties: false } : out) as ToolDef['outputSchema'];
+    const title = r.summary;
+    const description = [r.summary, r.description, wrapsArray ? 'The result wraps the REST array as {results: [...]}.' : '', `REST: ${r.method.toUpperCase()} ${r.path}.`]
+      .filter(Boolean)
+      .join('\n\n');
+    return {
+      name: r.operationId,
+      title,
+      description,
+      inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false } as ToolDef['inputSchema'],
+      outputSchema,
+      annotations: {
+        title,
+        readOnlyHint: r.method === 'get',
+        destructiveHint: r.method === 'delete',
+        idempotentHint: r.method === 'get' || r.method === 'put' || r.method === 'delete',
+        openWorldHint: false,
+      },
+      route: r,
+      pathNames: Object.keys(path.props),
+      queryNames: [...(objectFields(r.query ?? z.object({}))?.keys() ?? [])],
+      bodyNames: Object.keys(body.props),
+      wrapsArray,
+    };
+  });
+}
+
+/** True when a key with these scopes (on this host kind) may call the route behind a tool. */
+export function toolAllowed(tool: ToolDef, key: Pick<AuthInfo, 'scopes' | 'key_type'>): boolean {
+  const a = tool.route.auth;
+  if (a === 'public') return true;
+  if (a === 'admin_secret_or_test_key') return key.key_type === 'test';
+  if (a.keyType === 'live' && key.key_type !== 'live') return false;
+  return key.scopes.includes(a.scope) || key.scopes.includes('admin');
+}
+
+const asQueryValue = (v: unknown): string | string[] => (Array.isArray(v) ? v.map((x) => String(x)) : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+
+/**
+ * Splits tool arguments into the REST call's path, query and body, as the route declares them.
+ * An argument the route does not know goes where the pipeline will name it as `extra_forbidden`
+ * (the body when the route takes one, else the query), so the tool error carries the same issue.
+ */
+export function toInvokeParts(tool: ToolDef, args: Record<string, unknown>): Pick<InvokeRequest, 'params' | 'query' | 'body'> {
+  const params: Record<string, string> = {};
+  const query: Record<string, string | string[]> = {};
+  const body: Record<string, unknown> = {};
+  const takesBody = tool.route.body?.kind === 'json';
+  for (const [k, v] of Object.entries(args)) {
+    if (v === undefined || v === null) continue;
+    if (tool.pathNames.includes(k)) params[k] = String(v);
+    else if (tool.queryNames.includes(k)) query[k] = asQueryValue(v);
+    else if (takesBody) body[k] = v;
+    else query[k] = asQueryValue(v);
+  }
+  return { params, query, body: takesBody ? { value: body } : undefined };
+}

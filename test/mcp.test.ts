@@ -1,0 +1,200 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { toolsFromRoutes } from '../server/mcp/tools.js';
+import { defineRoute } from '../server/route.js';
+import { LIVE_HOST, rawRequest, startTestServer, type TestServer } from './helpers/harness.js';
+
+let t: TestServer;
+const clients: Client[] = [];
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(async () => {
+  for (const c of clients) await c.close().catch(() => undefined);
+  await t.close();
+});
+
+async function connect(key: string): Promise<Client> {
+  const client = new Client({ name: 'rcm-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${t.port}/v1/mcp`), { requestInit: { headers: { 'X-API-Key': key } } });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+/** The REST answer without fields minted per call. */
+function stable(body: any): any {
+  const copy = structuredClone(body);
+  if (copy?.reliability) delete copy.reliability.generated_at;
+  return copy;
+}
+
+describe('MCP tools generated from the route table', () => {
+  it('lists one tool per data route, named by operationId, with the route summary and annotations', async () => {
+    const client = await connect(t.key);
+    const { tools } = await client.listTools();
+    const dataRoutes = t.srv.routes.filter((r) => r.tag !== 'system');
+    expect(tools.map((x) => x.name).sort()).toEqual(dataRoutes.map((r) => r.operationId).sort());
+    const pay = tools.find((x) => x.name === 'getCodePayment')!;
+    expect(pay.description).toContain('Payment composition');
+    expect(pay.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(Object.keys(pay.inputSchema.properties ?? {}).sort()).toEqual(['ccn', 'code', 'date_of_service', 'locality', 'modifier', 'place_of_service', 'qpp', 'qpp_flag', 'use_facility_rate'].sort());
+    expect(pay.inputSchema.required).toEqual(['code']);
+    expect(pay.outputSchema?.properties).toHaveProperty('estimated_payment');
+  });
+
+  it('keeps every tool in step with its route: inputs, output and hints', () => {
+    for (const tool of toolsFromRoutes(t.srv.routes)) {
+      const r = tool.route;
+      expect(tool.name).toBe(r.operationId);
+      const names = [...tool.pathNames, ...tool.queryNames, ...tool.bodyNames].sort();
+      expect(Object.keys(tool.inputSchema.properties as object).sort(), r.operationId).toEqual(names);
+      expect(new Set(names).size, `${r.operationId} has no colliding input names`).toBe(names.length);
+      expect(tool.annotations.readOnlyHint).toBe(r.method === 'get');
+      expect(tool.annotations.destructiveHint).toBe(r.method === 'delete');
+      expect(tool.outputSchema.type).toBe('object');
+    }
+  });
+
+  it('refuses a route whose path and query share an input name', () => {
+    const clash = defineRoute({
+      method: 'get',
+      path: '/v1/x/{code}',
+      operationId: 'clash',
+      tag: 'codes',
+      summary: 'clash',
+      auth: { scope: 'knowledge' },
+      reads: 'none',
+      params: z.object({ code: z.string() }),
+      query: z.object({ code: z.string() }),
+      response: z.object({}),
+      examples: [{ summary: 'x' }],
+      handler: () => ({}),
+    });
+    expect(() => toolsFromRoutes([clash])).toThrow(/input code/);
+  });
+
+  it('wraps a REST array answer as {results: [...]}', () => {
+    const arr = defineRoute({
+      method: 'get',
+      path: '/v1/x',
+      operationId: 'arr',
+      tag: 'payers',
+      summary: 'array answer',
+      auth: { scope: 'knowledge' },
+      reads: 'none',
+      response: z.array(z.object({ slug: z.string() })),
+      examples: [{ summary: 'x' }],
+      handler: () => [],
+    });
+    const [tool] = toolsFromRoutes([arr]);
+    expect(tool!.wrapsArray).toBe(true);
+    expect(tool!.outputSchema).toMatchObject({ type: 'object', required: ['results'], properties: { results: { type: 'array' } } });
+    expect(tool!.description).toMatch(/wraps the REST array/);
+  });
+});
+
+describe('MCP tool calls go through the same pipeline as REST', () => {
+  const calls: [string, Record<string, unknown>, string][] = [
+    ['getCode', { code: '99213' }, '/v1/codes/99213'],
+    ['getCodePayment', { code: '99213', locality: '1320201', date_of_service: '2026-03-02' }, '/v1/codes/99213/payment?locality=1320201&date_of_service=2026-03-02'],
+    ['getPtpPrac', { column1: '99214', column2: '99213', date_of_service: '2026-08-01' }, '/v1/ncci/ptp/prac?column1=99214&column2=99213&date_of_service=2026-08-01'],
+    ['listDataChanges', { dataset: 'ncci', limit: 5 }, '/v1/data/changes?dataset=ncci&limit=5'],
+  ];
+  for (const [name, args, url] of calls) {
+    it(`${name} answers what ${url} answers`, async () => {
+      const client = await connect(t.key);
+      const res = await client.callTool({ name, arguments: args });
+      expect(res.isError ?? false, JSON.stringify(res.content)).toBe(false);
+      const rest = await t.request(url);
+      expect(rest.status).toBe(200);
+      expect(stable(res.structuredContent)).toEqual(stable(rest.body));
+      const text = (res.content as { type: string; text: string }[])[0]!.text;
+      expect(stable(JSON.parse(text))).toEqual(stable(rest.body));
+    });
+  }
+
+  it('returns the REST 422 issues as a tool error', async () => {
+    const client = await connect(t.key);
+    const res = await client.callTool({ name: 'getCodePayment', arguments: { code: '99213', qpp_flag: '2', qpp_flg: '1' } });
+    expect(res.isError).toBe(true);
+    const mcpBody = JSON.parse((res.content as { text: string }[])[0]!.text);
+    const rest = await t.request('/v1/codes/99213/payment?qpp_flag=2&qpp_flg=1');
+    expect(rest.status).toBe(422);
+    expect(mcpBody).toEqual(rest.body);
+    expect(mcpBody.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual(['query.qpp_flag', 'query.qpp_flg']);
+  });
+
+  it('shows a key only the tools its scopes allow, and refuses the others like REST', async () => {
+    const agentsOnly = await t.newKey('test', ['agents']);
+    const client = await connect(agentsOnly);
+    const { tools } = await client.listTools();
+    expect(tools.some((x) => x.name === 'getCode')).toBe(false);
+    const res = await client.callTool({ name: 'getCode', arguments: { code: '99213' } });
+    expect(res.isError).toBe(true);
+    expect(JSON.parse((res.content as { text: string }[])[0]!.text).code).toBe('insufficient_scope');
+  });
+
+  it('counts tool calls in the key rate limit and in the metrics as mcp', async () => {
+    const client = await connect(t.key);
+    await client.callTool({ name: 'getCode', arguments: { code: '99213' } });
+    const metrics = await t.request('/v1/metrics');
+    expect(metrics.text).toMatch(/rcm_http_requests_total\{method="GET",route="\/v1\/codes\/\{code\}",status="200",transport="mcp"\} \d+/);
+  });
+});
+
+describe('MCP endpoint auth and sessions', () => {
+  const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  const post = (headers: Record<string, string>, body = init) =>
+    rawRequest(t.port, '/v1/mcp', { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Content-Length': String(Buffer.byteLength(body)), ...headers }, body });
+
+  it('answers 401 without a key or with a bad key, before any session', async () => {
+    expect((await post({})).status).toBe(401);
+    const bad = await post({ 'X-API-Key': 'kp_test_notarealkeynotarealkeynotareal' });
+    expect(bad.status).toBe(401);
+    expect(bad.body.code).toBe('invalid_api_key');
+  });
+
+  it('answers 403 when the key does not match the host', async () => {
+    const live = await t.newKey('live', ['knowledge']);
+    const r = await post({ 'X-API-Key': live });
+    expect(r.status).toBe(403);
+    expect(r.body.code).toBe('key_host_mismatch');
+    const onLive = await post({ 'X-API-Key': t.key, Host: LIVE_HOST });
+    expect(onLive.status).toBe(403);
+  });
+
+  it('negotiates a protocol version the SDK supports and binds the session to its key', async () => {
+    const r = await post({ 'X-API-Key': t.key });
+    expect(r.status).toBe(200);
+    expect(r.body.result.protocolVersion).toBe('2025-03-26');
+    const sid = r.headers['mcp-session-id'] as string;
+    expect(sid).toBeTruthy();
+    const other = await t.newKey('test', ['knowledge']);
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const hijack = await post({ 'X-API-Key': other, 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-03-26' }, list);
+    expect(hijack.status).toBe(403);
+    expect(hijack.body.code).toBe('session_key_mismatch');
+    const unknown = await post({ 'X-API-Key': t.key, 'Mcp-Session-Id': 'no-such-session' }, list);
+    expect(unknown.status).toBe(404);
+    const del = await rawRequest(t.port, '/v1/mcp', { method: 'DELETE', headers: { 'X-API-Key': t.key, 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-03-26' } });
+    expect(del.status).toBe(200);
+    const after = await post({ 'X-API-Key': t.key, 'Mcp-Session-Id': sid }, list);
+    expect(after.status).toBe(404);
+  });
+});
+
+describe('MCP resources', () => {
+  it('lists and reads the dataset versions and the change feed', async () => {
+    const client = await connect(t.key);
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri).sort()).toEqual(['rcm://data/changes', 'rcm://snapshot/datasets']);
+    const ds = await client.readResource({ uri: 'rcm://snapshot/datasets' });
+    const meta = JSON.parse((ds.contents[0] as { text: string }).text);
+    expect(meta.snapshot_id).toBe(t.srv.snapshots.snapshot!.id);
+    const ch = await client.readResource({ uri: 'rcm://data/changes' });
+    expect(JSON.parse((ch.contents[0] as { text: string }).text).changes.length).toBeGreaterThan(0);
+  });
+});
