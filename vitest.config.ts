@@ -1,14 +1,6 @@
 import { defineConfig } from 'vitest/config';
+import { base } from './vitest.base.js';
 
 export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts', 'datasets/**/*.test.ts'],
-    exclude: ['test/conformance/**'],
-    environment: 'node',
-    globalSetup: ['test/helpers/global-setup.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    pool: 'forks',
-    env: { TZ: 'UTC' },
-  },
+  test: { ...base, include: ['test/**/*.test.ts', 'datasets/**/*.test.ts'], exclude: ['test/conformance/**', 'test/browser/**', '**/node_modules/**'] },
 });

@@ -28,6 +28,8 @@ const EnvSchema = z.object({
   RCM_CACHE_MAX_MB: z.coerce.number().int().min(1).max(65536).default(64),
   RCM_HEAP_MB: z.coerce.number().int().min(256).max(65536).default(1536),
   RCM_MEMO_MAX_MB: z.coerce.number().int().min(1).max(65536).default(64),
+  RCM_PLAYGROUND: z.enum(['0', '1', 'true', 'false']).default('1').transform((s) => s === '1' || s === 'true'),
+  RCM_PLAYGROUND_KEYS_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(20),
   RCM_SNAPSHOT_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(500),
   RCM_REJECT_THRESHOLD: z.coerce.number().min(0).max(1).default(0.01),
   RCM_LOG: z.enum(['json', 'silent']).default('json'),

@@ -215,6 +215,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
           cacheMaxBytes: c.RCM_CACHE_MAX_MB * 1024 * 1024,
           memoMaxBytes: c.RCM_MEMO_MAX_MB * 1024 * 1024,
           servers: serversOf(c),
+          playground: { enabled: c.RCM_PLAYGROUND, keysPerHour: c.RCM_PLAYGROUND_KEYS_PER_HOUR },
           serviceVersion: SERVICE_VERSION,
           pollMs: c.RCM_SNAPSHOT_POLL_MS,
           logger: c.RCM_LOG === 'silent' ? silentLogger : createLogger({ write: (l: string) => io.stdout(l) }),

@@ -2,6 +2,7 @@ import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import { Dispatcher } from './dispatch.js';
 import type { McpEndpoint } from './mcp/adapter.js';
+import { pageAt } from './pages/index.js';
 import type { Pipeline } from './pipeline.js';
 import type { RouteDef } from './route.js';
 
@@ -80,6 +81,13 @@ export function createHttpApp(pipeline: Pipeline, routes: RouteDef[], opts: Http
       }
       const status = await opts.mcp.handle(ctx.req, ctx.res, bytes, clientIp(ctx, opts.trustProxy), requestId);
       pipeline.record('http', ctx.method, MCP_PATH, status, started, requestId);
+      return;
+    }
+    const page = ctx.method === 'GET' || ctx.method === 'HEAD' ? pageAt(ctx.path) : undefined;
+    if (page) {
+      for (const [k, v] of Object.entries(page.headers)) ctx.set(k, v);
+      ctx.body = page.body;
+      pipeline.record('http', ctx.method, ctx.path, 200, started, requestId);
       return;
     }
     const m = dispatcher.match(ctx.method, ctx.path);

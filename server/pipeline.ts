@@ -71,6 +71,7 @@ interface Call {
   input: { params: unknown; query: unknown; body: unknown };
   auth: AuthInfo | null;
   snapshot: MountedSnapshot | null;
+  hostKind: HostKind;
 }
 
 const DEFAULT_JSON_MAX = 1 << 20;
@@ -149,7 +150,7 @@ export class Pipeline {
         snapshot.retain();
       }
       const input = this.validate(route, req);
-      const answer = await this.answer({ route, req, input, auth, snapshot });
+      const answer = await this.answer({ route, req, input, auth, snapshot, hostKind });
       out = { status: answer.status, headers: { ...answer.headers, ...headers }, body: answer.body };
     } catch (err) {
       const status = statusOf(err);
@@ -305,7 +306,7 @@ export class Pipeline {
     return hit;
   }
 
-  private async run({ route, req, input, auth, snapshot }: Call, tenant: TenantStore | null): Promise<CachedAnswer> {
+  private async run({ route, req, input, auth, snapshot, hostKind }: Call, tenant: TenantStore | null): Promise<CachedAnswer> {
     const now = this.deps.now;
     const ctx: RouteContext<unknown, unknown, unknown> = {
       ...input,
@@ -318,6 +319,7 @@ export class Pipeline {
         return tenant;
       },
       auth,
+      hostKind,
       requestId: req.requestId,
       header: (name) => req.headers[name.toLowerCase()],
       clientIp: req.clientIp,

@@ -85,6 +85,8 @@ export interface RouteContext<P, Q, B> {
   /** The caller's tenant state (only on routes that declare `reads: ...tenant`); every query binds the tenant. */
   readonly tenant: TenantStore;
   auth: AuthInfo | null;
+  /** Whether the request addressed the production (`live`) or the test host. */
+  hostKind: 'live' | 'test';
   requestId: string;
   /** A request header (lower-case name), e.g. `idempotency-key`. */
   header(name: string): string | undefined;

@@ -7,6 +7,7 @@ import { facilityRoutes } from './facilities/routes.js';
 import { knowledgeRoutes } from './knowledge/routes.js';
 import { feeScheduleRoutes } from './fee_schedules/routes.js';
 import { ncciRoutes } from './ncci/routes.js';
+import { playgroundRoutes, type PlaygroundDeps } from './playground/routes.js';
 
 /**
  * The whole /v1 surface on one screen. Each area (`server/<area>/routes.ts`) declares its routes
@@ -31,8 +32,12 @@ import { ncciRoutes } from './ncci/routes.js';
  *   GET    /v1/ncci/mue/{code}               getMue               knowledge
  *   GET    /v1/ncci/medicaid/mue/{code}      getMedicaidMue       knowledge
  *   GET    /v1/ncci/aoc/{code}               getAoc               knowledge
+ *   POST   /v1/playground/session            createPlaygroundSession  public (test host)
+ *   POST|GET|DELETE /v1/mcp                  MCP (server/mcp/): one tool per data route above
  */
-export function buildRoutes(sys: Omit<SystemDeps, 'routes' | 'servers'> & { servers?: SystemDeps['servers'] }): RouteDef[] {
+export function buildRoutes(
+  sys: Omit<SystemDeps, 'routes' | 'servers'> & { servers?: SystemDeps['servers']; playground?: Omit<PlaygroundDeps, 'state'> },
+): RouteDef[] {
   const routes: RouteDef[] = [
     ...systemRoutes({ ...sys, servers: sys.servers ?? DEFAULT_SERVERS, routes: () => routes }),
     ...codeRoutes,
@@ -41,6 +46,7 @@ export function buildRoutes(sys: Omit<SystemDeps, 'routes' | 'servers'> & { serv
     ...knowledgeRoutes,
     ...feeScheduleRoutes,
     ...ncciRoutes,
+    ...playgroundRoutes({ state: sys.state, now: () => new Date(), enabled: true, keysPerHour: 20, ...sys.playground }),
   ];
   return routes;
 }

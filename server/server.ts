@@ -37,6 +37,8 @@ export interface StartOptions extends PipelineConfig {
   /** Bytes each snapshot's per-input memo may hold (`RCM_MEMO_MAX_MB`). */
   memoMaxBytes?: number;
   trustProxy?: boolean;
+  /** `RCM_PLAYGROUND` and `RCM_PLAYGROUND_KEYS_PER_HOUR`. */
+  playground?: { enabled: boolean; keysPerHour: number };
   /** OpenAPI `servers` (from RCM_BASE_URL / RCM_LIVE_BASE_URL). */
   servers?: { url: string; description: string }[];
   now?: () => Date;
@@ -66,7 +68,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   if (snapshots.lastError) o.logger.error({ error: snapshots.lastError }, 'snapshot mount failed');
   snapshots.start(o.pollMs ?? 500);
   const startedAt = now();
-  const routes = [...buildRoutes({ snapshots, state, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers }), ...(o.extraRoutes ?? [])];
+  const routes = [...buildRoutes({ snapshots, state, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, playground: { enabled: true, keysPerHour: 20, ...o.playground, now } }), ...(o.extraRoutes ?? [])];
   routes.forEach(checkRoute);
   const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now });
   const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now });

@@ -2,13 +2,26 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRoutes } from '../server/routes.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
+import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
 
 /**
  * Sample requests per operation: at least one success and one error each. The last test fails
  * when a route is added without samples here, so the contract stays covered.
  */
-const SAMPLES: Record<string, { path: string; status: number; key?: null }[]> = {
+interface Sample {
+  path: string;
+  status: number;
+  key?: null;
+  method?: string;
+  body?: unknown;
+  host?: string;
+}
+
+const SAMPLES: Record<string, Sample[]> = {
+  createPlaygroundSession: [
+    { path: '/v1/playground/session', method: 'POST', status: 201, key: null },
+    { path: '/v1/playground/session', method: 'POST', status: 403, key: null, host: LIVE_HOST },
+  ],
   health: [
     { path: '/v1/health', status: 200, key: null },
     { path: '/v1/health?verbose=1', status: 422, key: null },
@@ -173,7 +186,7 @@ describe('OpenAPI contract', () => {
       it(`${id}: ${s.path} answers ${s.status} with a body matching the document`, async (ctx) => {
         const o = operations(doc).get(id);
         if (!o) ctx.skip();
-        const r = await t.request(s.path, s.key === null ? { key: null } : {});
+        const r = await t.request(s.path, { ...(s.key === null ? { key: null } : {}), method: s.method, body: s.body, host: s.host });
         expect(r.status, r.text.slice(0, 300)).toBe(s.status);
         const resp = o!.op.responses[String(s.status)];
         expect(resp, `status ${s.status} is documented`).toBeTruthy();

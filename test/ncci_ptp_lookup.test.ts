@@ -129,6 +129,7 @@ describe('PTP route with an injected summarizer', () => {
       auth: null,
       requestId: 'r',
       header: () => undefined,
+      hostKind: 'test',
       clientIp: '127.0.0.1',
       now: () => new Date('2026-07-02T12:00:00Z'),
       reliability,

@@ -46,6 +46,8 @@ export interface AdminStore {
   createKey(input: CreateKeyInput): Promise<{ record: ApiKeyRecord; secret: string }>;
   findKeys(tenantId?: string): Promise<ApiKeyRecord[]>;
   revokeKey(id: string): Promise<ApiKeyRecord>;
+  /** Deletes a tenant's keys that expired before `before` (minted session keys); returns how many. */
+  purgeExpiredKeys(tenantId: string, before: Date): Promise<number>;
   /** The key whose SHA-256 is `hash` when it is neither revoked nor expired at `at`, else null. */
   findActiveKeyByHash(hash: string, at: Date): Promise<ApiKeyRecord | null>;
 }
@@ -229,6 +231,12 @@ export class SqliteStateStore implements StateStore {
           const sql = `SELECT ${KEY_COLS} FROM api_keys`;
           const rows = (tenantId ? db.prepare(`${sql} WHERE tenant_id = ? ORDER BY created_at`).all(tenantId) : db.prepare(`${sql} ORDER BY created_at`).all()) as KeyRow[];
           return rows.map(toKey);
+        }),
+      purgeExpiredKeys: (tenantId, before) =>
+        run(() => {
+          const n = db.prepare('DELETE FROM api_keys WHERE tenant_id = ? AND expires_at IS NOT NULL AND expires_at < ?').run(tenantId, before.toISOString()).changes;
+          if (n) this.wrote();
+          return n;
         }),
       revokeKey: (id) =>
         run(() => {

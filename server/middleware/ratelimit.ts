@@ -16,7 +16,7 @@ interface Window {
 }
 
 /**
- * Sliding-window limiter (current + previous minute, weighted), in memory, keyed by API key id
+ * Sliding-window limiter (current + previous window, weighted; a minute unless told), keyed by API key id
  * or client address. The clock is injected so tests move time instead of sleeping. Windows are
  * held in a bounded LRU: a flood of new client addresses evicts the idlest windows instead of
  * growing without limit. One process serves a replica; counters move to Redis behind this same
@@ -29,22 +29,24 @@ export class RateLimiter {
     readonly perMinute: number,
     private readonly now: () => number = Date.now,
     maxKeys = 100_000,
+    private readonly windowMs = 60_000,
   ) {
     this.windows = new LRUCache({ max: maxKeys });
   }
 
   take(key: string): RateDecision {
     const t = this.now();
-    const minute = Math.floor(t / 60_000) * 60_000;
+    const W = this.windowMs;
+    const minute = Math.floor(t / W) * W;
     let w = this.windows.get(key);
     if (!w || w.start !== minute) {
-      const prev = w && w.start === minute - 60_000 ? w.count : 0;
+      const prev = w && w.start === minute - W ? w.count : 0;
       w = { start: minute, count: 0, prev };
       this.windows.set(key, w);
     }
-    const elapsed = (t - minute) / 60_000;
+    const elapsed = (t - minute) / W;
     const used = w.prev * (1 - elapsed) + w.count;
-    const reset = Math.max(1, Math.ceil((minute + 60_000 - t) / 1000));
+    const reset = Math.max(1, Math.ceil((minute + W - t) / 1000));
     if (used + 1 > this.perMinute) return { allowed: false, limit: this.perMinute, remaining: 0, reset };
     w.count++;
     return { allowed: true, limit: this.perMinute, remaining: Math.max(0, Math.floor(this.perMinute - used - 1)), reset };

@@ -1,0 +1,86 @@
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/harness.js';
+
+const ARTIFACTS = resolve(import.meta.dirname, '../../var/test-artifacts');
+const CHROMIUM = process.env.RCM_CHROMIUM ?? '/usr/bin/chromium';
+
+let t: TestServer;
+let browser: Browser;
+let base: string;
+const outside: string[] = [];
+
+beforeAll(async () => {
+  t = await startTestServer();
+  base = `http://127.0.0.1:${t.port}`;
+  // Flags as for a sandboxed root session with a closed network (see the machine notes).
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  await mkdir(ARTIFACTS, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+/** A page that records (and refuses) every request leaving this server: the pages need no internet. */
+async function open(path: string): Promise<Page> {
+  const page = await browser.newPage();
+  await page.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(base) || url.startsWith('blob:') || url.startsWith('data:')) return route.continue();
+    outside.push(url);
+    return route.abort();
+  });
+  await page.goto(`${base}${path}`);
+  return page;
+}
+
+describe('playground', () => {
+  it('sends GET /v1/codes/{code}/payment with a minted test key and shows the answer and the curl line', async () => {
+    const page = await open('/playground');
+    await page.waitForSelector('body[data-ready="true"]');
+    const value = await page.$eval('#operation', (sel) => {
+      const opt = [...(sel as HTMLSelectElement).options].find((o) => o.dataset.key === 'GET /v1/codes/{code}/payment');
+      return opt?.value ?? '';
+    });
+    expect(value).not.toBe('');
+    await page.selectOption('#operation', value);
+    await page.fill('#param-code', '99213');
+    await page.fill('#param-locality', '1320201');
+    await page.fill('#param-date_of_service', '2026-03-02');
+    await page.click('#send');
+    await page.waitForFunction(() => document.getElementById('response')?.textContent?.includes('allowed_phy_payment'));
+    expect(await page.textContent('#status')).toMatch(/^200/);
+    const answer = JSON.parse((await page.textContent('#response'))!);
+    // PPRRVU2025_Oct.csv 99213 (1.30/1.35/0.10) x GPCI2026 Manhattan (1.064/1.162/1.586) x 33.4009 = $103.89
+    expect(answer.physician.allowed_phy_payment).toBe(103.89);
+    const curl = (await page.textContent('#curl'))!;
+    expect(curl).toMatch(/'http:\/\/127\.0\.0\.1:\d+\/v1\/codes\/99213\/payment\?[^']*'$/);
+    expect(curl).toContain('locality=1320201');
+    expect(curl).toContain('date_of_service=2026-03-02');
+    expect(curl).toMatch(/X-API-Key: kp_test_[A-Za-z0-9]{32}/);
+    expect(await page.textContent('#key')).toMatch(/expires/);
+    await page.screenshot({ path: join(ARTIFACTS, 'playground.png'), fullPage: true });
+    expect(outside).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('API reference', () => {
+  it('renders the served OpenAPI document with assets served by the service itself', async () => {
+    const page = await open('/docs');
+    await page.waitForSelector('h1:has-text("Revenue-cycle knowledge API")', { timeout: 30_000 });
+    // Operations are listed from the document, e.g. the payment composition in the side menu.
+    expect(await page.locator('text=Payment composition').count()).toBeGreaterThan(0);
+    expect(await page.title()).toContain('API reference');
+    await page.screenshot({ path: join(ARTIFACTS, 'docs.png') });
+    expect(outside).toEqual([]);
+    await page.close();
+  });
+});
