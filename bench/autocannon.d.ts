@@ -17,7 +17,7 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     headers?: Record<string, string>;
-    requests?: { setupRequest?: (req: Record<string, unknown>) => Record<string, unknown> }[];
+    requests?: { method?: string; setupRequest?: (req: Record<string, unknown>) => Record<string, unknown> }[];
   }
   function autocannon(opts: Options): Promise<Result>;
   export default autocannon;

@@ -1,5 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -10,6 +10,8 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { randomUUID } from 'node:crypto';
 import { bodyOf, statusOf } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -25,7 +27,7 @@ interface CallerContext {
 }
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   keyId: string;
   lastSeen: number;
@@ -178,7 +180,7 @@ export class McpEndpoint {
       if (req.method !== 'POST' || !isInitializeRequest(parsed)) return this.fail(res, 400, rpcError(-32000, 'Bad Request: no valid session; send initialize first'));
       this.evictIdle();
       const server = this.newServer();
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         enableJsonResponse: true,
         onsessioninitialized: (id) => {
@@ -192,10 +194,35 @@ export class McpEndpoint {
       session = { transport, server, keyId: auth.key_id, lastSeen: 0 };
     }
     session.lastSeen = this.o.now().getTime();
-    const withAuth = req as IncomingMessage & { auth?: { token: string; clientId: string; scopes: string[]; extra: Record<string, unknown> } };
-    withAuth.auth = { token: '', clientId: auth.key_id, scopes: auth.scopes, extra: { caller: { auth, headers, clientIp } satisfies CallerContext } };
-    await session.transport.handleRequest(withAuth, res, parsed);
-    return res.statusCode;
+    const authInfo = { token: '', clientId: auth.key_id, scopes: auth.scopes, extra: { caller: { auth, headers, clientIp } satisfies CallerContext } };
+    // The SDK's web-standard transport takes a Request and the already-parsed body; the body was
+    // read (and bounded) by the HTTP adapter, so only the headers cross over.
+    const webHeaders = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) webHeaders.set(k, Array.isArray(v) ? v.join(', ') : v);
+    const answer = await session.transport.handleRequest(new Request(`http://mcp.local${req.url ?? '/v1/mcp'}`, { method: req.method, headers: webHeaders }), {
+      authInfo,
+      parsedBody: parsed,
+    });
+    return this.write(res, answer);
+  }
+
+  /** Writes a web Response (a JSON answer, or the event stream of GET) to the Node response. */
+  private async write(res: ServerResponse, answer: Response): Promise<number> {
+    const headers: Record<string, string> = {};
+    answer.headers.forEach((v, k) => (headers[k] = v));
+    res.writeHead(answer.status, headers);
+    if (!answer.body) {
+      res.end();
+      return answer.status;
+    }
+    if ((headers['content-type'] ?? '').startsWith('text/event-stream')) {
+      const stream = Readable.fromWeb(answer.body as unknown as WebReadableStream);
+      res.on('close', () => stream.destroy());
+      stream.pipe(res);
+      return answer.status;
+    }
+    res.end(await answer.text());
+    return answer.status;
   }
 
   private fail(res: ServerResponse, status: number, body: unknown): number {
