@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { ValidationError } from '../warehouse/errors.js';
 import { normalizeHostList } from '../server/middleware/hosts.js';
 import { toIssues } from '../server/validation.js';
+import { llmWriter } from '../server/agents/writer.js';
+import type { AgentOptions } from '../server/server.js';
 
 /** Service version reported by /v1/meta and the OpenAPI document (spec revision 0.1.1). */
 export const SERVICE_VERSION = '0.1.1';
@@ -11,7 +13,9 @@ const hostList = z
   .default('')
   .transform((s) => normalizeHostList(s.split(',').map((h) => h.trim()).filter(Boolean)));
 
-const flag = z.enum(['0', '1', 'true', 'false']).default('0').transform((s) => s === '1' || s === 'true');
+/** A 0/1 (or true/false) setting. */
+const flagOf = (d: '0' | '1') => z.enum(['0', '1', 'true', 'false']).default(d).transform((s) => s === '1' || s === 'true');
+const flag = flagOf('0');
 
 const EnvSchema = z.object({
   RCM_DATA_DIR: z.string().min(1).default('./var'),
@@ -28,8 +32,22 @@ const EnvSchema = z.object({
   RCM_CACHE_MAX_MB: z.coerce.number().int().min(1).max(65536).default(64),
   RCM_HEAP_MB: z.coerce.number().int().min(256).max(65536).default(1536),
   RCM_MEMO_MAX_MB: z.coerce.number().int().min(1).max(65536).default(64),
-  RCM_PLAYGROUND: z.enum(['0', '1', 'true', 'false']).default('1').transform((s) => s === '1' || s === 'true'),
+  RCM_PLAYGROUND: flagOf('1'),
   RCM_PLAYGROUND_KEYS_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(20),
+  RCM_ENV: z.enum(['development', 'production']).default('development'),
+  CALLBACK_URL_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)),
+  RCM_AGENT_RUNNER: flagOf('1'),
+  RCM_AGENT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  RCM_AGENT_LEASE_MS: z.coerce.number().int().min(500).max(3_600_000).default(60_000),
+  RCM_JOB_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  RCM_LLM_URL: z.url().optional(),
+  RCM_LLM_MODEL: z.string().min(1).optional(),
+  RCM_LLM_API_KEY: z.string().min(1).optional(),
+  RCM_LLM_ALLOW_TEST: flag,
+  RCM_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(20_000),
   RCM_SNAPSHOT_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(500),
   RCM_REJECT_THRESHOLD: z.coerce.number().min(0).max(1).default(0.01),
   RCM_LOG: z.enum(['json', 'silent']).default('json'),
@@ -42,6 +60,19 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const r = EnvSchema.safeParse(env);
   if (!r.success) throw new ValidationError(toIssues('env', r.error, env), 'invalid configuration');
   return r.data;
+}
+
+/** Agent settings from the environment (the LLM writer only when both its URL and model are set). */
+export function agentOptionsOf(c: Config): AgentOptions {
+  return {
+    policy: { production: c.RCM_ENV === 'production', allowedHosts: c.CALLBACK_URL_ALLOWED_HOSTS },
+    runner: c.RCM_AGENT_RUNNER,
+    concurrency: c.RCM_AGENT_CONCURRENCY,
+    retentionDays: c.RCM_JOB_RETENTION_DAYS,
+    leaseMs: c.RCM_AGENT_LEASE_MS,
+    llm: c.RCM_LLM_URL && c.RCM_LLM_MODEL ? llmWriter({ url: c.RCM_LLM_URL, model: c.RCM_LLM_MODEL, apiKey: c.RCM_LLM_API_KEY, timeoutMs: c.RCM_LLM_TIMEOUT_MS }) : null,
+    allowTestKeys: c.RCM_LLM_ALLOW_TEST,
+  };
 }
 
 /** OpenAPI `servers` from the configured base URLs (undefined: the serving host itself). */

@@ -10,7 +10,7 @@ import { createLogger, silentLogger } from '../server/logger.js';
 import { startServer } from '../server/server.js';
 import { SCOPES, SqliteStateStore, type KeyScope, type KeyType } from '../warehouse/state.js';
 import { Warehouse } from '../warehouse/store.js';
-import { SERVICE_VERSION, loadConfig, serversOf, type Config } from './config.js';
+import { SERVICE_VERSION, agentOptionsOf, loadConfig, serversOf, type Config } from './config.js';
 import { diffMarkdown, diffText, fmtInt, progressLine, type DiffReport } from './format.js';
 
 export interface CliIO {
@@ -216,6 +216,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
           memoMaxBytes: c.RCM_MEMO_MAX_MB * 1024 * 1024,
           servers: serversOf(c),
           playground: { enabled: c.RCM_PLAYGROUND, keysPerHour: c.RCM_PLAYGROUND_KEYS_PER_HOUR },
+          agents: agentOptionsOf(c),
           serviceVersion: SERVICE_VERSION,
           pollMs: c.RCM_SNAPSHOT_POLL_MS,
           logger: c.RCM_LOG === 'silent' ? silentLogger : createLogger({ write: (l: string) => io.stdout(l) }),
@@ -226,6 +227,26 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
       });
   addServe('serve', 'Serve the /v1 API over the current snapshot (hot-swaps when a new one is published)', false);
   addServe('start', 'First-run friendly serve: load seeds when no snapshot exists, create a demo tenant and test key when none exists, then serve', true);
+
+  program
+    .command('worker')
+    .description('Run agent jobs and deliver their callbacks without serving HTTP (for a deployment that separates them; set RCM_AGENT_RUNNER=0 on the servers)')
+    .option('--once', 'run what is due now, then exit')
+    .action(async (o: { once?: boolean }) => {
+      const c = cfg();
+      const w = wh();
+      const logger = c.RCM_LOG === 'silent' ? silentLogger : createLogger({ write: (l: string) => io.stdout(l) });
+      const { worker } = await import('../server/worker.js');
+      const wk = await worker({ dataDir: w.dir, logger, serviceVersion: SERVICE_VERSION, agents: agentOptionsOf(c), pollMs: c.RCM_SNAPSHOT_POLL_MS });
+      if (o.once) {
+        await wk.runner.settle();
+      } else {
+        io.stderr(`rcm ${SERVICE_VERSION} worker ${wk.runner.owner} running agent jobs (data dir ${w.dir})\n`);
+        wk.runner.start(agentOptionsOf(c).pollMs, { keepAlive: true });
+        await (io.untilSignal?.() ?? new Promise(() => {}));
+      }
+      await wk.close();
+    });
 
   const keys = program.command('keys').description('Manage API keys (stored hashed; works while the server runs)');
   keys

@@ -106,6 +106,8 @@ type MaybePromise<T> = T | Promise<T>;
 /** One example request per operation: documents the call and is run by the contract tests. */
 export interface RouteExample {
   summary: string;
+  /** The status this example answers on a freshly seeded server when not 2xx (a lookup of an id that does not exist yet). */
+  status?: number;
   params?: Record<string, string>;
   query?: Record<string, string>;
   body?: unknown;

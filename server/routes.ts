@@ -8,6 +8,8 @@ import { knowledgeRoutes } from './knowledge/routes.js';
 import { feeScheduleRoutes } from './fee_schedules/routes.js';
 import { ncciRoutes } from './ncci/routes.js';
 import { playgroundRoutes, type PlaygroundDeps } from './playground/routes.js';
+import { agentRoutes, type AgentRouteDeps } from './agents/routes.js';
+import { systemResolver } from './agents/callbacks.js';
 
 /**
  * The whole /v1 surface on one screen. Each area (`server/<area>/routes.ts`) declares its routes
@@ -32,11 +34,13 @@ import { playgroundRoutes, type PlaygroundDeps } from './playground/routes.js';
  *   GET    /v1/ncci/mue/{code}               getMue               knowledge
  *   GET    /v1/ncci/medicaid/mue/{code}      getMedicaidMue       knowledge
  *   GET    /v1/ncci/aoc/{code}               getAoc               knowledge
+ *   POST   /v1/agents/code-research          submitCodeResearch   agents (202 + Location)
+ *   GET    /v1/agents/jobs/{job_id}          getAgentJob          agents
  *   POST   /v1/playground/session            createPlaygroundSession  public (test host)
  *   POST|GET|DELETE /v1/mcp                  MCP (server/mcp/): one tool per data route above
  */
 export function buildRoutes(
-  sys: Omit<SystemDeps, 'routes' | 'servers'> & { servers?: SystemDeps['servers']; playground?: Omit<PlaygroundDeps, 'state'> },
+  sys: Omit<SystemDeps, 'routes' | 'servers'> & { servers?: SystemDeps['servers']; playground?: Omit<PlaygroundDeps, 'state'>; agents?: AgentRouteDeps },
 ): RouteDef[] {
   const routes: RouteDef[] = [
     ...systemRoutes({ ...sys, servers: sys.servers ?? DEFAULT_SERVERS, routes: () => routes }),
@@ -46,6 +50,7 @@ export function buildRoutes(
     ...knowledgeRoutes,
     ...feeScheduleRoutes,
     ...ncciRoutes,
+    ...agentRoutes(sys.agents ?? { policy: { production: false, allowedHosts: [] }, resolve: systemResolver, idempotencyWindowMs: 86_400_000, onSubmit: () => {} }),
     ...playgroundRoutes({ state: sys.state, now: () => new Date(), enabled: true, keysPerHour: 20, ...sys.playground }),
   ];
   return routes;

@@ -4,12 +4,50 @@ import { SqliteStateStore, type StateStore } from '../warehouse/state.js';
 import { Warehouse } from '../warehouse/store.js';
 import { createHttpApp } from './http.js';
 import { McpEndpoint } from './mcp/adapter.js';
+import { codeResearchAgent } from './agents/code_research.js';
+import { nodeCallbackHttp, systemResolver, type CallbackHttp, type CallbackPolicy, type Resolver } from './agents/callbacks.js';
+import { JobRunner } from './agents/runner.js';
+import type { Writer } from './agents/writer.js';
 import type { Logger } from './logger.js';
 import { AnswerCache } from './middleware/cache.js';
 import { Metrics } from './middleware/metrics.js';
 import { checkRoute, Pipeline, type PipelineConfig } from './pipeline.js';
 import type { RouteDef } from './route.js';
 import { buildRoutes } from './routes.js';
+
+export interface AgentOptions {
+  policy: CallbackPolicy;
+  /** `RCM_AGENT_RUNNER`: run jobs in this process. */
+  runner: boolean;
+  concurrency: number;
+  retentionDays: number;
+  llm: Writer | null;
+  allowTestKeys: boolean;
+  resolve?: Resolver;
+  http?: CallbackHttp;
+  leaseMs?: number;
+  pollMs?: number;
+}
+
+export const DEFAULT_AGENTS: AgentOptions = { policy: { production: false, allowedHosts: [] }, runner: true, concurrency: 2, retentionDays: 30, llm: null, allowTestKeys: false };
+
+/** The job runner over a state store and snapshot holder (`rcm serve` and `rcm worker` share it). */
+export function makeRunner(o: { state: StateStore; snapshots: SnapshotHolder; logger: Logger; now: () => Date; metrics: Metrics; serviceVersion: string; agents: AgentOptions }): JobRunner {
+  const a = o.agents;
+  return new JobRunner({
+    queue: o.state.jobs,
+    snapshots: o.snapshots,
+    agents: [codeResearchAgent({ llm: a.llm, allowTestKeys: a.allowTestKeys })],
+    now: o.now,
+    logger: o.logger,
+    concurrency: a.concurrency,
+    leaseMs: a.leaseMs,
+    retentionDays: a.retentionDays,
+    callbacks: { policy: a.policy, resolve: a.resolve ?? systemResolver, http: a.http ?? nodeCallbackHttp, userAgent: `rcm-knowledge/${o.serviceVersion}` },
+    onAttempt: (outcome) => o.metrics.callbackAttempts.inc({ outcome }),
+    onFinish: (status) => o.metrics.jobsFinished.inc({ status }),
+  });
+}
 
 export interface RunningServer {
   server: Server;
@@ -21,6 +59,7 @@ export interface RunningServer {
   metrics: Metrics;
   cache: AnswerCache;
   mcp: McpEndpoint;
+  runner: JobRunner;
   close(): Promise<void>;
 }
 
@@ -42,6 +81,8 @@ export interface StartOptions extends PipelineConfig {
   /** OpenAPI `servers` (from RCM_BASE_URL / RCM_LIVE_BASE_URL). */
   servers?: { url: string; description: string }[];
   now?: () => Date;
+  /** Agent jobs: callback rules, the runner (off when `rcm worker` runs jobs elsewhere), the optional LLM writer. */
+  agents?: AgentOptions;
   /** Extra routes (the test suite's probes of each auth and body kind). */
   extraRoutes?: RouteDef[];
 }
@@ -68,11 +109,18 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   if (snapshots.lastError) o.logger.error({ error: snapshots.lastError }, 'snapshot mount failed');
   snapshots.start(o.pollMs ?? 500);
   const startedAt = now();
-  const routes = [...buildRoutes({ snapshots, state, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, playground: { enabled: true, keysPerHour: 20, ...o.playground, now } }), ...(o.extraRoutes ?? [])];
+  const agents = { ...DEFAULT_AGENTS, ...o.agents };
+  metrics.watchJobs(() => state.jobs.countByStatus());
+  const runner = makeRunner({ state, snapshots, logger: o.logger, now, metrics, serviceVersion: o.serviceVersion, agents });
+  const wake = () => {
+    if (agents.runner) setImmediate(() => void runner.tick().catch(() => undefined));
+  };
+  const routes = [...buildRoutes({ snapshots, state, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, playground: { enabled: true, keysPerHour: 20, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: 86_400_000, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
   routes.forEach(checkRoute);
   const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now });
   const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now });
   const app = createHttpApp(pipeline, routes, { trustProxy: o.trustProxy ?? false, mcp });
+  if (agents.runner) runner.start(agents.pollMs);
   const server = app.listen(o.port, o.host ?? '0.0.0.0');
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((res, rej) => {
@@ -91,7 +139,9 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     metrics,
     cache,
     mcp,
+    runner,
     async close() {
+      await runner.drain();
       await mcp.close();
       await new Promise<void>((res) => {
         server.close(() => res());

@@ -40,6 +40,19 @@ const ISOLATION: Record<string, (f: Fixture) => Promise<void>> = {
     expect((await a.keys.list()).map((k) => k.id)).toEqual([keyA.record.id]);
     expect((await b.keys.list()).map((k) => k.id)).toEqual([keyB.record.id]);
   },
+  'jobs.create': async ({ a, b }) => {
+    const now = clock.now();
+    const ja = await a.jobs.create({ id: 'a0000000-0000-4000-8000-000000000001', agent_type: 'code_research', input: { q: 'a' }, key_type: 'test', idempotency_key: 'same', request_hash: 'h1' }, now, 86_400_000);
+    // The same Idempotency-Key in another tenant is another job, not A's.
+    const jb = await b.jobs.create({ id: 'b0000000-0000-4000-8000-000000000001', agent_type: 'code_research', input: { q: 'b' }, key_type: 'test', idempotency_key: 'same', request_hash: 'h2' }, now, 86_400_000);
+    expect(jb.created).toBe(true);
+    expect(jb.job.id).not.toBe(ja.job.id);
+    expect((await a.jobs.get(ja.job.id)).input).toEqual({ q: 'a' });
+  },
+  'jobs.get': async ({ a, b }) => {
+    const { job } = await a.jobs.create({ id: 'a0000000-0000-4000-8000-000000000002', agent_type: 'code_research', input: { q: 'secret' }, key_type: 'test', request_hash: 'h' }, clock.now(), 86_400_000);
+    await expect(b.jobs.get(job.id)).rejects.toBeInstanceOf(NotFoundError);
+  },
   'keys.revoke': async ({ a, b, keyA }) => {
     await expect(b.keys.revoke(keyA.record.id)).rejects.toBeInstanceOf(NotFoundError);
     expect((await a.keys.list())[0]!.revoked_at).toBeNull();

@@ -37,4 +37,33 @@ export const MIGRATIONS: Migration[] = [
         ALTER TABLE api_keys ADD COLUMN expires_at TEXT;`);
     },
   },
+  {
+    version: 3,
+    name: 'agent jobs and their callback delivery',
+    up(db) {
+      db.exec(`
+        CREATE TABLE agent_jobs (
+          id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL REFERENCES tenants(id),
+          agent_type TEXT NOT NULL,
+          status TEXT NOT NULL CHECK (status IN ('accepted','running','completed','failed')),
+          input TEXT, result TEXT, error TEXT,
+          key_type TEXT NOT NULL CHECK (key_type IN ('test','live')),
+          idempotency_key TEXT, request_hash TEXT NOT NULL,
+          created_at TEXT NOT NULL, started_at TEXT, finished_at TEXT, latency_ms INTEGER,
+          lease_owner TEXT, lease_until TEXT, fence INTEGER NOT NULL DEFAULT 0, runs INTEGER NOT NULL DEFAULT 0,
+          callback_url TEXT, callback_secret TEXT,
+          callback_state TEXT NOT NULL DEFAULT 'none' CHECK (callback_state IN ('none','waiting','pending','delivering','delivered','failed')),
+          callback_body TEXT, callback_due_at TEXT, callback_lease_until TEXT,
+          purged_at TEXT);
+        CREATE UNIQUE INDEX agent_jobs_idempotency ON agent_jobs(tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+        CREATE INDEX agent_jobs_claim ON agent_jobs(status, created_at);
+        CREATE INDEX agent_jobs_callbacks ON agent_jobs(callback_state, callback_due_at);
+        CREATE TABLE callback_attempts (
+          job_id TEXT NOT NULL REFERENCES agent_jobs(id) ON DELETE CASCADE,
+          attempt INTEGER NOT NULL,
+          started_at TEXT NOT NULL, finished_at TEXT NOT NULL,
+          outcome TEXT NOT NULL, http_status INTEGER, error TEXT,
+          PRIMARY KEY (job_id, attempt));`);
+    },
+  },
 ];

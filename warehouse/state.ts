@@ -3,6 +3,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { NotFoundError } from './errors.js';
+import { SqliteJobs, type JobQueue, type TenantJobs } from './jobs.js';
 import { MIGRATIONS } from './migrations.js';
 
 export type KeyType = 'test' | 'live';
@@ -72,6 +73,8 @@ export interface TenantStore {
     /** Revokes one of this tenant's keys; another tenant's key id is not found. */
     revoke(id: string): Promise<ApiKeyRecord>;
   };
+  /** Agent jobs submitted by this tenant. */
+  jobs: TenantJobs;
 }
 
 /**
@@ -81,6 +84,8 @@ export interface TenantStore {
 export interface StateStore {
   readonly admin: AdminStore;
   forTenant(tenantId: string): TenantStore;
+  /** The agent job queue across tenants (the job runner's part). */
+  readonly jobs: JobQueue;
   /** Changes whenever any process commits a write (auth caches compare it). */
   changeMarker(): Promise<string>;
   /** Calls `listener` after each write this process commits (so its caches drop at once); returns an unsubscribe. */
@@ -149,7 +154,9 @@ export class SqliteStateStore implements StateStore {
   private readonly stmtBump: Database.Statement<[string]>;
   private localWrites = 0;
   private readonly listeners = new Set<() => void>();
+  private readonly jobTables: SqliteJobs;
   readonly admin: AdminStore;
+  readonly jobs: JobQueue;
 
   constructor(
     file: string,
@@ -168,6 +175,24 @@ export class SqliteStateStore implements StateStore {
       'INSERT INTO tenant_state (tenant_id, generation) VALUES (?, 1) ON CONFLICT (tenant_id) DO UPDATE SET generation = generation + 1',
     );
     this.admin = this.makeAdmin();
+    this.jobTables = new SqliteJobs(this.db);
+    this.jobs = this.makeQueue();
+  }
+
+  /** The runner's queue: each operation is one locked (and, when it writes, transactional) step. */
+  private makeQueue(): JobQueue {
+    const t = this.jobTables;
+    const tx = <T>(fn: () => T) => this.lock.run(() => this.db.transaction(fn).immediate());
+    return {
+      claim: (owner, now, leaseMs) => tx(() => t.claim(owner, now, leaseMs)),
+      renew: (id, fence, until) => tx(() => t.renew(id, fence, until)),
+      finish: (id, fence, outcome, now, body) => tx(() => t.finish(id, fence, outcome, now, body)),
+      claimCallback: (now, leaseMs) => tx(() => t.claimCallback(now, leaseMs)),
+      recordAttempt: (jobId, a, next) => tx(() => t.recordAttempt(jobId, a, next)),
+      purge: (before, now) => tx(() => t.purge(before, now)),
+      countByStatus: () => this.lock.run(() => t.countByStatus()),
+      nextCallbackDue: () => this.lock.run(() => t.nextCallbackDue()),
+    };
   }
 
   /** Applies every migration newer than the recorded schema version, each in its own transaction. */
@@ -314,6 +339,10 @@ export class SqliteStateStore implements StateStore {
       keys: {
         list: () => run(() => (this.db.prepare(`SELECT ${KEY_COLS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at`).all(tenantId) as KeyRow[]).map(toKey)),
         revoke: (id) => write(() => this.revokeKeyWhere(id, tenantId)),
+      },
+      jobs: {
+        create: (job, now, windowMs) => write(() => this.jobTables.forTenant(tenantId).create(job, now, windowMs)),
+        get: (id) => run(() => this.jobTables.forTenant(tenantId).get(id)),
       },
     };
     return view;

@@ -201,3 +201,31 @@ export async function findPtpEditsForCode(snapshot: SnapshotReader, dataset: Ptp
     [version, code],
   );
 }
+
+/**
+ * How many edits in force on `dos` name `code` in one version, as column 1 and as column 2, with
+ * a few examples (the edits that bind a code on a claim; not claim frequencies). Indicator-9
+ * edits never applied and are not counted.
+ */
+export async function countPtpEditsForCode(
+  snapshot: SnapshotReader,
+  dataset: PtpDatasetId,
+  version: string,
+  code: string,
+  dos: string,
+  sample = 5,
+): Promise<{ as_column1: number; as_column2: number; sample: PtpRow[] }> {
+  const inForce = `version = $1 AND modifier_indicator <> '9' AND (effective_date IS NULL OR effective_date <= $3) AND (deletion_date IS NULL OR deletion_date >= $3)`;
+  const [counts] = await snapshot.all<{ c1: number; c2: number }>(
+    `SELECT count(*) FILTER (WHERE column1 = $2) AS c1, count(*) FILTER (WHERE column2 = $2) AS c2
+       FROM ${quoteIdent(dataset)} WHERE ${inForce} AND (column1 = $2 OR column2 = $2)`,
+    [version, code, dos],
+  );
+  const rows = await snapshot.all<PtpRow>(
+    `SELECT column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale
+       FROM ${quoteIdent(dataset)} WHERE ${inForce} AND (column1 = $2 OR column2 = $2)
+      ORDER BY column1 = $2 DESC, column1, column2 LIMIT ${Math.max(0, Math.floor(sample))}`,
+    [version, code, dos],
+  );
+  return { as_column1: Number(counts?.c1 ?? 0), as_column2: Number(counts?.c2 ?? 0), sample: rows };
+}

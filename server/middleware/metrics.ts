@@ -29,6 +29,32 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly callbackAttempts = new Counter({
+    name: 'rcm_agent_callback_attempts_total',
+    help: 'Agent callback delivery attempts by outcome (delivered, retry, failed).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly jobsFinished = new Counter({
+    name: 'rcm_agent_jobs_finished_total',
+    help: 'Agent jobs finished by this process, by final status.',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
+  /** Reports job counts by state at scrape time from `count` (the durable queue). */
+  watchJobs(count: () => Promise<Record<string, number>>): void {
+    new Gauge({
+      name: 'rcm_agent_jobs',
+      help: 'Agent jobs in the state store by state (accepted, running, completed, failed).',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      async collect() {
+        for (const [state, n] of Object.entries(await count())) this.set({ state }, n);
+      },
+    });
+  }
+
   constructor(opts: { processMetrics?: boolean } = {}) {
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'rcm_' });
   }

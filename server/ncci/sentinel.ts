@@ -76,6 +76,16 @@ const CLAIM_INACTIVE = /\bno longer applies\b|\bhas no edit\b|\bno (?:active )?e
 const CLAIM_ACTIVE = /\bactive edit\b|\bis in effect\b|\bis denied\b|\bwill be denied\b/i;
 const ROLE = /\bcolumn\s*(1|one|2|two)(?:\s+code)?(?:\s+is)?[\s:]+([A-Z0-9]{5})\b|\b([A-Z0-9]{5})\s*\(column\s*(1|one|2|two)\)/gi;
 
+/**
+ * Links, e-mails, phone numbers, NPIs, beneficiary ids, markup and injected instructions in a
+ * text that came from a model (every audited writer uses these).
+ */
+export function securityFindings(text: string): SentinelFinding[] {
+  const out: SentinelFinding[] = [];
+  for (const s of SECURITY) for (const m of text.matchAll(s.re)) out.push({ code: s.name, severity: s.severity, message: s.message, match: m[0] });
+  return out;
+}
+
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /**
@@ -93,9 +103,7 @@ export function auditSummary(summary: string, edit: PtpEditFacts): Sentinel {
     patterns.push({ pattern, category, severity: f.severity, match: f.match ?? '' });
   };
 
-  for (const s of SECURITY) {
-    for (const m of summary.matchAll(s.re)) add(security, 'security', { code: s.name, severity: s.severity, message: s.message, match: m[0] });
-  }
+  for (const f of securityFindings(summary)) add(security, 'security', f);
 
   // Codes: only the pair's two codes may appear, and both should.
   const own = new Set([edit.col1_proc_cd, edit.col2_proc_cd]);

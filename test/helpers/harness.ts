@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { silentLogger, type Logger } from '../../server/logger.js';
 import type { RouteDef } from '../../server/route.js';
-import { startServer, type RunningServer } from '../../server/server.js';
+import { DEFAULT_AGENTS, startServer, type AgentOptions, type RunningServer } from '../../server/server.js';
 import type { KeyScope, KeyType } from '../../warehouse/state.js';
 import { Warehouse } from '../../warehouse/store.js';
 
@@ -81,6 +81,7 @@ export async function startTestServer(
     logger?: Logger;
     now?: () => Date;
     extraRoutes?: RouteDef[];
+    agents?: Partial<AgentOptions>;
   } = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rcm-test-'));
@@ -96,6 +97,7 @@ export async function startTestServer(
     trustProxy: o.trustProxy,
     cacheMaxBytes: o.cacheMaxBytes,
     extraRoutes: o.extraRoutes,
+    agents: { ...DEFAULT_AGENTS, runner: false, ...o.agents },
     serviceVersion: '0.1.1',
     pollMs: o.pollMs ?? 100,
     logger: o.logger ?? silentLogger,

@@ -1,0 +1,246 @@
+import { createHmac } from 'node:crypto';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP } from 'node:net';
+import type { AgentJob } from '../../warehouse/jobs.js';
+
+/** The spec's callback attempts: immediately, then about 2 s and about 8 s after the previous one ended. */
+export const RETRY_DELAYS_MS = [2_000, 8_000] as const;
+export const MAX_ATTEMPTS = 3;
+/** A receiver must answer within 10 s. */
+export const CALLBACK_TIMEOUT_MS = 10_000;
+/** A 429's Retry-After is honoured up to this long. */
+export const MAX_RETRY_AFTER_MS = 8_000;
+
+/** `evt_` followed by the 32 hex digits of the job UUID: stable per job, so receivers deduplicate. */
+export function eventId(jobId: string): string {
+  return `evt_${jobId.replace(/-/g, '').toLowerCase()}`;
+}
+
+/** The callback body (spec "Events"), serialized once at completion so every attempt sends the same bytes. */
+export function callbackBody(job: AgentJob): string {
+  return JSON.stringify({
+    id: eventId(job.id),
+    type: job.status === 'completed' ? 'agent.job.completed' : 'agent.job.failed',
+    created_at: job.finished_at,
+    job_id: job.id,
+    status: job.status,
+    agent_type: job.agent_type,
+    result: job.result ?? null,
+    error: job.error ?? null,
+    latency_ms: job.latency_ms,
+  });
+}
+
+/** `X-SVC-Signature` value: `sha256=` + lowercase hex HMAC-SHA256 of the exact bytes sent. */
+export function signature(body: string | Buffer, secret: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Where a callback may go
+
+/** Addresses no callback may reach, for any key: private, CGNAT, link-local (cloud metadata), ULA, unspecified, multicast, reserved. */
+const FORBIDDEN = new BlockList();
+for (const [net, bits] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  FORBIDDEN.addSubnet(net, bits, 'ipv4');
+}
+for (const [net, bits] of [
+  ['::', 128],
+  ['fe80::', 10],
+  ['fc00::', 7],
+  ['ff00::', 8],
+  ['fd00:ec2::', 32],
+] as const) {
+  FORBIDDEN.addSubnet(net, bits, 'ipv6');
+}
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** The IPv4 address inside an IPv4-mapped (`::ffff:a.b.c.d`), NAT64 (`64:ff9b::`) or compatible IPv6 address. */
+function embeddedV4(ip: string): string | null {
+  const lower = ip.toLowerCase();
+  const dotted = /^(?:::ffff:|::ffff:0:|64:ff9b::|::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (dotted) return dotted[1]!;
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  if (hex) {
+    const a = parseInt(hex[1]!, 16);
+    const b = parseInt(hex[2]!, 16);
+    return `${a >> 8}.${a & 255}.${b >> 8}.${b & 255}`;
+  }
+  return null;
+}
+
+/** Why an address may not receive a callback (null when it may). */
+export function addressRefusal(ip: string, allowLoopback: boolean): string | null {
+  let family = isIP(ip);
+  if (family === 0) return `${ip} is not an IP address`;
+  let addr = ip;
+  if (family === 6) {
+    const v4 = embeddedV4(ip);
+    if (v4) {
+      addr = v4;
+      family = 4;
+    }
+  }
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  if (LOOPBACK.check(addr, type)) return allowLoopback ? null : `${ip} is a loopback address (allowed only outside production)`;
+  if (FORBIDDEN.check(addr, type)) return `${ip} is a private, link-local, metadata or reserved address`;
+  return null;
+}
+
+export interface CallbackPolicy {
+  /** `RCM_ENV=production`: loopback and plain HTTP are refused for every key. */
+  production: boolean;
+  /** `CALLBACK_URL_ALLOWED_HOSTS` (lower case; `*.example.com` matches subdomains); empty allows any public host. */
+  allowedHosts: string[];
+}
+
+/** Resolves a host name to addresses (injected: tests never use real DNS). */
+export type Resolver = (host: string) => Promise<{ address: string; family: number }[]>;
+export const systemResolver: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
+
+const LOCAL_HTTP_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** The URL checks that need no DNS; a reason string when refused. */
+export function urlRefusal(raw: string, policy: CallbackPolicy, liveKey: boolean): string | null {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return 'callback_url is not a valid URL';
+  }
+  const production = policy.production || liveKey;
+  const host = u.hostname.toLowerCase();
+  if (u.username || u.password) return 'callback_url must not carry credentials';
+  if (u.protocol === 'http:') {
+    if (production || !LOCAL_HTTP_HOSTS.has(host)) return 'callback_url must use https (plain http only to localhost or 127.0.0.1, and only outside production)';
+  } else if (u.protocol !== 'https:') {
+    return 'callback_url must use https';
+  }
+  if (policy.allowedHosts.length > 0) {
+    const ok = policy.allowedHosts.some((a) => (a.startsWith('*.') ? host.endsWith(a.slice(1)) && host.length > a.length - 1 : host === a));
+    if (!ok) return `callback host ${host} is not in CALLBACK_URL_ALLOWED_HOSTS`;
+  }
+  const literal = host.startsWith('[') ? host.slice(1, -1) : host;
+  if (isIP(literal)) return addressRefusal(literal, !production);
+  if (host === 'localhost' && production) return 'localhost is allowed only outside production';
+  return null;
+}
+
+/**
+ * Resolves the callback host and checks every address it resolves to; returns the one to connect
+ * to (the connection then goes to that very address, so DNS cannot change between check and use).
+ */
+export async function resolveTarget(raw: string, policy: CallbackPolicy, liveKey: boolean, resolve: Resolver): Promise<{ address: string; family: 4 | 6 } | { refusal: string }> {
+  const pre = urlRefusal(raw, policy, liveKey);
+  if (pre) return { refusal: pre };
+  const u = new URL(raw);
+  const host = u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname;
+  const allowLoopback = !(policy.production || liveKey);
+  const family = isIP(host);
+  if (family) return { address: host, family: family as 4 | 6 };
+  const found = host.toLowerCase() === 'localhost' ? [{ address: '127.0.0.1', family: 4 }] : await resolve(host);
+  if (found.length === 0) return { refusal: `callback host ${host} does not resolve` };
+  for (const a of found) {
+    const why = addressRefusal(a.address, allowLoopback);
+    if (why) return { refusal: `callback host ${host} resolves to ${why}` };
+  }
+  return { address: found[0]!.address, family: found[0]!.family === 6 ? 6 : 4 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sending
+
+export interface CallbackResponse {
+  status: number;
+  retryAfter: string | undefined;
+}
+
+/** Posts bytes to a URL at a given address; injected so tests use their own receiver. */
+export type CallbackHttp = (url: URL, target: { address: string; family: 4 | 6 }, body: string, headers: Record<string, string>, timeoutMs: number) => Promise<CallbackResponse>;
+
+/**
+ * The real sender: `http`/`https` with `lookup` pinned to the checked address (TLS still
+ * verifies the URL's host name), a whole-request timeout, and no redirect following.
+ */
+export const nodeCallbackHttp: CallbackHttp = (url, target, body, headers, timeoutMs) =>
+  new Promise((resolve, reject) => {
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup: (_host, _opts, cb) => (cb as (e: null, a: string, f: number) => void)(null, target.address, target.family),
+        servername: url.protocol === 'https:' && !isIP(url.hostname) ? url.hostname : undefined,
+        timeout: timeoutMs,
+      },
+      (res) => {
+        res.resume(); // the answer body is not needed
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined }));
+        res.on('error', reject);
+      },
+    );
+    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    timer.unref();
+    req.on('close', () => clearTimeout(timer));
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+
+export type AttemptResult =
+  | { outcome: 'delivered'; http_status: number }
+  | { outcome: 'retry'; http_status: number | null; error: string; retryAfterMs: number | null }
+  | { outcome: 'failed'; http_status: number | null; error: string };
+
+/** Seconds (or an HTTP date) of a Retry-After header, in ms from `now`. */
+function retryAfterMs(v: string | undefined, now: Date): number | null {
+  if (!v) return null;
+  if (/^\d+$/.test(v.trim())) return Number(v.trim()) * 1000;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? null : Math.max(0, t - now.getTime());
+}
+
+/** One delivery attempt, classified by the spec's rules: retry on timeout, connection error, 5xx and 429; never on other statuses. */
+export async function attemptDelivery(
+  d: { url: string; secret: string | null; body: string; key_type: 'test' | 'live' },
+  o: { policy: CallbackPolicy; resolve: Resolver; http: CallbackHttp; now: () => Date; userAgent: string },
+): Promise<AttemptResult> {
+  const target = await resolveTarget(d.url, o.policy, d.key_type === 'live', o.resolve).catch((e: Error) => ({ transient: e.message }));
+  if ('transient' in target) return { outcome: 'retry', http_status: null, error: `DNS: ${target.transient}`, retryAfterMs: null };
+  if ('refusal' in target) return { outcome: 'failed', http_status: null, error: `refused: ${target.refusal}` };
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': o.userAgent };
+  if (d.secret) headers['x-svc-signature'] = signature(d.body, d.secret);
+  try {
+    const res = await o.http(new URL(d.url), target, d.body, headers, CALLBACK_TIMEOUT_MS);
+    if (res.status >= 200 && res.status < 300) return { outcome: 'delivered', http_status: res.status };
+    if (res.status === 429 || res.status >= 500) {
+      return { outcome: 'retry', http_status: res.status, error: `receiver answered ${res.status}`, retryAfterMs: res.status === 429 ? retryAfterMs(res.retryAfter, o.now()) : null };
+    }
+    return { outcome: 'failed', http_status: res.status, error: `receiver answered ${res.status}${res.status >= 300 && res.status < 400 ? ' (redirects are not followed)' : ''}; not retried` };
+  } catch (e) {
+    return { outcome: 'retry', http_status: null, error: (e as Error).message || 'connection error', retryAfterMs: null };
+  }
+}
+
+/** When the next attempt after attempt `n` (1-based) that ended at `ended` is due. */
+export function nextAttemptAt(n: number, ended: Date, retryAfter: number | null): Date {
+  const base: number = RETRY_DELAYS_MS[Math.min(n, RETRY_DELAYS_MS.length) - 1]!;
+  const wait = retryAfter === null ? base : Math.max(base, Math.min(retryAfter, MAX_RETRY_AFTER_MS));
+  return new Date(ended.getTime() + wait);
+}

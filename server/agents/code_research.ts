@@ -1,0 +1,153 @@
+import { findMedicareMues } from '../../datasets/_ncci_mue/queries.js';
+import { selectVersion } from '../../datasets/_shared/versions.js';
+import { findAocEdits } from '../../datasets/ncci_aoc/queries.js';
+import { countPtpEditsForCode, type PtpDatasetId } from '../../datasets/ncci_ptp_prac/queries.js';
+import { NotFoundError } from '../../warehouse/errors.js';
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import { getCodeLookup, getCrosswalks } from '../codes/service.js';
+import { composePaymentFor } from '../payment/service.js';
+import { AgentError, type Agent, type AgentContext } from './runner.js';
+import type { CodeResearchInput } from './schemas.js';
+import { citationOf, narrate, type AgentWriterOptions } from './evidence.js';
+import type { Evidence } from './writer.js';
+
+const CODE_IN_TEXT = /\b(?:\d{4}[0-9A-Z]|[A-Z]\d{4})\b/i;
+
+/**
+ * Code research: what the loaded datasets say about one CPT/HCPCS code, every fact cited to
+ * the dataset version it came from: descriptor, status and RVUs, the national (or the
+ * facility's) payment, the NCCI edits that bind it (PTP edits where it is column 1 or 2, in
+ * force today), MUEs, add-on relations and crosswalks. Deterministic; a writer only phrases it.
+ */
+export function codeResearchAgent(o: AgentWriterOptions): Agent {
+  return {
+    type: 'code_research',
+    async run(raw, ctx) {
+      const input = raw as CodeResearchInput;
+      const code = (input.code ?? CODE_IN_TEXT.exec(input.query ?? '')?.[0] ?? '').toUpperCase();
+      if (!code) throw new AgentError('no_code', 'the job names no CPT/HCPCS code');
+      return research(ctx.snapshot, code, input.ccn, ctx, o);
+    },
+  };
+}
+
+async function research(snapshot: SnapshotReader, code: string, ccn: string | undefined, ctx: AgentContext, o: AgentWriterOptions) {
+  const today = ctx.now().toISOString().slice(0, 10);
+  const evidence: Evidence[] = [];
+  const warnings: string[] = [];
+  const versions: Record<string, string> = {};
+  const cite = (dataset: string, version: string) => {
+    versions[dataset] = version;
+    return citationOf(snapshot, dataset, version);
+  };
+
+  let descriptor: string | null = null;
+  let status: string | null = null;
+  try {
+    const { lookup, version } = await getCodeLookup(snapshot, code);
+    descriptor = lookup.description;
+    status = lookup.status_code;
+    const head = lookup.rvus.filter((r) => r.version === version && r.modifier === '')[0] ?? lookup.rvus.at(-1)!;
+    evidence.push({
+      kind: 'descriptor',
+      statement: `${code} is "${lookup.description}", PFS status ${lookup.status_code}${lookup.status_description ? ` (${lookup.status_description})` : ''}; work RVU ${head.work_rvu ?? 'n/a'}, non-facility PE RVU ${head.non_fac_pe_rvu ?? 'n/a'}, facility PE RVU ${head.facility_pe_rvu ?? 'n/a'}, malpractice RVU ${head.mp_rvu ?? 'n/a'}, global days ${head.global_days || 'n/a'}.`,
+      facts: { description: lookup.description, status_code: lookup.status_code, modifiers: lookup.modifiers, rvus: head },
+      citation: cite('mpfs_rvu', version),
+    });
+  } catch (e) {
+    if (!(e instanceof NotFoundError)) throw e;
+    warnings.push(`${code} is not in any loaded PFS RVU release`);
+  }
+
+  try {
+    const pay = await composePaymentFor(snapshot, { code, ccn, date_of_service: today });
+    const c = pay.composition;
+    if (c.applicable_blocks.length) {
+      const where = ccn ? `at facility ${ccn}` : 'nationally (GPCI 1.000)';
+      evidence.push({
+        kind: 'payment',
+        statement: `Estimated Medicare payment ${where} on ${today}: $${c.estimated_payment.toFixed(2)} (${c.applicable_blocks.join(' + ')}).`,
+        facts: { estimated_payment: c.estimated_payment, applicable_blocks: c.applicable_blocks, physician: c.physician, outpatient_facility: c.outpatient_facility, lab: c.lab, dme: c.dme, conversion_factor: c.conversion_factor },
+        citation: c.physician ? cite('mpfs_rvu', pay.used.mpfs_rvu ?? '') : null,
+      });
+      for (const [d, v] of Object.entries(pay.used)) if (v) versions[d] = v;
+    }
+    warnings.push(...pay.warnings.filter((w) => !/national GPCIs/.test(w)));
+  } catch (e) {
+    if (!(e instanceof NotFoundError)) throw e;
+  }
+
+  for (const [dataset, setting] of [
+    ['ncci_ptp_prac', 'practitioner'],
+    ['ncci_ptp_hosp', 'hospital outpatient'],
+  ] as [PtpDatasetId, string][]) {
+    const pick = selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: today });
+    if (!pick) continue;
+    if (pick.warning) warnings.push(pick.warning);
+    const n = await countPtpEditsForCode(snapshot, dataset, pick.version.version, code, today);
+    evidence.push({
+      kind: `ptp_${setting === 'practitioner' ? 'prac' : 'hosp'}`,
+      statement: `NCCI ${setting} PTP edits in force on ${today}: ${n.as_column1} with ${code} in column 1 (the other code is denied), ${n.as_column2} with ${code} in column 2.`,
+      facts: { as_column1: n.as_column1, as_column2: n.as_column2, sample: n.sample.map((r) => ({ column1: r.column1, column2: r.column2, modifier_indicator: r.modifier_indicator, effective_date: r.effective_date })) },
+      citation: cite(dataset, pick.version.version),
+    });
+  }
+
+  const mues = await findMedicareMues(snapshot, code, today);
+  for (const l of mues.lookups) {
+    if (!l.row) continue;
+    evidence.push({
+      kind: `mue_${l.mue_type}`,
+      statement: `MUE (${l.mue_type}): at most ${l.row.mue_value} unit(s), adjudication indicator ${l.row.mue_adj_ind} (${l.row.mue_adj_ind_label}).`,
+      facts: { mue_value: l.row.mue_value, mue_adj_ind: l.row.mue_adj_ind, rationale: l.row.mue_rationale },
+      citation: cite(l.used.dataset, l.used.version),
+    });
+  }
+  warnings.push(...mues.warnings);
+
+  const aoc = await findAocEdits(snapshot, code, today);
+  if (aoc && (aoc.as_addon.length || aoc.as_primary.length)) {
+    evidence.push({
+      kind: 'add_on',
+      statement: aoc.as_addon.length
+        ? `${code} is an add-on code: it is reported with a primary code (${aoc.as_addon.length} primary code edit(s)).`
+        : `${code} is a primary code for ${aoc.as_primary.length} add-on code(s).`,
+      facts: { primary_codes: aoc.as_addon.map((r) => r.primary_code).slice(0, 20), add_on_codes: aoc.as_primary.map((r) => r.addon_code).slice(0, 20) },
+      citation: cite('ncci_aoc', aoc.used.version),
+    });
+  }
+
+  try {
+    const x = await getCrosswalks(snapshot, code);
+    if (x.crosswalks.length) {
+      const apc = x.crosswalks.find((c) => c.target_system === 'APC');
+      const ndcs = x.crosswalks.filter((c) => c.target_system === 'NDC').length;
+      evidence.push({
+        kind: 'crosswalk',
+        statement: [apc ? `OPPS pays ${code} under APC ${apc.target_code}.` : '', ndcs ? `${ndcs} NDC(s) are billed under ${code}.` : ''].filter(Boolean).join(' '),
+        facts: { crosswalks: x.crosswalks.slice(0, 20) },
+        citation: Object.entries(x.used).map(([d, v]) => cite(d, v))[0] ?? null,
+      });
+    }
+  } catch (e) {
+    if (!(e instanceof NotFoundError)) throw e;
+  }
+  warnings.push('prior-auth rules: no payer prior-authorization rules are loaded for this code yet');
+
+  const conclusion = descriptor
+    ? `${code} (${descriptor}) is a PFS status ${status} code; ${evidence.length} cited facts follow.`
+    : `${code} is not on the physician fee schedule; ${evidence.length} cited facts follow.`;
+  const note = await narrate({ agent: 'code_research', conclusion, evidence }, ctx, o);
+  return {
+    code,
+    descriptor,
+    status_code: status,
+    conclusion,
+    narrative: note.narrative,
+    writer: note.writer,
+    evidence,
+    citations: evidence.map((e) => e.citation).filter((c) => c !== null),
+    dataset_versions: versions,
+    warnings: [...warnings, ...note.warnings],
+  };
+}

@@ -1,0 +1,119 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { AgentJob } from '../../warehouse/jobs.js';
+import { ValidationError } from '../../warehouse/errors.js';
+import { defineRoute, json, result, type RouteDef } from '../route.js';
+import { eventId, resolveTarget, type CallbackPolicy, type Resolver } from './callbacks.js';
+import { AgentJobAcceptedSchema, AgentJobSchema, CodeResearchInputSchema } from './schemas.js';
+
+export interface AgentRouteDeps {
+  policy: CallbackPolicy;
+  resolve: Resolver;
+  /** A repeated `Idempotency-Key` returns the same job within this window (24 h). */
+  idempotencyWindowMs: number;
+  /** Wakes the job runner after a submit (no wait for its next poll). */
+  onSubmit: () => void;
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The job as polled: never the callback secret, and the input only as the agent's result shows it. */
+export function toPolledJob(j: AgentJob): z.output<typeof AgentJobSchema> {
+  return {
+    job_id: j.id,
+    agent_type: j.agent_type,
+    status: j.status,
+    created_at: j.created_at,
+    started_at: j.started_at,
+    finished_at: j.finished_at,
+    latency_ms: j.latency_ms,
+    result: j.result ?? null,
+    error: j.error,
+    purged: j.purged_at !== null,
+    callback: j.callback_url
+      ? { url: j.callback_url, state: j.callback_state as 'waiting', event_id: eventId(j.id), attempts: j.callback_attempts }
+      : null,
+  };
+}
+
+/** Builds one submit route: validation, callback URL rules, idempotency, persistence, 202 + Location. */
+function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; agentType: string; summary: string; description: string; body: z.ZodType; example: Record<string, unknown> }): RouteDef {
+  return defineRoute({
+    method: 'post',
+    path: o.path,
+    operationId: o.operationId,
+    tag: 'agents',
+    summary: o.summary,
+    description: `${o.description} Answers 202 with the job and a Location to poll; with callback_url the service POSTs the result there (see the README: signature, retries, URL rules). An Idempotency-Key header returns the same job for a repeated submit within 24 hours (another body with the same key is 409).`,
+    auth: { scope: 'agents' },
+    reads: 'tenant',
+    body: json(o.body, 64 * 1024),
+    response: AgentJobAcceptedSchema,
+    status: 202,
+    errors: [409],
+    examples: [{ summary: o.summary, body: o.example }],
+    handler: async ({ body, tenant, auth, header, now }) => {
+      const b = body as { callback_url?: string; callback_secret?: string } & Record<string, unknown>;
+      const issues = [];
+      const idem = header('idempotency-key');
+      if (idem !== undefined && !IDEMPOTENCY_KEY.test(idem)) {
+        issues.push({ loc: ['header', 'idempotency-key'], msg: 'Idempotency-Key is 1 to 255 visible ASCII characters', type: 'value_error', input: idem });
+      }
+      if (b.callback_secret !== undefined && b.callback_url === undefined) {
+        issues.push({ loc: ['body', 'callback_secret'], msg: 'callback_secret needs a callback_url', type: 'value_error' });
+      }
+      if (b.callback_url !== undefined) {
+        const t = await resolveTarget(b.callback_url, d.policy, auth!.key_type === 'live', d.resolve).catch((e: Error) => ({ refusal: `callback host does not resolve (${e.message})` }));
+        if ('refusal' in t) issues.push({ loc: ['body', 'callback_url'], msg: t.refusal, type: 'value_error', input: b.callback_url });
+      }
+      if (issues.length) throw new ValidationError(issues);
+      const { callback_url, callback_secret, ...input } = b;
+      const { job } = await tenant.jobs.create(
+        {
+          id: randomUUID(),
+          agent_type: o.agentType,
+          input,
+          key_type: auth!.key_type,
+          idempotency_key: idem,
+          request_hash: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
+          callback_url,
+          callback_secret,
+        },
+        now(),
+        d.idempotencyWindowMs,
+      );
+      d.onSubmit();
+      return result(202, { agent_type: job.agent_type, created_at: job.created_at, job_id: job.id, status: job.status }, { location: `/v1/agents/jobs/${job.id}` });
+    },
+  });
+}
+
+/** Agent submits and the job poll (scope `agents`). */
+export function agentRoutes(d: AgentRouteDeps): RouteDef[] {
+  return [
+    submitRoute(d, {
+      path: '/v1/agents/code-research',
+      operationId: 'submitCodeResearch',
+      agentType: 'code_research',
+      summary: 'Research a CPT/HCPCS code: descriptor, RVUs, payment, binding NCCI edits, MUE, add-on relations, crosswalks',
+      description: 'Every fact in the result is cited to the dataset version it came from.',
+      body: CodeResearchInputSchema,
+      example: { query: 'What limits apply to billing 99214 twice?', code: '99214' },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/agents/jobs/{job_id}',
+      operationId: 'getAgentJob',
+      tag: 'agents',
+      summary: 'Poll an agent job: status, result or error, latency and the callback delivery log',
+      description: 'The callback secret is never returned. Another tenant\'s job id is 404.',
+      auth: { scope: 'agents' },
+      reads: 'tenant',
+      params: z.object({ job_id: z.uuid() }),
+      response: AgentJobSchema,
+      errors: [404],
+      examples: [{ summary: 'poll a job (404 until a job with this id exists)', params: { job_id: '00000000-0000-4000-8000-000000000000' }, status: 404 }],
+      handler: async ({ params, tenant }) => toPolledJob(await tenant.jobs.get(params.job_id)),
+    }),
+  ];
+}

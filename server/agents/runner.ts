@@ -1,0 +1,184 @@
+import { randomUUID } from 'node:crypto';
+import type { JobQueue, ClaimedJob } from '../../warehouse/jobs.js';
+import type { MountedSnapshot } from '../../warehouse/snapshot.js';
+import type { Logger } from '../logger.js';
+import { attemptDelivery, callbackBody, MAX_ATTEMPTS, nextAttemptAt, type CallbackHttp, type CallbackPolicy, type Resolver } from './callbacks.js';
+
+/** What an agent may use while it runs: the snapshot it reads, the clock, and who submitted. */
+export interface AgentContext {
+  snapshot: MountedSnapshot;
+  now: () => Date;
+  tenantId: string;
+  keyType: 'test' | 'live';
+  jobId: string;
+}
+
+/** An agent: deterministic code over the snapshot (an optional writer phrases its evidence). */
+export interface Agent {
+  type: string;
+  run(input: unknown, ctx: AgentContext): Promise<unknown>;
+}
+
+/** An error an agent raises on purpose: its code and message become the job's `error`. */
+export class AgentError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface RunnerOptions {
+  queue: JobQueue;
+  snapshots: { readonly snapshot: MountedSnapshot | null };
+  agents: Agent[];
+  now: () => Date;
+  logger: Logger;
+  /** `RCM_AGENT_CONCURRENCY`: jobs run at once by this process. */
+  concurrency: number;
+  /** How long a claim holds a job before another worker may take it over (renewed while running). */
+  leaseMs?: number;
+  callbacks: { policy: CallbackPolicy; resolve: Resolver; http: CallbackHttp; userAgent: string };
+  /** `RCM_JOB_RETENTION_DAYS`: inputs and results are purged this long after a job finished. */
+  retentionDays: number;
+  onAttempt?: (outcome: string) => void;
+  onFinish?: (status: 'completed' | 'failed') => void;
+}
+
+/**
+ * Runs agent jobs from the durable queue with bounded concurrency. A claim is a lease with a
+ * fencing token: a job left `running` by a killed process is claimed again once its lease
+ * lapses, and a stale worker's late completion is ignored (the job never completes twice).
+ * Callbacks are delivered from the same table, so a restart neither resends a delivered one nor
+ * forgets a pending one. `tick()` does one round of work; `start()` runs it on a timer; tests
+ * call `tick()` after moving the injected clock.
+ */
+export class JobRunner {
+  readonly owner = `worker_${randomUUID()}`;
+  private readonly running = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private stopping = false;
+  private delivering: Promise<void> | null = null;
+  private lastPurge = 0;
+
+  constructor(private readonly o: RunnerOptions) {}
+
+  private get leaseMs(): number {
+    return this.o.leaseMs ?? 60_000;
+  }
+
+  /** Claims as many jobs as free slots allow and starts them; delivers due callbacks; purges old inputs. */
+  async tick(): Promise<void> {
+    while (!this.stopping && this.running.size < this.o.concurrency) {
+      const job = await this.o.queue.claim(this.owner, this.o.now(), this.leaseMs);
+      if (!job) break;
+      const p = this.run(job).finally(() => this.running.delete(p));
+      this.running.add(p);
+    }
+    await this.deliverDue();
+    const now = this.o.now();
+    if (now.getTime() - this.lastPurge > 3_600_000) {
+      this.lastPurge = now.getTime();
+      const n = await this.o.queue.purge(new Date(now.getTime() - this.o.retentionDays * 86_400_000), now);
+      if (n) this.o.logger.info({ purged: n }, 'agent job inputs and results purged');
+    }
+  }
+
+  /** Runs jobs and callbacks until nothing is left to do now (tests and `rcm worker --once`). */
+  async settle(): Promise<void> {
+    for (;;) {
+      await this.tick();
+      if (this.running.size === 0) {
+        await this.deliverDue();
+        return;
+      }
+      await Promise.race(this.running);
+    }
+  }
+
+  private async run(job: ClaimedJob): Promise<void> {
+    const agent = this.o.agents.find((a) => a.type === job.agent_type);
+    const snapshot = this.o.snapshots.snapshot;
+    const renew = setInterval(() => void this.o.queue.renew(job.id, job.fence, new Date(this.o.now().getTime() + this.leaseMs)), Math.max(1000, this.leaseMs / 3));
+    renew.unref();
+    snapshot?.retain();
+    let outcome: Parameters<JobQueue['finish']>[2];
+    try {
+      if (!agent) throw new AgentError('agent_unavailable', `no agent of type ${job.agent_type} runs in this service`);
+      if (!snapshot) throw new AgentError('not_ready', 'no data snapshot is published yet');
+      const result = await agent.run(job.input, { snapshot, now: this.o.now, tenantId: job.tenant_id, keyType: job.key_type, jobId: job.id });
+      outcome = { status: 'completed', result };
+    } catch (e) {
+      // Inputs can carry PHI: log the job id and error code only, never the input or message text.
+      const known = e instanceof AgentError;
+      if (!known) this.o.logger.error({ job_id: job.id, agent_type: job.agent_type, err_name: (e as Error)?.name }, 'agent failed');
+      outcome = { status: 'failed', error: known ? { code: e.code, message: e.message } : { code: 'agent_error', message: 'the agent failed; retry or contact support with the job id' } };
+    } finally {
+      clearInterval(renew);
+      snapshot?.release();
+    }
+    const kept = await this.o.queue.finish(job.id, job.fence, outcome, this.o.now(), callbackBody);
+    if (kept) this.o.onFinish?.(outcome.status);
+    else this.o.logger.info({ job_id: job.id, fence: job.fence }, 'stale worker: a newer claim owns the job; result dropped');
+    if (kept) await this.deliverDue();
+  }
+
+  /** Delivers every callback due now, one at a time (one deliverer per process). */
+  deliverDue(): Promise<void> {
+    this.delivering ??= (async () => {
+      try {
+        for (;;) {
+          const due = await this.o.queue.claimCallback(this.o.now(), 30_000);
+          if (!due) return;
+          const started = this.o.now();
+          const r = await attemptDelivery(due, { ...this.o.callbacks, now: this.o.now });
+          const ended = this.o.now();
+          const last = due.attempt >= MAX_ATTEMPTS;
+          const outcome = r.outcome === 'retry' && last ? 'failed' : r.outcome;
+          this.o.onAttempt?.(r.outcome === 'retry' && !last ? 'retry' : outcome);
+          await this.o.queue.recordAttempt(
+            due.job_id,
+            {
+              attempt: due.attempt,
+              started_at: started.toISOString(),
+              finished_at: ended.toISOString(),
+              outcome,
+              http_status: r.http_status,
+              error: r.outcome === 'delivered' ? null : r.error,
+            },
+            r.outcome === 'delivered'
+              ? { state: 'delivered' }
+              : r.outcome === 'retry' && !last
+                ? { state: 'pending', at: nextAttemptAt(due.attempt, ended, r.retryAfterMs) }
+                : { state: 'failed' },
+          );
+        }
+      } finally {
+        this.delivering = null;
+      }
+    })();
+    return this.delivering;
+  }
+
+  /**
+   * Ticks every `pollMs`. Inside `rcm serve` the timer does not keep the process alive (the HTTP
+   * server does); `rcm worker` passes `keepAlive` since the runner is all it has.
+   */
+  start(pollMs = 250, opts: { keepAlive?: boolean } = {}): void {
+    this.stopping = false;
+    this.timer ??= setInterval(() => {
+      this.tick().catch((e: unknown) => this.o.logger.error({ err_name: (e as Error)?.name, err: (e as Error)?.message }, 'job runner tick failed'));
+    }, pollMs);
+    if (!opts.keepAlive) this.timer.unref();
+  }
+
+  /** Stops claiming new jobs and waits for the running ones and the delivery in progress. */
+  async drain(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await Promise.allSettled([...this.running]);
+    await this.delivering;
+  }
+}

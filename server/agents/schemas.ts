@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { CcnSchema, HcpcsSchema } from '../schemas.js';
+
+/** Free-form key-value context a caller attaches to a job (kept with the job, never logged). */
+export const ContextSchema = z.record(z.string().max(100), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()])).refine((o) => Object.keys(o).length <= 50, 'at most 50 context entries');
+
+/** The submit fields every agent takes (spec limits: query at most 8000, callback_secret 8 to 128). */
+export const CommonJobFields = {
+  query: z.string().max(8000, 'query is at most 8000 characters').optional(),
+  ccn: z.string().trim().toUpperCase().pipe(CcnSchema).optional(),
+  context: ContextSchema.optional(),
+  callback_url: z.url({ message: 'callback_url must be a URL' }).max(2048).optional(),
+  callback_secret: z.string().min(8, 'callback_secret is 8 to 128 characters').max(128, 'callback_secret is 8 to 128 characters').optional(),
+};
+
+/** `POST /v1/agents/code-research`. */
+export const CodeResearchInputSchema = z
+  .strictObject({ ...CommonJobFields, code: HcpcsSchema.optional() })
+  .refine((b) => b.code !== undefined || (b.query !== undefined && /\b(?:\d{4}[0-9A-Z]|[A-Z]\d{4})\b/i.test(b.query)), {
+    message: 'give `code`, or a query that names a CPT/HCPCS code',
+    path: ['code'],
+  })
+  .meta({ id: 'CodeResearchRequest' });
+export type CodeResearchInput = z.output<typeof CodeResearchInputSchema>;
+
+/** The spec's agent job (accepted response). */
+export const AgentJobAcceptedSchema = z
+  .object({
+    agent_type: z.string(),
+    created_at: z.string(),
+    job_id: z.uuid(),
+    status: z.enum(['accepted', 'running', 'completed', 'failed']).describe('`accepted` at submit; a repeated Idempotency-Key answers the job as it stands'),
+  })
+  .meta({ id: 'AgentJobAccepted' });
+
+const CallbackAttemptSchema = z.object({
+  attempt: z.number().int(),
+  started_at: z.string(),
+  finished_at: z.string(),
+  outcome: z.string().describe('delivered, retry (tried again later) or failed'),
+  http_status: z.number().int().nullable(),
+  error: z.string().nullable(),
+});
+
+/** `GET /v1/agents/jobs/{job_id}`: the callback payload's fields plus timing and the delivery log; never the secret. */
+export const AgentJobSchema = z
+  .object({
+    job_id: z.uuid(),
+    agent_type: z.string(),
+    status: z.enum(['accepted', 'running', 'completed', 'failed']),
+    created_at: z.string(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+    latency_ms: z.number().nullable(),
+    result: z.unknown().describe('the agent result (null until completed, and after the retention period)'),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    purged: z.boolean().describe('inputs and results are purged RCM_JOB_RETENTION_DAYS after the job finished'),
+    callback: z
+      .object({
+        url: z.string(),
+        state: z.enum(['waiting', 'pending', 'delivering', 'delivered', 'failed']),
+        event_id: z.string(),
+        attempts: z.array(CallbackAttemptSchema),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'AgentJob' });

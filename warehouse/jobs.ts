@@ -1,0 +1,309 @@
+import type Database from 'better-sqlite3';
+import { ConflictError, NotFoundError } from './errors.js';
+
+export type JobStatus = 'accepted' | 'running' | 'completed' | 'failed';
+export type CallbackState = 'none' | 'waiting' | 'pending' | 'delivering' | 'delivered' | 'failed';
+
+/** One delivery attempt of a job's callback, as the job poll shows it. */
+export interface CallbackAttempt {
+  attempt: number;
+  started_at: string;
+  finished_at: string;
+  /** `delivered`, `retry` (will be tried again), `failed` (given up or not retryable). */
+  outcome: string;
+  http_status: number | null;
+  error: string | null;
+}
+
+/** An agent job as stored; the callback secret is never part of it. */
+export interface AgentJob {
+  id: string;
+  tenant_id: string;
+  agent_type: string;
+  status: JobStatus;
+  input: unknown;
+  result: unknown;
+  error: { code: string; message: string } | null;
+  key_type: 'test' | 'live';
+  idempotency_key: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  latency_ms: number | null;
+  runs: number;
+  callback_url: string | null;
+  callback_state: CallbackState;
+  callback_attempts: CallbackAttempt[];
+  purged_at: string | null;
+}
+
+export interface NewJob {
+  id: string;
+  agent_type: string;
+  input: unknown;
+  key_type: 'test' | 'live';
+  idempotency_key?: string;
+  /** Hash of the submitted body: a reused Idempotency-Key with another body is a conflict. */
+  request_hash: string;
+  callback_url?: string;
+  callback_secret?: string;
+}
+
+/** A job handed to a worker under a lease; `fence` guards its completion. */
+export interface ClaimedJob {
+  id: string;
+  tenant_id: string;
+  agent_type: string;
+  input: unknown;
+  key_type: 'test' | 'live';
+  created_at: string;
+  fence: number;
+  runs: number;
+}
+
+/** A callback due for delivery, leased to one deliverer. */
+export interface DueCallback {
+  job_id: string;
+  tenant_id: string;
+  url: string;
+  secret: string | null;
+  /** The exact bytes to send (stored at completion, so every attempt signs the same body). */
+  body: string;
+  /** 1-based number of the attempt about to be made. */
+  attempt: number;
+  key_type: 'test' | 'live';
+}
+
+export type JobOutcome = { status: 'completed'; result: unknown } | { status: 'failed'; error: { code: string; message: string } };
+
+/** Jobs of one tenant (the part handlers see; every query binds the tenant). */
+export interface TenantJobs {
+  /**
+   * Creates a job, or returns the job already created with the same Idempotency-Key within
+   * `idempotencyWindowMs` (`created: false`); the same key with another body is a ConflictError.
+   */
+  create(job: NewJob, now: Date, idempotencyWindowMs: number): Promise<{ job: AgentJob; created: boolean }>;
+  /** The tenant's job; another tenant's id is NotFoundError. */
+  get(id: string): Promise<AgentJob>;
+}
+
+/** The work queue the runner uses (across tenants): leases, fencing, callback delivery, retention. */
+export interface JobQueue {
+  claim(owner: string, now: Date, leaseMs: number): Promise<ClaimedJob | null>;
+  renew(id: string, fence: number, until: Date): Promise<boolean>;
+  /** Records the outcome when `fence` still holds the job; false for a stale worker (nothing written). */
+  finish(id: string, fence: number, outcome: JobOutcome, now: Date, callbackBody: (job: AgentJob) => string): Promise<boolean>;
+  claimCallback(now: Date, leaseMs: number): Promise<DueCallback | null>;
+  /** Records an attempt and what happens next: delivered, failed for good, or pending again at `nextAt`. */
+  recordAttempt(jobId: string, a: CallbackAttempt, next: { state: 'delivered' | 'failed' } | { state: 'pending'; at: Date }): Promise<void>;
+  /** Drops inputs, results and callback bodies of jobs finished before `before` (PHI retention). */
+  purge(before: Date, now: Date): Promise<number>;
+  countByStatus(): Promise<Record<JobStatus, number>>;
+  /** The earliest time a pending callback is due, if any (so a runner can sleep until then). */
+  nextCallbackDue(): Promise<string | null>;
+}
+
+interface JobRow {
+  id: string;
+  tenant_id: string;
+  agent_type: string;
+  status: JobStatus;
+  input: string | null;
+  result: string | null;
+  error: string | null;
+  key_type: 'test' | 'live';
+  idempotency_key: string | null;
+  request_hash: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  latency_ms: number | null;
+  runs: number;
+  fence: number;
+  callback_url: string | null;
+  callback_state: CallbackState;
+  purged_at: string | null;
+}
+
+const COLS =
+  'id, tenant_id, agent_type, status, input, result, error, key_type, idempotency_key, request_hash, created_at, started_at, finished_at, latency_ms, runs, fence, callback_url, callback_state, purged_at';
+
+const parse = (s: string | null) => (s === null ? null : (JSON.parse(s) as unknown));
+
+/**
+ * SQLite implementation of the job tables. Every statement is synchronous; the state store runs
+ * them under its lock, so a claim is one atomic read-modify-write.
+ */
+export class SqliteJobs {
+  constructor(private readonly db: Database.Database) {}
+
+  private attempts(jobId: string): CallbackAttempt[] {
+    return this.db
+      .prepare('SELECT attempt, started_at, finished_at, outcome, http_status, error FROM callback_attempts WHERE job_id = ? ORDER BY attempt')
+      .all(jobId) as CallbackAttempt[];
+  }
+
+  private toJob(r: JobRow): AgentJob {
+    return {
+      id: r.id,
+      tenant_id: r.tenant_id,
+      agent_type: r.agent_type,
+      status: r.status,
+      input: parse(r.input),
+      result: parse(r.result),
+      error: parse(r.error) as AgentJob['error'],
+      key_type: r.key_type,
+      idempotency_key: r.idempotency_key,
+      created_at: r.created_at,
+      started_at: r.started_at,
+      finished_at: r.finished_at,
+      latency_ms: r.latency_ms,
+      runs: r.runs,
+      callback_url: r.callback_url,
+      callback_state: r.callback_state,
+      callback_attempts: this.attempts(r.id),
+      purged_at: r.purged_at,
+    };
+  }
+
+  private row(id: string, tenantId?: string): JobRow | undefined {
+    return (tenantId === undefined
+      ? this.db.prepare(`SELECT ${COLS} FROM agent_jobs WHERE id = ?`).get(id)
+      : this.db.prepare(`SELECT ${COLS} FROM agent_jobs WHERE id = ? AND tenant_id = ?`).get(id, tenantId)) as JobRow | undefined;
+  }
+
+  /** Tenant part, bound to `tenantId`. Runs inside the caller's lock (and transaction for create). */
+  forTenant(tenantId: string) {
+    return {
+      create: (job: NewJob, now: Date, windowMs: number): { job: AgentJob; created: boolean } => {
+        if (job.idempotency_key) {
+          const prev = this.db
+            .prepare(`SELECT ${COLS} FROM agent_jobs WHERE tenant_id = ? AND idempotency_key = ?`)
+            .get(tenantId, job.idempotency_key) as JobRow | undefined;
+          if (prev) {
+            const fresh = now.getTime() - Date.parse(prev.created_at) < windowMs;
+            if (fresh) {
+              if (prev.request_hash !== job.request_hash) {
+                throw new ConflictError(`Idempotency-Key ${job.idempotency_key} was used for a different request body in the last 24 hours (job ${prev.id})`);
+              }
+              return { job: this.toJob(prev), created: false };
+            }
+            // Past the window the key starts a new job; the old one keeps its id, not the key.
+            this.db.prepare('UPDATE agent_jobs SET idempotency_key = NULL WHERE id = ?').run(prev.id);
+          }
+        }
+        this.db
+          .prepare(
+            `INSERT INTO agent_jobs (id, tenant_id, agent_type, status, input, key_type, idempotency_key, request_hash, created_at, callback_url, callback_secret, callback_state)
+             VALUES (?, ?, ?, 'accepted', ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            job.id,
+            tenantId,
+            job.agent_type,
+            JSON.stringify(job.input),
+            job.key_type,
+            job.idempotency_key ?? null,
+            job.request_hash,
+            now.toISOString(),
+            job.callback_url ?? null,
+            job.callback_secret ?? null,
+            job.callback_url ? 'waiting' : 'none',
+          );
+        return { job: this.toJob(this.row(job.id)!), created: true };
+      },
+      get: (id: string): AgentJob => {
+        const r = this.row(id, tenantId);
+        if (!r) throw new NotFoundError(`job ${id} not found`);
+        return this.toJob(r);
+      },
+    };
+  }
+
+  claim(owner: string, now: Date, leaseMs: number): ClaimedJob | null {
+    const at = now.toISOString();
+    const r = this.db
+      .prepare(
+        `SELECT id FROM agent_jobs WHERE status = 'accepted' OR (status = 'running' AND lease_until < ?) ORDER BY created_at, id LIMIT 1`,
+      )
+      .get(at) as { id: string } | undefined;
+    if (!r) return null;
+    const until = new Date(now.getTime() + leaseMs).toISOString();
+    this.db
+      .prepare(
+        `UPDATE agent_jobs SET status = 'running', lease_owner = ?, lease_until = ?, fence = fence + 1, runs = runs + 1, started_at = coalesce(started_at, ?) WHERE id = ?`,
+      )
+      .run(owner, until, at, r.id);
+    const j = this.row(r.id)!;
+    return { id: j.id, tenant_id: j.tenant_id, agent_type: j.agent_type, input: parse(j.input), key_type: j.key_type, created_at: j.created_at, fence: j.fence, runs: j.runs };
+  }
+
+  renew(id: string, fence: number, until: Date): boolean {
+    return this.db.prepare(`UPDATE agent_jobs SET lease_until = ? WHERE id = ? AND fence = ? AND status = 'running'`).run(until.toISOString(), id, fence).changes === 1;
+  }
+
+  finish(id: string, fence: number, outcome: JobOutcome, now: Date, callbackBody: (job: AgentJob) => string): boolean {
+    const j = this.row(id);
+    if (!j || j.fence !== fence || j.status !== 'running') return false;
+    const at = now.toISOString();
+    const latency = now.getTime() - Date.parse(j.created_at);
+    const result = outcome.status === 'completed' ? JSON.stringify(outcome.result) : null;
+    const error = outcome.status === 'failed' ? JSON.stringify(outcome.error) : null;
+    this.db
+      .prepare(`UPDATE agent_jobs SET status = ?, result = ?, error = ?, finished_at = ?, latency_ms = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND fence = ?`)
+      .run(outcome.status, result, error, at, latency, id, fence);
+    if (j.callback_url) {
+      const body = callbackBody(this.toJob(this.row(id)!));
+      this.db.prepare(`UPDATE agent_jobs SET callback_state = 'pending', callback_body = ?, callback_due_at = ? WHERE id = ?`).run(body, at, id);
+    }
+    return true;
+  }
+
+  claimCallback(now: Date, leaseMs: number): DueCallback | null {
+    const at = now.toISOString();
+    const r = this.db
+      .prepare(
+        `SELECT id, tenant_id, callback_url, callback_secret, callback_body, key_type FROM agent_jobs
+          WHERE (callback_state = 'pending' AND callback_due_at <= ?) OR (callback_state = 'delivering' AND callback_lease_until < ?)
+          ORDER BY callback_due_at LIMIT 1`,
+      )
+      .get(at, at) as { id: string; tenant_id: string; callback_url: string; callback_secret: string | null; callback_body: string; key_type: 'test' | 'live' } | undefined;
+    if (!r) return null;
+    this.db
+      .prepare(`UPDATE agent_jobs SET callback_state = 'delivering', callback_lease_until = ? WHERE id = ?`)
+      .run(new Date(now.getTime() + leaseMs).toISOString(), r.id);
+    const n = (this.db.prepare('SELECT count(*) AS n FROM callback_attempts WHERE job_id = ?').get(r.id) as { n: number }).n;
+    return { job_id: r.id, tenant_id: r.tenant_id, url: r.callback_url, secret: r.callback_secret, body: r.callback_body, attempt: n + 1, key_type: r.key_type };
+  }
+
+  recordAttempt(jobId: string, a: CallbackAttempt, next: { state: 'delivered' | 'failed' } | { state: 'pending'; at: Date }): void {
+    this.db
+      .prepare('INSERT INTO callback_attempts (job_id, attempt, started_at, finished_at, outcome, http_status, error) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(jobId, a.attempt, a.started_at, a.finished_at, a.outcome, a.http_status, a.error);
+    if (next.state === 'pending') {
+      this.db.prepare(`UPDATE agent_jobs SET callback_state = 'pending', callback_due_at = ?, callback_lease_until = NULL WHERE id = ?`).run(next.at.toISOString(), jobId);
+    } else {
+      this.db.prepare(`UPDATE agent_jobs SET callback_state = ?, callback_due_at = NULL, callback_lease_until = NULL WHERE id = ?`).run(next.state, jobId);
+    }
+  }
+
+  purge(before: Date, now: Date): number {
+    return this.db
+      .prepare(
+        `UPDATE agent_jobs SET input = NULL, result = NULL, callback_body = NULL, callback_secret = NULL, purged_at = ?
+          WHERE finished_at IS NOT NULL AND finished_at < ? AND purged_at IS NULL AND callback_state NOT IN ('pending', 'delivering')`,
+      )
+      .run(now.toISOString(), before.toISOString()).changes;
+  }
+
+  countByStatus(): Record<JobStatus, number> {
+    const out: Record<JobStatus, number> = { accepted: 0, running: 0, completed: 0, failed: 0 };
+    for (const r of this.db.prepare('SELECT status, count(*) AS n FROM agent_jobs GROUP BY status').all() as { status: JobStatus; n: number }[]) out[r.status] = r.n;
+    return out;
+  }
+
+  nextCallbackDue(): string | null {
+    const r = this.db.prepare(`SELECT min(callback_due_at) AS t FROM agent_jobs WHERE callback_state = 'pending'`).get() as { t: string | null };
+    return r.t;
+  }
+}
