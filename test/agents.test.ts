@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addressRefusal, callbackBody, eventId, nextAttemptAt, signature, urlRefusal } from '../server/agents/callbacks.js';
+import { addressRefusal, callbackBody, eventId, nextAttemptAt, nodeCallbackHttp, signature, urlRefusal } from '../server/agents/callbacks.js';
 import { auditNarrative, llmWriter, type Evidence } from '../server/agents/writer.js';
 import { createLogger } from '../server/logger.js';
 import { TestClock } from './helpers/clock.js';
@@ -248,6 +248,22 @@ describe('callback URL rules', () => {
     const job = (await poll(r.body.job_id)).body;
     expect(job.callback.state).toBe('failed');
     expect(job.callback.attempts[0].error).toMatch(/refused: .*10\.9\.9\.9/);
+  });
+});
+
+describe('delivery connection', () => {
+  it('connects to the address that was checked, never resolving the name again', async () => {
+    const rx = await startReceiver(null);
+    try {
+      const port = new URL(rx.url).port;
+      // `pinned.invalid` resolves nowhere: the request can only arrive through the pinned address.
+      const res = await nodeCallbackHttp(new URL(`http://pinned.invalid:${port}/hook`), { address: '127.0.0.1', family: 4 }, '{"a":1}', { 'content-type': 'application/json' }, 5000);
+      expect(res.status).toBe(200);
+      expect(rx.received[0]!.headers.host).toBe(`pinned.invalid:${port}`);
+      expect(rx.received[0]!.body).toBe('{"a":1}');
+    } finally {
+      await rx.close();
+    }
   });
 });
 
