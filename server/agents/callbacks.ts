@@ -185,7 +185,11 @@ export const nodeCallbackHttp: CallbackHttp = (url, target, body, headers, timeo
       {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        lookup: (_host, _opts, cb) => (cb as (e: null, a: string, f: number) => void)(null, target.address, target.family),
+        // Both lookup forms: Node asks for `{all: true}` (an address list) when it may race families.
+        lookup: (_host, opts, cb) => {
+          if ((opts as { all?: boolean }).all) (cb as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+          else (cb as (e: null, a: string, f: number) => void)(null, target.address, target.family);
+        },
         servername: url.protocol === 'https:' && !isIP(url.hostname) ? url.hostname : undefined,
         timeout: timeoutMs,
       },
