@@ -1,9 +1,14 @@
+import type { z } from 'zod';
 import type { Issue } from '../warehouse/errors.js';
 import type { FileSample, SourceFile } from './_shared/source.js';
+import { table, type TableSpec } from './_shared/table.js';
 
-/** DuckDB column types used by dataset tables (same names as the JSON fields: no renaming layer). */
-/** Dates are stored as ISO `YYYY-MM-DD` VARCHAR (they sort and compare correctly, no conversions). */
-export type ColumnType = 'VARCHAR' | 'DOUBLE' | 'INTEGER' | 'BIGINT' | 'BOOLEAN';
+/**
+ * DuckDB column types used by dataset tables (same names as the JSON fields: no renaming layer).
+ * Dates are stored as ISO `YYYY-MM-DD` VARCHAR (they sort and compare correctly, no conversions).
+ * `JSON` is a VARCHAR column holding JSON text (lists and objects of curated rows).
+ */
+export type ColumnType = 'VARCHAR' | 'DOUBLE' | 'INTEGER' | 'BIGINT' | 'BOOLEAN' | 'JSON';
 
 export interface Column {
   name: string;
@@ -18,10 +23,13 @@ export interface VersionInfo {
   effective_date?: string;
 }
 
-/** What a parser yields for each source record: a typed row, or the issues that reject it. */
+/**
+ * What a parser yields for each source record: a typed row (of `table`, the main table when
+ * omitted), or the issues that reject it.
+ */
 export type ParsedItem<Row> =
-  | { line: number; row: Row; issues?: undefined }
-  | { line: number; row?: undefined; issues: Issue[] };
+  | { line: number; row: Row; table?: string; issues?: undefined }
+  | { line: number; row?: undefined; table?: string; issues: Issue[] };
 
 export interface ParseContext {
   /** Report bytes of `file` consumed so far, for the progress line. */
@@ -45,9 +53,14 @@ export interface Dataset<Row extends object = Record<string, unknown>> {
   publisher: string;
   /** Accepted formats in words, shown by `rcm datasets`. */
   formats: string[];
-  /** Table columns in order (the pipeline adds `version`). */
+  /**
+   * The dataset's tables, main first. A single-table dataset has one, named like the dataset
+   * (view `<dataset>`); others are read through views `<dataset>__<table>`.
+   */
+  tables: TableSpec[];
+  /** The main table's columns in order (the pipeline adds `version`). */
   columns: Column[];
-  /** Columns that identify a row within a version (diffs compare by these). */
+  /** Columns that identify a row of the main table within a version (diffs compare by these). */
   key: string[];
   /** True when this dataset reads a file that looks like `sample` (by content, not by name alone). */
   detect(sample: FileSample): boolean;
@@ -73,4 +86,29 @@ export interface Dataset<Row extends object = Record<string, unknown>> {
     table: string,
     version: string,
   ): Promise<NativeLoadResult>;
+}
+
+/** A dataset declaration without what `defineDataset` derives. */
+export type DatasetSpec<Row extends object> = Omit<Dataset<Row>, 'tables' | 'columns' | 'key'>;
+
+/**
+ * Declares a single-table dataset from its row schema: the table is named like the dataset,
+ * its columns come from the schema and the row type is `z.infer` of it (declared once).
+ */
+export function defineDataset<S extends z.ZodObject>(d: DatasetSpec<z.infer<S>> & { row: S; key: (keyof z.infer<S> & string)[] }): Dataset<z.infer<S>> {
+  const { row, key, ...rest } = d;
+  const main = table(d.id, row, key);
+  return { ...rest, tables: [main], columns: main.columns, key: main.key };
+}
+
+/** The `tables`, `columns` and `key` of a dataset whose one table is `t` (for dataset factories). */
+export function mainTable(t: TableSpec): Pick<Dataset, 'tables' | 'columns' | 'key'> {
+  return { tables: [t], columns: t.columns, key: t.key };
+}
+
+/** Declares a dataset of several tables (curated knowledge, product + package files): main first. */
+export function defineMultiTableDataset<Row extends object>(d: DatasetSpec<Row> & { tables: TableSpec[] }): Dataset<Row> {
+  const main = d.tables[0];
+  if (!main) throw new Error(`dataset ${d.id} declares no table`);
+  return { ...d, columns: main.columns, key: main.key };
 }

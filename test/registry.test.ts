@@ -21,13 +21,20 @@ describe('dataset registry', () => {
         expect(existsSync(join(ROOT, 'test/golden', `${d.id}.jsonl`)), 'golden file').toBe(true);
       });
 
-      it('declares key columns that exist in its schema, and no reserved column', () => {
-        const names = d.columns.map((c) => c.name);
-        expect(d.key.length).toBeGreaterThan(0);
-        for (const k of d.key) expect(names).toContain(k);
-        expect(names).not.toContain('version');
-        expect(new Set(names).size).toBe(names.length);
-        for (const n of names) expect(n).toMatch(/^[a-z][a-z0-9_]*$/);
+      it('declares each table once: columns derived from its row schema, key columns in it, no reserved column', () => {
+        expect(d.tables.length).toBeGreaterThan(0);
+        expect(d.tables[0]!.name === d.id || d.tables.length > 1).toBe(true);
+        expect(d.columns).toEqual(d.tables[0]!.columns);
+        for (const t of d.tables) {
+          const names = t.columns.map((c) => c.name);
+          expect(names).toEqual(Object.keys(t.row.shape));
+          expect(t.key.length).toBeGreaterThan(0);
+          for (const k of t.key) expect(names).toContain(k);
+          expect(names).not.toContain('version');
+          expect(new Set(names).size).toBe(names.length);
+          for (const n of names) expect(n).toMatch(/^[a-z][a-z0-9_]*$/);
+        }
+        expect(new Set(d.tables.map((t) => t.name)).size).toBe(d.tables.length);
       });
 
       it('describes its formats and publisher', () => {

@@ -2,7 +2,9 @@ import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
-import type { Column, Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+import { z } from 'zod';
+import { table } from '../_shared/table.js';
+import { mainTable, type Dataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 import { PROC_CODE_RE, quarterFromFileName } from './quarter.js';
 
 /** The three NCCI MUE settings, with the words CMS puts in the value column's header. */
@@ -17,26 +19,27 @@ export type MueType = keyof typeof MUE_SETTINGS;
 /** The settings in answer order: practitioner, hosp-op, dme. */
 export const MUE_TYPES = Object.keys(MUE_SETTINGS) as MueType[];
 
-/** One Medicare MUE row (CMS MUE table, one row per HCPCS/CPT code). */
-export interface MueRow {
-  proc_cd: string;
-  mue_type: MueType;
-  /** Maximum units of service per line or per day (see the indicator). */
-  mue_value: number;
-  /** MUE Adjudication Indicator: 1 line edit, 2 date-of-service edit (policy), 3 date-of-service edit (clinical). */
-  mue_adj_ind: number;
-  /** The indicator's words as published, e.g. `Date of Service Edit: Policy`. */
-  mue_adj_ind_label: string;
-  mue_rationale: string | null;
-}
+const MueTypeSchema = z.enum(MUE_TYPES as [MueType, ...MueType[]]);
 
 /** One Medicaid MUE row: no adjudication indicator exists in the Medicaid files. */
-export interface MedicaidMueRow {
-  proc_cd: string;
-  mue_type: MueType;
-  mue_value: number;
-  mue_rationale: string | null;
-}
+export const MedicaidMueRowSchema = z.object({
+  proc_cd: z.string().describe('HCPCS/CPT code'),
+  mue_type: MueTypeSchema.describe('practitioner, hosp-op or dme'),
+  mue_value: z.int().describe('Maximum units of service per line or per day (see the indicator)'),
+  mue_rationale: z.string().nullable(),
+});
+export type MedicaidMueRow = z.infer<typeof MedicaidMueRowSchema>;
+
+/** One Medicare MUE row (CMS MUE table, one row per HCPCS/CPT code). */
+export const MueRowSchema = z.object({
+  proc_cd: MedicaidMueRowSchema.shape.proc_cd,
+  mue_type: MedicaidMueRowSchema.shape.mue_type,
+  mue_value: MedicaidMueRowSchema.shape.mue_value,
+  mue_adj_ind: z.int().describe('MUE Adjudication Indicator: 1 line edit, 2 date-of-service edit (policy), 3 date-of-service edit (clinical)'),
+  mue_adj_ind_label: z.string().describe('The indicator words as published, e.g. `Date of Service Edit: Policy`'),
+  mue_rationale: z.string().nullable(),
+});
+export type MueRow = z.infer<typeof MueRowSchema>;
 
 /** `"HCPCS/\nCPT Code"` (newline inside the quoted cell) and plain `HCPCS/CPT Code`. */
 const isCodeHeader = (cell: string) => /^HCPCS\/CPT( CODE)?$/.test(normHeader(cell).replace(/\s*\/\s*/g, '/'));
@@ -75,12 +78,6 @@ export function parseMai(raw: string | undefined): { ind: number; label: string 
   if (!m) return undefined;
   return { ind: Number(m[1]), label: clean(m[2] ?? '') };
 }
-
-const MUE_COLUMNS: Column[] = [
-  { name: 'proc_cd', type: 'VARCHAR', description: 'HCPCS/CPT code' },
-  { name: 'mue_type', type: 'VARCHAR', description: 'practitioner, hosp-op or dme' },
-  { name: 'mue_value', type: 'INTEGER', description: 'maximum units of service' },
-];
 
 type Program = 'medicare' | 'medicaid';
 
@@ -177,13 +174,7 @@ export function medicareMueDataset(id: string, type: MueType): Dataset<MueRow> {
     title: `Medicare NCCI Medically Unlikely Edits, ${words}`,
     publisher: 'CMS Medicare NCCI (Medically Unlikely Edits)',
     formats: [`MCR_MUE_${words.replace(/ /g, '')}_Eff_MM-DD-YYYY.csv (CMS MUE csv: AMA notice record, "HCPCS/CPT Code","${words} MUE Values","MUE Adjudication Indicator","MUE Rationale")`],
-    columns: [
-      ...MUE_COLUMNS,
-      { name: 'mue_adj_ind', type: 'INTEGER', description: 'MUE Adjudication Indicator 1, 2 or 3' },
-      { name: 'mue_adj_ind_label', type: 'VARCHAR', description: 'indicator words as published' },
-      { name: 'mue_rationale', type: 'VARCHAR' },
-    ],
-    key: ['proc_cd'],
+    ...mainTable(table(id, MueRowSchema, ['proc_cd'])),
     detect(sample) {
       const h = sampleHeader(sample);
       return !!h && hasMai(h) && headerSetting(h, sample.name)?.type === type;
@@ -207,8 +198,7 @@ export function medicaidMueDataset(id: string, type: MueType): Dataset<MedicaidM
     title: `Medicaid NCCI Medically Unlikely Edits, ${words}`,
     publisher: 'CMS Medicaid NCCI (Medically Unlikely Edits)',
     formats: [`MCD_MUE_${words.replace(/ /g, '_')}_<YYYY>Q<n>.csv (Medicaid NCCI MUE csv: AMA notice record, "HCPCS/CPT Code","${words} MUE Values","MUE Rationale")`],
-    columns: [...MUE_COLUMNS, { name: 'mue_rationale', type: 'VARCHAR' }],
-    key: ['proc_cd'],
+    ...mainTable(table(id, MedicaidMueRowSchema, ['proc_cd'])),
     detect(sample) {
       const h = sampleHeader(sample);
       return !!h && !hasMai(h) && headerSetting(h, sample.name)?.type === type;

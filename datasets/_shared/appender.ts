@@ -7,6 +7,8 @@ export function appendValue(app: DuckDBAppender, col: Column, v: unknown): void 
   switch (col.type) {
     case 'VARCHAR':
       return app.appendVarchar(String(v));
+    case 'JSON':
+      return app.appendVarchar(JSON.stringify(v));
     case 'DOUBLE':
       return app.appendDouble(Number(v));
     case 'INTEGER':

@@ -1,27 +1,26 @@
+import { z } from 'zod';
 import { aspVersionOf } from '../asp_pricing/dataset.js';
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { readRecords, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
-import type { Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
 /** One NDC package billed under one HCPCS code (CMS ASP NDC-HCPCS crosswalk). */
-export interface AspCrosswalkRow {
-  hcpcs_code: string;
-  short_descriptor: string;
-  labeler_name: string;
-  /** 11 digits, no dashes (`00003218710`): the join key with NDC directories. */
-  ndc: string;
-  /** As printed, 5-4-2 with dashes (`00003-2187-10`). */
-  ndc_hyphenated: string;
-  drug_name: string;
-  hcpcs_dosage: string;
-  pkg_size: number | null;
-  pkg_qty: number | null;
-  /** HCPCS billing units in one NDC unit (BILLUNITS). */
-  bill_units: number | null;
-  /** HCPCS billing units in one package (BILLUNITSPKG). */
-  bill_units_pkg: number | null;
-}
+export const AspCrosswalkRowSchema = z.object({
+  hcpcs_code: z.string(),
+  short_descriptor: z.string(),
+  labeler_name: z.string(),
+  ndc: z.string().describe('11 digits, no dashes'),
+  ndc_hyphenated: z.string().describe('5-4-2 as printed'),
+  drug_name: z.string(),
+  hcpcs_dosage: z.string(),
+  pkg_size: z.number().nullable(),
+  pkg_qty: z.number().nullable(),
+  bill_units: z.number().nullable().describe('HCPCS billing units in one NDC unit (BILLUNITS).'),
+  bill_units_pkg: z.number().nullable().describe('HCPCS billing units in one package (BILLUNITSPKG).'),
+});
+/** One NDC package billed under one HCPCS code (CMS ASP NDC-HCPCS crosswalk). */
+export type AspCrosswalkRow = z.infer<typeof AspCrosswalkRowSchema>;
 
 /** `_2025_CODE` (CMS) or `_2025_HCPCS` in the first column, `NDC2` in the fourth. */
 export const isAspCrosswalkHeader = (f: string[]): boolean =>
@@ -42,24 +41,12 @@ export function toNdc11(raw: string): string | undefined {
  * QTY,BILLUNITS,BILLUNITSPKG` (the year is inside the first header name), NDC2 in 5-4-2 form.
  * No copy is in ../shared/data; the seed follows that layout (see README).
  */
-export const aspCrosswalk: Dataset<AspCrosswalkRow> = {
+export const aspCrosswalk = defineDataset({
   id: 'asp_crosswalk',
   title: 'Medicare Part B drug NDC to HCPCS crosswalk (ASP)',
   publisher: 'CMS Medicare Part B Drug Average Sales Price',
   formats: ['section 508 version of <Mon> <YYYY> ASP NDC-HCPCS Crosswalk.csv (8 preamble lines, _<YYYY>_CODE … BILLUNITSPKG)'],
-  columns: [
-    { name: 'hcpcs_code', type: 'VARCHAR' },
-    { name: 'short_descriptor', type: 'VARCHAR' },
-    { name: 'labeler_name', type: 'VARCHAR' },
-    { name: 'ndc', type: 'VARCHAR', description: '11 digits, no dashes' },
-    { name: 'ndc_hyphenated', type: 'VARCHAR', description: '5-4-2 as printed' },
-    { name: 'drug_name', type: 'VARCHAR' },
-    { name: 'hcpcs_dosage', type: 'VARCHAR' },
-    { name: 'pkg_size', type: 'DOUBLE' },
-    { name: 'pkg_qty', type: 'DOUBLE' },
-    { name: 'bill_units', type: 'DOUBLE' },
-    { name: 'bill_units_pkg', type: 'DOUBLE' },
-  ],
+  row: AspCrosswalkRowSchema,
   key: ['hcpcs_code', 'ndc'],
   detect: (s) => s.lines.slice(0, 20).some((l) => isAspCrosswalkHeader(l.split(','))),
   version(samples): VersionInfo | undefined {
@@ -94,4 +81,4 @@ export const aspCrosswalk: Dataset<AspCrosswalkRow> = {
       yield r.ok ? { line, row } : { line, issues: r.issues };
     }
   },
-};
+});

@@ -1,29 +1,25 @@
+import { z } from 'zod';
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
-import type { Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
 /** One Medicare Part B drug payment limit per HCPCS billing unit (ASP + 6%). */
-export interface AspPricingRow {
-  hcpcs_code: string;
-  short_descriptor: string;
-  /** The billing unit the limit is per, spaces normalised (`10 MG`; `1 million PFU` has an NBSP in the Jan 2025 file). */
-  hcpcs_dosage: string;
-  /**
-   * Dollars per billing unit, 3 decimals (`146.312`); null where CMS prints `N/A` (Jan 2025:
-   * `A9606` radium-223, whose AWP/WAC sits in a two-line quoted Notes cell instead).
-   */
-  payment_limit: number | null;
-  /** Beneficiary coinsurance percent (`20.000`; lower for inflation-adjusted drugs, 0 for vaccines). */
-  coinsurance_pct: number | null;
-  vaccine_awp_pct: number | null;
-  vaccine_limit: number | null;
-  blood_awp_pct: number | null;
-  blood_limit: number | null;
-  /** True when the Clotting Factor column is `1` (furnishing fee applies). */
-  clotting_factor: boolean;
-  notes: string | null;
-}
+export const AspPricingRowSchema = z.object({
+  hcpcs_code: z.string(),
+  short_descriptor: z.string(),
+  hcpcs_dosage: z.string().describe('The billing unit the limit is per, spaces normalised (`10 MG`; `1 million PFU` has an NBSP in the Jan 2025 file).'),
+  payment_limit: z.number().nullable().describe('Dollars per billing unit, 3 decimals (`146.312`); null where CMS prints `N/A` (Jan 2025: `A9606` radium-223, whose AWP/WAC sits in a two-line quoted Notes cell instead).'),
+  coinsurance_pct: z.number().nullable().describe('Beneficiary coinsurance percent (`20.000`; lower for inflation-adjusted drugs, 0 for vaccines).'),
+  vaccine_awp_pct: z.number().nullable(),
+  vaccine_limit: z.number().nullable(),
+  blood_awp_pct: z.number().nullable(),
+  blood_limit: z.number().nullable(),
+  clotting_factor: z.boolean().describe('True when the Clotting Factor column is `1` (furnishing fee applies).'),
+  notes: z.string().nullable(),
+});
+/** One Medicare Part B drug payment limit per HCPCS billing unit (ASP + 6%). */
+export type AspPricingRow = z.infer<typeof AspPricingRowSchema>;
 
 const WANT = ['HCPCS CODE', 'SHORT DESCRIPTION', 'HCPCS CODE DOSAGE', 'PAYMENT LIMIT'];
 
@@ -61,24 +57,12 @@ function quarterOf(year: number, month: number): VersionInfo {
  * window, a trailing empty 12th column, limits with 3 decimals. Kept apart from the NDC crosswalk
  * (`asp_crosswalk`) because the two have different keys and CMS ships them as separate files.
  */
-export const aspPricing: Dataset<AspPricingRow> = {
+export const aspPricing = defineDataset({
   id: 'asp_pricing',
   title: 'Medicare Part B drug payment limits (ASP pricing file)',
   publisher: 'CMS Medicare Part B Drug Average Sales Price',
   formats: ['section 508 version of <Mon> <YYYY> ASP Pricing File.csv (8 preamble lines, 12 columns, CP1252)'],
-  columns: [
-    { name: 'hcpcs_code', type: 'VARCHAR' },
-    { name: 'short_descriptor', type: 'VARCHAR' },
-    { name: 'hcpcs_dosage', type: 'VARCHAR' },
-    { name: 'payment_limit', type: 'DOUBLE' },
-    { name: 'coinsurance_pct', type: 'DOUBLE' },
-    { name: 'vaccine_awp_pct', type: 'DOUBLE' },
-    { name: 'vaccine_limit', type: 'DOUBLE' },
-    { name: 'blood_awp_pct', type: 'DOUBLE' },
-    { name: 'blood_limit', type: 'DOUBLE' },
-    { name: 'clotting_factor', type: 'BOOLEAN' },
-    { name: 'notes', type: 'VARCHAR' },
-  ],
+  row: AspPricingRowSchema,
   key: ['hcpcs_code'],
   detect: (s) => s.lines.slice(0, 20).some((l) => isAspPricingHeader(l.split(','))),
   version(samples): VersionInfo | undefined {
@@ -119,4 +103,4 @@ export const aspPricing: Dataset<AspPricingRow> = {
       yield r.ok ? { line, row } : { line, issues: r.issues };
     }
   },
-};
+});

@@ -1,27 +1,26 @@
+import { z } from 'zod';
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { type Issue } from '../../warehouse/errors.js';
 import { readRecords, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
-import type { Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 import { toStateCode } from '../locality_county/states.js';
 import { columnIndex, fiscalVersion, fiscalYearOf } from '../wage_index/dataset.js';
 
 /** One county's CBSA for the IPPS fiscal year (CMS CBSA to county crosswalk). */
-export interface CbsaCountyRow {
-  /** 5-digit FIPS state + county code, e.g. `06075`. */
-  fips_county: string;
-  /** 5-digit SSA state + county code (CMS's own county numbering); null when not published. */
-  ssa_county: string | null;
-  county_name: string;
-  /** USPS state code. */
-  state: string;
-  /** 5-digit CBSA or 2-digit state code for a rural county. */
-  cbsa: string;
-  cbsa_name: string | null;
-  is_rural: boolean;
-  fiscal_year: number;
-}
+export const CbsaCountyRowSchema = z.object({
+  fips_county: z.string().describe('5-digit FIPS state + county code, e.g. `06075`.'),
+  ssa_county: z.string().nullable().describe("5-digit SSA state + county code (CMS's own county numbering); null when not published."),
+  county_name: z.string(),
+  state: z.string().describe('USPS state code.'),
+  cbsa: z.string().describe('5-digit CBSA or 2-digit state code for a rural county.'),
+  cbsa_name: z.string().nullable(),
+  is_rural: z.boolean(),
+  fiscal_year: z.int(),
+});
+/** One county's CBSA for the IPPS fiscal year (CMS CBSA to county crosswalk). */
+export type CbsaCountyRow = z.infer<typeof CbsaCountyRowSchema>;
 
 const COLS = {
   fips_county: /^FIPS( STATE)? COUNTY( CODE)?$/,
@@ -44,21 +43,12 @@ const TITLE = /CBSA|CROSSWALK/i;
  * CBSA. Columns are found by name. Derives a facility's CBSA from its county when the facility
  * file has none (Care Compare `Hospital_General_Information.csv`).
  */
-export const cbsaCounty: Dataset<CbsaCountyRow> = {
+export const cbsaCounty = defineDataset({
   id: 'cbsa_county',
   title: 'County to CBSA crosswalk for the IPPS fiscal year',
   publisher: 'CMS Acute Inpatient PPS (IPPS final rule files)',
   formats: ['FY<YEAR> CBSA to County Crosswalk CSV: optional title line, header FIPS State County Code, SSA State County Code, County Name, State, CBSA, CBSA Name'],
-  columns: [
-    { name: 'fips_county', type: 'VARCHAR' },
-    { name: 'ssa_county', type: 'VARCHAR' },
-    { name: 'county_name', type: 'VARCHAR' },
-    { name: 'state', type: 'VARCHAR' },
-    { name: 'cbsa', type: 'VARCHAR' },
-    { name: 'cbsa_name', type: 'VARCHAR' },
-    { name: 'is_rural', type: 'BOOLEAN' },
-    { name: 'fiscal_year', type: 'INTEGER' },
-  ],
+  row: CbsaCountyRowSchema,
   key: ['fips_county'],
   detect: (s) => s.lines.slice(0, 20).some((l) => isHeader(l.split(','))),
   version(samples): VersionInfo | undefined {
@@ -105,4 +95,4 @@ export const cbsaCounty: Dataset<CbsaCountyRow> = {
       };
     }
   },
-};
+});

@@ -1,25 +1,23 @@
+import { z } from 'zod';
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { readRecords, sampleFile, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
-import type { Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
 /** One Clinical Laboratory Fee Schedule national limit for a HCPCS (+ `QW` modifier). */
-export interface ClfsRow {
-  hcpcs_code: string;
-  /** `QW` (CLIA-waived) or empty string. */
-  modifier: string;
-  year: number;
-  /** `YYYY-MM-DD` from EFF_DATE (`20260701` for codes added in Q3). */
-  effective_date: string;
-  /** `N` national limit, `L` locally priced by the MAC. */
-  indicator: string;
-  /** National limit in dollars; null when not nationally priced (`L` rows print `00000.00`). */
-  rate: number | null;
-  short_descriptor: string;
-  long_descriptor: string | null;
-  /** Absent in the `~`-delimited .txt layout. */
-  extended_long_descriptor: string | null;
-}
+export const ClfsRowSchema = z.object({
+  hcpcs_code: z.string(),
+  modifier: z.string().describe("QW or ''"),
+  year: z.int(),
+  effective_date: z.string().describe('`YYYY-MM-DD` from EFF_DATE (`20260701` for codes added in Q3).'),
+  indicator: z.string().describe('`N` national limit, `L` locally priced by the MAC.'),
+  rate: z.number().nullable().describe('null when not nationally priced'),
+  short_descriptor: z.string(),
+  long_descriptor: z.string().nullable(),
+  extended_long_descriptor: z.string().nullable().describe('Absent in the `~`-delimited .txt layout.'),
+});
+/** One Clinical Laboratory Fee Schedule national limit for a HCPCS (+ `QW` modifier). */
+export type ClfsRow = z.infer<typeof ClfsRowSchema>;
 
 const HEADER_START = ['YEAR', 'HCPCS', 'MOD', 'EFF_DATE', 'INDICATOR', 'RATE', 'SHORTDESC'];
 
@@ -63,7 +61,7 @@ export function clfsVersionOf(sample: FileSample): VersionInfo | undefined {
  * `.txt` (7 columns, blank MOD written as two spaces). `L` rows with `00000.00` are not
  * nationally priced and get a null rate, never $0.
  */
-export const clfs: Dataset<ClfsRow> = {
+export const clfs = defineDataset({
   id: 'clfs',
   title: 'Clinical Laboratory Fee Schedule national limits',
   publisher: 'CMS Clinical Laboratory Fee Schedule',
@@ -72,17 +70,7 @@ export const clfs: Dataset<ClfsRow> = {
     'CLFS <YYYY> Q<q>V<n>.csv (older CSV, EXTENDED LONGDESC)',
     'PUF_CLFS_CY<YYYY>_Q<q>V<n>.txt (~ delimited, 7 columns)',
   ],
-  columns: [
-    { name: 'hcpcs_code', type: 'VARCHAR' },
-    { name: 'modifier', type: 'VARCHAR', description: "QW or ''" },
-    { name: 'year', type: 'INTEGER' },
-    { name: 'effective_date', type: 'VARCHAR' },
-    { name: 'indicator', type: 'VARCHAR' },
-    { name: 'rate', type: 'DOUBLE', description: 'null when not nationally priced' },
-    { name: 'short_descriptor', type: 'VARCHAR' },
-    { name: 'long_descriptor', type: 'VARCHAR' },
-    { name: 'extended_long_descriptor', type: 'VARCHAR' },
-  ],
+  row: ClfsRowSchema,
   key: ['hcpcs_code', 'modifier'],
   detect: (s) => delimiterOf(s.lines) !== undefined,
   version(samples): VersionInfo | undefined {
@@ -138,4 +126,4 @@ export const clfs: Dataset<ClfsRow> = {
       };
     }
   },
-};
+});

@@ -1,32 +1,27 @@
+import { z } from 'zod';
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
-import type { Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
 /** One DMEPOS fee for one HCPCS + modifier pair in one state (the wide file stored long). */
-export interface DmeposRow {
-  hcpcs_code: string;
-  /** First pricing modifier (`NU`, `RR`, `UE`, …); empty string when none (keys stay non-null). */
-  modifier: string;
-  /** Second modifier (`KE`, `KU`, `KF`, …); empty string when none. */
-  modifier2: string;
-  /** Two-letter state (plus DC, PR, VI). */
-  state: string;
-  /** Null when the file prints `0.00` (no non-rural fee in this state, e.g. `A4636 NU KE`). */
-  non_rural_rate: number | null;
-  /** Null when the file prints `0.00` (no separate rural fee: the non-rural fee applies). */
-  rural_rate: number | null;
-  /** Null when `0.00` (no ceiling: not subject to ceiling/floor). */
-  ceiling: number | null;
-  floor: number | null;
-  /** DME MAC jurisdiction letter: D (DME MAC), L (local carrier), J (joint). */
-  jurisdiction: string;
-  /** Payment category (IN, PO, CR, OS, SU, …; see DMEREAD). */
-  category: string;
-  short_descriptor: string;
-  year: number;
-}
+export const DmeposRowSchema = z.object({
+  hcpcs_code: z.string(),
+  modifier: z.string().describe("first modifier, '' when none"),
+  modifier2: z.string().describe("second modifier, '' when none"),
+  state: z.string().describe('Two-letter state (plus DC, PR, VI).'),
+  non_rural_rate: z.number().nullable().describe('null when the file prints 0.00'),
+  rural_rate: z.number().nullable().describe('null when the file prints 0.00 (non-rural fee applies)'),
+  ceiling: z.number().nullable().describe('Null when `0.00` (no ceiling: not subject to ceiling/floor).'),
+  floor: z.number().nullable(),
+  jurisdiction: z.string().describe('DME MAC jurisdiction letter: D (DME MAC), L (local carrier), J (joint).'),
+  category: z.string().describe('Payment category (IN, PO, CR, OS, SU, …; see DMEREAD).'),
+  short_descriptor: z.string(),
+  year: z.int(),
+});
+/** One DMEPOS fee for one HCPCS + modifier pair in one state (the wide file stored long). */
+export type DmeposRow = z.infer<typeof DmeposRowSchema>;
 
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 const STATE_COL = /^([A-Z]{2}) \((NR|R)\)$/;
@@ -122,25 +117,12 @@ const zeroToNull = (v: number | null): number | null => (v === 0 ? null : v);
  * holds commas or inch marks. Stored long: one row per (HCPCS, Mod, Mod2, state), so a state
  * lookup is an index probe instead of a 114-column pivot.
  */
-export const dmepos: Dataset<DmeposRow> = {
+export const dmepos = defineDataset({
   id: 'dmepos',
   title: 'DMEPOS fee schedule (durable medical equipment, prosthetics, orthotics, supplies) by state',
   publisher: 'CMS DMEPOS Fee Schedule',
   formats: ['DMEPOS<YY>_<MON>.csv (CMS CSV: 6 preamble lines, HCPCS/Mod/Mod2/JURIS/CATG/Ceiling/Floor, per-state (NR)/(R) pairs, Description)'],
-  columns: [
-    { name: 'hcpcs_code', type: 'VARCHAR' },
-    { name: 'modifier', type: 'VARCHAR', description: "first modifier, '' when none" },
-    { name: 'modifier2', type: 'VARCHAR', description: "second modifier, '' when none" },
-    { name: 'state', type: 'VARCHAR' },
-    { name: 'non_rural_rate', type: 'DOUBLE', description: 'null when the file prints 0.00' },
-    { name: 'rural_rate', type: 'DOUBLE', description: 'null when the file prints 0.00 (non-rural fee applies)' },
-    { name: 'ceiling', type: 'DOUBLE' },
-    { name: 'floor', type: 'DOUBLE' },
-    { name: 'jurisdiction', type: 'VARCHAR' },
-    { name: 'category', type: 'VARCHAR' },
-    { name: 'short_descriptor', type: 'VARCHAR' },
-    { name: 'year', type: 'INTEGER' },
-  ],
+  row: DmeposRowSchema,
   key: ['hcpcs_code', 'modifier', 'modifier2', 'state'],
   // Quotes stripped: some releases (and Excel re-saves) quote every header cell.
   detect: (s) => s.lines.slice(0, 20).some((l) => isDmeposHeader(l.replace(/"/g, '').split(','))),
@@ -191,4 +173,4 @@ export const dmepos: Dataset<DmeposRow> = {
       for (const row of rows) yield { line, row };
     }
   },
-};
+});

@@ -1,19 +1,20 @@
+import { z } from 'zod';
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader } from '../_shared/values.js';
-import type { Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
 /** One ZIP code CMS treats as rural for DMEPOS pricing (the `(R)` fee applies there). */
-export interface DmeposRuralZipRow {
-  /** Five digits, leading zeros kept (`01223`). */
-  zip: string;
-  state: string;
-  /** `YYYYQ` as printed in the file's YEAR/QTR column, e.g. `202501`. */
-  year_quarter: string;
-  year: number;
-  quarter: number;
-}
+export const DmeposRuralZipRowSchema = z.object({
+  zip: z.string().describe('Five digits, leading zeros kept (`01223`).'),
+  state: z.string(),
+  year_quarter: z.string().describe("`YYYYQ` as printed in the file's YEAR/QTR column, e.g. `202501`."),
+  year: z.int(),
+  quarter: z.int(),
+});
+/** One ZIP code CMS treats as rural for DMEPOS pricing (the `(R)` fee applies there). */
+export type DmeposRuralZipRow = z.infer<typeof DmeposRuralZipRowSchema>;
 
 /** `STATE,DMEPOS RURAL ZIP CODE,YEAR/QTR` (spaces around the slash tolerated). */
 export const isRuralZipHeader = (f: string[]): boolean => {
@@ -46,18 +47,12 @@ function versionOf(sample: FileSample): VersionInfo | undefined {
  * `STATE,DMEPOS RURAL ZIP CODE,YEAR/QTR`, one ZIP per line with leading zeros (`MA,01223,202501`).
  * ZIPs are read as text; a number-typed reader would turn `01223` into 1223 and miss the match.
  */
-export const dmeposRuralZip: Dataset<DmeposRuralZipRow> = {
+export const dmeposRuralZip = defineDataset({
   id: 'dmepos_rural_zip',
   title: 'DMEPOS rural ZIP codes (rural fee schedule amounts apply)',
   publisher: 'CMS DMEPOS Fee Schedule',
   formats: ['DME Rural ZIP Code Quarter <Q>, <YYYY>.csv (STATE, DMEPOS RURAL ZIP CODE, YEAR/QTR)'],
-  columns: [
-    { name: 'zip', type: 'VARCHAR' },
-    { name: 'state', type: 'VARCHAR' },
-    { name: 'year_quarter', type: 'VARCHAR' },
-    { name: 'year', type: 'INTEGER' },
-    { name: 'quarter', type: 'INTEGER' },
-  ],
+  row: DmeposRuralZipRowSchema,
   key: ['zip'],
   detect: (s) => s.lines.slice(0, 10).some((l) => isRuralZipHeader(l.replace(/"/g, '').split(','))),
   version(samples): VersionInfo | undefined {
@@ -84,4 +79,4 @@ export const dmeposRuralZip: Dataset<DmeposRuralZipRow> = {
         : { line, issues: r.issues };
     }
   },
-};
+});

@@ -1,38 +1,33 @@
+import { z } from 'zod';
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import type { Issue } from '../../warehouse/errors.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
-import type { Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 import { toStateCode } from '../locality_county/states.js';
 
 /** Which publisher layout a facility row came from. */
-export type FacilityLayout = 'pos' | 'care_compare';
+export type FacilityLayout = FacilityRow['source_layout'];
 
 /** One Medicare-certified facility: identity, location and type (geography is resolved in queries). */
-export interface FacilityRow {
-  /** CMS Certification Number, 6 characters (`010001`; VA hospitals end in `F`, e.g. `01014F`). */
-  ccn: string;
-  name: string;
-  address: string | null;
-  city: string | null;
-  /** USPS state code. */
-  state: string;
-  zip: string | null;
-  county_name: string | null;
-  /** 5-digit FIPS state + county (POS `FIPS_STATE_CD` + `FIPS_CNTY_CD`); null in Care Compare. */
-  county_fips: string | null;
-  /** CBSA as published (POS `CBSA_CD`); null in Care Compare, derived in queries. */
-  cbsa: string | null;
-  /** POS `CBSA_URBN_RRL_IND` = R; null when the file has no flag (Care Compare). */
-  is_rural: boolean | null;
-  /** snake_case type, e.g. `critical_access_hospital`, from `PRVDR_CTGRY_CD`/subtype or `Hospital Type`. */
-  facility_type: string;
-  /** Readable type, e.g. `Critical Access Hospital`. */
-  facility_type_label: string;
-  /** False when POS `PGM_TRMNTN_CD` is not `00`; null when the file does not say. */
-  active: boolean | null;
-  source_layout: FacilityLayout;
-}
+export const FacilityRowSchema = z.object({
+  ccn: z.string().describe('CMS Certification Number, 6 characters (`010001`; VA hospitals end in `F`, e.g. `01014F`).'),
+  name: z.string(),
+  address: z.string().nullable(),
+  city: z.string().nullable(),
+  state: z.string().describe('USPS state code.'),
+  zip: z.string().nullable(),
+  county_name: z.string().nullable(),
+  county_fips: z.string().nullable().describe('5-digit FIPS state + county (POS `FIPS_STATE_CD` + `FIPS_CNTY_CD`); null in Care Compare.'),
+  cbsa: z.string().nullable().describe('CBSA as published (POS `CBSA_CD`); null in Care Compare, derived in queries.'),
+  is_rural: z.boolean().nullable().describe('POS `CBSA_URBN_RRL_IND` = R; null when the file has no flag (Care Compare).'),
+  facility_type: z.string().describe('snake_case type, e.g. `critical_access_hospital`, from `PRVDR_CTGRY_CD`/subtype or `Hospital Type`.'),
+  facility_type_label: z.string().describe('Readable type, e.g. `Critical Access Hospital`.'),
+  active: z.boolean().nullable().describe('False when POS `PGM_TRMNTN_CD` is not `00`; null when the file does not say.'),
+  source_layout: z.enum(['pos', 'care_compare']),
+});
+/** One Medicare-certified facility: identity, location and type (geography is resolved in queries). */
+export type FacilityRow = z.infer<typeof FacilityRowSchema>;
 
 /** Care Compare `Hospital Type` values (Hospital_General_Information.csv, 2025 release) to types. */
 const CARE_COMPARE_TYPES: Record<string, [string, string]> = {
@@ -131,7 +126,7 @@ export function padCode(raw: string | undefined, width: number, min: number): st
  * `Hospital_General_Information.csv` (quoted header, CCN/ZIP as text, no CBSA or rural flag — those
  * are derived at query time from zip_locality and cbsa_county, with a warning).
  */
-export const facilities: Dataset<FacilityRow> = {
+export const facilities = defineDataset({
   id: 'facilities',
   title: 'Medicare facilities by CCN (Provider of Services file or Care Compare Hospital General Information)',
   publisher: 'CMS (Provider of Services file; Care Compare / Provider Data Catalog)',
@@ -139,22 +134,7 @@ export const facilities: Dataset<FacilityRow> = {
     'POS CSV (Hospital_and_other.DATA.Q<N>_<YEAR>.csv): PRVDR_NUM, FAC_NAME, STATE_CD, FIPS_STATE_CD, FIPS_CNTY_CD, ZIP_CD, PRVDR_CTGRY_CD, PRVDR_CTGRY_SBTYP_CD, CBSA_CD, CBSA_URBN_RRL_IND, PGM_TRMNTN_CD',
     'Care Compare Hospital_General_Information.csv: "Facility ID","Facility Name",...,"County/Parish",...,"Hospital Type" (no version in the file: pass --version)',
   ],
-  columns: [
-    { name: 'ccn', type: 'VARCHAR' },
-    { name: 'name', type: 'VARCHAR' },
-    { name: 'address', type: 'VARCHAR' },
-    { name: 'city', type: 'VARCHAR' },
-    { name: 'state', type: 'VARCHAR' },
-    { name: 'zip', type: 'VARCHAR' },
-    { name: 'county_name', type: 'VARCHAR' },
-    { name: 'county_fips', type: 'VARCHAR' },
-    { name: 'cbsa', type: 'VARCHAR' },
-    { name: 'is_rural', type: 'BOOLEAN' },
-    { name: 'facility_type', type: 'VARCHAR' },
-    { name: 'facility_type_label', type: 'VARCHAR' },
-    { name: 'active', type: 'BOOLEAN' },
-    { name: 'source_layout', type: 'VARCHAR' },
-  ],
+  row: FacilityRowSchema,
   key: ['ccn'],
   // Care Compare quotes every header cell (`"Facility ID","Facility Name",...`).
   detect: (s) => s.lines.slice(0, 5).some((l) => layoutOf(l.split(',').map((x) => x.trim().replace(/^"(.*)"$/, '$1'))) !== undefined),
@@ -240,7 +220,7 @@ export const facilities: Dataset<FacilityRow> = {
       });
     }
   },
-};
+});
 
 function* emit(line: number, issues: Issue[], seen: Set<string>, row: FacilityRow): Generator<ParsedItem<FacilityRow>> {
   if (issues.length > 0) {

@@ -1,21 +1,23 @@
+import { z } from 'zod';
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
-import type { Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
 /** One Medicare locality's GPCIs (CMS PFS Addendum E). */
-export interface GpciRow {
-  /** 7-digit locality id: MAC + locality number, e.g. `0111205`. */
-  locality: string;
-  mac: string;
-  locality_number: string;
-  state: string;
-  locality_name: string;
-  pw_gpci: number;
-  pe_gpci: number;
-  mp_gpci: number;
-  year: number;
-}
+export const GpciRowSchema = z.object({
+  locality: z.string().describe('MAC + locality number (7 digits)'),
+  mac: z.string(),
+  locality_number: z.string(),
+  state: z.string(),
+  locality_name: z.string(),
+  pw_gpci: z.number(),
+  pe_gpci: z.number(),
+  mp_gpci: z.number(),
+  year: z.int(),
+});
+/** One Medicare locality's GPCIs (CMS PFS Addendum E). */
+export type GpciRow = z.infer<typeof GpciRowSchema>;
 
 const isGpciHeader = (f: string[]) => f.length >= 7 && /PW GPCI/.test(normHeader(f[4] ?? '')) && /PE GPCI/.test(normHeader(f[5] ?? ''));
 
@@ -33,22 +35,12 @@ function yearOf(sample: FileSample): number | undefined {
  * header, the year inside header names (`2026 PW GPCI (with 1.0 Floor)***`), footnote lines after
  * the data, MAC/locality with leading zeros, 2025 drops trailing zeros (`1`), 2026 prints `1.000`.
  */
-export const gpci: Dataset<GpciRow> = {
+export const gpci = defineDataset({
   id: 'gpci',
   title: 'Geographic Practice Cost Indices by Medicare locality (PFS Addendum E)',
   publisher: 'CMS Medicare Physician Fee Schedule',
   formats: ['GPCI<YEAR>.csv (Addendum E CSV: title, blank row, header, 109 localities, footnotes)'],
-  columns: [
-    { name: 'locality', type: 'VARCHAR', description: 'MAC + locality number (7 digits)' },
-    { name: 'mac', type: 'VARCHAR' },
-    { name: 'locality_number', type: 'VARCHAR' },
-    { name: 'state', type: 'VARCHAR' },
-    { name: 'locality_name', type: 'VARCHAR' },
-    { name: 'pw_gpci', type: 'DOUBLE' },
-    { name: 'pe_gpci', type: 'DOUBLE' },
-    { name: 'mp_gpci', type: 'DOUBLE' },
-    { name: 'year', type: 'INTEGER' },
-  ],
+  row: GpciRowSchema,
   key: ['locality'],
   detect: (s) => s.lines.slice(0, 20).some((l) => isGpciHeader(l.split(','))),
   version(samples): VersionInfo | undefined {
@@ -80,4 +72,4 @@ export const gpci: Dataset<GpciRow> = {
       yield r.ok ? { line, row } : { line, issues: r.issues };
     }
   },
-};
+});

@@ -1,31 +1,27 @@
+import { z } from 'zod';
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { type Issue } from '../../warehouse/errors.js';
 import { readRecords, readText, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
-import type { Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 import { toStateCode } from './states.js';
 
 /** One county (or a catch-all such as `ALL OTHER COUNTIES`) of a Medicare PFS locality. */
-export interface LocalityCountyRow {
-  /** 7-digit locality id: MAC + locality number, e.g. `0111205` (same scheme as `gpci`). */
-  locality: string;
-  mac: string;
-  locality_number: string;
-  /** USPS code of the state the locality belongs to (`HAWAII/GUAM` is `HI`). */
-  state: string;
-  /** Fee schedule area name without footnote stars, e.g. `REST OF STATE`. */
-  fee_schedule_area: string;
-  /** County name as published, or `ALL COUNTIES` / `ALL OTHER COUNTIES` / `ALL COUNTY EQUIVALENTS`. */
-  county: string;
-  /** USPS code of the county's state; differs from `state` for the DC locality's VA/MD suburbs. */
-  county_state: string;
-  /** Counties a catch-all row leaves out (`ALL COUNTIES, EXCEPT ...`), `;`-joined, else null. */
-  excluded_counties: string | null;
-  /** The area name carried `*`: "Payment locality is serviced by two carriers". */
-  two_carriers: boolean;
-  year: number;
-}
+export const LocalityCountyRowSchema = z.object({
+  locality: z.string().describe('MAC + locality number (7 digits)'),
+  mac: z.string(),
+  locality_number: z.string(),
+  state: z.string().describe('USPS code of the locality state'),
+  fee_schedule_area: z.string().describe('Fee schedule area name without footnote stars, e.g. `REST OF STATE`.'),
+  county: z.string().describe('county name or ALL COUNTIES / ALL OTHER COUNTIES / ALL COUNTY EQUIVALENTS'),
+  county_state: z.string().describe('USPS code of the county state'),
+  excluded_counties: z.string().nullable().describe('counties a catch-all leaves out, ;-joined'),
+  two_carriers: z.boolean().describe('The area name carried `*`: "Payment locality is serviced by two carriers".'),
+  year: z.int(),
+});
+/** One county (or a catch-all such as `ALL OTHER COUNTIES`) of a Medicare PFS locality. */
+export type LocalityCountyRow = z.infer<typeof LocalityCountyRowSchema>;
 
 /** Catch-all county values kept as they are printed. */
 export const CATCH_ALL = ['ALL COUNTIES', 'ALL OTHER COUNTIES', 'ALL COUNTY EQUIVALENTS'] as const;
@@ -222,7 +218,7 @@ async function* parseTxt(file: SourceFile, ctx: ParseContext): AsyncIterable<Par
  * first row of each state, separates states with blank rows and quotes comma lists; the .txt
  * keeps the zeros but cuts county lists at column 201 (those rows are rejected as `truncated`).
  */
-export const localityCounty: Dataset<LocalityCountyRow> = {
+export const localityCounty = defineDataset({
   id: 'locality_county',
   title: 'Counties included in Medicare PFS localities (LOCCO)',
   publisher: 'CMS Medicare Physician Fee Schedule',
@@ -230,18 +226,7 @@ export const localityCounty: Dataset<LocalityCountyRow> = {
     '<YY>LOCCO.csv (title, blank row, header, state filled down, blank separator rows, quoted county lists, footnote)',
     '<YY>LOCCO.txt (same content, fixed width; county lists longer than 58 characters are cut)',
   ],
-  columns: [
-    { name: 'locality', type: 'VARCHAR', description: 'MAC + locality number (7 digits)' },
-    { name: 'mac', type: 'VARCHAR' },
-    { name: 'locality_number', type: 'VARCHAR' },
-    { name: 'state', type: 'VARCHAR', description: 'USPS code of the locality state' },
-    { name: 'fee_schedule_area', type: 'VARCHAR' },
-    { name: 'county', type: 'VARCHAR', description: 'county name or ALL COUNTIES / ALL OTHER COUNTIES / ALL COUNTY EQUIVALENTS' },
-    { name: 'county_state', type: 'VARCHAR', description: 'USPS code of the county state' },
-    { name: 'excluded_counties', type: 'VARCHAR', description: 'counties a catch-all leaves out, ;-joined' },
-    { name: 'two_carriers', type: 'BOOLEAN' },
-    { name: 'year', type: 'INTEGER' },
-  ],
+  row: LocalityCountyRowSchema,
   key: ['locality', 'county_state', 'county'],
   detect: (s) =>
     s.lines.slice(0, 20).some((l) => isCsvHeader(l.split(',')) || isTxtHeader(l)) &&
@@ -257,4 +242,4 @@ export const localityCounty: Dataset<LocalityCountyRow> = {
     else if (head.some(isTxtHeader)) yield* parseTxt(file, ctx);
     else yield* parseCsv(file, ctx); // reports "file is empty" or "no header row" with the line
   },
-};
+});

@@ -2,84 +2,83 @@ import { IngestError } from '../_shared/issue.js';
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { readRecords, type FileSample, type SourceFile, type SourceRecord } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
-import type { Column, Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+import { z } from 'zod';
+import { columnsOf } from '../_shared/table.js';
+import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
 /** One PPRRVU row: RVUs and payment indicators of a HCPCS code (with modifier) for one release. */
-export interface MpfsRvuRow {
-  hcpcs: string;
-  modifier: string;
-  description: string;
-  status_code: string;
-  work_rvu: number | null;
-  non_fac_pe_rvu: number | null;
-  non_fac_na_indicator: string;
-  facility_pe_rvu: number | null;
-  facility_na_indicator: string;
-  mp_rvu: number | null;
-  non_facility_total: number | null;
-  facility_total: number | null;
-  pctc_indicator: string;
-  global_days: string;
-  pre_op: number | null;
-  intra_op: number | null;
-  post_op: number | null;
-  mult_proc: string;
-  bilat_surg: string;
-  asst_surg: string;
-  co_surg: string;
-  team_surg: string;
-  /** 2026+ only (`PRIC IND`); null for 31-column files. */
-  pricing_indicator: string | null;
-  endo_base: string;
-  conv_factor: number | null;
-  phys_supervision: string;
-  calculation_flag: string;
-  diag_imaging_family: string;
-  non_fac_pe_opps: number | null;
-  fac_pe_opps: number | null;
-  mp_opps: number | null;
-  year: number;
-  quarter: number;
-  /** Conversion factor of the QPP file (2026+), null when only one factor applies or was loaded. */
-  conv_factor_qpp: number | null;
-  /** Files the row came from: `all` (one factor, before 2026), `nonQPP`, `QPP` or `QPP+nonQPP`. */
-  cf_variant: string;
-}
+export const MpfsRvuRowSchema = z.object({
+  hcpcs: z.string(),
+  modifier: z.string(),
+  description: z.string(),
+  status_code: z.string(),
+  work_rvu: z.number().nullable(),
+  non_fac_pe_rvu: z.number().nullable(),
+  non_fac_na_indicator: z.string(),
+  facility_pe_rvu: z.number().nullable(),
+  facility_na_indicator: z.string(),
+  mp_rvu: z.number().nullable(),
+  non_facility_total: z.number().nullable(),
+  facility_total: z.number().nullable(),
+  pctc_indicator: z.string(),
+  global_days: z.string(),
+  pre_op: z.number().nullable(),
+  intra_op: z.number().nullable(),
+  post_op: z.number().nullable(),
+  mult_proc: z.string(),
+  bilat_surg: z.string(),
+  asst_surg: z.string(),
+  co_surg: z.string(),
+  team_surg: z.string(),
+  pricing_indicator: z.string().nullable().describe('2026+ only (`PRIC IND`); null for 31-column files.'),
+  endo_base: z.string(),
+  conv_factor: z.number().nullable(),
+  phys_supervision: z.string(),
+  calculation_flag: z.string(),
+  diag_imaging_family: z.string(),
+  non_fac_pe_opps: z.number().nullable(),
+  fac_pe_opps: z.number().nullable(),
+  mp_opps: z.number().nullable(),
+  year: z.int(),
+  quarter: z.int(),
+  conv_factor_qpp: z.number().nullable().describe('Conversion factor of the QPP file (2026+), null when only one factor applies or was loaded.'),
+  cf_variant: z.string().describe('Files the row came from: `all` (one factor, before 2026), `nonQPP`, `QPP` or `QPP+nonQPP`.'),
+});
+export type MpfsRvuRow = z.infer<typeof MpfsRvuRowSchema>;
 
-type Kind = 'text' | 'num';
 /** Each field is found by its stacked caption name (caption rows + header row), not by position. */
-const FIELDS: { name: keyof MpfsRvuRow; match: RegExp; kind: Kind; optional?: boolean }[] = [
-  { name: 'hcpcs', match: /^HCPCS$/, kind: 'text' },
-  { name: 'modifier', match: /^MOD$/, kind: 'text' },
-  { name: 'description', match: /DESCRIPTION$/, kind: 'text' },
-  { name: 'status_code', match: /STATUS CODE$/, kind: 'text' },
-  { name: 'work_rvu', match: /^WORK RVU$/, kind: 'num' },
-  { name: 'non_fac_pe_rvu', match: /^NON-FAC PE RVU$/, kind: 'num' },
-  { name: 'non_fac_na_indicator', match: /^NON-FAC NA INDICATOR$/, kind: 'text' },
-  { name: 'facility_pe_rvu', match: /^FACILITY PE RVU$/, kind: 'num' },
-  { name: 'facility_na_indicator', match: /^FACILITY NA INDICATOR$/, kind: 'text' },
-  { name: 'mp_rvu', match: /^MP RVU$/, kind: 'num' },
-  { name: 'non_facility_total', match: /^NON-FACILITY TOTAL$/, kind: 'num' },
-  { name: 'facility_total', match: /^FACILITY TOTAL$/, kind: 'num' },
-  { name: 'pctc_indicator', match: /^PCTC IND$/, kind: 'text' },
-  { name: 'global_days', match: /^GLOB DAYS$/, kind: 'text' },
-  { name: 'pre_op', match: /^PRE OP$/, kind: 'num' },
-  { name: 'intra_op', match: /^INTRA OP$/, kind: 'num' },
-  { name: 'post_op', match: /^POST OP$/, kind: 'num' },
-  { name: 'mult_proc', match: /^MULT PROC$/, kind: 'text' },
-  { name: 'bilat_surg', match: /^BILAT SURG$/, kind: 'text' },
-  { name: 'asst_surg', match: /^ASST SURG$/, kind: 'text' },
-  { name: 'co_surg', match: /^CO- ?SURG$/, kind: 'text' },
-  { name: 'team_surg', match: /^TEAM SURG$/, kind: 'text' },
-  { name: 'pricing_indicator', match: /^PRIC IND$/, kind: 'text', optional: true },
-  { name: 'endo_base', match: /^ENDO BASE$/, kind: 'text' },
-  { name: 'conv_factor', match: /^CONV FACTOR$/, kind: 'num' },
-  { name: 'phys_supervision', match: /SUPERVISION OF DIAGNOSTIC PROCEDURES$/, kind: 'text' },
-  { name: 'calculation_flag', match: /^CALCULATION FLAG$/, kind: 'text' },
-  { name: 'diag_imaging_family', match: /IMAGING FAMILY INDICATOR$/, kind: 'text' },
-  { name: 'non_fac_pe_opps', match: /^NON-FACILITY PE USED FOR OPPS/, kind: 'num' },
-  { name: 'fac_pe_opps', match: /^FACILITY PE USED FOR OPPS/, kind: 'num' },
-  { name: 'mp_opps', match: /^MP USED FOR OPPS/, kind: 'num' },
+const FIELDS: { name: keyof MpfsRvuRow; match: RegExp; optional?: boolean }[] = [
+  { name: 'hcpcs', match: /^HCPCS$/ },
+  { name: 'modifier', match: /^MOD$/ },
+  { name: 'description', match: /DESCRIPTION$/ },
+  { name: 'status_code', match: /STATUS CODE$/ },
+  { name: 'work_rvu', match: /^WORK RVU$/ },
+  { name: 'non_fac_pe_rvu', match: /^NON-FAC PE RVU$/ },
+  { name: 'non_fac_na_indicator', match: /^NON-FAC NA INDICATOR$/ },
+  { name: 'facility_pe_rvu', match: /^FACILITY PE RVU$/ },
+  { name: 'facility_na_indicator', match: /^FACILITY NA INDICATOR$/ },
+  { name: 'mp_rvu', match: /^MP RVU$/ },
+  { name: 'non_facility_total', match: /^NON-FACILITY TOTAL$/ },
+  { name: 'facility_total', match: /^FACILITY TOTAL$/ },
+  { name: 'pctc_indicator', match: /^PCTC IND$/ },
+  { name: 'global_days', match: /^GLOB DAYS$/ },
+  { name: 'pre_op', match: /^PRE OP$/ },
+  { name: 'intra_op', match: /^INTRA OP$/ },
+  { name: 'post_op', match: /^POST OP$/ },
+  { name: 'mult_proc', match: /^MULT PROC$/ },
+  { name: 'bilat_surg', match: /^BILAT SURG$/ },
+  { name: 'asst_surg', match: /^ASST SURG$/ },
+  { name: 'co_surg', match: /^CO- ?SURG$/ },
+  { name: 'team_surg', match: /^TEAM SURG$/ },
+  { name: 'pricing_indicator', match: /^PRIC IND$/, optional: true },
+  { name: 'endo_base', match: /^ENDO BASE$/ },
+  { name: 'conv_factor', match: /^CONV FACTOR$/ },
+  { name: 'phys_supervision', match: /SUPERVISION OF DIAGNOSTIC PROCEDURES$/ },
+  { name: 'calculation_flag', match: /^CALCULATION FLAG$/ },
+  { name: 'diag_imaging_family', match: /IMAGING FAMILY INDICATOR$/ },
+  { name: 'non_fac_pe_opps', match: /^NON-FACILITY PE USED FOR OPPS/ },
+  { name: 'fac_pe_opps', match: /^FACILITY PE USED FOR OPPS/ },
+  { name: 'mp_opps', match: /^MP USED FOR OPPS/ },
 ];
 
 const MONTHS: Record<string, number> = { JAN: 1, APR: 2, JUL: 3, OCT: 4, JANUARY: 1, APRIL: 2, JULY: 3, OCTOBER: 4 };
@@ -112,19 +111,15 @@ function variantOf(name: string): string {
   return 'all';
 }
 
-const columns: Column[] = FIELDS.map((f) => ({ name: f.name, type: f.kind === 'num' ? 'DOUBLE' : 'VARCHAR' }) as Column).concat([
-  { name: 'year', type: 'INTEGER' },
-  { name: 'quarter', type: 'INTEGER' },
-  { name: 'conv_factor_qpp', type: 'DOUBLE' },
-  { name: 'cf_variant', type: 'VARCHAR' },
-]);
+/** Fields read as numbers (DOUBLE columns of the row schema). */
+const NUMERIC = new Set(columnsOf(MpfsRvuRowSchema).filter((c) => c.type === 'DOUBLE').map((c) => c.name));
 
 /**
  * CMS PFS national RVU file (PPRRVU). 2025 has 31 columns, 2026 inserts `PRIC IND` (32 columns)
  * and ships QPP and non-QPP files with different conversion factors; both are mapped by the
  * stacked caption rows above the header, so a layout change moves no value into the wrong field.
  */
-export const mpfsRvu: Dataset<MpfsRvuRow> = {
+export const mpfsRvu = defineDataset({
   id: 'mpfs_rvu',
   title: 'Medicare Physician Fee Schedule national RVUs (PPRRVU)',
   publisher: 'CMS Medicare Physician Fee Schedule',
@@ -132,7 +127,7 @@ export const mpfsRvu: Dataset<MpfsRvuRow> = {
     'PPRRVU<YEAR>_<Mon>.csv (2025: 31 columns)',
     'PPRRVU<YEAR>_<Mon>_QPP.csv / _nonQPP.csv (2026: 32 columns with PRIC IND)',
   ],
-  columns,
+  row: MpfsRvuRowSchema,
   key: ['hcpcs', 'modifier'],
   detect: (s) => s.lines.slice(0, 30).some((l) => l.startsWith('HCPCS,MOD,DESCRIPTION,')),
   version(samples): VersionInfo | undefined {
@@ -179,7 +174,7 @@ export const mpfsRvu: Dataset<MpfsRvuRow> = {
         const i = index.get(f.name);
         if (i === undefined) continue;
         const raw = fields[i];
-        if (f.kind === 'num') row[f.name] = r.number(f.name, raw, { min: 0 });
+        if (NUMERIC.has(f.name)) row[f.name] = r.number(f.name, raw, { min: 0 });
         else row[f.name] = clean(raw);
       }
       r.text('hcpcs', fields[index.get('hcpcs')!], { required: true, pattern: /^[A-Z0-9]{5}$/ });
@@ -188,4 +183,4 @@ export const mpfsRvu: Dataset<MpfsRvuRow> = {
       yield r.ok ? { line, row: row as unknown as MpfsRvuRow } : { line, issues: r.issues };
     }
   },
-};
+});

@@ -1,30 +1,29 @@
+import { z } from 'zod';
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { readRecords, sampleFile, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
-import type { Dataset, ParsedItem, ParseContext } from '../types.js';
+import { defineDataset, type ParsedItem, type ParseContext } from '../types.js';
 import { PROC_CODE_RE, quarterFromFileName } from '../_ncci_mue/quarter.js';
 
 /** `CCCCC` in the Primary Code column: a Type 2 add-on with no listed primaries (the contractor decides). */
 export const ANY_PRIMARY = 'CCCCC';
 
 /** One add-on code / primary code pair of the CMS NCCI add-on code (AOC) edit file. */
-export interface AocRow {
-  addon_code: string;
-  /** A HCPCS/CPT primary code, or `CCCCC` for "no specific primary codes" (Type 2). */
-  primary_code: string;
-  /** 1: CPT/HCPCS list every primary; 2: no primaries listed; 3: some primaries listed, contractor may allow others. */
-  aoc_edit_type: number;
-  /** First date of service the pair edit applies (`YYYY-MM-DD`). */
-  aoc_edit_eff_dt: string;
-  /** Last date of service the pair edit applies; null while active (blank or `*`). */
-  aoc_edit_del_dt: string | null;
-  addon_eff_dt: string | null;
-  addon_del_dt: string | null;
-  primary_eff_dt: string | null;
-  primary_del_dt: string | null;
-  special_instruction_notes: string | null;
-}
+export const AocRowSchema = z.object({
+  addon_code: z.string(),
+  primary_code: z.string().describe('CCCCC = no specific primary codes (Type 2)'),
+  aoc_edit_type: z.int().describe('1, 2 or 3'),
+  aoc_edit_eff_dt: z.string().describe('First date of service the pair edit applies (`YYYY-MM-DD`).'),
+  aoc_edit_del_dt: z.string().nullable().describe('Last date of service the pair edit applies; null while active (blank or `*`).'),
+  addon_eff_dt: z.string().nullable(),
+  addon_del_dt: z.string().nullable(),
+  primary_eff_dt: z.string().nullable(),
+  primary_del_dt: z.string().nullable(),
+  special_instruction_notes: z.string().nullable(),
+});
+/** One add-on code / primary code pair of the CMS NCCI add-on code (AOC) edit file. */
+export type AocRow = z.infer<typeof AocRowSchema>;
 
 /** Header words (normalised) for each field; the first alias is the CMS column name. */
 const FIELDS: Record<keyof AocRow, { names: string[]; required: boolean }> = {
@@ -74,7 +73,7 @@ const DATE_FIELDS = ['aoc_edit_del_dt', 'addon_eff_dt', 'addon_del_dt', 'primary
  * Columns are found by header words, not position, because CMS has reordered them between
  * releases. The quarter comes from the file name (`V2026Q3`).
  */
-export const ncciAoc: Dataset<AocRow> = {
+export const ncciAoc = defineDataset({
   id: 'ncci_aoc',
   title: 'Medicare NCCI add-on code (AOC) edits',
   publisher: 'CMS Medicare NCCI (Add-on Code Edits)',
@@ -82,18 +81,7 @@ export const ncciAoc: Dataset<AocRow> = {
     'AOC_V<YYYY>Q<n>-MCR.csv (csv export of the CMS AOC xlsx: Add-On Code, AOC Del Dt, Primary Code, Primary Code Del Dt, AOC Edit Type, AOC Edit Eff Dt, AOC Edit Del Dt, Special Instruction Notes)',
     'AOC_V<YYYY>Q<n>-MCR.txt (same columns, tab-delimited)',
   ],
-  columns: [
-    { name: 'addon_code', type: 'VARCHAR' },
-    { name: 'primary_code', type: 'VARCHAR', description: 'CCCCC = no specific primary codes (Type 2)' },
-    { name: 'aoc_edit_type', type: 'INTEGER', description: '1, 2 or 3' },
-    { name: 'aoc_edit_eff_dt', type: 'VARCHAR' },
-    { name: 'aoc_edit_del_dt', type: 'VARCHAR' },
-    { name: 'addon_eff_dt', type: 'VARCHAR' },
-    { name: 'addon_del_dt', type: 'VARCHAR' },
-    { name: 'primary_eff_dt', type: 'VARCHAR' },
-    { name: 'primary_del_dt', type: 'VARCHAR' },
-    { name: 'special_instruction_notes', type: 'VARCHAR' },
-  ],
+  row: AocRowSchema,
   key: ['addon_code', 'primary_code', 'aoc_edit_eff_dt'],
   detect: isAocSample,
   version(samples) {
@@ -156,4 +144,4 @@ export const ncciAoc: Dataset<AocRow> = {
     }
     if (seen === 0) throw new IngestError('header found but no data rows', file.name, header.line);
   },
-};
+});

@@ -6,35 +6,27 @@ import { normHeader } from '../_shared/header.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { toIsoDate } from '../_shared/values.js';
 import { quoteIdent, quoteString } from '../../warehouse/snapshot.js';
-import type { Column, Dataset, NativeLoadResult, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+import { z } from 'zod';
+import { columnsOf, table } from '../_shared/table.js';
+import { mainTable, type Column, type Dataset, type NativeLoadResult, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
 /**
  * One NCCI procedure-to-procedure edit as published (one line of a CMS PTP .txt part).
  * Dates are ISO `YYYY-MM-DD`; `deletion_date` is null when the file says `*` (still active).
  */
-export interface PtpRow {
-  column1: string;
-  column2: string;
-  /** Column 3 `*=in existence prior to 1996`. */
-  in_existence_prior_1996: boolean;
-  /** Null only in Medicaid files that carry no effective-date column. */
-  effective_date: string | null;
-  deletion_date: string | null;
-  /** `0` modifier not allowed, `1` allowed, `9` not applicable (deleted retroactively). */
-  modifier_indicator: '0' | '1' | '9';
-  rationale: string;
-}
+export const PtpRowSchema = z.object({
+  column1: z.string().describe('Column 1 HCPCS/CPT code (the payable one)'),
+  column2: z.string().describe('Column 2 HCPCS/CPT code (denied unless a modifier is allowed and used)'),
+  in_existence_prior_1996: z.boolean().describe('Column 3 `*`: the edit existed before 1996'),
+  effective_date: z.string().nullable().describe('YYYY-MM-DD; null only in Medicaid files that carry no effective-date column'),
+  deletion_date: z.string().nullable().describe('YYYY-MM-DD, last day the edit is in force; null when `*`'),
+  modifier_indicator: z.enum(['0', '1', '9']).describe("'0' not allowed, '1' allowed, '9' not applicable (deleted retroactively)"),
+  rationale: z.string().describe('PTP edit rationale'),
+});
+export type PtpRow = z.infer<typeof PtpRowSchema>;
 
 /** Table columns shared by the four PTP datasets (same names as the JSON fields). */
-export const PTP_COLUMNS: Column[] = [
-  { name: 'column1', type: 'VARCHAR', description: 'Column 1 HCPCS/CPT code (the payable one)' },
-  { name: 'column2', type: 'VARCHAR', description: 'Column 2 HCPCS/CPT code (denied unless a modifier is allowed and used)' },
-  { name: 'in_existence_prior_1996', type: 'BOOLEAN', description: 'Column 3 `*`' },
-  { name: 'effective_date', type: 'VARCHAR', description: 'YYYY-MM-DD' },
-  { name: 'deletion_date', type: 'VARCHAR', description: 'YYYY-MM-DD, last day the edit is in force; null when `*`' },
-  { name: 'modifier_indicator', type: 'VARCHAR', description: "'0' not allowed, '1' allowed, '9' not applicable" },
-  { name: 'rationale', type: 'VARCHAR', description: 'PTP edit rationale' },
-];
+export const PTP_COLUMNS: Column[] = columnsOf(PtpRowSchema);
 
 /** HCPCS Level II / CPT / PLA code shape used in PTP files (`0001U`, `99213`, `G0008`). */
 export const CODE_RE = /^[A-Z0-9]{5}$/;
@@ -521,9 +513,8 @@ export function makePtpDataset(flavor: PtpFlavor, extra: { publisher: string; fo
     title: flavor.title,
     publisher: extra.publisher,
     formats: extra.formats,
-    columns: PTP_COLUMNS,
     // A pair deleted and later re-added appears twice, with different effective dates.
-    key: ['column1', 'column2', 'effective_date'],
+    ...mainTable(table(flavor.id, PtpRowSchema, ['column1', 'column2', 'effective_date'])),
     detect: (s) => detectFor(flavor, s),
     version: (samples) => versionFor(flavor, samples),
     async *parse(file, ctx) {

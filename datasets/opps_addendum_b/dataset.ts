@@ -1,36 +1,31 @@
+import { z } from 'zod';
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import type { Issue } from '../../warehouse/errors.js';
 import { open } from 'node:fs/promises';
 import { readRecords, type FileSample, type SourceFile, type SourceRecord } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
-import type { Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
 /** One HCPCS code's OPPS status and payment (Addendum B). */
-export interface OppsAddendumBRow {
-  hcpcs_code: string;
-  short_descriptor: string;
-  /** Status indicator (`J1`, `Q4`, `B`, …). */
-  status_indicator: string;
-  /** Four digits with leading zeros (`0701`, `5012`); null when the code is not paid under an APC. */
-  apc_code: string | null;
-  relative_weight: number | null;
-  payment_rate: number | null;
-  /** Null where CMS prints `.` (no national copay), never 0. */
-  national_unadjusted_copayment: number | null;
-  minimum_unadjusted_copayment: number | null;
-  /** Inflation-adjusted coinsurance percent (`19.787%` -> 19.787) for IRA-rebatable drugs. */
-  ira_coinsurance_pct: number | null;
-  /** Adjusted beneficiary copayment (IRA adjusted or capped at the inpatient deductible). */
-  adjusted_copayment: number | null;
-  /** Pass-through expiration marker or date, as printed. */
-  drug_device_passthrough_expiry: string | null;
-  /** Note column (copay-cap `*` marker, `Inflation-adjusted coinsurance`, …). */
-  note: string | null;
-  /** True when the `* Indicates a Change` column carries `*`. */
-  changed: boolean;
-  year: number;
-}
+export const OppsAddendumBRowSchema = z.object({
+  hcpcs_code: z.string(),
+  short_descriptor: z.string(),
+  status_indicator: z.string().describe('Status indicator (`J1`, `Q4`, `B`, …).'),
+  apc_code: z.string().nullable().describe('Four digits with leading zeros (`0701`, `5012`); null when the code is not paid under an APC.'),
+  relative_weight: z.number().nullable(),
+  payment_rate: z.number().nullable(),
+  national_unadjusted_copayment: z.number().nullable().describe('Null where CMS prints `.` (no national copay), never 0.'),
+  minimum_unadjusted_copayment: z.number().nullable(),
+  ira_coinsurance_pct: z.number().nullable().describe('Inflation-adjusted coinsurance percent (`19.787%` -> 19.787) for IRA-rebatable drugs.'),
+  adjusted_copayment: z.number().nullable().describe('Adjusted beneficiary copayment (IRA adjusted or capped at the inpatient deductible).'),
+  drug_device_passthrough_expiry: z.string().nullable().describe('Pass-through expiration marker or date, as printed.'),
+  note: z.string().nullable().describe('Note column (copay-cap `*` marker, `Inflation-adjusted coinsurance`, …).'),
+  changed: z.boolean().describe('True when the `* Indicates a Change` column carries `*`.'),
+  year: z.int(),
+});
+/** One HCPCS code's OPPS status and payment (Addendum B). */
+export type OppsAddendumBRow = z.infer<typeof OppsAddendumBRowSchema>;
 
 /** Column positions found by header name (CMS pads names with spaces and moves columns between years). */
 export interface OppsLayout {
@@ -142,7 +137,7 @@ export function oppsVersionOf(sample: FileSample): VersionInfo | undefined {
  * header; header names padded with spaces; money as `$1,579.16` strings; `.` for "no national
  * copay"; codes padded with spaces or NBSP (`G0465\xa0` in the 2023 workbook).
  */
-export const oppsAddendumB: Dataset<OppsAddendumBRow> = {
+export const oppsAddendumB = defineDataset({
   id: 'opps_addendum_b',
   title: 'OPPS payment by HCPCS code (Addendum B): status indicator, APC, weight, payment rate, copayments',
   publisher: 'CMS Hospital Outpatient PPS',
@@ -150,22 +145,7 @@ export const oppsAddendumB: Dataset<OppsAddendumBRow> = {
     '<Month> <YYYY> Web Addendum B.<MM.DD.YY>.csv (section 508 CSV: title, notices, header HCPCS Code, Short Descriptor, SI, APC, …)',
     '<YYYY>_<Month>_Web_Addendum_B.<MMDDYYYY>.xlsx (the CMS workbook, first sheet, same columns)',
   ],
-  columns: [
-    { name: 'hcpcs_code', type: 'VARCHAR' },
-    { name: 'short_descriptor', type: 'VARCHAR' },
-    { name: 'status_indicator', type: 'VARCHAR' },
-    { name: 'apc_code', type: 'VARCHAR' },
-    { name: 'relative_weight', type: 'DOUBLE' },
-    { name: 'payment_rate', type: 'DOUBLE' },
-    { name: 'national_unadjusted_copayment', type: 'DOUBLE' },
-    { name: 'minimum_unadjusted_copayment', type: 'DOUBLE' },
-    { name: 'ira_coinsurance_pct', type: 'DOUBLE' },
-    { name: 'adjusted_copayment', type: 'DOUBLE' },
-    { name: 'drug_device_passthrough_expiry', type: 'VARCHAR' },
-    { name: 'note', type: 'VARCHAR' },
-    { name: 'changed', type: 'BOOLEAN' },
-    { name: 'year', type: 'INTEGER' },
-  ],
+  row: OppsAddendumBRowSchema,
   key: ['hcpcs_code'],
   detect: (s) =>
     s.lines.slice(0, 30).some((l) => isOppsHeader(l.replace(/"/g, '').split(','))) ||
@@ -197,7 +177,7 @@ export const oppsAddendumB: Dataset<OppsAddendumBRow> = {
       yield { line, row };
     }
   },
-};
+});
 
 async function isZip(file: SourceFile): Promise<boolean> {
   const fh = await open(file.path, 'r');

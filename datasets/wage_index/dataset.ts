@@ -1,25 +1,24 @@
+import { z } from 'zod';
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { readRecords, sampleFile, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
-import type { Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
 /** One CBSA's FY IPPS wage index and capital GAF (IPPS final rule Table 3). */
-export interface WageIndexRow {
-  /** 5-digit CBSA (metro division where one exists), or the 2-digit state code of a state's rural area. */
-  cbsa: string;
-  area_name: string;
-  /** State(s) as printed: `CA`, `NY-NJ`. */
-  state: string;
-  wage_index: number;
-  gaf: number | null;
-  reclassified_wage_index: number | null;
-  reclassified_gaf: number | null;
-  /** True for the 2-digit statewide rural areas. */
-  is_rural: boolean;
-  /** Federal fiscal year, e.g. 2026 (Oct 1 2025 - Sep 30 2026). */
-  fiscal_year: number;
-}
+export const WageIndexRowSchema = z.object({
+  cbsa: z.string().describe("5-digit CBSA (metro division where one exists), or the 2-digit state code of a state's rural area."),
+  area_name: z.string(),
+  state: z.string().describe('State(s) as printed: `CA`, `NY-NJ`.'),
+  wage_index: z.number(),
+  gaf: z.number().nullable(),
+  reclassified_wage_index: z.number().nullable(),
+  reclassified_gaf: z.number().nullable(),
+  is_rural: z.boolean().describe('True for the 2-digit statewide rural areas.'),
+  fiscal_year: z.int().describe('Federal fiscal year, e.g. 2026 (Oct 1 2025 - Sep 30 2026).'),
+});
+/** One CBSA's FY IPPS wage index and capital GAF (IPPS final rule Table 3). */
+export type WageIndexRow = z.infer<typeof WageIndexRowSchema>;
 
 /** Finds header columns by name so CMS's column order and extra columns do not matter. */
 export function columnIndex(header: string[], patterns: Record<string, RegExp>): Record<string, number> {
@@ -68,22 +67,12 @@ const TITLE = /WAGE INDEX/i;
  * reclassified columns). Rural areas are listed by their 2-digit state code. The FY26 wage index
  * drives the outpatient facility block of payment composition.
  */
-export const wageIndex: Dataset<WageIndexRow> = {
+export const wageIndex = defineDataset({
   id: 'wage_index',
   title: 'IPPS wage index and capital GAF by CBSA (final rule Table 3)',
   publisher: 'CMS Acute Inpatient PPS (IPPS final rule tables)',
   formats: ['FY<YEAR> Table 3 CSV or tab-delimited text: title line with "FY <YEAR>", header CBSA, Area Name, State, Wage Index, GAF[, Reclassified Wage Index, Reclassified GAF]'],
-  columns: [
-    { name: 'cbsa', type: 'VARCHAR' },
-    { name: 'area_name', type: 'VARCHAR' },
-    { name: 'state', type: 'VARCHAR' },
-    { name: 'wage_index', type: 'DOUBLE' },
-    { name: 'gaf', type: 'DOUBLE' },
-    { name: 'reclassified_wage_index', type: 'DOUBLE' },
-    { name: 'reclassified_gaf', type: 'DOUBLE' },
-    { name: 'is_rural', type: 'BOOLEAN' },
-    { name: 'fiscal_year', type: 'INTEGER' },
-  ],
+  row: WageIndexRowSchema,
   key: ['cbsa'],
   detect: (s) => s.lines.slice(0, 20).some((l) => isHeader(l.split(l.includes('\t') ? '\t' : ','))),
   version(samples): VersionInfo | undefined {
@@ -122,5 +111,5 @@ export const wageIndex: Dataset<WageIndexRow> = {
       yield r.ok ? { line, row } : { line, issues: r.issues };
     }
   },
-};
+});
 

@@ -1,34 +1,27 @@
+import { z } from 'zod';
 import { IngestError } from '../_shared/issue.js';
 import { readText, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader } from '../_shared/values.js';
-import type { Dataset, ParsedItem, ParseContext, VersionInfo } from '../types.js';
+import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
 /** One ZIP code's Medicare carrier, PFS pricing locality and rural flags (CMS ZIP5 file). */
-export interface ZipLocalityRow {
-  zip5: string;
-  /** State as printed: USPS codes plus `EK`/`WK`/`EM`/`WM` for the split Kansas/Missouri carrier areas. */
-  state: string;
-  /** USPS code (`EK`/`WK` → `KS`, `EM`/`WM` → `MO`). */
-  usps_state: string;
-  /** Carrier = MAC number, 5 digits. */
-  carrier: string;
-  pricing_locality: string;
-  /** 7-digit locality id: carrier + pricing locality (`0111205`), the `gpci` key. */
-  locality: string;
-  /** `R` rural, `B` super rural, null urban (2013 OMB delineations + 2010 RUCA, eff. 2015-01-01). */
-  rural_indicator: string | null;
-  /** True when `rural_indicator` is `R` or `B`. */
-  is_rural: boolean;
-  /** Lab competitive bid locality: `Z1`, `Z2`, `Z9` (not a demonstration locality). */
-  lab_cb_locality: string | null;
-  /** Rural indicator effective 2006-12-01 (MSA based). */
-  rural_indicator2: string | null;
-  /** The ZIP has +4 extensions priced separately (ZIP9 file). */
-  plus_four: boolean;
-  part_b_payment_indicator: string | null;
-  /** `YYYYQ` as printed, e.g. `20254`. */
-  year_quarter: string;
-}
+export const ZipLocalityRowSchema = z.object({
+  zip5: z.string(),
+  state: z.string().describe('as printed (EK/WK/EM/WM kept)'),
+  usps_state: z.string().describe('USPS code (`EK`/`WK` → `KS`, `EM`/`WM` → `MO`).'),
+  carrier: z.string().describe('MAC number'),
+  pricing_locality: z.string(),
+  locality: z.string().describe('carrier + pricing locality (7 digits)'),
+  rural_indicator: z.string().nullable().describe('R rural, B super rural, null urban'),
+  is_rural: z.boolean().describe('True when `rural_indicator` is `R` or `B`.'),
+  lab_cb_locality: z.string().nullable().describe('Lab competitive bid locality: `Z1`, `Z2`, `Z9` (not a demonstration locality).'),
+  rural_indicator2: z.string().nullable().describe('Rural indicator effective 2006-12-01 (MSA based).'),
+  plus_four: z.boolean().describe('The ZIP has +4 extensions priced separately (ZIP9 file).'),
+  part_b_payment_indicator: z.string().nullable(),
+  year_quarter: z.string().describe('`YYYYQ` as printed, e.g. `20254`.'),
+});
+/** One ZIP code's Medicare carrier, PFS pricing locality and rural flags (CMS ZIP5 file). */
+export type ZipLocalityRow = z.infer<typeof ZipLocalityRowSchema>;
 
 const PSEUDO_STATES: Record<string, string> = { EK: 'KS', WK: 'KS', EM: 'MO', WM: 'MO' };
 const RECORD_RE = /^[A-Z]{2}\d{5}\d{5}\d{2}[ RB]/;
@@ -58,26 +51,12 @@ function versionOf(sample: FileSample): VersionInfo | undefined {
  * indicator 15 (blank/R/B), lab CB locality 16-17, rural indicator2 18, plus-four flag 21, Part B
  * payment indicator 23, year/quarter 76-80. The primary CMS rule for a place of service's locality.
  */
-export const zipLocality: Dataset<ZipLocalityRow> = {
+export const zipLocality = defineDataset({
   id: 'zip_locality',
   title: 'ZIP code to Medicare carrier and PFS pricing locality (ZIP5)',
   publisher: 'CMS Medicare Fee-for-Service (ZIP Code to Carrier Locality File)',
   formats: ['ZIP5_<MON><YEAR>.txt (fixed width 80, no header; YYYYQ in columns 76-80)'],
-  columns: [
-    { name: 'zip5', type: 'VARCHAR' },
-    { name: 'state', type: 'VARCHAR', description: 'as printed (EK/WK/EM/WM kept)' },
-    { name: 'usps_state', type: 'VARCHAR' },
-    { name: 'carrier', type: 'VARCHAR', description: 'MAC number' },
-    { name: 'pricing_locality', type: 'VARCHAR' },
-    { name: 'locality', type: 'VARCHAR', description: 'carrier + pricing locality (7 digits)' },
-    { name: 'rural_indicator', type: 'VARCHAR', description: 'R rural, B super rural, null urban' },
-    { name: 'is_rural', type: 'BOOLEAN' },
-    { name: 'lab_cb_locality', type: 'VARCHAR' },
-    { name: 'rural_indicator2', type: 'VARCHAR' },
-    { name: 'plus_four', type: 'BOOLEAN' },
-    { name: 'part_b_payment_indicator', type: 'VARCHAR' },
-    { name: 'year_quarter', type: 'VARCHAR' },
-  ],
+  row: ZipLocalityRowSchema,
   key: ['zip5'],
   detect: (s) => {
     const lines = s.lines.slice(0, 50).filter((l) => l.trim() !== '');
@@ -134,4 +113,4 @@ export const zipLocality: Dataset<ZipLocalityRow> = {
       };
     }
   },
-};
+});
