@@ -49,6 +49,19 @@ const EnvSchema = z.object({
   RCM_LLM_ALLOW_TEST: flag,
   RCM_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(20_000),
   RCM_SNAPSHOT_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(500),
+  RCM_MAX_REMOVED: z
+    .string()
+    .default('0.05')
+    .transform((s, c) => {
+      const m = /^(\d+(?:\.\d+)?)(%?)$/.exec(s.trim());
+      const v = m ? (m[2] ? Number(m[1]) / 100 : Number(m[1])) : NaN;
+      if (!(v >= 0 && v <= 1)) {
+        c.addIssue({ code: 'custom', message: 'RCM_MAX_REMOVED is a share such as 0.05 or 5%' });
+        return z.NEVER;
+      }
+      return v;
+    }),
+  RCM_ZIP_MAX_MB: z.coerce.number().int().min(1).max(1_048_576).default(4096),
   RCM_REJECT_THRESHOLD: z.coerce.number().min(0).max(1).default(0.01),
   RCM_LOG: z.enum(['json', 'silent']).default('json'),
 });

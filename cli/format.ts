@@ -1,5 +1,5 @@
 import type { IngestProgress } from '../ingest/pipeline.js';
-import type { DiffResult } from '../ingest/diff.js';
+import type { DiffReport } from '../ingest/diff.js';
 
 export function fmtInt(n: number): string {
   return n.toLocaleString('en-US');
@@ -19,16 +19,6 @@ export function progressLine(p: IngestProgress): string {
   return `${p.dataset} ${p.file}: ${fmtInt(p.rows)} rows, ${fmtInt(p.rejects)} rejects, ${fmtBytes(p.bytes)}/${fmtBytes(p.total_bytes)} (${pct}%), ${fmtInt(rate)} rows/s`;
 }
 
-export interface DiffReport extends DiffResult {
-  dataset: string;
-  from_version: string | null;
-  to_version: string;
-  from_rows: number;
-  removed_pct: number;
-  changed_pct: number;
-  thresholds: { removed_pct?: number; changed_pct?: number };
-  failed: string[];
-}
 
 export function diffText(r: DiffReport): string {
   const c = r.counts;
@@ -39,6 +29,9 @@ export function diffText(r: DiffReport): string {
     `  changed   ${fmtInt(c.changed)} (${r.changed_pct.toFixed(2)}%)${r.samples.changed.length ? `  e.g. ${r.samples.changed.join(', ')}` : ''}`,
     `  unchanged ${fmtInt(c.unchanged)}`,
   ];
+  if (Object.keys(r.tables).length > 1) {
+    for (const [name, t] of Object.entries(r.tables)) lines.push(`  table ${name}: +${fmtInt(t.counts.added)} -${fmtInt(t.counts.removed)} ~${fmtInt(t.counts.changed)} =${fmtInt(t.counts.unchanged)}`);
+  }
   for (const f of r.failed) lines.push(`  FAIL: ${f}`);
   return lines.join('\n');
 }
@@ -55,6 +48,9 @@ export function diffMarkdown(r: DiffReport): string {
     `| removed | ${fmtInt(c.removed)} | ${r.removed_pct.toFixed(2)}% | ${ex(r.samples.removed)} |`,
     `| changed | ${fmtInt(c.changed)} | ${r.changed_pct.toFixed(2)}% | ${ex(r.samples.changed)} |`,
     `| unchanged | ${fmtInt(c.unchanged)} | | |`,
+    ...(Object.keys(r.tables).length > 1
+      ? ['', '| table | added | removed | changed | unchanged |', '|---|---:|---:|---:|---:|', ...Object.entries(r.tables).map(([n, t]) => `| ${n} | ${fmtInt(t.counts.added)} | ${fmtInt(t.counts.removed)} | ${fmtInt(t.counts.changed)} | ${fmtInt(t.counts.unchanged)} |`)]
+      : []),
     ...(r.failed.length ? ['', ...r.failed.map((f) => `**FAIL:** ${f}`)] : []),
     '',
   ].join('\n');

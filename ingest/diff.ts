@@ -1,60 +1,157 @@
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { TableSpec } from '../datasets/_shared/table.js';
 import type { Dataset } from '../datasets/types.js';
 import type { ChangeCounts } from '../warehouse/manifest.js';
 import { quoteIdent, quoteString } from '../warehouse/snapshot.js';
 
-export interface DiffResult {
+export interface Samples {
+  added: string[];
+  removed: string[];
+  changed: string[];
+}
+
+/** Added/removed/changed/unchanged keys of one table between two versions. */
+export interface TableDiff {
   counts: ChangeCounts;
-  samples: { added: string[]; removed: string[]; changed: string[] };
+  samples: Samples;
+}
+
+/** The diff of a dataset: per table, and summed (`counts`; samples of the main table). */
+export interface DiffResult extends TableDiff {
+  tables: Record<string, TableDiff>;
+}
+
+const rowsOf = async (conn: DuckDBConnection, sql: string, params?: (string | number)[]) => (await conn.runAndReadAll(sql, params)).getRowObjectsJS();
+
+async function tableNames(conn: DuckDBConnection, catalog: string): Promise<Set<string>> {
+  return new Set((await rowsOf(conn, `SELECT table_name FROM duckdb_tables() WHERE database_name = $1`, [catalog])).map((r) => String(r.table_name)));
+}
+
+async function diffTable(conn: DuckDBConnection, t: TableSpec, hasOld: boolean, sampleSize: number): Promise<TableDiff> {
+  const tbl = quoteIdent(t.name);
+  const keyTextOf = (alias: string) => `concat_ws('|', ${t.key.map(quoteIdent).map((k) => `coalesce(CAST(${alias}.${k} AS VARCHAR), '')`).join(', ')})`;
+  if (!hasOld) {
+    // First load: every row is added; no join needed (it would cost seconds on NCCI files).
+    const n = Number((await rowsOf(conn, `SELECT count(*) AS n FROM new_v.main.${tbl}`))[0]!.n);
+    const first = await rowsOf(conn, `SELECT ${keyTextOf('t')} AS k FROM new_v.main.${tbl} t ORDER BY k LIMIT ${sampleSize}`);
+    return { counts: { added: n, removed: 0, changed: 0, unchanged: 0 }, samples: { added: first.map((r) => String(r.k)), removed: [], changed: [] } };
+  }
+  const oldRef = `old_v.main.${tbl}`;
+  const oldCols = new Set((await rowsOf(conn, `SELECT column_name FROM (DESCRIBE SELECT * FROM ${oldRef})`)).map((r) => String(r.column_name)));
+  const values = t.columns.map((c) => c.name).filter((c) => !t.key.includes(c) && oldCols.has(c));
+  const on = t.key.map(quoteIdent).map((k) => `o.${k} IS NOT DISTINCT FROM n.${k}`).join(' AND ');
+  const differs = values.length ? values.map((c) => `o.${quoteIdent(c)} IS DISTINCT FROM n.${quoteIdent(c)}`).join(' OR ') : 'false';
+  const d = `d_${t.name.replace(/\W/g, '_')}`;
+  await conn.run(`
+    CREATE TEMP TABLE ${d} AS
+    SELECT CASE WHEN o.o_present IS NULL THEN 'added'
+                WHEN n.n_present IS NULL THEN 'removed'
+                WHEN ${differs} THEN 'changed' ELSE 'unchanged' END AS kind,
+           CASE WHEN n.n_present THEN ${keyTextOf('n')} ELSE ${keyTextOf('o')} END AS k
+    FROM (SELECT *, true AS o_present FROM ${oldRef}) o
+    FULL OUTER JOIN (SELECT *, true AS n_present FROM new_v.main.${tbl}) n ON ${on}`);
+  const counts = Object.fromEntries((await rowsOf(conn, `SELECT kind, count(*)::INTEGER AS n FROM ${d} GROUP BY kind`)).map((r) => [String(r.kind), Number(r.n)]));
+  const sample = async (kind: string) => (await rowsOf(conn, `SELECT k FROM ${d} WHERE kind = $1 ORDER BY k LIMIT ${sampleSize}`, [kind])).map((r) => String(r.k));
+  return {
+    counts: { added: counts.added ?? 0, removed: counts.removed ?? 0, changed: counts.changed ?? 0, unchanged: counts.unchanged ?? 0 },
+    samples: { added: await sample('added'), removed: await sample('removed'), changed: await sample('changed') },
+  };
 }
 
 /**
- * Compares two version files of a dataset by its key columns: a row is added, removed, changed
- * (same key, some other column differs) or unchanged. DuckDB does the join, so this scales to the
- * multi-million-row NCCI files.
+ * Compares two version files of a dataset table by table, by each table's key columns: a row
+ * is added, removed, changed (same key, some other column differs) or unchanged. DuckDB does
+ * the join, so this scales to the multi-million-row NCCI files. A table new in this version
+ * counts as all added.
  */
 export async function diffVersionFiles(dataset: Dataset<any>, fromFile: string | null, toFile: string, sampleSize = 5): Promise<DiffResult> {
   const inst = await DuckDBInstance.create(':memory:');
   const conn = await inst.connect();
   try {
-    const t = quoteIdent(dataset.id);
     await conn.run(`ATTACH ${quoteString(toFile)} AS new_v (READ_ONLY)`);
-    const keyTextOf = (alias: string) => `concat_ws('|', ${dataset.key.map(quoteIdent).map((k) => `coalesce(CAST(${alias}.${k} AS VARCHAR), '')`).join(', ')})`;
-    if (!fromFile) {
-      // First load: every row is added; no join needed (it would cost seconds on NCCI files).
-      const n = Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM new_v.main.${quoteIdent(dataset.id)}`)).getRowObjectsJS()[0]!.n);
-      const first = await conn.runAndReadAll(`SELECT ${keyTextOf('t')} AS k FROM new_v.main.${quoteIdent(dataset.id)} t ORDER BY k LIMIT ${sampleSize}`);
-      return { counts: { added: n, removed: 0, changed: 0, unchanged: 0 }, samples: { added: first.getRowObjectsJS().map((r) => String(r.k)), removed: [], changed: [] } };
+    let old = new Set<string>();
+    if (fromFile) {
+      await conn.run(`ATTACH ${quoteString(fromFile)} AS old_v (READ_ONLY)`);
+      old = await tableNames(conn, 'old_v');
     }
-    await conn.run(`ATTACH ${quoteString(fromFile)} AS old_v (READ_ONLY)`);
-    const oldRef = `old_v.main.${t}`;
-    const keys = dataset.key.map(quoteIdent);
-    const oldCols = new Set(
-      (await conn.runAndReadAll(`SELECT column_name FROM (DESCRIBE SELECT * FROM ${oldRef})`)).getRowObjectsJS().map((r) => String(r.column_name)),
-    );
-    const values = dataset.columns.map((c) => c.name).filter((c) => !dataset.key.includes(c) && oldCols.has(c));
-    const on = keys.map((k) => `o.${k} IS NOT DISTINCT FROM n.${k}`).join(' AND ');
-    const differs = values.length ? values.map((c) => `o.${quoteIdent(c)} IS DISTINCT FROM n.${quoteIdent(c)}`).join(' OR ') : 'false';
-    const keyText = keyTextOf;
-    await conn.run(`
-      CREATE TEMP TABLE d AS
-      SELECT CASE WHEN o.o_present IS NULL THEN 'added'
-                  WHEN n.n_present IS NULL THEN 'removed'
-                  WHEN ${differs} THEN 'changed' ELSE 'unchanged' END AS kind,
-             CASE WHEN n.n_present THEN ${keyText('n')} ELSE ${keyText('o')} END AS k
-      FROM (SELECT *, true AS o_present FROM ${oldRef}) o
-      FULL OUTER JOIN (SELECT *, true AS n_present FROM new_v.main.${t}) n ON ${on}`);
-    const counts = Object.fromEntries(
-      (await conn.runAndReadAll(`SELECT kind, count(*)::INTEGER AS n FROM d GROUP BY kind`)).getRowObjectsJS().map((r) => [String(r.kind), Number(r.n)]),
-    );
-    const sample = async (kind: string) =>
-      (await conn.runAndReadAll(`SELECT k FROM d WHERE kind = $1 ORDER BY k LIMIT ${sampleSize}`, [kind])).getRowObjectsJS().map((r) => String(r.k));
-    return {
-      counts: { added: counts.added ?? 0, removed: counts.removed ?? 0, changed: counts.changed ?? 0, unchanged: counts.unchanged ?? 0 },
-      samples: { added: await sample('added'), removed: await sample('removed'), changed: await sample('changed') },
-    };
+    const present = await tableNames(conn, 'new_v');
+    const tables: Record<string, TableDiff> = {};
+    const sum: ChangeCounts = { added: 0, removed: 0, changed: 0, unchanged: 0 };
+    for (const t of dataset.tables) {
+      if (!present.has(t.name)) continue;
+      const td = await diffTable(conn, t, old.has(t.name), sampleSize);
+      tables[t.name] = td;
+      for (const k of Object.keys(sum) as (keyof ChangeCounts)[]) sum[k] += td.counts[k];
+    }
+    const main = tables[dataset.tables[0]!.name];
+    const multi = dataset.tables.length > 1;
+    const samples: Samples = multi
+      ? {
+          added: Object.entries(tables).flatMap(([n, t]) => t.samples.added.map((k) => `${n}:${k}`)).slice(0, sampleSize),
+          removed: Object.entries(tables).flatMap(([n, t]) => t.samples.removed.map((k) => `${n}:${k}`)).slice(0, sampleSize),
+          changed: Object.entries(tables).flatMap(([n, t]) => t.samples.changed.map((k) => `${n}:${k}`)).slice(0, sampleSize),
+        }
+      : (main?.samples ?? { added: [], removed: [], changed: [] });
+    return { counts: sum, samples, tables };
   } finally {
     conn.closeSync();
     inst.closeSync();
   }
+}
+
+/** What `rcm diff` prints and a dry run reports: the diff, the shares it implies, and what failed. */
+export interface DiffReport extends DiffResult {
+  dataset: string;
+  from_version: string | null;
+  to_version: string;
+  /** Keys of the previous version (removed + changed + unchanged). */
+  from_rows: number;
+  removed_pct: number;
+  changed_pct: number;
+  thresholds: { removed_pct?: number; changed_pct?: number };
+  /** Crossed `--fail-on-*` thresholds and publish guards, in words; empty when the change may publish. */
+  failed: string[];
+}
+
+export interface Gate {
+  /** `--fail-on-removed`, percent. */
+  failOnRemovedPct?: number;
+  /** `--fail-on-changed`, percent. */
+  failOnChangedPct?: number;
+  /** `RCM_MAX_REMOVED`, a share (0.05); undefined: no guard (rcm diff). */
+  maxRemovedShare?: number;
+}
+
+/**
+ * The report of a diff with the gate applied: `--fail-on-*` thresholds, and the publish guard
+ * (more than `maxRemovedShare` of the previous keys removed, or fewer rows left than 1 - share
+ * of the previous rows). A first load has nothing to compare and fails nothing.
+ */
+export function toReport(dataset: string, from: string | null, to: string, d: DiffResult, gate: Gate = {}): DiffReport {
+  const c = d.counts;
+  const base = c.removed + c.changed + c.unchanged;
+  const after = c.added + c.changed + c.unchanged;
+  const removedPct = base ? (c.removed * 100) / base : 0;
+  const changedPct = base ? (c.changed * 100) / base : 0;
+  const failed: string[] = [];
+  if (base > 0) {
+    if (gate.failOnRemovedPct !== undefined && removedPct > gate.failOnRemovedPct) failed.push(`removed ${removedPct.toFixed(2)}% > ${gate.failOnRemovedPct}% (--fail-on-removed)`);
+    if (gate.failOnChangedPct !== undefined && changedPct > gate.failOnChangedPct) failed.push(`changed ${changedPct.toFixed(2)}% > ${gate.failOnChangedPct}% (--fail-on-changed)`);
+    const m = gate.maxRemovedShare;
+    if (m !== undefined) {
+      if (c.removed > m * base) failed.push(`removes ${c.removed} of ${base} keys of ${from} (${removedPct.toFixed(2)}% > RCM_MAX_REMOVED ${(m * 100).toFixed(2)}%); pass --allow-removals if that is intended`);
+      else if (after < (1 - m) * base) failed.push(`leaves ${after} rows where ${from} had ${base} (fewer than ${((1 - m) * 100).toFixed(2)}%); pass --allow-removals if that is intended`);
+    }
+  }
+  return {
+    dataset,
+    from_version: from,
+    to_version: to,
+    from_rows: base,
+    ...d,
+    removed_pct: removedPct,
+    changed_pct: changedPct,
+    thresholds: { removed_pct: gate.failOnRemovedPct, changed_pct: gate.failOnChangedPct },
+    failed,
+  };
 }

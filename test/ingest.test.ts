@@ -108,8 +108,8 @@ describe('bad files: one clear error naming file and line, nothing published', (
     ['an empty file', () => write('GPCI2026.csv', ''), /GPCI2026\.csv, line 1: file is empty/],
     ['a file with the header but no rows', () => write('GPCI2026.csv', GPCI_HEAD), /GPCI2026\.csv: header found but no data rows/],
     ['a file of another dataset', async () => RVU_SEED, /PPRRVU2025_Oct\.csv, line 1: not a gpci file .* looks like a 'mpfs_rvu' file/],
-    ['a truncated file (row cut short)', () => write('GPCI2026.csv', `${GPCI_HEAD}10112,AL,00,ALABAMA,1.000,0.875,0.566\r\n02102,AK,01,ALAS`), /1 of 2 rows rejected/],
-    ['a truncated file (quote left open)', () => write('GPCI2026.csv', `${GPCI_HEAD}10112,AL,00,ALABAMA,1.000,0.875,0.566\r\n02102,AK,01,"ALAS`), /GPCI2026\.csv, line \d+: malformed CSV/],
+    ['a truncated file (row cut short)', () => write('GPCI2026.csv', `${GPCI_HEAD}10112,AL,00,ALABAMA,1.000,0.875,0.566\r\n02102,AK,01,ALAS`), /GPCI2026\.csv, line 5: the file is truncated: it ends inside a record/],
+    ['a truncated file (quote left open)', () => write('GPCI2026.csv', `${GPCI_HEAD}10112,AL,00,ALABAMA,1.000,0.875,0.566\r\n02102,AK,01,"ALAS`), /GPCI2026\.csv, line \d+: the file is truncated or malformed: a quoted field/],
   ];
   for (const [name, make, msg] of cases) {
     it(`rejects ${name}`, async () => {
@@ -138,14 +138,18 @@ describe('versions, diffs and publishing', () => {
     expect(await datasetFiles('gpci')).toEqual([]);
   });
 
-  it('records a change by key against the previous version, and supersedes a re-loaded label', async () => {
+  it('refuses to load a label again without --replace; with it, records the change by key and what it supersedes', async () => {
     const seed = await readFile(join(ROOT, 'seeds/gpci/GPCI2026.csv'), 'latin1');
     const first = await ingestFiles(wh, { dataset: 'gpci', files: [await write('GPCI2026.csv', seed)] });
     // Manhattan PE GPCI changes, Alabama disappears, a copy of it appears under a new locality.
     const edited = seed
       .replace(/^13202,NY,01,MANHATTAN,([\d.]+),([\d.]+),/m, '13202,NY,01,MANHATTAN,$1,1.999,')
       .replace(/^10112,AL,00,ALABAMA(.*)$/m, '10112,AL,07,ALABAMA NEW$1');
-    const again = await ingestFiles(wh, { dataset: 'gpci', files: [await write('GPCI2026.csv', edited)] });
+    const refused = await ingestFiles(wh, { dataset: 'gpci', files: [await write('GPCI2026.csv', edited)] }).catch((e) => e);
+    expect(refused).toBeInstanceOf(IngestError);
+    expect(refused.message).toMatch(/version 2026 of gpci is already loaded \(from GPCI2026\.csv, .*\); pass --replace/);
+    expect(await wh.currentId()).toBe(first.snapshot_id);
+    const again = await ingestFiles(wh, { dataset: 'gpci', files: [await write('GPCI2026.csv', edited)], replace: true });
     expect(again.change).toMatchObject({ from_version: '2026', to_version: '2026', supersedes: '2026', counts: { added: 1, removed: 1, changed: 1, unchanged: 60 } });
     expect(again.change.samples).toEqual({ added: ['1011207'], removed: ['1011200'], changed: ['1320201'] });
     const m = await wh.current();
@@ -154,13 +158,14 @@ describe('versions, diffs and publishing', () => {
     expect(m!.changes.map((c) => c.to_version)).toEqual(['2026', '2026']);
   });
 
-  it('keeps several versions in a snapshot, ordered by effective date', async () => {
+  it('keeps several versions ordered by effective date; a backfill is recorded forward in time', async () => {
     await ingestFiles(wh, { dataset: 'gpci', files: [join(ROOT, 'seeds/gpci/GPCI2026.csv')] });
     const seed = await readFile(join(ROOT, 'seeds/gpci/GPCI2026.csv'), 'latin1');
     await ingestFiles(wh, { dataset: 'gpci', files: [await write('g.csv', seed.replace(/2026/g, '2025'))] });
     const m = await wh.current();
     expect(m!.datasets.gpci!.map((v) => v.version)).toEqual(['2025', '2026']);
-    expect(m!.changes.at(-1)).toMatchObject({ from_version: '2026', to_version: '2025' });
+    // 2025 precedes every loaded release: it is a first load of its own, never `2026 -> 2025`.
+    expect(m!.changes.at(-1)).toMatchObject({ from_version: null, to_version: '2025' });
   });
 
   it('a killed ingest changes nothing that is served', async () => {

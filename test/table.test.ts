@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { columnsOf, createTableSql, table, viewName } from '../datasets/_shared/table.js';
+import { columnsOf, createTableSql, table } from '../datasets/_shared/table.js';
+import { viewName } from '../warehouse/manifest.js';
 
 describe('row schemas declare the DuckDB columns', () => {
   it('derives each column type from the field schema, in key order, with descriptions', () => {

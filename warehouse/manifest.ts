@@ -6,8 +6,12 @@ export interface DatasetVersion {
   effective_date: string | null;
   /** Path relative to the data dir. */
   file: string;
-  source_files: { name: string; sha256: string; bytes: number }[];
+  /** Each source file; a member of a publisher's zip names the archive it came from. */
+  source_files: { name: string; sha256: string; bytes: number; archive?: string }[];
+  /** Rows of all tables. */
   rows: number;
+  /** Rows per table (absent in manifests written before tables existed: one table named like the dataset). */
+  tables?: Record<string, number>;
   rejects: number;
   loaded_at: string;
 }
@@ -27,7 +31,10 @@ export interface ChangeRecord {
   to_version: string;
   effective_date: string | null;
   summary: string;
+  /** Summed over the dataset's tables. */
   counts: ChangeCounts;
+  /** Per table, for datasets of several tables. */
+  tables?: Record<string, ChangeCounts>;
   /** Sample keys per change kind (for reviewers). */
   samples: { added: string[]; removed: string[]; changed: string[] };
   created_at: string;
@@ -43,4 +50,14 @@ export interface Manifest {
   /** Versions per dataset, oldest effective first. */
   datasets: Record<string, DatasetVersion[]>;
   changes: ChangeRecord[];
+}
+
+/** The view a table is read through in a mounted snapshot: the dataset id, or `<dataset>__<table>`. */
+export function viewName(dataset: string, table: string): string {
+  return table === dataset ? dataset : `${dataset}__${table}`;
+}
+
+/** The tables a version file holds (one named like the dataset when the manifest predates tables). */
+export function tablesOf(v: DatasetVersion): string[] {
+  return v.tables ? Object.keys(v.tables) : [v.dataset];
 }

@@ -1,7 +1,7 @@
 import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { approxBytes } from './sizeof.js';
-import type { DatasetVersion, Manifest } from './manifest.js';
+import { tablesOf, viewName, type DatasetVersion, type Manifest } from './manifest.js';
 import type { Warehouse } from './store.js';
 
 /**
@@ -76,13 +76,19 @@ export class MountedSnapshot implements SnapshotReader {
     const conn = await instance.connect();
     for (const [dataset, versions] of Object.entries(manifest.datasets)) {
       if (versions.length === 0) continue;
-      const parts: string[] = [];
+      // One view per table over every version holding it (attach aliases cannot collide with
+      // view names: they carry an '@').
+      const parts = new Map<string, string[]>();
       for (const [i, v] of versions.entries()) {
-        const alias = `${dataset}__${i}`;
+        const alias = `${dataset}@${i}`;
         await conn.run(`ATTACH ${quoteString(wh.path(v.file))} AS ${quoteIdent(alias)} (READ_ONLY)`);
-        parts.push(`SELECT * FROM ${quoteIdent(alias)}.main.${quoteIdent(dataset)}`);
+        for (const t of tablesOf(v)) {
+          const list = parts.get(t) ?? [];
+          list.push(`SELECT * FROM ${quoteIdent(alias)}.main.${quoteIdent(t)}`);
+          parts.set(t, list);
+        }
       }
-      await conn.run(`CREATE VIEW ${quoteIdent(dataset)} AS ${parts.join(' UNION ALL BY NAME ')}`);
+      for (const [t, list] of parts) await conn.run(`CREATE VIEW ${quoteIdent(viewName(dataset, t))} AS ${list.join(' UNION ALL BY NAME ')}`);
     }
     const conns = [conn];
     for (let i = 1; i < (opts.connections ?? 4); i++) conns.push(await instance.connect());

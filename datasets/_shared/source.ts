@@ -145,7 +145,7 @@ export async function* readRecords(file: SourceFile, opts: RecordOptions = {}): 
     if (quote && raw.includes(quote)) {
       const startLine = line;
       while (endsInsideQuotes(raw, delimiter, quote, false)) {
-        if (nl >= text.length) throw new IngestError(`malformed CSV: quoted field opened on line ${startLine} is never closed`, file.name, startLine);
+        if (nl >= text.length) throw new IngestError(`the file is truncated or malformed: a quoted field opened on line ${startLine} is never closed`, file.name, startLine);
         let next = text.indexOf('\n', nl + 1);
         if (next < 0) next = text.length;
         raw = `${raw}\n${text.slice(nl + 1, next)}`;

@@ -69,10 +69,6 @@ export function table<S extends z.ZodObject>(name: string, row: S, key: (keyof z
   return { name, row, key, columns };
 }
 
-/** The view a table is read through in a mounted snapshot: the dataset id, or `<dataset>__<table>`. */
-export function viewName(dataset: string, tableName: string): string {
-  return tableName === dataset ? dataset : `${dataset}__${tableName}`;
-}
 
 /** The DDL type of a column (JSON text lives in VARCHAR). */
 export const sqlType = (t: ColumnType): string => (t === 'JSON' ? 'VARCHAR' : t);
@@ -81,4 +77,13 @@ export const sqlType = (t: ColumnType): string => (t === 'JSON' ? 'VARCHAR' : t)
 export function createTableSql(name: string, columns: Column[]): string {
   const cols = [...columns, { name: 'version', type: 'VARCHAR' as const }];
   return `CREATE TABLE "${name.replace(/"/g, '""')}" (${cols.map((c) => `"${c.name.replace(/"/g, '""')}" ${sqlType(c.type)}`).join(', ')})`;
+}
+
+/** A row read from a snapshot view with its JSON columns parsed back into values. */
+export function fromStored<S extends z.ZodObject>(t: TableSpec<S>, row: Record<string, unknown>): z.infer<S> {
+  const out: Record<string, unknown> = { ...row };
+  for (const c of t.columns) {
+    if (c.type === 'JSON' && typeof out[c.name] === 'string') out[c.name] = JSON.parse(out[c.name] as string);
+  }
+  return out as z.infer<S>;
 }

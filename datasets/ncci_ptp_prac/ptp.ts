@@ -250,6 +250,28 @@ export function toPtpRow(fields: string[], layout: PtpLayout, line: number, prog
 // ---------------------------------------------------------------------------------------------
 // Native load
 
+/**
+ * A part cut short ends inside a record: no final line break and a last line that fails the row
+ * rules. Checked before the native load (DuckDB would read the partial line as a short row).
+ */
+async function refuseTruncated(file: SourceFile, layout: PtpLayout, program: 'medicare' | 'medicaid'): Promise<void> {
+  if (file.size === 0) return;
+  const fh = await open(file.path, 'r');
+  try {
+    const n = Math.min(file.size, 4096);
+    const buf = Buffer.alloc(n);
+    await fh.read(buf, 0, n, file.size - n);
+    const tail = buf.toString('latin1');
+    if (tail.endsWith('\n') || tail.endsWith('\r')) return;
+    const lastLine = tail.slice(tail.lastIndexOf('\n') + 1);
+    const fields = lastLine.split('\t');
+    if (isEmptyLine(fields) || !toPtpRow(fields, layout, 0, program).issues) return;
+    throw new IngestError('the file is truncated: it ends inside a record (no final line break, and the last line does not parse)', file.name);
+  } finally {
+    await fh.close();
+  }
+}
+
 /** Picks DuckDB's reader encoding: UTF-8 only when the first bytes prove it, else Latin-1 (CP1252 family). */
 async function nativeEncoding(file: SourceFile): Promise<'utf-8' | 'latin-1'> {
   const fh = await open(file.path, 'r');
@@ -337,6 +359,7 @@ async function loadPtpNative(
     const sample = samples.find((s) => s.name === file.name) ?? samples[files.indexOf(file)];
     if (!sample) throw new IngestError('no sample for file', file.name);
     const layout = locatePtpLayout(sample.lines, file.name, flavor.program);
+    await refuseTruncated(file, layout, flavor.program);
     const cols = Array.from({ length: layoutWidth(layout) }, (_, k) => `'c${k}': 'VARCHAR'`).join(', ');
     const n = ++nativeRun;
     const rj = `ptp_rejects_${process.pid}_${n}`;

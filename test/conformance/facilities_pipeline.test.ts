@@ -46,7 +46,7 @@ describe.skipIf(!present)('geography datasets ingested through the pipeline from
   });
 
   it('refuses 25LOCCO.txt: 38 of 134 rows rejected (California block without a state, cut county lists)', async () => {
-    await expect(ingestFiles(wh, { dataset: 'locality_county', files: [join(SHARED, 'gpci/25LOCCO.txt')], dryRun: true })).rejects.toThrow(/38 of 134 rows rejected/);
+    await expect(ingestFiles(wh, { dataset: 'locality_county', files: [join(SHARED, 'gpci/25LOCCO.txt')], dryRun: true, replace: true })).rejects.toThrow(/38 of 134 rows rejected/);
   });
 
   it('serves facility profiles from the mounted snapshot', async () => {

@@ -22,7 +22,8 @@ describe.skipIf(!present)('foundation datasets on the real CMS files', () => {
     dir = await mkdtemp(join(tmpdir(), 'rcm-conf-'));
     wh = new Warehouse(dir);
     loaded.rvu25 = await ingestFiles(wh, { dataset: 'mpfs_rvu', files: [RVU25] });
-    loaded.rvu26 = await ingestFiles(wh, { dataset: 'mpfs_rvu', files: [RVU26] });
+    // The 2026 file here is a 61-row excerpt: against the full 2025 release it removes nearly every key.
+    loaded.rvu26 = await ingestFiles(wh, { dataset: 'mpfs_rvu', files: [RVU26], allowRemovals: true });
     loaded.gpci25 = await ingestFiles(wh, { dataset: 'gpci', files: [join(SHARED, 'gpci/GPCI2025.csv')] });
     loaded.gpci26 = await ingestFiles(wh, { dataset: 'gpci', files: [join(SHARED, 'gpci/GPCI2026.csv')] });
   });

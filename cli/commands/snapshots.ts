@@ -1,0 +1,77 @@
+import type { Command } from 'commander';
+import type { ChangeCounts, Manifest } from '../../warehouse/manifest.js';
+import type { CliContext } from '../context.js';
+import { fmtInt } from '../format.js';
+
+/** What one snapshot changed against its parent: per dataset, the versions, row delta and change counts. */
+export interface SnapshotChange {
+  dataset: string;
+  versions: string[];
+  rows_before: number;
+  rows_after: number;
+  row_delta: number;
+  counts: ChangeCounts | null;
+}
+
+export function changesOf(m: Manifest, parent: Manifest | undefined): SnapshotChange[] {
+  const out: SnapshotChange[] = [];
+  const seen = new Set(parent?.changes.map((c) => c.id) ?? []);
+  const fresh = m.changes.filter((c) => !seen.has(c.id));
+  for (const [dataset, versions] of Object.entries(m.datasets)) {
+    const before = parent?.datasets[dataset] ?? [];
+    const same = before.length === versions.length && before.every((v, i) => v.file === versions[i]!.file);
+    if (same) continue;
+    const rowsBefore = before.reduce((a, v) => a + v.rows, 0);
+    const rowsAfter = versions.reduce((a, v) => a + v.rows, 0);
+    const mine = fresh.filter((c) => c.dataset === dataset);
+    const counts = mine.length
+      ? mine.reduce<ChangeCounts>((a, c) => ({ added: a.added + c.counts.added, removed: a.removed + c.counts.removed, changed: a.changed + c.counts.changed, unchanged: a.unchanged + c.counts.unchanged }), { added: 0, removed: 0, changed: 0, unchanged: 0 })
+      : null;
+    out.push({ dataset, versions: versions.map((v) => v.version), rows_before: rowsBefore, rows_after: rowsAfter, row_delta: rowsAfter - rowsBefore, counts });
+  }
+  return out;
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  const snaps = program.command('snapshots').description('List, inspect and switch published snapshots');
+  snaps
+    .command('list')
+    .description('List snapshots (the served one is marked *) with the datasets each changed: row deltas and added/removed/changed counts')
+    .option('--json', 'print JSON')
+    .action(async (o: { json?: boolean }) => {
+      const w = ctx.wh();
+      const [all, cur] = await Promise.all([w.listSnapshots(), w.currentId()]);
+      const byId = new Map(all.map((m) => [m.id, m]));
+      const rows = all.map((m) => ({
+        id: m.id,
+        current: m.id === cur,
+        created_at: m.created_at,
+        parent: m.parent,
+        changed: changesOf(m, m.parent ? byId.get(m.parent) : undefined),
+        datasets: Object.fromEntries(Object.entries(m.datasets).map(([k, v]) => [k, v.map((x) => x.version)])),
+      }));
+      if (o.json) return ctx.json(rows);
+      if (!rows.length) return ctx.io.stdout('no snapshots yet (run `rcm seed` or `rcm ingest`)\n');
+      for (const r of rows) {
+        ctx.io.stdout(`${r.current ? '*' : ' '} ${r.id}  ${r.created_at}  parent ${r.parent ?? '-'}  ${r.changed.length} dataset(s) changed\n`);
+        for (const c of r.changed) {
+          const delta = `${c.row_delta >= 0 ? '+' : ''}${fmtInt(c.row_delta)} rows (${fmtInt(c.rows_before)} -> ${fmtInt(c.rows_after)})`;
+          const counts = c.counts ? `  +${fmtInt(c.counts.added)} -${fmtInt(c.counts.removed)} ~${fmtInt(c.counts.changed)}` : '';
+          ctx.io.stdout(`    ${c.dataset} ${c.versions.join('+')}: ${delta}${counts}\n`);
+        }
+      }
+    });
+  snaps
+    .command('show')
+    .description('Print a snapshot manifest')
+    .argument('<id>', 'snapshot id')
+    .action(async (id: string) => ctx.json(await ctx.wh().readManifest(id)));
+  snaps
+    .command('use')
+    .description('Serve this snapshot (rollback is `use` of an older one); a running server swaps within its poll interval')
+    .argument('<id>', 'snapshot id')
+    .action(async (id: string) => {
+      await ctx.wh().setCurrent(id);
+      ctx.io.stdout(`now serving snapshot ${id}\n`);
+    });
+}
