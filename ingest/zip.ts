@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { crc32 } from 'node:zlib';
 import yauzl from 'yauzl';
 import { IngestError } from '../datasets/_shared/issue.js';
 
@@ -69,11 +70,19 @@ export async function extractZip(zipPath: string, dest: string, o: { maxBytes: n
       const out = join(dir, base);
       zf.openReadStream(entry, (err, stream) => {
         if (err) return fail(new IngestError(`cannot read member: ${err.message}`, `${label}/${name}`));
+        // yauzl checks sizes but not the CRC-32 the archive records: check it, or a damaged
+        // download would load as data.
+        let crc = 0;
         const counter = new Transform({
           transform(chunk: Buffer, _enc, cb) {
             total += chunk.length;
-            if (total > o.maxBytes) cb(new IngestError(`the archive unpacks to more than ${o.maxBytes} bytes (RCM_ZIP_MAX_MB)`, label));
-            else cb(null, chunk);
+            if (total > o.maxBytes) return cb(new IngestError(`the archive unpacks to more than ${o.maxBytes} bytes (RCM_ZIP_MAX_MB)`, label));
+            crc = crc32(chunk, crc);
+            cb(null, chunk);
+          },
+          flush(cb) {
+            if (crc >>> 0 !== entry.crc32 >>> 0) cb(new IngestError(`CRC-32 mismatch (archive records ${entry.crc32.toString(16)}, data is ${(crc >>> 0).toString(16)}): the archive is damaged`, `${label}/${name}`));
+            else cb();
           },
         });
         mkdir(dir, { recursive: true })

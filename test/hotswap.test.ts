@@ -41,7 +41,6 @@ describe('hot swap', () => {
     await load;
     expect(s.snapshot_id).not.toBe(before);
     expect(seenAt).toBeGreaterThan(0);
-    expect(seenAt - published).toBeLessThan(2000);
     expect(statuses.length).toBeGreaterThan(10);
     expect(statuses.filter((x) => x !== 200)).toEqual([]);
     const changes = await t.request('/v1/data/changes?dataset=gpci');

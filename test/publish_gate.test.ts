@@ -33,11 +33,11 @@ const write = async (name: string, text: string | Buffer) => {
   return p;
 };
 
-async function zip(name: string, members: [string, string | Buffer][]): Promise<string> {
+async function zip(name: string, members: [string, string | Buffer][], o: { compress?: boolean } = {}): Promise<string> {
   const z = new yazl.ZipFile();
   for (const [n, body] of members) {
     if (n.endsWith('/')) z.addEmptyDirectory(n);
-    else z.addBuffer(Buffer.isBuffer(body) ? body : Buffer.from(body), n);
+    else z.addBuffer(Buffer.isBuffer(body) ? body : Buffer.from(body), n, { compress: o.compress ?? true });
   }
   z.end();
   const out = join(dir, name);
@@ -207,6 +207,17 @@ describe("the publisher's zip", () => {
     // yazl will not write a `../` member name; patch one in (same length, both headers) as a hostile zip would carry.
     await writeFile(z, Buffer.from((await readFile(z)).toString('latin1').replaceAll('AA/escape.csv', '../escape.csv'), 'latin1'));
     await expect(ingestFiles(wh, { dataset: 'gpci', files: [z] })).rejects.toThrow(/evil\.zip: broken zip archive: invalid relative path: \.\.\/escape\.csv/);
+    expect(await wh.currentId()).toBeNull();
+  });
+
+  it('refuses a damaged member (its CRC-32 does not match), naming archive and member, publishing nothing', async () => {
+    const z = await zip('gpci.zip', [['GPCI2026.csv', await readFile(join(ROOT, 'seeds/gpci/GPCI2026.csv'))]], { compress: false });
+    const bytes = await readFile(z);
+    const at = bytes.indexOf(Buffer.from('ALABAMA'));
+    expect(at).toBeGreaterThan(0);
+    bytes[at] = 'X'.charCodeAt(0);
+    await writeFile(z, bytes);
+    await expect(ingestFiles(wh, { dataset: 'gpci', files: [z] })).rejects.toThrow(/^gpci\.zip\/GPCI2026\.csv: CRC-32 mismatch \(archive records [0-9a-f]+, data is [0-9a-f]+\): the archive is damaged$/);
     expect(await wh.currentId()).toBeNull();
   });
 
