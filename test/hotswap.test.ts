@@ -14,7 +14,7 @@ afterAll(async () => {
 });
 
 describe('hot swap', () => {
-  it('serves a newly published snapshot within 2 s, with no restart and no failed request', async () => {
+  it('serves a newly published snapshot with no restart and no failed request', async () => {
     const before = (await t.request('/v1/meta')).body.snapshot_id;
     const statuses: number[] = [];
     let stop = false;
