@@ -1,16 +1,16 @@
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { facilities } from '../datasets/facilities/dataset.js';
-import { memorySnapshot } from '../datasets/facilities/testing.js';
+import { openTestSnapshot } from './helpers/datasets.js';
 import { mpfsRvu } from '../datasets/mpfs_rvu/dataset.js';
 import { composePaymentFor, isHospitalType } from '../server/payment/service.js';
 
 const SEEDS = resolve(import.meta.dirname, '../seeds');
-let snap: Awaited<ReturnType<typeof memorySnapshot>>;
+let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
 
 // Only RVUs and facilities are loaded: no ZIP/county crosswalks, GPCI, wage index or fee schedules.
 beforeAll(async () => {
-  snap = await memorySnapshot([
+  snap = await openTestSnapshot([
     { dataset: mpfsRvu, files: [join(SEEDS, 'mpfs_rvu/PPRRVU2025_Oct.csv')] },
     { dataset: facilities, files: [join(SEEDS, 'facilities/Hospital_and_other.DATA.Q3_2025.csv')] },
   ]);

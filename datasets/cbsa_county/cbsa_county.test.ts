@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { memorySnapshot, parseAll } from '../facilities/testing.js';
+import { openTestSnapshot, parseAll } from '../../test/helpers/datasets.js';
 import { cbsaCounty } from './dataset.js';
 import { findCbsaForCounty } from './queries.js';
 
@@ -82,9 +82,9 @@ describe('cbsa_county bad input', () => {
 });
 
 describe('findCbsaForCounty', () => {
-  let snap: Awaited<ReturnType<typeof memorySnapshot>>;
+  let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
   beforeAll(async () => {
-    snap = await memorySnapshot([{ dataset: cbsaCounty, files: [seed] }]);
+    snap = await openTestSnapshot([{ dataset: cbsaCounty, files: [seed] }]);
   });
   afterAll(() => snap.close());
 

@@ -11,7 +11,7 @@ import { wageIndex } from '../wage_index/dataset.js';
 import { zipLocality } from '../zip_locality/dataset.js';
 import { careCompareType, facilities, posType } from './dataset.js';
 import { getFacility } from './queries.js';
-import { memorySnapshot, parseAll } from './testing.js';
+import { openTestSnapshot, parseAll } from '../../test/helpers/datasets.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const seeds = join(repoRoot, 'seeds');
@@ -159,9 +159,9 @@ const geography = [
 ];
 
 describe('getFacility over the seeds (POS layout)', () => {
-  let snap: Awaited<ReturnType<typeof memorySnapshot>>;
+  let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
   beforeAll(async () => {
-    snap = await memorySnapshot([{ dataset: facilities, files: [posSeed] }, ...geography]);
+    snap = await openTestSnapshot([{ dataset: facilities, files: [posSeed] }, ...geography]);
   });
   afterAll(() => snap.close());
 
@@ -206,9 +206,9 @@ describe('getFacility over the seeds (POS layout)', () => {
 });
 
 describe('getFacility over a Care Compare file (no CBSA, no rural flag)', () => {
-  let snap: Awaited<ReturnType<typeof memorySnapshot>>;
+  let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
   beforeAll(async () => {
-    snap = await memorySnapshot([{ dataset: facilities, files: [careCompare()], version: '2025-10' }, ...geography]);
+    snap = await openTestSnapshot([{ dataset: facilities, files: [careCompare()], version: '2025-10' }, ...geography]);
   });
   afterAll(() => snap.close());
 
@@ -245,7 +245,7 @@ describe('getFacility over a Care Compare file (no CBSA, no rural flag)', () => 
 describe('getFacility with a POS CBSA that Table 3 does not list', () => {
   it('falls back to the county crosswalk CBSA (statewide rural area) for the wage index, with a warning', async () => {
     const p = write('POS_Q3_2025.csv', 'PRVDR_CTGRY_SBTYP_CD,PRVDR_CTGRY_CD,FAC_NAME,PRVDR_NUM,STATE_CD,ZIP_CD,FIPS_STATE_CD,FIPS_CNTY_CD,CBSA_URBN_RRL_IND,CBSA_CD\r\n01,01,CLIFTON-FINE HOSPITAL,330799,NY,13690,36,089,R,36300\r\n');
-    const snap = await memorySnapshot([{ dataset: facilities, files: [p] }, ...geography]);
+    const snap = await openTestSnapshot([{ dataset: facilities, files: [p] }, ...geography]);
     try {
       const f = await getFacility(snap, '330799');
       expect(f).toMatchObject({ cbsa: '36300', wage_index: 0.8954, is_rural: true, county: 'ST. LAWRENCE', locality: '1328299' });
@@ -261,7 +261,7 @@ describe('getFacility with a POS CBSA that Table 3 does not list', () => {
 
 describe('getFacility without the facilities dataset', () => {
   it('throws NotFoundError saying facilities is not loaded', async () => {
-    const snap = await memorySnapshot(geography.slice(0, 1));
+    const snap = await openTestSnapshot(geography.slice(0, 1));
     try {
       await expect(getFacility(snap, '050454')).rejects.toThrow(/facilities is not loaded/);
     } finally {

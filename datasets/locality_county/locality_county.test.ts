@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestError } from '../_shared/issue.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { memorySnapshot, parseAll } from '../facilities/testing.js';
+import { openTestSnapshot, parseAll } from '../../test/helpers/datasets.js';
 import { expandCounties, localityCounty } from './dataset.js';
 import { findLocalityForCounty } from './queries.js';
 import { normCounty } from './states.js';
@@ -172,9 +172,9 @@ describe('locality_county bad input', () => {
 });
 
 describe('findLocalityForCounty', () => {
-  let snap: Awaited<ReturnType<typeof memorySnapshot>>;
+  let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
   beforeAll(async () => {
-    snap = await memorySnapshot([{ dataset: localityCounty, files: [seed] }]);
+    snap = await openTestSnapshot([{ dataset: localityCounty, files: [seed] }]);
   });
   afterAll(() => snap.close());
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { REPO_ROOT, buildTestSnapshot, parseAll, writeTempFile } from '../_ncci_mue/testing.js';
+import { REPO_ROOT, buildTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
 import { medicaidMueHosp } from './dataset.js';
 import { findMedicaidMueHosp } from './queries.js';
 

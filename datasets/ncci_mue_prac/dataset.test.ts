@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestError } from '../_shared/issue.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { REPO_ROOT, buildTestSnapshot, parseAll, writeTempFile } from '../_ncci_mue/testing.js';
+import { REPO_ROOT, buildTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
 import { ncciMueHosp } from '../ncci_mue_hosp/dataset.js';
 import { medicaidMuePrac } from '../medicaid_mue_prac/dataset.js';
 import { ncciMuePrac } from './dataset.js';

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../warehouse/errors.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { memorySnapshot, parseAll } from '../facilities/testing.js';
+import { openTestSnapshot, parseAll } from '../../test/helpers/datasets.js';
 import { wageIndex } from './dataset.js';
 import { getWageIndex } from './queries.js';
 import { selectVersion } from '../_shared/versions.js';
@@ -92,9 +92,9 @@ describe('wage_index bad input', () => {
 });
 
 describe('getWageIndex', () => {
-  let snap: Awaited<ReturnType<typeof memorySnapshot>>;
+  let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
   beforeAll(async () => {
-    snap = await memorySnapshot([{ dataset: wageIndex, files: [seed] }]);
+    snap = await openTestSnapshot([{ dataset: wageIndex, files: [seed] }]);
   });
   afterAll(() => snap.close());
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { memorySnapshot, parseAll } from '../facilities/testing.js';
+import { openTestSnapshot, parseAll } from '../../test/helpers/datasets.js';
 import { localityCounty } from '../locality_county/dataset.js';
 import { zipLocality } from './dataset.js';
 import { findLocalityForZip } from './queries.js';
@@ -88,9 +88,9 @@ describe('zip_locality bad input', () => {
 });
 
 describe('findLocalityForZip', () => {
-  let snap: Awaited<ReturnType<typeof memorySnapshot>>;
+  let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
   beforeAll(async () => {
-    snap = await memorySnapshot([{ dataset: zipLocality, files: [seed] }]);
+    snap = await openTestSnapshot([{ dataset: zipLocality, files: [seed] }]);
   });
   afterAll(() => snap.close());
 
@@ -105,7 +105,7 @@ describe('findLocalityForZip', () => {
   });
 
   it('returns an empty list when zip_locality is not loaded', async () => {
-    const other = await memorySnapshot([{ dataset: localityCounty, files: [join(repoRoot, 'seeds/locality_county/25LOCCO.csv')] }]);
+    const other = await openTestSnapshot([{ dataset: localityCounty, files: [join(repoRoot, 'seeds/locality_county/25LOCCO.csv')] }]);
     try {
       expect(await findLocalityForZip(other, '94143')).toEqual([]);
     } finally {

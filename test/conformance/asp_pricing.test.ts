@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
-import { parseAll, sharedDataDir } from '../../datasets/facilities/testing.js';
+import { parseAll, sharedDataDir } from '../helpers/datasets.js';
 import { aspPricing } from '../../datasets/asp_pricing/dataset.js';
 import { aspCrosswalk } from '../../datasets/asp_crosswalk/dataset.js';
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
-import { memorySnapshot, parseAll, sharedDataDir } from '../../datasets/facilities/testing.js';
+import { openTestSnapshot, parseAll, sharedDataDir } from '../helpers/datasets.js';
 import { clfs, type ClfsRow } from '../../datasets/clfs/dataset.js';
 import { findLabRates } from '../../datasets/clfs/queries.js';
 
@@ -70,7 +70,7 @@ describe.skipIf(!present)('clfs on the real CMS files', () => {
   });
 
   it('picks the quarter by year when both years are loaded', async () => {
-    const snap = await memorySnapshot([
+    const snap = await openTestSnapshot([
       { dataset: clfs, files: [CSV25] },
       { dataset: clfs, files: [CSV26] },
     ]);

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
-import { memorySnapshot, parseAll, sharedDataDir } from '../../datasets/facilities/testing.js';
+import { openTestSnapshot, parseAll, sharedDataDir } from '../helpers/datasets.js';
 import { dmepos, type DmeposRow } from '../../datasets/dmepos/dataset.js';
 import { findDmeRates, findDmeFees } from '../../datasets/dmepos/queries.js';
 import { dmeposRuralZip } from '../../datasets/dmepos_rural_zip/dataset.js';
@@ -49,9 +49,9 @@ describe.skipIf(!present)('dmepos on the real CMS April 2025 file', () => {
 });
 
 describe.skipIf(!present)('dmepos_rural_zip on the real Q1 2025 list and the queries over both', () => {
-  let snap: Awaited<ReturnType<typeof memorySnapshot>>;
+  let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
   beforeAll(async () => {
-    snap = await memorySnapshot([
+    snap = await openTestSnapshot([
       { dataset: dmepos, files: [FEES] },
       { dataset: dmeposRuralZip, files: [ZIPS] },
     ]);

@@ -5,7 +5,7 @@ import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { cbsaCounty } from '../../datasets/cbsa_county/dataset.js';
 import { facilities } from '../../datasets/facilities/dataset.js';
 import { getFacility } from '../../datasets/facilities/queries.js';
-import { memorySnapshot, parseAll, sharedDataDir } from '../../datasets/facilities/testing.js';
+import { openTestSnapshot, parseAll, sharedDataDir } from '../helpers/datasets.js';
 import { localityCounty } from '../../datasets/locality_county/dataset.js';
 import { findLocalityForCounty } from '../../datasets/locality_county/queries.js';
 import { findLocalityForZip } from '../../datasets/zip_locality/queries.js';
@@ -42,9 +42,9 @@ describe.skipIf(!present)('facilities on the real Care Compare Hospital_General_
   });
 
   describe('resolved against the real ZIP5 and LOCCO files (CBSA/wage index from the seeds)', () => {
-    let snap: Awaited<ReturnType<typeof memorySnapshot>>;
+    let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
     beforeAll(async () => {
-      snap = await memorySnapshot([
+      snap = await openTestSnapshot([
         { dataset: facilities, files: [hgi], version: '2025-care-compare' },
         { dataset: zipLocality, files: [zip5] },
         { dataset: localityCounty, files: [locco] },

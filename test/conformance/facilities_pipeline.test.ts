@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getFacility } from '../../datasets/facilities/queries.js';
-import { sharedDataDir } from '../../datasets/facilities/testing.js';
+import { sharedDataDir } from '../helpers/datasets.js';
 import { ingestFiles, type IngestSummary } from '../../ingest/pipeline.js';
 import { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';

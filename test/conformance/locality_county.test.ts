@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
-import { parseAll, sharedDataDir } from '../../datasets/facilities/testing.js';
+import { parseAll, sharedDataDir } from '../helpers/datasets.js';
 import { localityCounty } from '../../datasets/locality_county/dataset.js';
 
 const dir = join(sharedDataDir(resolve(import.meta.dirname, '../..')), 'gpci');

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { IngestError } from '../../datasets/_shared/issue.js';
-import { parseAll } from '../../datasets/_ncci_mue/testing.js';
+import { parseAll } from '../helpers/datasets.js';
 import { ingestBatch } from '../../ingest/pipeline.js';
 import { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';

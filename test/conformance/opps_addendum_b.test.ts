@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import readXlsxFile from 'read-excel-file/node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
-import { memorySnapshot, parseAll, sharedDataDir } from '../../datasets/facilities/testing.js';
+import { openTestSnapshot, parseAll, sharedDataDir } from '../helpers/datasets.js';
 import { isOppsHeader, oppsAddendumB, oppsLayout, xlsxCellText, type OppsAddendumBRow } from '../../datasets/opps_addendum_b/dataset.js';
 import type { Issue } from '../../warehouse/errors.js';
 import { findOppsRates } from '../../datasets/opps_addendum_b/queries.js';
@@ -66,7 +66,7 @@ describe.skipIf(!present)('opps_addendum_b on the real CY2023 January workbook',
 
 describe.skipIf(!present)('findOppsRates over the real workbook', () => {
   it('answers the 2023 row and nothing for a year that is not loaded', async () => {
-    const snap = await memorySnapshot([{ dataset: oppsAddendumB, files: [XLSX] }]);
+    const snap = await openTestSnapshot([{ dataset: oppsAddendumB, files: [XLSX] }]);
     try {
       expect((await findOppsRates(snap, 'G0463'))[0]).toMatchObject({ apc_code: '5012', payment_rate: 120.86, version: '2023-01' });
       expect((await findOppsRates(snap, 'G0463', 2023))[0]).toMatchObject({ year: 2023 });

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sharedDataDir } from '../../datasets/facilities/testing.js';
+import { sharedDataDir } from '../helpers/datasets.js';
 import { ingestFiles } from '../../ingest/pipeline.js';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
 

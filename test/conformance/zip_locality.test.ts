@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
-import { parseAll, sharedDataDir } from '../../datasets/facilities/testing.js';
+import { parseAll, sharedDataDir } from '../helpers/datasets.js';
 import { zipLocality } from '../../datasets/zip_locality/dataset.js';
 
 const file = join(sharedDataDir(resolve(import.meta.dirname, '../..')), 'gpci/ZIP5_OCT2025.txt');
