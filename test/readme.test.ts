@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { signature } from '../server/agents/callbacks.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const readme = () => readFile(join(ROOT, 'README.md'), 'utf8');
+
+describe('the README tells the truth', () => {
+  it('documents every setting cli/config.ts reads', async () => {
+    const config = await readFile(join(ROOT, 'cli/config.ts'), 'utf8');
+    const settings = [...config.matchAll(/^\s{2}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]!);
+    expect(settings.length).toBeGreaterThan(20);
+    const text = await readme();
+    expect(settings.filter((s) => !text.includes(`\`${s}\``) && !text.includes(`${s}\``) && !text.includes(`\`${s}`))).toEqual([]);
+  });
+
+  it('lists every route of the route table', async () => {
+    const table = await readFile(join(ROOT, 'server/routes.ts'), 'utf8');
+    const paths = [...table.matchAll(/^ \*\s+(?:GET|POST|PUT|PATCH|DELETE)\S*\s+(\/v1\S*)/gm)].map((m) => m[1]!);
+    expect(paths.length).toBeGreaterThan(20);
+    const text = await readme();
+    // The README's area table shortens `/v1/fee-schedules/opps/{code}` to `/opps/{code}` after the first.
+    expect(paths.filter((p) => !text.includes(p) && !text.includes(`/${p.split('/').slice(3).join('/')}\``))).toEqual([]);
+  });
+
+  it("the callback receiver example accepts a signed delivery once and refuses a bad signature", async () => {
+    const text = await readme();
+    const m = /A receiver in ten lines of Node:\n\n```js\n([\s\S]*?)```/.exec(text);
+    expect(m).not.toBeNull();
+    const dir = await mkdtemp(join(tmpdir(), 'rcm-readme-'));
+    const file = join(dir, 'receiver.mjs');
+    await writeFile(file, m![1]!);
+    const port = await freePort();
+    const child = spawn(process.execPath, [file], { env: { ...process.env, SECRET: 'whsec_0123456789', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    try {
+      const body = JSON.stringify({ id: 'evt_1', type: 'agent.job.completed', job_id: 'j1', status: 'completed' });
+      const send = (sig: string) => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-svc-signature': sig } }).then((r) => r.status);
+      let first = 0;
+      for (let i = 0; i < 100 && !first; i++) first = await send(signature(body, 'whsec_0123456789')).catch(() => new Promise<number>((r) => setTimeout(() => r(0), 50)));
+      expect(first).toBe(204);
+      expect(await send(signature(body, 'whsec_0123456789'))).toBe(204);
+      expect(await send(signature(body, 'another-secret!'))).toBe(401);
+      expect(out.trim().split('\n')).toEqual(['j1 completed']);
+    } finally {
+      child.kill();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+    s.on('error', rej);
+  });
+}
