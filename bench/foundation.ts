@@ -49,7 +49,7 @@ export async function run(): Promise<Record<string, string | number>[]> {
   const dir = await mkdtemp(join(tmpdir(), 'rcm-bench-api-'));
   const wh = new Warehouse(dir);
   await seedAll(wh, join(ROOT, 'seeds'));
-  if (rvuFile === REAL_RVU) await ingestFiles(wh, { dataset: 'mpfs_rvu', files: [REAL_RVU] });
+  if (rvuFile === REAL_RVU) await ingestFiles(wh, { dataset: 'mpfs_rvu', files: [REAL_RVU], replace: true });
   const key = await benchKey(wh.path('state.sqlite'));
   const text = await readFile(rvuFile, 'latin1');
   const codes = [...new Set(text.split(/\r?\n/).slice(10).map((l) => l.split(',')[0]).filter((c): c is string => /^[A-Z0-9]{5}$/.test(c ?? '')))];

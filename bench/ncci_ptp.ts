@@ -5,7 +5,7 @@
  *    CRLF, tab-separated, sorted by column 1) as 4 parts into a temp dir.
  * 2. Times DuckDB's own `read_csv` into a table on those files, the native loader alone, and the
  *    whole `ingestFiles` pipeline (sha256, load, key check, diff, publish), with peak RSS.
- * 3. Loads the same parts again as the previous quarter (32.1), starts the server over both
+ * 3. Loads the same parts again as the next quarter (32.3), starts the server over both
  *    versions in a child process: a first pass over 1,000 column-1 codes (cold: each loads its
  *    edits from DuckDB), then random pairs of those codes over both quarters (10% reversed, 10%
  *    without an edit) with autocannon, next to a bare Koa JSON route.
@@ -245,19 +245,19 @@ async function main(): Promise<[string, string][]> {
     const peak = Math.max(rss.stop(), process.resourceUsage().maxRSS * 1024);
     console.log(`ingestFiles 32.2: ${secs(ingestMs)}, ${s1.rows.toLocaleString()} rows, ${s1.rejects} rejects, peak RSS ${mb(peak)}`);
 
-    // The previous quarter: the same content under 32.1 names (symlinks), loaded beside 32.2.
+    // The next quarter: the same content under 32.3 names (symlinks), loaded after 32.2 and diffed against it (an older quarter would be a backfill with no predecessor).
     const prevDir = join(dir, 'prev');
     await rm(prevDir, { recursive: true, force: true });
     await import('node:fs/promises').then((fs) => fs.mkdir(prevDir));
     const prev = await Promise.all(parts.map(async (p, i) => {
-      const q = join(prevDir, `ccipra-v321r0-f${i + 1}.txt`);
+      const q = join(prevDir, `ccipra-v323r0-f${i + 1}.txt`);
       await symlink(p, q);
       return q;
     }));
     t0 = performance.now();
     const s2 = await ingestFiles(wh, { dataset: 'ncci_ptp_prac', files: prev });
     const ingest2Ms = performance.now() - t0;
-    console.log(`ingestFiles 32.1 (with diff against 32.2): ${secs(ingest2Ms)}, ${s2.change.summary}`);
+    console.log(`ingestFiles 32.3 (with diff against 32.2): ${secs(ingest2Ms)}, ${s2.change.summary}`);
 
     const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
     child = spawn(process.execPath, [...prof, ...process.execArgv, fileURLToPath(import.meta.url), '--serve', wh.dir], { stdio: ['pipe', 'pipe', 'inherit'] });

@@ -45,8 +45,8 @@ export async function run(): Promise<Record<string, string | number>[]> {
   const wh = new Warehouse(dir);
   await seedAll(wh, join(ROOT, 'seeds'));
   if (real) {
-    await ingestFiles(wh, { dataset: 'mpfs_rvu', files: [REAL_RVU] });
-    await ingestFiles(wh, { dataset: 'gpci', files: [REAL_GPCI] });
+    await ingestFiles(wh, { dataset: 'mpfs_rvu', files: [REAL_RVU], replace: true });
+    await ingestFiles(wh, { dataset: 'gpci', files: [REAL_GPCI], replace: true });
   }
   const key = await benchKey(wh.path('state.sqlite'));
 

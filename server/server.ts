@@ -1,8 +1,8 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { SnapshotHolder } from '../warehouse/snapshot.js';
 import { SqliteStateStore, type StateStore } from '../warehouse/state.js';
 import { Warehouse } from '../warehouse/store.js';
-import { createHttpApp } from './http.js';
+import { createHttpHandler } from './http.js';
 import { McpEndpoint } from './mcp/adapter.js';
 import { codeResearchAgent } from './agents/code_research.js';
 import { nodeCallbackHttp, systemResolver, type CallbackHttp, type CallbackPolicy, type Resolver } from './agents/callbacks.js';
@@ -119,9 +119,10 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   routes.forEach(checkRoute);
   const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now });
   const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now });
-  const app = createHttpApp(pipeline, routes, { trustProxy: o.trustProxy ?? false, mcp });
+  const handler = createHttpHandler(pipeline, routes, { trustProxy: o.trustProxy ?? false, mcp });
   if (agents.runner) runner.start(agents.pollMs);
-  const server = app.listen(o.port, o.host ?? '0.0.0.0');
+  const server = createServer(handler);
+  server.listen(o.port, o.host ?? '0.0.0.0');
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((res, rej) => {
     server.once('listening', res);

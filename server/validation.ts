@@ -83,7 +83,16 @@ function inner(s: z.ZodType): z.ZodType {
 }
 
 /** Field names of an object schema and whether each takes a list (`?code=a&code=b`). */
+const fieldsCache = new WeakMap<z.ZodType, Map<string, { list: boolean }> | null>();
+
+/** The fields of an object schema (cached per schema: routes ask on every request). */
 export function objectFields(schema: z.ZodType): Map<string, { list: boolean }> | null {
+  let f = fieldsCache.get(schema);
+  if (f === undefined) fieldsCache.set(schema, (f = computeFields(schema)));
+  return f;
+}
+
+function computeFields(schema: z.ZodType): Map<string, { list: boolean }> | null {
   const s = inner(schema) as unknown as { _zod: { def: { type: string; shape?: Record<string, z.ZodType> } } };
   if (s._zod.def.type !== 'object' || !s._zod.def.shape) return null;
   const out = new Map<string, { list: boolean }>();

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 
 /** An answer as sent: status, headers and the serialized body. Only 200 answers are kept. */
@@ -13,8 +12,8 @@ interface Entry extends CachedAnswer {
   snapshot: string;
 }
 
-/** Per-entry bytes beyond the body: the hashed key, the entry and Buffer objects, LRU slots. */
-const ENTRY_OVERHEAD = 256;
+/** Per-entry bytes beyond the body and key: the entry and Buffer objects, LRU slots. */
+const ENTRY_OVERHEAD = 192;
 
 /**
  * A copy of `b` in its own allocation. Small Buffers are slices of Node's shared 8 KB pool, and
@@ -41,8 +40,7 @@ function intern(h: Record<string, string>): Record<string, string> {
 
 /**
  * Answers memoised by validated input (never by raw URL), bounded by bytes: an LRU whose entry
- * size is the body plus a fixed overhead, keyed by a SHA-256 of the logical key (so a long query
- * costs 43 characters), so a caller sending many distinct valid requests can never grow the
+ * size is the body, the key (two bytes a character) and a fixed overhead, so a caller sending many distinct valid requests can never grow the
  * server past `maxBytes`. Concurrent identical requests share one computation.
  */
 export class AnswerCache {
@@ -50,7 +48,7 @@ export class AnswerCache {
   private readonly inflight = new Map<string, Promise<CachedAnswer>>();
 
   constructor(readonly maxBytes: number) {
-    this.lru = new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: (v) => v.body.length + ENTRY_OVERHEAD });
+    this.lru = new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: (v, k) => v.body.length + k.length * 2 + ENTRY_OVERHEAD });
   }
 
   get bytes(): number {
@@ -66,7 +64,7 @@ export class AnswerCache {
    * it when it is a 200 (errors are not kept).
    */
   async get(key: string, snapshot: string, compute: () => Promise<CachedAnswer>, onLookup?: (hit: boolean) => void): Promise<CachedAnswer> {
-    const h = createHash('sha256').update(key).digest('base64url');
+    const h = key;
     const hit = this.lru.get(h);
     if (hit) {
       onLookup?.(true);
@@ -76,7 +74,7 @@ export class AnswerCache {
     const running = this.inflight.get(h);
     if (running) return running;
     const p = compute().then((v) => {
-      if (v.status === 200 && v.body.length + ENTRY_OVERHEAD <= this.maxBytes) {
+      if (v.status === 200 && v.body.length + h.length * 2 + ENTRY_OVERHEAD <= this.maxBytes) {
         this.lru.set(h, { status: v.status, headers: intern(v.headers), body: unpooled(v.body), snapshot });
       }
       return v;

@@ -59,9 +59,20 @@ export class Metrics {
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'rcm_' });
   }
 
+  /** Labelled children resolved once per label set (prom-client hashes labels on every call otherwise). */
+  private readonly children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
+
   observe(method: string, route: string, status: number, seconds: number, transport: 'http' | 'mcp'): void {
-    this.requests.inc({ method, route, status: String(status), transport });
-    this.duration.observe({ method, route, transport }, seconds);
+    const k = `${method} ${route} ${status} ${transport}`;
+    let c = this.children.get(k);
+    if (!c) {
+      // Route templates and statuses are few; the bound keeps an unmatched-path flood harmless.
+      if (this.children.size > 5000) this.children.clear();
+      c = { count: this.requests.labels({ method, route, status: String(status), transport }), time: this.duration.labels({ method, route, transport }) };
+      this.children.set(k, c);
+    }
+    c.count.inc();
+    c.time.observe(seconds);
   }
 
   render(): Promise<string> {
