@@ -23,6 +23,8 @@ import { ncciAoc } from './ncci_aoc/dataset.js';
 import { medicaidMuePrac } from './medicaid_mue_prac/dataset.js';
 import { medicaidMueHosp } from './medicaid_mue_hosp/dataset.js';
 import { medicaidMueDme } from './medicaid_mue_dme/dataset.js';
+import { payers } from './payers/dataset.js';
+import { x12Codes } from './x12_codes/dataset.js';
 
 /** Every dataset the service knows. Adding one: a folder under datasets/ and a line here. */
 export const DATASETS: Dataset<any>[] = [
@@ -50,6 +52,8 @@ export const DATASETS: Dataset<any>[] = [
   medicaidMuePrac,
   medicaidMueHosp,
   medicaidMueDme,
+  payers,
+  x12Codes,
 ];
 
 export function getDataset(id: string): Dataset<any> | undefined {

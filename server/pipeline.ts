@@ -149,7 +149,7 @@ export class Pipeline {
         if (!snapshot) throw new HttpError(503, 'not_ready', 'no data snapshot is published yet; run `rcm seed` or `rcm ingest`');
         snapshot.retain();
       }
-      const input = this.validate(route, req);
+      const input = await this.validateAll(route, req, snapshot);
       const answer = await this.answer({ route, req, input, auth, snapshot, hostKind });
       out = { status: answer.status, headers: { ...answer.headers, ...headers }, body: answer.body };
     } catch (err) {
@@ -231,6 +231,22 @@ export class Pipeline {
       throw new HttpError(403, 'key_host_mismatch', key.type === 'test' ? 'a test key cannot be used on the production host' : 'a live key cannot be used on the test host');
     }
     return { tenant_id: key.tenant_id, key_id: key.id, key_type: key.type, scopes: key.scopes };
+  }
+
+  /** `validate`, plus the route's checks against the snapshot, in one 422 with every issue. */
+  private async validateAll(route: RouteDef, req: InvokeRequest, snapshot: MountedSnapshot | null): Promise<{ params: unknown; query: unknown; body: unknown }> {
+    if (!route.checkInput || !snapshot) return this.validate(route, req);
+    let issues: Issue[] = [];
+    let input: { params: unknown; query: unknown; body: unknown } | undefined;
+    try {
+      input = this.validate(route, req);
+    } catch (e) {
+      if (!(e instanceof ValidationError)) throw e;
+      issues = e.issues;
+    }
+    issues.push(...(await route.checkInput({ params: req.params, query: req.query }, snapshot)));
+    if (issues.length) throw new ValidationError(issues);
+    return input!;
   }
 
   /** Parses path, query and body; every issue of all three is reported at once. */

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { SnapshotReader } from '../warehouse/snapshot.js';
 import type { TenantStore } from '../warehouse/state.js';
+import type { Issue } from '../warehouse/errors.js';
 
 export type Scope = 'knowledge' | 'agents' | 'audit' | 'admin';
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -141,6 +142,11 @@ export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType 
    */
   cache?: boolean | 'daily';
   examples: RouteExample[];
+  /**
+   * Checks of the raw input that need the snapshot (a payer slug exists in the loaded payers
+   * dataset): their issues join the schema's in one 422, so every issue is still reported at once.
+   */
+  checkInput?(raw: { params: Record<string, string>; query: Record<string, string | string[]> }, snapshot: SnapshotReader): Promise<Issue[]>;
   handler(ctx: RouteContext<Infer<P>, Infer<Q>, InferBody<B>>): MaybePromise<z.output<R> | Result<z.output<R>>>;
 }
 

@@ -9,6 +9,7 @@ import { feeScheduleRoutes } from './fee_schedules/routes.js';
 import { ncciRoutes } from './ncci/routes.js';
 import { playgroundRoutes, type PlaygroundDeps } from './playground/routes.js';
 import { agentRoutes, type AgentRouteDeps } from './agents/routes.js';
+import { payerRoutes } from './payers/routes.js';
 import { systemResolver } from './agents/callbacks.js';
 
 /**
@@ -34,6 +35,14 @@ import { systemResolver } from './agents/callbacks.js';
  *   GET    /v1/ncci/mue/{code}               getMue               knowledge
  *   GET    /v1/ncci/medicaid/mue/{code}      getMedicaidMue       knowledge
  *   GET    /v1/ncci/aoc/{code}               getAoc               knowledge
+ *   GET    /v1/payers/search                 searchPayers         knowledge
+ *   GET    /v1/payers/denial-codes/{code}    lookupDenialCode     knowledge
+ *   GET    /v1/payers/{slug}/appeal-deadline getAppealDeadline    knowledge
+ *   GET    /v1/payers/{slug}/timely-filing   getTimelyFiling      knowledge
+ *   GET    /v1/payers/{slug}/claim-intelligence  getClaimIntelligence  knowledge
+ *   GET    /v1/directory/payers              listDirectoryPayers  public
+ *   GET    /v1/directory/payers/{slug}       getDirectoryPayer    public
+ *   GET    /v1/directory/payers/{slug}/denial-patterns  listPayerDenialPatterns  knowledge
  *   POST   /v1/agents/code-research          submitCodeResearch   agents (202 + Location)
  *   GET    /v1/agents/jobs/{job_id}          getAgentJob          agents
  *   POST   /v1/playground/session            createPlaygroundSession  public (test host)
@@ -50,6 +59,7 @@ export function buildRoutes(
     ...knowledgeRoutes,
     ...feeScheduleRoutes,
     ...ncciRoutes,
+    ...payerRoutes,
     ...agentRoutes(sys.agents ?? { policy: { production: false, allowedHosts: [] }, resolve: systemResolver, idempotencyWindowMs: 86_400_000, onSubmit: () => {} }),
     ...playgroundRoutes({ state: sys.state, now: () => new Date(), enabled: true, keysPerHour: 20, ...sys.playground }),
   ];

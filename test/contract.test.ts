@@ -106,6 +106,42 @@ const SAMPLES: Record<string, Sample[]> = {
     { path: '/v1/ncci/medicaid/mue/99213', status: 200 },
     { path: '/v1/ncci/medicaid/mue/99-13', status: 422 },
   ],
+  searchPayers: [
+    { path: '/v1/payers/search?q=united%20helthcare', status: 200 },
+    { path: '/v1/payers/search?q=u', status: 422 },
+  ],
+  listDirectoryPayers: [
+    { path: '/v1/directory/payers?payer_type=medicaid', status: 200, key: null },
+    { path: '/v1/directory/payers?cursor=bogus', status: 422, key: null },
+  ],
+  getDirectoryPayer: [
+    { path: '/v1/directory/payers/medicare', status: 200, key: null },
+    { path: '/v1/directory/payers/bcbs', status: 404, key: null },
+  ],
+  listPayerDenialPatterns: [
+    { path: '/v1/directory/payers/medicare_ffs/denial-patterns', status: 200 },
+    { path: '/v1/directory/payers/medicare_ffs/denial-patterns', status: 401, key: null },
+    { path: '/v1/directory/payers/nobody_here/denial-patterns', status: 404 },
+  ],
+  lookupDenialCode: [
+    { path: '/v1/payers/denial-codes/CO-50', status: 200 },
+    { path: '/v1/payers/denial-codes/N290', status: 200 },
+    { path: '/v1/payers/denial-codes/XX-ABC', status: 422 },
+  ],
+  getAppealDeadline: [
+    { path: '/v1/payers/medicare_ffs/appeal-deadline?denial_date=2026-03-02&as_of=2026-04-01', status: 200 },
+    { path: '/v1/payers/medicare_ffs/appeal-deadline?denial_date=2026-02-30', status: 422 },
+    { path: '/v1/payers/acme/appeal-deadline?denial_date=2026-03-02', status: 404 },
+  ],
+  getTimelyFiling: [
+    { path: '/v1/payers/medicare_ffs/timely-filing?date_of_service=2024-02-29&as_of=2025-01-15', status: 200 },
+    { path: '/v1/payers/medicare_ffs/timely-filing', status: 422 },
+  ],
+  getClaimIntelligence: [
+    { path: '/v1/payers/medicare_ffs/claim-intelligence?code=99213', status: 200 },
+    { path: '/v1/payers/uhc/claim-intelligence?code=43644&plan_type=group', status: 200 },
+    { path: '/v1/payers/medicare_ffs/claim-intelligence', status: 422 },
+  ],
 };
 
 /** The MCP endpoint's operations, exercised with the official SDK client in test/mcp.test.ts. */

@@ -2,7 +2,8 @@ import { ANY_PRIMARY } from '../../datasets/ncci_aoc/dataset.js';
 import { findMedicaidMues, findMedicareMues } from '../../datasets/_ncci_mue/queries.js';
 import { findAocEdits } from '../../datasets/ncci_aoc/queries.js';
 import { lookupPtpEdit, type PtpDatasetId } from '../../datasets/ncci_ptp_prac/queries.js';
-import { NCCI_PAYERS } from '../payers/slugs.js';
+import { payerKnowledge } from '../../datasets/payers/queries.js';
+import { ncciEditSetOf, payerParamIssues, resolvePayer } from '../payers/service.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { AocLookupSchema, CodeParams, DosQuery, MedicaidMueListSchema, MedicareMueListSchema, PtpEditSchema, PtpQuerySchema, type PtpEdit } from './schemas.js';
 import { auditSummary } from './sentinel.js';
@@ -33,6 +34,7 @@ function ptpRoute(ptpType: 'prac' | 'hosp', deps: PtpRouteDeps): RouteDef {
     // date_of_service defaults to today, so cached answers are keyed by the day too.
     cache: 'daily',
     query: PtpQuerySchema,
+    checkInput: async (raw, snapshot) => payerParamIssues(await payerKnowledge(snapshot), raw.query.payer, ['query', 'payer']),
     response: PtpEditSchema,
     examples: [
       {
@@ -42,8 +44,10 @@ function ptpRoute(ptpType: 'prac' | 'hosp', deps: PtpRouteDeps): RouteDef {
     ],
     handler: async ({ query, snapshot, now, reliability }) => {
       const dos = query.date_of_service ?? now().toISOString().slice(0, 10);
-      const payer = query.payer ?? 'medicare';
-      const payerInfo = NCCI_PAYERS[payer]!;
+      const k = await payerKnowledge(snapshot);
+      const payerRow = query.payer ? resolvePayer(k, query.payer) : undefined;
+      const payer = payerRow?.slug ?? 'medicare';
+      const payerInfo = payerRow ? ncciEditSetOf(payerRow) : { editSet: 'medicare' as const, warning: undefined };
       const program = payerInfo.editSet;
       const dataset = `${program === 'medicaid' ? 'medicaid' : 'ncci'}_ptp_${ptpType}` as PtpDatasetId;
       const a = query.column1;

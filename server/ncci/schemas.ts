@@ -1,19 +1,11 @@
 import { z } from 'zod';
 import { MUE_TYPES } from '../../datasets/_ncci_mue/mue.js';
 import { PROC_CODE_RE } from '../../datasets/_ncci_mue/quarter.js';
-import { NCCI_PAYERS, toSlug } from '../payers/slugs.js';
+import { PayerRefSchema } from '../payers/schemas.js';
 import { HcpcsSchema, IsoDateSchema, QueryBoolSchema, ReliabilitySchema, StateSchema } from '../schemas.js';
 
-/** A payer slug the NCCI routes know (see server/payers/slugs.ts): selects the edit set. */
-const PayerSchema = z
-  .string()
-  .trim()
-  .transform(toSlug)
-  .pipe(
-    z.string().refine((s) => s in NCCI_PAYERS, {
-      message: `Unknown payer slug; known: ${Object.keys(NCCI_PAYERS).join(', ')}`,
-    }),
-  );
+/** A payer slug or alias; checked against the loaded payers dataset (its `ncci_edit_set` selects the files). */
+const PayerSchema = PayerRefSchema;
 
 /** Query of both PTP routes (names fixed in ARCHITECTURE.md). */
 export const PtpQuerySchema = z.object({

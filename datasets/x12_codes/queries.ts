@@ -1,0 +1,30 @@
+import { selectVersion } from '../_shared/versions.js';
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import type { X12CodeRow } from './dataset.js';
+
+export interface X12Index {
+  version: string;
+  /** `carc:50`, `rarc:N290`, `group:CO` -> row. */
+  byKey: Map<string, X12CodeRow>;
+  count: number;
+}
+
+/** The code lists of the latest loaded release, indexed once per snapshot (a few thousand rows). */
+export function x12Index(snapshot: SnapshotReader): Promise<X12Index> {
+  const pick = selectVersion('x12_codes', snapshot.versions('x12_codes'), { rule: 'effective' });
+  if (!pick) return Promise.resolve({ version: '', byKey: new Map(), count: 0 });
+  const version = pick.version.version;
+  return snapshot.memo(
+    `x12_codes:index:${version}`,
+    async () => {
+      const rows = await snapshot.all<X12CodeRow>(`SELECT * EXCLUDE (version) FROM x12_codes WHERE version = $1`, [version]);
+      return { version, byKey: new Map(rows.map((r) => [`${r.list}:${r.code}`, r])), count: rows.length };
+    },
+    { pin: true },
+  );
+}
+
+/** A code of one list, or undefined when the loaded lists do not have it. */
+export async function findX12Code(snapshot: SnapshotReader, list: X12CodeRow['list'], code: string): Promise<X12CodeRow | undefined> {
+  return (await x12Index(snapshot)).byKey.get(`${list}:${code}`);
+}

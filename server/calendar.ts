@@ -1,0 +1,154 @@
+/**
+ * Calendar arithmetic on ISO dates (`YYYY-MM-DD`), exact and timezone-free: a date is a count of
+ * days since 1970-01-01 (UTC), so daylight saving and local zones never shift a deadline.
+ * Used by filing and appeal deadlines and prior-auth turnaround.
+ */
+
+const DAY_MS = 86_400_000;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Days since 1970-01-01 of an ISO date; throws on a malformed or impossible date. */
+export function toDays(iso: string): number {
+  const m = ISO.exec(iso);
+  if (!m) throw new RangeError(`not an ISO date: ${iso}`);
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const t = Date.UTC(y, mo - 1, d);
+  const back = new Date(t);
+  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) throw new RangeError(`not a calendar date: ${iso}`);
+  return t / DAY_MS;
+}
+
+export function fromDays(days: number): string {
+  return new Date(days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** True for a real calendar date in `YYYY-MM-DD` form. */
+export function isIsoDate(s: string): boolean {
+  try {
+    toDays(s);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const addDays = (iso: string, n: number): string => fromDays(toDays(iso) + n);
+
+/** Whole days from `a` to `b` (negative when `b` is earlier). */
+export const daysBetween = (a: string, b: string): number => toDays(b) - toDays(a);
+
+const daysInMonth = (y: number, m0: number) => new Date(Date.UTC(y, m0 + 1, 0)).getUTCDate();
+
+/**
+ * Adds calendar months; a day past the end of the target month is clamped to its last day, as
+ * "12 months from the date of service" is read: 2024-02-29 + 12 months = 2025-02-28,
+ * 2025-01-31 + 1 month = 2025-02-28.
+ */
+export function addMonths(iso: string, n: number): string {
+  toDays(iso);
+  const [y, m, d] = iso.split('-').map(Number) as [number, number, number];
+  const total = y * 12 + (m - 1) + n;
+  const ty = Math.floor(total / 12);
+  const tm = total - ty * 12;
+  const td = Math.min(d, daysInMonth(ty, tm));
+  return `${String(ty).padStart(4, '0')}-${String(tm + 1).padStart(2, '0')}-${String(td).padStart(2, '0')}`;
+}
+
+/** The last day of the month `iso` falls in. */
+export function endOfMonth(iso: string): string {
+  const [y, m] = iso.split('-').map(Number) as [number, number];
+  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(daysInMonth(y, m - 1)).padStart(2, '0')}`;
+}
+
+/** 0 = Sunday ... 6 = Saturday. */
+export const weekday = (iso: string): number => new Date(toDays(iso) * DAY_MS).getUTCDay();
+
+/** The n-th (1-based) given weekday of a month, or the last one when n is -1. */
+function nthWeekday(y: number, m0: number, wd: number, n: number): string {
+  if (n > 0) {
+    const first = new Date(Date.UTC(y, m0, 1)).getUTCDay();
+    const day = 1 + ((wd - first + 7) % 7) + (n - 1) * 7;
+    return fromDays(Date.UTC(y, m0, day) / DAY_MS);
+  }
+  const lastDay = daysInMonth(y, m0);
+  const last = new Date(Date.UTC(y, m0, lastDay)).getUTCDay();
+  return fromDays(Date.UTC(y, m0, lastDay - ((last - wd + 7) % 7)) / DAY_MS);
+}
+
+/** A fixed-date holiday as observed (5 U.S.C. 6103(b)): Saturday -> Friday before, Sunday -> Monday after. */
+function observed(iso: string): string {
+  const wd = weekday(iso);
+  return wd === 6 ? addDays(iso, -1) : wd === 0 ? addDays(iso, 1) : iso;
+}
+
+/**
+ * Federal holidays of a year as observed (5 U.S.C. 6103(a)): New Year's Day, Martin Luther King
+ * Jr.'s Birthday, Washington's Birthday, Memorial Day, Juneteenth (from 2021), Independence Day,
+ * Labor Day, Columbus Day, Veterans Day, Thanksgiving Day, Christmas Day. Inauguration Day is a
+ * holiday only in the Washington area and is not included.
+ */
+export function federalHolidays(year: number): Map<string, string> {
+  const p = (m: number, d: number) => `${year}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+  const out = new Map<string, string>([
+    [observed(p(1, 1)), "New Year's Day"],
+    [nthWeekday(year, 0, 1, 3), 'Martin Luther King Jr. Day'],
+    [nthWeekday(year, 1, 1, 3), "Washington's Birthday"],
+    [nthWeekday(year, 4, 1, -1), 'Memorial Day'],
+    [observed(p(7, 4)), 'Independence Day'],
+    [nthWeekday(year, 8, 1, 1), 'Labor Day'],
+    [nthWeekday(year, 9, 1, 2), 'Columbus Day'],
+    [observed(p(11, 11)), 'Veterans Day'],
+    [nthWeekday(year, 10, 4, 4), 'Thanksgiving Day'],
+    [observed(p(12, 25)), 'Christmas Day'],
+  ]);
+  if (year >= 2021) out.set(observed(p(6, 19)), 'Juneteenth National Independence Day');
+  // New Year's Day of the next year observed on this year's December 31 (e.g. 2022-01-01 was a Saturday).
+  const nextNy = observed(`${year + 1}-01-01`);
+  if (nextNy.startsWith(`${year}-`)) out.set(nextNy, "New Year's Day (observed)");
+  return out;
+}
+
+const holidayCache = new Map<number, Map<string, string>>();
+/** The federal holiday `iso` is (as observed), or undefined. */
+export function federalHoliday(iso: string): string | undefined {
+  const y = Number(iso.slice(0, 4));
+  let h = holidayCache.get(y);
+  if (!h) holidayCache.set(y, (h = federalHolidays(y)));
+  return h.get(iso);
+}
+
+/** What moving a deadline to the next business day did, for the answer to state. */
+export interface BusinessDayShift {
+  date: string;
+  /** The unadjusted date when it moved, else null. */
+  moved_from: string | null;
+  /** Why it moved: `Saturday`, `Sunday` or the holiday's name. */
+  reasons: string[];
+}
+
+/** `iso`, or the next day that is neither a weekend day nor a federal holiday. */
+export function nextBusinessDay(iso: string): BusinessDayShift {
+  let d = iso;
+  const reasons: string[] = [];
+  for (let i = 0; i < 14; i++) {
+    const wd = weekday(d);
+    const why = wd === 6 ? `${d} is a Saturday` : wd === 0 ? `${d} is a Sunday` : federalHoliday(d) ? `${d} is ${federalHoliday(d)}` : null;
+    if (!why) break;
+    reasons.push(why);
+    d = addDays(d, 1);
+  }
+  return { date: d, moved_from: d === iso ? null : iso, reasons };
+}
+
+/** Adds business days (weekends and federal holidays skipped), for turnaround times. */
+export function addBusinessDays(iso: string, n: number): string {
+  let d = iso;
+  for (let left = n; left > 0; ) {
+    d = addDays(d, 1);
+    if (weekday(d) !== 0 && weekday(d) !== 6 && !federalHoliday(d)) left--;
+  }
+  return d;
+}
+
+/** Today's date in UTC from an injected clock. */
+export const todayOf = (now: Date): string => now.toISOString().slice(0, 10);

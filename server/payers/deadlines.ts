@@ -1,0 +1,192 @@
+import type { AppealLevelRow, Citation, FilingRuleRow } from '../../datasets/payers/schema.js';
+import { addDays, addMonths, daysBetween, endOfMonth, nextBusinessDay, type BusinessDayShift } from '../calendar.js';
+
+/**
+ * Filing and appeal deadlines, computed as the cited rules say: calendar months clamp to the
+ * month's last day (a 2024-02-29 service + 12 months is due 2025-02-28), days are calendar days,
+ * and a deadline on a weekend or federal holiday moves to the next business day only where the
+ * payer's rule says so (Medicare: Claims Processing Manual ch. 1, section 70). Pure functions.
+ */
+
+export interface DeadlineStatus {
+  deadline_date: string;
+  days_remaining: number;
+  is_expired: boolean;
+  /** Set when the date moved to the next business day. */
+  business_day_adjustment: { moved_from: string; reasons: string[] } | null;
+}
+
+function finish(raw: string, rule: 'next_business_day' | 'none', asOf: string): DeadlineStatus {
+  const shift: BusinessDayShift = rule === 'next_business_day' ? nextBusinessDay(raw) : { date: raw, moved_from: null, reasons: [] };
+  const days = daysBetween(asOf, shift.date);
+  return {
+    deadline_date: shift.date,
+    days_remaining: days,
+    is_expired: days < 0,
+    business_day_adjustment: shift.moved_from ? { moved_from: shift.moved_from, reasons: shift.reasons } : null,
+  };
+}
+
+export interface FilingInput {
+  date_of_service: string;
+  as_of: string;
+  plan_type?: string;
+  state?: string;
+  /** The primary payer's EOB date, for rules that count from it. */
+  primary_payment_date?: string;
+}
+
+export interface FilingDeadline extends Partial<DeadlineStatus> {
+  rule_id: string;
+  claim_type: string;
+  plan_type: string | null;
+  limit_value: number;
+  limit_unit: 'days' | 'months';
+  clock_starts: FilingRuleRow['clock_starts'];
+  clock_start_date: string | null;
+  /** `state:CA` or `plan:hmo` when an override replaced the standard limit. */
+  override_applied: string | null;
+  explanation: string;
+  notes: string | null;
+  citation: Citation;
+}
+
+/** The limit a rule gives for a plan type and state: a state override wins over a plan override. */
+export function filingLimit(rule: FilingRuleRow, planType?: string, state?: string): { value: number; unit: 'days' | 'months'; override: string | null } {
+  if (state && rule.state_override_days[state] !== undefined) return { value: rule.state_override_days[state]!, unit: 'days', override: `state:${state}` };
+  if (planType && rule.plan_override_days[planType] !== undefined) return { value: rule.plan_override_days[planType]!, unit: 'days', override: `plan:${planType}` };
+  return { value: rule.limit_value, unit: rule.limit_unit, override: null };
+}
+
+/** The filing deadline one rule gives for a service. */
+export function filingDeadline(rule: FilingRuleRow, input: FilingInput): FilingDeadline {
+  const { value, unit, override } = filingLimit(rule, input.plan_type, input.state);
+  const base = {
+    rule_id: rule.rule_id,
+    claim_type: rule.claim_type,
+    plan_type: rule.plan_type,
+    limit_value: value,
+    limit_unit: unit,
+    clock_starts: rule.clock_starts,
+    override_applied: override,
+    notes: rule.notes,
+    citation: rule.citation,
+  };
+  const period = `${value} ${unit === 'months' ? (value === 1 ? 'month' : 'months') : value === 1 ? 'day' : 'days'}`;
+  let start: string | null;
+  let raw: string | null;
+  let explanation: string;
+  switch (rule.clock_starts) {
+    case 'date_of_service':
+      start = input.date_of_service;
+      raw = unit === 'months' ? addMonths(start, value) : addDays(start, value);
+      explanation = `${period} from the date of service ${start}`;
+      break;
+    case 'end_of_service_month': {
+      start = endOfMonth(input.date_of_service);
+      const first = `${input.date_of_service.slice(0, 8)}01`;
+      raw = unit === 'months' ? endOfMonth(addMonths(first, value)) : addDays(start, value);
+      explanation = unit === 'months' ? `within ${period} following the month of service (${input.date_of_service.slice(0, 7)})` : `${period} from the end of the month of service`;
+      break;
+    }
+    case 'primary_payment_date':
+      start = input.primary_payment_date ?? null;
+      raw = start ? (unit === 'months' ? addMonths(start, value) : addDays(start, value)) : null;
+      explanation = start ? `${period} from the primary payer's payment date ${start}` : `${period} from the primary payer's payment date (pass primary_payment_date to compute it)`;
+      break;
+    case 'discharge_date':
+      start = null;
+      raw = null;
+      explanation = `${period} from the discharge date`;
+      break;
+  }
+  if (raw === null) return { ...base, clock_start_date: start, explanation };
+  const status = finish(raw, rule.business_day_rule, input.as_of);
+  if (status.business_day_adjustment) explanation += `; ${raw} is not a business day, so the deadline moves to ${status.deadline_date}`;
+  return { ...base, clock_start_date: start, explanation, ...status };
+}
+
+export interface AppealInput {
+  denial_date: string;
+  as_of: string;
+  state?: string;
+  /** Date of the decision at `decision_level`, from which the next level's deadline runs. */
+  decision_date?: string;
+  decision_level?: number;
+}
+
+export interface AppealDeadline {
+  appeal_level: number;
+  level_name: string;
+  plan_type: string | null;
+  deadline_days: number;
+  deadline_date: string | null;
+  days_remaining: number | null;
+  is_expired: boolean | null;
+  starts_from: string;
+  business_day_adjustment: DeadlineStatus['business_day_adjustment'];
+  state_override_applied: string | null;
+  amount_in_controversy: number | null;
+  external_review_deadline_days: number | null;
+  peer_to_peer_available: boolean;
+  required_documents: string[];
+  submission_method: string | null;
+  success_rate: number | null;
+  citation: Citation;
+}
+
+const STARTS: Record<AppealLevelRow['starts_from'], string> = {
+  notice_date: 'the date on the denial notice',
+  notice_receipt: 'receipt of the denial notice',
+  previous_decision_receipt: 'receipt of the previous level’s decision',
+  previous_decision: 'the date of the previous level’s decision',
+};
+
+/** The receipt convention a set of levels applies, in words (stated in every answer). */
+export function receiptConvention(levels: AppealLevelRow[]): string {
+  const days = [...new Set(levels.map((l) => l.receipt_presumption_days))];
+  if (days.length === 1 && days[0]! > 0) {
+    return `a notice is presumed received ${days[0]} days after the date on it (unless shown otherwise); each deadline counts from that presumed receipt`;
+  }
+  if (days.every((d) => d === 0)) return 'deadlines count from the date on the notice (no mailing or receipt days are added)';
+  return 'levels differ: see each level’s starts_from';
+}
+
+/** Deadlines of every appeal level: the first from the denial notice, later ones from the previous decision. */
+export function appealDeadlines(levels: AppealLevelRow[], input: AppealInput): AppealDeadline[] {
+  return levels.map((l) => {
+    const override = input.state ? l.state_specific_rules[input.state] : undefined;
+    const days = override?.deadline_days ?? l.deadline_days;
+    const previousDecision = l.starts_from === 'previous_decision' || l.starts_from === 'previous_decision_receipt';
+    let from: string | null = null;
+    let startsFrom = STARTS[l.starts_from];
+    if (!previousDecision) from = input.denial_date;
+    else if (input.decision_date && (input.decision_level ?? 1) === l.appeal_level - 1) from = input.decision_date;
+    else startsFrom += `: ${days} days from then (pass decision_date for level ${l.appeal_level - 1} to get a date)`;
+    let status: DeadlineStatus | null = null;
+    if (from) {
+      const receipt = addDays(from, l.receipt_presumption_days);
+      status = finish(addDays(receipt, days), l.business_day_rule, input.as_of);
+      startsFrom += l.receipt_presumption_days > 0 ? ` (${from} + ${l.receipt_presumption_days} days presumed mailing = ${receipt})` : ` (${from})`;
+    }
+    return {
+      appeal_level: l.appeal_level,
+      level_name: l.level_name,
+      plan_type: l.plan_type,
+      deadline_days: days,
+      deadline_date: status?.deadline_date ?? null,
+      days_remaining: status?.days_remaining ?? null,
+      is_expired: status?.is_expired ?? null,
+      starts_from: startsFrom,
+      business_day_adjustment: status?.business_day_adjustment ?? null,
+      state_override_applied: override ? input.state! : null,
+      amount_in_controversy: l.amount_in_controversy,
+      external_review_deadline_days: l.external_review_deadline_days,
+      peer_to_peer_available: l.peer_to_peer_available,
+      required_documents: l.required_documents,
+      submission_method: l.submission_method,
+      success_rate: l.success_rate,
+      citation: override?.citation ?? l.citation,
+    };
+  });
+}

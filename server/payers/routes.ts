@@ -1,0 +1,339 @@
+import { findRvuRows } from '../../datasets/mpfs_rvu/queries.js';
+import { payerKnowledge, type PayerKnowledge } from '../../datasets/payers/queries.js';
+import type { PayerRow } from '../../datasets/payers/schema.js';
+import { x12Index } from '../../datasets/x12_codes/queries.js';
+import { selectVersion } from '../../datasets/_shared/versions.js';
+import { ValidationError } from '../../warehouse/errors.js';
+import { todayOf } from '../calendar.js';
+import { defineRoute, type RouteDef } from '../route.js';
+import { appealDeadlines, filingDeadline, filingLimit, receiptConvention } from './deadlines.js';
+import {
+  AppealDeadlineSchema,
+  AppealQuerySchema,
+  ClaimIntelligenceQuerySchema,
+  ClaimIntelligenceSchema,
+  DenialCodeLookupSchema,
+  DenialCodeParams,
+  DenialPatternListSchema,
+  DirectoryListSchema,
+  DirectoryQuerySchema,
+  PayerProfileSchema,
+  PayerSearchQuerySchema,
+  PayerSearchResultListSchema,
+  SlugParams,
+  TimelyFilingQuerySchema,
+  TimelyFilingSchema,
+} from './schemas.js';
+import { denialPattern, matchingPriorAuthRules, parseDenialCode, payerWarnings, resolvePayer, searchPayers, searchResult, x12Master } from './service.js';
+
+const PAYERS_TAG = 'payers';
+const PUBLIC_TAG = 'payers-public';
+
+const byName = (a: PayerRow, b: PayerRow) => a.name.localeCompare(b.name);
+
+/** `next_cursor`: the offset of the next page, opaque to callers. */
+const encodeCursor = (offset: number) => Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
+function decodeCursor(c: string | undefined): number {
+  if (c === undefined) return 0;
+  try {
+    const v = JSON.parse(Buffer.from(c, 'base64url').toString('utf8')) as { o?: unknown };
+    if (typeof v.o === 'number' && Number.isInteger(v.o) && v.o >= 0) return v.o;
+  } catch {
+    /* reported below */
+  }
+  throw new ValidationError([{ loc: ['query', 'cursor'], msg: 'cursor is not a next_cursor this service returned', type: 'value_error', input: c }]);
+}
+
+const withoutSlug = <R extends { payer_slug: string }>(rows: R[] | undefined) => (rows ?? []).map(({ payer_slug: _s, ...r }) => r);
+
+function profile(k: PayerKnowledge, p: PayerRow) {
+  return { ...p, filing_rules: withoutSlug(k.filing.get(p.slug)), appeal_levels: withoutSlug(k.appeals.get(p.slug)) };
+}
+
+/** Payer directory, denial codes, filing and appeal deadlines, claim intelligence (`payers` and `x12_codes`). */
+export const payerRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'get',
+    path: '/v1/payers/search',
+    operationId: 'searchPayers',
+    tag: PAYERS_TAG,
+    summary: 'Find payers by name, alias or slug (typo tolerant, ranked)',
+    description: 'Fuzzy match over slugs, names and aliases: exact matches first, then prefixes, then words with small typos ("united helthcare"). An empty list when nothing matches.',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot',
+    cache: true,
+    query: PayerSearchQuerySchema,
+    response: PayerSearchResultListSchema,
+    examples: [{ summary: 'a misspelled payer name', query: { q: 'united helthcare' } }],
+    handler: async ({ query, snapshot }) => searchPayers(await payerKnowledge(snapshot), query.q).slice(0, query.limit).map(searchResult),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/directory/payers',
+    operationId: 'listDirectoryPayers',
+    tag: PUBLIC_TAG,
+    summary: 'Public payer directory: list or search payers, paged (no key)',
+    description: 'No API key; limited per client IP. Without `q`, payers by name; with `q`, ranked matches. Page with `next_cursor`.',
+    auth: 'public',
+    reads: 'snapshot',
+    cache: true,
+    query: DirectoryQuerySchema,
+    response: DirectoryListSchema,
+    examples: [{ summary: 'Medicaid programs', query: { payer_type: 'medicaid' } }],
+    handler: async ({ query, snapshot, reliability }) => {
+      const k = await payerKnowledge(snapshot);
+      const offset = decodeCursor(query.cursor);
+      const keep = (p: PayerRow) => !query.payer_type || p.payer_type === query.payer_type;
+      const all = query.q
+        ? searchPayers(k, query.q, keep).map(searchResult)
+        : [...k.payers.values()].filter(keep).sort(byName).map((p) => ({
+            slug: p.slug,
+            name: p.name,
+            payer_type: p.payer_type,
+            coverage_scope: p.coverage_scope,
+            is_active: p.is_active,
+            knowledge_depth: p.knowledge_depth,
+            data_quality_score: p.data_quality_score,
+          }));
+      const page = all.slice(offset, offset + query.limit);
+      return {
+        results: page,
+        next_cursor: offset + query.limit < all.length ? encodeCursor(offset + query.limit) : null,
+        total: all.length,
+        reliability: reliability(k.version ? { payers: k.version } : ['payers']),
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/directory/payers/{slug}',
+    operationId: 'getDirectoryPayer',
+    tag: PUBLIC_TAG,
+    summary: 'Public payer profile: identity, EDI payer ids, contacts, filing rules and appeal levels, each cited (no key)',
+    description: 'Slug or alias. An unknown payer, or an alias several payers share, answers 404 with `suggestions`.',
+    auth: 'public',
+    reads: 'snapshot',
+    cache: true,
+    params: SlugParams,
+    response: PayerProfileSchema,
+    errors: [404],
+    examples: [{ summary: 'Medicare fee-for-service by alias', params: { slug: 'medicare' } }],
+    handler: async ({ params, snapshot, reliability }) => {
+      const k = await payerKnowledge(snapshot);
+      const p = resolvePayer(k, params.slug);
+      return { ...profile(k, p), reliability: reliability({ payers: k.version }, { warnings: payerWarnings(p) }) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/directory/payers/{slug}/denial-patterns',
+    operationId: 'listPayerDenialPatterns',
+    tag: PAYERS_TAG,
+    summary: "A payer's denial patterns: root cause, documentation and resolution steps per CARC/RARC",
+    description: 'API key required. An empty list when the loaded knowledge has no pattern for the payer.',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot',
+    cache: true,
+    params: SlugParams,
+    response: DenialPatternListSchema,
+    errors: [404],
+    examples: [{ summary: 'Medicare denial patterns', params: { slug: 'medicare_ffs' } }],
+    handler: async ({ params, snapshot }) => {
+      const k = await payerKnowledge(snapshot);
+      const p = resolvePayer(k, params.slug);
+      return (k.denials.get(p.slug) ?? []).map((d) => denialPattern(p, d));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/payers/denial-codes/{code}',
+    operationId: 'lookupDenialCode',
+    tag: PAYERS_TAG,
+    summary: 'What a denial code means and what to do: X12 definition plus every payer’s pattern for it',
+    description:
+      'Accepts `CO-50`, `CO50`, `50` (CARC) or `N290`/`MA130` (RARC) and says which it matched (`matched_as`). With a group code, only patterns with that group (or none) match. A code missing from the loaded X12 lists answers with an empty `x12_master` and a warning (the seed lists are partial).',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot',
+    cache: true,
+    params: DenialCodeParams,
+    response: DenialCodeLookupSchema,
+    examples: [{ summary: 'medical necessity denial', params: { code: 'CO-50' } }],
+    handler: async ({ params, snapshot, reliability }) => {
+      const c = parseDenialCode(params.code);
+      const [k, x] = await Promise.all([payerKnowledge(snapshot), x12Index(snapshot)]);
+      const results = [];
+      const payers = new Set<string>();
+      for (const [slug, rows] of k.denials) {
+        const p = k.payers.get(slug);
+        if (!p) continue;
+        for (const d of rows) {
+          const hit = c.matched_as === 'rarc' ? d.remark_code === c.code : d.carc_code === c.code && (!c.group_code || d.group_code === null || d.group_code === c.group_code);
+          if (hit) {
+            results.push(denialPattern(p, d));
+            payers.add(slug);
+          }
+        }
+      }
+      const master = x12Master(x, c);
+      const warnings: string[] = [];
+      if (master.length === 0) warnings.push(`${c.matched_as === 'rarc' ? 'RARC' : 'CARC'} ${c.code} is not in the loaded X12 code lists (x12_codes ${x.version || 'not loaded'}: ${x.count} codes; the full list is licensed by X12, the seed carries a partial, cited set)`);
+      for (const s of payers) warnings.push(...payerWarnings(k.payers.get(s)!).filter((w) => w.includes('not yet re-verified')));
+      return {
+        denial_code: params.code,
+        matched_as: c.matched_as,
+        group_code: c.group_code,
+        code: c.code,
+        payer_count: payers.size,
+        total_results: results.length,
+        results,
+        x12_master: master,
+        reliability: reliability({ ...(k.version ? { payers: k.version } : {}), ...(x.version ? { x12_codes: x.version } : {}) }, { warnings }),
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/payers/{slug}/appeal-deadline',
+    operationId: 'getAppealDeadline',
+    tag: PAYERS_TAG,
+    summary: 'Appeal deadlines for a denial: one row per appeal level with the date and days remaining',
+    description:
+      'The first level counts from the denial notice (Medicare presumes receipt 5 days after its date, and says so in `receipt_convention`); later levels count from the previous decision, so they carry `deadline_days` and `starts_from` but no date unless `decision_date` is given. `state` applies state-specific rules. Dates on a weekend or federal holiday move to the next business day where the payer’s rule says so. `days_remaining` counts from `as_of` (default today, UTC).',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot',
+    cache: 'daily',
+    params: SlugParams,
+    query: AppealQuerySchema,
+    response: AppealDeadlineSchema,
+    errors: [404],
+    examples: [{ summary: 'a Medicare denial dated 2026-03-02', params: { slug: 'medicare_ffs' }, query: { denial_date: '2026-03-02', as_of: '2026-04-01' } }],
+    handler: async ({ params, query, snapshot, reliability, now }) => {
+      const k = await payerKnowledge(snapshot);
+      const p = resolvePayer(k, params.slug);
+      const asOf = query.as_of ?? todayOf(now());
+      const levels = (k.appeals.get(p.slug) ?? []).filter((l) => !query.plan_type || l.plan_type === null || l.plan_type === query.plan_type);
+      const warnings = payerWarnings(p);
+      if (levels.length === 0) warnings.push(`no appeal levels are loaded for ${p.slug}${query.plan_type ? ` and plan type ${query.plan_type}` : ''}`);
+      return {
+        denial_date: query.denial_date,
+        as_of: asOf,
+        payer_slug: p.slug,
+        payer_name: p.name,
+        receipt_convention: levels.length ? receiptConvention(levels) : 'no appeal levels loaded',
+        appeal_levels: appealDeadlines(levels, { denial_date: query.denial_date, as_of: asOf, state: query.state, decision_date: query.decision_date, decision_level: query.decision_level }),
+        reliability: reliability({ payers: k.version }, { warnings }),
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/payers/{slug}/timely-filing',
+    operationId: 'getTimelyFiling',
+    tag: PAYERS_TAG,
+    summary: 'The date a claim for a service must be filed by, per filing rule of the payer',
+    description:
+      'Calendar months clamp to the month end (Medicare: 12 months, so a 2024-02-29 service is due 2025-02-28); state and plan overrides apply when given; `days_remaining` counts from `as_of` (default today, UTC).',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot',
+    cache: 'daily',
+    params: SlugParams,
+    query: TimelyFilingQuerySchema,
+    response: TimelyFilingSchema,
+    errors: [404],
+    examples: [{ summary: 'a Medicare service on a leap day', params: { slug: 'medicare_ffs' }, query: { date_of_service: '2024-02-29', as_of: '2025-01-15' } }],
+    handler: async ({ params, query, snapshot, reliability, now }) => {
+      const k = await payerKnowledge(snapshot);
+      const p = resolvePayer(k, params.slug);
+      const asOf = query.as_of ?? todayOf(now());
+      const rules = (k.filing.get(p.slug) ?? []).filter((r) => !query.plan_type || r.plan_type === null || r.plan_type === query.plan_type);
+      const warnings = payerWarnings(p);
+      if (rules.length === 0) warnings.push(`no filing rules are loaded for ${p.slug}`);
+      return {
+        payer_slug: p.slug,
+        payer_name: p.name,
+        date_of_service: query.date_of_service,
+        as_of: asOf,
+        deadlines: rules.map((r) => {
+          const d = filingDeadline(r, { ...query, as_of: asOf });
+          return { ...d, deadline_date: d.deadline_date ?? null, days_remaining: d.days_remaining ?? null, is_expired: d.is_expired ?? null, business_day_adjustment: d.business_day_adjustment ?? null };
+        }),
+        reliability: reliability({ payers: k.version }, { warnings }),
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/payers/{slug}/claim-intelligence',
+    operationId: 'getClaimIntelligence',
+    tag: PAYERS_TAG,
+    summary: 'Everything a biller needs for one payer and code: identity, EDI ids, Medicare fee reference, policies, denial patterns, appeal, filing and prior-auth rules',
+    description:
+      'Filing rules carry the limit after plan and state overrides (`applied_limit`). `prior_auth` summarises the payer’s matching prior-auth rules. Coverage determinations (NCD/LCD) apply to Medicare FFS only and stay empty, with a warning, until a coverage dataset is loaded. An empty `policy_rules` means none is loaded for the code.',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot',
+    cache: 'daily',
+    params: SlugParams,
+    query: ClaimIntelligenceQuerySchema,
+    response: ClaimIntelligenceSchema,
+    errors: [404],
+    examples: [{ summary: 'a blepharoplasty for Medicare', params: { slug: 'medicare_ffs' }, query: { code: '15823' } }],
+    handler: async ({ params, query, snapshot, reliability, now }) => {
+      const k = await payerKnowledge(snapshot);
+      const p = resolvePayer(k, params.slug);
+      const warnings = payerWarnings(p);
+      const used: Record<string, string> = { payers: k.version };
+      const modifier = query.modifier ?? '';
+      const rows = await findRvuRows(snapshot, query.code);
+      const pick = selectVersion('mpfs_rvu', snapshot.versions('mpfs_rvu').filter((v) => rows.some((r) => r.version === v.version)), { rule: 'effective', date: todayOf(now()) });
+      const rvu = pick ? rows.find((r) => r.version === pick.version.version && r.modifier === modifier) : undefined;
+      if (rvu) used.mpfs_rvu = rvu.version;
+      else warnings.push(`no Medicare physician fee schedule row for ${query.code}${modifier ? `-${modifier}` : ''} in the loaded RVU releases`);
+      const pa = matchingPriorAuthRules(k, p.slug, query.code, { serviceCategory: query.service_category, planType: query.plan_type, state: query.state });
+      if (p.payer_type === 'medicare') warnings.push('coverage_determinations: no NCD/LCD coverage dataset is loaded yet, so Medicare coverage rules are not checked');
+      const paRequired = pa.length ? pa.some((r) => r.pa_required) : null;
+      return {
+        payer_slug: p.slug,
+        payer_name: p.name,
+        payer_type: p.payer_type,
+        code: query.code,
+        modifier: query.modifier ?? null,
+        plan_type: query.plan_type ?? null,
+        edi_payer_ids: p.edi_payer_ids,
+        fee: rvu
+          ? {
+              code: rvu.hcpcs,
+              modifier: rvu.modifier,
+              work_rvu: rvu.work_rvu,
+              pe_rvu_nonfacility: rvu.non_fac_pe_rvu,
+              pe_rvu_facility: rvu.facility_pe_rvu,
+              mp_rvu: rvu.mp_rvu,
+              conversion_factor: rvu.conv_factor,
+              year: rvu.year,
+              quarter: rvu.quarter,
+              source: `CMS Medicare Physician Fee Schedule RVU file, release ${rvu.version}`,
+            }
+          : null,
+        policy_rules: (k.policies.get(p.slug) ?? []).filter((r) => r.code === null || r.code === query.code),
+        coverage_determinations: [],
+        denial_patterns: (k.denials.get(p.slug) ?? []).map((d) => denialPattern(p, d)),
+        appeal_rules: withoutSlug(k.appeals.get(p.slug)).filter((l) => !query.plan_type || l.plan_type === null || l.plan_type === query.plan_type),
+        filing_rules: withoutSlug(k.filing.get(p.slug)).map((r) => {
+          const lim = filingLimit({ ...r, payer_slug: p.slug }, query.plan_type, query.state);
+          return { ...r, standard_days: lim.unit === 'days' ? lim.value : null, applied_limit: lim };
+        }),
+        prior_auth_rules: withoutSlug(pa),
+        prior_auth: {
+          pa_required: paRequired,
+          determination:
+            paRequired === null
+              ? `no prior-auth rule of ${p.slug} in the loaded knowledge names ${query.code}; that is not a statement that none is required`
+              : paRequired
+                ? `prior authorization required by ${pa.filter((r) => r.pa_required).map((r) => r.rule_id).join(', ')}`
+                : 'matching rules say no prior authorization is required',
+          matched_rules: pa.map((r) => r.rule_id),
+        },
+        reliability: reliability(used, { warnings }),
+      };
+    },
+  }),
+];

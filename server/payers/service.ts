@@ -1,0 +1,149 @@
+import { aliasKey, categoriesOf, type PayerKnowledge } from '../../datasets/payers/queries.js';
+import type { DenialPatternRow, PayerRow, PriorAuthRuleRow } from '../../datasets/payers/schema.js';
+import type { X12CodeRow } from '../../datasets/x12_codes/dataset.js';
+import type { X12Index } from '../../datasets/x12_codes/queries.js';
+import { NotFoundError, ValidationError, type Issue } from '../../warehouse/errors.js';
+import { matchPayer, MIN_SCORE } from './search.js';
+
+export interface PayerHit {
+  payer: PayerRow;
+  score: number;
+  matched_on: 'slug' | 'name' | 'alias';
+  matched_text: string;
+}
+
+/** Payers matching `q`, best first (ties: more complete knowledge first, then name). */
+export function searchPayers(k: PayerKnowledge, q: string, filter: (p: PayerRow) => boolean = () => true): PayerHit[] {
+  const hits: PayerHit[] = [];
+  for (const p of k.payers.values()) {
+    if (!filter(p)) continue;
+    const m = matchPayer(q, p);
+    if (m.score >= MIN_SCORE) hits.push({ payer: p, score: Math.round(m.score * 1000) / 1000, matched_on: m.on, matched_text: m.text });
+  }
+  return hits.sort((a, b) => b.score - a.score || b.payer.data_quality_score - a.payer.data_quality_score || a.payer.name.localeCompare(b.payer.name));
+}
+
+export const searchResult = (h: PayerHit) => ({
+  slug: h.payer.slug,
+  name: h.payer.name,
+  payer_type: h.payer.payer_type,
+  coverage_scope: h.payer.coverage_scope,
+  is_active: h.payer.is_active,
+  knowledge_depth: h.payer.knowledge_depth,
+  data_quality_score: h.payer.data_quality_score,
+  matched_on: h.matched_on,
+  matched_text: h.matched_text,
+  score: h.score,
+});
+
+/**
+ * The payer a slug or alias names. A slug (`medi_cal`, `Medi-Cal`) or an alias carried by one
+ * payer resolves; an alias several payers share (`bcbs`) or an unknown name is a 404 whose
+ * `suggestions` lists up to three candidates, never a guess.
+ */
+export function resolvePayer(k: PayerKnowledge, ref: string): PayerRow {
+  const slug = ref.trim().toLowerCase().replace(/[-\s]+/g, '_');
+  const direct = k.payers.get(slug);
+  if (direct) return direct;
+  const owners = k.aliases.get(aliasKey(ref)) ?? [];
+  if (owners.length === 1) return k.payers.get(owners[0]!)!;
+  const brief = (p: PayerRow) => ({ slug: p.slug, name: p.name });
+  if (owners.length > 1) {
+    throw new NotFoundError(`'${ref}' names ${owners.length} payers; use one of their slugs`, {
+      suggestions: owners.map((s) => brief(k.payers.get(s)!)),
+    });
+  }
+  if (k.payers.size === 0) throw new NotFoundError('no payer knowledge is loaded (dataset payers)');
+  const near = searchPayers(k, ref).slice(0, 3);
+  throw new NotFoundError(`no payer '${ref}'${near.length ? `; did you mean ${near.map((h) => h.payer.slug).join(', ')}?` : ''}`, { suggestions: near.map((h) => brief(h.payer)) });
+}
+
+/** Warnings every answer from a payer's curated rows carries. */
+export function payerWarnings(p: PayerRow): string[] {
+  const w: string[] = [];
+  if (p.review_status === 'unverified') w.push(`${p.slug}: curated from the cited sources but not yet re-verified against them; check the citation before relying on a figure`);
+  if (p.knowledge_depth === 'identity') w.push(`${p.slug}: identity only (knowledge_depth identity); the payer's own filing limits and appeal deadlines are not in the loaded knowledge`);
+  return w;
+}
+
+export const GROUP_CODES = ['CO', 'CR', 'OA', 'PI', 'PR'] as const;
+const CARC = /^(?:\d{1,3}|[A-Z]\d{1,2})$/;
+const RARC = /^(?:MA\d{2,3}|[MN]\d{1,3})$/;
+
+export interface ParsedDenialCode {
+  matched_as: 'carc' | 'rarc' | 'group+carc';
+  group_code: string | null;
+  code: string;
+}
+
+/**
+ * Reads a denial code as billers write it: `CO-50`, `CO50`, `CO 50` (group + CARC), `50` or `A1`
+ * (CARC), `N290`, `M15`, `MA130` (RARC). A RARC's letters never read as a group code. Anything
+ * else is a 422 naming the forms accepted.
+ */
+export function parseDenialCode(raw: string): ParsedDenialCode {
+  const s = raw.trim().toUpperCase();
+  const g = /^(CO|CR|OA|PI|PR)[\s-]*([A-Z0-9]+)$/.exec(s);
+  if (g && CARC.test(g[2]!)) return { matched_as: 'group+carc', group_code: g[1]!, code: g[2]!.replace(/^0+(?=\d)/, '') };
+  if (RARC.test(s)) return { matched_as: 'rarc', group_code: null, code: s };
+  if (CARC.test(s)) return { matched_as: 'carc', group_code: null, code: s.replace(/^0+(?=\d)/, '') };
+  throw new ValidationError([
+    {
+      loc: ['path', 'code'],
+      msg: 'not a denial code: give a CARC (50), a group code and CARC (CO-50) or a RARC (N290, MA130)',
+      type: 'value_error',
+      input: raw,
+    },
+  ]);
+}
+
+export function denialPattern(p: PayerRow, d: DenialPatternRow) {
+  return { ...d, denial_code: d.group_code ? `${d.group_code}-${d.carc_code}` : d.carc_code, payer_name: p.name };
+}
+
+/** The x12_master rows of a parsed code: the CARC (with its group) or the RARC. */
+export function x12Master(x: X12Index, c: ParsedDenialCode) {
+  const group = c.group_code ? x.byKey.get(`group:${c.group_code}`) : undefined;
+  const dates = (r: X12CodeRow) => ({ effective_date: r.start_date, last_modified: r.last_modified, stop_date: r.stop_date, notes: r.notes });
+  if (c.matched_as === 'rarc') {
+    const r = x.byKey.get(`rarc:${c.code}`);
+    return r ? [{ code_type: 'rarc' as const, carc_code: null, carc_description: null, rarc_code: r.code, rarc_description: r.description, group_code: null, group_description: null, ...dates(r) }] : [];
+  }
+  const r = x.byKey.get(`carc:${c.code}`);
+  return r
+    ? [{ code_type: 'carc' as const, carc_code: r.code, carc_description: r.description, rarc_code: null, rarc_description: null, group_code: c.group_code, group_description: group?.description ?? null, ...dates(r) }]
+    : [];
+}
+
+/** The prior-auth rules of a payer that apply to a code (by code list, range or service category). */
+export function matchingPriorAuthRules(k: PayerKnowledge, slug: string, code: string, o: { serviceCategory?: string; planType?: string; state?: string }): PriorAuthRuleRow[] {
+  const cats = new Set(categoriesOf(k, code).map((c) => c.category));
+  if (o.serviceCategory) cats.add(o.serviceCategory);
+  return (k.priorAuth.get(slug) ?? []).filter((r) => {
+    if (r.plan_type && o.planType && r.plan_type !== o.planType) return false;
+    if (r.state && o.state && r.state !== o.state) return false;
+    if (r.codes.includes(code)) return true;
+    if (r.code_range_start && r.code_range_end && code.length === r.code_range_start.length && code >= r.code_range_start && code <= r.code_range_end) return true;
+    return r.service_category !== null && cats.has(r.service_category);
+  });
+}
+
+/** Which NCCI edit files apply to a payer's claims, and what the answer should warn about. */
+export function ncciEditSetOf(p: PayerRow): { editSet: 'medicare' | 'medicaid'; warning?: string } {
+  if (p.ncci_edit_set === 'medicaid') return { editSet: 'medicaid' };
+  if (p.payer_type === 'medicare_advantage') return { editSet: 'medicare', warning: 'Medicare Advantage plans follow NCCI but may add their own code-pair edits' };
+  if (p.ncci_edit_set === 'medicare') return { editSet: 'medicare' };
+  return { editSet: 'medicare', warning: `${p.slug}: not known to apply NCCI; Medicare NCCI edits are shown as the reference, and the payer may apply its own edits` };
+}
+
+/** The 422 issue for a `payer` query parameter the loaded payers dataset does not know (none when it does). */
+export function payerParamIssues(k: PayerKnowledge, raw: unknown, loc: (string | number)[]): Issue[] {
+  if (typeof raw !== 'string' || raw.trim() === '') return [];
+  try {
+    resolvePayer(k, raw);
+    return [];
+  } catch (e) {
+    if (!(e instanceof NotFoundError)) throw e;
+    return [{ loc, msg: e.message, type: 'value_error', input: raw, ...(e.extra.suggestions ? { ctx: { suggestions: e.extra.suggestions } } : {}) }];
+  }
+}
