@@ -20,9 +20,10 @@ export interface LoadResult {
 export async function load(
   name: string,
   url: string,
-  opts: { paths: string[]; headers?: Record<string, string>; connections?: number; seconds?: number; amount?: number },
+  opts: { paths: string[]; headers?: Record<string, string>; connections?: number; seconds?: number; amount?: number; method?: string; bodies?: string[] },
 ): Promise<LoadResult> {
   const paths = opts.paths;
+  const bodies = opts.bodies;
   let i = 0;
   const r = await autocannon({
     url,
@@ -32,7 +33,10 @@ export async function load(
     requests: [
       {
         setupRequest: (req: Record<string, unknown>) => {
-          req.path = paths[i++ % paths.length];
+          const n = i++;
+          req.path = paths[n % paths.length];
+          if (opts.method) req.method = opts.method;
+          if (bodies) req.body = bodies[n % bodies.length];
           return req;
         },
       },
@@ -143,4 +147,29 @@ export async function heapOf(url: string, adminKey: string): Promise<{ heapUsed:
   const text = await (await fetch(`${url}/v1/metrics`, { headers: { 'X-API-Key': adminKey } })).text();
   const sum = (name: string) => [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'gm'))].reduce((a, m) => a + Number(m[1]), 0);
   return { heapUsed: sum('rcm_nodejs_heap_size_used_bytes'), heapTotal: sum('rcm_nodejs_heap_size_total_bytes'), external: sum('rcm_nodejs_external_memory_bytes') };
+}
+
+/** One printed row: a load result beside its bare-Koa baseline (none for write benches). */
+export function benchRow(label: string, r: LoadResult, bare: LoadResult | null = null, ratio: number | null = null): Record<string, string | number> {
+  return {
+    case: label,
+    'req/s': r.requests_per_s,
+    'p50 ms': r.p50_ms,
+    'p99 ms': r.p99_ms,
+    'non-2xx': r.non_2xx + r.errors,
+    'bare req/s': bare?.requests_per_s ?? '',
+    'ratio vs bare': ratio === null ? '' : ratio.toFixed(2),
+  };
+}
+
+/** Warms both servers, then runs `paired` rounds of 4 s at 16 connections: the usual read-route comparison. */
+export async function warmPaired(label: string, apiUrl: string, bareUrl: string, paths: string[], headers: Record<string, string>): Promise<Record<string, string | number>> {
+  await load('warmup', apiUrl, { paths, headers, seconds: 2, connections: 16 });
+  await load('warmup bare', bareUrl, { paths, seconds: 1, connections: 16 });
+  const p = await paired(
+    3,
+    () => load('bare', bareUrl, { paths, seconds: 4, connections: 16 }),
+    () => load(label, apiUrl, { paths, headers, seconds: 4, connections: 16 }),
+  );
+  return benchRow(label, p.subject, p.base, p.ratio);
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { seedAll } from '../ingest/seed.js';
 import { Warehouse } from '../warehouse/store.js';
-import { benchKey, load, paired, shuffle, type LoadResult } from './lib.js';
+import { benchKey, shuffle, warmPaired } from './lib.js';
 import { spawnApi, spawnBare } from './procs.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -27,28 +27,12 @@ export async function run(): Promise<Record<string, string | number>[]> {
   const api = await spawnApi(dir);
   const bare = await spawnBare();
   const rows: Record<string, string | number>[] = [];
-  const row = (label: string, r: LoadResult, b: LoadResult, ratio: number) => ({
-    case: label,
-    'req/s': r.requests_per_s,
-    'p50 ms': r.p50_ms,
-    'p99 ms': r.p99_ms,
-    'non-2xx': r.non_2xx + r.errors,
-    'bare req/s': b.requests_per_s,
-    'ratio vs bare': ratio.toFixed(2),
-  });
   try {
     for (const [label, paths] of [
       [`payer search, ${search.length} queries (median of 3)`, search],
       [`claim intelligence, ${payers.length} payers x ${codes.length} codes (median of 3)`, intel],
     ] as const) {
-      await load('warmup', api.url, { paths, headers, seconds: 2, connections: 16 });
-      await load('warmup bare', bare.url, { paths, seconds: 1, connections: 16 });
-      const p = await paired(
-        3,
-        () => load('bare', bare.url, { paths, seconds: 4, connections: 16 }),
-        () => load(label, api.url, { paths, headers, seconds: 4, connections: 16 }),
-      );
-      rows.push(row(label, p.subject, p.base, p.ratio));
+      rows.push(await warmPaired(label, api.url, bare.url, paths, headers));
     }
   } finally {
     await api.stop();

@@ -149,6 +149,7 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
       : { description: 'Success', content: { 'application/json': { schema: jsonSchemaOf(r.response, 'output') } } };
     const responses: Json = {
       [String(r.status ?? 200)]: success,
+      ...Object.fromEntries((r.alsoStatus ?? []).map((st) => [String(st), { ...success, description: st === 201 ? 'Created' : 'Success' }])),
       '422': { description: 'Validation error: every issue of path, query and body', content: { 'application/json': { schema: jsonSchemaOf(ValidationErrorSchema, 'output') } } },
       '500': { description: 'Internal error (no internals; quote request_id)', content: { 'application/json': { schema: errSchema } } },
     };

@@ -1,6 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { z } from 'zod';
+import { LRUCache } from 'lru-cache';
 import { getDataset } from '../datasets/registry.js';
+import { approxBytes } from '../warehouse/sizeof.js';
 import { ValidationError, type Issue } from '../warehouse/errors.js';
 import type { MountedSnapshot } from '../warehouse/snapshot.js';
 import type { StateStore, TenantStore } from '../warehouse/state.js';
@@ -112,6 +114,7 @@ function secretsEqual(a: string, b: string): boolean {
 /** Checks a route declaration is coherent (a public route cannot read tenant state, ...). */
 export function checkRoute(r: RouteDef): void {
   if (r.auth === 'public' && readsTenant(r.reads)) throw new Error(`${r.operationId}: a public route cannot read tenant state`);
+  if (r.persist && (r.auth === 'public' || !readsTenant(r.reads))) throw new Error(`${r.operationId}: a route that persists must be keyed and read tenant state`);
   if (r.cache && r.method !== 'get') throw new Error(`${r.operationId}: only GET answers are cached`);
   if (r.cache && r.reads === 'none') throw new Error(`${r.operationId}: a cached route must say what it reads`);
   if (r.examples.length === 0) throw new Error(`${r.operationId}: every route carries at least one example`);
@@ -150,7 +153,8 @@ export class Pipeline {
         snapshot.retain();
       }
       const input = await this.validateAll(route, req, snapshot);
-      const answer = await this.answer({ route, req, input, auth, snapshot, hostKind });
+      const call = { route, req, input, auth, snapshot, hostKind };
+      const answer = route.persist ? await this.persist(call, await this.answer(call)) : await this.answer(call);
       out = { status: answer.status, headers: { ...answer.headers, ...headers }, body: answer.body };
     } catch (err) {
       const status = statusOf(err);
@@ -233,8 +237,28 @@ export class Pipeline {
     return { tenant_id: key.tenant_id, key_id: key.id, key_type: key.type, scopes: key.scopes };
   }
 
+  /**
+   * Validated inputs of body-less requests by their raw form (route, snapshot, params, query): a
+   * repeated lookup skips the schemas. Bounded by bytes like the answer cache; only successes are
+   * kept, and the snapshot id is in the key because `checkInput` reads the snapshot.
+   */
+  private readonly validated = new LRUCache<string, { params: unknown; query: unknown; body: unknown }>({
+    maxSize: 16 * 1024 * 1024,
+    sizeCalculation: (v, k) => k.length * 2 + approxBytes(v),
+  });
+
   /** `validate`, plus the route's checks against the snapshot, in one 422 with every issue. */
   private async validateAll(route: RouteDef, req: InvokeRequest, snapshot: MountedSnapshot | null): Promise<{ params: unknown; query: unknown; body: unknown }> {
+    if (route.body || (req.body && !('bytes' in req.body && req.body.bytes.length === 0))) return this.validateOnce(route, req, snapshot);
+    const key = `${route.operationId}\u0000${snapshot?.id ?? ''}\u0000${JSON.stringify(req.params)}\u0000${JSON.stringify(req.query)}`;
+    const hit = this.validated.get(key);
+    if (hit) return hit;
+    const input = await this.validateOnce(route, req, snapshot);
+    this.validated.set(key, input);
+    return input;
+  }
+
+  private async validateOnce(route: RouteDef, req: InvokeRequest, snapshot: MountedSnapshot | null): Promise<{ params: unknown; query: unknown; body: unknown }> {
     if (!route.checkInput || !snapshot) return this.validate(route, req);
     let issues: Issue[] = [];
     let input: { params: unknown; query: unknown; body: unknown } | undefined;
@@ -244,7 +268,7 @@ export class Pipeline {
       if (!(e instanceof ValidationError)) throw e;
       issues = e.issues;
     }
-    issues.push(...(await route.checkInput({ params: req.params, query: req.query }, snapshot)));
+    issues.push(...(await route.checkInput({ params: req.params, query: req.query, body: route.body?.kind === 'json' ? peekJson(req) : undefined }, snapshot)));
     if (issues.length) throw new ValidationError(issues);
     return input!;
   }
@@ -322,6 +346,21 @@ export class Pipeline {
     return hit;
   }
 
+  /**
+   * The route's durable write after its (possibly cached) answer: a persisted prior-auth
+   * determination. Its fields join the body; the write commits before the answer leaves.
+   */
+  private async persist(call: Call, answer: CachedAnswer): Promise<CachedAnswer> {
+    const { route, input, auth, snapshot } = call;
+    if (answer.status >= 300 || !auth) return answer;
+    let body: Record<string, unknown> | undefined;
+    const parsed = () => (body ??= JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>);
+    const ctx = { params: input.params, query: input.query, tenant: this.deps.state.forTenant(auth.tenant_id), snapshotId: snapshot?.id ?? '', now: this.deps.now() };
+    const extra = await route.persist!(ctx, parsed);
+    if (!extra) return answer;
+    return { ...answer, body: Buffer.from(JSON.stringify({ ...extra, ...parsed() })) };
+  }
+
   private async run({ route, req, input, auth, snapshot, hostKind }: Call, tenant: TenantStore | null): Promise<CachedAnswer> {
     const now = this.deps.now;
     const ctx: RouteContext<unknown, unknown, unknown> = {
@@ -352,3 +391,14 @@ export class Pipeline {
 }
 
 const NO_BODY = Symbol('no body');
+
+/** The JSON value of a request body for a route's own checks, or undefined (the schema reports why). */
+function peekJson(req: InvokeRequest): unknown {
+  if (!req.body) return undefined;
+  if ('value' in req.body) return req.body.value;
+  try {
+    return JSON.parse(req.body.bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}

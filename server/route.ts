@@ -133,6 +133,8 @@ export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType 
   contentType?: string;
   /** Success status when the handler returns a bare body (200 unless stated). */
   status?: number;
+  /** Other success statuses answering the same body (an upsert's 201 created beside its 200 updated). */
+  alsoStatus?: number[];
   /** Error statuses besides the pipeline's own (401/403/422/429/500/503) that this route answers. */
   errors?: number[];
   /**
@@ -146,13 +148,29 @@ export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType 
    * Checks of the raw input that need the snapshot (a payer slug exists in the loaded payers
    * dataset): their issues join the schema's in one 422, so every issue is still reported at once.
    */
-  checkInput?(raw: { params: Record<string, string>; query: Record<string, string | string[]> }, snapshot: SnapshotReader): Promise<Issue[]>;
+  checkInput?(raw: { params: Record<string, string>; query: Record<string, string | string[]>; body?: unknown }, snapshot: SnapshotReader): Promise<Issue[]>;
   handler(ctx: RouteContext<Infer<P>, Infer<Q>, InferBody<B>>): MaybePromise<z.output<R> | Result<z.output<R>>>;
+  /**
+   * A durable write after the answer (which may come from the cache): it records the answer in
+   * the tenant's state and returns fields that join the body (a persisted determination's id), or
+   * null to skip (e.g. `persist=false`). `body()` parses the answer only when the write needs it.
+   * Keyed routes only.
+   */
+  persist?(ctx: PersistContext<Infer<P>, Infer<Q>>, body: () => z.output<R>): Promise<Record<string, unknown> | null>;
+}
+
+export interface PersistContext<P, Q> {
+  params: P;
+  query: Q;
+  tenant: TenantStore;
+  snapshotId: string;
+  now: Date;
 }
 
 /** The erased form kept in the route table. */
 export interface RouteDef extends Omit<RouteSpec<z.ZodType | undefined, z.ZodType | undefined, BodyKind | undefined, z.ZodType>, 'handler'> {
   handler(ctx: RouteContext<any, any, any>): MaybePromise<unknown>;
+  persist?(ctx: PersistContext<any, any>, body: () => any): Promise<Record<string, unknown> | null>;
 }
 
 /**

@@ -10,6 +10,7 @@ import { ncciRoutes } from './ncci/routes.js';
 import { playgroundRoutes, type PlaygroundDeps } from './playground/routes.js';
 import { agentRoutes, type AgentRouteDeps } from './agents/routes.js';
 import { payerRoutes } from './payers/routes.js';
+import { priorAuthRoutes } from './prior_auth/routes.js';
 import { systemResolver } from './agents/callbacks.js';
 
 /**
@@ -25,7 +26,17 @@ import { systemResolver } from './agents/callbacks.js';
  *   GET    /v1/codes/{code}                  getCode              knowledge
  *   GET    /v1/codes/crosswalk/{code}        getCrosswalk         knowledge
  *   GET    /v1/codes/{code}/payment          getCodePayment       knowledge
+ *   GET    /v1/facilities                    listFacilities       knowledge
  *   GET    /v1/facilities/{ccn}              getFacility          knowledge
+ *   PUT    /v1/facilities/{ccn}              registerFacility     knowledge (201 first time)
+ *   DELETE /v1/facilities/{ccn}              deleteFacility       knowledge (?hard=true)
+ *   POST   /v1/facilities/{ccn}/payers       upsertFacilityPayer  knowledge (201 created / 200 updated)
+ *   GET    /v1/facilities/{ccn}/payers       listFacilityPayers   knowledge
+ *   GET    /v1/facilities/{ccn}/pa-overrides listPaOverrides      knowledge
+ *   POST   /v1/facilities/{ccn}/pa-overrides createPaOverride     knowledge (201)
+ *   DELETE /v1/facilities/{ccn}/pa-overrides/{id}  deletePaOverride  knowledge
+ *   GET    /v1/prior-auth/check              checkPriorAuth       knowledge (persists a determination)
+ *   GET    /v1/prior-auth/determinations/{id}  getPriorAuthDetermination  audit
  *   GET    /v1/data/changes                  listDataChanges      knowledge
  *   GET    /v1/fee-schedules/dme/{code}      getDmeFees           knowledge
  *   GET    /v1/fee-schedules/opps/{code}     getOppsFee           knowledge
@@ -60,6 +71,7 @@ export function buildRoutes(
     ...feeScheduleRoutes,
     ...ncciRoutes,
     ...payerRoutes,
+    ...priorAuthRoutes,
     ...agentRoutes(sys.agents ?? { policy: { production: false, allowedHosts: [] }, resolve: systemResolver, idempotencyWindowMs: 86_400_000, onSubmit: () => {} }),
     ...playgroundRoutes({ state: sys.state, now: () => new Date(), enabled: true, keysPerHour: 20, ...sys.playground }),
   ];

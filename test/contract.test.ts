@@ -65,6 +65,54 @@ const SAMPLES: Record<string, Sample[]> = {
     { path: '/v1/codes/99213/payment?ccn=12', status: 422 },
     { path: '/v1/codes/ZZZZZ/payment?locality=1320201', status: 404 },
   ],
+  listFacilities: [
+    { path: '/v1/facilities', status: 200 },
+    { path: '/v1/facilities?state=CA', status: 422 },
+  ],
+  registerFacility: [
+    { path: '/v1/facilities/330101', method: 'PUT', status: 201, body: {} },
+    { path: '/v1/facilities/330101', method: 'PUT', status: 200, body: { facility_type: 'acute_care_hospital' } },
+    { path: '/v1/facilities/99999Z', method: 'PUT', status: 201, body: { name: 'Clinic not in the CMS files', state: 'TX' } },
+    { path: '/v1/facilities/999999', method: 'PUT', status: 404, body: {} },
+    { path: '/v1/facilities/330101', method: 'PUT', status: 422, body: { place_of_service: 'office', color: 'red' } },
+  ],
+  upsertFacilityPayer: [
+    { path: '/v1/facilities/330101/payers', method: 'POST', status: 201, body: { payer_slug: 'aetna' } },
+    { path: '/v1/facilities/330101/payers', method: 'POST', status: 200, body: { payer_slug: 'Aetna', network_status: 'out_of_network' } },
+    { path: '/v1/facilities/330101/payers', method: 'POST', status: 422, body: { payer_slug: 'no such payer', notes: 'x'.repeat(2001) } },
+    { path: '/v1/facilities/999999/payers', method: 'POST', status: 404, body: { payer_slug: 'aetna' } },
+  ],
+  listFacilityPayers: [
+    { path: '/v1/facilities/330101/payers', status: 200 },
+    { path: '/v1/facilities/3301/payers', status: 422 },
+  ],
+  createPaOverride: [
+    { path: '/v1/facilities/330101/pa-overrides', method: 'POST', status: 201, body: { service_category: 'vein_ablation', pa_required: false } },
+    { path: '/v1/facilities/330101/pa-overrides', method: 'POST', status: 422, body: { code: '70553' } },
+  ],
+  listPaOverrides: [
+    { path: '/v1/facilities/330101/pa-overrides', status: 200 },
+    { path: '/v1/facilities/3301/pa-overrides', status: 422 },
+  ],
+  deletePaOverride: [
+    { path: '/v1/facilities/050454/pa-overrides/{override}', method: 'DELETE', status: 200 },
+    { path: '/v1/facilities/050454/pa-overrides/{override}', method: 'DELETE', status: 404 },
+    { path: '/v1/facilities/050454/pa-overrides/not-a-uuid', method: 'DELETE', status: 422 },
+  ],
+  deleteFacility: [
+    { path: '/v1/facilities/99999Z?hard=true', method: 'DELETE', status: 200 },
+    { path: '/v1/facilities/99999Z', method: 'DELETE', status: 404 },
+    { path: '/v1/facilities/330101?hard=maybe', method: 'DELETE', status: 422 },
+  ],
+  checkPriorAuth: [
+    { path: '/v1/prior-auth/check?payer=medicare&code=64483&place_of_service=22&date_of_service=2026-03-02', status: 200 },
+    { path: '/v1/prior-auth/check?payer=aetna&code=99213&ccn=330101', status: 200 },
+    { path: '/v1/prior-auth/check?payer=nobody&visit_count=-1', status: 422 },
+  ],
+  getPriorAuthDetermination: [
+    { path: '/v1/prior-auth/determinations/{determination}', status: 200 },
+    { path: '/v1/prior-auth/determinations/00000000-0000-4000-8000-000000000000', status: 404 },
+  ],
   getFacility: [
     { path: '/v1/facilities/050454', status: 200 },
     { path: '/v1/facilities/999999', status: 404 },
@@ -150,6 +198,9 @@ const MCP_OPS = { mcpPost: 'test/mcp.test.ts', mcpGet: 'test/mcp.test.ts', mcpDe
 let t: TestServer;
 /** A job created before the samples run, for the job poll's success sample. */
 let jobId = '';
+/** A facility override and a persisted determination, for the delete and audit samples. */
+let overrideId = '';
+let determinationId = '';
 let doc: any;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.
@@ -160,6 +211,8 @@ beforeAll(async () => {
   t = await startTestServer();
   doc = (await t.request('/v1/openapi.json')).body;
   jobId = (await t.request('/v1/agents/code-research', { method: 'POST', body: { code: '99213' } })).body.job_id;
+  overrideId = (await t.request('/v1/facilities/050454/pa-overrides', { method: 'POST', body: { code: '15823', pa_required: true } })).body.id;
+  determinationId = (await t.request('/v1/prior-auth/check?payer=medicare_ffs&code=15823')).body.determination_id;
 });
 afterAll(async () => {
   await t.close();
@@ -237,7 +290,7 @@ describe('OpenAPI contract', () => {
       it(`${id}: ${s.path} answers ${s.status} with a body matching the document`, async (ctx) => {
         const o = operations(doc).get(id);
         if (!o) ctx.skip();
-        const r = await t.request(s.path.replace('{job}', jobId), { ...(s.key === null ? { key: null } : {}), method: s.method, body: s.body, host: s.host });
+        const r = await t.request(s.path.replace('{job}', jobId).replace('{override}', overrideId).replace('{determination}', determinationId), { ...(s.key === null ? { key: null } : {}), method: s.method, body: s.body, host: s.host });
         expect(r.status, r.text.slice(0, 300)).toBe(s.status);
         const resp = o!.op.responses[String(s.status)];
         expect(resp, `status ${s.status} is documented`).toBeTruthy();

@@ -62,11 +62,11 @@ describe('GET /v1/facilities/{ccn}', () => {
   it('answers 404 with a message naming the CCN for an unknown facility', async () => {
     const r = await t.request('/v1/facilities/999999');
     expect(r.status).toBe(404);
-    expect(r.body).toEqual({ detail: 'CCN 999999 is not in facilities 2025Q3', code: 'not_found' });
+    expect(r.body).toEqual({ detail: 'CCN 999999 is not in the facility reference data and not registered by this tenant', code: 'not_found' });
   });
 
   it('answers 422 for a CCN that is not 6 letters or digits', async () => {
-    for (const bad of ['33010', '3301011', '33-101', '01014f']) {
+    for (const bad of ['33010', '3301011', '33-101', '0101_F']) {
       const r = await t.request(`/v1/facilities/${bad}`);
       expect(r.status, bad).toBe(422);
       expect(r.body.detail[0]).toMatchObject({ loc: ['path', 'ccn'], input: bad });

@@ -151,7 +151,7 @@ describe('with ccn: the facility geography', () => {
       locality_number: '01',
       pos_code: '22',
       is_rural: false,
-      registered: true,
+      registered: false,
       wage_index: 1.3456,
     });
     expect(r.body.reliability.dataset_versions).toMatchObject({ mpfs_rvu: '2025D', gpci: '2026', facilities: '2025Q3', wage_index: 'FY2026' });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../warehouse/errors.js';
 import { MIGRATIONS } from '../warehouse/migrations.js';
+import type { PaOverrideFields, RosterFields, StoredDetermination } from '../warehouse/facilities.js';
 import { SqliteStateStore, hashKey, type TenantStore } from '../warehouse/state.js';
 import { TestClock } from './helpers/clock.js';
 
@@ -30,6 +31,45 @@ async function twoTenants() {
 
 type Fixture = Awaited<ReturnType<typeof twoTenants>>;
 
+const CCN = '050454';
+const NO_FIELDS = { name: null, facility_type: null, place_of_service: null, state: null };
+const roster = (payer: string): RosterFields => ({
+  payer_slug: payer,
+  payer_name: payer,
+  network_status: 'in_network',
+  effective_date: null,
+  expiration_date: null,
+  is_active: true,
+  notes: null,
+  plan_types: [],
+});
+const override = (required: boolean): PaOverrideFields => ({
+  payer_slug: null,
+  payer_name: null,
+  code: '70553',
+  code_type: 'CPT',
+  service_category: null,
+  pa_required: required,
+  auth_type: null,
+  delegation_vendor: null,
+  reason: null,
+  source_document: null,
+  effective_date: null,
+  expiration_date: null,
+  is_active: true,
+});
+const determination = (id: string): StoredDetermination => ({
+  id,
+  created_at: clock.now().toISOString(),
+  ccn: CCN,
+  payer_slug: 'aetna',
+  code: '70553',
+  inputs: { payer: 'aetna' },
+  result: { determination: 'unknown' },
+  snapshot_id: 's1',
+  dataset_versions: { payers: '2026-11-22' },
+});
+
 /**
  * One case per repository method of TenantStore: what tenant B sees or may change of tenant
  * A's rows. Every repository added later (facilities, rosters, overrides, determinations,
@@ -52,6 +92,62 @@ const ISOLATION: Record<string, (f: Fixture) => Promise<void>> = {
   'jobs.get': async ({ a, b }) => {
     const { job } = await a.jobs.create({ id: 'a0000000-0000-4000-8000-000000000002', agent_type: 'code_research', input: { q: 'secret' }, key_type: 'test', request_hash: 'h' }, clock.now(), 86_400_000);
     await expect(b.jobs.get(job.id)).rejects.toBeInstanceOf(NotFoundError);
+  },
+  'facilities.register': async ({ a, b }) => {
+    // The same CCN in two tenants is two registrations: B's write neither sees nor changes A's.
+    expect((await a.facilities.register(CCN, { ...NO_FIELDS, name: 'A name' }, clock.now())).created).toBe(true);
+    expect((await b.facilities.register(CCN, { ...NO_FIELDS, name: 'B name' }, clock.now())).created).toBe(true);
+    expect((await a.facilities.get(CCN))!.name).toBe('A name');
+  },
+  'facilities.get': async ({ a, b }) => {
+    await a.facilities.register(CCN, NO_FIELDS, clock.now());
+    expect(await b.facilities.get(CCN)).toBeNull();
+  },
+  'facilities.list': async ({ a, b }) => {
+    await a.facilities.register(CCN, NO_FIELDS, clock.now());
+    expect(await b.facilities.list()).toEqual([]);
+    expect((await a.facilities.list()).map((f) => f.ccn)).toEqual([CCN]);
+  },
+  'facilities.remove': async ({ a, b }) => {
+    await a.facilities.register(CCN, NO_FIELDS, clock.now());
+    await expect(b.facilities.remove(CCN, true, clock.now())).rejects.toBeInstanceOf(NotFoundError);
+    expect((await a.facilities.get(CCN))!.is_active).toBe(true);
+  },
+  'rosters.upsert': async ({ a, b }) => {
+    const ea = await a.rosters.upsert(CCN, roster('aetna'), clock.now());
+    const eb = await b.rosters.upsert(CCN, { ...roster('aetna'), network_status: 'out_of_network' }, clock.now());
+    expect(eb.created).toBe(true);
+    expect(eb.entry.id).not.toBe(ea.entry.id);
+    expect((await a.rosters.list(CCN))[0]!.network_status).toBe('in_network');
+  },
+  'rosters.list': async ({ a, b }) => {
+    await a.rosters.upsert(CCN, roster('aetna'), clock.now());
+    expect(await b.rosters.list(CCN)).toEqual([]);
+  },
+  'overrides.create': async ({ a, b }) => {
+    await a.overrides.create(CCN, override(true), clock.now());
+    await b.overrides.create(CCN, override(false), clock.now());
+    expect((await a.overrides.list(CCN)).map((o) => o.pa_required)).toEqual([true]);
+  },
+  'overrides.list': async ({ a, b }) => {
+    await a.overrides.create(CCN, override(true), clock.now());
+    expect(await b.overrides.list(CCN)).toEqual([]);
+  },
+  'overrides.remove': async ({ a, b }) => {
+    const o = await a.overrides.create(CCN, override(true), clock.now());
+    await b.facilities.register(CCN, NO_FIELDS, clock.now());
+    await expect(b.overrides.remove(CCN, o.id)).rejects.toBeInstanceOf(NotFoundError);
+    expect(await a.overrides.list(CCN)).toHaveLength(1);
+  },
+  'determinations.create': async ({ a, b }) => {
+    await a.determinations.create(determination('d0000000-0000-4000-8000-000000000001'));
+    // The same id in another tenant cannot overwrite or reveal A's record (ids are global).
+    await expect(b.determinations.create(determination('d0000000-0000-4000-8000-000000000001'))).rejects.toThrow();
+    expect((await a.determinations.get('d0000000-0000-4000-8000-000000000001')).inputs).toEqual({ payer: 'aetna' });
+  },
+  'determinations.get': async ({ a, b }) => {
+    await a.determinations.create(determination('d0000000-0000-4000-8000-000000000002'));
+    await expect(b.determinations.get('d0000000-0000-4000-8000-000000000002')).rejects.toBeInstanceOf(NotFoundError);
   },
   'keys.revoke': async ({ a, b, keyA }) => {
     await expect(b.keys.revoke(keyA.record.id)).rejects.toBeInstanceOf(NotFoundError);
@@ -168,5 +264,70 @@ describe('migrations', () => {
     } finally {
       await old.close();
     }
+  });
+});
+
+describe('facility state', () => {
+  it('soft delete keeps the roster and overrides; hard delete removes them and the registration, not the determinations', async () => {
+    const { a } = await twoTenants();
+    await a.rosters.upsert(CCN, roster('aetna'), clock.now()); // registers implicitly
+    await a.overrides.create(CCN, override(true), clock.now());
+    await a.determinations.create(determination('d0000000-0000-4000-8000-000000000003'));
+    expect((await a.facilities.remove(CCN, false, clock.now())).is_active).toBe(false);
+    expect((await a.facilities.get(CCN))!.is_active).toBe(false);
+    expect(await a.rosters.list(CCN)).toHaveLength(1);
+    // Registering again re-activates the same registration.
+    expect((await a.facilities.register(CCN, NO_FIELDS, clock.now())).created).toBe(false);
+    expect((await a.facilities.get(CCN))!.is_active).toBe(true);
+    await a.facilities.remove(CCN, true, clock.now());
+    expect(await a.facilities.get(CCN)).toBeNull();
+    expect(await a.rosters.list(CCN)).toEqual([]);
+    expect(await a.overrides.list(CCN)).toEqual([]);
+    expect((await a.determinations.get('d0000000-0000-4000-8000-000000000003')).ccn).toBe(CCN);
+  });
+
+  it('a hard delete that fails mid-way (after the overrides and roster went) leaves everything in place', async () => {
+    const { a } = await twoTenants();
+    await a.rosters.upsert(CCN, roster('aetna'), clock.now());
+    await a.overrides.create(CCN, override(true), clock.now());
+    const g0 = await a.generation();
+    // Forced error inside the repository's own transaction: the last of its three deletes fails.
+    store.db.exec(`CREATE TRIGGER fail_facility_delete BEFORE DELETE ON facilities BEGIN SELECT RAISE(ABORT, 'forced failure'); END`);
+    await expect(a.facilities.remove(CCN, true, clock.now())).rejects.toThrow('forced failure');
+    store.db.exec('DROP TRIGGER fail_facility_delete');
+    expect(await a.facilities.get(CCN)).not.toBeNull();
+    expect(await a.rosters.list(CCN)).toHaveLength(1);
+    expect(await a.overrides.list(CCN)).toHaveLength(1);
+    expect(await a.generation()).toBe(g0);
+  });
+
+  it('a roster upsert that fails after registering the facility implicitly leaves no registration', async () => {
+    const { a } = await twoTenants();
+    await expect(a.rosters.upsert(CCN, { ...roster('aetna'), notes: 'x'.repeat(2001) }, clock.now())).rejects.toThrow(/CHECK constraint/);
+    expect(await a.facilities.get(CCN)).toBeNull();
+  });
+
+  it('20 concurrent upserts of one facility and payer leave one row with one id', async () => {
+    const { a } = await twoTenants();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => a.rosters.upsert(CCN, { ...roster('aetna'), notes: `write ${i}` }, clock.now())),
+    );
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.entry.id)).size).toBe(1);
+    const rows = await a.rosters.list(CCN);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.notes).toBe('write 19');
+  });
+
+  it('writes move the generation; a stored determination does not (no cached answer changes)', async () => {
+    const { a } = await twoTenants();
+    const g0 = await a.generation();
+    await a.facilities.register(CCN, NO_FIELDS, clock.now());
+    await a.rosters.upsert(CCN, roster('aetna'), clock.now());
+    const o = await a.overrides.create(CCN, override(true), clock.now());
+    await a.overrides.remove(CCN, o.id);
+    expect(await a.generation()).toBe(g0 + 4);
+    await a.determinations.create(determination('d0000000-0000-4000-8000-000000000004'));
+    expect(await a.generation()).toBe(g0 + 4);
   });
 });

@@ -66,4 +66,41 @@ export const MIGRATIONS: Migration[] = [
           PRIMARY KEY (job_id, attempt));`);
     },
   },
+  {
+    version: 4,
+    name: 'facility registrations, payer rosters, prior-auth overrides and determinations',
+    up(db) {
+      // Rosters and overrides belong to a registration (hard delete cascades); determinations are
+      // audit records and reference nothing, so they outlive the facility.
+      db.exec(`
+        CREATE TABLE facilities (
+          tenant_id TEXT NOT NULL REFERENCES tenants(id), ccn TEXT NOT NULL,
+          name TEXT, facility_type TEXT, place_of_service TEXT, state TEXT,
+          is_active INTEGER NOT NULL CHECK (is_active IN (0,1)),
+          created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+          PRIMARY KEY (tenant_id, ccn));
+        CREATE TABLE facility_payers (
+          id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, ccn TEXT NOT NULL,
+          payer_slug TEXT NOT NULL, payer_name TEXT NOT NULL,
+          network_status TEXT NOT NULL CHECK (network_status IN ('in_network','out_of_network','unknown')),
+          effective_date TEXT, expiration_date TEXT, is_active INTEGER NOT NULL CHECK (is_active IN (0,1)),
+          notes TEXT CHECK (notes IS NULL OR length(notes) <= 2000), plan_types TEXT NOT NULL,
+          created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+          UNIQUE (tenant_id, ccn, payer_slug),
+          FOREIGN KEY (tenant_id, ccn) REFERENCES facilities(tenant_id, ccn) ON DELETE CASCADE);
+        CREATE TABLE pa_overrides (
+          id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, ccn TEXT NOT NULL,
+          payer_slug TEXT, payer_name TEXT, code TEXT, code_type TEXT, service_category TEXT,
+          pa_required INTEGER NOT NULL CHECK (pa_required IN (0,1)), auth_type TEXT, delegation_vendor TEXT,
+          reason TEXT, source_document TEXT, effective_date TEXT, expiration_date TEXT,
+          is_active INTEGER NOT NULL CHECK (is_active IN (0,1)), created_at TEXT NOT NULL,
+          FOREIGN KEY (tenant_id, ccn) REFERENCES facilities(tenant_id, ccn) ON DELETE CASCADE);
+        CREATE INDEX pa_overrides_facility ON pa_overrides(tenant_id, ccn);
+        CREATE TABLE pa_determinations (
+          id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL REFERENCES tenants(id), created_at TEXT NOT NULL,
+          ccn TEXT, payer_slug TEXT NOT NULL, code TEXT,
+          inputs TEXT NOT NULL, result TEXT NOT NULL, snapshot_id TEXT NOT NULL, dataset_versions TEXT NOT NULL);
+        CREATE INDEX pa_determinations_tenant ON pa_determinations(tenant_id, created_at);`);
+    },
+  },
 ];

@@ -1,10 +1,12 @@
 import Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { NotFoundError } from './errors.js';
 import { SqliteJobs, type JobQueue, type TenantJobs } from './jobs.js';
 import { MIGRATIONS } from './migrations.js';
+import { SqliteFacilities, type TenantDeterminations, type TenantFacilities, type TenantPaOverrides, type TenantRosters } from './facilities.js';
 
 export type KeyType = 'test' | 'live';
 export const SCOPES = ['knowledge', 'agents', 'audit', 'admin'] as const;
@@ -75,6 +77,14 @@ export interface TenantStore {
   };
   /** Agent jobs submitted by this tenant. */
   jobs: TenantJobs;
+  /** Facility registrations (soft and hard delete). */
+  facilities: TenantFacilities;
+  /** Payer rosters of the tenant's facilities (idempotent upsert on facility and payer). */
+  rosters: TenantRosters;
+  /** Facility prior-auth overrides (tier 0 of the prior-auth resolver). */
+  overrides: TenantPaOverrides;
+  /** Persisted prior-auth determinations: immutable audit records that outlive the facility. */
+  determinations: TenantDeterminations;
 }
 
 /**
@@ -156,6 +166,7 @@ export class SqliteStateStore implements StateStore {
   private localWrites = 0;
   private readonly listeners = new Set<() => void>();
   private readonly jobTables: SqliteJobs;
+  private readonly facilityTables: SqliteFacilities;
   readonly admin: AdminStore;
   readonly jobs: JobQueue;
 
@@ -177,6 +188,7 @@ export class SqliteStateStore implements StateStore {
     );
     this.admin = this.makeAdmin();
     this.jobTables = new SqliteJobs(this.db);
+    this.facilityTables = new SqliteFacilities(this.db);
     this.jobs = this.makeQueue();
   }
 
@@ -297,8 +309,16 @@ export class SqliteStateStore implements StateStore {
     return toKey(r);
   }
 
+  /** Views are stateless beyond their tenant id: one per tenant, reused (building one is ~40 closures). */
+  private readonly views = new LRUCache<string, TenantStore>({ max: 10_000 });
+
   forTenant(tenantId: string): TenantStore {
-    return this.tenantView(tenantId, false);
+    let v = this.views.get(tenantId);
+    if (!v) {
+      v = this.tenantView(tenantId, false);
+      this.views.set(tenantId, v);
+    }
+    return v;
   }
 
   /**
@@ -318,6 +338,12 @@ export class SqliteStateStore implements StateStore {
         this.wrote();
         return out;
       });
+    /**
+     * A durable insert that changes no cached answer and no key: committed before it returns, but
+     * neither the generation nor the write listeners (auth caches) move.
+     */
+    const append = <T>(fn: () => T): Promise<T> => run(() => (inTx ? fn() : this.db.transaction(fn).immediate()));
+    const fac = this.facilityTables;
     const view: TenantStore = {
       tenantId,
       generation: () => run(() => this.stmtGeneration.get(tenantId)?.generation ?? 0),
@@ -344,6 +370,26 @@ export class SqliteStateStore implements StateStore {
       jobs: {
         create: (job, now, windowMs) => write(() => this.jobTables.forTenant(tenantId).create(job, now, windowMs)),
         get: (id) => run(() => this.jobTables.forTenant(tenantId).get(id)),
+      },
+      facilities: {
+        register: (ccn, fields, now) => write(() => fac.facilities(tenantId).register(ccn, fields, now)),
+        get: (ccn) => run(() => fac.facilities(tenantId).get(ccn)),
+        list: () => run(() => fac.facilities(tenantId).list()),
+        remove: (ccn, hard, now) => write(() => fac.facilities(tenantId).remove(ccn, hard, now)),
+      },
+      rosters: {
+        upsert: (ccn, fields, now) => write(() => fac.rosters(tenantId).upsert(ccn, fields, now)),
+        list: (ccn) => run(() => fac.rosters(tenantId).list(ccn)),
+      },
+      overrides: {
+        create: (ccn, fields, now) => write(() => fac.overrides(tenantId).create(ccn, fields, now)),
+        list: (ccn) => run(() => fac.overrides(tenantId).list(ccn)),
+        remove: (ccn, id) => write(() => fac.overrides(tenantId).remove(ccn, id)),
+      },
+      determinations: {
+        // An audit record changes no answer, so it does not bump the generation (cached answers stay).
+        create: (d) => append(() => fac.determinations(tenantId).create(d)),
+        get: (id) => run(() => fac.determinations(tenantId).get(id)),
       },
     };
     return view;

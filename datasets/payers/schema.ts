@@ -109,6 +109,10 @@ export const PriorAuthRuleRowSchema = z.object({
   plan_type: z.string().nullable(),
   state: state.nullable(),
   place_of_service: z.array(z.string()).describe('places of service the rule applies to; empty for all'),
+  scope: z
+    .enum(['payer', 'national'])
+    .default('payer')
+    .describe('`national`: a federal program the payer runs for every plan (the CMS OPD prior authorization list for Medicare FFS), tier 4 of the resolver; `payer`: the payer\'s own rule'),
   pa_required: z.boolean(),
   pa_threshold: z.int().positive().nullable().describe('visits allowed before authorization is needed'),
   auth_type: z.string().nullable(),

@@ -1,30 +1,253 @@
 import { z } from 'zod';
-import { getFacility } from '../../datasets/facilities/queries.js';
-import { defineRoute, type RouteDef } from '../route.js';
-import { CcnSchema } from '../schemas.js';
-import { FacilityProfileSchema } from './schemas.js';
+import { defineRoute, json, result, type RouteDef } from '../route.js';
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import type { Issue } from '../../warehouse/errors.js';
+import {
+  DeleteQuerySchema,
+  FacilityDeleteResultSchema,
+  FacilityListSchema,
+  FacilityParamsSchema,
+  FacilityProfileSchema,
+  OverrideBodySchema,
+  OverrideDeleteResultSchema,
+  PaOverrideListSchema,
+  PaOverrideSchema,
+  RegistrationBodySchema,
+  RosterBodySchema,
+  RosterEntrySchema,
+  RosterListSchema,
+} from './schemas.js';
+import { facilityView, mergedProfile, overrideFields, payerRef, referenceProfile, registrationFields, rosterFields } from './service.js';
+import type { PaOverride, RosterEntry } from '../../warehouse/facilities.js';
 
-/** Facility profile by CCN (reads the facilities dataset and the geography datasets). */
+const WRITE = { scope: 'knowledge' } as const;
+const EXAMPLE_CCN = '050454';
+
+/** The 422 issue of a body's `payer_slug` naming no payer (joined with the schema's issues). */
+async function bodyPayerIssues(raw: { body?: unknown }, snapshot: SnapshotReader): Promise<Issue[]> {
+  const slug = (raw.body as { payer_slug?: unknown } | undefined)?.payer_slug;
+  if (typeof slug !== 'string' || slug.trim() === '') return [];
+  const p = await payerRef(snapshot, slug, ['body', 'payer_slug']);
+  return 'loc' in p ? [p] : [];
+}
+
+const rosterOut = ({ ccn: _ccn, ...e }: RosterEntry) => e;
+const overrideOut = ({ ccn: _ccn, ...o }: PaOverride) => o;
+
+/**
+ * Facilities: the public profile by CCN (reference data) and the tenant's own registration,
+ * payer roster and prior-auth overrides. Writes need the `knowledge` scope and are tenant-scoped;
+ * each commits (and bumps the tenant's generation, so cached answers that used it are stale)
+ * before the answer leaves.
+ */
 export const facilityRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'get',
+    path: '/v1/facilities',
+    operationId: 'listFacilities',
+    tag: 'facilities',
+    summary: "The calling tenant's registered facilities (active and soft-deleted)",
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot+tenant',
+    cache: true,
+    response: FacilityListSchema,
+    examples: [{ summary: "the tenant's facilities" }],
+    handler: async ({ snapshot, tenant }) => {
+      const regs = await tenant.facilities.list();
+      const facilities = await Promise.all(
+        regs.map(async (r) => {
+          const p = await referenceProfile(snapshot, r.ccn);
+          return {
+            ccn: r.ccn,
+            name: r.name ?? p?.name ?? r.ccn,
+            state: r.state ?? p?.state ?? null,
+            facility_type: r.facility_type ?? p?.facility_type ?? 'unknown',
+            place_of_service: r.place_of_service,
+            in_reference_data: p !== null,
+            is_active: r.is_active,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+          };
+        }),
+      );
+      return { facilities, total: facilities.length };
+    },
+  }),
   defineRoute({
     method: 'get',
     path: '/v1/facilities/{ccn}',
     operationId: 'getFacility',
     tag: 'facilities',
-    summary: 'Facility profile by CCN with locality, CBSA, wage index and rural flag',
+    summary: 'Facility profile by CCN with locality, CBSA, wage index and rural flag, merged with your registration',
     description:
       'Locality comes from the facility ZIP (CMS ZIP5 carrier locality file), falling back to its county (LOCCO). ' +
-      'CBSA and the rural flag come from the facility file when it has them, otherwise they are derived and the derivation is listed in reliability.warnings.',
+      'CBSA and the rural flag come from the facility file when it has them, otherwise they are derived and the derivation is listed in reliability.warnings. ' +
+      "The tenant's registration (PUT) overrides name, facility type, state and default place of service; `registered` and `is_active` describe it.",
     auth: { scope: 'knowledge' },
-    reads: 'snapshot',
+    reads: 'snapshot+tenant',
     cache: true,
-    params: z.object({ ccn: CcnSchema }),
+    params: FacilityParamsSchema,
     response: FacilityProfileSchema,
     errors: [404],
-    examples: [{ summary: 'a hospital in California', params: { ccn: '050454' } }],
-    handler: async ({ params, snapshot, reliability }) => {
-      const { warnings, versions, ...profile } = await getFacility(snapshot, params.ccn);
+    examples: [{ summary: 'a hospital in California', params: { ccn: EXAMPLE_CCN } }],
+    handler: async ({ params, snapshot, tenant, reliability }) => {
+      const { profile, warnings, versions } = mergedProfile(await facilityView(snapshot, tenant, params.ccn));
       return { ...profile, reliability: reliability(versions, { warnings }) };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/v1/facilities/{ccn}',
+    operationId: 'registerFacility',
+    tag: 'facilities',
+    summary: 'Register a CCN for your tenant (201 the first time, 200 after), optionally overriding name, type, state and default place of service',
+    description:
+      'The body replaces the previous registration (omitted fields fall back to the reference data) and re-activates a soft-deleted one. ' +
+      'A CCN absent from the reference data needs `name` and `state`, else 404.',
+    auth: WRITE,
+    reads: 'snapshot+tenant',
+    params: FacilityParamsSchema,
+    body: json(RegistrationBodySchema, 16 * 1024),
+    response: FacilityProfileSchema,
+    alsoStatus: [201],
+    errors: [404],
+    examples: [{ summary: 'register a hospital as an outpatient department', params: { ccn: EXAMPLE_CCN }, body: { place_of_service: '22' } }],
+    handler: async ({ params, body, snapshot, tenant, now, reliability }) => {
+      const ccn = params.ccn;
+      const fields = registrationFields({ ccn, profile: await referenceProfile(snapshot, ccn) }, body);
+      const { created } = await tenant.facilities.register(ccn, fields, now());
+      const { profile, warnings, versions } = mergedProfile(await facilityView(snapshot, tenant, ccn));
+      return result(created ? 201 : 200, { ...profile, reliability: reliability(versions, { warnings }) }, { location: `/v1/facilities/${ccn}` });
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/v1/facilities/{ccn}',
+    operationId: 'deleteFacility',
+    tag: 'facilities',
+    summary: 'Deactivate (default) or, with hard=true, remove a registration with its roster and overrides',
+    description:
+      'Soft delete sets is_active false: overrides stop applying and determinations made with them still resolve. ' +
+      'hard=true removes the registration, roster and overrides in one transaction; cached answers that used them are dropped with it. ' +
+      'Persisted determinations are audit records and stay.',
+    auth: WRITE,
+    reads: 'tenant',
+    params: FacilityParamsSchema,
+    query: DeleteQuerySchema,
+    response: FacilityDeleteResultSchema,
+    errors: [404],
+    examples: [{ summary: 'deactivate a registration', status: 404, params: { ccn: '999999' } }],
+    handler: async ({ params, query, tenant, now }) => {
+      const hard = query.hard ?? false;
+      await tenant.facilities.remove(params.ccn, hard, now());
+      return { ccn: params.ccn, deleted: true, hard, is_active: false };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/facilities/{ccn}/payers',
+    operationId: 'upsertFacilityPayer',
+    tag: 'facilities',
+    summary: "Add or update a payer on the facility's roster (idempotent on facility and payer: 201 created, 200 updated, same id)",
+    description:
+      'payer_slug takes a slug or an alias and is stored as the slug; an unknown payer is 422. The body replaces the entry (omitted fields take their defaults). ' +
+      'A CCN in the reference data that the tenant has not registered is registered implicitly.',
+    auth: WRITE,
+    reads: 'snapshot+tenant',
+    params: FacilityParamsSchema,
+    body: json(RosterBodySchema, 16 * 1024),
+    checkInput: async (raw, snapshot) => bodyPayerIssues(raw, snapshot),
+    response: RosterEntrySchema,
+    alsoStatus: [201],
+    errors: [404],
+    examples: [
+      { summary: 'UnitedHealthcare in network', params: { ccn: EXAMPLE_CCN }, body: { payer_slug: 'united healthcare', network_status: 'in_network', plan_types: ['commercial'] } },
+    ],
+    handler: async ({ params, body, snapshot, tenant, now }) => {
+      await facilityView(snapshot, tenant, params.ccn); // 404 for a CCN nobody knows
+      const { entry, created } = await tenant.rosters.upsert(params.ccn, await rosterFields(snapshot, body), now());
+      return result(created ? 201 : 200, rosterOut(entry));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/facilities/{ccn}/payers',
+    operationId: 'listFacilityPayers',
+    tag: 'facilities',
+    summary: "The facility's payer roster",
+    auth: { scope: 'knowledge' },
+    reads: 'tenant',
+    cache: true,
+    params: FacilityParamsSchema,
+    response: RosterListSchema,
+    examples: [{ summary: 'roster of a facility', params: { ccn: EXAMPLE_CCN } }],
+    handler: async ({ params, tenant }) => {
+      const payers = (await tenant.rosters.list(params.ccn)).map(rosterOut);
+      return { ccn: params.ccn, payers, total: payers.length };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/facilities/{ccn}/pa-overrides',
+    operationId: 'listPaOverrides',
+    tag: 'facilities',
+    summary: "The facility's prior-auth overrides (tier 0 of the prior-auth check)",
+    auth: { scope: 'knowledge' },
+    reads: 'tenant',
+    cache: true,
+    params: FacilityParamsSchema,
+    response: PaOverrideListSchema,
+    examples: [{ summary: 'overrides of a facility', params: { ccn: EXAMPLE_CCN } }],
+    handler: async ({ params, tenant }) => {
+      const overrides = (await tenant.overrides.list(params.ccn)).map(overrideOut);
+      return { ccn: params.ccn, overrides, total: overrides.length };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/facilities/{ccn}/pa-overrides',
+    operationId: 'createPaOverride',
+    tag: 'facilities',
+    summary: 'Add a facility prior-auth override (for a payer or every payer; a code, a service category or every code)',
+    description:
+      'The most specific active override in force decides tier 0: code before service category before payer-wide, a named payer before every payer. ' +
+      'A CCN in the reference data that the tenant has not registered is registered implicitly.',
+    auth: WRITE,
+    reads: 'snapshot+tenant',
+    params: FacilityParamsSchema,
+    body: json(OverrideBodySchema, 16 * 1024),
+    checkInput: async (raw, snapshot) => bodyPayerIssues(raw, snapshot),
+    response: PaOverrideSchema,
+    status: 201,
+    errors: [404],
+    examples: [
+      {
+        summary: 'PA for an MRI at this facility',
+        params: { ccn: EXAMPLE_CCN },
+        body: { payer_slug: 'aetna', code: '70553', pa_required: true, reason: 'contract section 4.2', source_document: 'Aetna facility agreement 2026' },
+      },
+    ],
+    handler: async ({ params, body, snapshot, tenant, now }) => {
+      await facilityView(snapshot, tenant, params.ccn);
+      const o = await tenant.overrides.create(params.ccn, await overrideFields(snapshot, body), now());
+      return result(201, overrideOut(o), { location: `/v1/facilities/${params.ccn}/pa-overrides/${o.id}` });
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/v1/facilities/{ccn}/pa-overrides/{id}',
+    operationId: 'deletePaOverride',
+    tag: 'facilities',
+    summary: 'Remove a facility prior-auth override (determinations made with it keep their record)',
+    auth: WRITE,
+    reads: 'tenant',
+    params: FacilityParamsSchema.extend({ id: z.uuid() }),
+    response: OverrideDeleteResultSchema,
+    errors: [404],
+    examples: [{ summary: 'remove an override', status: 404, params: { ccn: EXAMPLE_CCN, id: '00000000-0000-4000-8000-000000000000' } }],
+    handler: async ({ params, tenant }) => {
+      await tenant.overrides.remove(params.ccn, params.id);
+      return { ccn: params.ccn, id: params.id, deleted: true };
     },
   }),
 ];

@@ -1,5 +1,21 @@
 import { z } from 'zod';
-import { ReliabilitySchema } from '../schemas.js';
+import { CcnSchema, IsoDateSchema, ReliabilitySchema, StateSchema } from '../schemas.js';
+import { NETWORK_STATUSES } from '../../warehouse/facilities.js';
+
+const dateTime = z.string().describe('ISO 8601 date-time');
+
+export const RegistrationSchema = z
+  .object({
+    ccn: z.string(),
+    name: z.string().nullable(),
+    facility_type: z.string().nullable(),
+    place_of_service: z.string().nullable(),
+    state: z.string().nullable(),
+    is_active: z.boolean(),
+    created_at: dateTime,
+    updated_at: dateTime,
+  })
+  .meta({ id: 'FacilityRegistration' });
 
 /** `GET /v1/facilities/{ccn}`: a facility with its payment geography, as payment composition sees it. */
 export const FacilityProfileSchema = z.object({
@@ -19,14 +35,126 @@ export const FacilityProfileSchema = z.object({
   locality_name: z.string().nullable(),
   locality_source: z.enum(['zip', 'county']).nullable().describe('zip: ZIP5 carrier locality file (CMS rule); county: LOCCO fallback'),
   wage_index: z.number().nullable().describe('FY IPPS wage index of the CBSA'),
-  is_rural: z.boolean(),
+  is_rural: z.boolean().nullable().describe('null for a CCN known only from the tenant registration'),
   rural_source: z.enum(['facility_file', 'zip_locality', 'cbsa']).nullable(),
   facility_type: z.string(),
   facility_type_label: z.string(),
-  active: z.boolean().nullable(),
-  source_layout: z.enum(['pos', 'care_compare']),
+  place_of_service: z.string().nullable().describe('default place of service: the registration\'s, else 22 (on-campus outpatient hospital) for hospitals'),
+  active: z.boolean().nullable().describe('CMS: false when the provider file marks the CCN terminated'),
+  source_layout: z.enum(['pos', 'care_compare', 'tenant']).describe('tenant: the CCN is not in the reference data, only registered'),
+  registered: z.boolean().describe('the calling tenant has registered this CCN'),
+  is_active: z.boolean().nullable().describe('the registration is active (false after a soft delete); null when not registered'),
+  registration: RegistrationSchema.nullable(),
   reliability: ReliabilitySchema,
 }).meta({ id: 'FacilityProfile' });
+
+/** Dates in bodies: a date (midnight UTC) or a date-time with offset. */
+const DateOrDateTime = z.union([IsoDateSchema, z.iso.datetime({ offset: true })]);
+const Slug = z.string().trim().min(1).max(100);
+const Text = (max: number) => z.string().trim().min(1).max(max);
+const FacilityTypeSchema = z.string().regex(/^[a-z][a-z0-9_]{1,63}$/, 'facility_type is a snake_case type such as critical_access_hospital');
+const PosSchema = z.string().regex(/^\d{2}$/, 'place_of_service is a 2-digit CMS place-of-service code');
+
+export const FacilityParamsSchema = z.object({ ccn: z.string().trim().toUpperCase().pipe(CcnSchema) });
+
+export const RegistrationBodySchema = z.strictObject({
+  name: Text(200).optional(),
+  facility_type: FacilityTypeSchema.optional(),
+  place_of_service: PosSchema.optional(),
+  state: StateSchema.optional(),
+});
+
+export const DeleteQuerySchema = z.object({ hard: z.enum(['true', 'false', '1', '0']).transform((s) => s === 'true' || s === '1').optional() });
+
+export const FacilityDeleteResultSchema = z
+  .object({ ccn: z.string(), deleted: z.boolean(), hard: z.boolean(), is_active: z.boolean() })
+  .meta({ id: 'FacilityDeleteResult' });
+
+export const FacilityListSchema = z
+  .object({
+    facilities: z.array(
+      z.object({
+        ccn: z.string(),
+        name: z.string(),
+        state: z.string().nullable(),
+        facility_type: z.string(),
+        place_of_service: z.string().nullable(),
+        in_reference_data: z.boolean(),
+        is_active: z.boolean(),
+        created_at: dateTime,
+        updated_at: dateTime,
+      }),
+    ),
+    total: z.int(),
+  })
+  .meta({ id: 'FacilityList' });
+
+export const RosterBodySchema = z.strictObject({
+  payer_slug: Slug.describe('payer slug or alias; stored as the slug'),
+  network_status: z.enum(NETWORK_STATUSES).optional().describe('default unknown'),
+  effective_date: DateOrDateTime.optional(),
+  expiration_date: DateOrDateTime.optional(),
+  notes: z.string().max(2000, 'notes is at most 2000 characters').optional(),
+  plan_types: z.array(Text(100)).max(50).optional(),
+  is_active: z.boolean().optional().describe('default true'),
+});
+
+export const RosterEntrySchema = z
+  .object({
+    id: z.uuid(),
+    payer_slug: z.string(),
+    payer_name: z.string(),
+    network_status: z.enum(NETWORK_STATUSES),
+    effective_date: dateTime.nullable(),
+    expiration_date: dateTime.nullable(),
+    is_active: z.boolean(),
+    notes: z.string().nullable(),
+    plan_types: z.array(z.string()),
+    created_at: dateTime,
+    updated_at: dateTime,
+  })
+  .meta({ id: 'RosterEntry' });
+
+export const RosterListSchema = z.object({ ccn: z.string(), payers: z.array(RosterEntrySchema), total: z.int() }).meta({ id: 'RosterList' });
+
+export const OverrideBodySchema = z.strictObject({
+  payer_slug: Slug.optional().describe('payer slug or alias; omitted: every payer'),
+  code: z.string().trim().toUpperCase().pipe(z.string().regex(/^[A-Z0-9]{5}$/, 'Code must be 5 letters or digits (HCPCS/CPT)')).optional(),
+  code_type: z.enum(['CPT', 'HCPCS']).optional(),
+  service_category: z.string().regex(/^[a-z][a-z0-9_]{1,63}$/, 'service_category is a snake_case category such as vein_ablation').optional(),
+  pa_required: z.boolean(),
+  auth_type: Text(100).optional(),
+  delegation_vendor: Text(200).optional(),
+  reason: Text(2000).optional(),
+  source_document: Text(500).optional(),
+  effective_date: DateOrDateTime.optional(),
+  expiration_date: DateOrDateTime.optional(),
+  is_active: z.boolean().optional(),
+});
+
+export const PaOverrideSchema = z
+  .object({
+    id: z.uuid(),
+    pa_required: z.boolean(),
+    auth_type: z.string().nullable(),
+    code: z.string().nullable(),
+    code_type: z.string().nullable(),
+    delegation_vendor: z.string().nullable(),
+    payer_name: z.string().nullable(),
+    payer_slug: z.string().nullable(),
+    reason: z.string().nullable(),
+    service_category: z.string().nullable(),
+    source_document: z.string().nullable(),
+    effective_date: dateTime.nullable(),
+    expiration_date: dateTime.nullable(),
+    is_active: z.boolean(),
+    created_at: dateTime,
+  })
+  .meta({ id: 'PaOverride' });
+
+export const PaOverrideListSchema = z.object({ ccn: z.string(), overrides: z.array(PaOverrideSchema), total: z.int() }).meta({ id: 'PaOverrideList' });
+
+export const OverrideDeleteResultSchema = z.object({ ccn: z.string(), id: z.string(), deleted: z.boolean() }).meta({ id: 'PaOverrideDeleteResult' });
 /** The body of `GET /v1/facilities/{ccn}`. */
 export type FacilityProfileResponse = z.infer<typeof FacilityProfileSchema>;
 

@@ -17,7 +17,7 @@ export const paymentRoutes: RouteDef[] = [
       'without ccn only the physician block, in `locality` (7 digits) or nationally. qpp_flag (0/1) overrides qpp. place_of_service pins the ' +
       'facility or non-facility PE-RVU. Amounts are exact and rounded to cents once; estimated_payment is the sum of the applicable blocks.',
     auth: { scope: 'knowledge' },
-    reads: 'snapshot',
+    reads: 'snapshot+tenant',
     cache: true,
     params: z.object({ code: HcpcsSchema }),
     query: PaymentQuerySchema,
@@ -26,8 +26,17 @@ export const paymentRoutes: RouteDef[] = [
     examples: [
       { summary: 'an office visit in Manhattan (non-QPP)', params: { code: '99213' }, query: { locality: '1320201', date_of_service: '2026-03-02' } },
     ],
-    handler: async ({ params, query, snapshot, reliability }) => {
-      const { composition, warnings, used, degraded } = await composePaymentFor(snapshot, { code: params.code, ...query });
+    handler: async ({ params, query, snapshot, tenant, reliability }) => {
+      // The tenant's registration of the CCN: facility.registered, its facility type and default place of service.
+      const reg = query.ccn ? await tenant.facilities.get(query.ccn) : null;
+      const pos = query.place_of_service ?? (reg?.is_active ? (reg.place_of_service ?? undefined) : undefined);
+      const { composition, warnings, used, degraded } = await composePaymentFor(snapshot, {
+        code: params.code,
+        ...query,
+        place_of_service: pos,
+        registration: reg ? { active: reg.is_active, facility_type: reg.is_active ? reg.facility_type : null } : null,
+      });
+      if (pos !== undefined && query.place_of_service === undefined) warnings.push(`place of service ${pos} from your registration of ${query.ccn}`);
       return { ...composition, reliability: reliability(used, { warnings, degraded }) };
     },
   }),

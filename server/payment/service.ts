@@ -21,6 +21,8 @@ export interface PaymentRequest {
   locality?: string;
   place_of_service?: string;
   use_facility_rate?: boolean;
+  /** The caller's registration of `ccn` (its facility type wins over the reference data's). */
+  registration?: { active: boolean; facility_type: string | null } | null;
 }
 
 /** What the route needs: the composition, warnings for `reliability`, and the versions used. */
@@ -140,6 +142,10 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
   if (q.ccn) {
     if (q.locality) warnings.push(`locality ${q.locality} ignored: ccn ${q.ccn} sets the locality`);
     facility = await getFacility(snapshot, q.ccn);
+    if (q.registration?.facility_type && q.registration.facility_type !== facility.facility_type) {
+      warnings.push(`facility type ${q.registration.facility_type} from your registration of ${q.ccn} (reference data: ${facility.facility_type})`);
+      facility = { ...facility, facility_type: q.registration.facility_type };
+    }
     Object.assign(used, facility.versions);
     warnings.push(...facility.warnings);
     gpci = await gpciFor(snapshot, facility.locality, q.date_of_service, warnings, used, `facility ${facility.ccn}`, fallback);
@@ -196,7 +202,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
         // The POS the composition assumed: the pinned one, else on-campus outpatient hospital (22).
         pos_code: q.place_of_service ?? (hospital ? '22' : null),
         is_rural: facility.is_rural,
-        registered: facility.active !== false,
+        registered: q.registration?.active === true,
         wage_index: facility.wage_index,
       }
     : null;

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { payerKnowledge } from '../../datasets/payers/queries.js';
+import { todayOf } from '../calendar.js';
+import { payerParamIssues } from '../payers/service.js';
+import { defineRoute, type RouteDef } from '../route.js';
+import { PaCheckQuerySchema, PaDeterminationSchema, StoredDeterminationSchema } from './schemas.js';
+import { checkPriorAuth } from './service.js';
+
+/**
+ * Prior authorization: the 5-tier determination (tier 0 the facility's own override) and the
+ * persisted determinations behind it. The resolution is cached per tenant state generation; the
+ * record of each check is a durable write after it (`persist`).
+ */
+export const priorAuthRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'get',
+    path: '/v1/prior-auth/check',
+    operationId: 'checkPriorAuth',
+    tag: 'prior-auth',
+    summary: 'Does this payer require prior authorization for this code or service category? (tiers 0-5, with the rationale)',
+    description:
+      'Tiers, first match decides: 0 facility_override (with ccn: your override for the CCN), 1 payer_code, 2 payer_category, 3 payer_default ' +
+      '(plan type or line of business), 4 national (Medicare FFS: the CMS hospital outpatient department list, at OPD places of service), ' +
+      "5 none: determination 'unknown' with pa_required false and a warning, never a silent 'not required'. ccn also fills state and place of service. " +
+      'Every check is stored (tenant-scoped, immutable) and its determination_id answers GET /v1/prior-auth/determinations/{id}; persist=false skips the record.',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot+tenant',
+    cache: 'daily',
+    query: PaCheckQuerySchema,
+    checkInput: async (raw, snapshot) => payerParamIssues(await payerKnowledge(snapshot), raw.query.payer, ['query', 'payer']),
+    response: PaDeterminationSchema,
+    errors: [404],
+    examples: [
+      { summary: 'Medicare FFS, blepharoplasty in a hospital outpatient department', query: { payer: 'medicare_ffs', code: '15823', place_of_service: '22', date_of_service: '2026-03-02' } },
+    ],
+    handler: async ({ query, snapshot, tenant, now, reliability }) => {
+      const { persist: _persist, ...q } = query;
+      const a = await checkPriorAuth(snapshot, tenant, q, todayOf(now()));
+      return { ...a.body, reliability: reliability(a.used, { warnings: a.warnings }) };
+    },
+    persist: async ({ query, tenant, snapshotId, now }, answer) => {
+      if (query.persist === false) return null;
+      const body = answer();
+      const id = randomUUID();
+      await tenant.determinations.create({
+        id,
+        created_at: now.toISOString(),
+        ccn: body.ccn,
+        payer_slug: body.payer_slug,
+        code: body.code,
+        inputs: query,
+        result: body,
+        snapshot_id: snapshotId,
+        dataset_versions: body.reliability.dataset_versions,
+      });
+      return { determination_id: id };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/prior-auth/determinations/{id}',
+    operationId: 'getPriorAuthDetermination',
+    tag: 'prior-auth',
+    summary: 'A persisted prior-auth determination as it was made (audit)',
+    description: 'Tenant-scoped: an id of another tenant is 404. Records survive soft and hard facility deletes.',
+    auth: { scope: 'audit' },
+    reads: 'tenant',
+    params: z.object({ id: z.uuid() }),
+    response: StoredDeterminationSchema,
+    errors: [404],
+    examples: [{ summary: 'a determination that does not exist', status: 404, params: { id: '00000000-0000-4000-8000-000000000000' } }],
+    handler: async ({ params, tenant }) => {
+      const d = await tenant.determinations.get(params.id);
+      return {
+        determination_id: d.id,
+        created_at: d.created_at,
+        inputs: d.inputs,
+        snapshot_id: d.snapshot_id,
+        dataset_versions: d.dataset_versions,
+        determination: { determination_id: d.id, ...d.result } as never,
+      };
+    },
+  }),
+];

@@ -1,0 +1,281 @@
+import type Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { NotFoundError } from './errors.js';
+
+/** A tenant's registration of a CCN: its own overrides of the public reference row. */
+export interface FacilityRegistration {
+  ccn: string;
+  name: string | null;
+  facility_type: string | null;
+  place_of_service: string | null;
+  state: string | null;
+  is_active: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export type RegistrationFields = Pick<FacilityRegistration, 'name' | 'facility_type' | 'place_of_service' | 'state'>;
+
+export const NETWORK_STATUSES = ['in_network', 'out_of_network', 'unknown'] as const;
+export type NetworkStatus = (typeof NETWORK_STATUSES)[number];
+
+/** One payer on a facility's roster (the spec's "Facility payer roster entry"). */
+export interface RosterEntry {
+  id: string;
+  ccn: string;
+  payer_slug: string;
+  payer_name: string;
+  network_status: NetworkStatus;
+  effective_date: string | null;
+  expiration_date: string | null;
+  is_active: boolean;
+  notes: string | null;
+  plan_types: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+export type RosterFields = Omit<RosterEntry, 'id' | 'ccn' | 'created_at' | 'updated_at'>;
+
+/** A facility's own prior-auth rule (tier 0 of the resolver). */
+export interface PaOverride {
+  id: string;
+  ccn: string;
+  /** null: every payer. */
+  payer_slug: string | null;
+  payer_name: string | null;
+  /** null: every code (of the service category when that is set). */
+  code: string | null;
+  code_type: string | null;
+  service_category: string | null;
+  pa_required: boolean;
+  auth_type: string | null;
+  delegation_vendor: string | null;
+  reason: string | null;
+  source_document: string | null;
+  effective_date: string | null;
+  expiration_date: string | null;
+  is_active: boolean;
+  created_at: string;
+}
+
+export type PaOverrideFields = Omit<PaOverride, 'id' | 'ccn' | 'created_at'>;
+
+/** A prior-auth determination as it was made: an audit record, never changed or deleted with the facility. */
+export interface StoredDetermination {
+  id: string;
+  created_at: string;
+  ccn: string | null;
+  payer_slug: string;
+  code: string | null;
+  /** The validated query of the check. */
+  inputs: Record<string, unknown>;
+  /** The answer as returned (without its id). */
+  result: Record<string, unknown>;
+  snapshot_id: string;
+  dataset_versions: Record<string, string>;
+}
+
+/** Facility registrations, payer rosters and prior-auth overrides of one tenant; every query binds the tenant. */
+export interface TenantFacilities {
+  /** Registers the CCN or updates its registration (re-activating a soft-deleted one); `created` on first registration. */
+  register(ccn: string, fields: RegistrationFields, now: Date): Promise<{ facility: FacilityRegistration; created: boolean }>;
+  /** The tenant's registration of the CCN, or null. */
+  get(ccn: string): Promise<FacilityRegistration | null>;
+  list(): Promise<FacilityRegistration[]>;
+  /**
+   * Soft delete sets `is_active` false; hard delete removes the registration, its roster and its
+   * overrides in one transaction. Determinations are audit records and stay either way.
+   * @throws NotFoundError when the tenant has not registered the CCN.
+   */
+  remove(ccn: string, hard: boolean, now: Date): Promise<FacilityRegistration>;
+}
+
+export interface TenantRosters {
+  /**
+   * Creates or replaces the facility's entry for the payer (unique on tenant, CCN and payer):
+   * the same id both times. Registers the CCN first when the tenant has not.
+   */
+  upsert(ccn: string, fields: RosterFields, now: Date): Promise<{ entry: RosterEntry; created: boolean }>;
+  list(ccn: string): Promise<RosterEntry[]>;
+}
+
+export interface TenantPaOverrides {
+  /** Adds an override (registering the CCN first when the tenant has not). */
+  create(ccn: string, fields: PaOverrideFields, now: Date): Promise<PaOverride>;
+  list(ccn: string): Promise<PaOverride[]>;
+  /** @throws NotFoundError for an id that is not this tenant's override of this CCN. */
+  remove(ccn: string, id: string): Promise<PaOverride>;
+}
+
+export interface TenantDeterminations {
+  create(d: StoredDetermination): Promise<StoredDetermination>;
+  /** @throws NotFoundError for an id of another tenant (or none). */
+  get(id: string): Promise<StoredDetermination>;
+}
+
+interface FacilityRow extends Omit<FacilityRegistration, 'is_active'> {
+  is_active: number;
+}
+interface RosterRow extends Omit<RosterEntry, 'is_active' | 'plan_types'> {
+  is_active: number;
+  plan_types: string;
+}
+interface OverrideRow extends Omit<PaOverride, 'is_active' | 'pa_required'> {
+  is_active: number;
+  pa_required: number;
+}
+interface DeterminationRow {
+  id: string;
+  created_at: string;
+  ccn: string | null;
+  payer_slug: string;
+  code: string | null;
+  inputs: string;
+  result: string;
+  snapshot_id: string;
+  dataset_versions: string;
+}
+
+const FAC_COLS = 'ccn, name, facility_type, place_of_service, state, is_active, created_at, updated_at';
+const ROSTER_COLS = 'id, ccn, payer_slug, payer_name, network_status, effective_date, expiration_date, is_active, notes, plan_types, created_at, updated_at';
+const OVERRIDE_COLS =
+  'id, ccn, payer_slug, payer_name, code, code_type, service_category, pa_required, auth_type, delegation_vendor, reason, source_document, effective_date, expiration_date, is_active, created_at';
+const DET_COLS = 'id, created_at, ccn, payer_slug, code, inputs, result, snapshot_id, dataset_versions';
+
+const toFacility = (r: FacilityRow): FacilityRegistration => ({ ...r, is_active: r.is_active === 1 });
+const toRoster = (r: RosterRow): RosterEntry => ({ ...r, is_active: r.is_active === 1, plan_types: JSON.parse(r.plan_types) as string[] });
+const toOverride = (r: OverrideRow): PaOverride => ({ ...r, is_active: r.is_active === 1, pa_required: r.pa_required === 1 });
+const toDetermination = (r: DeterminationRow): StoredDetermination => ({
+  ...r,
+  inputs: JSON.parse(r.inputs) as Record<string, unknown>,
+  result: JSON.parse(r.result) as Record<string, unknown>,
+  dataset_versions: JSON.parse(r.dataset_versions) as Record<string, string>,
+});
+
+/**
+ * SQLite implementation of the facility tables. Statements are synchronous and the state store
+ * runs each method under its lock inside one transaction, so an upsert's read-then-write cannot
+ * interleave with another request's.
+ */
+export class SqliteFacilities {
+  constructor(private readonly db: Database.Database) {}
+
+  private getFacility(tenantId: string, ccn: string): FacilityRegistration | null {
+    const r = this.db.prepare(`SELECT ${FAC_COLS} FROM facilities WHERE tenant_id = ? AND ccn = ?`).get(tenantId, ccn) as FacilityRow | undefined;
+    return r ? toFacility(r) : null;
+  }
+
+  /** Registers the CCN with no overrides when the tenant has not (roster and override writes). */
+  private ensureFacility(tenantId: string, ccn: string, now: Date): void {
+    const at = now.toISOString();
+    this.db
+      .prepare('INSERT INTO facilities (tenant_id, ccn, is_active, created_at, updated_at) VALUES (?, ?, 1, ?, ?) ON CONFLICT (tenant_id, ccn) DO NOTHING')
+      .run(tenantId, ccn, at, at);
+  }
+
+  facilities(tenantId: string) {
+    return {
+      register: (ccn: string, f: RegistrationFields, now: Date) => {
+        const prev = this.getFacility(tenantId, ccn);
+        const at = now.toISOString();
+        this.db
+          .prepare(
+            `INSERT INTO facilities (tenant_id, ccn, name, facility_type, place_of_service, state, is_active, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)
+             ON CONFLICT (tenant_id, ccn) DO UPDATE SET name = excluded.name, facility_type = excluded.facility_type,
+               place_of_service = excluded.place_of_service, state = excluded.state, is_active = 1, updated_at = excluded.updated_at`,
+          )
+          .run(tenantId, ccn, f.name, f.facility_type, f.place_of_service, f.state, at, at);
+        return { facility: this.getFacility(tenantId, ccn)!, created: prev === null };
+      },
+      get: (ccn: string) => this.getFacility(tenantId, ccn),
+      list: () => (this.db.prepare(`SELECT ${FAC_COLS} FROM facilities WHERE tenant_id = ? ORDER BY ccn`).all(tenantId) as FacilityRow[]).map(toFacility),
+      remove: (ccn: string, hard: boolean, now: Date) => {
+        const prev = this.getFacility(tenantId, ccn);
+        if (!prev) throw new NotFoundError(`facility ${ccn} is not registered by this tenant`);
+        if (!hard) {
+          this.db.prepare('UPDATE facilities SET is_active = 0, updated_at = ? WHERE tenant_id = ? AND ccn = ?').run(now.toISOString(), tenantId, ccn);
+          return { ...prev, is_active: false, updated_at: now.toISOString() };
+        }
+        this.db.prepare('DELETE FROM pa_overrides WHERE tenant_id = ? AND ccn = ?').run(tenantId, ccn);
+        this.db.prepare('DELETE FROM facility_payers WHERE tenant_id = ? AND ccn = ?').run(tenantId, ccn);
+        this.db.prepare('DELETE FROM facilities WHERE tenant_id = ? AND ccn = ?').run(tenantId, ccn);
+        return { ...prev, is_active: false };
+      },
+    };
+  }
+
+  rosters(tenantId: string) {
+    const byPayer = (ccn: string, slug: string) =>
+      this.db.prepare(`SELECT ${ROSTER_COLS} FROM facility_payers WHERE tenant_id = ? AND ccn = ? AND payer_slug = ?`).get(tenantId, ccn, slug) as RosterRow | undefined;
+    return {
+      upsert: (ccn: string, f: RosterFields, now: Date) => {
+        this.ensureFacility(tenantId, ccn, now);
+        const prev = byPayer(ccn, f.payer_slug);
+        const at = now.toISOString();
+        this.db
+          .prepare(
+            `INSERT INTO facility_payers (id, tenant_id, ccn, payer_slug, payer_name, network_status, effective_date, expiration_date, is_active, notes, plan_types, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (tenant_id, ccn, payer_slug) DO UPDATE SET payer_name = excluded.payer_name, network_status = excluded.network_status,
+               effective_date = excluded.effective_date, expiration_date = excluded.expiration_date, is_active = excluded.is_active,
+               notes = excluded.notes, plan_types = excluded.plan_types, updated_at = excluded.updated_at`,
+          )
+          .run(
+            prev?.id ?? randomUUID(), tenantId, ccn, f.payer_slug, f.payer_name, f.network_status, f.effective_date, f.expiration_date,
+            f.is_active ? 1 : 0, f.notes, JSON.stringify(f.plan_types), at, at,
+          );
+        return { entry: toRoster(byPayer(ccn, f.payer_slug)!), created: prev === undefined };
+      },
+      list: (ccn: string) =>
+        (this.db.prepare(`SELECT ${ROSTER_COLS} FROM facility_payers WHERE tenant_id = ? AND ccn = ? ORDER BY payer_slug`).all(tenantId, ccn) as RosterRow[]).map(toRoster),
+    };
+  }
+
+  overrides(tenantId: string) {
+    const one = (ccn: string, id: string) =>
+      this.db.prepare(`SELECT ${OVERRIDE_COLS} FROM pa_overrides WHERE tenant_id = ? AND ccn = ? AND id = ?`).get(tenantId, ccn, id) as OverrideRow | undefined;
+    return {
+      create: (ccn: string, f: PaOverrideFields, now: Date) => {
+        this.ensureFacility(tenantId, ccn, now);
+        const id = randomUUID();
+        this.db
+          .prepare(
+            `INSERT INTO pa_overrides (id, tenant_id, ccn, payer_slug, payer_name, code, code_type, service_category, pa_required, auth_type,
+               delegation_vendor, reason, source_document, effective_date, expiration_date, is_active, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            id, tenantId, ccn, f.payer_slug, f.payer_name, f.code, f.code_type, f.service_category, f.pa_required ? 1 : 0, f.auth_type,
+            f.delegation_vendor, f.reason, f.source_document, f.effective_date, f.expiration_date, f.is_active ? 1 : 0, now.toISOString(),
+          );
+        return toOverride(one(ccn, id)!);
+      },
+      list: (ccn: string) =>
+        (this.db.prepare(`SELECT ${OVERRIDE_COLS} FROM pa_overrides WHERE tenant_id = ? AND ccn = ? ORDER BY created_at, id`).all(tenantId, ccn) as OverrideRow[]).map(toOverride),
+      remove: (ccn: string, id: string) => {
+        const r = one(ccn, id);
+        if (!r) throw new NotFoundError(`prior-auth override ${id} of facility ${ccn} not found`);
+        this.db.prepare('DELETE FROM pa_overrides WHERE tenant_id = ? AND ccn = ? AND id = ?').run(tenantId, ccn, id);
+        return toOverride(r);
+      },
+    };
+  }
+
+  determinations(tenantId: string) {
+    return {
+      create: (d: StoredDetermination) => {
+        this.db
+          .prepare(`INSERT INTO pa_determinations (tenant_id, ${DET_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+          .run(tenantId, d.id, d.created_at, d.ccn, d.payer_slug, d.code, JSON.stringify(d.inputs), JSON.stringify(d.result), d.snapshot_id, JSON.stringify(d.dataset_versions));
+        return d;
+      },
+      get: (id: string) => {
+        const r = this.db.prepare(`SELECT ${DET_COLS} FROM pa_determinations WHERE tenant_id = ? AND id = ?`).get(tenantId, id) as DeterminationRow | undefined;
+        if (!r) throw new NotFoundError(`determination ${id} not found`);
+        return toDetermination(r);
+      },
+    };
+  }
+}
