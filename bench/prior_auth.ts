@@ -1,12 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { seedAll } from '../ingest/seed.js';
-import { Warehouse } from '../warehouse/store.js';
-import { benchKey, benchRow, load, shuffle, warmPaired } from './lib.js';
-import { spawnApi, spawnBare } from './procs.js';
-
-const ROOT = resolve(import.meta.dirname, '..');
+import { benchRow, load, shuffle, warmPaired } from './lib.js';
+import { seededPair } from './procs.js';
 
 /**
  * Prior-auth check, warm, 16 connections, each beside a bare Koa run (medians of 3 alternating
@@ -15,12 +8,7 @@ const ROOT = resolve(import.meta.dirname, '..');
  * request), then roster upserts (a durable upsert per request). Target: resolution >= 0.5x bare.
  */
 export async function run(): Promise<Record<string, string | number>[]> {
-  const dir = await mkdtemp(join(tmpdir(), 'rcm-bench-pa-'));
-  const wh = new Warehouse(dir);
-  await seedAll(wh, join(ROOT, 'seeds'));
-  const key = await benchKey(wh.path('state.sqlite'));
-  const api = await spawnApi(dir);
-  const bare = await spawnBare();
+  const { key, api, bare, stop } = await seededPair('rcm-bench-pa-');
   const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
   const ccns = ['050454', '330101', '010001'];
   const payers = ['medicare_ffs', 'uhc', 'aetna', 'medi_cal', 'masshealth', 'cigna'];
@@ -53,9 +41,7 @@ export async function run(): Promise<Record<string, string | number>[]> {
       ),
     );
   } finally {
-    await api.stop();
-    await bare.stop();
-    await rm(dir, { recursive: true, force: true });
+    await stop();
   }
   return rows;
 }

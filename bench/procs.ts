@@ -1,5 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { seedAll } from '../ingest/seed.js';
+import { Warehouse } from '../warehouse/store.js';
+import { benchKey } from './lib.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -45,4 +50,28 @@ export async function spawnBare(): Promise<Child> {
   const proc = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'bench/bare.ts')], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await waitFor(proc, /(http:\/\/[\d.]+:\d+)/, 'stdout');
   return { url, proc, stop: stop(proc) };
+}
+
+/**
+ * A seeded data dir with a bench key, the API server over it and a bare Koa server: what most
+ * area benches start from. `stop` ends both and removes the dir.
+ */
+export async function seededPair(prefix: string): Promise<{ dir: string; key: string; api: Child; bare: Child; stop(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const wh = new Warehouse(dir);
+  await seedAll(wh, join(ROOT, 'seeds'));
+  const key = await benchKey(wh.path('state.sqlite'));
+  const api = await spawnApi(dir);
+  const bare = await spawnBare();
+  return {
+    dir,
+    key,
+    api,
+    bare,
+    async stop() {
+      await api.stop();
+      await bare.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }

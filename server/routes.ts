@@ -46,6 +46,7 @@ import { systemResolver } from './agents/callbacks.js';
  *   GET    /v1/ncci/mue/{code}               getMue               knowledge
  *   GET    /v1/ncci/medicaid/mue/{code}      getMedicaidMue       knowledge
  *   GET    /v1/ncci/aoc/{code}               getAoc               knowledge
+ *   POST   /v1/ncci/validate                 validateClaimNcci    knowledge (a whole claim: PTP, MUE, add-ons)
  *   GET    /v1/payers/search                 searchPayers         knowledge
  *   GET    /v1/payers/denial-codes/{code}    lookupDenialCode     knowledge
  *   GET    /v1/payers/{slug}/appeal-deadline getAppealDeadline    knowledge

@@ -65,6 +65,10 @@ const SAMPLES: Record<string, Sample[]> = {
     { path: '/v1/codes/99213/payment?ccn=12', status: 422 },
     { path: '/v1/codes/ZZZZZ/payment?locality=1320201', status: 404 },
   ],
+  validateClaimNcci: [
+    { path: '/v1/ncci/validate', method: 'POST', status: 200, body: { date_of_service: '2026-08-01', setting: 'hosp', payer: 'medicaid', lines: [{ code: '11042' }, { code: '97597', modifiers: ['59'] }, { code: 'ZZZZZ' }] } },
+    { path: '/v1/ncci/validate', method: 'POST', status: 422, body: { date_of_service: '2026-08-01', setting: 'prac', lines: [] } },
+  ],
   listFacilities: [
     { path: '/v1/facilities', status: 200 },
     { path: '/v1/facilities?state=CA', status: 422 },

@@ -92,9 +92,26 @@ function byEffective(dataset: string, ordered: DatasetVersion[], date: string): 
   return { version: v, covered: false, warning: `no ${dataset} release loaded is effective on ${date}; used ${v.version} (effective ${v.effective_date ?? 'unknown'})` };
 }
 
+/**
+ * Picks per versions list (a snapshot's lists never change): a claim check selects versions for
+ * hundreds of line pairs per request, and the pick is a pure function of the list and the query.
+ */
+const picks = new WeakMap<DatasetVersion[], Map<string, VersionPick | undefined>>();
+
 /** Picks the version of `dataset` that answers `q` (undefined when none is loaded, or none in `q.year`). */
 export function selectVersion(dataset: string, versions: DatasetVersion[], q: VersionQuery): VersionPick | undefined {
   if (versions.length === 0) return undefined;
+  let memo = picks.get(versions);
+  if (!memo) picks.set(versions, (memo = new Map()));
+  const key = `${dataset}\u0000${q.rule}\u0000${q.date ?? ''}\u0000${q.year ?? ''}`;
+  if (memo.has(key)) return memo.get(key);
+  if (memo.size >= 10_000) memo.clear();
+  const pick = choose(dataset, versions, q);
+  memo.set(key, pick);
+  return pick;
+}
+
+function choose(dataset: string, versions: DatasetVersion[], q: VersionQuery): VersionPick | undefined {
   const ordered = [...versions].sort(compareVersions);
   if (q.year !== undefined) {
     const inYear = ordered.filter((v) => (v.effective_date ?? v.version).startsWith(String(q.year)));

@@ -2,10 +2,12 @@ import { ANY_PRIMARY } from '../../datasets/ncci_aoc/dataset.js';
 import { findMedicaidMues, findMedicareMues } from '../../datasets/_ncci_mue/queries.js';
 import { findAocEdits } from '../../datasets/ncci_aoc/queries.js';
 import { lookupPtpEdit, type PtpDatasetId } from '../../datasets/ncci_ptp_prac/queries.js';
+import { claimLookups } from './claim.js';
 import { payerKnowledge } from '../../datasets/payers/queries.js';
 import { ncciEditSetOf, payerParamIssues, resolvePayer } from '../payers/service.js';
-import { defineRoute, type RouteDef } from '../route.js';
-import { AocLookupSchema, CodeParams, DosQuery, MedicaidMueListSchema, MedicareMueListSchema, PtpEditSchema, PtpQuerySchema, type PtpEdit } from './schemas.js';
+import { defineRoute, json, type RouteDef } from '../route.js';
+import { checkClaim, NCCI_POLICY_MANUAL, type ClaimLine } from './validate.js';
+import { ClaimValidationSchema, ValidateBodySchema, AocLookupSchema, CodeParams, DosQuery, MedicaidMueListSchema, MedicareMueListSchema, PtpEditSchema, PtpQuerySchema, type PtpEdit } from './schemas.js';
 import { auditSummary } from './sentinel.js';
 import { aocEdit, medicaidMueNote, toPtpEdit } from './service.js';
 import { templateSummarizer, type PtpEditFacts, type Summarizer } from './summary.js';
@@ -218,9 +220,83 @@ const mueRoutes: RouteDef[] = [
   }),
 ];
 
+const validateRoute = defineRoute({
+  method: 'post',
+  path: '/v1/ncci/validate',
+  operationId: 'validateClaimNcci',
+  tag: 'ncci',
+  summary: 'Check a whole claim against NCCI: PTP for every pair of lines, MUE per line and per date, add-on codes against their primaries',
+  description:
+    'Up to 100 lines of {line_id?, code, modifiers, units, date_of_service?}. PTP: every pair of lines on the same date in CMS column order; modifier ' +
+    'indicator 1 is bypassed by an NCCI-associated modifier on either line (59, XE, XP, XS, XU, 27, 91, 58, 78, 79; anatomic modifiers only when the ' +
+    'two lines name different sites; 24, 25 and 57 only on the E/M line), indicator 0 never, indicator 9 does not apply. MUE: MAI 1 per line, MAI 2 ' +
+    'and 3 summed per code and date. Add-ons: type 1 without a listed primary fails, types 2 and 3 warn. A code no loaded file knows is no_data. ' +
+    '`payer` medicaid/masshealth/medi_cal selects the Medicaid PTP and MUE files. `summary.clean` is true only when nothing failed and nothing lacked data.',
+  auth: { scope: 'knowledge' },
+  reads: 'snapshot',
+  body: json(ValidateBodySchema, 64 * 1024),
+  checkInput: async (raw, snapshot) => payerParamIssues(await payerKnowledge(snapshot), (raw.body as { payer?: unknown } | undefined)?.payer, ['body', 'payer']),
+  response: ClaimValidationSchema,
+  examples: [
+    {
+      summary: 'an office visit with a debridement and its add-on',
+      body: {
+        date_of_service: '2026-08-01',
+        setting: 'prac',
+        lines: [
+          { code: '99213', modifiers: ['25'], units: 1 },
+          { code: '11042', units: 1 },
+          { code: '97597', units: 1 },
+        ],
+      },
+    },
+  ],
+  handler: async ({ body, snapshot, reliability }) => {
+    const k = await payerKnowledge(snapshot);
+    const payerRow = body.payer ? resolvePayer(k, body.payer) : undefined;
+    const payerInfo = payerRow ? ncciEditSetOf(payerRow) : { editSet: 'medicare' as const, warning: undefined };
+    const program = payerInfo.editSet;
+    const lines: ClaimLine[] = body.lines.map((l, i) => ({
+      line_id: l.line_id ?? String(i + 1),
+      code: l.code,
+      modifiers: l.modifiers,
+      units: l.units,
+      date_of_service: l.date_of_service ?? body.date_of_service,
+    }));
+    const check = await checkClaim(lines, claimLookups(snapshot, body.setting, program));
+    const count = (s: string) => check.findings.filter((f) => f.status === s).length;
+    const warnings = [...check.warnings];
+    if (payerInfo.warning) warnings.push(payerInfo.warning);
+    if (program === 'medicaid') warnings.push('Medicaid NCCI add-on code edits are not loaded: add-ons were checked against the Medicare AOC file');
+    const summary = {
+      fail: count('fail'),
+      bypassed: count('bypassed'),
+      pass: count('pass'),
+      warn: count('warn'),
+      no_data: count('no_data'),
+      clean: count('fail') === 0 && count('no_data') === 0,
+      lines: lines.length,
+      pairs_checked: check.pairs_checked,
+      ncci_versions: check.versions,
+      policy: NCCI_POLICY_MANUAL,
+    };
+    return {
+      date_of_service: body.date_of_service,
+      setting: body.setting,
+      program,
+      payer: payerRow?.slug ?? null,
+      state: body.state ?? null,
+      lines,
+      findings: check.findings,
+      summary,
+      reliability: reliability(check.versions, { warnings, degraded: count('no_data') > 0 }),
+    };
+  },
+});
+
 /** Builds the NCCI routes with injected effects (a different summarizer in tests, later an LLM). */
 export function makeNcciRoutes(deps: PtpRouteDeps = {}): RouteDef[] {
-  return [ptpRoute('prac', deps), ptpRoute('hosp', deps), ...mueRoutes];
+  return [ptpRoute('prac', deps), ptpRoute('hosp', deps), ...mueRoutes, validateRoute];
 }
 
 /** PTP (prac, hosp), MUE, add-on and Medicaid MUE routes with the template summarizer. */

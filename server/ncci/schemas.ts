@@ -161,3 +161,95 @@ export const AocLookupSchema = z.object({
   reliability: ReliabilitySchema,
 }).meta({ id: 'AocLookup' });
 
+
+const ModifierSchema = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .pipe(z.string().regex(/^[A-Z0-9]{2}$/, 'a modifier is 2 letters or digits'));
+
+export const ClaimLineSchema = z.strictObject({
+  line_id: z.string().trim().min(1).max(50).optional().describe('default: the line number, 1-based'),
+  code: HcpcsSchema,
+  modifiers: z.array(ModifierSchema).max(4, 'a claim line carries at most 4 modifiers').default([]),
+  units: z.int().min(1).max(100_000).default(1),
+  date_of_service: IsoDateSchema.optional().describe("the line's own date (default: the claim's)"),
+});
+
+/** Body of `POST /v1/ncci/validate`. */
+export const ValidateBodySchema = z
+  .strictObject({
+    date_of_service: IsoDateSchema,
+    setting: z.enum(['prac', 'hosp']).describe('prac: practitioner and ASC claims; hosp: outpatient hospital claims'),
+    payer: PayerSchema.optional().describe('medicaid, masshealth, medi_cal (any payer whose ncci_edit_set is medicaid) select the Medicaid files'),
+    state: StateSchema.optional(),
+    lines: z.array(ClaimLineSchema).min(1, 'a claim has at least one line').max(100, 'at most 100 lines per call'),
+  })
+  .superRefine((b, ctx) => {
+    const seen = new Set<string>();
+    b.lines.forEach((l, i) => {
+      const id = l.line_id ?? String(i + 1);
+      if (seen.has(id)) ctx.addIssue({ code: 'custom', path: ['lines', i, 'line_id'], message: `line_id ${id} is used twice` });
+      seen.add(id);
+    });
+  });
+
+const EditUsedSchema = z.union([
+  z.object({
+    type: z.literal('ptp'),
+    dataset: z.string(),
+    version: z.string(),
+    column1: z.string(),
+    column2: z.string(),
+    effective_date: z.string().nullable(),
+    deletion_date: z.string().nullable(),
+    modifier_indicator: z.enum(['0', '1', '9']),
+    rationale: z.string(),
+  }),
+  z.object({
+    type: z.literal('mue'),
+    dataset: z.string(),
+    version: z.string(),
+    code: z.string(),
+    mue_value: z.number(),
+    mue_adj_ind: z.union([z.literal(1), z.literal(2), z.literal(3)]).nullable(),
+    mue_adj_ind_label: z.string().nullable(),
+    mue_rationale: z.string().nullable(),
+  }),
+  z.object({ type: z.literal('aoc'), dataset: z.string(), version: z.string(), addon_code: z.string(), aoc_edit_type: z.number(), primary_codes: z.array(z.string()) }),
+]);
+
+export const ClaimFindingSchema = z.object({
+  kind: z.enum(['code', 'ptp', 'mue', 'aoc']),
+  status: z.enum(['fail', 'bypassed', 'pass', 'warn', 'no_data']),
+  line_ids: z.array(z.string()),
+  codes: z.array(z.string()),
+  message: z.string(),
+  edit: EditUsedSchema.nullable().describe('the NCCI row the finding used'),
+  rule: z.string().nullable().describe('the modifier, MAI or add-on type that decided'),
+});
+
+export const ClaimValidationSchema = z
+  .object({
+    date_of_service: z.string(),
+    setting: z.enum(['prac', 'hosp']),
+    program: z.enum(['medicare', 'medicaid']),
+    payer: z.string().nullable(),
+    state: z.string().nullable(),
+    lines: z.array(z.object({ line_id: z.string(), code: z.string(), modifiers: z.array(z.string()), units: z.number(), date_of_service: z.string() })),
+    findings: z.array(ClaimFindingSchema),
+    summary: z.object({
+      fail: z.int(),
+      bypassed: z.int(),
+      pass: z.int(),
+      warn: z.int(),
+      no_data: z.int(),
+      clean: z.boolean().describe('true only when nothing failed and nothing lacked data'),
+      lines: z.int(),
+      pairs_checked: z.int(),
+      ncci_versions: z.record(z.string(), z.string()),
+      policy: z.object({ title: z.string(), url: z.string() }).describe('where the modifier rules come from'),
+    }),
+    reliability: ReliabilitySchema,
+  })
+  .meta({ id: 'NcciClaimValidation' });

@@ -92,7 +92,8 @@ async function selectRvu(snapshot: SnapshotReader, code: string, modifier: strin
   }
 }
 
-async function isKnownCode(snapshot: SnapshotReader, code: string): Promise<boolean> {
+/** True when a loaded fee schedule (physician RVUs, OPPS Addendum B, CLFS, DMEPOS) has the code. */
+export async function isKnownCode(snapshot: SnapshotReader, code: string): Promise<boolean> {
   if ((await findRvuRows(snapshot, code)).length > 0) return true;
   return (await isOppsCode(snapshot, code)) || (await isLabCode(snapshot, code)) || (await isDmeCode(snapshot, code));
 }

@@ -1,0 +1,324 @@
+import { ANY_PRIMARY, type AocRow } from '../../datasets/ncci_aoc/dataset.js';
+import type { PtpLookup } from '../../datasets/ncci_ptp_prac/queries.js';
+
+/**
+ * Claim-level NCCI check: PTP for every pair of lines, MUE per line and per date of service,
+ * add-on codes against their primaries. Pure over injected lookups, so every rule is testable
+ * without a snapshot; the route supplies lookups over the loaded NCCI files.
+ *
+ * Modifier rules follow the CMS "National Correct Coding Initiative Policy Manual for Medicare
+ * Services", Chapter I, section E (Modifiers and Modifier Indicators), and the MUE and add-on
+ * code pages of the CMS NCCI site.
+ */
+
+export const NCCI_POLICY_MANUAL = {
+  title: 'CMS NCCI Policy Manual for Medicare Services, Chapter I, section E: Modifiers and Modifier Indicators',
+  url: 'https://www.cms.gov/medicare/coding-billing/national-correct-coding-initiative-ncci-edits/medicare-ncci-policy-manual',
+};
+
+/** Anatomic modifiers: they bypass an indicator-1 edit only when the two lines name different sites. */
+export const ANATOMIC_MODIFIERS: ReadonlySet<string> = new Set([
+  'E1', 'E2', 'E3', 'E4', 'FA', 'F1', 'F2', 'F3', 'F4', 'F5', 'F6', 'F7', 'F8', 'F9',
+  'TA', 'T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7', 'T8', 'T9', 'LT', 'RT', 'LC', 'LD', 'LM', 'RC', 'RI',
+]);
+/** Distinct-service modifiers: on either line they bypass an indicator-1 edit. */
+export const DISTINCT_MODIFIERS: ReadonlySet<string> = new Set(['59', 'XE', 'XP', 'XS', 'XU']);
+/** Global surgery modifiers (24, 25 and 57 count only on the E/M line, see below). */
+export const GLOBAL_SURGERY_MODIFIERS: ReadonlySet<string> = new Set(['58', '78', '79']);
+/** E/M modifiers: they bypass only when they sit on the evaluation and management line of the pair. */
+export const EM_MODIFIERS: ReadonlySet<string> = new Set(['24', '25', '57']);
+/** 27: multiple outpatient hospital E/M encounters the same day; 91: repeat clinical laboratory test. */
+export const OTHER_BYPASS_MODIFIERS: ReadonlySet<string> = new Set(['27', '91']);
+
+/** Evaluation and management codes (CPT 99202-99499) for the 24/25/57 rule. */
+export const isEmCode = (code: string): boolean => /^99\d{3}$/.test(code) && code >= '99202' && code <= '99499';
+
+export interface ClaimLine {
+  line_id: string;
+  code: string;
+  modifiers: string[];
+  units: number;
+  date_of_service: string;
+}
+
+export type FindingStatus = 'fail' | 'bypassed' | 'pass' | 'warn' | 'no_data';
+export type FindingKind = 'code' | 'ptp' | 'mue' | 'aoc';
+
+export interface PtpEditUsed {
+  type: 'ptp';
+  dataset: string;
+  version: string;
+  column1: string;
+  column2: string;
+  effective_date: string | null;
+  deletion_date: string | null;
+  modifier_indicator: '0' | '1' | '9';
+  rationale: string;
+}
+export interface MueEditUsed {
+  type: 'mue';
+  dataset: string;
+  version: string;
+  code: string;
+  mue_value: number;
+  mue_adj_ind: 1 | 2 | 3 | null;
+  mue_adj_ind_label: string | null;
+  mue_rationale: string | null;
+}
+export interface AocEditUsed {
+  type: 'aoc';
+  dataset: string;
+  version: string;
+  addon_code: string;
+  aoc_edit_type: number;
+  primary_codes: string[];
+}
+
+export interface Finding {
+  kind: FindingKind;
+  status: FindingStatus;
+  line_ids: string[];
+  codes: string[];
+  message: string;
+  /** The edit row the finding used (null for an unknown code). */
+  edit: PtpEditUsed | MueEditUsed | AocEditUsed | null;
+  /** The rule applied: a bypass modifier, the MAI, the AOC type. */
+  rule: string | null;
+}
+
+export interface MueFound {
+  dataset: string;
+  version: string;
+  row: { mue_value: number; mue_adj_ind: 1 | 2 | 3 | null; mue_adj_ind_label: string | null; mue_rationale: string | null } | null;
+}
+
+export interface AocFound {
+  dataset: string;
+  version: string;
+  /** The code's edits as an add-on, in force on the date. */
+  as_addon: AocRow[];
+}
+
+/** What the checker reads; each answers for one date of service. Null: the dataset is not loaded. */
+export interface ClaimLookups {
+  known(code: string, dos: string): Promise<boolean>;
+  ptp(a: string, b: string, dos: string): Promise<PtpLookup>;
+  mue(code: string, dos: string): Promise<MueFound | null>;
+  aoc(code: string, dos: string): Promise<AocFound | null>;
+}
+
+export interface ClaimCheck {
+  findings: Finding[];
+  /** dataset -> version label of every NCCI file consulted. */
+  versions: Record<string, string>;
+  warnings: string[];
+  pairs_checked: number;
+}
+
+const MAI_MEANING: Record<1 | 2 | 3, string> = {
+  1: 'MAI 1 (line edit): the units on each claim line are compared with the MUE',
+  2: 'MAI 2 (date of service edit, policy): units of the code on all lines for the date are summed; an absolute limit that is not exceeded on appeal',
+  3: 'MAI 3 (date of service edit, clinical): units of the code on all lines for the date are summed; units above it may be paid on appeal with documentation of medical necessity',
+};
+
+/** Why (or whether) modifiers on a pair of lines bypass an indicator-1 edit; null when none does. */
+export function bypassRule(col1: ClaimLine, col2: ClaimLine): string | null {
+  const both = [...col1.modifiers, ...col2.modifiers];
+  const distinct = both.find((m) => DISTINCT_MODIFIERS.has(m));
+  if (distinct) return `modifier ${distinct} (distinct procedural service)`;
+  const other = both.find((m) => OTHER_BYPASS_MODIFIERS.has(m));
+  if (other) return `modifier ${other} (${other === '27' ? 'separate outpatient hospital E/M encounter' : 'repeat clinical diagnostic laboratory test'})`;
+  const global = both.find((m) => GLOBAL_SURGERY_MODIFIERS.has(m));
+  if (global) return `modifier ${global} (global surgery)`;
+  for (const line of [col1, col2]) {
+    const em = line.modifiers.find((m) => EM_MODIFIERS.has(m));
+    if (em && isEmCode(line.code)) return `modifier ${em} on the E/M line ${line.line_id} (${line.code})`;
+  }
+  const sites = (l: ClaimLine) => l.modifiers.filter((m) => ANATOMIC_MODIFIERS.has(m));
+  const s1 = sites(col1);
+  const s2 = sites(col2);
+  if (s1.length && s2.length && !s1.some((m) => s2.includes(m))) return `anatomic modifiers ${s1.join('/')} and ${s2.join('/')} (different sites)`;
+  return null;
+}
+
+/** Every (unordered) pair of lines on the same date with different codes. */
+function pairsOf(lines: ClaimLine[]): [ClaimLine, ClaimLine][] {
+  const out: [ClaimLine, ClaimLine][] = [];
+  for (let i = 0; i < lines.length; i++) {
+    for (let j = i + 1; j < lines.length; j++) {
+      const a = lines[i]!;
+      const b = lines[j]!;
+      if (a.code !== b.code && a.date_of_service === b.date_of_service) out.push([a, b]);
+    }
+  }
+  return out;
+}
+
+/** Checks a claim's lines against the NCCI edits the lookups serve. */
+export async function checkClaim(lines: ClaimLine[], lk: ClaimLookups): Promise<ClaimCheck> {
+  const findings: Finding[] = [];
+  const versions: Record<string, string> = {};
+  const warnings = new Set<string>();
+
+  // Codes no loaded file knows for the date: no_data, never a silent pass; their edits are not checked.
+  const knownOf = new Map<string, boolean>();
+  for (const l of lines) {
+    const key = `${l.code}\u0000${l.date_of_service}`;
+    if (!knownOf.has(key)) knownOf.set(key, await lk.known(l.code, l.date_of_service));
+  }
+  const known = (l: ClaimLine) => knownOf.get(`${l.code}\u0000${l.date_of_service}`)!;
+  for (const l of lines) {
+    if (!known(l)) {
+      findings.push({
+        kind: 'code',
+        status: 'no_data',
+        line_ids: [l.line_id],
+        codes: [l.code],
+        message: `${l.code} (line ${l.line_id}) is in none of the loaded code sets (physician RVUs, OPPS, CLFS, DMEPOS, NCCI) for ${l.date_of_service}: its edits cannot be checked`,
+        edit: null,
+        rule: null,
+      });
+    }
+  }
+  const checked = lines.filter(known);
+
+  // PTP: every pair, in CMS column order.
+  const pairs = pairsOf(checked);
+  const lookups = await Promise.all(pairs.map(([a, b]) => lk.ptp(a.code, b.code, a.date_of_service)));
+  pairs.forEach(([a, b], i) => {
+    const l = lookups[i]!;
+    if (l.choice) {
+      versions[l.dataset] = l.choice.version.version;
+      if (l.choice.warning) warnings.add(l.choice.warning);
+    }
+    if (l.status === 'no_data') {
+      findings.push({ kind: 'ptp', status: 'no_data', line_ids: [a.line_id, b.line_id], codes: [a.code, b.code], message: `no ${l.dataset} version is loaded: the pair ${a.code}/${b.code} could not be checked`, edit: null, rule: null });
+      return;
+    }
+    const r = l.row;
+    if (!r) return; // no edit pairs these codes: nothing to report (counted in pairs_checked)
+    const [c1, c2] = r.column1 === a.code ? [a, b] : [b, a];
+    const edit: PtpEditUsed = {
+      type: 'ptp',
+      dataset: l.dataset,
+      version: l.choice!.version.version,
+      column1: r.column1,
+      column2: r.column2,
+      effective_date: r.effective_date,
+      deletion_date: r.deletion_date,
+      modifier_indicator: r.modifier_indicator,
+      rationale: r.rationale,
+    };
+    const base = { kind: 'ptp' as const, line_ids: [c1.line_id, c2.line_id], codes: [c1.code, c2.code], edit };
+    const pair = `${c2.code} (line ${c2.line_id}) with ${c1.code} (line ${c1.line_id})`;
+    if (l.status === 'not_applicable') {
+      findings.push({ ...base, status: 'pass', rule: 'modifier indicator 9', message: `${pair}: the edit has modifier indicator 9 (deleted back to its effective date); it does not apply` });
+      return;
+    }
+    if (l.status === 'deleted' || l.status === 'not_yet_effective') {
+      const when = l.status === 'deleted' ? `was deleted after ${r.deletion_date}` : `takes effect ${r.effective_date}`;
+      findings.push({ ...base, status: 'pass', rule: null, message: `${pair}: the edit ${when}, so it does not apply on ${c1.date_of_service}` });
+      return;
+    }
+    const why = `${r.rationale}; edit effective ${r.effective_date ?? 'always'}`;
+    if (r.modifier_indicator === '0') {
+      findings.push({
+        ...base,
+        status: 'fail',
+        rule: 'modifier indicator 0',
+        message: `${pair}: column 2 code ${c2.code} is not payable with column 1 code ${c1.code} on the same date (${why}); modifier indicator 0: no modifier bypasses this edit`,
+      });
+      return;
+    }
+    const bypass = bypassRule(c1, c2);
+    if (bypass) {
+      findings.push({ ...base, status: 'bypassed', rule: bypass, message: `${pair}: edit bypassed by ${bypass} (modifier indicator 1: allowed when the documentation supports a separate service) (${why})` });
+    } else {
+      findings.push({
+        ...base,
+        status: 'fail',
+        rule: 'modifier indicator 1',
+        message: `${pair}: column 2 code ${c2.code} is bundled into ${c1.code} (${why}); modifier indicator 1: an NCCI-associated modifier (59 or XE/XP/XS/XU, anatomic modifiers for different sites, 24/25/57 on the E/M line, 58/78/79, 27, 91) bypasses it only when the documentation supports a distinct service`,
+      });
+    }
+  });
+
+  // MUE: per line (MAI 1) and per code and date across lines (MAI 2 and 3).
+  const groups = new Map<string, ClaimLine[]>();
+  for (const l of checked) {
+    const k = `${l.code}\u0000${l.date_of_service}`;
+    const g = groups.get(k);
+    if (g) g.push(l);
+    else groups.set(k, [l]);
+  }
+  for (const g of groups.values()) {
+    const first = g[0]!;
+    const m = await lk.mue(first.code, first.date_of_service);
+    if (!m) {
+      findings.push({ kind: 'mue', status: 'no_data', line_ids: g.map((l) => l.line_id), codes: [first.code], message: `no MUE table is loaded for this setting: units of ${first.code} could not be checked`, edit: null, rule: null });
+      continue;
+    }
+    versions[m.dataset] = m.version;
+    if (!m.row) continue; // no MUE for the code: nothing limits its units
+    const edit: MueEditUsed = { type: 'mue', dataset: m.dataset, version: m.version, code: first.code, ...m.row };
+    const mai = m.row.mue_adj_ind;
+    const value = m.row.mue_value;
+    if (mai === 1 || mai === null) {
+      // MAI 1, and Medicaid rows (no MAI: states apply them per line or per date) are checked per line.
+      for (const l of g) {
+        const over = l.units > value;
+        findings.push({
+          kind: 'mue',
+          status: over ? 'fail' : 'pass',
+          line_ids: [l.line_id],
+          codes: [l.code],
+          edit,
+          rule: mai === 1 ? 'MAI 1' : 'Medicaid MUE (no MAI)',
+          message: `${l.code} line ${l.line_id}: ${l.units} unit(s) ${over ? 'exceed' : 'within'} the MUE of ${value}; ${mai === 1 ? MAI_MEANING[1] : 'Medicaid MUEs carry no adjudication indicator; each state applies them per line or per date of service'}`,
+        });
+      }
+      const total = g.reduce((s, l) => s + l.units, 0);
+      if (mai === null && g.length > 1 && total > value) {
+        findings.push({ kind: 'mue', status: 'warn', line_ids: g.map((l) => l.line_id), codes: [first.code], edit, rule: 'Medicaid MUE (no MAI)', message: `${first.code}: ${total} units on ${g.length} lines exceed the MUE of ${value} for the date; a state that applies it per date of service denies the excess` });
+      }
+      continue;
+    }
+    const total = g.reduce((s, l) => s + l.units, 0);
+    const over = total > value;
+    findings.push({
+      kind: 'mue',
+      status: over ? 'fail' : 'pass',
+      line_ids: g.map((l) => l.line_id),
+      codes: [first.code],
+      edit,
+      rule: `MAI ${mai}`,
+      message: `${first.code} on ${first.date_of_service}: ${total} unit(s) across ${g.length} line(s) ${over ? 'exceed' : 'within'} the MUE of ${value}; ${MAI_MEANING[mai]}`,
+    });
+  }
+
+  // Add-on codes: a type 1 add-on needs one of its primaries on the claim for the date.
+  for (const l of checked) {
+    const a = await lk.aoc(l.code, l.date_of_service);
+    if (!a) {
+      warnings.add('ncci_aoc is not loaded: add-on codes were not checked');
+      continue;
+    }
+    versions[a.dataset] = a.version;
+    if (a.as_addon.length === 0) continue;
+    const type = Math.min(...a.as_addon.map((r) => r.aoc_edit_type));
+    const primaries = [...new Set(a.as_addon.map((r) => r.primary_code).filter((p) => p !== ANY_PRIMARY))];
+    const present = checked.filter((o) => o !== l && o.date_of_service === l.date_of_service && primaries.includes(o.code));
+    const edit: AocEditUsed = { type: 'aoc', dataset: a.dataset, version: a.version, addon_code: l.code, aoc_edit_type: type, primary_codes: primaries };
+    const ids = [l.line_id, ...present.map((p) => p.line_id)];
+    if (present.length) {
+      findings.push({ kind: 'aoc', status: 'pass', line_ids: ids, codes: [l.code, ...present.map((p) => p.code)], edit, rule: `AOC type ${type}`, message: `add-on ${l.code} (line ${l.line_id}) is billed with its primary ${present.map((p) => `${p.code} (line ${p.line_id})`).join(', ')}` });
+    } else if (type === 1) {
+      findings.push({ kind: 'aoc', status: 'fail', line_ids: ids, codes: [l.code], edit, rule: 'AOC type 1', message: `add-on ${l.code} (line ${l.line_id}) has none of its primary codes on the claim for ${l.date_of_service} (type 1: only ${primaries.join(', ')} are acceptable primaries)` });
+    } else {
+      const detail = type === 2 ? 'type 2: CMS lists no primaries; your Medicare contractor decides which are acceptable' : `type 3: CMS lists ${primaries.join(', ')}; the contractor may accept other primaries`;
+      findings.push({ kind: 'aoc', status: 'warn', line_ids: ids, codes: [l.code], edit, rule: `AOC type ${type}`, message: `add-on ${l.code} (line ${l.line_id}) has no listed primary code on the claim (${detail})` });
+    }
+  }
+
+  return { findings, versions, warnings: [...warnings], pairs_checked: pairs.length };
+}

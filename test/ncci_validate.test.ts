@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AocRow } from '../datasets/ncci_aoc/dataset.js';
+import type { PtpRow } from '../datasets/ncci_ptp_prac/ptp.js';
+import { ptpEditStatus, type PtpLookup } from '../datasets/ncci_ptp_prac/queries.js';
+import { bypassRule, checkClaim, isEmCode, type ClaimLine, type ClaimLookups, type MueFound } from '../server/ncci/validate.js';
+import { startTestServer, type TestServer } from './helpers/harness.js';
+
+const DOS = '2026-08-01';
+const line = (id: string, code: string, modifiers: string[] = [], units = 1, dos = DOS): ClaimLine => ({ line_id: id, code, modifiers, units, date_of_service: dos });
+const ptpRow = (c1: string, c2: string, ind: '0' | '1' | '9', o: Partial<PtpRow> = {}): PtpRow => ({
+  column1: c1, column2: c2, in_existence_prior_1996: false, effective_date: '2020-01-01', deletion_date: null, modifier_indicator: ind, rationale: 'Mutually exclusive procedures', ...o,
+});
+const aoc = (addon: string, primary: string, type: number): AocRow => ({
+  addon_code: addon, primary_code: primary, aoc_edit_type: type, aoc_edit_eff_dt: '2020-01-01', aoc_edit_del_dt: null, addon_eff_dt: null, addon_del_dt: null, primary_eff_dt: null, primary_del_dt: null, special_instruction_notes: null,
+});
+
+/** Lookups over in-memory edits: the checker's rules are tested without a snapshot. */
+function fake(o: { ptp?: PtpRow[]; mue?: Record<string, { value: number; mai: 1 | 2 | 3 | null }>; aoc?: AocRow[]; unknown?: string[] }): ClaimLookups {
+  const choice = { version: { version: '32.2', effective_date: '2026-07-01' }, covered: true } as PtpLookup['choice'];
+  return {
+    known: async (code) => !(o.unknown ?? []).includes(code),
+    ptp: async (a, b, dos) => {
+      const row = (o.ptp ?? []).find((r) => (r.column1 === a && r.column2 === b) || (r.column1 === b && r.column2 === a)) ?? null;
+      return { dataset: 'ncci_ptp_prac', choice, row, status: row ? ptpEditStatus(row, dos) : 'no_edit' };
+    },
+    mue: async (code): Promise<MueFound> => {
+      const m = o.mue?.[code];
+      return { dataset: 'ncci_mue_prac', version: '2026Q3', row: m ? { mue_value: m.value, mue_adj_ind: m.mai, mue_adj_ind_label: null, mue_rationale: 'Clinical: Data' } : null };
+    },
+    aoc: async (code) => ({ dataset: 'ncci_aoc', version: '2026Q3', as_addon: (o.aoc ?? []).filter((r) => r.addon_code === code) }),
+  };
+}
+
+const ptpFinding = async (ind: '0' | '1' | '9', a: ClaimLine, b: ClaimLine, row: Partial<PtpRow> = {}) => {
+  const r = await checkClaim([a, b], fake({ ptp: [ptpRow(a.code, b.code, ind, row)] }));
+  return r.findings.find((f) => f.kind === 'ptp');
+};
+
+describe('PTP pairs', () => {
+  it('indicator 0 fails whatever the modifiers; indicator 1 fails without one', async () => {
+    expect((await ptpFinding('0', line('1', '20610'), line('2', '20604', ['59'])))!).toMatchObject({ status: 'fail', rule: 'modifier indicator 0', line_ids: ['1', '2'] });
+    expect((await ptpFinding('1', line('1', '11042'), line('2', '97597')))!).toMatchObject({ status: 'fail', rule: 'modifier indicator 1' });
+  });
+
+  it('indicator 9 and edits not in force on the date pass, with the edit row they used', async () => {
+    expect((await ptpFinding('9', line('1', '11042'), line('2', '97597')))!).toMatchObject({ status: 'pass', rule: 'modifier indicator 9', edit: { modifier_indicator: '9' } });
+    expect((await ptpFinding('1', line('1', '11042'), line('2', '97597'), { deletion_date: '2026-06-30' }))!.status).toBe('pass');
+    // The deletion date is the last day the edit applies.
+    expect((await ptpFinding('1', line('1', '11042', [], 1, '2026-06-30'), line('2', '97597', [], 1, '2026-06-30'), { deletion_date: '2026-06-30' }))!.status).toBe('fail');
+    expect((await ptpFinding('1', line('1', '11042'), line('2', '97597'), { effective_date: '2026-10-01' }))!.status).toBe('pass');
+  });
+
+  it('reports the pair in CMS column order whatever the line order', async () => {
+    const f = await checkClaim([line('a', '97597'), line('b', '11042')], fake({ ptp: [ptpRow('11042', '97597', '1')] }));
+    expect(f.findings[0]).toMatchObject({ line_ids: ['b', 'a'], codes: ['11042', '97597'], edit: { column1: '11042', column2: '97597' } });
+  });
+
+  it('lines on different dates are not paired', async () => {
+    const r = await checkClaim([line('1', '11042'), line('2', '97597', [], 1, '2026-08-02')], fake({ ptp: [ptpRow('11042', '97597', '0')] }));
+    expect(r.pairs_checked).toBe(0);
+    expect(r.findings).toEqual([]);
+  });
+
+  for (const m of ['59', 'XE', 'XP', 'XS', 'XU', '27', '91', '58', '78', '79']) {
+    it(`modifier ${m} on either line bypasses indicator 1`, async () => {
+      expect((await ptpFinding('1', line('1', '11042', [m]), line('2', '97597')))!.status).toBe('bypassed');
+      expect((await ptpFinding('1', line('1', '11042'), line('2', '97597', [m])))!).toMatchObject({ status: 'bypassed', rule: expect.stringContaining(`modifier ${m}`) });
+    });
+  }
+
+  for (const m of ['24', '25', '57']) {
+    it(`modifier ${m} bypasses only on the E/M line`, async () => {
+      expect((await ptpFinding('1', line('1', '11042'), line('2', '99213', [m])))!.status).toBe('bypassed');
+      expect((await ptpFinding('1', line('1', '11042', [m]), line('2', '99213')))!.status).toBe('fail');
+    });
+  }
+
+  it('anatomic modifiers bypass only when the two lines name different sites', async () => {
+    expect((await ptpFinding('1', line('1', '20610', ['RT']), line('2', '20605', ['LT'])))!.status).toBe('bypassed');
+    expect((await ptpFinding('1', line('1', '26055', ['F1']), line('2', '26035', ['F2'])))!.status).toBe('bypassed');
+    expect((await ptpFinding('1', line('1', '20610', ['RT']), line('2', '20605', ['RT'])))!.status).toBe('fail');
+    expect((await ptpFinding('1', line('1', '20610', ['RT']), line('2', '20605')))!.status).toBe('fail');
+    expect((await ptpFinding('1', line('1', '67820', ['E1']), line('2', '67825', ['E1', 'E2'])))!.status).toBe('fail');
+  });
+
+  it('bypassRule and isEmCode agree with the manual on the edges', () => {
+    expect(isEmCode('99202')).toBe(true);
+    expect(isEmCode('99499')).toBe(true);
+    expect(isEmCode('99500')).toBe(false);
+    expect(isEmCode('99100')).toBe(false);
+    expect(bypassRule(line('1', '11042', ['GT']), line('2', '97597', ['KX']))).toBeNull();
+  });
+});
+
+describe('MUE', () => {
+  it('MAI 1 compares each line: two lines within the value pass even when their sum exceeds it', async () => {
+    const lk = fake({ mue: { J9035: { value: 2, mai: 1 } } });
+    const ok = await checkClaim([line('1', 'J9035', [], 2), line('2', 'J9035', [], 2)], lk);
+    expect(ok.findings.map((f) => [f.line_ids.join(), f.status, f.rule])).toEqual([
+      ['1', 'pass', 'MAI 1'],
+      ['2', 'pass', 'MAI 1'],
+    ]);
+    const over = await checkClaim([line('1', 'J9035', [], 3)], lk);
+    expect(over.findings[0]).toMatchObject({ status: 'fail', message: expect.stringContaining('MAI 1 (line edit)') });
+  });
+
+  for (const mai of [2, 3] as const) {
+    it(`MAI ${mai} sums the code's units across lines for the date`, async () => {
+      const lk = fake({ mue: { '99213': { value: 2, mai } } });
+      const sum = await checkClaim([line('1', '99213'), line('2', '99213', [], 2)], lk);
+      expect(sum.findings).toHaveLength(1);
+      expect(sum.findings[0]).toMatchObject({ kind: 'mue', status: 'fail', line_ids: ['1', '2'], rule: `MAI ${mai}` });
+      expect(sum.findings[0]!.message).toContain(mai === 2 ? 'absolute limit' : 'on appeal');
+      const split = await checkClaim([line('1', '99213'), line('2', '99213', [], 1, '2026-08-02')], lk);
+      expect(split.findings.map((f) => f.status)).toEqual(['pass', 'pass']);
+    });
+  }
+
+  it('Medicaid rows (no MAI) fail per line and warn when the lines together exceed the value', async () => {
+    const r = await checkClaim([line('1', '99213', [], 2), line('2', '99213', [], 1)], fake({ mue: { '99213': { value: 2, mai: null } } }));
+    expect(r.findings.map((f) => f.status)).toEqual(['pass', 'pass', 'warn']);
+  });
+});
+
+describe('add-on codes and unknown codes', () => {
+  const edits = [aoc('99417', '99205', 1), aoc('99417', '99215', 1), aoc('99100', 'CCCCC', 2), aoc('99153', '99152', 3)];
+  it('type 1 without a primary fails; with one it passes', async () => {
+    expect((await checkClaim([line('1', '99417')], fake({ aoc: edits }))).findings[0]).toMatchObject({ kind: 'aoc', status: 'fail', rule: 'AOC type 1' });
+    const ok = await checkClaim([line('1', '99215'), line('2', '99417')], fake({ aoc: edits }));
+    expect(ok.findings[0]).toMatchObject({ status: 'pass', line_ids: ['2', '1'] });
+    // A primary on another date does not count.
+    expect((await checkClaim([line('1', '99215', [], 1, '2026-07-31'), line('2', '99417')], fake({ aoc: edits }))).findings[0]!.status).toBe('fail');
+  });
+
+  it('types 2 and 3 without a listed primary warn', async () => {
+    const r = await checkClaim([line('1', '99100'), line('2', '99153')], fake({ aoc: edits }));
+    expect(r.findings.map((f) => [f.codes[0], f.status, f.rule])).toEqual([
+      ['99100', 'warn', 'AOC type 2'],
+      ['99153', 'warn', 'AOC type 3'],
+    ]);
+  });
+
+  it('a code no file knows is no_data, never a silent pass, and its edits are not checked', async () => {
+    const r = await checkClaim([line('1', 'ZZZZZ'), line('2', '11042')], fake({ unknown: ['ZZZZZ'], ptp: [ptpRow('11042', 'ZZZZZ', '0')] }));
+    expect(r.findings).toEqual([expect.objectContaining({ kind: 'code', status: 'no_data', line_ids: ['1'] })]);
+  });
+});
+
+describe('POST /v1/ncci/validate over the seeds', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => t.close());
+  const validate = (body: unknown) => t.request('/v1/ncci/validate', { method: 'POST', body });
+
+  it('checks a claim: PTP fail and bypass, MUE, add-on, no_data, with a summary', async () => {
+    const r = await validate({
+      date_of_service: DOS,
+      setting: 'prac',
+      lines: [
+        { line_id: 'A', code: '11042', units: 1 },
+        { line_id: 'B', code: '97597', modifiers: ['xs'], units: 1 },
+        { line_id: 'C', code: '20610', units: 1 },
+        { line_id: 'D', code: '20604', modifiers: ['59'], units: 1 },
+        { line_id: 'E', code: '99213', units: 3 },
+        { line_id: 'F', code: 'ZZZZZ' },
+      ],
+    });
+    expect(r.status).toBe(200);
+    const by = (ids: string) => r.body.findings.find((f: { line_ids: string[] }) => f.line_ids.join() === ids);
+    expect(by('A,B')).toMatchObject({ kind: 'ptp', status: 'bypassed', rule: expect.stringContaining('XS'), edit: { dataset: 'ncci_ptp_prac', version: '32.2', modifier_indicator: '1' } });
+    expect(by('C,D')).toMatchObject({ kind: 'ptp', status: 'fail', rule: 'modifier indicator 0' });
+    expect(by('E')).toMatchObject({ kind: 'mue', status: 'fail', edit: { mue_value: 2, mue_adj_ind: 3 } });
+    expect(by('F')).toMatchObject({ kind: 'code', status: 'no_data' });
+    expect(r.body.summary).toMatchObject({ clean: false, lines: 6, pairs_checked: 10, fail: 2, bypassed: 1, no_data: 1 });
+    expect(r.body.summary.ncci_versions).toMatchObject({ ncci_ptp_prac: '32.2', ncci_mue_prac: '2026Q3' });
+    expect(r.body.summary.policy.url).toMatch(/^https:\/\/www\.cms\.gov\//);
+    expect(r.body.reliability.dataset_versions.ncci_ptp_prac).toBe('32.2');
+  });
+
+  it('a clean claim is clean', async () => {
+    const r = await validate({ date_of_service: DOS, setting: 'prac', lines: [{ code: '99205' }, { code: '99417', units: 2 }] });
+    expect(r.body.summary).toMatchObject({ clean: true, fail: 0, no_data: 0 });
+  });
+
+  it('the Medicaid payer selects the Medicaid files', async () => {
+    const r = await validate({ date_of_service: DOS, setting: 'prac', payer: 'Medi-Cal', lines: [{ code: '11042' }, { code: '97597' }] });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ program: 'medicaid', payer: 'medi_cal' });
+    expect(Object.keys(r.body.summary.ncci_versions).some((k: string) => k.startsWith('medicaid_ptp'))).toBe(true);
+  });
+
+  it('422 with every issue: no lines, bad modifier, unknown payer, unknown field; then duplicate line ids', async () => {
+    const none = await validate({ date_of_service: DOS, setting: 'prac', lines: [] });
+    expect(none.status).toBe(422);
+    const bad = await validate({ date_of_service: '2026-02-30', setting: 'office', payer: 'nobody known', extra: 1, lines: [{ line_id: 'x', code: '99213', modifiers: ['2'] }, { line_id: 'x', code: '99214', units: 0 }] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail.map((d: { loc: (string | number)[] }) => d.loc.join('.')).sort()).toEqual(
+      ['body.extra', 'body.date_of_service', 'body.lines.0.modifiers.0', 'body.lines.1.units', 'body.payer', 'body.setting'].sort(),
+    );
+    // Duplicate line ids are reported once the lines are otherwise valid (refinements run on valid shapes).
+    const dup = await validate({ date_of_service: DOS, setting: 'prac', lines: [{ line_id: 'x', code: '99213' }, { line_id: 'x', code: '99214' }] });
+    expect(dup.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'lines', 1, 'line_id'], msg: 'line_id x is used twice' })]);
+    const many = await validate({ date_of_service: DOS, setting: 'prac', lines: Array.from({ length: 101 }, () => ({ code: '99213' })) });
+    expect(many.body.detail[0]).toMatchObject({ loc: ['body', 'lines'] });
+  });
+});
