@@ -4,6 +4,11 @@ import type { PtpRow } from '../datasets/ncci_ptp_prac/ptp.js';
 import { ptpEditStatus, type PtpLookup } from '../datasets/ncci_ptp_prac/queries.js';
 import { bypassRule, checkClaim, isEmCode, type ClaimLine, type ClaimLookups, type MueFound } from '../server/ncci/validate.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
+import { openTestSnapshot, REPO_ROOT } from './helpers/datasets.js';
+import { ncciPtpPrac } from '../datasets/ncci_ptp_prac/dataset.js';
+import { lookupPtpEdit, ptpPairFinder } from '../datasets/ncci_ptp_prac/queries.js';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 
 const DOS = '2026-08-01';
 const line = (id: string, code: string, modifiers: string[] = [], units = 1, dos = DOS): ClaimLine => ({ line_id: id, code, modifiers, units, date_of_service: dos });
@@ -19,7 +24,7 @@ function fake(o: { ptp?: PtpRow[]; mue?: Record<string, { value: number; mai: 1 
   const choice = { version: { version: '32.2', effective_date: '2026-07-01' }, covered: true } as PtpLookup['choice'];
   return {
     known: async (code) => !(o.unknown ?? []).includes(code),
-    ptp: async (a, b, dos) => {
+    ptpDay: async (_codes, dos) => (a, b) => {
       const row = (o.ptp ?? []).find((r) => (r.column1 === a && r.column2 === b) || (r.column1 === b && r.column2 === a)) ?? null;
       return { dataset: 'ncci_ptp_prac', choice, row, status: row ? ptpEditStatus(row, dos) : 'no_edit' };
     },
@@ -143,6 +148,35 @@ describe('add-on codes and unknown codes', () => {
   it('a code no file knows is no_data, never a silent pass, and its edits are not checked', async () => {
     const r = await checkClaim([line('1', 'ZZZZZ'), line('2', '11042')], fake({ unknown: ['ZZZZZ'], ptp: [ptpRow('11042', 'ZZZZZ', '0')] }));
     expect(r.findings).toEqual([expect.objectContaining({ kind: 'code', status: 'no_data', line_ids: ['1'] })]);
+  });
+});
+
+describe('ptpPairFinder', () => {
+  it('answers every pair of the seeded codes exactly as lookupPtpEdit does, on dates across both quarters', async () => {
+    const loads = await Promise.all(
+      ['32.1', '32.2'].map(async (v) => {
+        const d = join(REPO_ROOT, 'seeds/ncci_ptp_prac', v);
+        return { dataset: ncciPtpPrac, files: (await readdir(d)).map((f) => join(d, f)) };
+      }),
+    );
+    const snap = await openTestSnapshot(loads);
+    try {
+      const rows = await snap.all<{ c: string }>('SELECT column1 AS c FROM ncci_ptp_prac UNION SELECT column2 FROM ncci_ptp_prac');
+      const codes = [...rows.map((r) => r.c), 'ZZZZZ'];
+      let compared = 0;
+      for (const dos of ['2022-01-01', '2023-12-31', '2026-04-15', '2026-06-30', '2026-07-01', '2026-08-01']) {
+        const find = await ptpPairFinder(snap, 'ncci_ptp_prac', codes, dos);
+        for (const a of codes) {
+          for (const b of codes) {
+            expect(find(a, b), `${a}/${b} ${dos}`).toEqual(await lookupPtpEdit(snap, 'ncci_ptp_prac', a, b, dos));
+            compared++;
+          }
+        }
+      }
+      expect(compared).toBeGreaterThan(1000);
+    } finally {
+      snap.close();
+    }
   });
 });
 

@@ -192,6 +192,27 @@ export async function lookupPtpEdit(
   return { dataset, choice, row, status: row ? ptpEditStatus(row, dos) : 'no_edit' };
 }
 
+/**
+ * Pair lookups for a set of codes on one date: the edit groups of every code are loaded first
+ * (cached per snapshot), then each pair is answered synchronously, as `lookupPtpEdit` would.
+ * A claim check asks for every pair of its lines (190 for 20 lines).
+ */
+export async function ptpPairFinder(snapshot: SnapshotReader, dataset: PtpDatasetId, codes: string[], dos: string): Promise<(a: string, b: string) => PtpLookup> {
+  const choice = selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dos });
+  if (!choice) return () => ({ dataset, choice: null, row: null, status: 'no_data' });
+  const v = choice.version.version;
+  const heads = await getColumn1Codes(snapshot, dataset);
+  const groups = new Map<string, Group>();
+  await Promise.all(codes.map(async (c) => groups.set(c, (heads.has(c) ? await getColumn1Groups(snapshot, dataset, c) : NO_GROUPS).get(v) ?? EMPTY_GROUP)));
+  return (a, b) => {
+    const ga = groups.get(a) ?? EMPTY_GROUP;
+    const gb = groups.get(b) ?? EMPTY_GROUP;
+    const rows = [...(ga.get(b) ?? []), ...(a === b ? [] : (gb.get(a) ?? []))];
+    const row = pickRow(rows, dos);
+    return { dataset, choice, row, status: row ? ptpEditStatus(row, dos) : 'no_edit' };
+  };
+}
+
 /** Every edit (any status) where `code` is column 1 or column 2 in one version; for tools and tests. */
 export async function findPtpEditsForCode(snapshot: SnapshotReader, dataset: PtpDatasetId, version: string, code: string, limit = 500): Promise<PtpRow[]> {
   return snapshot.all<PtpRow>(

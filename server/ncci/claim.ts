@@ -1,7 +1,7 @@
 import { findMueInDataset, MEDICAID_MUE_IDS, MEDICARE_MUE_IDS } from '../../datasets/_ncci_mue/queries.js';
 import type { MedicaidMueRow, MueRow } from '../../datasets/_ncci_mue/mue.js';
 import { aocIndex, findAocEdits } from '../../datasets/ncci_aoc/queries.js';
-import { lookupPtpEdit, type PtpDatasetId } from '../../datasets/ncci_ptp_prac/queries.js';
+import { ptpPairFinder, type PtpDatasetId } from '../../datasets/ncci_ptp_prac/queries.js';
 import { quoteIdent, type SnapshotReader } from '../../warehouse/snapshot.js';
 import { isKnownCode } from '../payment/service.js';
 import type { ClaimLookups } from './validate.js';
@@ -33,7 +33,7 @@ export function claimLookups(snapshot: SnapshotReader, setting: 'prac' | 'hosp',
   const mueId = (program === 'medicaid' ? MEDICAID_MUE_IDS : MEDICARE_MUE_IDS)[mueType];
   return {
     known: async (code, dos) => (await isKnownCode(snapshot, code)) || inNcciFiles(snapshot, code, dos, ptp),
-    ptp: (a, b, dos) => lookupPtpEdit(snapshot, ptp, a, b, dos),
+    ptpDay: (codes, dos) => ptpPairFinder(snapshot, ptp, codes, dos),
     mue: async (code, dos) => {
       const m = await findMueInDataset<MueRow | MedicaidMueRow>(snapshot, mueId, mueType, code, dos);
       if (!m) return null;

@@ -102,7 +102,8 @@ export interface AocFound {
 /** What the checker reads; each answers for one date of service. Null: the dataset is not loaded. */
 export interface ClaimLookups {
   known(code: string, dos: string): Promise<boolean>;
-  ptp(a: string, b: string, dos: string): Promise<PtpLookup>;
+  /** Loads what the pairs of `codes` on `dos` need, then answers each pair synchronously (190 pairs for 20 lines). */
+  ptpDay(codes: string[], dos: string): Promise<(a: string, b: string) => PtpLookup>;
   mue(code: string, dos: string): Promise<MueFound | null>;
   aoc(code: string, dos: string): Promise<AocFound | null>;
 }
@@ -184,7 +185,11 @@ export async function checkClaim(lines: ClaimLine[], lk: ClaimLookups): Promise<
 
   // PTP: every pair, in CMS column order.
   const pairs = pairsOf(checked);
-  const lookups = await Promise.all(pairs.map(([a, b]) => lk.ptp(a.code, b.code, a.date_of_service)));
+  const days = new Map<string, (a: string, b: string) => PtpLookup>();
+  for (const dos of new Set(checked.map((l) => l.date_of_service))) {
+    days.set(dos, await lk.ptpDay([...new Set(checked.filter((l) => l.date_of_service === dos).map((l) => l.code))], dos));
+  }
+  const lookups = pairs.map(([a, b]) => days.get(a.date_of_service)!(a.code, b.code));
   pairs.forEach(([a, b], i) => {
     const l = lookups[i]!;
     if (l.choice) {
