@@ -27,6 +27,47 @@ const submit = (body: unknown, opts: { key?: string; headers?: Record<string, st
   t.request('/v1/agents/code-research', { method: 'POST', body, key: opts.key, headers: opts.headers, host: opts.host });
 const poll = (id: string, key?: string) => t.request(`/v1/agents/jobs/${id}`, { key });
 
+describe('denial resolution job', () => {
+  const submitDenial = (body: unknown) => t.request('/v1/agents/denial-resolution', { method: 'POST', body });
+
+  it('explains CO-50 with Medicare FFS: X12 words, the curated pattern, the first appeal deadline, similar patterns', async () => {
+    const r = await submitDenial({ denial_code: 'CO-50', rarc: 'N115', payer: 'medicare', denial_date: '2026-03-02', code: '64490' });
+    expect(r.status).toBe(202);
+    expect(r.body.agent_type).toBe('denial_resolution');
+    await t.srv.runner.settle();
+    const job = (await poll(r.body.job_id)).body;
+    expect(job.status).toBe('completed');
+    const res = job.result;
+    expect(res).toMatchObject({ carc: '50', rarc: 'N115', group_code: 'CO', payer_slug: 'medicare_ffs', denial_category: 'medical_necessity', recommended_action: 'appeal' });
+    expect(res.explanation.carc.description).toMatch(/medical necessity/i);
+    expect(res.explanation.group.code).toBe('CO');
+    expect(res.required_documents).toContain('medical records supporting medical necessity');
+    // 42 CFR 405.942: 120 days from receipt, presumed 5 days after the notice date: 2026-03-07 + 120
+    // = 2026-07-05, a Sunday, so the next business day.
+    expect(res.appeal.levels[0]).toMatchObject({ appeal_level: 1, deadline_days: 120, deadline_date: '2026-07-06' });
+    expect(res.similar_patterns.map((p: { remark_code: string }) => p.remark_code)).toContain('N386');
+    expect(res.evidence.map((e: { kind: string }) => e.kind)).toEqual(['x12', 'denial_pattern', 'appeal_deadline']);
+    for (const e of res.evidence) expect(e.citation.dataset).toMatch(/^(x12_codes|payers)$/);
+    expect(res.dataset_versions).toHaveProperty('payers');
+  });
+
+  it('without a payer: the group code decides the action and a warning says what is missing; carc wins over denial_code', async () => {
+    const r = await submitDenial({ denial_code: '50', carc: '16', group_code: 'PR' });
+    await t.srv.runner.settle();
+    const res = (await poll(r.body.job_id)).body.result;
+    expect(res).toMatchObject({ carc: '16', group_code: 'PR', payer_slug: null, recommended_action: 'bill_patient', appeal: null });
+    expect(res.warnings.join(' ')).toContain('carc/rarc given: they win over denial_code 50');
+    expect(res.warnings.join(' ')).toContain('no payer given');
+  });
+
+  it('422 for a body with no code, a bad group, an unknown field', async () => {
+    const r = await submitDenial({ group_code: 'XX', denail_code: 'CO-50' });
+    expect(r.status).toBe(422);
+    expect(r.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual(['body.denail_code', 'body.group_code']);
+    expect((await submitDenial({})).body.detail[0].loc).toEqual(['body', 'denial_code']);
+  });
+});
+
 describe('code research job', () => {
   it('answers 202 with the accepted job and a Location, then completes with cited facts', async () => {
     const r = await submit({ query: 'What binds 99214?', code: '99214' });
@@ -48,6 +89,14 @@ describe('code research job', () => {
     const ptp = result.evidence.find((e: { kind: string }) => e.kind === 'ptp_prac');
     expect(ptp.facts.as_column1).toBeGreaterThanOrEqual(1);
     expect(result.writer).toBe('template');
+  });
+
+  it('lists the prior-auth rules known for the code (the CMS OPD list names 64490, a facet joint intervention)', async () => {
+    const r = await submit({ code: '64490' });
+    await t.srv.runner.settle();
+    const pa = (await poll(r.body.job_id)).body.result.evidence.find((e: { kind: string }) => e.kind === 'prior_auth');
+    expect(pa.facts.rules).toEqual([expect.objectContaining({ payer_slug: 'medicare_ffs', rule_id: 'opd_facet_joint', pa_required: true, scope: 'national' })]);
+    expect(pa.citation.dataset).toBe('payers');
   });
 
   it('finds the code in the query when no code field is given, and refuses a job that names none', async () => {

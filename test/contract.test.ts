@@ -22,6 +22,10 @@ const SAMPLES: Record<string, Sample[]> = {
     { path: '/v1/agents/code-research', method: 'POST', status: 202, body: { code: '99213', query: 'units per day?' } },
     { path: '/v1/agents/code-research', method: 'POST', status: 422, body: { query: 'no code here' } },
   ],
+  submitDenialResolution: [
+    { path: '/v1/agents/denial-resolution', method: 'POST', status: 202, body: { denial_code: 'N290' } },
+    { path: '/v1/agents/denial-resolution', method: 'POST', status: 422, body: { group_code: 'ZZ' } },
+  ],
   getAgentJob: [
     { path: '/v1/agents/jobs/{job}', status: 200 },
     { path: '/v1/agents/jobs/00000000-0000-4000-8000-000000000000', status: 404 },

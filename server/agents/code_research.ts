@@ -6,6 +6,9 @@ import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { getCodeLookup, getCrosswalks } from '../codes/service.js';
 import { composePaymentFor } from '../payment/service.js';
+import { payerKnowledge } from '../../datasets/payers/queries.js';
+import { matchingPriorAuthRules } from '../payers/service.js';
+import { inForce } from '../prior_auth/resolve.js';
 import { AgentError, type Agent, type AgentContext } from './runner.js';
 import type { CodeResearchInput } from './schemas.js';
 import { citationOf, narrate, type AgentWriterOptions } from './evidence.js';
@@ -132,7 +135,18 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
   } catch (e) {
     if (!(e instanceof NotFoundError)) throw e;
   }
-  warnings.push('prior-auth rules: no payer prior-authorization rules are loaded for this code yet');
+  const k = await payerKnowledge(snapshot);
+  const pa = [...k.priorAuth.keys()].flatMap((slug) => matchingPriorAuthRules(k, slug, code, {}).filter((r) => inForce(r, today)));
+  if (pa.length) {
+    evidence.push({
+      kind: 'prior_auth',
+      statement: `Prior-authorization rules naming ${code} or its service category: ${pa.map((r) => `${r.payer_slug} ${r.rule_id} (${r.pa_required ? 'required' : 'not required'}${r.place_of_service.length ? ` at place of service ${r.place_of_service.join('/')}` : ''}${r.service_category ? `, ${r.service_category.replace(/_/g, ' ')}` : ''})`).join('; ')}.`,
+      facts: { rules: pa.map((r) => ({ payer_slug: r.payer_slug, rule_id: r.rule_id, pa_required: r.pa_required, service_category: r.service_category, place_of_service: r.place_of_service, scope: r.scope, citation: r.citation })) },
+      citation: cite('payers', k.version),
+    });
+  } else if (k.version) {
+    warnings.push(`prior-auth: no loaded payer rule names ${code} or a service category it falls in (GET /v1/prior-auth/check answers per payer)`);
+  }
 
   const conclusion = descriptor
     ? `${code} (${descriptor}) is a PFS status ${status} code; ${evidence.length} cited facts follow.`

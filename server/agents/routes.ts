@@ -4,7 +4,7 @@ import type { AgentJob } from '../../warehouse/jobs.js';
 import { ValidationError } from '../../warehouse/errors.js';
 import { defineRoute, json, result, type RouteDef } from '../route.js';
 import { eventId, resolveTarget, type CallbackPolicy, type Resolver } from './callbacks.js';
-import { AgentJobAcceptedSchema, AgentJobSchema, CodeResearchInputSchema } from './schemas.js';
+import { AgentJobAcceptedSchema, AgentJobSchema, CodeResearchInputSchema, DenialResolutionInputSchema } from './schemas.js';
 
 export interface AgentRouteDeps {
   policy: CallbackPolicy;
@@ -99,6 +99,15 @@ export function agentRoutes(d: AgentRouteDeps): RouteDef[] {
       description: 'Every fact in the result is cited to the dataset version it came from.',
       body: CodeResearchInputSchema,
       example: { query: 'What limits apply to billing 99214 twice?', code: '99214' },
+    }),
+    submitRoute(d, {
+      path: '/v1/agents/denial-resolution',
+      operationId: 'submitDenialResolution',
+      agentType: 'denial_resolution',
+      summary: 'Resolve a denial: CARC/RARC and group explained, root cause, recommended action, appeal deadline, documents, similar patterns',
+      description: 'denial_code takes a CARC (50), group+CARC (CO-50) or RARC (N290); carc/rarc fields win when both are given. With payer, the payer\'s curated pattern and appeal levels are used (deadlines from denial_date, default today).',
+      body: DenialResolutionInputSchema,
+      example: { denial_code: 'CO-50', payer: 'medicare', denial_date: '2026-03-02', code: '64490' },
     }),
     defineRoute({
       method: 'get',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CcnSchema, HcpcsSchema } from '../schemas.js';
+import { CcnSchema, HcpcsSchema, IsoDateSchema } from '../schemas.js';
 
 /** Free-form key-value context a caller attaches to a job (kept with the job, never logged). */
 export const ContextSchema = z.record(z.string().max(100), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()])).refine((o) => Object.keys(o).length <= 50, 'at most 50 context entries');
@@ -22,6 +22,22 @@ export const CodeResearchInputSchema = z
   })
   .meta({ id: 'CodeResearchRequest' });
 export type CodeResearchInput = z.output<typeof CodeResearchInputSchema>;
+
+/** `POST /v1/agents/denial-resolution`: the reason code is `denial_code` (CARC, group+CARC or RARC); `carc`/`rarc` win when given. */
+export const DenialResolutionInputSchema = z
+  .strictObject({
+    ...CommonJobFields,
+    denial_code: z.string().trim().min(1).max(20).optional().describe('CARC (50), group and CARC (CO-50) or RARC (N290)'),
+    carc: z.string().trim().toUpperCase().regex(/^(?:\d{1,3}|[A-Z]\d{1,2})$/, 'a CARC is 1-3 digits or a letter and digits (50, 197, B7)').optional(),
+    rarc: z.string().trim().toUpperCase().regex(/^(?:N|M|MA)\d{1,3}$/, 'a RARC is N, M or MA and digits (N290, MA130)').optional(),
+    group_code: z.enum(['CO', 'PR', 'OA', 'PI']).optional(),
+    payer: z.string().trim().min(2).max(100).optional().describe('payer slug or alias: its denial patterns and appeal deadlines'),
+    denial_date: IsoDateSchema.optional().describe('date on the denial notice (appeal deadlines count from it; default today)'),
+    code: HcpcsSchema.optional().describe('the denied CPT/HCPCS code'),
+  })
+  .refine((b) => b.denial_code !== undefined || b.carc !== undefined || b.rarc !== undefined, { message: 'give denial_code (or carc / rarc)', path: ['denial_code'] })
+  .meta({ id: 'DenialResolutionRequest' });
+export type DenialResolutionInput = z.output<typeof DenialResolutionInputSchema>;
 
 /** The spec's agent job (accepted response). */
 export const AgentJobAcceptedSchema = z

@@ -1,0 +1,173 @@
+import { payerKnowledge } from '../../datasets/payers/queries.js';
+import type { DenialPatternRow } from '../../datasets/payers/schema.js';
+import { x12Index } from '../../datasets/x12_codes/queries.js';
+import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
+import { todayOf } from '../calendar.js';
+import { appealDeadlines, receiptConvention } from '../payers/deadlines.js';
+import { parseDenialCode, payerWarnings, resolvePayer } from '../payers/service.js';
+import { citationOf, narrate, type AgentWriterOptions } from './evidence.js';
+import { AgentError, type Agent } from './runner.js';
+import type { DenialResolutionInput } from './schemas.js';
+import type { Evidence } from './writer.js';
+
+/** What to do next, by the denial category of the payer's curated pattern. */
+export const ACTION_BY_CATEGORY: Record<string, 'appeal' | 'corrected_claim' | 'documentation' | 'payer_contact'> = {
+  medical_necessity: 'appeal',
+  missing_information: 'corrected_claim',
+  bundling: 'corrected_claim',
+  timely_filing: 'payer_contact',
+  units_exceed_limit: 'appeal',
+  prior_authorization: 'payer_contact',
+  coordination_of_benefits: 'payer_contact',
+  eligibility: 'payer_contact',
+  coding: 'corrected_claim',
+  documentation: 'documentation',
+};
+
+/** Without a curated pattern, the X12 group code says whose responsibility the amount is. */
+const ACTION_BY_GROUP: Record<string, { action: 'bill_patient' | 'review'; step: string }> = {
+  PR: { action: 'bill_patient', step: 'Group PR (patient responsibility): the amount may be billed to the patient or a secondary payer; no appeal is needed for the adjustment itself.' },
+  CO: { action: 'review', step: 'Group CO (contractual obligation): the provider may not bill the patient for this amount; correct and resubmit, or appeal when the denial is wrong.' },
+  OA: { action: 'review', step: 'Group OA (other adjustment): read the CARC and any RARC on the remittance to decide between a corrected claim and an appeal.' },
+  PI: { action: 'review', step: 'Group PI (payer initiated reduction): the patient is not billed; appeal when the reduction is wrong.' },
+};
+
+/**
+ * Denial resolution: a CARC/RARC with its group code explained from the X12 lists, the payer's
+ * curated denial pattern for it (root cause, documentation, steps), the appeal deadlines from the
+ * payer's appeal rules when the payer is known, and the payer's other patterns of the same
+ * category. Every statement cites the dataset version it came from.
+ */
+export function denialResolutionAgent(o: AgentWriterOptions): Agent {
+  return {
+    type: 'denial_resolution',
+    async run(raw, ctx) {
+      const input = raw as DenialResolutionInput;
+      const snapshot = ctx.snapshot;
+      const warnings: string[] = [];
+      const evidence: Evidence[] = [];
+      const versions: Record<string, string> = {};
+      const cite = (dataset: string, version: string) => {
+        versions[dataset] = version;
+        return citationOf(snapshot, dataset, version);
+      };
+
+      // The codes: explicit carc/rarc win over denial_code (said in the result).
+      let parsed: ReturnType<typeof parseDenialCode> | null = null;
+      try {
+        parsed = input.denial_code ? parseDenialCode(input.denial_code) : null;
+      } catch (e) {
+        if (!(e instanceof ValidationError)) throw e;
+        if (!input.carc && !input.rarc) throw new AgentError('bad_denial_code', `${input.denial_code} is not a CARC (50), group+CARC (CO-50) or RARC (N290)`);
+      }
+      let carc = input.carc ?? (parsed && parsed.matched_as !== 'rarc' ? parsed.code : null);
+      const rarc = input.rarc ?? (parsed?.matched_as === 'rarc' ? parsed.code : null);
+      if (carc) carc = carc.replace(/^0+(?=\d)/, '');
+      const group = input.group_code ?? parsed?.group_code ?? null;
+      if (parsed && (input.carc || input.rarc)) warnings.push(`carc/rarc given: they win over denial_code ${input.denial_code}`);
+      if (!carc && !rarc) throw new AgentError('no_denial_code', 'the job names no CARC or RARC');
+
+      const x = await x12Index(snapshot);
+      const carcRow = carc ? x.byKey.get(`carc:${carc}`) : undefined;
+      const rarcRow = rarc ? x.byKey.get(`rarc:${rarc}`) : undefined;
+      const groupRow = group ? x.byKey.get(`group:${group}`) : undefined;
+      if (x.version) {
+        const parts = [
+          carcRow ? `CARC ${carc}: "${carcRow.description}"` : '',
+          rarcRow ? `RARC ${rarc}: "${rarcRow.description}"` : '',
+          groupRow ? `group ${group}: "${groupRow.description}"` : '',
+        ].filter(Boolean);
+        if (parts.length) evidence.push({ kind: 'x12', statement: `${parts.join('; ')}.`, facts: { carc: carcRow ?? null, rarc: rarcRow ?? null, group: groupRow ?? null }, citation: cite('x12_codes', x.version) });
+      }
+      for (const [c, r, list] of [[carc, carcRow, 'CARC'], [rarc, rarcRow, 'RARC']] as const) {
+        if (c && !r) warnings.push(`${list} ${c} is not in the loaded X12 lists (x12_codes ${x.version || 'not loaded'}; the seed carries a partial, cited set)`);
+      }
+
+      // The payer: its curated pattern for the code, appeal deadlines, similar patterns.
+      const k = await payerKnowledge(snapshot);
+      let payer = null;
+      if (input.payer) {
+        try {
+          payer = resolvePayer(k, input.payer);
+        } catch (e) {
+          if (!(e instanceof NotFoundError)) throw e;
+          warnings.push(`payer ${input.payer}: ${e.message}; answered without payer rules`);
+        }
+      } else {
+        warnings.push('no payer given: no payer denial pattern or appeal deadline; pass payer (slug or alias) for them');
+      }
+      let pattern: DenialPatternRow | undefined;
+      let appeal = null;
+      let similar: DenialPatternRow[] = [];
+      if (payer) {
+        warnings.push(...payerWarnings(payer));
+        const rows = k.denials.get(payer.slug) ?? [];
+        pattern =
+          rows.find((d) => carc !== null && d.carc_code === carc && (rarc === null || d.remark_code === rarc) && (!group || d.group_code === null || d.group_code === group)) ??
+          rows.find((d) => carc !== null && d.carc_code === carc && (!group || d.group_code === null || d.group_code === group)) ??
+          rows.find((d) => rarc !== null && d.remark_code === rarc);
+        if (pattern) {
+          evidence.push({
+            kind: 'denial_pattern',
+            statement: `${payer.name} pattern for ${pattern.group_code ? `${pattern.group_code}-` : ''}${pattern.carc_code}${pattern.remark_code ? `/${pattern.remark_code}` : ''} (${pattern.denial_category}): ${pattern.root_cause}`,
+            facts: { ...pattern },
+            citation: cite('payers', k.version),
+          });
+          similar = rows.filter((d) => d !== pattern && d.denial_category === pattern!.denial_category);
+        } else {
+          warnings.push(`no curated ${payer.slug} denial pattern for ${carc ? `CARC ${carc}` : `RARC ${rarc}`}`);
+        }
+        const levels = k.appeals.get(payer.slug) ?? [];
+        if (levels.length) {
+          const denialDate = input.denial_date ?? todayOf(ctx.now());
+          if (!input.denial_date) warnings.push(`no denial_date given: appeal deadlines count from today (${denialDate})`);
+          const deadlines = appealDeadlines(levels, { denial_date: denialDate, as_of: todayOf(ctx.now()) });
+          const first = deadlines[0]!;
+          appeal = { denial_date: denialDate, receipt_convention: receiptConvention(levels), levels: deadlines };
+          evidence.push({
+            kind: 'appeal_deadline',
+            statement: `First-level ${payer.name} appeal (${first.level_name}): ${first.deadline_days} days${first.deadline_date ? `, due ${first.deadline_date}` : ''}.`,
+            facts: { first },
+            citation: cite('payers', k.version),
+          });
+        } else {
+          warnings.push(`no appeal levels are loaded for ${payer.slug}`);
+        }
+      }
+
+      const action = pattern ? (ACTION_BY_CATEGORY[pattern.denial_category] ?? 'review') : group ? ACTION_BY_GROUP[group]!.action : 'review';
+      const steps = pattern ? pattern.resolution_steps : group ? [ACTION_BY_GROUP[group]!.step] : ['Read the CARC and RARC descriptions on the remittance advice and check the claim against them.'];
+      const documents = pattern?.documentation_needed ?? [];
+      const code = [group, carc].filter(Boolean).join('-') || rarc!;
+      const conclusion = `${code}${rarc && carc ? `/${rarc}` : ''}: recommended action ${action.replace('_', ' ')}${pattern ? ` (${payer!.name}: ${pattern.denial_category.replace(/_/g, ' ')})` : ''}${appeal ? `; first appeal due ${appeal.levels[0]!.deadline_date ?? 'after the previous decision'}` : ''}.`;
+      const note = await narrate({ agent: 'denial_resolution', conclusion, evidence }, ctx, o);
+      return {
+        denial_code: input.denial_code ?? null,
+        carc,
+        rarc,
+        group_code: group,
+        payer_slug: payer?.slug ?? null,
+        explanation: {
+          carc: carcRow ? { code: carcRow.code, description: carcRow.description } : null,
+          rarc: rarcRow ? { code: rarcRow.code, description: rarcRow.description } : null,
+          group: groupRow ? { code: groupRow.code, description: groupRow.description } : null,
+        },
+        denial_category: pattern?.denial_category ?? null,
+        root_cause: pattern?.root_cause ?? null,
+        recommended_action: action,
+        resolution_steps: steps,
+        required_documents: documents,
+        auto_appealable: pattern?.auto_appealable ?? false,
+        appeal,
+        similar_patterns: similar.map((d) => ({ denial_code: d.group_code ? `${d.group_code}-${d.carc_code}` : d.carc_code, remark_code: d.remark_code, denial_category: d.denial_category, root_cause: d.root_cause })),
+        conclusion,
+        narrative: note.narrative,
+        writer: note.writer,
+        evidence,
+        citations: evidence.map((e) => e.citation).filter((c) => c !== null),
+        dataset_versions: versions,
+        warnings: [...warnings, ...note.warnings],
+      };
+    },
+  };
+}
