@@ -25,6 +25,7 @@ import { medicaidMueHosp } from './medicaid_mue_hosp/dataset.js';
 import { medicaidMueDme } from './medicaid_mue_dme/dataset.js';
 import { payers } from './payers/dataset.js';
 import { x12Codes } from './x12_codes/dataset.js';
+import { oppsCap } from './opps_cap/dataset.js';
 
 /** Every dataset the service knows. Adding one: a folder under datasets/ and a line here. */
 export const DATASETS: Dataset<any>[] = [
@@ -54,6 +55,7 @@ export const DATASETS: Dataset<any>[] = [
   medicaidMueDme,
   payers,
   x12Codes,
+  oppsCap,
 ];
 
 export function getDataset(id: string): Dataset<any> | undefined {

@@ -311,3 +311,57 @@ describe('dates and errors', () => {
     expect(b.body).toEqual(a.body);
   });
 });
+
+describe('conversion factor by year, OPPS cap, modifier-only codes', () => {
+  // 70496 (seed, real rows of PPRRVU2025_Oct.csv): work 1.75, PE 6.56 non-fac / 6.56 fac (NA), MP 0.11.
+  // San Francisco 0111205 (GPCI2026 seed): 1.095 / 1.410 / 0.425. Total 1.91625 + 9.2496 + 0.04675
+  // = 11.2126. CY2025 x 32.3465 = 362.6923... -> $362.69; CY2026 x 33.4009 = 374.5109... -> $374.51.
+  // The test fixture cap (RVU25D_OPPSCAP_Oct.csv, 2025D) for 70496 in 0111205 is $343.62 in both settings.
+  beforeAll(async () => {
+    const { ingestFiles } = await import('../ingest/pipeline.js');
+    const { REPO_ROOT } = await import('./helpers/datasets.js');
+    const s = await ingestFiles(t.wh, { dataset: 'opps_cap', files: [`${REPO_ROOT}/test/fixtures/opps_cap/RVU25D_OPPSCAP_Oct.csv`], rejectThreshold: 1 });
+    for (let i = 0; i < 100 && t.srv.snapshots.snapshot?.id !== s.snapshot_id; i++) await new Promise((r) => setTimeout(r, 50));
+  });
+
+  it('prices a CY2025 service with the 2025 CONV FACTOR and a CY2026 one with the 2026 constant', async () => {
+    const y2025 = await pay('70496/payment?locality=0111205&date_of_service=2025-10-15&place_of_service=11&qpp=true');
+    expect(y2025.body.physician).toMatchObject({ conversion_factor: 32.3465, total_adjusted_rvu: 11.2126 });
+    expect(y2025.body.physician.conversion_factor_source).toContain('CONV FACTOR of PPRRVU2025_Oct.csv');
+    const y2026 = await pay('70496/payment?locality=0111205&date_of_service=2026-03-02&place_of_service=11');
+    expect(y2026.body.physician).toMatchObject({ conversion_factor: 33.4009, allowed_phy_payment: 374.51 });
+    expect(y2026.body.physician.conversion_factor_source).toBe('spec rule 1: CY2026 non-QPP constant; no CY2026 RVU release is loaded (RVUs from PPRRVU2025_Oct.csv (mpfs_rvu 2025D))');
+  });
+
+  it('pays the lesser of the PFS amount and the cap in both settings for the cap year', async () => {
+    for (const pos of ['11', '22']) {
+      const r = await pay(`70496/payment?locality=0111205&date_of_service=2025-10-15&place_of_service=${pos}`);
+      // $362.69 PFS > $343.62 cap.
+      expect(r.body.physician, pos).toMatchObject({ allowed_phy_payment: 343.62, opps_cap_amount: 343.62, opps_cap_applied: true });
+      expect(r.body.estimated_payment).toBe(343.62);
+      expect(r.body.reliability.dataset_versions.opps_cap).toBe('2025D');
+    }
+    // 70496-26: 1.75x1.095 + 0.63x1.410 + 0.08x0.425 = 2.84095 x 32.3465 = 91.894... -> $91.89 > $60.10 cap.
+    const pc = await pay('70496/payment?locality=0111205&date_of_service=2025-10-15&modifier=26&place_of_service=22');
+    expect(pc.body.physician).toMatchObject({ allowed_phy_payment: 60.1, opps_cap_applied: true });
+    // No cap row for the locality: no cap.
+    const ny = await pay('70496/payment?locality=1320201&date_of_service=2025-10-15&place_of_service=11');
+    expect(ny.body.physician).toMatchObject({ opps_cap_amount: null, opps_cap_applied: false });
+  });
+
+  it('a 2026 service with only a 2025 cap file answers without the cap and says why', async () => {
+    const r = await pay('70496/payment?locality=0111205&date_of_service=2026-03-02&place_of_service=11');
+    expect(r.body.physician).toMatchObject({ allowed_phy_payment: 374.51, opps_cap_amount: null, opps_cap_applied: false });
+    expect(r.body.reliability.warnings).toContain('opps_cap: 70496 in locality 0111205 is capped in release 2025D, but no CY2026 cap file is loaded; paid without the OPPS cap');
+  });
+
+  it('a code on the schedule only with a modifier answers 200, physician null, naming the modifier', async () => {
+    const r = await pay('86153/payment?locality=1320201');
+    expect(r.status).toBe(200);
+    expect(r.body.physician).toBeNull();
+    expect(r.body.applicable_blocks).toEqual([]);
+    expect(r.body.reliability.warnings).toContain('physician: 86153 is on the fee schedule only with modifier 26; pass modifier=26 for its amount');
+    const with26 = await pay('86153/payment?locality=1320201&modifier=26');
+    expect(with26.body.physician.allowed_phy_payment).toBeGreaterThan(0);
+  });
+});

@@ -20,7 +20,7 @@ afterAll(() => snap.close());
 describe('composePaymentFor with missing reference data', () => {
   it('falls back to national GPCIs for a facility whose locality cannot be resolved, and says it is degraded', async () => {
     // 99213 facility PE, GPCI 1.000: (1.30 + 0.57 + 0.10) x 33.4009 = 1.97 x 33.4009 = 65.799773 -> 65.80
-    const a = await composePaymentFor(snap, { code: '99213', ccn: '330101' });
+    const a = await composePaymentFor(snap, { code: '99213', ccn: '330101', today: '2026-03-02' });
     expect(a.degraded).toBe(true);
     expect(a.composition).toMatchObject({ locality: 'national', pw_gpci: 1, facility_rate: true, estimated_payment: 65.8, applicable_blocks: ['physician'] });
     expect(a.warnings.join(' ')).toMatch(/locality of facility 330101 is unknown; national GPCIs/);
@@ -29,7 +29,7 @@ describe('composePaymentFor with missing reference data', () => {
   });
 
   it('is not degraded without ccn when the caller asks for national amounts', async () => {
-    const a = await composePaymentFor(snap, { code: '99213' });
+    const a = await composePaymentFor(snap, { code: '99213', today: '2026-03-02' });
     expect(a.degraded).toBe(false);
     expect(a.composition.estimated_payment).toBe(91.85); // 2.75 x 33.4009 = 91.852475
   });

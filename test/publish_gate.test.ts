@@ -83,7 +83,7 @@ describe('a PPRRVU file cut at 40%', () => {
     const short = await write('PPRRVU2025_Oct.csv', keep);
     const err = await ingestFiles(wh, { dataset: 'mpfs_rvu', files: [short], replace: true, maxRemoved: 0.05 }).catch((e) => e);
     expect(err).toBeInstanceOf(GateError);
-    expect(err.message).toMatch(/removes \d+ of 49 keys of 2025D \(\d+\.\d+% > RCM_MAX_REMOVED 5\.00%\); pass --allow-removals/);
+    expect(err.message).toMatch(/removes \d+ of 53 keys of 2025D \(\d+\.\d+% > RCM_MAX_REMOVED 5\.00%\); pass --allow-removals/);
     expect(await wh.currentId()).toBe(first.snapshot_id);
     expect(await served99213()).toBe('Office o/p est low 20 min');
     const allowed = await ingestFiles(wh, { dataset: 'mpfs_rvu', files: [short], replace: true, allowRemovals: true });
@@ -234,10 +234,10 @@ describe('rcm snapshots list', () => {
     const r = await rcm('snapshots', 'list', '--json');
     const rows = JSON.parse(r.out);
     expect(rows).toHaveLength(2);
-    expect(rows[1].changed).toEqual([{ dataset: 'mpfs_rvu', versions: ['2025D'], rows_before: 0, rows_after: 49, row_delta: 49, counts: { added: 49, removed: 0, changed: 0, unchanged: 0 } }]);
+    expect(rows[1].changed).toEqual([{ dataset: 'mpfs_rvu', versions: ['2025D'], rows_before: 0, rows_after: 53, row_delta: 53, counts: { added: 53, removed: 0, changed: 0, unchanged: 0 } }]);
     expect(rows[0].changed[0]).toMatchObject({ dataset: 'gpci', row_delta: 62 });
     const text = await rcm('snapshots', 'list');
-    expect(text.out).toMatch(/mpfs_rvu 2025D: \+49 rows \(0 -> 49\)  \+49 -0 ~0/);
+    expect(text.out).toMatch(/mpfs_rvu 2025D: \+53 rows \(0 -> 53\)  \+53 -0 ~0/);
   });
 });
 

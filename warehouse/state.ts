@@ -106,6 +106,12 @@ export interface StateStore {
   close(): Promise<void>;
 }
 
+/**
+ * How long a tenant's state generation is answered from memory. Writes through this process are
+ * seen at once; a write by another process (`rcm keys revoke`) within this time.
+ */
+export const GENERATION_TTL_MS = 200;
+
 /** Keys are 32 random characters after the prefix; SHA-256 is enough for secrets with that much entropy. */
 export function hashKey(secret: string): string {
   // One-shot `crypto.hash` (Node 20.12+): no Hash object per request on the auth path.
@@ -280,7 +286,7 @@ export class SqliteStateStore implements StateStore {
         run(() => {
           const k = this.db.transaction(() => {
             const rec = this.revokeKeyWhere(id, null);
-            this.stmtBump.run(rec.tenant_id); // the tenant's cached answers that list keys are stale now
+            this.bump(rec.tenant_id); // the tenant's cached answers that list keys are stale now
             return rec;
           }).immediate();
           this.wrote();
@@ -309,6 +315,8 @@ export class SqliteStateStore implements StateStore {
     return toKey(r);
   }
 
+  private readonly generations = new LRUCache<string, { value: number; at: number }>({ max: 10_000 });
+
   /** Views are stateless beyond their tenant id: one per tenant, reused (building one is ~40 closures). */
   private readonly views = new LRUCache<string, TenantStore>({ max: 10_000 });
 
@@ -332,7 +340,7 @@ export class SqliteStateStore implements StateStore {
         if (inTx) return fn(); // the transaction bumps once at commit
         const out = this.db.transaction(() => {
           const o = fn();
-          this.stmtBump.run(tenantId);
+          this.bump(tenantId);
           return o;
         }).immediate();
         this.wrote();
@@ -346,14 +354,24 @@ export class SqliteStateStore implements StateStore {
     const fac = this.facilityTables;
     const view: TenantStore = {
       tenantId,
-      generation: () => run(() => this.stmtGeneration.get(tenantId)?.generation ?? 0),
+      generation: () => {
+        // Read on every cached request: answered from memory for GENERATION_TTL_MS. This process's
+        // writes drop the entry at once; another process's (the CLI) are seen within the TTL.
+        const c = this.generations.get(tenantId);
+        if (c && this.now().getTime() - c.at < GENERATION_TTL_MS && !inTx) return Promise.resolve(c.value);
+        return run(() => {
+          const value = this.stmtGeneration.get(tenantId)?.generation ?? 0;
+          if (!inTx) this.generations.set(tenantId, { value, at: this.now().getTime() });
+          return value;
+        });
+      },
       transaction: <T>(fn: (tx: TenantStore) => Promise<T>): Promise<T> => {
         if (inTx) return fn(view); // nested: part of the outer transaction
         return this.lock.run(async () => {
           this.db.exec('BEGIN IMMEDIATE');
           try {
             const out = await fn(this.tenantView(tenantId, true));
-            this.stmtBump.run(tenantId);
+            this.bump(tenantId);
             this.db.exec('COMMIT');
             this.wrote();
             return out;
@@ -393,6 +411,12 @@ export class SqliteStateStore implements StateStore {
       },
     };
     return view;
+  }
+
+  /** Bumps a tenant's generation (inside the caller's transaction) and forgets its cached value. */
+  private bump(tenantId: string): void {
+    this.stmtBump.run(tenantId);
+    this.generations.delete(tenantId);
   }
 
   private wrote(): void {

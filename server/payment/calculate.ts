@@ -209,6 +209,10 @@ export interface PaymentInputs {
   opps: { payment_rate: number; apc_code: string | null; status_indicator: string; relative_weight: number | null; wage_index: number } | null;
   lab: { rate: number; indicator: string } | null;
   dme: { row: DmeRates; state: string; is_rural: boolean } | null;
+  /** The conversion factor of the date of service's year (exact text) and why it was chosen. */
+  cf: { value: string; source: string };
+  /** The OPPS cap of the code, modifier and locality for the setting (DRA 2005), when one applies. */
+  opps_cap: { amount: number; version: string } | null;
 }
 
 /** PFS status codes paid separately on RVUs (RVU25D.pdf, "Status Code"). */
@@ -223,7 +227,7 @@ const n = (d: Dec) => d.toNumber();
  */
 export function composePayment(i: PaymentInputs): { composition: Composition; warnings: string[] } {
   const warnings: string[] = [];
-  const cf = conversionFactor(i.qpp);
+  const cf = i.cf.value;
   const blocks: Composition['applicable_blocks'] = [];
   const amounts: number[] = [];
 
@@ -236,10 +240,15 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
     const na = i.pe.facility ? r.facility_na_indicator : r.non_fac_na_indicator;
     if (na === 'NA') warnings.push(`CMS marks the ${i.pe.facility ? 'facility' : 'non-facility'} PE-RVU of ${i.code} as NA (not paid in that setting); the published value was used`);
     const amt = physicianAllowed({ work_rvu: r.work_rvu ?? 0, pe_rvu: pe ?? 0, mp_rvu: r.mp_rvu ?? 0 }, i.gpci, cf);
+    // DRA 2005: an imaging service's PFS amount is capped at the OPPS amount for the setting.
+    const capApplied = i.opps_cap !== null && i.opps_cap.amount < amt.allowed;
     if (amt.allowed > 0) {
       physician = {
-        allowed_phy_payment: amt.allowed,
+        allowed_phy_payment: capApplied ? i.opps_cap!.amount : amt.allowed,
         conversion_factor: Number(cf),
+        conversion_factor_source: i.cf.source,
+        opps_cap_amount: i.opps_cap?.amount ?? null,
+        opps_cap_applied: capApplied,
         work_rvu: r.work_rvu ?? 0,
         pe_rvu: pe ?? 0,
         mp_rvu: r.mp_rvu ?? 0,
@@ -256,7 +265,7 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
         rvu_source: r.source,
       };
       blocks.push('physician');
-      amounts.push(amt.allowed);
+      amounts.push(physician.allowed_phy_payment);
     } else {
       warnings.push(`physician: ${i.code}${r.modifier ? `-${r.modifier}` : ''} has no RVUs in the ${i.pe.facility ? 'facility' : 'non-facility'} setting (status ${r.status_code}); no physician fee schedule payment`);
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDef } from '../route.js';
+import { todayOf } from '../calendar.js';
 import { HcpcsSchema } from '../schemas.js';
 import { PaymentCompositionSchema, PaymentQuerySchema } from './schemas.js';
 import { composePaymentFor } from './service.js';
@@ -18,7 +19,8 @@ export const paymentRoutes: RouteDef[] = [
       'facility or non-facility PE-RVU. Amounts are exact and rounded to cents once; estimated_payment is the sum of the applicable blocks.',
     auth: { scope: 'knowledge' },
     reads: 'snapshot+tenant',
-    cache: true,
+    // Without date_of_service, today's year picks the conversion factor and caps.
+    cache: 'daily',
     params: z.object({ code: HcpcsSchema }),
     query: PaymentQuerySchema,
     response: PaymentCompositionSchema,
@@ -26,13 +28,14 @@ export const paymentRoutes: RouteDef[] = [
     examples: [
       { summary: 'an office visit in Manhattan (non-QPP)', params: { code: '99213' }, query: { locality: '1320201', date_of_service: '2026-03-02' } },
     ],
-    handler: async ({ params, query, snapshot, tenant, reliability }) => {
+    handler: async ({ params, query, snapshot, tenant, reliability, now }) => {
       // The tenant's registration of the CCN: facility.registered, its facility type and default place of service.
       const reg = query.ccn ? await tenant.facilities.get(query.ccn) : null;
       const pos = query.place_of_service ?? (reg?.is_active ? (reg.place_of_service ?? undefined) : undefined);
       const { composition, warnings, used, degraded } = await composePaymentFor(snapshot, {
         code: params.code,
         ...query,
+        today: todayOf(now()),
         place_of_service: pos,
         registration: reg ? { active: reg.is_active, facility_type: reg.is_active ? reg.facility_type : null } : null,
       });

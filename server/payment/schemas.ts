@@ -34,8 +34,11 @@ export const PaymentQuerySchema = z.object({
 });
 
 export const PhysicianSchema = z.object({
-  allowed_phy_payment: z.number(),
+  allowed_phy_payment: z.number().describe('the lesser of the PFS amount and the OPPS cap when a cap applies'),
   conversion_factor: z.number(),
+  conversion_factor_source: z.string().describe("where the factor comes from: the CONV FACTOR of the date of service's RVU release, or the spec's CY2026 constant"),
+  opps_cap_amount: z.number().nullable().describe('OPPS cap of the code, modifier and locality for the setting (opps_cap dataset, DRA 2005); null when none applies'),
+  opps_cap_applied: z.boolean().describe('true when the cap was lower than the PFS amount and was paid instead'),
   mp_gpci: z.number(),
   mp_rvu: z.number(),
   mp_rvu_adjusted: z.number(),

@@ -7,7 +7,8 @@ import { findGpci } from '../../datasets/gpci/queries.js';
 import { findRvuRows, getRvu, type RvuRow } from '../../datasets/mpfs_rvu/queries.js';
 import { findOppsRatesIn, isOppsCode, oppsVersionFor } from '../../datasets/opps_addendum_b/queries.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import { choosePeSetting, composePayment, type Composition, type FacilityBlock, type GpciInput, type PaymentInputs, type RvuInput } from './calculate.js';
+import { findOppsCap } from '../../datasets/opps_cap/queries.js';
+import { choosePeSetting, composePayment, conversionFactor, type Composition, type FacilityBlock, type GpciInput, type PaymentInputs, type RvuInput } from './calculate.js';
 
 /** Query of `GET /v1/codes/{code}/payment`, already validated. */
 export interface PaymentRequest {
@@ -21,6 +22,8 @@ export interface PaymentRequest {
   locality?: string;
   place_of_service?: string;
   use_facility_rate?: boolean;
+  /** Today (`YYYY-MM-DD`): the year whose conversion factor and caps apply when no date of service is given. */
+  today?: string;
   /** The caller's registration of `ccn` (its facility type wins over the reference data's). */
   registration?: { active: boolean; facility_type: string | null } | null;
 }
@@ -81,7 +84,14 @@ async function selectRvu(snapshot: SnapshotReader, code: string, modifier: strin
     warnings.push(...r.warnings);
     return r.row;
   } catch (e) {
-    if (!(e instanceof NotFoundError) || modifier === '') throw e;
+    if (!(e instanceof NotFoundError)) throw e;
+    if (modifier === '') {
+      // A code priced only as components (86153 exists only as 86153-26): no global amount.
+      const mods = [...new Set((await findRvuRows(snapshot, code)).map((r) => r.modifier).filter(Boolean))];
+      if (mods.length === 0) throw e;
+      warnings.push(`physician: ${code} is on the fee schedule only with modifier${mods.length > 1 ? 's' : ''} ${mods.join(', ')}; pass modifier=${mods[0]} for its amount`);
+      return null;
+    }
     if (RVU_PRICING_MODIFIERS.has(modifier)) {
       warnings.push(`physician: ${e.message}`);
       return null;
@@ -99,6 +109,58 @@ export async function isKnownCode(snapshot: SnapshotReader, code: string): Promi
 }
 
 const yearOf = (date?: string | null) => (date ? Number(date.slice(0, 4)) : undefined);
+
+/**
+ * The conversion factor of the service's year (issue: CMS pays a 2025 service with the CY2025
+ * factor): the CONV FACTOR column of that year's RVU release (QPP and non-QPP where the year has
+ * both); for CY2026 without its own file the spec's constants (rule 1). A release of another year
+ * lends its factor only with a warning.
+ */
+export function conversionFactorFor(row: RvuRow | null, source: string, year: number, qpp: boolean, warnings: string[]): { value: string; source: string } {
+  const variant = qpp ? 'QPP' : 'non-QPP';
+  if (row && row.year === year) {
+    const file = qpp ? (row.conv_factor_qpp ?? (row.cf_variant === 'all' ? row.conv_factor : null)) : row.cf_variant === 'QPP' ? null : row.conv_factor;
+    if (file !== null) {
+      return { value: String(file), source: `CONV FACTOR of ${source}${row.cf_variant === 'all' ? ` (CY${year} has one factor for QPP and non-QPP)` : ` (${variant} file)`}` };
+    }
+  }
+  if (year === 2026) {
+    const why = !row ? '' : row.year === 2026 ? `; ${source} carries no ${variant} factor` : `; no CY2026 RVU release is loaded (RVUs from ${source})`;
+    return { value: conversionFactor(qpp), source: `spec rule 1: CY2026 ${variant} constant${why}` };
+  }
+  if (row?.conv_factor) {
+    warnings.push(`no CY${year} RVU release is loaded: the CY${row.year} conversion factor ${row.conv_factor} of ${source} was used`);
+    return { value: String(row.conv_factor), source: `CONV FACTOR of ${source} (CY${row.year}; no CY${year} release loaded)` };
+  }
+  return { value: conversionFactor(qpp), source: `spec rule 1: CY2026 ${variant} constant (no CY${year} factor loaded)` };
+}
+
+/** The OPPS cap for the physician block (DRA 2005), with warnings for status C and a missing year. */
+async function capFor(
+  snapshot: SnapshotReader,
+  code: string,
+  modifier: string,
+  locality: string,
+  year: number,
+  facilitySetting: boolean,
+  warnings: string[],
+  used: Record<string, string>,
+): Promise<{ amount: number; version: string } | null> {
+  const c = await findOppsCap(snapshot, code, modifier, locality, year);
+  const what = `${code}${modifier ? `-${modifier}` : ''} in locality ${locality}`;
+  if (!c) return null;
+  if (c.other_year) {
+    warnings.push(`opps_cap: ${what} is capped in release ${c.other_year.version}, but no CY${year} cap file is loaded; paid without the OPPS cap`);
+    return null;
+  }
+  if (!c.row) return null;
+  used.opps_cap = c.version!;
+  if (c.row.procstat === 'C') {
+    warnings.push(`opps_cap: ${what} is carrier priced (status C in the OPPS cap file ${c.version}): the MAC sets the amount; the cap was not applied`);
+    return null;
+  }
+  return { amount: facilitySetting ? c.row.facility_price : c.row.non_facility_price, version: c.version! };
+}
 
 /**
  * Gathers every input of a payment composition through the dataset query functions and composes
@@ -126,9 +188,11 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
 
   // Physician RVUs (rule 1).
   let rvu: RvuInput | null = null;
+  let rvuRow: RvuRow | null = null;
   if ((await findRvuRows(snapshot, code)).length > 0) {
     const row = await selectRvu(snapshot, code, modifier, q.date_of_service, warnings);
     if (row) {
+      rvuRow = row;
       rvu = toRvuInput(row, snapshot);
       used.mpfs_rvu = row.version;
     }
@@ -208,7 +272,12 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
       }
     : null;
 
+  const cfYear = yearOf(q.date_of_service) ?? yearOf(q.today) ?? rvuRow?.year ?? 2026;
+  const cf = conversionFactorFor(rvuRow, rvu?.source ?? '', cfYear, qpp, warnings);
+  const cap = rvuRow && rvu && gpci.locality !== NATIONAL_LOCALITY ? await capFor(snapshot, code, rvuRow.modifier, gpci.locality, cfYear, pe.facility, warnings, used) : null;
   const { composition, warnings: calcWarnings } = composePayment({
+    cf,
+    opps_cap: cap,
     code,
     ccn: facility?.ccn ?? null,
     date_of_service: q.date_of_service ?? null,

@@ -1,0 +1,131 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Dec, toCents } from '../../datasets/_shared/money.js';
+import { gpci } from '../../datasets/gpci/dataset.js';
+import { mpfsRvu, type MpfsRvuRow } from '../../datasets/mpfs_rvu/dataset.js';
+import { oppsCap, type OppsCapRow } from '../../datasets/opps_cap/dataset.js';
+import type { GpciRow } from '../../datasets/gpci/dataset.js';
+import { ingestFiles } from '../../ingest/pipeline.js';
+import { parseAll, sharedDataDir } from '../helpers/datasets.js';
+import { startTestServer, type TestServer } from '../helpers/harness.js';
+
+/*
+ * Payment fidelity against amounts CMS publishes (issue 13), through the HTTP route:
+ * - PFREV25C.txt (CY2025 payment file, layout PF25PC.pdf): 76145 in all 109 localities, non-facility
+ *   (field 6) and facility (field 7) amounts, from PPRRVU2025_Oct.csv, GPCI2025.csv and the 2025
+ *   CONV FACTOR 32.3465 of the RVU file.
+ * - OPPSCAP_Oct.csv: every status-A row (code, modifier, carrier/locality), both settings: the
+ *   physician block pays the lesser of the PFS amount (worked here from the RVU and GPCI rows) and
+ *   the cap.
+ */
+const shared = sharedDataDir();
+const RVU = join(shared, 'mpfs-rvu', 'PPRRVU2025_Oct.csv');
+const GPCI = join(shared, 'gpci', 'GPCI2025.csv');
+const CAP = join(shared, 'mpfs-rvu', 'OPPSCAP_Oct.csv');
+const PFREV = join(shared, 'mpfs-rvu', 'PFREV25C.txt');
+const present = [RVU, GPCI, CAP, PFREV].every((f) => existsSync(f));
+const DOS = '2025-10-15';
+
+let t: TestServer;
+
+/** Runs `fn` over `items` with `n` requests in flight (loopback HTTP). */
+async function pool<T>(items: T[], n: number, fn: (x: T) => Promise<void>): Promise<void> {
+  let i = 0;
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (i < items.length) await fn(items[i++]!);
+  }));
+}
+
+describe.skipIf(!present)('payment fidelity: CMS CY2025 payment amounts and OPPS caps through GET /v1/codes/{code}/payment', () => {
+  beforeAll(async () => {
+    t = await startTestServer({ seeded: false });
+    await ingestFiles(t.wh, { dataset: 'mpfs_rvu', files: [RVU] });
+    await ingestFiles(t.wh, { dataset: 'gpci', files: [GPCI] });
+    const last = await ingestFiles(t.wh, { dataset: 'opps_cap', files: [CAP], version: '2025D' });
+    for (let i = 0; i < 100 && t.srv.snapshots.snapshot?.id !== last.snapshot_id; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(t.srv.snapshots.snapshot?.id).toBe(last.snapshot_id);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('reproduces all 218 amounts of PFREV25C.txt (76145, 109 localities x 2 settings) with the CY2025 factor', async () => {
+    const lines = (await readFile(PFREV, 'latin1')).split(/\r?\n/).filter((l) => l.startsWith('"20'));
+    const records = lines.map((l) => l.split('","').map((f) => f.replace(/"/g, '')));
+    expect(records).toHaveLength(109);
+    let matched = 0;
+    await pool(records, 8, async (f) => {
+      const [year, carrier, locality, code, mod, nonFac, fac] = f;
+      expect(year).toBe('2025');
+      for (const [pos, want] of [['11', nonFac], ['22', fac]] as const) {
+        const r = await t.request(`/v1/codes/${code}/payment?locality=${carrier}${locality}&date_of_service=${DOS}&place_of_service=${pos}${mod!.trim() ? `&modifier=${mod!.trim()}` : ''}`);
+        expect(r.status).toBe(200);
+        expect(r.body.physician.allowed_phy_payment, `${code} ${carrier}${locality} POS ${pos}`).toBe(Number(want));
+        expect(r.body.physician).toMatchObject({ conversion_factor: 32.3465, conversion_factor_source: expect.stringContaining('CONV FACTOR of PPRRVU2025_Oct.csv') });
+        matched++;
+      }
+    });
+    expect(matched).toBe(218);
+  });
+
+  it('pays the lesser of the PFS amount and the cap for every status-A row of OPPSCAP_Oct.csv, both settings', async () => {
+    const caps = (await parseAll<OppsCapRow>(oppsCap, CAP)).rows.filter((r) => r.procstat === 'A');
+    expect(caps).toHaveLength(6670);
+    const rvus = new Map(((await parseAll<MpfsRvuRow>(mpfsRvu, RVU)).rows).map((r) => [`${r.hcpcs}|${r.modifier}`, r]));
+    const gpcis = new Map(((await parseAll<GpciRow>(gpci, GPCI)).rows).map((g) => [g.locality, g]));
+    let checked = 0;
+    let capped = 0;
+    // The cap file still lists six California localities of carrier 01112 (17, 18, 71-74) that
+    // GPCI2025 no longer has: no PFS amount exists there, and the route says so (422 on locality).
+    const orphans = caps.filter((c) => !gpcis.has(c.locality));
+    expect([...new Set(orphans.map((c) => c.locality))].sort()).toEqual(['0111217', '0111218', '0111271', '0111272', '0111273', '0111274']);
+    const o = orphans[0]!;
+    const orphan = await t.request(`/v1/codes/${o.hcpcs}/payment?locality=${o.locality}&date_of_service=${DOS}`);
+    expect(orphan.status).toBe(422);
+    expect(orphan.body.detail[0]).toMatchObject({ loc: ['query', 'locality'] });
+    const priced = caps.filter((c) => gpcis.has(c.locality));
+    await pool(priced, 8, async (c) => {
+      const rvu = rvus.get(`${c.hcpcs}|${c.modifier}`)!;
+      const g = gpcis.get(c.locality)!;
+      expect(rvu, `${c.hcpcs}-${c.modifier} in the RVU file`).toBeDefined();
+      for (const facility of [false, true]) {
+        const pe = facility ? rvu.facility_pe_rvu : rvu.non_fac_pe_rvu;
+        const total = Dec.of(rvu.work_rvu ?? 0).mul(g.pw_gpci).add(Dec.of(pe ?? 0).mul(g.pe_gpci)).add(Dec.of(rvu.mp_rvu ?? 0).mul(g.mp_gpci));
+        const pfs = toCents(total.mul('32.3465'));
+        const cap = facility ? c.facility_price : c.non_facility_price;
+        const want = Math.min(pfs, cap);
+        const q = `locality=${c.locality}&date_of_service=${DOS}&place_of_service=${facility ? '22' : '11'}${c.modifier ? `&modifier=${c.modifier}` : ''}`;
+        const r = await t.request(`/v1/codes/${c.hcpcs}/payment?${q}`);
+        expect(r.status, q).toBe(200);
+        expect(r.body.physician, `${c.hcpcs} ${q}`).toMatchObject({ allowed_phy_payment: want, opps_cap_amount: cap, opps_cap_applied: cap < pfs });
+        checked++;
+        if (cap < pfs) capped++;
+      }
+    });
+    expect(checked).toBe(priced.length * 2);
+    expect(priced.length + orphans.length).toBe(6670);
+    // The issue's example: 70496 in carrier 01112 locality 05 is capped at $343.62.
+    const r = await t.request(`/v1/codes/70496/payment?locality=0111205&date_of_service=${DOS}&place_of_service=11`);
+    expect(r.body.physician).toMatchObject({ allowed_phy_payment: 343.62, opps_cap_applied: true });
+    console.info(`OPPSCAP: ${checked} setting checks over ${priced.length} priced status-A rows (${orphans.length} in retired localities), ${capped} capped`);
+  });
+
+  it('a carrier-priced (status C) cap row is reported, not priced; a 2026 service gets no 2025 cap', async () => {
+    const c = (await parseAll<OppsCapRow>(oppsCap, CAP)).rows.find((r) => r.procstat === 'C' && r.modifier === 'TC')!;
+    const r = await t.request(`/v1/codes/${c.hcpcs}/payment?locality=${c.locality}&modifier=TC&date_of_service=${DOS}`);
+    expect(r.status).toBe(200);
+    expect(r.body.reliability.warnings.join(' ')).toContain('carrier priced');
+    const y2026 = await t.request(`/v1/codes/70496/payment?locality=0111205&date_of_service=2026-03-02&place_of_service=11`);
+    expect(y2026.body.physician).toMatchObject({ opps_cap_applied: false, opps_cap_amount: null });
+    expect(y2026.body.reliability.warnings.join(' ')).toContain('no CY2026 cap file is loaded');
+  });
+
+  it('a code billed only with a modifier answers 200 with no physician block and names the modifiers', async () => {
+    const r = await t.request(`/v1/codes/86153/payment?date_of_service=${DOS}`);
+    expect(r.status).toBe(200);
+    expect(r.body.physician).toBeNull();
+    expect(r.body.reliability.warnings.join(' ')).toContain('only with modifier 26');
+  });
+});
