@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import Koa from 'koa';
 import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import { SqliteStateStore } from '../warehouse/state.js';
+import { type KeyScope, SqliteStateStore } from '../warehouse/state.js';
 
 /**
  * Shared benchmark tools: a load run against a local server (autocannon, in-process, loopback
@@ -108,7 +108,7 @@ export async function paired(
 }
 
 /** Creates tenant `bench` (if needed) and a knowledge test key in a data dir; returns the secret. */
-export async function benchKey(stateFile: string, scopes: ('knowledge' | 'admin')[] = ['knowledge']): Promise<string> {
+export async function benchKey(stateFile: string, scopes: KeyScope[] = ['knowledge']): Promise<string> {
   const st = new SqliteStateStore(stateFile);
   try {
     if (!(await st.admin.findTenants()).some((t) => t.name === 'bench')) await st.admin.createTenant('bench');

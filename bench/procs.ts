@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { seedAll } from '../ingest/seed.js';
 import { Warehouse } from '../warehouse/store.js';
 import { benchKey } from './lib.js';
+import type { KeyScope } from '../warehouse/state.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -56,11 +57,11 @@ export async function spawnBare(): Promise<Child> {
  * A seeded data dir with a bench key, the API server over it and a bare Koa server: what most
  * area benches start from. `stop` ends both and removes the dir.
  */
-export async function seededPair(prefix: string): Promise<{ dir: string; key: string; api: Child; bare: Child; stop(): Promise<void> }> {
+export async function seededPair(prefix: string, scopes: KeyScope[] = ['knowledge']): Promise<{ dir: string; key: string; api: Child; bare: Child; stop(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   const wh = new Warehouse(dir);
   await seedAll(wh, join(ROOT, 'seeds'));
-  const key = await benchKey(wh.path('state.sqlite'));
+  const key = await benchKey(wh.path('state.sqlite'), scopes);
   const api = await spawnApi(dir);
   const bare = await spawnBare();
   return {

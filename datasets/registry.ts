@@ -26,6 +26,8 @@ import { medicaidMueDme } from './medicaid_mue_dme/dataset.js';
 import { payers } from './payers/dataset.js';
 import { x12Codes } from './x12_codes/dataset.js';
 import { oppsCap } from './opps_cap/dataset.js';
+import { icd10cm } from './icd10cm/dataset.js';
+import { mcdCoverage } from './mcd_coverage/dataset.js';
 
 /** Every dataset the service knows. Adding one: a folder under datasets/ and a line here. */
 export const DATASETS: Dataset<any>[] = [
@@ -56,6 +58,8 @@ export const DATASETS: Dataset<any>[] = [
   payers,
   x12Codes,
   oppsCap,
+  icd10cm,
+  mcdCoverage,
 ];
 
 export function getDataset(id: string): Dataset<any> | undefined {

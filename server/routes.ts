@@ -56,6 +56,7 @@ import { systemResolver } from './agents/callbacks.js';
  *   GET    /v1/directory/payers/{slug}       getDirectoryPayer    public
  *   GET    /v1/directory/payers/{slug}/denial-patterns  listPayerDenialPatterns  knowledge
  *   POST   /v1/agents/code-research          submitCodeResearch   agents (202 + Location)
+ *   POST   /v1/agents/medical-necessity      submitMedicalNecessity  agents (202 + Location)
  *   POST   /v1/agents/denial-resolution      submitDenialResolution  agents (202 + Location)
  *   GET    /v1/agents/jobs/{job_id}          getAgentJob          agents
  *   POST   /v1/playground/session            createPlaygroundSession  public (test host)

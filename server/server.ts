@@ -6,6 +6,7 @@ import { createHttpHandler } from './http.js';
 import { McpEndpoint } from './mcp/adapter.js';
 import { codeResearchAgent } from './agents/code_research.js';
 import { denialResolutionAgent } from './agents/denial_resolution.js';
+import { medicalNecessityAgent } from './agents/medical_necessity.js';
 import { nodeCallbackHttp, systemResolver, type CallbackHttp, type CallbackPolicy, type Resolver } from './agents/callbacks.js';
 import { JobRunner } from './agents/runner.js';
 import type { Writer } from './agents/writer.js';
@@ -38,7 +39,7 @@ export function makeRunner(o: { state: StateStore; snapshots: SnapshotHolder; lo
   return new JobRunner({
     queue: o.state.jobs,
     snapshots: o.snapshots,
-    agents: [codeResearchAgent({ llm: a.llm, allowTestKeys: a.allowTestKeys }), denialResolutionAgent({ llm: a.llm, allowTestKeys: a.allowTestKeys })],
+    agents: [codeResearchAgent({ llm: a.llm, allowTestKeys: a.allowTestKeys }), denialResolutionAgent({ llm: a.llm, allowTestKeys: a.allowTestKeys }), medicalNecessityAgent({ llm: a.llm, allowTestKeys: a.allowTestKeys })],
     now: o.now,
     logger: o.logger,
     concurrency: a.concurrency,

@@ -27,6 +27,52 @@ const submit = (body: unknown, opts: { key?: string; headers?: Record<string, st
   t.request('/v1/agents/code-research', { method: 'POST', body, key: opts.key, headers: opts.headers, host: opts.host });
 const poll = (id: string, key?: string) => t.request(`/v1/agents/jobs/${id}`, { key });
 
+describe('medical necessity job', () => {
+  // Seeds: icd10cm_order_2026.txt (typed excerpt) and the illustrative mcd_coverage export:
+  // article A99001 lists 64490/64493/64633/64635 and covers M47.812 and M47.816 (LCD L99001).
+  const submitMn = (body: unknown) => t.request('/v1/agents/medical-necessity', { method: 'POST', body });
+  const resultOf = async (body: unknown) => {
+    const r = await submitMn(body);
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    await t.srv.runner.settle();
+    return (await poll(r.body.job_id)).body;
+  };
+
+  it('supported: a covered diagnosis on an article listing the code, with the article, LCD and documentation', async () => {
+    const job = await resultOf({ cpt_code: '64493', dx_codes: ['m47.816', 'I10'], date_of_service: '2026-03-02', clinical_notes: 'Pt SMITH-JOHN-1950 with chronic LBP' });
+    expect(job.agent_type).toBe('medical_necessity');
+    const res = job.result;
+    expect(res).toMatchObject({ cpt_code: '64493', verdict: 'supported' });
+    expect(res.policies).toEqual([expect.objectContaining({ article_id: 'A99001', article_version: 4, covered_dx: ['M47.816'], lcds: [expect.objectContaining({ lcd_id: 'L99001', lcd_version: 3 })] })]);
+    expect(res.diagnoses.map((d: { code: string; status: string }) => [d.code, d.status])).toEqual([['M47.816', 'valid'], ['I10', 'valid']]);
+    expect(res.documentation_required.join(' ')).toContain('diagnostic block');
+    expect(res.dataset_versions).toMatchObject({ icd10cm: 'FY2026', mcd_coverage: '2025-10-01' });
+    expect(res.warnings.join(' ')).toContain('illustrative');
+    // Clinical notes stay out of the result and the logs.
+    expect(JSON.stringify(res)).not.toContain('SMITH-JOHN-1950');
+    expect(logs.join('')).not.toContain('SMITH-JOHN-1950');
+    expect(logs.join('')).not.toContain('M47.816');
+  });
+
+  it('not_supported when the article lists the code but no diagnosis is covered; unknown and category codes are named', async () => {
+    const res = (await resultOf({ cpt_code: '64493', dx_codes: ['M54.50', 'M54', 'Z99.99'], date_of_service: '2026-03-02' })).result;
+    expect(res.verdict).toBe('not_supported');
+    expect(res.diagnoses.map((d: { status: string }) => d.status)).toEqual(['valid', 'not_billable', 'unknown']);
+    expect(res.warnings).toEqual(expect.arrayContaining(['Z99.99 is not an ICD-10-CM code in FY2026', 'M54 is a category, not a billable code: report a code with all its characters']));
+  });
+
+  it('no_policy when no article lists the code; the code can come from the query', async () => {
+    const res = (await resultOf({ query: 'Is 99213 medically necessary for I10?', dx_codes: ['I10'] })).result;
+    expect(res).toMatchObject({ cpt_code: '99213', verdict: 'no_policy', policies: [] });
+  });
+
+  it('422: no code, a malformed diagnosis, notes too long', async () => {
+    const r = await submitMn({ dx_codes: ['12345'], clinical_notes: 'x'.repeat(20_001) });
+    expect(r.status).toBe(422);
+    expect(r.body.detail.map((d: { loc: (string | number)[] }) => d.loc.join('.')).sort()).toEqual(['body.clinical_notes', 'body.cpt_code', 'body.dx_codes.0']);
+  });
+});
+
 describe('denial resolution job', () => {
   const submitDenial = (body: unknown) => t.request('/v1/agents/denial-resolution', { method: 'POST', body });
 

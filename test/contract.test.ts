@@ -22,6 +22,10 @@ const SAMPLES: Record<string, Sample[]> = {
     { path: '/v1/agents/code-research', method: 'POST', status: 202, body: { code: '99213', query: 'units per day?' } },
     { path: '/v1/agents/code-research', method: 'POST', status: 422, body: { query: 'no code here' } },
   ],
+  submitMedicalNecessity: [
+    { path: '/v1/agents/medical-necessity', method: 'POST', status: 202, body: { cpt_code: '15823', dx_codes: ['H02.831'] } },
+    { path: '/v1/agents/medical-necessity', method: 'POST', status: 422, body: { dx_codes: ['not a code'] } },
+  ],
   submitDenialResolution: [
     { path: '/v1/agents/denial-resolution', method: 'POST', status: 202, body: { denial_code: 'N290' } },
     { path: '/v1/agents/denial-resolution', method: 'POST', status: 422, body: { group_code: 'ZZ' } },

@@ -11,8 +11,7 @@ import { matchingPriorAuthRules } from '../payers/service.js';
 import { inForce } from '../prior_auth/resolve.js';
 import { AgentError, type Agent, type AgentContext } from './runner.js';
 import type { CodeResearchInput } from './schemas.js';
-import { citationOf, narrate, type AgentWriterOptions } from './evidence.js';
-import type { Evidence } from './writer.js';
+import { conclude, findings, type AgentWriterOptions } from './evidence.js';
 
 const CODE_IN_TEXT = /\b(?:\d{4}[0-9A-Z]|[A-Z]\d{4})\b/i;
 
@@ -36,13 +35,8 @@ export function codeResearchAgent(o: AgentWriterOptions): Agent {
 
 async function research(snapshot: SnapshotReader, code: string, ccn: string | undefined, ctx: AgentContext, o: AgentWriterOptions) {
   const today = ctx.now().toISOString().slice(0, 10);
-  const evidence: Evidence[] = [];
-  const warnings: string[] = [];
-  const versions: Record<string, string> = {};
-  const cite = (dataset: string, version: string) => {
-    versions[dataset] = version;
-    return citationOf(snapshot, dataset, version);
-  };
+  const f = findings(snapshot);
+  const { evidence, warnings, cite } = f;
 
   let descriptor: string | null = null;
   let status: string | null = null;
@@ -73,7 +67,7 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
         facts: { estimated_payment: c.estimated_payment, applicable_blocks: c.applicable_blocks, physician: c.physician, outpatient_facility: c.outpatient_facility, lab: c.lab, dme: c.dme, conversion_factor: c.conversion_factor },
         citation: c.physician ? cite('mpfs_rvu', pay.used.mpfs_rvu ?? '') : null,
       });
-      for (const [d, v] of Object.entries(pay.used)) if (v) versions[d] = v;
+      for (const [d, v] of Object.entries(pay.used)) if (v) f.versions[d] = v;
     }
     warnings.push(...pay.warnings.filter((w) => !/national GPCIs/.test(w)));
   } catch (e) {
@@ -151,17 +145,10 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
   const conclusion = descriptor
     ? `${code} (${descriptor}) is a PFS status ${status} code; ${evidence.length} cited facts follow.`
     : `${code} is not on the physician fee schedule; ${evidence.length} cited facts follow.`;
-  const note = await narrate({ agent: 'code_research', conclusion, evidence }, ctx, o);
   return {
     code,
     descriptor,
     status_code: status,
-    conclusion,
-    narrative: note.narrative,
-    writer: note.writer,
-    evidence,
-    citations: evidence.map((e) => e.citation).filter((c) => c !== null),
-    dataset_versions: versions,
-    warnings: [...warnings, ...note.warnings],
+    ...(await conclude(f, 'code_research', conclusion, ctx, o)),
   };
 }

@@ -5,10 +5,9 @@ import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
 import { todayOf } from '../calendar.js';
 import { appealDeadlines, receiptConvention } from '../payers/deadlines.js';
 import { parseDenialCode, payerWarnings, resolvePayer } from '../payers/service.js';
-import { citationOf, narrate, type AgentWriterOptions } from './evidence.js';
+import { conclude, findings, type AgentWriterOptions } from './evidence.js';
 import { AgentError, type Agent } from './runner.js';
 import type { DenialResolutionInput } from './schemas.js';
-import type { Evidence } from './writer.js';
 
 /** What to do next, by the denial category of the payer's curated pattern. */
 export const ACTION_BY_CATEGORY: Record<string, 'appeal' | 'corrected_claim' | 'documentation' | 'payer_contact'> = {
@@ -44,13 +43,8 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
     async run(raw, ctx) {
       const input = raw as DenialResolutionInput;
       const snapshot = ctx.snapshot;
-      const warnings: string[] = [];
-      const evidence: Evidence[] = [];
-      const versions: Record<string, string> = {};
-      const cite = (dataset: string, version: string) => {
-        versions[dataset] = version;
-        return citationOf(snapshot, dataset, version);
-      };
+      const f = findings(snapshot);
+      const { evidence, warnings, cite } = f;
 
       // The codes: explicit carc/rarc win over denial_code (said in the result).
       let parsed: ReturnType<typeof parseDenialCode> | null = null;
@@ -140,7 +134,6 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
       const documents = pattern?.documentation_needed ?? [];
       const code = [group, carc].filter(Boolean).join('-') || rarc!;
       const conclusion = `${code}${rarc && carc ? `/${rarc}` : ''}: recommended action ${action.replace('_', ' ')}${pattern ? ` (${payer!.name}: ${pattern.denial_category.replace(/_/g, ' ')})` : ''}${appeal ? `; first appeal due ${appeal.levels[0]!.deadline_date ?? 'after the previous decision'}` : ''}.`;
-      const note = await narrate({ agent: 'denial_resolution', conclusion, evidence }, ctx, o);
       return {
         denial_code: input.denial_code ?? null,
         carc,
@@ -160,13 +153,7 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
         auto_appealable: pattern?.auto_appealable ?? false,
         appeal,
         similar_patterns: similar.map((d) => ({ denial_code: d.group_code ? `${d.group_code}-${d.carc_code}` : d.carc_code, remark_code: d.remark_code, denial_category: d.denial_category, root_cause: d.root_cause })),
-        conclusion,
-        narrative: note.narrative,
-        writer: note.writer,
-        evidence,
-        citations: evidence.map((e) => e.citation).filter((c) => c !== null),
-        dataset_versions: versions,
-        warnings: [...warnings, ...note.warnings],
+        ...(await conclude(f, 'denial_resolution', conclusion, ctx, o)),
       };
     },
   };

@@ -20,3 +20,34 @@ export function citationOf(snapshot: SnapshotReader, dataset: string, version: s
 export function narrate(task: { agent: string; conclusion: string; evidence: Evidence[] }, ctx: AgentContext, o: AgentWriterOptions) {
   return narrateWith(task, { llm: o.llm, keyType: ctx.keyType, allowTestKeys: o.allowTestKeys });
 }
+
+/** What every agent collects while it runs: cited evidence, the versions it read, warnings. */
+export function findings(snapshot: SnapshotReader) {
+  const evidence: Evidence[] = [];
+  const warnings: string[] = [];
+  const versions: Record<string, string> = {};
+  return {
+    evidence,
+    warnings,
+    versions,
+    /** The citation of a dataset version, recorded among the versions the result used. */
+    cite(dataset: string, version: string): Citation {
+      versions[dataset] = version;
+      return citationOf(snapshot, dataset, version);
+    },
+  };
+}
+
+/** The tail every agent result shares: the conclusion phrased by the writer, the evidence and its citations. */
+export async function conclude(f: ReturnType<typeof findings>, agent: string, conclusion: string, ctx: AgentContext, o: AgentWriterOptions) {
+  const note = await narrate({ agent, conclusion, evidence: f.evidence }, ctx, o);
+  return {
+    conclusion,
+    narrative: note.narrative,
+    writer: note.writer,
+    evidence: f.evidence,
+    citations: f.evidence.map((e) => e.citation).filter((c) => c !== null),
+    dataset_versions: f.versions,
+    warnings: [...f.warnings, ...note.warnings],
+  };
+}

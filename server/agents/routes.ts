@@ -4,7 +4,7 @@ import type { AgentJob } from '../../warehouse/jobs.js';
 import { ValidationError } from '../../warehouse/errors.js';
 import { defineRoute, json, result, type RouteDef } from '../route.js';
 import { eventId, resolveTarget, type CallbackPolicy, type Resolver } from './callbacks.js';
-import { AgentJobAcceptedSchema, AgentJobSchema, CodeResearchInputSchema, DenialResolutionInputSchema } from './schemas.js';
+import { AgentJobAcceptedSchema, AgentJobSchema, CodeResearchInputSchema, DenialResolutionInputSchema, MedicalNecessityInputSchema } from './schemas.js';
 
 export interface AgentRouteDeps {
   policy: CallbackPolicy;
@@ -99,6 +99,15 @@ export function agentRoutes(d: AgentRouteDeps): RouteDef[] {
       description: 'Every fact in the result is cited to the dataset version it came from.',
       body: CodeResearchInputSchema,
       example: { query: 'What limits apply to billing 99214 twice?', code: '99214' },
+    }),
+    submitRoute(d, {
+      path: '/v1/agents/medical-necessity',
+      operationId: 'submitMedicalNecessity',
+      agentType: 'medical_necessity',
+      summary: 'Check medical necessity: which LCD billing articles list the code, whether each diagnosis is covered, what documentation they require',
+      description: 'Verdict supported | not_supported | no_policy with the article and LCD ids and versions used; diagnoses are validated against ICD-10-CM for the date of service. clinical_notes are kept with the job and purged on schedule, never logged.',
+      body: MedicalNecessityInputSchema,
+      example: { cpt_code: '64493', dx_codes: ['M47.816'], date_of_service: '2026-03-02' },
     }),
     submitRoute(d, {
       path: '/v1/agents/denial-resolution',

@@ -23,6 +23,28 @@ export const CodeResearchInputSchema = z
   .meta({ id: 'CodeResearchRequest' });
 export type CodeResearchInput = z.output<typeof CodeResearchInputSchema>;
 
+const Icd10Schema = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .pipe(z.string().regex(/^[A-Z][0-9A-Z]{2}(\.?[0-9A-Z]{1,4})?$/, 'an ICD-10-CM code such as M54.50 or M5450'));
+
+/** `POST /v1/agents/medical-necessity` (spec body: cpt_code, query, dx_codes, clinical_notes, ccn, context, callback). */
+export const MedicalNecessityInputSchema = z
+  .strictObject({
+    ...CommonJobFields,
+    cpt_code: HcpcsSchema.optional(),
+    dx_codes: z.array(Icd10Schema).max(50, 'at most 50 diagnosis codes').optional(),
+    clinical_notes: z.string().max(20_000, 'clinical_notes is at most 20000 characters').optional().describe('kept with the job and purged on schedule; never logged, never sent to a writer'),
+    date_of_service: IsoDateSchema.optional().describe('selects the ICD-10-CM fiscal year and the policies in force (default today)'),
+  })
+  .refine((b) => b.cpt_code !== undefined || (b.query !== undefined && /\b(?:\d{4}[0-9A-Z]|[A-Z]\d{4})\b/i.test(b.query)), {
+    message: 'give `cpt_code`, or a query that names a CPT/HCPCS code',
+    path: ['cpt_code'],
+  })
+  .meta({ id: 'MedicalNecessityRequest' });
+export type MedicalNecessityInput = z.output<typeof MedicalNecessityInputSchema>;
+
 /** `POST /v1/agents/denial-resolution`: the reason code is `denial_code` (CARC, group+CARC or RARC); `carc`/`rarc` win when given. */
 export const DenialResolutionInputSchema = z
   .strictObject({
