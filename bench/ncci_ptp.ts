@@ -141,6 +141,7 @@ async function timeNativeOnly(dir: string, paths: string[]): Promise<{ ms: numbe
 
 /** Child mode: serve the warehouse and a bare Koa route, print ports and a key. */
 async function serve(dataDir: string) {
+  const started = performance.now();
   const { startServer } = await import('../server/server.js');
   const { silentLogger } = await import('../server/logger.js');
   const Koa = (await import('koa')).default;
@@ -160,6 +161,9 @@ async function serve(dataDir: string) {
   // A real PTP answer, served canned by the bare route at /same (same payload size).
   const sample = await fetch(`http://127.0.0.1:${srv.port}/v1/ncci/ptp/prac?column1=10000&column2=20000&date_of_service=2026-08-15`, { headers: { 'x-api-key': key } });
   const canned = await sample.json();
+  // Start to first PTP answer: the mount, the index build it waits for, and the answer.
+  const firstAnswerMs = performance.now() - started;
+  const rss = process.memoryUsage.rss();
   const bare = new Koa();
   bare.use((ctx) => {
     ctx.body = ctx.path === '/same' ? canned : { col1_proc_cd: '93000', col2_proc_cd: '93010', modifier: '0', status: 'active' };
@@ -167,7 +171,7 @@ async function serve(dataDir: string) {
   const bareServer = bare.listen(0, '127.0.0.1');
   await once(bareServer, 'listening');
   const addr = bareServer.address();
-  process.stdout.write(`${JSON.stringify({ port: srv.port, barePort: typeof addr === 'object' && addr ? addr.port : 0, key })}\n`);
+  process.stdout.write(`${JSON.stringify({ port: srv.port, barePort: typeof addr === 'object' && addr ? addr.port : 0, key, firstAnswerMs, rss })}\n`);
   process.stdin.resume();
   process.stdin.on('end', () => process.exit(0));
 }
@@ -262,7 +266,16 @@ async function main(): Promise<[string, string][]> {
     const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
     child = spawn(process.execPath, [...prof, ...process.execArgv, fileURLToPath(import.meta.url), '--serve', wh.dir], { stdio: ['pipe', 'pipe', 'inherit'] });
     const [line] = (await once(child.stdout!, 'data')) as [Buffer];
-    const { port, barePort, key } = JSON.parse(line.toString().split('\n')[0]!) as { port: number; barePort: number; key: string };
+    const { port, barePort, key, firstAnswerMs, rss: serverRss } = JSON.parse(line.toString().split('\n')[0]!) as { port: number; barePort: number; key: string; firstAnswerMs: number; rss: number };
+    // Cold: random pairs over every column-1 code on the freshly started server (each code's
+    // first lookup), 16 connections, beside a bare run.
+    const randCold = rng(23);
+    const coldPaths = Array.from({ length: 40_000 }, () => {
+      const i = Math.floor(randCold() * COL1_CODES);
+      return `/v1/ncci/ptp/prac?column1=${10000 + i}&column2=${col2Of(i, Math.floor(randCold() * 50))}&date_of_service=${randCold() < 0.5 ? '2026-05-15' : '2026-08-15'}`;
+    });
+    const coldAll = await load(`http://127.0.0.1:${port}`, key, coldPaths, 4);
+    const coldBare = await load(`http://127.0.0.1:${barePort}/same`, null, null, 4);
     const paths = lookupPaths(rows);
     // First pass: one lookup per hot code (each loads that code's edits from DuckDB), 8 at a time.
     const firstPass = hotCodes().map((i) => `/v1/ncci/ptp/prac?column1=${10000 + i}&column2=${col2Of(i, 0)}&date_of_service=2026-08-15`);
@@ -309,7 +322,9 @@ async function main(): Promise<[string, string][]> {
       ['ingest peak RSS', mb(peak)],
       ['bare Koa JSON route (small body)', `${Math.round(bare.rps)} req/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms`],
       ['bare Koa JSON route (a canned PTP answer, same size)', `${Math.round(bareSame.rps)} req/s, p50 ${bareSame.p50} ms, p99 ${bareSame.p99} ms`],
-      [`PTP lookup, first pass (${HOT_CODES} codes, cold)`, `${Math.round(cold.rps)} req/s, p50 ${cold.p50} ms, p99 ${cold.p99} ms, non-2xx ${cold.non2xx}`],
+      ['server start to first PTP answer (mount + in-memory index of both quarters)', `${secs(firstAnswerMs)}, RSS ${mb(serverRss)}`],
+      ['PTP lookup, cold: random pairs over all 10,000 column-1 codes, 16 conns, right after start', `${Math.round(coldAll.rps)} req/s, p50 ${coldAll.p50} ms, p99 ${coldAll.p99} ms, non-2xx ${coldAll.non2xx} (${(coldAll.rps / coldBare.rps).toFixed(2)}x bare same-size ${Math.round(coldBare.rps)} req/s)`],
+      [`PTP lookup, first pass (${HOT_CODES} codes, 8 at a time)`, `${Math.round(cold.rps)} req/s, p50 ${cold.p50} ms, p99 ${cold.p99} ms, non-2xx ${cold.non2xx}`],
       ['app floor: GET /v1/health on the same server', `${Math.round(health.rps)} req/s, p50 ${health.p50} ms, p99 ${health.p99} ms (${(health.rps / bare.rps).toFixed(2)}x bare)`],
       ['PTP lookup, warm (random pairs of the hot codes, 2 quarters, 16 conns)', `${Math.round(warm.rps)} req/s, p50 ${warm.p50} ms, p99 ${warm.p99} ms, non-2xx ${warm.non2xx} (${ratioMedian('bare').toFixed(2)}x bare small, ${ratioMedian('bareSame').toFixed(2)}x bare same-size; medians of 3 alternating rounds)`],
     );

@@ -5,6 +5,7 @@ import { Warehouse } from '../warehouse/store.js';
 import { createHttpHandler } from './http.js';
 import { McpEndpoint } from './mcp/adapter.js';
 import { codeResearchAgent } from './agents/code_research.js';
+import { warmPtpIndexes } from '../datasets/ncci_ptp_prac/queries.js';
 import { denialResolutionAgent } from './agents/denial_resolution.js';
 import { medicalNecessityAgent } from './agents/medical_necessity.js';
 import { nodeCallbackHttp, systemResolver, type CallbackHttp, type CallbackPolicy, type Resolver } from './agents/callbacks.js';
@@ -99,6 +100,18 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const cache = new AnswerCache(o.cacheMaxBytes ?? 64 * 1024 * 1024);
   const snapshots = new SnapshotHolder(wh, {
     memoMaxBytes: o.memoMaxBytes,
+    // Whole-table lookup indexes (PTP) are built right after a mount, not on the first request.
+    onMount: (s) => {
+      const t0 = Date.now();
+      // Held like a request, so a swap or shutdown closes the snapshot only after the build.
+      s.retain();
+      warmPtpIndexes(s)
+        .finally(() => s.release())
+        .then(
+        () => o.logger.info({ snapshot: s.id, ms: Date.now() - t0 }, 'lookup indexes ready'),
+        (err: unknown) => o.logger.error({ snapshot: s.id, err }, 'lookup index build failed; lookups query DuckDB'),
+      );
+    },
     onSwap: (from, to) => {
       if (from) {
         metrics.snapshotSwaps.inc();

@@ -23,6 +23,12 @@ export interface SnapshotReader {
   /** Loaded versions of a dataset, oldest effective first (empty when not loaded). */
   versions(dataset: string): DatasetVersion[];
   has(dataset: string): boolean;
+  /**
+   * Runs SQL whose every column is a non-null INTEGER and returns the columns as Int32Arrays,
+   * copied from DuckDB's vectors without a JS value per cell (whole-table indexes of millions of
+   * rows). Optional: readers without it fall back to row queries.
+   */
+  int32Columns?(sql: string, params?: DuckDBValue[]): Promise<{ rows: number; columns: Int32Array[] }>;
 }
 
 /** Default bytes of each snapshot's per-input memo (`RCM_MEMO_MAX_MB`). */
@@ -150,6 +156,34 @@ export class MountedSnapshot implements SnapshotReader {
     return p;
   }
 
+  async int32Columns(sql: string, params: DuckDBValue[] = []): Promise<{ rows: number; columns: Int32Array[] }> {
+    const i = this.next++ % this.conns.length;
+    const conn = this.conns[i]!;
+    const run = async () => {
+      const stmt = await conn.prepare(sql);
+      if (params.length) stmt.bind(params);
+      const res = await stmt.run();
+      const rows = res.rowCount;
+      const width = res.columnCount;
+      const columns = Array.from({ length: width }, () => new Int32Array(rows));
+      let at = 0;
+      for (let k = 0; k < res.chunkCount; k++) {
+        const chunk = res.getChunk(k);
+        const n = chunk.rowCount;
+        for (let c = 0; c < width; c++) {
+          const items = (chunk.getColumnVector(c) as unknown as { items?: Int32Array }).items;
+          if (!(items instanceof Int32Array)) throw new Error(`int32Columns: column ${c} is not INTEGER`);
+          columns[c]!.set(items.subarray(0, n), at);
+        }
+        at += n;
+      }
+      return { rows, columns };
+    };
+    const result = this.queues[i]!.then(run, run);
+    this.queues[i] = result.catch(() => undefined);
+    return result;
+  }
+
   /** Bytes (estimated) held by the per-input memo. */
   get memoBytes(): number {
     return this.memos.calculatedSize;
@@ -197,7 +231,7 @@ export class SnapshotHolder {
 
   constructor(
     private readonly wh: Warehouse,
-    private readonly opts: { onSwap?: (from: string | null, to: string) => void; memoMaxBytes?: number } = {},
+    private readonly opts: { onSwap?: (from: string | null, to: string) => void; memoMaxBytes?: number; onMount?: (s: MountedSnapshot) => void } = {},
   ) {}
 
   get snapshot(): MountedSnapshot | null {
@@ -213,6 +247,7 @@ export class SnapshotHolder {
           if (!id || id === this.current?.id) return;
           const manifest = await this.wh.readManifest(id);
           const next = await MountedSnapshot.open(this.wh, manifest, { memoMaxBytes: this.opts.memoMaxBytes });
+          this.opts.onMount?.(next);
           const prev = this.current;
           this.current = next;
           this.lastError = null;

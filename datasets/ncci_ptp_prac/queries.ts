@@ -2,6 +2,42 @@ import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { quoteIdent } from '../../warehouse/snapshot.js';
 import { selectVersion, type VersionPick } from '../_shared/versions.js';
 import type { PtpRow } from './ptp.js';
+import { buildPtpIndex, column1Codes, groupOf, pairRows, type PtpVersionIndex } from './index.js';
+
+/** The PTP datasets, for warming their indexes when a snapshot is mounted. */
+export const PTP_DATASETS: PtpDatasetId[] = ['ncci_ptp_prac', 'ncci_ptp_hosp', 'medicaid_ptp_prac', 'medicaid_ptp_hosp'];
+
+/**
+ * Every loaded version of a PTP dataset as an in-memory index (built once per snapshot, pinned;
+ * `warmPtpIndexes` starts it at mount). Null when the reader cannot hand out raw columns; the
+ * per-code DuckDB query then serves lookups.
+ */
+export function ptpIndexes(snapshot: SnapshotReader, dataset: PtpDatasetId): Promise<Map<string, PtpVersionIndex> | null> {
+  return snapshot.memo(
+    `ptp:index:${dataset}`,
+    async () => {
+      if (!snapshot.int32Columns) return null;
+      const out = new Map<string, PtpVersionIndex>();
+      try {
+        for (const v of snapshot.versions(dataset)) {
+          const idx = await buildPtpIndex(snapshot, dataset, v.version);
+          if (!idx) return null;
+          out.set(v.version, idx);
+        }
+      } catch {
+        // A version the index cannot read (an unexpected code shape) keeps the per-code queries.
+        return null;
+      }
+      return out;
+    },
+    { pin: true },
+  );
+}
+
+/** Starts building the PTP indexes of a freshly mounted snapshot (so no lookup waits for DuckDB). */
+export function warmPtpIndexes(snapshot: SnapshotReader): Promise<unknown> {
+  return Promise.all(PTP_DATASETS.filter((d) => snapshot.has(d)).map((d) => ptpIndexes(snapshot, d)));
+}
 
 /** The four PTP tables; the queries below serve all of them. */
 export type PtpDatasetId = 'ncci_ptp_prac' | 'ncci_ptp_hosp' | 'medicaid_ptp_prac' | 'medicaid_ptp_hosp';
@@ -108,6 +144,17 @@ export function getColumn1Groups(snapshot: SnapshotReader, dataset: PtpDatasetId
   return cache.get(
     `${dataset}:${column1}`,
     async () => {
+      const idx = await ptpIndexes(snapshot, dataset);
+      if (idx) {
+        const byVersion = new Map<string, Group>();
+        let n = 0;
+        for (const [v, i] of idx) {
+          const g = groupOf(i, column1);
+          for (const l of g.values()) n += l.length;
+          if (g.size) byVersion.set(v, g);
+        }
+        return { groups: byVersion, rows: n };
+      }
       const rows = await snapshot.all<PtpRow & { version: string }>(
         `SELECT version, column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale
          FROM ${quoteIdent(dataset)} WHERE column1 = $1`,
@@ -143,6 +190,8 @@ export function getColumn1Groups(snapshot: SnapshotReader, dataset: PtpDatasetId
  */
 export function getColumn1Codes(snapshot: SnapshotReader, dataset: PtpDatasetId): Promise<Set<string>> {
   return snapshot.memo(`ptp:col1:${dataset}`, async () => {
+    const idx = await ptpIndexes(snapshot, dataset);
+    if (idx) return new Set([...idx.values()].flatMap(column1Codes));
     const rows = await snapshot.all<{ column1: string }>(`SELECT DISTINCT column1 FROM ${quoteIdent(dataset)}`);
     return new Set(rows.map((r) => r.column1));
   }, { pin: true });
@@ -184,10 +233,17 @@ export async function lookupPtpEdit(
   const choice = selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dos });
   if (!choice) return { dataset, choice: null, row: null, status: 'no_data' };
   const v = choice.version.version;
-  const heads = await getColumn1Codes(snapshot, dataset);
-  const group = async (c: string) => (heads.has(c) ? await getColumn1Groups(snapshot, dataset, c) : NO_GROUPS).get(v) ?? EMPTY_GROUP;
-  const [ga, gb] = await Promise.all([group(codeA), group(codeB)]);
-  const rows = [...(ga.get(codeB) ?? []), ...(codeA === codeB ? [] : (gb.get(codeA) ?? []))];
+  const idx = (await ptpIndexes(snapshot, dataset))?.get(v);
+  let rows: PtpRow[];
+  if (idx) {
+    // The in-memory index: two binary searches, nothing cached per code.
+    rows = [...pairRows(idx, codeA, codeB), ...(codeA === codeB ? [] : pairRows(idx, codeB, codeA))];
+  } else {
+    const heads = await getColumn1Codes(snapshot, dataset);
+    const group = async (c: string) => (heads.has(c) ? await getColumn1Groups(snapshot, dataset, c) : NO_GROUPS).get(v) ?? EMPTY_GROUP;
+    const [ga, gb] = await Promise.all([group(codeA), group(codeB)]);
+    rows = [...(ga.get(codeB) ?? []), ...(codeA === codeB ? [] : (gb.get(codeA) ?? []))];
+  }
   const row = pickRow(rows, dos);
   return { dataset, choice, row, status: row ? ptpEditStatus(row, dos) : 'no_edit' };
 }
@@ -201,6 +257,13 @@ export async function ptpPairFinder(snapshot: SnapshotReader, dataset: PtpDatase
   const choice = selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dos });
   if (!choice) return () => ({ dataset, choice: null, row: null, status: 'no_data' });
   const v = choice.version.version;
+  const idx = (await ptpIndexes(snapshot, dataset))?.get(v);
+  if (idx) {
+    return (a, b) => {
+      const row = pickRow([...pairRows(idx, a, b), ...(a === b ? [] : pairRows(idx, b, a))], dos);
+      return { dataset, choice, row, status: row ? ptpEditStatus(row, dos) : 'no_edit' };
+    };
+  }
   const heads = await getColumn1Codes(snapshot, dataset);
   const groups = new Map<string, Group>();
   await Promise.all(codes.map(async (c) => groups.set(c, (heads.has(c) ? await getColumn1Groups(snapshot, dataset, c) : NO_GROUPS).get(v) ?? EMPTY_GROUP)));

@@ -1,0 +1,72 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ncciPtpPrac } from '../datasets/ncci_ptp_prac/dataset.js';
+import { codeKey, decodeKey } from '../datasets/ncci_ptp_prac/index.js';
+import { getColumn1Codes, getColumn1Groups, lookupPtpEdit, ptpIndexes } from '../datasets/ncci_ptp_prac/queries.js';
+import { medicaidPtpPrac } from '../datasets/medicaid_ptp_prac/dataset.js';
+import type { SnapshotReader } from '../warehouse/snapshot.js';
+import { openTestSnapshot, REPO_ROOT } from './helpers/datasets.js';
+
+// The in-memory PTP index must answer exactly as the per-code DuckDB query did: every column-1
+// group of the seeded practitioner releases (32.1 and 32.2: deleted, re-added and indicator-9
+// edits) and the Medicaid seed, compared through both paths.
+let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
+beforeAll(async () => {
+  const dir = (p: string) => join(REPO_ROOT, 'seeds', p);
+  const files = async (p: string) => (await readdir(dir(p))).map((f) => join(dir(p), f));
+  snap = await openTestSnapshot([
+    { dataset: ncciPtpPrac, files: await files('ncci_ptp_prac/32.1') },
+    { dataset: ncciPtpPrac, files: await files('ncci_ptp_prac/32.2') },
+    { dataset: medicaidPtpPrac, files: await files('medicaid_ptp_prac') },
+  ]);
+});
+afterAll(() => snap?.close());
+
+/** The same snapshot without raw column access: lookups take the DuckDB path. */
+function withoutIndex(s: SnapshotReader): SnapshotReader {
+  const memo = new Map<string, Promise<unknown>>();
+  return {
+    id: `${s.id}-plain`,
+    manifest: s.manifest,
+    all: (sql, params) => s.all(sql, params),
+    memo: <T>(k: string, f: () => Promise<T>) => {
+      if (!memo.has(k)) memo.set(k, f());
+      return memo.get(k) as Promise<T>;
+    },
+    versions: (d) => s.versions(d),
+    has: (d) => s.has(d),
+  };
+}
+
+describe('PTP in-memory index', () => {
+  it('codes round-trip through their keys', () => {
+    for (const c of ['00001', '99213', 'G0463', 'ZZZZZ', '0001U', 'A4636']) expect(decodeKey(codeKey(c))).toBe(c);
+    expect(codeKey('9921')).toBe(-1);
+  });
+
+  for (const dataset of ['ncci_ptp_prac', 'medicaid_ptp_prac'] as const) {
+    it(`${dataset}: every column-1 group and every pair on several dates equal the DuckDB path`, async () => {
+      const idx = await ptpIndexes(snap, dataset);
+      expect(idx).not.toBeNull();
+      const plain = withoutIndex(snap);
+      const heads = await getColumn1Codes(snap, dataset);
+      expect([...heads].sort()).toEqual([...(await getColumn1Codes(plain, dataset))].sort());
+      const all = (await snap.all<{ c: string }>(`SELECT column1 AS c FROM ${dataset} UNION SELECT column2 FROM ${dataset}`)).map((r) => r.c);
+      let pairs = 0;
+      for (const c of heads) {
+        const a = await getColumn1Groups(snap, dataset, c);
+        const b = await getColumn1Groups(plain, dataset, c);
+        const norm = (m: Map<string, Map<string, unknown[]>>) => Object.fromEntries([...m].map(([v, g]) => [v, Object.fromEntries([...g].sort(([x], [y]) => (x < y ? -1 : 1)))]));
+        expect(norm(a)).toEqual(norm(b));
+        for (const d of all) {
+          for (const dos of ['2022-01-01', '2023-12-31', '2026-06-30', '2026-08-01']) {
+            expect(await lookupPtpEdit(snap, dataset, c, d, dos)).toEqual(await lookupPtpEdit(plain, dataset, c, d, dos));
+            pairs++;
+          }
+        }
+      }
+      expect(pairs).toBeGreaterThan(100);
+    });
+  }
+});
