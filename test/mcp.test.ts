@@ -52,7 +52,7 @@ describe('MCP tools generated from the route table', () => {
       const names = [...tool.pathNames, ...tool.queryNames, ...tool.bodyNames].sort();
       expect(Object.keys(tool.inputSchema.properties as object).sort(), r.operationId).toEqual(names);
       expect(new Set(names).size, `${r.operationId} has no colliding input names`).toBe(names.length);
-      expect(tool.annotations.readOnlyHint).toBe(r.method === 'get');
+      expect(tool.annotations.readOnlyHint).toBe(r.method === 'get' && !r.persist);
       expect(tool.annotations.destructiveHint).toBe(r.method === 'delete');
       expect(tool.outputSchema.type).toBe('object');
     }

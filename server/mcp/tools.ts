@@ -78,7 +78,8 @@ export function toolsFromRoutes(routes: RouteDef[]): ToolDef[] {
       outputSchema,
       annotations: {
         title,
-        readOnlyHint: r.method === 'get',
+        // A GET that records an audit row (the prior-auth check) is not read-only.
+        readOnlyHint: r.method === 'get' && !r.persist,
         destructiveHint: r.method === 'delete',
         idempotentHint: r.method === 'get' || r.method === 'put' || r.method === 'delete',
         openWorldHint: false,
