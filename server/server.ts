@@ -103,9 +103,9 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     // Whole-table lookup indexes (PTP) are built right after a mount, not on the first request.
     onMount: (s) => {
       const t0 = Date.now();
-      // Held like a request, so a swap or shutdown closes the snapshot only after the build.
+      // Held like a request, so a shutdown closes the snapshot only after the build.
       s.retain();
-      warmPtpIndexes(s)
+      return warmPtpIndexes(s)
         .finally(() => s.release())
         .then(
         () => o.logger.info({ snapshot: s.id, ms: Date.now() - t0 }, 'lookup indexes ready'),

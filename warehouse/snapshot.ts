@@ -231,7 +231,7 @@ export class SnapshotHolder {
 
   constructor(
     private readonly wh: Warehouse,
-    private readonly opts: { onSwap?: (from: string | null, to: string) => void; memoMaxBytes?: number; onMount?: (s: MountedSnapshot) => void } = {},
+    private readonly opts: { onSwap?: (from: string | null, to: string) => void; memoMaxBytes?: number; onMount?: (s: MountedSnapshot) => Promise<unknown> | void } = {},
   ) {}
 
   get snapshot(): MountedSnapshot | null {
@@ -247,7 +247,8 @@ export class SnapshotHolder {
           if (!id || id === this.current?.id) return;
           const manifest = await this.wh.readManifest(id);
           const next = await MountedSnapshot.open(this.wh, manifest, { memoMaxBytes: this.opts.memoMaxBytes });
-          this.opts.onMount?.(next);
+          // Whole-table indexes are built before the new snapshot serves, so no request waits for them.
+          await this.opts.onMount?.(next);
           const prev = this.current;
           this.current = next;
           this.lastError = null;
