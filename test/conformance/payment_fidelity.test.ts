@@ -77,8 +77,8 @@ describe.skipIf(!present)('payment fidelity: CMS CY2025 payment amounts and OPPS
     const gpcis = new Map(((await parseAll<GpciRow>(gpci, GPCI)).rows).map((g) => [g.locality, g]));
     let checked = 0;
     let capped = 0;
-    // The cap file still lists six California localities of carrier 01112 (17, 18, 71-74) that
-    // GPCI2025 no longer has: no PFS amount exists there, and the route says so (422 on locality).
+    // The cap file also lists six Southern California localities under carrier 01112 (17, 18,
+    // 71-74) that GPCI2025 lists only under MAC 01182: the 01112 form is a 422 on locality.
     const orphans = caps.filter((c) => !gpcis.has(c.locality));
     expect([...new Set(orphans.map((c) => c.locality))].sort()).toEqual(['0111217', '0111218', '0111271', '0111272', '0111273', '0111274']);
     const o = orphans[0]!;
@@ -109,7 +109,7 @@ describe.skipIf(!present)('payment fidelity: CMS CY2025 payment amounts and OPPS
     // The issue's example: 70496 in carrier 01112 locality 05 is capped at $343.62.
     const r = await t.request(`/v1/codes/70496/payment?locality=0111205&date_of_service=${DOS}&place_of_service=11`);
     expect(r.body.physician).toMatchObject({ allowed_phy_payment: 343.62, opps_cap_applied: true });
-    console.info(`OPPSCAP: ${checked} setting checks over ${priced.length} priced status-A rows (${orphans.length} in retired localities), ${capped} capped`);
+    console.info(`OPPSCAP: ${checked} setting checks over ${priced.length} priced status-A rows (${orphans.length} under carrier 01112 for localities GPCI2025 lists under 01182), ${capped} capped`);
   });
 
   it('a carrier-priced (status C) cap row is reported, not priced; a 2026 service gets no 2025 cap', async () => {
