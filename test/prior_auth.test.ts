@@ -209,6 +209,29 @@ describe('facilities: registration, roster, overrides and tier 0', () => {
     expect((await t.request(`/v1/facilities/${CCN}/pa-overrides/${code.body.id}`, { method: 'DELETE' })).status).toBe(404);
   });
 
+  it("another tenant can neither see nor change A's roster, overrides or registration, cached answers included", async () => {
+    const rosterA = await t.request(`/v1/facilities/${CCN}/payers`);
+    const overridesA = await t.request(`/v1/facilities/${CCN}/pa-overrides`);
+    expect(rosterA.body.total).toBeGreaterThan(0);
+    expect(overridesA.body.total).toBeGreaterThan(0);
+    // B reads nothing of A's, though A's answers are in the cache now.
+    expect((await t.request(`/v1/facilities/${CCN}/payers`, { key: keyB })).body).toEqual({ ccn: CCN, payers: [], total: 0 });
+    expect((await t.request(`/v1/facilities/${CCN}/pa-overrides`, { key: keyB })).body).toEqual({ ccn: CCN, overrides: [], total: 0 });
+    // B cannot delete A's override by id, nor A's registration.
+    const id = overridesA.body.overrides[0].id;
+    expect((await t.request(`/v1/facilities/${CCN}/pa-overrides/${id}`, { method: 'DELETE', key: keyB })).status).toBe(404);
+    expect((await t.request(`/v1/facilities/${CCN}?hard=true`, { method: 'DELETE', key: keyB })).status).toBe(404);
+    // B's own writes on the same CCN stay B's: its roster entry gets its own id, A's is unchanged.
+    const bEntry = await post(`/v1/facilities/${CCN}/payers`, { payer_slug: 'uhc', network_status: 'unknown' }, keyB);
+    expect(bEntry.status).toBe(201);
+    expect(rosterA.body.payers.map((p: { id: string }) => p.id)).not.toContain(bEntry.body.id);
+    expect((await t.request(`/v1/facilities/${CCN}/payers`)).body).toEqual(rosterA.body);
+    expect((await t.request(`/v1/facilities/${CCN}/pa-overrides`)).body).toEqual(overridesA.body);
+    expect((await t.request(`/v1/facilities/${CCN}`)).body).toMatchObject({ registered: true, is_active: true, name: 'Our Hospital' });
+    // Clean up B so later tests see B as unregistered.
+    expect((await t.request(`/v1/facilities/${CCN}?hard=true`, { method: 'DELETE', key: keyB })).status).toBe(200);
+  });
+
   it('determinations are stored per tenant, immutable, and outlive soft and hard deletes', async () => {
     const r = await check({ payer: 'medicare_ffs', code: '64490', ccn: CCN });
     const id = r.body.determination_id as string;
