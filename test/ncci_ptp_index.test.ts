@@ -5,8 +5,7 @@ import { ncciPtpPrac } from '../datasets/ncci_ptp_prac/dataset.js';
 import { codeKey, decodeKey } from '../datasets/ncci_ptp_prac/index.js';
 import { getColumn1Codes, getColumn1Groups, lookupPtpEdit, ptpIndexes } from '../datasets/ncci_ptp_prac/queries.js';
 import { medicaidPtpPrac } from '../datasets/medicaid_ptp_prac/dataset.js';
-import type { SnapshotReader } from '../warehouse/snapshot.js';
-import { openTestSnapshot, REPO_ROOT } from './helpers/datasets.js';
+import { openTestSnapshot, REPO_ROOT, withoutIndex } from './helpers/datasets.js';
 
 // The in-memory PTP index must answer exactly as the per-code DuckDB query did: every column-1
 // group of the seeded practitioner releases (32.1 and 32.2: deleted, re-added and indicator-9
@@ -22,22 +21,6 @@ beforeAll(async () => {
   ]);
 });
 afterAll(() => snap?.close());
-
-/** The same snapshot without raw column access: lookups take the DuckDB path. */
-function withoutIndex(s: SnapshotReader): SnapshotReader {
-  const memo = new Map<string, Promise<unknown>>();
-  return {
-    id: `${s.id}-plain`,
-    manifest: s.manifest,
-    all: (sql, params) => s.all(sql, params),
-    memo: <T>(k: string, f: () => Promise<T>) => {
-      if (!memo.has(k)) memo.set(k, f());
-      return memo.get(k) as Promise<T>;
-    },
-    versions: (d) => s.versions(d),
-    has: (d) => s.has(d),
-  };
-}
 
 describe('PTP in-memory index', () => {
   it('codes round-trip through their keys', () => {

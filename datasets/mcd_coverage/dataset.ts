@@ -94,6 +94,7 @@ export const mcdCoverage = defineMultiTableDataset<Record<string, unknown>>({
     const name = tableOf(header.fields)!;
     const t = MCD_TABLES[name];
     const index = new Map(header.fields.map((f, i) => [normHeader(f).toLowerCase(), i]));
+    const nullable = new Set(t.columns.filter((c) => (t.row.shape as Record<string, z.ZodType>)[c.name]!.safeParse(null).success).map((c) => c.name));
     for (let n = await records.next(); !n.done; n = await records.next()) {
       const { line, fields } = n.value;
       if (isBlankRecord(fields)) continue;
@@ -101,10 +102,9 @@ export const mcdCoverage = defineMultiTableDataset<Record<string, unknown>>({
       const row: Record<string, unknown> = {};
       for (const c of t.columns) {
         const raw = fields[index.get(c.name)!];
-        const nullable = (t.row.shape as Record<string, z.ZodType>)[c.name]!.safeParse(null).success;
         if (INT.has(c.name)) row[c.name] = r.integer(c.name, raw, { required: true, min: 0 });
         else if (DATES.test(c.name)) row[c.name] = r.date(c.name, raw, { required: false });
-        else row[c.name] = nullable ? clean(raw) || null : r.text(c.name, raw, { required: true });
+        else row[c.name] = nullable.has(c.name) ? clean(raw) || null : r.text(c.name, raw, { required: true });
       }
       if (name === 'article_x_icd10_covered' && !/^[A-Z][0-9A-Z]{2}(\.[0-9A-Z]{1,4})?$/.test(String(row.icd10_code_id))) {
         yield { line, table: name, issues: [{ loc: ['row', line, 'icd10_code_id'], msg: 'not an ICD-10-CM code (A00.0 form)', type: 'value_error', input: row.icd10_code_id }] };

@@ -41,7 +41,6 @@ const keySql = (col: string) =>
   [0, 1, 2, 3, 4].map((i) => `(instr('${ALPHABET}', substr(${col}, ${i + 1}, 1)) - 1) * ${36 ** (4 - i)}`).join(' + ');
 
 const DAY_MS = 86_400_000;
-const dayOf = (iso: string | null) => (iso ? Date.parse(`${iso}T00:00:00Z`) / DAY_MS : -1);
 const isoOf = (day: number) => (day < 0 ? null : new Date(day * DAY_MS).toISOString().slice(0, 10));
 
 /** Reads one version into an index (null when the reader cannot hand out raw columns). */
@@ -138,4 +137,9 @@ export function decodeKey(k: number): string {
 /** Column-1 codes of an index. */
 export const column1Codes = (idx: PtpVersionIndex): string[] => [...idx.ranges.keys()].map(decodeKey);
 
-export { dayOf };
+/** Every code of an index, column 1 or 2. */
+export function allCodes(idx: PtpVersionIndex): string[] {
+  const keys = new Set<number>(idx.ranges.keys());
+  for (const k of idx.c2) keys.add(k);
+  return [...keys].map(decodeKey);
+}

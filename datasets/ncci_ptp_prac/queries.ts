@@ -2,7 +2,7 @@ import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { quoteIdent } from '../../warehouse/snapshot.js';
 import { selectVersion, type VersionPick } from '../_shared/versions.js';
 import type { PtpRow } from './ptp.js';
-import { buildPtpIndex, column1Codes, groupOf, pairRows, type PtpVersionIndex } from './index.js';
+import { allCodes, buildPtpIndex, column1Codes, groupOf, pairRows, type PtpVersionIndex } from './index.js';
 
 /** The PTP datasets, for warming their indexes when a snapshot is mounted. */
 export const PTP_DATASETS: PtpDatasetId[] = ['ncci_ptp_prac', 'ncci_ptp_hosp', 'medicaid_ptp_prac', 'medicaid_ptp_hosp'];
@@ -230,22 +230,7 @@ export async function lookupPtpEdit(
   codeB: string,
   dos: string,
 ): Promise<PtpLookup> {
-  const choice = selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dos });
-  if (!choice) return { dataset, choice: null, row: null, status: 'no_data' };
-  const v = choice.version.version;
-  const idx = (await ptpIndexes(snapshot, dataset))?.get(v);
-  let rows: PtpRow[];
-  if (idx) {
-    // The in-memory index: two binary searches, nothing cached per code.
-    rows = [...pairRows(idx, codeA, codeB), ...(codeA === codeB ? [] : pairRows(idx, codeB, codeA))];
-  } else {
-    const heads = await getColumn1Codes(snapshot, dataset);
-    const group = async (c: string) => (heads.has(c) ? await getColumn1Groups(snapshot, dataset, c) : NO_GROUPS).get(v) ?? EMPTY_GROUP;
-    const [ga, gb] = await Promise.all([group(codeA), group(codeB)]);
-    rows = [...(ga.get(codeB) ?? []), ...(codeA === codeB ? [] : (gb.get(codeA) ?? []))];
-  }
-  const row = pickRow(rows, dos);
-  return { dataset, choice, row, status: row ? ptpEditStatus(row, dos) : 'no_edit' };
+  return (await ptpPairFinder(snapshot, dataset, [codeA, codeB], dos))(codeA, codeB);
 }
 
 /**
@@ -259,6 +244,7 @@ export async function ptpPairFinder(snapshot: SnapshotReader, dataset: PtpDatase
   const v = choice.version.version;
   const idx = (await ptpIndexes(snapshot, dataset))?.get(v);
   if (idx) {
+    // The in-memory index: two binary searches a pair, nothing loaded per code.
     return (a, b) => {
       const row = pickRow([...pairRows(idx, a, b), ...(a === b ? [] : pairRows(idx, b, a))], dos);
       return { dataset, choice, row, status: row ? ptpEditStatus(row, dos) : 'no_edit' };
@@ -274,6 +260,23 @@ export async function ptpPairFinder(snapshot: SnapshotReader, dataset: PtpDatase
     const row = pickRow(rows, dos);
     return { dataset, choice, row, status: row ? ptpEditStatus(row, dos) : 'no_edit' };
   };
+}
+
+/**
+ * Every code of a PTP dataset, column 1 or 2, over all loaded versions (once per snapshot): from
+ * the in-memory index when there is one, else one DISTINCT query.
+ */
+export function ptpCodeSet(snapshot: SnapshotReader, dataset: PtpDatasetId): Promise<Set<string>> {
+  return snapshot.memo(
+    `ptp:codes:${dataset}`,
+    async () => {
+      const idx = await ptpIndexes(snapshot, dataset);
+      if (idx) return new Set([...idx.values()].flatMap(allCodes));
+      const rows = await snapshot.all<{ c: string }>(`SELECT column1 AS c FROM ${quoteIdent(dataset)} UNION SELECT column2 FROM ${quoteIdent(dataset)}`);
+      return new Set(rows.map((r) => r.c));
+    },
+    { pin: true },
+  );
 }
 
 /** Every edit (any status) where `code` is column 1 or column 2 in one version; for tools and tests. */

@@ -8,8 +8,8 @@ import type { MedicalNecessityInput } from './schemas.js';
 
 const CODE_IN_TEXT = /\b(?:\d{4}[0-9A-Z]|[A-Z]\d{4})\b/;
 
-/** Dataset releases whose code-level coverage rows are illustrative (no real MCD export is loaded in the seeds). */
-const ILLUSTRATIVE = /^L9\d{4}$/;
+/** Ids of the illustrative seed documents (L99001, A99001 ...): no real LCD or article uses them. */
+const ILLUSTRATIVE = /^[LA]99\d{3}$/;
 
 /**
  * Medical necessity: which billing articles (and the LCDs behind them) list a CPT/HCPCS code,
@@ -82,7 +82,7 @@ export function medicalNecessityAgent(o: AgentWriterOptions): Agent {
             facts: { article: a, lcds, covered_submitted: hits, covered_count: coveredRows.length },
             citation: cite('mcd_coverage', cov.version),
           });
-          if ([a.display_id, ...lcds.map((l) => l.lcd_id)].some((x) => ILLUSTRATIVE.test(x) || /^A9\d{4}$/.test(x))) {
+          if ([a.display_id, ...lcds.map((l) => l.lcd_id)].some((x) => ILLUSTRATIVE.test(x))) {
             const w = 'coverage rows of the seeds are illustrative (no real MCD code-level export is loaded): do not rely on this verdict';
             if (!warnings.includes(w)) warnings.push(w);
           }

@@ -17,7 +17,9 @@ import {
   RosterEntrySchema,
   RosterListSchema,
 } from './schemas.js';
-import { facilityView, mergedProfile, overrideFields, payerRef, referenceProfile, registrationFields, rosterFields } from './service.js';
+import { facilityView, mergedProfile, overrideFields, referenceProfile, registrationFields, rosterFields } from './service.js';
+import { payerKnowledge } from '../../datasets/payers/queries.js';
+import { payerParamIssues } from '../payers/service.js';
 import type { PaOverride, RosterEntry } from '../../warehouse/facilities.js';
 
 const WRITE = { scope: 'knowledge' } as const;
@@ -25,10 +27,7 @@ const EXAMPLE_CCN = '050454';
 
 /** The 422 issue of a body's `payer_slug` naming no payer (joined with the schema's issues). */
 async function bodyPayerIssues(raw: { body?: unknown }, snapshot: SnapshotReader): Promise<Issue[]> {
-  const slug = (raw.body as { payer_slug?: unknown } | undefined)?.payer_slug;
-  if (typeof slug !== 'string' || slug.trim() === '') return [];
-  const p = await payerRef(snapshot, slug, ['body', 'payer_slug']);
-  return 'loc' in p ? [p] : [];
+  return payerParamIssues(await payerKnowledge(snapshot), (raw.body as { payer_slug?: unknown } | undefined)?.payer_slug, ['body', 'payer_slug']);
 }
 
 const rosterOut = ({ ccn: _ccn, ...e }: RosterEntry) => e;

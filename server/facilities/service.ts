@@ -1,10 +1,10 @@
 import { getFacility, type FacilityProfile } from '../../datasets/facilities/queries.js';
 import { payerKnowledge } from '../../datasets/payers/queries.js';
-import { NotFoundError, ValidationError, type Issue } from '../../warehouse/errors.js';
+import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
 import type { FacilityRegistration, PaOverrideFields, RegistrationFields, RosterFields } from '../../warehouse/facilities.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { TenantStore } from '../../warehouse/state.js';
-import { resolvePayer } from '../payers/service.js';
+import { payerParamIssues, resolvePayer } from '../payers/service.js';
 import { isHospitalType } from '../payment/service.js';
 
 /** A CCN as the tenant sees it: the public reference row (if any) and the tenant's registration (if any). */
@@ -99,18 +99,14 @@ export function registrationFields(v: { profile: FacilityProfile | null; ccn: st
   return { name: b.name ?? null, facility_type: b.facility_type ?? null, place_of_service: b.place_of_service ?? null, state: b.state ?? null };
 }
 
-/** A payer reference of a body (slug or alias) as its slug and name, or the issue naming the field. */
-export async function payerRef(snapshot: SnapshotReader, raw: string, loc: (string | number)[]): Promise<{ slug: string; name: string } | Issue> {
-  try {
-    const p = resolvePayer(await payerKnowledge(snapshot), raw);
-    return { slug: p.slug, name: p.name };
-  } catch (e) {
-    if (!(e instanceof NotFoundError)) throw e;
-    return { loc, msg: e.message, type: 'value_error', input: raw, ...(e.extra.suggestions ? { ctx: { suggestions: e.extra.suggestions } } : {}) };
-  }
+/** A body's payer (slug or alias) as its slug and name; an unknown one is a 422 on `body.payer_slug`. */
+async function bodyPayer(snapshot: SnapshotReader, raw: string): Promise<{ slug: string; name: string }> {
+  const k = await payerKnowledge(snapshot);
+  const issues = payerParamIssues(k, raw, ['body', 'payer_slug']);
+  if (issues.length) throw new ValidationError(issues);
+  const p = resolvePayer(k, raw);
+  return { slug: p.slug, name: p.name };
 }
-
-const isIssue = (x: unknown): x is Issue => typeof x === 'object' && x !== null && 'loc' in x;
 
 /** A date or date-time of a body as an ISO date-time (dates are midnight UTC). */
 export const toDateTime = (s: string | undefined): string | null => (s === undefined ? null : new Date(s.length === 10 ? `${s}T00:00:00Z` : s).toISOString());
@@ -127,8 +123,7 @@ export interface RosterBody {
 
 /** The roster entry a body describes (payer as slug); an unknown payer is a 422 on `payer_slug`. */
 export async function rosterFields(snapshot: SnapshotReader, b: RosterBody): Promise<RosterFields> {
-  const p = await payerRef(snapshot, b.payer_slug, ['body', 'payer_slug']);
-  if (isIssue(p)) throw new ValidationError([p]);
+  const p = await bodyPayer(snapshot, b.payer_slug);
   return {
     payer_slug: p.slug,
     payer_name: p.name,
@@ -157,12 +152,7 @@ export interface OverrideBody {
 }
 
 export async function overrideFields(snapshot: SnapshotReader, b: OverrideBody): Promise<PaOverrideFields> {
-  let payer: { slug: string; name: string } | null = null;
-  if (b.payer_slug !== undefined) {
-    const p = await payerRef(snapshot, b.payer_slug, ['body', 'payer_slug']);
-    if (isIssue(p)) throw new ValidationError([p]);
-    payer = p;
-  }
+  const payer = b.payer_slug !== undefined ? await bodyPayer(snapshot, b.payer_slug) : null;
   return {
     payer_slug: payer?.slug ?? null,
     payer_name: payer?.name ?? null,

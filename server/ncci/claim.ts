@@ -1,29 +1,22 @@
 import { findMueInDataset, MEDICAID_MUE_IDS, MEDICARE_MUE_IDS } from '../../datasets/_ncci_mue/queries.js';
-import type { MedicaidMueRow, MueRow } from '../../datasets/_ncci_mue/mue.js';
+import type { MedicaidMueRow, MueRow, MueType } from '../../datasets/_ncci_mue/mue.js';
 import { aocIndex, findAocEdits } from '../../datasets/ncci_aoc/queries.js';
-import { ptpPairFinder, type PtpDatasetId } from '../../datasets/ncci_ptp_prac/queries.js';
-import { quoteIdent, type SnapshotReader } from '../../warehouse/snapshot.js';
+import { ptpCodeSet, ptpPairFinder, type PtpDatasetId } from '../../datasets/ncci_ptp_prac/queries.js';
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { isKnownCode } from '../payment/service.js';
 import type { ClaimLookups } from './validate.js';
 
-/** True when any loaded NCCI file names the code (MUE, add-on, or column 1 of a PTP edit). */
+/** True when any loaded NCCI file names the code (an MUE of any setting, an add-on edit, a PTP edit). */
 async function inNcciFiles(snapshot: SnapshotReader, code: string, dos: string, ptp: PtpDatasetId): Promise<boolean> {
-  for (const id of [...Object.values(MEDICARE_MUE_IDS), ...Object.values(MEDICAID_MUE_IDS)]) {
-    const m = await findMueInDataset(snapshot, id, 'practitioner', code, dos);
-    if (m?.row) return true;
+  for (const [type, id] of [...Object.entries(MEDICARE_MUE_IDS), ...Object.entries(MEDICAID_MUE_IDS)] as [MueType, string][]) {
+    if ((await findMueInDataset(snapshot, id, type, code, dos))?.row) return true;
   }
-  const aoc = snapshot.has('ncci_aoc') ? await findAocEdits(snapshot, code, dos) : undefined;
-  if (aoc && (await aocIndex(snapshot, aoc.used.version)).byAddon.has(code)) return true;
-  if (aoc && (await aocIndex(snapshot, aoc.used.version)).byPrimary.has(code)) return true;
-  return snapshot.has(ptp) && (await ptpCodes(snapshot, ptp)).has(code);
-}
-
-/** Every code of a PTP table, column 1 or 2, all loaded versions (once per snapshot). */
-function ptpCodes(snapshot: SnapshotReader, ptp: PtpDatasetId): Promise<Set<string>> {
-  return snapshot.memo(`ptp:codes:${ptp}`, async () => {
-    const rows = await snapshot.all<{ c: string }>(`SELECT column1 AS c FROM ${quoteIdent(ptp)} UNION SELECT column2 FROM ${quoteIdent(ptp)}`);
-    return new Set(rows.map((r) => r.c));
-  }, { pin: true });
+  const aoc = await findAocEdits(snapshot, code, dos);
+  if (aoc) {
+    const idx = await aocIndex(snapshot, aoc.used.version);
+    if (idx.byAddon.has(code) || idx.byPrimary.has(code)) return true;
+  }
+  return snapshot.has(ptp) && (await ptpCodeSet(snapshot, ptp)).has(code);
 }
 
 /** The claim checker's lookups over the snapshot, for one setting and edit set. */

@@ -6,7 +6,7 @@ import { toSourceFile } from '../../datasets/_shared/source.js';
 import type { Dataset } from '../../datasets/types.js';
 import { ingestFiles } from '../../ingest/pipeline.js';
 import type { Issue } from '../../warehouse/errors.js';
-import { MountedSnapshot } from '../../warehouse/snapshot.js';
+import { MountedSnapshot, type SnapshotReader } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
 
 /** Repo root (tests read seeds from here and real files from `../shared/data`). */
@@ -75,4 +75,23 @@ export async function writeTempFile(name: string, text: string, cp1252 = false):
   const bytes = cp1252 ? Buffer.from([...text].map((ch) => (ch === '\u00ae' ? 0xae : ch.charCodeAt(0)))) : Buffer.from(text, 'utf8');
   await writeFile(path, bytes);
   return path;
+}
+
+/**
+ * The same snapshot without raw column access, so whole-table indexes are not built and lookups
+ * take their DuckDB path: tests compare both paths.
+ */
+export function withoutIndex(s: SnapshotReader): SnapshotReader {
+  const memo = new Map<string, Promise<unknown>>();
+  return {
+    id: `${s.id}-plain`,
+    manifest: s.manifest,
+    all: (sql, params) => s.all(sql, params),
+    memo: <T>(k: string, f: () => Promise<T>) => {
+      if (!memo.has(k)) memo.set(k, f());
+      return memo.get(k) as Promise<T>;
+    },
+    versions: (d) => s.versions(d),
+    has: (d) => s.has(d),
+  };
 }
