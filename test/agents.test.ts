@@ -182,6 +182,13 @@ describe('code research job', () => {
     const other = await t.newKey('test', ['agents'], 'other-agents');
     expect((await poll(r.body.job_id, other)).status).toBe(404);
     expect((await poll(r.body.job_id)).status).toBe(200);
+    // The same holds for the jobs that carry clinical inputs, and for a reused Idempotency-Key.
+    const h = { 'Idempotency-Key': 'shared-key-1' };
+    const mine = await t.request('/v1/agents/medical-necessity', { method: 'POST', body: { cpt_code: '64493', dx_codes: ['M47.816'], clinical_notes: 'PHI-NOTE-A' }, headers: h });
+    const theirs = await t.request('/v1/agents/medical-necessity', { method: 'POST', body: { cpt_code: '64493', dx_codes: ['M47.812'] }, headers: h, key: other });
+    expect(theirs.status).toBe(202);
+    expect(theirs.body.job_id).not.toBe(mine.body.job_id);
+    expect((await poll(mine.body.job_id, other)).status).toBe(404);
   });
 
   it('needs the agents scope', async () => {
