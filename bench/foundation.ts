@@ -43,7 +43,23 @@ export async function run(): Promise<Record<string, string | number>[]> {
     inst.closeSync();
     return ms;
   });
-  rows.push({ case: 'ingest mpfs_rvu (PPRRVU2025_Oct.csv, 19,090 rows)', value: `${ingestMs.toFixed(0)} ms`, baseline: `duckdb read_csv ${readCsvMs.toFixed(0)} ms`, ratio: ratio(ingestMs, readCsvMs) });
+  // The like-for-like baseline: DuckDB's own read_csv into a database file, checkpointed and
+  // closed (what an ingest must produce: a durable, compressed version file).
+  const readCsvFileMs = await median(3, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rcm-bench-readcsv-'));
+    const t0 = performance.now();
+    const inst = await DuckDBInstance.create(join(dir, 'baseline.duckdb'));
+    const c = await inst.connect();
+    await c.run(`CREATE TABLE t AS SELECT * FROM read_csv('${rvuFile.replace(/'/g, "''")}', skip=9, header=true, all_varchar=true, quote='"', escape='"', delim=',')`);
+    await c.run('CHECKPOINT');
+    c.closeSync();
+    inst.closeSync();
+    const ms = performance.now() - t0;
+    await rm(dir, { recursive: true, force: true });
+    return ms;
+  });
+  rows.push({ case: 'ingest mpfs_rvu (PPRRVU2025_Oct.csv, 19,090 rows)', value: `${ingestMs.toFixed(0)} ms`, baseline: `duckdb read_csv into memory ${readCsvMs.toFixed(0)} ms`, ratio: ratio(ingestMs, readCsvMs) });
+  rows.push({ case: 'ingest mpfs_rvu, like for like', value: `${ingestMs.toFixed(0)} ms`, baseline: `duckdb read_csv into a checkpointed file ${readCsvFileMs.toFixed(0)} ms`, ratio: ratio(ingestMs, readCsvFileMs) });
 
   // Lookup: GET /v1/codes/{code} over random real codes, 50 connections.
   const dir = await mkdtemp(join(tmpdir(), 'rcm-bench-api-'));

@@ -130,7 +130,7 @@ async function timeNativeOnly(dir: string, paths: string[]): Promise<{ ms: numbe
   const files = await Promise.all(paths.map(toSourceFile));
   const samples = await Promise.all(files.map((f) => sampleFile(f)));
   const t0 = performance.now();
-  const res = await ncciPtpPrac.loadNative!(files, samples, async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJS(), 't', '32.2');
+  const res = (await ncciPtpPrac.loadNative!(files, samples, async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJS(), 't', '32.2'))!;
   await conn.run('CHECKPOINT');
   const ms = performance.now() - t0;
   conn.closeSync();

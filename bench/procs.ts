@@ -39,7 +39,7 @@ const stop = (proc: ChildProcess) => () =>
 
 /** The API server in its own process (the load generator must not share its event loop). */
 export async function spawnApi(dataDir: string, env: Record<string, string> = {}): Promise<Child> {
-  const proc = spawn(process.execPath, [resolve(ROOT, 'bin/rcm.js'), 'serve', '--port', '0'], {
+  const proc = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), resolve(ROOT, 'bin/rcm.js'), 'serve', '--port', '0'], {
     env: { ...process.env, RCM_DATA_DIR: dataDir, RCM_LOG: 'silent', RCM_RATE_LIMIT_PER_MIN: '100000000', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

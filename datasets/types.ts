@@ -76,8 +76,10 @@ export interface Dataset<Row extends object = Record<string, unknown>> {
    */
   finalize?(run: (sql: string) => Promise<Record<string, unknown>[]>, table: string): Promise<void>;
   /**
-   * Optional fast path for very large files: load straight into `table` (already created with
-   * `columns` + version) with DuckDB's own reader. `run` executes SQL on the new version file.
+   * Optional fast path: load straight into `table` (already created with `columns` + version)
+   * with DuckDB's own reader. `run` executes SQL on the new version file. Null hands the files to
+   * `parse` instead (the loader found something only the row parser reports exactly), with the
+   * table left empty.
    */
   loadNative?(
     files: SourceFile[],
@@ -85,8 +87,11 @@ export interface Dataset<Row extends object = Record<string, unknown>> {
     run: (sql: string) => Promise<Record<string, unknown>[]>,
     table: string,
     version: string,
-  ): Promise<NativeLoadResult>;
+  ): Promise<NativeLoadResult | null>;
 }
+
+/** A dataset's `loadNative`. */
+export type NativeLoader = NonNullable<Dataset['loadNative']>;
 
 /** A dataset declaration without what `defineDataset` derives. */
 export type DatasetSpec<Row extends object> = Omit<Dataset<Row>, 'tables' | 'columns' | 'key'>;

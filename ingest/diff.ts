@@ -27,15 +27,26 @@ async function tableNames(conn: DuckDBConnection, catalog: string): Promise<Set<
   return new Set((await rowsOf(conn, `SELECT table_name FROM duckdb_tables() WHERE database_name = $1`, [catalog])).map((r) => String(r.table_name)));
 }
 
+/** A table's diff on its first load: every row is added; no join needed (it would cost seconds on NCCI files). */
+async function firstLoadTable(query: (sql: string) => Promise<Record<string, unknown>[]>, t: TableSpec, ref: string, sampleSize: number): Promise<TableDiff> {
+  const keyText = `concat_ws('|', ${t.key.map(quoteIdent).map((k) => `coalesce(CAST(t.${k} AS VARCHAR), '')`).join(', ')})`;
+  const n = Number((await query(`SELECT count(*) AS n FROM ${ref}`))[0]!.n);
+  const first = await query(`SELECT ${keyText} AS k FROM ${ref} t ORDER BY k LIMIT ${sampleSize}`);
+  return { counts: { added: n, removed: 0, changed: 0, unchanged: 0 }, samples: { added: first.map((r) => String(r.k)), removed: [], changed: [] } };
+}
+
+/**
+ * The diff of a first load, on the connection that staged it (no second DuckDB instance; the
+ * same result `diffVersionFiles` gives with no previous file).
+ */
+export async function firstLoadDiff(dataset: Dataset<any>, query: (sql: string) => Promise<Record<string, unknown>[]>, sampleSize = 5): Promise<DiffResult> {
+  return combine(dataset, Object.fromEntries(await Promise.all(dataset.tables.map(async (t) => [t.name, await firstLoadTable(query, t, quoteIdent(t.name), sampleSize)] as const))), sampleSize);
+}
+
 async function diffTable(conn: DuckDBConnection, t: TableSpec, hasOld: boolean, sampleSize: number): Promise<TableDiff> {
   const tbl = quoteIdent(t.name);
   const keyTextOf = (alias: string) => `concat_ws('|', ${t.key.map(quoteIdent).map((k) => `coalesce(CAST(${alias}.${k} AS VARCHAR), '')`).join(', ')})`;
-  if (!hasOld) {
-    // First load: every row is added; no join needed (it would cost seconds on NCCI files).
-    const n = Number((await rowsOf(conn, `SELECT count(*) AS n FROM new_v.main.${tbl}`))[0]!.n);
-    const first = await rowsOf(conn, `SELECT ${keyTextOf('t')} AS k FROM new_v.main.${tbl} t ORDER BY k LIMIT ${sampleSize}`);
-    return { counts: { added: n, removed: 0, changed: 0, unchanged: 0 }, samples: { added: first.map((r) => String(r.k)), removed: [], changed: [] } };
-  }
+  if (!hasOld) return firstLoadTable((sql) => rowsOf(conn, sql), t, `new_v.main.${tbl}`, sampleSize);
   const oldRef = `old_v.main.${tbl}`;
   const oldCols = new Set((await rowsOf(conn, `SELECT column_name FROM (DESCRIBE SELECT * FROM ${oldRef})`)).map((r) => String(r.column_name)));
   const values = t.columns.map((c) => c.name).filter((c) => !t.key.includes(c) && oldCols.has(c));
@@ -58,6 +69,22 @@ async function diffTable(conn: DuckDBConnection, t: TableSpec, hasOld: boolean, 
   };
 }
 
+/** Per-table diffs summed, with the main table's samples (every table's, named, when several). */
+function combine(dataset: Dataset<any>, tables: Record<string, TableDiff>, sampleSize: number): DiffResult {
+  const sum: ChangeCounts = { added: 0, removed: 0, changed: 0, unchanged: 0 };
+  for (const td of Object.values(tables)) for (const k of Object.keys(sum) as (keyof ChangeCounts)[]) sum[k] += td.counts[k];
+  const main = tables[dataset.tables[0]!.name];
+  const multi = dataset.tables.length > 1;
+  const samples: Samples = multi
+    ? {
+        added: Object.entries(tables).flatMap(([n, t]) => t.samples.added.map((k) => `${n}:${k}`)).slice(0, sampleSize),
+        removed: Object.entries(tables).flatMap(([n, t]) => t.samples.removed.map((k) => `${n}:${k}`)).slice(0, sampleSize),
+        changed: Object.entries(tables).flatMap(([n, t]) => t.samples.changed.map((k) => `${n}:${k}`)).slice(0, sampleSize),
+      }
+    : (main?.samples ?? { added: [], removed: [], changed: [] });
+  return { counts: sum, samples, tables };
+}
+
 /**
  * Compares two version files of a dataset table by table, by each table's key columns: a row
  * is added, removed, changed (same key, some other column differs) or unchanged. DuckDB does
@@ -76,23 +103,8 @@ export async function diffVersionFiles(dataset: Dataset<any>, fromFile: string |
     }
     const present = await tableNames(conn, 'new_v');
     const tables: Record<string, TableDiff> = {};
-    const sum: ChangeCounts = { added: 0, removed: 0, changed: 0, unchanged: 0 };
-    for (const t of dataset.tables) {
-      if (!present.has(t.name)) continue;
-      const td = await diffTable(conn, t, old.has(t.name), sampleSize);
-      tables[t.name] = td;
-      for (const k of Object.keys(sum) as (keyof ChangeCounts)[]) sum[k] += td.counts[k];
-    }
-    const main = tables[dataset.tables[0]!.name];
-    const multi = dataset.tables.length > 1;
-    const samples: Samples = multi
-      ? {
-          added: Object.entries(tables).flatMap(([n, t]) => t.samples.added.map((k) => `${n}:${k}`)).slice(0, sampleSize),
-          removed: Object.entries(tables).flatMap(([n, t]) => t.samples.removed.map((k) => `${n}:${k}`)).slice(0, sampleSize),
-          changed: Object.entries(tables).flatMap(([n, t]) => t.samples.changed.map((k) => `${n}:${k}`)).slice(0, sampleSize),
-        }
-      : (main?.samples ?? { added: [], removed: [], changed: [] });
-    return { counts: sum, samples, tables };
+    for (const t of dataset.tables) if (present.has(t.name)) tables[t.name] = await diffTable(conn, t, old.has(t.name), sampleSize);
+    return combine(dataset, tables, sampleSize);
   } finally {
     conn.closeSync();
     inst.closeSync();

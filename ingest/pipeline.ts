@@ -14,7 +14,7 @@ import { DomainError, type Issue } from '../warehouse/errors.js';
 import type { ChangeRecord, DatasetVersion, Manifest } from '../warehouse/manifest.js';
 import { quoteIdent } from '../warehouse/snapshot.js';
 import { newSnapshotId, type Warehouse } from '../warehouse/store.js';
-import { diffVersionFiles, toReport, type DiffReport } from './diff.js';
+import { diffVersionFiles, firstLoadDiff, toReport, type DiffReport, type DiffResult } from './diff.js';
 import { withWriteLock } from './lock.js';
 import { extractZip, isZip, type Skipped } from './zip.js';
 
@@ -239,6 +239,8 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
   // Hash the sources while DuckDB loads them (hashing runs on the otherwise idle main thread).
   const hashing = Promise.all(files.map(async (f) => ({ name: f.name, sha256: await sha256File(f.path), bytes: f.size, ...(f.archive ? { archive: f.archive } : {}) })));
   hashing.catch(() => undefined);
+  const base = baselineOf(prevVersions, label, effective);
+  let firstDiff: DiffResult | null = null;
   const inst = await DuckDBInstance.create(tmpFile);
   const conn = await inst.connect();
   const run = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS();
@@ -246,8 +248,8 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
   const main = dataset.tables[0]!;
   try {
     for (const t of dataset.tables) await conn.run(createTableSql(t.name, t.columns));
-    if (dataset.loadNative) {
-      const res = await dataset.loadNative(files, samples, run, quoteIdent(main.name), label);
+    const res = dataset.loadNative ? await dataset.loadNative(files, samples, run, quoteIdent(main.name), label) : null;
+    if (res) {
       rows = res.rows;
       tableRows.set(main.name, rows);
       rejectCount = res.rejects.length;
@@ -339,6 +341,8 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
         throw new IngestError(`duplicate key ${JSON.stringify(key)} in table ${t.name} appears ${n} times (key columns: ${t.key.join(', ')})`, files[0]!.name);
       }
     }
+    // A first load's diff reads the staged tables on this connection (no second instance).
+    if (!base) firstDiff = await firstLoadDiff(dataset, run);
     await conn.run('CHECKPOINT');
   } catch (e) {
     conn.closeSync();
@@ -349,8 +353,7 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
   conn.closeSync();
   inst.closeSync();
 
-  const base = baselineOf(prevVersions, label, effective);
-  const diff = await diffVersionFiles(dataset, base ? wh.path(base.file) : null, tmpFile);
+  const diff = firstDiff ?? (await diffVersionFiles(dataset, base ? wh.path(base.file) : null, tmpFile));
   const report = toReport(dataset.id, base?.version ?? null, label, diff, {
     failOnRemovedPct: opts.failOnRemovedPct,
     failOnChangedPct: opts.failOnChangedPct,

@@ -44,7 +44,19 @@ export function decode(buf: Buffer): { text: string; encoding: Encoding } {
   if (buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) start = 3;
   const body = start ? buf.subarray(start) : buf;
   if (isUtf8(body)) return { text: body.toString('utf8'), encoding: 'utf-8' };
-  return { text: new TextDecoder('windows-1252').decode(body), encoding: 'windows-1252' };
+  return { text: cp1252(body), encoding: 'windows-1252' };
+}
+
+/** CP1252's characters for 0x80-0x9F (the five unassigned bytes stay as their C1 code points). */
+export const CP1252_80_9F = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+/**
+ * Decodes CP1252 by hand: Node 20's `TextDecoder('windows-1252')` decodes as Latin-1 (0x96 came
+ * out as U+0096, not an en dash), which garbles the smart quotes and dashes of CMS descriptions.
+ */
+export function cp1252(buf: Buffer): string {
+  const text = buf.toString('latin1');
+  return /[\x80-\x9f]/.test(text) ? text.replace(/[\x80-\x9f]/g, (c) => CP1252_80_9F[c.charCodeAt(0) - 0x80]!) : text;
 }
 
 /** Normalises CRLF and bare CR to LF (CLFS 2026 mixes LF preamble lines with CRLF data rows). */
@@ -131,6 +143,14 @@ function endsInsideQuotes(line: string, delimiter: string, quote: string, startI
  */
 export async function* readRecords(file: SourceFile, opts: RecordOptions = {}): AsyncGenerator<SourceRecord> {
   const { text } = await readText(file);
+  yield* textRecords(text, file, opts);
+}
+
+/**
+ * The records of decoded text (`readRecords` without the read): also what a native loader uses to
+ * find a header in a file's sample. `file.size` scales `onBytes` from characters to bytes.
+ */
+export function* textRecords(text: string, file: Pick<SourceFile, 'name' | 'size'>, opts: RecordOptions = {}): Generator<SourceRecord> {
   const delimiter = opts.delimiter ?? ',';
   const quote = opts.quote === undefined ? '"' : opts.quote;
   const ratio = text.length > 0 ? file.size / text.length : 1;

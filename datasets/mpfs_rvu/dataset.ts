@@ -4,6 +4,7 @@ import { readRecords, type FileSample, type SourceFile, type SourceRecord } from
 import { RowReader, clean } from '../_shared/values.js';
 import { z } from 'zod';
 import { columnsOf } from '../_shared/table.js';
+import { loadRvuNative } from './native.js';
 import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
 /** One PPRRVU row: RVUs and payment indicators of a HCPCS code (with modifier) for one release. */
@@ -47,7 +48,7 @@ export const MpfsRvuRowSchema = z.object({
 export type MpfsRvuRow = z.infer<typeof MpfsRvuRowSchema>;
 
 /** Each field is found by its stacked caption name (caption rows + header row), not by position. */
-const FIELDS: { name: keyof MpfsRvuRow; match: RegExp; optional?: boolean }[] = [
+export const FIELDS: { name: keyof MpfsRvuRow; match: RegExp; optional?: boolean }[] = [
   { name: 'hcpcs', match: /^HCPCS$/ },
   { name: 'modifier', match: /^MOD$/ },
   { name: 'description', match: /DESCRIPTION$/ },
@@ -111,8 +112,34 @@ function variantOf(name: string): string {
   return 'all';
 }
 
+/** Where a file's fields are: the header record, each field's column, the release and QPP variant. */
+export interface RvuLayout {
+  header: SourceRecord;
+  index: Map<keyof MpfsRvuRow, number>;
+  rel: { year: number; quarter: number };
+  variant: string;
+}
+
+/** Reads records up to the header and maps every field by its stacked caption name. */
+export async function rvuLayout(records: AsyncIterator<SourceRecord>, file: Pick<SourceFile, 'name'> & Partial<SourceFile>): Promise<RvuLayout> {
+  const { header, above } = await findHeader(records, file as SourceFile, isRvuHeader, 'HCPCS,MOD,DESCRIPTION,... with stacked caption rows');
+  const names = stackedNames(header, above);
+  const index = new Map<keyof MpfsRvuRow, number>();
+  for (const f of FIELDS) {
+    const i = names.findIndex((n) => f.match.test(n));
+    if (i < 0 && !f.optional) {
+      throw new IngestError(`column ${f.name} not found in the header (${f.match.source})`, file.name, header.line, f.name);
+    }
+    if (i >= 0) index.set(f.name, i);
+  }
+  const sampleText = above.map((r) => r.fields.join(',')).join('\n');
+  const rel = releaseOf({ name: file.name, text: sampleText, lines: sampleText.split('\n') });
+  if (!rel) throw new IngestError('release year/quarter not found in the file name or title line', file.name, 1);
+  return { header, index, rel, variant: variantOf(file.name) };
+}
+
 /** Fields read as numbers (DOUBLE columns of the row schema). */
-const NUMERIC = new Set(columnsOf(MpfsRvuRowSchema).filter((c) => c.type === 'DOUBLE').map((c) => c.name));
+export const NUMERIC = new Set(columnsOf(MpfsRvuRowSchema).filter((c) => c.type === 'DOUBLE').map((c) => c.name));
 
 /**
  * CMS PFS national RVU file (PPRRVU). 2025 has 31 columns, 2026 inserts `PRIC IND` (32 columns)
@@ -145,22 +172,11 @@ export const mpfsRvu = defineDataset({
       SELECT 1 FROM ${t} o WHERE o.cf_variant = 'QPP+nonQPP' AND o.hcpcs = ${t}.hcpcs AND o.modifier = ${t}.modifier)`);
     await run(`UPDATE ${t} SET conv_factor_qpp = conv_factor, conv_factor = NULL WHERE cf_variant = 'QPP'`);
   },
+  /** DuckDB's reader for files the row gate passes (every real release so far); `parse` otherwise. */
+  loadNative: (...args) => loadRvuNative(...args), // called late: native.ts imports this module
   async *parse(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<MpfsRvuRow>> {
     const records = readRecords(file, { onBytes: ctx.onBytes })[Symbol.asyncIterator]();
-    const { header, above } = await findHeader(records, file, isRvuHeader, 'HCPCS,MOD,DESCRIPTION,... with stacked caption rows');
-    const names = stackedNames(header, above);
-    const index = new Map<string, number>();
-    for (const f of FIELDS) {
-      const i = names.findIndex((n) => f.match.test(n));
-      if (i < 0 && !f.optional) {
-        throw new IngestError(`column ${f.name} not found in the header (${f.match.source})`, file.name, header.line, f.name);
-      }
-      if (i >= 0) index.set(f.name, i);
-    }
-    const sampleText = above.map((r) => r.fields.join(',')).join('\n');
-    const rel = releaseOf({ name: file.name, text: sampleText, lines: sampleText.split('\n') });
-    if (!rel) throw new IngestError('release year/quarter not found in the file name or title line', file.name, 1);
-    const variant = variantOf(file.name);
+    const { header, index, rel, variant } = await rvuLayout(records, file);
     for (let n = await records.next(); !n.done; n = await records.next()) {
       const { line, fields } = n.value;
       if (isBlankRecord(fields)) continue;

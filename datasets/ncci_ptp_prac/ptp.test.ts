@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -233,23 +233,34 @@ describe('loadNative (DuckDB read_csv)', () => {
       '0001A\t0596T\t\t20220101\t20231231\t9\tlast',
     ]);
     const { res, rows } = await loadNative(ncciPtpPrac, [f], '32.9');
-    expect(res.rows).toBe(3);
-    expect(res.rejects.map((r) => [r.line, r.issues.map((i) => i.loc[2])])).toEqual([
+    expect(res!.rows).toBe(3);
+    expect(res!.rejects.map((r) => [r.line, r.issues.map((i) => i.loc[2])])).toEqual([
       [8, ['column2']],
       [9, ['modifier_indicator']],
       [11, ['row']],
       [12, ['column2', 'effective_date', 'deletion_date', 'modifier_indicator']],
       [15, ['effective_date']],
     ]);
-    expect(res.rejects[0]!.issues[0]!.ctx).toEqual({ file: 'ccipra-v329r0-f1.txt' });
+    expect(res!.rejects[0]!.issues[0]!.ctx).toEqual({ file: 'ccipra-v329r0-f1.txt' });
     expect(rows.map((r) => r.rationale)).toEqual(['ok', 'Café', 'last']);
+  });
+
+  it('hands a part with CP1252 dashes and quotes (0x80-0x9F) to the parser, which decodes them', async () => {
+    // writeLatin1 keeps the low byte: 0x96, 0x93 and 0x94 are CP1252's en dash and curly quotes.
+    const f = await writeLatin1('ccipra-v328r0-f1.txt', [...HEAD, '0001A\t0591T\t\t20220101\t*\t1\tA\u0096B \u0093q\u0094 caf\u00e9']);
+    expect((await readFile(f.path)).includes(0x96)).toBe(true);
+    const { res, rows } = await loadNative(ncciPtpPrac, [f], '32.8');
+    expect(res).toBeNull();
+    expect(rows).toEqual([]);
+    const js = await collect<PtpRow>(ncciPtpPrac, f);
+    expect(js.map((i) => i.row?.rationale)).toEqual(['A\u2013B \u201cq\u201d caf\u00e9']);
   });
 
   it('loads the Medicaid no-dates layout with null dates', async () => {
     const f = await toSourceFile(join(SEEDS, 'medicaid_ptp_hosp/medicaid-ncci-q3-2026-ptp-edits-outpatient-hospital-services.txt'));
     const { res, rows } = await loadNative(medicaidPtpHosp, [f], '2026Q3');
-    expect(res.rejects).toEqual([]);
-    expect(rows.length).toBe(res.rows);
+    expect(res!.rejects).toEqual([]);
+    expect(rows.length).toBe(res!.rows);
     expect(rows.every((r) => r.effective_date === null && r.deletion_date === null)).toBe(true);
   });
 });

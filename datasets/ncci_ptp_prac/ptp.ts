@@ -349,7 +349,7 @@ async function loadPtpNative(
   run: (sql: string) => Promise<Record<string, unknown>[]>,
   table: string,
   version: string,
-): Promise<NativeLoadResult> {
+): Promise<NativeLoadResult | null> {
   const target = table.startsWith('"') ? table : quoteIdent(table);
   const count = async (sql: string) => Number(Object.values((await run(sql))[0] ?? {})[0] ?? 0);
   const ordered = orderParts(files, flavor);
@@ -361,17 +361,26 @@ async function loadPtpNative(
     const layout = locatePtpLayout(sample.lines, file.name, flavor.program);
     await refuseTruncated(file, layout, flavor.program);
     const cols = Array.from({ length: layoutWidth(layout) }, (_, k) => `'c${k}': 'VARCHAR'`).join(', ');
+    const encoding = await nativeEncoding(file);
     const n = ++nativeRun;
     const rj = `ptp_rejects_${process.pid}_${n}`;
     const rs = `ptp_scans_${process.pid}_${n}`;
     const src =
       `read_csv(${quoteString(file.path)}, delim='\t', header=false, skip=${layout.skip}, quote='', escape='', auto_detect=false, ` +
-      `null_padding=true, store_rejects=true, rejects_table='${rj}', rejects_scan='${rs}', encoding='${await nativeEncoding(file)}', columns={${cols}})`;
+      `null_padding=true, store_rejects=true, rejects_table='${rj}', rejects_scan='${rs}', encoding='${encoding}', columns={${cols}})`;
     const sel = nativeSelect(layout, flavor.program);
-    inserted += await count(
-      `INSERT INTO ${target} (column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale, version) ` +
-        `SELECT ${sel.values.join(', ')}, CASE WHEN ${sel.valid} THEN ${quoteString(version)} ELSE NULL END FROM ${src}`,
-    );
+    try {
+      inserted += await count(
+        `INSERT INTO ${target} (column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale, version) ` +
+          `SELECT ${sel.values.join(', ')}, CASE WHEN ${sel.valid} THEN ${quoteString(version)} ELSE NULL END FROM ${src}`,
+      );
+    } catch (e) {
+      // DuckDB's Latin-1 refuses 0x80-0x9F (CP1252's dashes and quotes past the sampled bytes):
+      // the row parser decodes those as CP1252.
+      if (!/not latin-1 encoded/i.test(String((e as Error).message))) throw e;
+      await run(`DELETE FROM ${target}; DROP TABLE IF EXISTS ${rj}; DROP TABLE IF EXISTS ${rs}`);
+      return null;
+    }
     broken += await count(`SELECT count(*) FROM ${rj}`);
     await run(`DROP TABLE IF EXISTS ${rj}; DROP TABLE IF EXISTS ${rs}`);
   }
