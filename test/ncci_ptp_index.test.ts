@@ -3,7 +3,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ncciPtpPrac } from '../datasets/ncci_ptp_prac/dataset.js';
 import { codeKey, decodeKey } from '../datasets/ncci_ptp_prac/index.js';
-import { getColumn1Codes, getColumn1Groups, lookupPtpEdit, ptpIndexes } from '../datasets/ncci_ptp_prac/queries.js';
+import { getColumn1Codes, getColumn1Groups, lookupPtpEdit, ptpIndexes, sharedPtpIndexKeys } from '../datasets/ncci_ptp_prac/queries.js';
+import { ingestFiles } from '../ingest/pipeline.js';
+import { MountedSnapshot } from '../warehouse/snapshot.js';
+import { Warehouse } from '../warehouse/store.js';
 import { medicaidPtpPrac } from '../datasets/medicaid_ptp_prac/dataset.js';
 import { openTestSnapshot, REPO_ROOT, withoutIndex } from './helpers/datasets.js';
 
@@ -52,4 +55,30 @@ describe('PTP in-memory index', () => {
       expect(pairs).toBeGreaterThan(100);
     });
   }
+
+  it('snapshots mounting the same version file share its index; a replaced file gets a new one and the old is let go', async () => {
+    const wh = new Warehouse(snap.location);
+    const first = (await ptpIndexes(snap, 'ncci_ptp_prac'))!;
+    const again = await MountedSnapshot.open(wh, (await wh.current())!, { connections: 1, threads: 1 });
+    try {
+      const second = (await ptpIndexes(again, 'ncci_ptp_prac'))!;
+      expect(second.get('32.1')).toBe(first.get('32.1'));
+      expect(second.get('32.2')).toBe(first.get('32.2'));
+    } finally {
+      again.close();
+    }
+    const dir = join(REPO_ROOT, 'seeds', 'ncci_ptp_prac/32.2');
+    await ingestFiles(wh, { dataset: ncciPtpPrac, files: (await readdir(dir)).map((f) => join(dir, f)), replace: true });
+    const next = await MountedSnapshot.open(wh, (await wh.current())!, { connections: 1, threads: 1 });
+    try {
+      const third = (await ptpIndexes(next, 'ncci_ptp_prac'))!;
+      expect(third.get('32.1')).toBe(first.get('32.1'));
+      expect(third.get('32.2')).not.toBe(first.get('32.2'));
+      expect(third.get('32.2')!.rows).toBe(first.get('32.2')!.rows);
+      const mine = sharedPtpIndexKeys().filter((k) => k.startsWith(`${snap.location}\u0000ncci_ptp_prac\u0000`));
+      expect(mine.map((k) => k.split('\u0000')[2]).sort()).toEqual(next.versions('ncci_ptp_prac').map((v) => v.file).sort());
+    } finally {
+      next.close();
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { approxBytes } from './sizeof.js';
@@ -11,6 +12,8 @@ import type { Warehouse } from './store.js';
 export interface SnapshotReader {
   readonly id: string;
   readonly manifest: Manifest;
+  /** The warehouse directory the version files live in (absent for readers outside one). */
+  readonly location?: string;
   /** Runs read-only SQL with `$1`-style parameters; BIGINTs come back as numbers. */
   all<T = Record<string, unknown>>(sql: string, params?: DuckDBValue[]): Promise<T[]>;
   /**
@@ -68,6 +71,7 @@ export class MountedSnapshot implements SnapshotReader {
   private constructor(
     readonly id: string,
     readonly manifest: Manifest,
+    readonly location: string,
     private readonly instance: DuckDBInstance,
     private readonly conns: DuckDBConnection[],
     memoMaxBytes: number,
@@ -98,7 +102,7 @@ export class MountedSnapshot implements SnapshotReader {
     }
     const conns = [conn];
     for (let i = 1; i < (opts.connections ?? 4); i++) conns.push(await instance.connect());
-    return new MountedSnapshot(manifest.id, manifest, instance, conns, opts.memoMaxBytes ?? MEMO_MAX_BYTES);
+    return new MountedSnapshot(manifest.id, manifest, resolve(wh.dir), instance, conns, opts.memoMaxBytes ?? MEMO_MAX_BYTES);
   }
 
   /**

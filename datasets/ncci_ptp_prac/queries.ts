@@ -17,22 +17,52 @@ export function ptpIndexes(snapshot: SnapshotReader, dataset: PtpDatasetId): Pro
     `ptp:index:${dataset}`,
     async () => {
       if (!snapshot.int32Columns) return null;
+      const versions = snapshot.versions(dataset);
       const out = new Map<string, PtpVersionIndex>();
       try {
-        for (const v of snapshot.versions(dataset)) {
-          const idx = await buildPtpIndex(snapshot, dataset, v.version);
+        for (const v of versions) {
+          const build = () => buildPtpIndex(snapshot, dataset, v.version);
+          const idx = await (snapshot.location ? sharedIndex(`${snapshot.location}\u0000${dataset}\u0000${v.file}`, build) : build());
           if (!idx) return null;
           out.set(v.version, idx);
         }
       } catch {
         // A version the index cannot read (an unexpected code shape) keeps the per-code queries.
         return null;
+      } finally {
+        // Only the newest snapshot's files stay shared; older snapshots keep their own Map.
+        if (snapshot.location) {
+          const prefix = `${snapshot.location}\u0000${dataset}\u0000`;
+          const keep = new Set(versions.map((v) => prefix + v.file));
+          for (const k of built.keys()) if (k.startsWith(prefix) && !keep.has(k)) built.delete(k);
+        }
       }
       return out;
     },
     { pin: true },
   );
 }
+
+/**
+ * Indexes by warehouse, dataset and version file. Version files are immutable (a replaced label gets a new file), so a
+ * snapshot mounting a file an earlier snapshot indexed reuses that index: a hot swap for another
+ * dataset neither rebuilds ~3 s of PTP indexes nor holds two copies while both snapshots serve.
+ */
+const built = new Map<string, Promise<PtpVersionIndex | null>>();
+
+function sharedIndex(key: string, build: () => Promise<PtpVersionIndex | null>): Promise<PtpVersionIndex | null> {
+  let p = built.get(key);
+  if (!p) {
+    p = build();
+    built.set(key, p);
+    // A failed build is not kept: the next snapshot tries again.
+    p.then((v) => v === null && built.get(key) === p && built.delete(key), () => built.get(key) === p && built.delete(key));
+  }
+  return p;
+}
+
+/** The shared indexes' keys (warehouse, dataset, version file), for tests. */
+export const sharedPtpIndexKeys = (): string[] => [...built.keys()];
 
 /** Starts building the PTP indexes of a freshly mounted snapshot (so no lookup waits for DuckDB). */
 export function warmPtpIndexes(snapshot: SnapshotReader): Promise<unknown> {
