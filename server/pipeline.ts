@@ -66,11 +66,36 @@ export interface InvokeResult {
   tenantId?: string;
 }
 
+/** Validated path, query and body; `cacheKey` their answer-cache form once computed. */
+interface ValidInput {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+  cacheKey?: string;
+}
+
+let lastDay = { n: NaN, iso: '' };
+/** `YYYY-MM-DD` (UTC) of a time, remembered for the day it was last asked about. */
+function dayOf(t: Date): string {
+  const n = Math.floor(t.getTime() / 86_400_000);
+  if (n !== lastDay.n) lastDay = { n, iso: t.toISOString().slice(0, 10) };
+  return lastDay.iso;
+}
+
+/** UTF-8 of `text` in a Buffer that owns its memory (not a slice of Node's shared pool). */
+function ownBuffer(text: string): Buffer {
+  const b = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  b.write(text);
+  return b;
+}
+
+const inputKey = (input: ValidInput): string => JSON.stringify([input.params ?? null, input.query ?? null]);
+
 /** One validated call on its way to the handler. */
 interface Call {
   route: RouteDef;
   req: InvokeRequest;
-  input: { params: unknown; query: unknown; body: unknown };
+  input: ValidInput;
   auth: AuthInfo | null;
   snapshot: MountedSnapshot | null;
   hostKind: HostKind;
@@ -131,7 +156,11 @@ export class Pipeline {
   private readonly keyLimiter: RateLimiter;
   private readonly ipLimiter: RateLimiter;
 
+  /** Whether request lines are logged at all (`RCM_LOG=silent` skips building them). */
+  private readonly logRequests: boolean;
+
   constructor(private readonly deps: PipelineDeps) {
+    this.logRequests = deps.logger.isLevelEnabled('info');
     const ms = () => deps.now().getTime();
     this.keys = new KeyAuthenticator(deps.state, deps.now);
     this.keyLimiter = new RateLimiter(deps.config.rateLimitPerMin, ms);
@@ -184,7 +213,7 @@ export class Pipeline {
   record(transport: 'http' | 'mcp', method: string, route: string, status: number, started: bigint, requestId: string, tenantId?: string): void {
     const secs = Number(process.hrtime.bigint() - started) / 1e9;
     this.deps.metrics.observe(method, route, status, secs, transport);
-    this.deps.logger.info(
+    if (this.logRequests) this.deps.logger.info(
       { request_id: requestId, transport, method, route, status, tenant_id: tenantId, latency_ms: Math.round(secs * 1e5) / 100 },
       'request',
     );
@@ -242,18 +271,22 @@ export class Pipeline {
    * repeated lookup skips the schemas. Bounded by bytes like the answer cache; only successes are
    * kept, and the snapshot id is in the key because `checkInput` reads the snapshot.
    */
-  private readonly validated = new LRUCache<string, { params: unknown; query: unknown; body: unknown }>({
+  private readonly validated = new LRUCache<string, ValidInput>({
     maxSize: 16 * 1024 * 1024,
     sizeCalculation: (v, k) => k.length * 2 + approxBytes(v),
   });
 
   /** `validate`, plus the route's checks against the snapshot, in one 422 with every issue. */
-  private async validateAll(route: RouteDef, req: InvokeRequest, snapshot: MountedSnapshot | null): Promise<{ params: unknown; query: unknown; body: unknown }> {
+  private async validateAll(route: RouteDef, req: InvokeRequest, snapshot: MountedSnapshot | null): Promise<ValidInput> {
     if (route.body || (req.body && !('bytes' in req.body && req.body.bytes.length === 0))) return this.validateOnce(route, req, snapshot);
-    const key = `${route.operationId}\u0000${snapshot?.id ?? ''}\u0000${JSON.stringify(req.params)}\u0000${JSON.stringify(req.query)}`;
+    // An origin-form HTTP target decides params and query alone; other callers key by their parts.
+    const raw = req.target !== undefined && req.target.startsWith('/') ? req.target : `${JSON.stringify(req.params)}\u0000${JSON.stringify(req.query)}`;
+    const key = `${route.operationId}\u0000${snapshot?.id ?? ''}\u0000${raw}`;
     const hit = this.validated.get(key);
     if (hit) return hit;
-    const input = await this.validateOnce(route, req, snapshot);
+    const input: ValidInput = await this.validateOnce(route, req, snapshot);
+    // A cached route's answer key, computed once with the memo entry (and counted in its size).
+    if (route.cache) input.cacheKey = inputKey(input);
     this.validated.set(key, input);
     return input;
   }
@@ -333,17 +366,21 @@ export class Pipeline {
   private async answer(call: Call): Promise<CachedAnswer> {
     const { route, input, auth, snapshot } = call;
     const tenant = readsTenant(route.reads) && auth ? this.deps.state.forTenant(auth.tenant_id) : null;
-    const run = () => this.run(call, tenant);
-    if (!route.cache || route.method !== 'get') return run();
-    const parts = [route.operationId];
-    if (snapshot) parts.push(`s:${snapshot.id}`);
-    if (tenant) parts.push(`t:${tenant.tenantId}:${await tenant.generation()}`);
-    if (route.cache === 'daily') parts.push(`d:${this.deps.now().toISOString().slice(0, 10)}`);
-    parts.push(JSON.stringify([input.params ?? null, input.query ?? null]));
-    const key = `\u0000${parts.join('\u0000')}`;
-    const hit = await this.deps.cache.get(key, snapshot?.id ?? '', run, (h) => this.deps.metrics.cacheLookups.inc({ outcome: h ? 'hit' : 'miss' }));
-    this.deps.metrics.cacheBytes.set(this.deps.cache.bytes);
-    return hit;
+    if (!route.cache || route.method !== 'get') return this.run(call, tenant);
+    let key = `\u0000${route.operationId}`;
+    if (snapshot) key += `\u0000s:${snapshot.id}`;
+    if (tenant) key += `\u0000t:${tenant.tenantId}:${await tenant.generation()}`;
+    if (route.cache === 'daily') key += `\u0000d:${dayOf(this.deps.now())}`;
+    key += `\u0000${input.cacheKey ?? inputKey(input)}`;
+    const metrics = this.deps.metrics;
+    const hit = this.deps.cache.peek(key);
+    if (hit) {
+      metrics.cacheLookup(true);
+      return hit;
+    }
+    const answer = await this.deps.cache.get(key, snapshot?.id ?? '', () => this.run(call, tenant), (h) => metrics.cacheLookup(h));
+    metrics.cacheBytes.set(this.deps.cache.bytes);
+    return answer;
   }
 
   /**
@@ -386,7 +423,9 @@ export class Pipeline {
     if (route.contentType) {
       return { status: r.status, headers: { 'content-type': route.contentType, ...r.headers }, body: Buffer.from(String(r.body)) };
     }
-    return { status: r.status, headers: { 'content-type': JSON_TYPE, ...r.headers }, body: Buffer.from(JSON.stringify(r.body)) };
+    const text = JSON.stringify(r.body);
+    // A cached answer gets its own allocation right away (the cache would copy a pooled slice).
+    return { status: r.status, headers: { 'content-type': JSON_TYPE, ...r.headers }, body: route.cache ? ownBuffer(text) : Buffer.from(text) };
   }
 }
 

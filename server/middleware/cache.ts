@@ -59,6 +59,11 @@ export class AnswerCache {
     return this.lru.size;
   }
 
+  /** The cached answer for `key`, if any (no computation, no promise: the hot path of a hit). */
+  peek(key: string): CachedAnswer | undefined {
+    return this.lru.get(key);
+  }
+
   /**
    * The cached answer for `key` (computed from `snapshot`), or computes and returns it, keeping
    * it when it is a 200 (errors are not kept).

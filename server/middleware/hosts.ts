@@ -50,6 +50,19 @@ export function normalizeHost(hostHeader: string | undefined, target?: string): 
   return host;
 }
 
+const seenHosts = new Map<string, string | null>();
+/** `normalizeHost` of a Host header, remembered for the few distinct values a server sees (bounded). */
+function normalizedHeader(h: string | undefined): string | null {
+  if (h === undefined) return null;
+  let v = seenHosts.get(h);
+  if (v === undefined) {
+    v = normalizeHost(h);
+    if (seenHosts.size >= 256) seenHosts.clear();
+    seenHosts.set(h, v);
+  }
+  return v;
+}
+
 /** Normalises a configured list (`RCM_LIVE_HOSTS=API.example.com.,api2.example.com:443`). */
 export function normalizeHostList(list: string[]): string[] {
   return list.map((h) => normalizeHost(h) ?? h.trim().toLowerCase()).filter(Boolean);
@@ -60,7 +73,8 @@ export function normalizeHostList(list: string[]): string[] {
  * both lists are configured and the host is on neither, otherwise `live` or `test`.
  */
 export function hostKindOf(rules: HostRules, hostHeader: string | undefined, target?: string): HostKind {
-  const host = normalizeHost(hostHeader, target);
+  // An origin-form target (`/v1/...`, every ordinary request) leaves the Host header alone to decide.
+  const host = target === undefined || target.startsWith('/') ? normalizedHeader(hostHeader) : normalizeHost(hostHeader, target);
   if (host === null) throw new HttpError(400, 'invalid_host', 'the Host header (or request target authority) is not a valid host name');
   if (rules.liveHosts.includes(host)) return 'live';
   if (rules.testHosts.length > 0 && rules.liveHosts.length > 0 && !rules.testHosts.includes(host)) {

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 
 /**
  * Prometheus metrics through prom-client, in a registry per app (so several servers in one test
@@ -7,27 +7,26 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  */
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({
-    name: 'rcm_http_requests_total',
-    help: 'Requests by method, route template, status and transport (http or mcp).',
-    labelNames: ['method', 'route', 'status', 'transport'] as const,
-    registers: [this.registry],
-  });
-  readonly duration = new Histogram({
-    name: 'rcm_http_request_duration_seconds',
-    help: 'Request latency by method, route template and transport.',
-    labelNames: ['method', 'route', 'transport'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [this.registry],
-  });
+  /** `rcm_http_requests_total` and `rcm_http_request_duration_seconds`, counted in plain numbers. */
+  private readonly requestStats = new RequestStats();
   readonly snapshotSwaps = new Counter({ name: 'rcm_snapshot_swaps_total', help: 'Snapshots mounted after the first.', registers: [this.registry] });
   readonly cacheBytes = new Gauge({ name: 'rcm_answer_cache_bytes', help: 'Bytes held by the answer cache.', registers: [this.registry] });
-  readonly cacheLookups = new Counter({
-    name: 'rcm_answer_cache_lookups_total',
-    help: 'Answer cache lookups by outcome (hit, miss).',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
+  /** Answer-cache hits and misses, counted in plain numbers and handed over at scrape time. */
+  private readonly lookupCounts = { hit: 0, miss: 0 };
+  readonly cacheLookups = (() => {
+    const counts = this.lookupCounts;
+    return new Counter({
+      name: 'rcm_answer_cache_lookups_total',
+      help: 'Answer cache lookups by outcome (hit, miss).',
+      labelNames: ['outcome'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc({ outcome: 'hit' }, counts.hit);
+        this.inc({ outcome: 'miss' }, counts.miss);
+      },
+    });
+  })();
 
   readonly callbackAttempts = new Counter({
     name: 'rcm_agent_callback_attempts_total',
@@ -56,23 +55,19 @@ export class Metrics {
   }
 
   constructor(opts: { processMetrics?: boolean } = {}) {
+    for (const m of this.requestStats.metrics()) this.registry.registerMetric(m as unknown as Metric);
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'rcm_' });
   }
 
-  /** Labelled children resolved once per label set (prom-client hashes labels on every call otherwise). */
-  private readonly children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
+  /** One answer-cache lookup. */
+  cacheLookup(hit: boolean): void {
+    if (hit) this.lookupCounts.hit++;
+    else this.lookupCounts.miss++;
+  }
 
+  /** One request: its count by status and its latency. */
   observe(method: string, route: string, status: number, seconds: number, transport: 'http' | 'mcp'): void {
-    const k = `${method} ${route} ${status} ${transport}`;
-    let c = this.children.get(k);
-    if (!c) {
-      // Route templates and statuses are few; the bound keeps an unmatched-path flood harmless.
-      if (this.children.size > 5000) this.children.clear();
-      c = { count: this.requests.labels({ method, route, status: String(status), transport }), time: this.duration.labels({ method, route, transport }) };
-      this.children.set(k, c);
-    }
-    c.count.inc();
-    c.time.observe(seconds);
+    this.requestStats.observe(method, route, status, seconds, transport);
   }
 
   render(): Promise<string> {
@@ -81,5 +76,90 @@ export class Metrics {
 
   get contentType(): string {
     return this.registry.contentType;
+  }
+}
+
+const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+interface Series {
+  labels: Record<string, string>;
+  count: number;
+  sum: number;
+  /** Per bucket (not cumulative); the last slot is above the largest bound. */
+  buckets: number[];
+}
+
+/**
+ * The two per-request metrics as plain counters, exposed to prom-client's registry as metrics
+ * of its own shape. prom-client validates and hashes the labels on every `inc`/`observe`, even
+ * through a labelled child: ~3.6 us a request in `npm run bench`, here a Map lookup and three
+ * additions. The exposition is the same (`rcm_http_requests_total{method,route,status,transport}`,
+ * histogram buckets with `le` first).
+ */
+class RequestStats {
+  private readonly counts = new Map<string, Series>();
+  private readonly times = new Map<string, Series>();
+
+  observe(method: string, route: string, status: number, seconds: number, transport: string): void {
+    const tk = `${method} ${route} ${transport}`;
+    const ck = `${tk} ${status}`;
+    let c = this.counts.get(ck);
+    if (!c) {
+      // Route templates and statuses are few; the bound keeps an unmatched-path flood harmless.
+      if (this.counts.size > 5000) this.counts.clear();
+      this.counts.set(ck, (c = { labels: { method, route, status: String(status), transport }, count: 0, sum: 0, buckets: [] }));
+    }
+    c.count++;
+    let t = this.times.get(tk);
+    if (!t) {
+      if (this.times.size > 5000) this.times.clear();
+      this.times.set(tk, (t = { labels: { method, route, transport }, count: 0, sum: 0, buckets: new Array<number>(BUCKETS.length + 1).fill(0) }));
+    }
+    t.count++;
+    t.sum += seconds;
+    let i = 0;
+    while (i < BUCKETS.length && seconds > BUCKETS[i]!) i++;
+    t.buckets[i]!++;
+  }
+
+  /** Objects the registry reads like its own Counter and Histogram (`get()` of that shape). */
+  metrics(): object[] {
+    const counts = this.counts;
+    const times = this.times;
+    return [
+      {
+        name: 'rcm_http_requests_total',
+        help: 'Requests by method, route template, status and transport (http or mcp).',
+        type: 'counter',
+        aggregator: 'sum',
+        get: async () => ({
+          name: 'rcm_http_requests_total',
+          help: 'Requests by method, route template, status and transport (http or mcp).',
+          type: 'counter',
+          aggregator: 'sum',
+          values: [...counts.values()].map((c) => ({ labels: c.labels, value: c.count })),
+        }),
+        reset: () => counts.clear(),
+      },
+      {
+        name: 'rcm_http_request_duration_seconds',
+        help: 'Request latency by method, route template and transport.',
+        type: 'histogram',
+        aggregator: 'sum',
+        get: async () => ({
+          name: 'rcm_http_request_duration_seconds',
+          help: 'Request latency by method, route template and transport.',
+          type: 'histogram',
+          aggregator: 'sum',
+          values: [...times.values()].flatMap((t) => {
+            let acc = 0;
+            const name = 'rcm_http_request_duration_seconds';
+            const buckets = [...BUCKETS, '+Inf' as const].map((le, k) => ({ labels: { le, ...t.labels }, value: (acc += t.buckets[k]!), metricName: `${name}_bucket` }));
+            return [...buckets, { labels: t.labels, value: t.sum, metricName: `${name}_sum` }, { labels: t.labels, value: t.count, metricName: `${name}_count` }];
+          }),
+        }),
+        reset: () => times.clear(),
+      },
+    ];
   }
 }
