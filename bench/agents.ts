@@ -3,7 +3,7 @@ import { seededPair } from './procs.js';
 
 /**
  * Agent jobs with the default (deterministic) agents over the seeds: submits per second
- * (POST /v1/agents/code-research, 202 + a durable insert each; 16 connections, 4 s, beside a bare
+ * (POST /v1/agents/code-research, 202 + a durable insert each; 1,500 submits over 16 connections, beside a bare
  * Koa run), then jobs completed per second by the server's own runner (RCM_AGENT_CONCURRENCY
  * default 2) for a batch of 300 mixed jobs, read from /v1/metrics.
  */
@@ -20,7 +20,9 @@ export async function run(): Promise<Record<string, string | number>[]> {
     const bodies = codes.map((c) => JSON.stringify({ code: c, query: `What limits apply to ${c}?` }));
     const paths = bodies.map(() => '/v1/agents/code-research');
     const base = await load('bare', bare.url, { paths, seconds: 4, connections: 16 });
-    const sub = await load('submit', api.url, { paths, bodies, method: 'POST', headers, seconds: 4, connections: 16 });
+    // A fixed count, not a duration: the runner then drains a bounded backlog (at ~20 jobs/s a
+    // 4-second burst left minutes of work once submits got faster).
+    const sub = await load('submit', api.url, { paths, bodies, method: 'POST', headers, amount: 1500, connections: 16 });
     rows.push(benchRow('submit code-research (202, one durable insert each)', sub, base, sub.requests_per_s / base.requests_per_s));
     // Let the submitted backlog drain before timing a fresh batch.
     for (let last = -1, now = await finished(); now !== last; ) {

@@ -5,7 +5,7 @@ import { parse as parseQuery } from 'node:querystring';
 import { Dispatcher } from './dispatch.js';
 import type { McpEndpoint } from './mcp/adapter.js';
 import { pageAt } from './pages/index.js';
-import type { Pipeline } from './pipeline.js';
+import type { InvokeRequest, Pipeline } from './pipeline.js';
 import type { RouteDef } from './route.js';
 
 export interface HttpOptions {
@@ -92,17 +92,7 @@ async function invokeRoute(pipeline: Pipeline, route: RouteDef, params: Record<s
   const limit = route.body ? (route.body.maxBytes ?? 1 << 20) : NO_BODY_LIMIT;
   const hasBody = Number(req.headers['content-length'] || 0) > 0 || req.headers['transfer-encoding'] !== undefined;
   const { bytes, overLimit } = hasBody ? await readBody(req, limit) : { bytes: EMPTY, overLimit: false };
-  const out = await pipeline.invoke(route, {
-    params,
-    query: rawQuery ? (parseQuery(rawQuery) as Record<string, string | string[]>) : {},
-    // Node joins repeated headers with ', ' already; only set-cookie stays a list (never read).
-    headers: req.headers as Record<string, string | undefined>,
-    target: req.url ?? '/',
-    body: { bytes },
-    clientIp: clientIp(req, opts.trustProxy),
-    requestId,
-    transport: 'http',
-  });
+  const out = await pipeline.invoke(route, new HttpCall(params, rawQuery, req, requestId, clientIp(req, opts.trustProxy), bytes));
   // One writeHead with every header (the pipeline hands a fresh object per call): cheaper than a
   // setHeader each, which keeps a second header map.
   const h = out.headers;
@@ -114,6 +104,37 @@ async function invokeRoute(pipeline: Pipeline, route: RouteDef, params: Record<s
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * One HTTP call as the pipeline takes it. A class (a getter in an object literal takes V8's slow
+ * path each request): the query is parsed on first use, so a repeated lookup answered from the
+ * memo keyed by the target never parses it.
+ */
+class HttpCall implements InvokeRequest {
+  readonly transport = 'http' as const;
+  readonly headers: Record<string, string | undefined>;
+  readonly target: string;
+  readonly body: { bytes: Buffer };
+  private parsed?: Record<string, string | string[]>;
+
+  constructor(
+    readonly params: Record<string, string>,
+    private readonly rawQuery: string,
+    req: IncomingMessage,
+    readonly requestId: string,
+    readonly clientIp: string,
+    bytes: Buffer,
+  ) {
+    // Node joins repeated headers with ', ' already; only set-cookie stays a list (never read).
+    this.headers = req.headers as Record<string, string | undefined>;
+    this.target = req.url ?? '/';
+    this.body = { bytes };
+  }
+
+  get query(): Record<string, string | string[]> {
+    return (this.parsed ??= this.rawQuery ? (parseQuery(this.rawQuery) as Record<string, string | string[]>) : {});
+  }
+}
 
 /**
  * The HTTP adapter: matches the route table, hands the request to the pipeline as plain data
