@@ -219,6 +219,21 @@ describe('POST /v1/ncci/validate over the seeds', () => {
     expect(r.body.summary).toMatchObject({ clean: true, fail: 0, no_data: 0 });
   });
 
+  it('answers a code by its edit set, setting and date however often it was asked before (per-code answers are remembered)', async () => {
+    const mueOf = async (body: Record<string, unknown>) => {
+      const r = await validate({ date_of_service: DOS, setting: 'prac', lines: [{ line_id: 'E', code: '99213', units: 3 }], ...body });
+      expect(r.status).toBe(200);
+      const f = r.body.findings.find((x: { kind: string }) => x.kind === 'mue');
+      return `${f.edit?.dataset}:${f.edit?.version}:${f.status}`;
+    };
+    for (let round = 0; round < 2; round++) {
+      expect(await mueOf({})).toBe('ncci_mue_prac:2026Q3:fail');
+      expect(await mueOf({ payer: 'medicaid' })).toMatch(/^medicaid_mue_prac:/);
+      expect(await mueOf({ setting: 'hosp' })).toMatch(/^ncci_mue_hosp:/);
+      expect(await mueOf({ date_of_service: '2026-05-15' })).toMatch(/^ncci_mue_prac:2026Q2:/);
+    }
+  });
+
   it('the Medicaid payer selects the Medicaid files', async () => {
     const r = await validate({ date_of_service: DOS, setting: 'prac', payer: 'Medi-Cal', lines: [{ code: '11042' }, { code: '97597' }] });
     expect(r.status).toBe(200);
