@@ -427,7 +427,8 @@ export class Pipeline {
       metrics.cacheLookup(true);
       return hit;
     }
-    const answer = await this.deps.cache.get(key, snapshot?.id ?? '', () => this.run(call, tenant), (h) => metrics.cacheLookup(h));
+    metrics.cacheLookup(false);
+    const answer = await this.deps.cache.fill(key, snapshot?.id ?? '', () => this.run(call, tenant));
     metrics.cacheBytes.set(this.deps.cache.bytes);
     return answer;
   }

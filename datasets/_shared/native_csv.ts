@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { isUtf8 } from 'node:buffer';
+import { open, readFile } from 'node:fs/promises';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { quoteString } from '../../warehouse/snapshot.js';
 import type { SourceFile } from './source.js';
 
@@ -53,10 +53,9 @@ const NON_ASCII_SPACES_UTF8 = ['c2a0', 'e19a80', ...Array.from({ length: 11 }, (
  */
 export async function nativeCsvCheck(file: SourceFile, skip: number, delim: string): Promise<NativeCsvCheck | null> {
   const buf = await readFile(file.path);
-  if (buf.includes(1)) return null;
-  const bom = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
-  const utf8 = isUtf8(bom ? buf.subarray(3) : buf);
-  if (!utf8) for (const b of buf) if (b >= 0x80 && b <= 0x9f) return null;
+  const encoding = duckdbEncoding(buf);
+  if (!encoding) return null;
+  const utf8 = encoding === 'utf-8';
   let start = 0;
   for (let k = 0; k < skip && start < buf.length; k++) {
     const nl = buf.indexOf(10, start);
@@ -75,11 +74,45 @@ export async function nativeCsvCheck(file: SourceFile, skip: number, delim: stri
     let n = 0;
     const end = nl < 0 ? data.length : nl;
     for (let k = q; k < end; k++) if (data[k] === 34) n++;
-
     if (n % 2 === 1) singleLineRecords = false;
     q = end;
   }
-  return { encoding: utf8 ? 'utf-8' : 'latin-1', edgeFree, singleLineRecords };
+  return { encoding, edgeFree, singleLineRecords };
+}
+
+/**
+ * DuckDB's reader encoding that decodes a whole file's bytes as `decode()` does: UTF-8 when they
+ * are valid UTF-8, else Latin-1, which equals CP1252 except at 0x80-0x9F. Null (only the row
+ * parser reads it right) when a non-UTF-8 file holds those bytes, or when it holds U+0001 (the
+ * null string given to `read_csv`).
+ */
+export function duckdbEncoding(buf: Buffer): 'utf-8' | 'latin-1' | null {
+  if (buf.includes(1)) return null;
+  if (isAscii(buf)) return 'utf-8';
+  const bom = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
+  if (isUtf8(bom ? buf.subarray(3) : buf)) return 'utf-8';
+  return /[\x80-\x9f]/.test(buf.toString('latin1')) ? null : 'latin-1';
+}
+
+/**
+ * `duckdbEncoding` of a file too large to hold: read in chunks while they are ASCII (every real
+ * NCCI part), and whole only when one is not.
+ */
+export async function fileDuckdbEncoding(file: SourceFile): Promise<'utf-8' | 'latin-1' | null> {
+  const fh = await open(file.path, 'r');
+  try {
+    const chunk = Buffer.allocUnsafe(Math.min(16 << 20, Math.max(1, file.size)));
+    for (let pos = 0; pos < file.size; ) {
+      const { bytesRead } = await fh.read(chunk, 0, chunk.length, pos);
+      if (bytesRead === 0) break;
+      const part = chunk.subarray(0, bytesRead);
+      if (!isAscii(part) || part.includes(1)) return duckdbEncoding(await readFile(file.path));
+      pos += bytesRead;
+    }
+    return 'utf-8';
+  } finally {
+    await fh.close();
+  }
 }
 
 /** `read_csv` of every field as VARCHAR `c0..c{width-1}` after `skip` lines. */

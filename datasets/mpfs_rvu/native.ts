@@ -10,18 +10,17 @@ import { MpfsRvuRowSchema, NUMERIC, rvuLayout, type MpfsRvuRow } from './dataset
 /** Every numeric cell of a row joined by U+0001: each empty or a plain decimal (`0.00`, `00720.00`). */
 const PLAIN_CELLS = '(?:\\d+(?:\\.\\d+)?)?(?:\\x01(?:\\d+(?:\\.\\d+)?)?)*';
 /** HCPCS, modifier and status joined by U+0001, as `parse` checks them. */
+const CODE_CELLS = '[A-Z0-9]{5}\\x01(?:[A-Z0-9]{2})?\\x01[A-Z]';
 /** A cell (between U+0001 separators) starting or ending with what `clean()` trims. */
 const EDGE_SPACE = `(?:^|\\x01)[${WHITESPACE_CLASS}]|[${WHITESPACE_CLASS}](?:\\x01|$)`;
 /** The version marker of blank rows while they wait to be deleted. */
 const BLANK = '\u0001blank';
 
-const CODE_CELLS = '[A-Z0-9]{5}\\x01(?:[A-Z0-9]{2})?\\x01[A-Z]';
-
 /**
  * Loads PPRRVU files with DuckDB's `read_csv` in one pass per file: the same header search and
- * column mapping as `parse` (by stacked caption names, on the file's sample), the same cleaning
- * (`sqlClean`), and a row gate that holds only for rows `parse` accepts unchanged: numbers plain
- * decimals or empty, codes of the right shape, no short rows, no line breaks inside cells. A row
+ * column mapping as `parse` (by stacked caption names, on the file's sample), and a row gate that
+ * holds only for rows `parse` accepts unchanged: numbers plain decimals or empty, codes of the
+ * right shape, no row two fields short, no cell `clean()` would change, no line break in a cell. A row
  * outside the gate is not judged here: the whole load is undone and null returned, so the JS
  * parser reads the files and reports every rejected line exactly. Real releases pass the gate.
  */

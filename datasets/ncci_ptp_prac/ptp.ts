@@ -1,8 +1,8 @@
 import { open } from 'node:fs/promises';
-import { isUtf8 } from 'node:buffer';
 import { IngestError } from '../_shared/issue.js';
 import { type Issue } from '../../warehouse/errors.js';
 import { normHeader } from '../_shared/header.js';
+import { fileDuckdbEncoding } from '../_shared/native_csv.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { toIsoDate } from '../_shared/values.js';
 import { quoteIdent, quoteString } from '../../warehouse/snapshot.js';
@@ -272,24 +272,6 @@ async function refuseTruncated(file: SourceFile, layout: PtpLayout, program: 'me
   }
 }
 
-/** Picks DuckDB's reader encoding: UTF-8 only when the first bytes prove it, else Latin-1 (CP1252 family). */
-async function nativeEncoding(file: SourceFile): Promise<'utf-8' | 'latin-1'> {
-  const fh = await open(file.path, 'r');
-  try {
-    const buf = Buffer.alloc(Math.min(65536, file.size));
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    const b = buf.subarray(0, bytesRead);
-    const ascii = b.every((x) => x < 0x80);
-    if (ascii) return 'latin-1';
-    // Only a sample cut at 64 KiB may end inside a multi-byte sequence.
-    const cuts = bytesRead === buf.length && bytesRead < file.size ? 3 : 0;
-    for (let cut = 0; cut <= cuts; cut++) if (isUtf8(b.subarray(0, b.length - cut))) return 'utf-8';
-    return 'latin-1';
-  } finally {
-    await fh.close();
-  }
-}
-
 const GLOB_CODE = "'[A-Z0-9][A-Z0-9][A-Z0-9][A-Z0-9][A-Z0-9]'";
 const GLOB_DATE = "'[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]'";
 const sqlIso = (x: string) => `(${x}[1:4] || '-' || ${x}[5:6] || '-' || ${x}[7:8])`;
@@ -361,7 +343,12 @@ async function loadPtpNative(
     const layout = locatePtpLayout(sample.lines, file.name, flavor.program);
     await refuseTruncated(file, layout, flavor.program);
     const cols = Array.from({ length: layoutWidth(layout) }, (_, k) => `'c${k}': 'VARCHAR'`).join(', ');
-    const encoding = await nativeEncoding(file);
+    // CP1252 dashes and quotes (0x80-0x9F) only the row parser decodes: it reads such a release.
+    const encoding = await fileDuckdbEncoding(file);
+    if (!encoding) {
+      await run(`DELETE FROM ${target}`);
+      return null;
+    }
     const n = ++nativeRun;
     const rj = `ptp_rejects_${process.pid}_${n}`;
     const rs = `ptp_scans_${process.pid}_${n}`;
@@ -369,18 +356,10 @@ async function loadPtpNative(
       `read_csv(${quoteString(file.path)}, delim='\t', header=false, skip=${layout.skip}, quote='', escape='', auto_detect=false, ` +
       `null_padding=true, store_rejects=true, rejects_table='${rj}', rejects_scan='${rs}', encoding='${encoding}', columns={${cols}})`;
     const sel = nativeSelect(layout, flavor.program);
-    try {
-      inserted += await count(
-        `INSERT INTO ${target} (column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale, version) ` +
-          `SELECT ${sel.values.join(', ')}, CASE WHEN ${sel.valid} THEN ${quoteString(version)} ELSE NULL END FROM ${src}`,
-      );
-    } catch (e) {
-      // DuckDB's Latin-1 refuses 0x80-0x9F (CP1252's dashes and quotes past the sampled bytes):
-      // the row parser decodes those as CP1252.
-      if (!/not latin-1 encoded/i.test(String((e as Error).message))) throw e;
-      await run(`DELETE FROM ${target}; DROP TABLE IF EXISTS ${rj}; DROP TABLE IF EXISTS ${rs}`);
-      return null;
-    }
+    inserted += await count(
+      `INSERT INTO ${target} (column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale, version) ` +
+        `SELECT ${sel.values.join(', ')}, CASE WHEN ${sel.valid} THEN ${quoteString(version)} ELSE NULL END FROM ${src}`,
+    );
     broken += await count(`SELECT count(*) FROM ${rj}`);
     await run(`DROP TABLE IF EXISTS ${rj}; DROP TABLE IF EXISTS ${rs}`);
   }

@@ -65,30 +65,23 @@ export class AnswerCache {
   }
 
   /**
-   * The cached answer for `key` (computed from `snapshot`), or computes and returns it, keeping
-   * it when it is a 200 (errors are not kept).
+   * Computes the answer for `key` (from `snapshot`) after a `peek` missed, keeping it when it is a
+   * 200 (errors are not kept). Concurrent identical requests share one computation.
    */
-  async get(key: string, snapshot: string, compute: () => Promise<CachedAnswer>, onLookup?: (hit: boolean) => void): Promise<CachedAnswer> {
-    const h = key;
-    const hit = this.lru.get(h);
-    if (hit) {
-      onLookup?.(true);
-      return hit;
-    }
-    onLookup?.(false);
-    const running = this.inflight.get(h);
+  async fill(key: string, snapshot: string, compute: () => Promise<CachedAnswer>): Promise<CachedAnswer> {
+    const running = this.inflight.get(key);
     if (running) return running;
     const p = compute().then((v) => {
-      if (v.status === 200 && v.body.length + h.length * 2 + ENTRY_OVERHEAD <= this.maxBytes) {
-        this.lru.set(h, { status: v.status, headers: intern(v.headers), body: unpooled(v.body), snapshot });
+      if (v.status === 200 && v.body.length + key.length * 2 + ENTRY_OVERHEAD <= this.maxBytes) {
+        this.lru.set(key, { status: v.status, headers: intern(v.headers), body: unpooled(v.body), snapshot });
       }
       return v;
     });
-    this.inflight.set(h, p);
+    this.inflight.set(key, p);
     try {
       return await p;
     } finally {
-      this.inflight.delete(h);
+      this.inflight.delete(key);
     }
   }
 

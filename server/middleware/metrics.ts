@@ -13,20 +13,6 @@ export class Metrics {
   readonly cacheBytes = new Gauge({ name: 'rcm_answer_cache_bytes', help: 'Bytes held by the answer cache.', registers: [this.registry] });
   /** Answer-cache hits and misses, counted in plain numbers and handed over at scrape time. */
   private readonly lookupCounts = { hit: 0, miss: 0 };
-  readonly cacheLookups = (() => {
-    const counts = this.lookupCounts;
-    return new Counter({
-      name: 'rcm_answer_cache_lookups_total',
-      help: 'Answer cache lookups by outcome (hit, miss).',
-      labelNames: ['outcome'] as const,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        this.inc({ outcome: 'hit' }, counts.hit);
-        this.inc({ outcome: 'miss' }, counts.miss);
-      },
-    });
-  })();
 
   readonly callbackAttempts = new Counter({
     name: 'rcm_agent_callback_attempts_total',
@@ -56,6 +42,18 @@ export class Metrics {
 
   constructor(opts: { processMetrics?: boolean } = {}) {
     for (const m of this.requestStats.metrics()) this.registry.registerMetric(m as unknown as Metric);
+    const counts = this.lookupCounts;
+    new Counter({
+      name: 'rcm_answer_cache_lookups_total',
+      help: 'Answer cache lookups by outcome (hit, miss).',
+      labelNames: ['outcome'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc({ outcome: 'hit' }, counts.hit);
+        this.inc({ outcome: 'miss' }, counts.miss);
+      },
+    });
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'rcm_' });
   }
 
@@ -81,13 +79,22 @@ export class Metrics {
 
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
-interface Series {
+interface Counted {
   labels: Record<string, string>;
   count: number;
+}
+
+interface Timed extends Counted {
   sum: number;
   /** Per bucket (not cumulative); the last slot is above the largest bound. */
   buckets: number[];
 }
+
+/** A metric the registry reads like its own (`get()` in prom-client's shape). */
+const exposed = (name: string, help: string, type: 'counter' | 'histogram', values: () => object[], reset: () => void) => {
+  const head = { name, help, type, aggregator: 'sum' };
+  return { ...head, get: async () => ({ ...head, values: values() }), reset };
+};
 
 /**
  * The two per-request metrics as plain counters, exposed to prom-client's registry as metrics
@@ -97,8 +104,8 @@ interface Series {
  * histogram buckets with `le` first).
  */
 class RequestStats {
-  private readonly counts = new Map<string, Series>();
-  private readonly times = new Map<string, Series>();
+  private readonly counts = new Map<string, Counted>();
+  private readonly times = new Map<string, Timed>();
 
   observe(method: string, route: string, status: number, seconds: number, transport: string): void {
     const tk = `${method} ${route} ${transport}`;
@@ -107,7 +114,7 @@ class RequestStats {
     if (!c) {
       // Route templates and statuses are few; the bound keeps an unmatched-path flood harmless.
       if (this.counts.size > 5000) this.counts.clear();
-      this.counts.set(ck, (c = { labels: { method, route, status: String(status), transport }, count: 0, sum: 0, buckets: [] }));
+      this.counts.set(ck, (c = { labels: { method, route, status: String(status), transport }, count: 0 }));
     }
     c.count++;
     let t = this.times.get(tk);
@@ -122,44 +129,23 @@ class RequestStats {
     t.buckets[i]!++;
   }
 
-  /** Objects the registry reads like its own Counter and Histogram (`get()` of that shape). */
   metrics(): object[] {
-    const counts = this.counts;
-    const times = this.times;
+    const requests = 'rcm_http_requests_total';
+    const latency = 'rcm_http_request_duration_seconds';
     return [
-      {
-        name: 'rcm_http_requests_total',
-        help: 'Requests by method, route template, status and transport (http or mcp).',
-        type: 'counter',
-        aggregator: 'sum',
-        get: async () => ({
-          name: 'rcm_http_requests_total',
-          help: 'Requests by method, route template, status and transport (http or mcp).',
-          type: 'counter',
-          aggregator: 'sum',
-          values: [...counts.values()].map((c) => ({ labels: c.labels, value: c.count })),
-        }),
-        reset: () => counts.clear(),
-      },
-      {
-        name: 'rcm_http_request_duration_seconds',
-        help: 'Request latency by method, route template and transport.',
-        type: 'histogram',
-        aggregator: 'sum',
-        get: async () => ({
-          name: 'rcm_http_request_duration_seconds',
-          help: 'Request latency by method, route template and transport.',
-          type: 'histogram',
-          aggregator: 'sum',
-          values: [...times.values()].flatMap((t) => {
+      exposed(requests, 'Requests by method, route template, status and transport (http or mcp).', 'counter', () => [...this.counts.values()].map((c) => ({ labels: c.labels, value: c.count })), () => this.counts.clear()),
+      exposed(
+        latency,
+        'Request latency by method, route template and transport.',
+        'histogram',
+        () =>
+          [...this.times.values()].flatMap((t) => {
             let acc = 0;
-            const name = 'rcm_http_request_duration_seconds';
-            const buckets = [...BUCKETS, '+Inf' as const].map((le, k) => ({ labels: { le, ...t.labels }, value: (acc += t.buckets[k]!), metricName: `${name}_bucket` }));
-            return [...buckets, { labels: t.labels, value: t.sum, metricName: `${name}_sum` }, { labels: t.labels, value: t.count, metricName: `${name}_count` }];
+            const buckets = [...BUCKETS, '+Inf' as const].map((le, k) => ({ labels: { le, ...t.labels }, value: (acc += t.buckets[k]!), metricName: `${latency}_bucket` }));
+            return [...buckets, { labels: t.labels, value: t.sum, metricName: `${latency}_sum` }, { labels: t.labels, value: t.count, metricName: `${latency}_count` }];
           }),
-        }),
-        reset: () => times.clear(),
-      },
+        () => this.times.clear(),
+      ),
     ];
   }
 }

@@ -19,39 +19,19 @@ async function inNcciFiles(snapshot: SnapshotReader, code: string, dos: string, 
   return snapshot.has(ptp) && (await ptpCodeSet(snapshot, ptp)).has(code);
 }
 
-/** Per-code answers a snapshot gave, by lookup, edit set, code and date (entries per snapshot). */
-const answered = new WeakMap<SnapshotReader, Map<string, Promise<unknown>>>();
-const ANSWERS_PER_SNAPSHOT = 50_000;
-
-/**
- * A lookup's answer for (code, date) from this snapshot, computed once: a claim scrubber asks the
- * same codes all day, and each answer walks several datasets' version picks. Answers are plain
- * data the checker only reads; the map starts over when full (it only saves work).
- */
-function once<T>(snapshot: SnapshotReader, key: string, compute: () => Promise<T>): Promise<T> {
-  let m = answered.get(snapshot);
-  if (!m) answered.set(snapshot, (m = new Map()));
-  let p = m.get(key) as Promise<T> | undefined;
-  if (!p) {
-    if (m.size >= ANSWERS_PER_SNAPSHOT) m.clear();
-    p = compute();
-    m.set(key, p);
-    p.catch(() => m.delete(key));
-  }
-  return p;
-}
-
 /** The claim checker's lookups over the snapshot, for one setting and edit set. */
 export function claimLookups(snapshot: SnapshotReader, setting: 'prac' | 'hosp', program: 'medicare' | 'medicaid'): ClaimLookups {
   const ptp = `${program === 'medicaid' ? 'medicaid' : 'ncci'}_ptp_${setting}` as PtpDatasetId;
   const mueType = setting === 'prac' ? 'practitioner' : 'hosp-op';
   const mueId = (program === 'medicaid' ? MEDICAID_MUE_IDS : MEDICARE_MUE_IDS)[mueType];
   const plain = lookupsOf(snapshot, ptp, mueType, mueId);
+  // Per-code answers go through the snapshot's memo (bounded by bytes): a scrubber asks the same
+  // codes all day, and each answer walks several datasets' version picks. The checker only reads them.
   return {
-    known: (code, dos) => once(snapshot, `known\u0000${ptp}\u0000${code}\u0000${dos}`, () => plain.known(code, dos)),
+    known: (code, dos) => snapshot.memo(`claim:known\u0000${ptp}\u0000${code}\u0000${dos}`, () => plain.known(code, dos)),
     ptpDay: plain.ptpDay,
-    mue: (code, dos) => once(snapshot, `mue\u0000${mueId}\u0000${code}\u0000${dos}`, () => plain.mue(code, dos)),
-    aoc: (code, dos) => once(snapshot, `aoc\u0000${code}\u0000${dos}`, () => plain.aoc(code, dos)),
+    mue: (code, dos) => snapshot.memo(`claim:mue\u0000${mueId}\u0000${code}\u0000${dos}`, () => plain.mue(code, dos)),
+    aoc: (code, dos) => snapshot.memo(`claim:aoc\u0000${code}\u0000${dos}`, () => plain.aoc(code, dos)),
   };
 }
 
