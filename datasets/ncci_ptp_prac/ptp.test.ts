@@ -256,6 +256,17 @@ describe('loadNative (DuckDB read_csv)', () => {
     expect(js.map((i) => i.row?.rationale)).toEqual(['A\u2013B \u201cq\u201d caf\u00e9']);
   });
 
+  it('reads a part as UTF-8 when its non-ASCII text comes after the first 64 KiB (no Latin-1 mojibake)', async () => {
+    const filler = Array.from({ length: 1500 }, (_, i) => `0001A\t${String(10000 + i)}\t\t20220101\t*\t1\tStandards of medical/surgical practice`);
+    const p = join(dir, 'ccipra-v327r0-f1.txt');
+    await writeFile(p, Buffer.from(`${[...HEAD, ...filler, '0001B\t0591T\t\t20220101\t*\t1\tCaf\u00e9 \u2013 dash'].join('\r\n')}\r\n`, 'utf8'));
+    const f = await toSourceFile(p);
+    expect(f.size).toBeGreaterThan(65536);
+    const { res, rows } = await loadNative(ncciPtpPrac, [f], '32.7');
+    expect(res!.rows).toBe(1501);
+    expect(rows.find((r) => r.column1 === '0001B')!.rationale).toBe('Caf\u00e9 \u2013 dash');
+  });
+
   it('loads the Medicaid no-dates layout with null dates', async () => {
     const f = await toSourceFile(join(SEEDS, 'medicaid_ptp_hosp/medicaid-ncci-q3-2026-ptp-edits-outpatient-hospital-services.txt'));
     const { res, rows } = await loadNative(medicaidPtpHosp, [f], '2026Q3');
