@@ -21,18 +21,10 @@ import { once } from 'node:events';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { sampleFile, toSourceFile } from '../datasets/_shared/source.js';
 import { ncciPtpPrac } from '../datasets/ncci_ptp_prac/dataset.js';
-import { PTP_COLUMNS } from '../datasets/ncci_ptp_prac/ptp.js';
 import { ingestFiles } from '../ingest/pipeline.js';
 import { Warehouse } from '../warehouse/store.js';
+import { PTP_HEAD, ptpTableSql } from '../test/helpers/ptp.js';
 
-const HEAD = [
-  'CPT only copyright 2025 American Medical Association.  All rights reserved.\t\t\t\t\t\t',
-  'Column1/Column2 Edits\t\t\t\t\t\t',
-  'Column 1\tColumn 2\t*=in existence\tEffective\tDeletion\tModifier\tPTP Edit Rationale',
-  '\t\tprior to 1996\tDate\tDate\t0=not allowed\t',
-  '\t\t\t\t*=no data\t1=allowed\t',
-  '\t\t\t\t\t9=not applicable\t',
-];
 const RATIONALES = [
   'Misuse of Column Two code with Column One code',
   'CPT Manual or CMS manual coding instruction',
@@ -73,7 +65,7 @@ async function generate(dir: string, rows: number): Promise<string[]> {
     const p = join(dir, `ccipra-v322r0-f${part + 1}.txt`);
     paths.push(p);
     const out = createWriteStream(p);
-    out.write(HEAD.join('\r\n') + '\r\n');
+    out.write(PTP_HEAD.join('\r\n') + '\r\n');
     for (let i = part * perPart; i < (part + 1) * perPart; i++) {
       const c1 = String(10000 + i);
       const lines: string[] = [];
@@ -126,7 +118,7 @@ async function timeReadCsv(dir: string, paths: string[]): Promise<number> {
 async function timeNativeOnly(dir: string, paths: string[]): Promise<{ ms: number; rows: number }> {
   const inst = await DuckDBInstance.create(join(dir, 'native.duckdb'));
   const conn = await inst.connect();
-  await conn.run(`CREATE TABLE t (${[...PTP_COLUMNS, { name: 'version', type: 'VARCHAR' }].map((c) => `"${c.name}" ${c.type}`).join(', ')})`);
+  await conn.run(ptpTableSql('t'));
   const files = await Promise.all(paths.map(toSourceFile));
   const samples = await Promise.all(files.map((f) => sampleFile(f)));
   const t0 = performance.now();

@@ -5,7 +5,7 @@ import { Warehouse } from '../warehouse/store.js';
 import { createHttpHandler } from './http.js';
 import { McpEndpoint } from './mcp/adapter.js';
 import { codeResearchAgent } from './agents/code_research.js';
-import { warmPtpIndexes } from '../datasets/ncci_ptp_prac/queries.js';
+import { warmPtpIndexes } from '../datasets/_ncci_ptp/queries.js';
 import { denialResolutionAgent } from './agents/denial_resolution.js';
 import { medicalNecessityAgent } from './agents/medical_necessity.js';
 import { nodeCallbackHttp, systemResolver, type CallbackHttp, type CallbackPolicy, type Resolver } from './agents/callbacks.js';

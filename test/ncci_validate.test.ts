@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AocRow } from '../datasets/ncci_aoc/dataset.js';
-import type { PtpRow } from '../datasets/ncci_ptp_prac/ptp.js';
-import { ptpEditStatus, type PtpLookup } from '../datasets/ncci_ptp_prac/queries.js';
+import type { PtpRow } from '../datasets/_ncci_ptp/row.js';
+import { ptpEditStatus, type PtpLookup } from '../datasets/_ncci_ptp/queries.js';
 import { bypassRule, checkClaim, isEmCode, type ClaimLine, type ClaimLookups, type MueFound } from '../server/ncci/validate.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
 import { openTestSnapshot, REPO_ROOT, withoutIndex } from './helpers/datasets.js';
 import { ncciPtpPrac } from '../datasets/ncci_ptp_prac/dataset.js';
-import { lookupPtpEdit, ptpPairFinder } from '../datasets/ncci_ptp_prac/queries.js';
+import { lookupPtpEdit, ptpPairFinder } from '../datasets/_ncci_ptp/queries.js';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 

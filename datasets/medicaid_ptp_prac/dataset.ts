@@ -1,4 +1,5 @@
-import { makePtpDataset, type PtpRow } from '../ncci_ptp_prac/ptp.js';
+import { makePtpDataset } from '../_ncci_ptp/family.js';
+import type { PtpRow } from '../_ncci_ptp/row.js';
 import type { Dataset } from '../types.js';
 
 /**

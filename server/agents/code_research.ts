@@ -1,7 +1,7 @@
 import { findMedicareMues } from '../../datasets/_ncci_mue/queries.js';
 import { selectVersion } from '../../datasets/_shared/versions.js';
 import { findAocEdits } from '../../datasets/ncci_aoc/queries.js';
-import { countPtpEditsForCode, type PtpDatasetId } from '../../datasets/ncci_ptp_prac/queries.js';
+import { countPtpEditsForCode, type PtpDatasetId } from '../../datasets/_ncci_ptp/queries.js';
 import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { getCodeLookup, getCrosswalks } from '../codes/service.js';

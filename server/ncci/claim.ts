@@ -1,7 +1,7 @@
 import { findMueInDataset, MEDICAID_MUE_IDS, MEDICARE_MUE_IDS } from '../../datasets/_ncci_mue/queries.js';
 import type { MedicaidMueRow, MueRow, MueType } from '../../datasets/_ncci_mue/mue.js';
 import { aocIndex, findAocEdits } from '../../datasets/ncci_aoc/queries.js';
-import { ptpCodeSet, ptpPairFinder, type PtpDatasetId } from '../../datasets/ncci_ptp_prac/queries.js';
+import { ptpCodeSet, ptpPairFinder, type PtpDatasetId } from '../../datasets/_ncci_ptp/queries.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { isKnownCode } from '../payment/service.js';
 import type { ClaimLookups } from './validate.js';

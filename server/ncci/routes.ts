@@ -1,7 +1,7 @@
 import { ANY_PRIMARY } from '../../datasets/ncci_aoc/dataset.js';
 import { findMedicaidMues, findMedicareMues } from '../../datasets/_ncci_mue/queries.js';
 import { findAocEdits } from '../../datasets/ncci_aoc/queries.js';
-import { lookupPtpEdit, type PtpDatasetId } from '../../datasets/ncci_ptp_prac/queries.js';
+import { lookupPtpEdit, type PtpDatasetId } from '../../datasets/_ncci_ptp/queries.js';
 import { claimLookups } from './claim.js';
 import { payerKnowledge } from '../../datasets/payers/queries.js';
 import { ncciEditSetOf, payerParamIssues, resolvePayer } from '../payers/service.js';

@@ -1,5 +1,5 @@
 import type { AocRow } from '../../datasets/ncci_aoc/dataset.js';
-import type { PtpLookup } from '../../datasets/ncci_ptp_prac/queries.js';
+import type { PtpLookup } from '../../datasets/_ncci_ptp/queries.js';
 import type { PtpEdit } from './schemas.js';
 
 const MODIFIER_TEXT = { '0': 'not allowed', '1': 'allowed', '9': 'not applicable' } as const;

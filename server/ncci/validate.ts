@@ -1,5 +1,5 @@
 import { ANY_PRIMARY, type AocRow } from '../../datasets/ncci_aoc/dataset.js';
-import type { PtpLookup } from '../../datasets/ncci_ptp_prac/queries.js';
+import type { PtpLookup } from '../../datasets/_ncci_ptp/queries.js';
 
 /**
  * Claim-level NCCI check: PTP for every pair of lines, MUE per line and per date of service,

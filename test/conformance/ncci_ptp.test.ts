@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { ncciPtpPrac } from '../../datasets/ncci_ptp_prac/dataset.js';
 import { ncciPtpHosp } from '../../datasets/ncci_ptp_hosp/dataset.js';
-import { locatePtpLayout, PTP_COLUMNS, type PtpRow } from '../../datasets/ncci_ptp_prac/ptp.js';
+import { locatePtpLayout } from '../../datasets/_ncci_ptp/layout.js';
+import { PTP_COLUMNS, type PtpRow } from '../../datasets/_ncci_ptp/row.js';
 import { medicaidPtpPrac } from '../../datasets/medicaid_ptp_prac/dataset.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');

@@ -2,12 +2,12 @@ import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ingestFiles } from '../ingest/pipeline.js';
-import { MountedSnapshot } from '../warehouse/snapshot.js';
-import { Warehouse } from '../warehouse/store.js';
-import { findPtpEditsForCode, lookupPtpEdit } from '../datasets/ncci_ptp_prac/queries.js';
+import { ingestFiles } from '../../ingest/pipeline.js';
+import { MountedSnapshot } from '../../warehouse/snapshot.js';
+import { Warehouse } from '../../warehouse/store.js';
+import { findPtpEditsForCode, lookupPtpEdit } from './queries.js';
 
-const SEEDS = resolve(import.meta.dirname, '../seeds/ncci_ptp_prac');
+const SEEDS = resolve(import.meta.dirname, '../../seeds/ncci_ptp_prac');
 const part = (v: string, p: number) => join(SEEDS, v, `ccipra-v${v.replace('.', '')}r0-f${p}.txt`);
 
 let dir: string;

@@ -1,8 +1,8 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { quoteIdent } from '../../warehouse/snapshot.js';
 import { selectVersion, type VersionPick } from '../_shared/versions.js';
-import type { PtpRow } from './ptp.js';
-import { allCodes, buildPtpIndex, column1Codes, groupOf, pairRows, type PtpVersionIndex } from './index.js';
+import type { PtpRow } from './row.js';
+import { allCodes, buildPtpIndex, column1Codes, groupOf, pairRows, type PtpVersionIndex } from './pair_index.js';
 
 /** The PTP datasets, for warming their indexes when a snapshot is mounted. */
 export const PTP_DATASETS: PtpDatasetId[] = ['ncci_ptp_prac', 'ncci_ptp_hosp', 'medicaid_ptp_prac', 'medicaid_ptp_hosp'];

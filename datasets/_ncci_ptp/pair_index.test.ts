@@ -1,14 +1,14 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ncciPtpPrac } from '../datasets/ncci_ptp_prac/dataset.js';
-import { codeKey, decodeKey } from '../datasets/ncci_ptp_prac/index.js';
-import { getColumn1Codes, getColumn1Groups, lookupPtpEdit, ptpIndexes, sharedPtpIndexKeys } from '../datasets/ncci_ptp_prac/queries.js';
-import { ingestFiles } from '../ingest/pipeline.js';
-import { MountedSnapshot } from '../warehouse/snapshot.js';
-import { Warehouse } from '../warehouse/store.js';
-import { medicaidPtpPrac } from '../datasets/medicaid_ptp_prac/dataset.js';
-import { openTestSnapshot, REPO_ROOT, withoutIndex } from './helpers/datasets.js';
+import { ncciPtpPrac } from '../ncci_ptp_prac/dataset.js';
+import { codeKey, decodeKey } from './pair_index.js';
+import { getColumn1Codes, getColumn1Groups, lookupPtpEdit, ptpIndexes, sharedPtpIndexKeys } from './queries.js';
+import { ingestFiles } from '../../ingest/pipeline.js';
+import { MountedSnapshot } from '../../warehouse/snapshot.js';
+import { Warehouse } from '../../warehouse/store.js';
+import { medicaidPtpPrac } from '../medicaid_ptp_prac/dataset.js';
+import { openTestSnapshot, REPO_ROOT, withoutIndex } from '../../test/helpers/datasets.js';
 
 // The in-memory PTP index must answer exactly as the per-code DuckDB query did: every column-1
 // group of the seeded practitioner releases (32.1 and 32.2: deleted, re-added and indicator-9

@@ -6,21 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestError } from '../_shared/issue.js';
 import { sampleFile, toSourceFile, type SourceFile } from '../_shared/source.js';
 import type { Dataset, ParsedItem } from '../types.js';
-import { ncciPtpPrac } from './dataset.js';
+import { ncciPtpPrac } from '../ncci_ptp_prac/dataset.js';
 import { ncciPtpHosp } from '../ncci_ptp_hosp/dataset.js';
 import { medicaidPtpPrac } from '../medicaid_ptp_prac/dataset.js';
 import { medicaidPtpHosp } from '../medicaid_ptp_hosp/dataset.js';
-import { locatePtpLayout, ncciVersionQuarter, nextQuarterStart, parseMedicarePtpName, PTP_COLUMNS, type PtpRow } from './ptp.js';
+import { locatePtpLayout } from './layout.js';
+import { ncciVersionQuarter, nextQuarterStart, parseMedicarePtpName } from './names.js';
+import type { PtpRow } from './row.js';
+import { PTP_HEAD, ptpTableSql } from '../../test/helpers/ptp.js';
 
 const SEEDS = resolve(__dirname, '../../seeds');
-const HEAD = [
-  'CPT only copyright 2025 American Medical Association.  All rights reserved.\t\t\t\t\t\t',
-  'Column1/Column2 Edits\t\t\t\t\t\t',
-  'Column 1\tColumn 2\t*=in existence\tEffective\tDeletion\tModifier\tPTP Edit Rationale',
-  '\t\tprior to 1996\tDate\tDate\t0=not allowed\t',
-  '\t\t\t\t*=no data\t1=allowed\t',
-  '\t\t\t\t\t9=not applicable\t',
-];
 
 let dir: string;
 beforeAll(async () => {
@@ -47,7 +42,7 @@ async function loadNative(ds: Dataset<any>, files: SourceFile[], version: string
   const inst = await DuckDBInstance.create(':memory:');
   const conn = await inst.connect();
   try {
-    await conn.run(`CREATE TABLE "${ds.id}" (${[...PTP_COLUMNS, { name: 'version', type: 'VARCHAR' }].map((c) => `"${c.name}" ${c.type}`).join(', ')})`);
+    await conn.run(ptpTableSql(`"${ds.id}"`));
     const samples = await Promise.all(files.map((f) => sampleFile(f)));
     const res = await ds.loadNative!(files, samples, async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJS(), `"${ds.id}"`, version);
     const rows = (await conn.runAndReadAll(`SELECT * EXCLUDE (version) FROM "${ds.id}"`)).getRowObjectsJS() as unknown as PtpRow[];
@@ -77,7 +72,7 @@ describe('NCCI version numbers', () => {
   it('gives the label and quarter-start effective date from the sample names', async () => {
     const f = await toSourceFile(join(SEEDS, 'ncci_ptp_prac/32.2/ccipra-v322r0-f1.txt'));
     expect(ncciPtpPrac.version([await sampleFile(f)])).toEqual({ label: '32.2', effective_date: '2026-07-01' });
-    const r1 = await writeLatin1('ccipra-v322r1-f1.txt', [...HEAD, '0001A\t0591T\t\t20220101\t*\t1\tx']);
+    const r1 = await writeLatin1('ccipra-v322r1-f1.txt', [...PTP_HEAD, '0001A\t0591T\t\t20220101\t*\t1\tx']);
     expect(ncciPtpPrac.version([await sampleFile(r1)])?.label).toBe('32.2r1');
   });
 
@@ -126,7 +121,7 @@ describe('parse (JS path)', () => {
 
   it('rejects bad rows with every issue and keeps going', async () => {
     const f = await writeLatin1('ccipra-v322r0-f1.txt', [
-      ...HEAD,
+      ...PTP_HEAD,
       '0001A\t0591T\t\t20220101\t20231231\t1\tok',
       '1234\t0591t\tX\t20260230\t\t7\tbad',
       '',
@@ -141,7 +136,7 @@ describe('parse (JS path)', () => {
   });
 
   it('fails the file when the wrapped header is broken', async () => {
-    const broken = await writeLatin1('ccipra-v322r0-f2.txt', [HEAD[0]!, HEAD[1]!, 'Column 1\tColumn 2\t*=in existence\tEffective\tDate', '0001A\t0591T\t\t20220101\t*']);
+    const broken = await writeLatin1('ccipra-v322r0-f2.txt', [PTP_HEAD[0]!, PTP_HEAD[1]!, 'Column 1\tColumn 2\t*=in existence\tEffective\tDate', '0001A\t0591T\t\t20220101\t*']);
     await expect(collect(ncciPtpPrac, broken)).rejects.toThrow(/broken PTP header: no deletion, modifier, rationale column/);
     const none = await writeLatin1('ccipra-v322r0-f3.txt', ['just text', 'more text']);
     await expect(collect(ncciPtpPrac, none)).rejects.toThrow(IngestError);
@@ -155,14 +150,14 @@ describe('parse (JS path)', () => {
   });
 
   it('finds the header by content, wherever it starts', () => {
-    const layout = locatePtpLayout(['title', 'more title', 'again', ...HEAD.slice(2), '0001A\t0591T\t\t20220101\t*\t1\tx'], 'x.txt', 'medicare');
+    const layout = locatePtpLayout(['title', 'more title', 'again', ...PTP_HEAD.slice(2), '0001A\t0591T\t\t20220101\t*\t1\tx'], 'x.txt', 'medicare');
     expect(layout).toMatchObject({ skip: 7, headerLine: 4, prior1996: 2, effective: 3, deletion: 4, modifier: 5, rationale: 6 });
   });
 });
 
 describe('checkFiles', () => {
   async function set(names: string[]) {
-    const files = await Promise.all(names.map((n) => writeLatin1(n, [...HEAD, '0001A\t0591T\t\t20220101\t*\t1\tx'])));
+    const files = await Promise.all(names.map((n) => writeLatin1(n, [...PTP_HEAD, '0001A\t0591T\t\t20220101\t*\t1\tx'])));
     const samples = await Promise.all(files.map((f) => sampleFile(f)));
     return () => ncciPtpPrac.checkFiles!(files, samples);
   }
@@ -185,7 +180,7 @@ describe('checkFiles', () => {
 });
 
 describe('checkFiles (Medicaid)', () => {
-  const MHEAD = ['Medicaid NCCI PTP Edits - Practitioner Services\t\t\t\t\t\t', ...HEAD.slice(2)];
+  const MHEAD = ['Medicaid NCCI PTP Edits - Practitioner Services\t\t\t\t\t\t', ...PTP_HEAD.slice(2)];
   async function mset(names: string[]) {
     const files = await Promise.all(names.map((n) => writeLatin1(n, [...MHEAD, '0001A\t0591T\t\t20220101\t*\t1\tx'])));
     const samples = await Promise.all(files.map((f) => sampleFile(f)));
@@ -220,7 +215,7 @@ describe('loadNative (DuckDB read_csv)', () => {
 
   it('reports rejected lines with their issues and decodes CP1252 text', async () => {
     const f = await writeLatin1('ccipra-v329r0-f1.txt', [
-      ...HEAD,
+      ...PTP_HEAD,
       '0001A\t0591T\t\t20220101\t20231231\t1\tok',
       '0001A\tBAD\t\t20220101\t*\t1\tbad code',
       '0001A\t0592T\t\t20220101\t*\t5\tbad modifier',
@@ -247,7 +242,7 @@ describe('loadNative (DuckDB read_csv)', () => {
 
   it('hands a part with CP1252 dashes and quotes (0x80-0x9F) to the parser, which decodes them', async () => {
     // writeLatin1 keeps the low byte: 0x96, 0x93 and 0x94 are CP1252's en dash and curly quotes.
-    const f = await writeLatin1('ccipra-v328r0-f1.txt', [...HEAD, '0001A\t0591T\t\t20220101\t*\t1\tA\u0096B \u0093q\u0094 caf\u00e9']);
+    const f = await writeLatin1('ccipra-v328r0-f1.txt', [...PTP_HEAD, '0001A\t0591T\t\t20220101\t*\t1\tA\u0096B \u0093q\u0094 caf\u00e9']);
     expect((await readFile(f.path)).includes(0x96)).toBe(true);
     const { res, rows } = await loadNative(ncciPtpPrac, [f], '32.8');
     expect(res).toBeNull();
@@ -259,7 +254,7 @@ describe('loadNative (DuckDB read_csv)', () => {
   it('reads a part as UTF-8 when its non-ASCII text comes after the first 64 KiB (no Latin-1 mojibake)', async () => {
     const filler = Array.from({ length: 1500 }, (_, i) => `0001A\t${String(10000 + i)}\t\t20220101\t*\t1\tStandards of medical/surgical practice`);
     const p = join(dir, 'ccipra-v327r0-f1.txt');
-    await writeFile(p, Buffer.from(`${[...HEAD, ...filler, '0001B\t0591T\t\t20220101\t*\t1\tCaf\u00e9 \u2013 dash'].join('\r\n')}\r\n`, 'utf8'));
+    await writeFile(p, Buffer.from(`${[...PTP_HEAD, ...filler, '0001B\t0591T\t\t20220101\t*\t1\tCaf\u00e9 \u2013 dash'].join('\r\n')}\r\n`, 'utf8'));
     const f = await toSourceFile(p);
     expect(f.size).toBeGreaterThan(65536);
     const { res, rows } = await loadNative(ncciPtpPrac, [f], '32.7');

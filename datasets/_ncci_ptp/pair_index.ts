@@ -1,6 +1,6 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { quoteIdent, quoteString } from '../../warehouse/snapshot.js';
-import type { PtpRow } from './ptp.js';
+import type { PtpRow } from './row.js';
 
 /**
  * A whole PTP version in five Int32Arrays (20 bytes an edit: 4.1 M edits are 82 MB), read from
