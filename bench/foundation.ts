@@ -5,12 +5,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ingestFiles } from '../ingest/pipeline.js';
 import { seedAll } from '../ingest/seed.js';
+import { sharedDataDir } from '../test/helpers/shared.js';
 import { Warehouse } from '../warehouse/store.js';
 import { load, paired, ratio, shuffle, benchKey } from './lib.js';
 import { spawnApi, spawnBare } from './procs.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const SHARED = process.env.RCM_SHARED_DATA ?? resolve(ROOT, '../shared/data');
+const SHARED = sharedDataDir();
 const REAL_RVU = join(SHARED, 'mpfs-rvu/PPRRVU2025_Oct.csv');
 
 async function median(n: number, fn: () => Promise<number>): Promise<number> {

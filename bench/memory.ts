@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ingestFiles } from '../ingest/pipeline.js';
 import { seedAll } from '../ingest/seed.js';
+import { sharedDataDir } from '../test/helpers/shared.js';
 import { Warehouse } from '../warehouse/store.js';
 import { benchKey, gpciLocalities, heapOf, load, rssOf, rvuCodes, shuffle } from './lib.js';
 import { spawnApi } from './procs.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const SHARED = process.env.RCM_SHARED_DATA ?? resolve(ROOT, '../shared/data');
+const SHARED = sharedDataDir();
 const REAL_RVU = join(SHARED, 'mpfs-rvu/PPRRVU2025_Oct.csv');
 const REAL_GPCI = join(SHARED, 'gpci/GPCI2026.csv');
 const UNIQUE = 100_000;

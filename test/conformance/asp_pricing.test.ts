@@ -1,15 +1,14 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
-import { parseAll, sharedDataDir } from '../helpers/datasets.js';
+import { parseAll } from '../helpers/datasets.js';
+import { requireShared, sharedDataDir } from '../helpers/shared.js';
 import { aspPricing } from '../../datasets/asp_pricing/dataset.js';
 import { aspCrosswalk } from '../../datasets/asp_crosswalk/dataset.js';
 
-const dir = join(sharedDataDir(resolve(import.meta.dirname, '../..')), 'asp-drug-pricing');
-const FILE = join(dir, 'section 508 version of Jan 2025 ASP Pricing File updated 030725.csv');
-const present = existsSync(FILE);
-if (!present) console.warn(`skipping asp_pricing conformance: ${FILE} not found (set RCM_SHARED_DATA)`);
+const REL = 'asp-drug-pricing/section 508 version of Jan 2025 ASP Pricing File updated 030725.csv';
+const present = requireShared(REL);
+const FILE = join(sharedDataDir(), REL);
 
 describe.skipIf(!present)('asp_pricing on the real CMS January 2025 file', () => {
   it('detects it as ASP pricing (not the crosswalk) and labels it 2025Q1', async () => {

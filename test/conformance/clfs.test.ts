@@ -1,17 +1,14 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
-import { openTestSnapshot, parseAll, sharedDataDir } from '../helpers/datasets.js';
+import { openTestSnapshot, parseAll } from '../helpers/datasets.js';
+import { requireShared, sharedDataDir } from '../helpers/shared.js';
 import { clfs, type ClfsRow } from '../../datasets/clfs/dataset.js';
 import { findLabRates } from '../../datasets/clfs/queries.js';
 
-const dir = join(sharedDataDir(resolve(import.meta.dirname, '../..')), 'clfs');
-const CSV26 = join(dir, 'PUF_CLFS_CY2026_Q3V1.csv');
-const TXT26 = join(dir, 'PUF_CLFS_CY2026_Q3V1.txt');
-const CSV25 = join(dir, 'CLFS 2025 Q2V1.csv');
-const present = [CSV26, TXT26, CSV25].every((f) => existsSync(f));
-if (!present) console.warn(`skipping clfs conformance: ${dir} not found (set RCM_SHARED_DATA)`);
+const FILES = ['clfs/PUF_CLFS_CY2026_Q3V1.csv', 'clfs/PUF_CLFS_CY2026_Q3V1.txt', 'clfs/CLFS 2025 Q2V1.csv'];
+const present = requireShared(...FILES);
+const [CSV26, TXT26, CSV25] = FILES.map((f) => join(sharedDataDir(), f)) as [string, string, string];
 
 const count = <T>(xs: T[], f: (x: T) => string) => xs.reduce<Record<string, number>>((m, x) => ((m[f(x)] = (m[f(x)] ?? 0) + 1), m), {});
 

@@ -1,18 +1,16 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
-import { openTestSnapshot, parseAll, sharedDataDir } from '../helpers/datasets.js';
+import { openTestSnapshot, parseAll } from '../helpers/datasets.js';
+import { requireShared, sharedDataDir } from '../helpers/shared.js';
 import { dmepos, type DmeposRow } from '../../datasets/dmepos/dataset.js';
 import { findDmeRates, findDmeFees } from '../../datasets/dmepos/queries.js';
 import { dmeposRuralZip } from '../../datasets/dmepos_rural_zip/dataset.js';
 import { isDmeRuralZip } from '../../datasets/dmepos_rural_zip/queries.js';
 
-const dir = join(sharedDataDir(resolve(import.meta.dirname, '../..')), 'dmepos');
-const FEES = join(dir, 'DMEPOS25_APR.csv');
-const ZIPS = join(dir, 'DME Rural ZIP Code Quarter 1, 2025.csv');
-const present = existsSync(FEES) && existsSync(ZIPS);
-if (!present) console.warn(`skipping dmepos conformance: ${dir} not found (set RCM_SHARED_DATA)`);
+const FILES = ['dmepos/DMEPOS25_APR.csv', 'dmepos/DME Rural ZIP Code Quarter 1, 2025.csv'];
+const present = requireShared(...FILES);
+const [FEES, ZIPS] = FILES.map((f) => join(sharedDataDir(), f)) as [string, string];
 
 describe.skipIf(!present)('dmepos on the real CMS April 2025 file', () => {
   let rows: DmeposRow[];

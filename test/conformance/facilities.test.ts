@@ -1,24 +1,23 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { cbsaCounty } from '../../datasets/cbsa_county/dataset.js';
 import { facilities } from '../../datasets/facilities/dataset.js';
 import { getFacility } from '../../datasets/facilities/queries.js';
-import { openTestSnapshot, parseAll, sharedDataDir } from '../helpers/datasets.js';
+import { openTestSnapshot, parseAll, REPO_ROOT } from '../helpers/datasets.js';
+import { requireShared, sharedDataDir } from '../helpers/shared.js';
 import { localityCounty } from '../../datasets/locality_county/dataset.js';
 import { findLocalityForCounty } from '../../datasets/locality_county/queries.js';
 import { findLocalityForZip } from '../../datasets/zip_locality/queries.js';
 import { wageIndex } from '../../datasets/wage_index/dataset.js';
 import { zipLocality } from '../../datasets/zip_locality/dataset.js';
 
-const repoRoot = resolve(import.meta.dirname, '../..');
-const shared = sharedDataDir(repoRoot);
+const repoRoot = REPO_ROOT;
+const present = requireShared('pos-facilities/Hospital_General_Information.csv', 'gpci/ZIP5_OCT2025.txt', 'gpci/25LOCCO.csv');
+const shared = sharedDataDir();
 const hgi = join(shared, 'pos-facilities/Hospital_General_Information.csv');
 const zip5 = join(shared, 'gpci/ZIP5_OCT2025.txt');
 const locco = join(shared, 'gpci/25LOCCO.csv');
-const present = existsSync(hgi) && existsSync(zip5) && existsSync(locco);
-if (!present) console.warn(`skipping facilities conformance: ${shared} lacks pos-facilities/ or gpci/ files (set RCM_SHARED_DATA)`);
 
 describe.skipIf(!present)('facilities on the real Care Compare Hospital_General_Information.csv', () => {
   it('reads all 5,421 hospitals with the published type counts', async () => {

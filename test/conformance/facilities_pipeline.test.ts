@@ -1,19 +1,18 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getFacility } from '../../datasets/facilities/queries.js';
-import { sharedDataDir } from '../helpers/datasets.js';
+import { REPO_ROOT } from '../helpers/datasets.js';
+import { requireShared, sharedDataDir } from '../helpers/shared.js';
 import { ingestFiles, type IngestSummary } from '../../ingest/pipeline.js';
 import { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const SHARED = sharedDataDir(ROOT);
+const ROOT = REPO_ROOT;
+const present = requireShared('pos-facilities/Hospital_General_Information.csv', 'gpci/ZIP5_OCT2025.txt', 'gpci/25LOCCO.csv', 'gpci/25LOCCO.txt', 'gpci/GPCI2026.csv');
+const SHARED = sharedDataDir();
 const HGI = join(SHARED, 'pos-facilities/Hospital_General_Information.csv');
-const present = existsSync(HGI) && existsSync(join(SHARED, 'gpci/ZIP5_OCT2025.txt'));
-if (!present) console.warn(`skipping facilities pipeline conformance: real files not found under ${SHARED} (set RCM_SHARED_DATA)`);
 
 let dir: string;
 let wh: Warehouse;

@@ -1,17 +1,16 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles, type IngestSummary } from '../../ingest/pipeline.js';
 import { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
+import { requireShared, sharedDataDir } from '../helpers/shared.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const SHARED = process.env.RCM_SHARED_DATA ?? resolve(ROOT, '../shared/data');
+const present = requireShared('mpfs-rvu/PPRRVU2025_Oct.csv', 'mpfs-rvu/PPRRVU2026_Jul_nonQPP.excerpt.redacted.csv', 'gpci/GPCI2025.csv', 'gpci/GPCI2026.csv');
+const SHARED = sharedDataDir();
 const RVU25 = join(SHARED, 'mpfs-rvu/PPRRVU2025_Oct.csv');
 const RVU26 = join(SHARED, 'mpfs-rvu/PPRRVU2026_Jul_nonQPP.excerpt.redacted.csv');
-const present = existsSync(RVU25);
 
 let dir: string;
 let wh: Warehouse;

@@ -1,16 +1,15 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { icd10cm, type Icd10cmRow } from '../../datasets/icd10cm/dataset.js';
-import { parseAll, sharedDataDir } from '../helpers/datasets.js';
+import { parseAll } from '../helpers/datasets.js';
+import { requireShared, sharedDataDir } from '../helpers/shared.js';
 
 // The real FY2026 files: an excerpt of the CDC order file (orders 00001-00060 and 20055-20094)
 // and the codes-only derivative of all billable codes (../shared/data/icd10cm/SOURCE.md).
-const dir = join(sharedDataDir(), 'icd10cm');
-const ORDER = join(dir, 'icd10cm_order_2026.excerpt.txt');
-const CODES = join(dir, 'icd10cm_codes_2026.CODES_ONLY_derivative.txt');
-const present = existsSync(ORDER) && existsSync(CODES);
+const FILES = ['icd10cm/icd10cm_order_2026.excerpt.txt', 'icd10cm/icd10cm_codes_2026.CODES_ONLY_derivative.txt'];
+const present = requireShared(...FILES);
+const [ORDER, CODES] = FILES.map((f) => join(sharedDataDir(), f)) as [string, string];
 
 describe.skipIf(!present)('icd10cm on the real FY2026 files', () => {
   it('reads the order-file excerpt: 100 lines, header flags, short and long descriptions, FY2026 from 2025-10-01', async () => {

@@ -1,13 +1,12 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
-import { parseAll, sharedDataDir } from '../helpers/datasets.js';
+import { parseAll } from '../helpers/datasets.js';
+import { requireShared, sharedDataDir } from '../helpers/shared.js';
 import { localityCounty } from '../../datasets/locality_county/dataset.js';
 
-const dir = join(sharedDataDir(resolve(import.meta.dirname, '../..')), 'gpci');
-const present = existsSync(join(dir, '25LOCCO.csv'));
-if (!present) console.warn(`skipping locality_county conformance: ${dir}/25LOCCO.csv not found (set RCM_SHARED_DATA)`);
+const present = requireShared('gpci/25LOCCO.csv', 'gpci/25LOCCO.txt');
+const dir = join(sharedDataDir(), 'gpci');
 
 describe.skipIf(!present)('locality_county on the real CMS 25LOCCO files', () => {
   it('reads every county of 25LOCCO.csv with no rejects', async () => {

@@ -1,11 +1,11 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { IngestError } from '../../datasets/_shared/issue.js';
 import { parseAll } from '../helpers/datasets.js';
+import { requireShared, sharedDataDir } from '../helpers/shared.js';
 import { ingestBatch } from '../../ingest/pipeline.js';
 import { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
@@ -15,11 +15,9 @@ import { ncciMueDme } from '../../datasets/ncci_mue_dme/dataset.js';
 import { medicaidMuePrac } from '../../datasets/medicaid_mue_prac/dataset.js';
 import { findMuePrac } from '../../datasets/ncci_mue_prac/queries.js';
 
-const repoRoot = resolve(import.meta.dirname, '../..');
-const dir = join(process.env.RCM_SHARED_DATA ?? resolve(repoRoot, '../shared/data'), 'ncci-mue');
-const FILE = join(dir, 'MCR_MUE_PractitionerServices_Eff_07-01-2026.excerpt.csv');
-const present = existsSync(FILE);
-if (!present) console.warn(`skipping ncci_mue conformance: ${FILE} not found (set RCM_SHARED_DATA)`);
+const REL = 'ncci-mue/MCR_MUE_PractitionerServices_Eff_07-01-2026.excerpt.csv';
+const present = requireShared(REL);
+const FILE = join(sharedDataDir(), REL);
 
 describe.skipIf(!present)('ncci_mue_prac on the real CMS Q3 2026 practitioner MUE excerpt', () => {
   it('is detected as the practitioner table only, version 2026Q3 effective 2026-07-01', async () => {

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ncciMuePrac } from '../../datasets/ncci_mue_prac/dataset.js';
@@ -7,16 +6,19 @@ import { ptpEditStatus } from '../../datasets/_ncci_ptp/queries.js';
 import type { PtpRow } from '../../datasets/_ncci_ptp/row.js';
 import type { MueRow } from '../../datasets/_ncci_mue/mue.js';
 import { claimLookups } from '../../server/ncci/claim.js';
-import { checkClaim, type ClaimLine } from '../../server/ncci/validate.js';
-import { openTestSnapshot, parseAll, sharedDataDir } from '../helpers/datasets.js';
+import { checkClaim } from '../../server/ncci/validate.js';
+import type { ClaimLine } from '../../server/ncci/schemas.js';
+import { ncciSources } from '../../server/ncci/sources.js';
+import { openTestSnapshot, parseAll } from '../helpers/datasets.js';
+import { requireShared, sharedDataDir } from '../helpers/shared.js';
 
 // The claim checker over the real CMS slices: every edit of the v32.2 practitioner PTP excerpt
 // (part f1, 154 rows) and every row of the July 2026 practitioner MUE excerpt, loaded through the
 // real ingest into a snapshot. Expected statuses are derived from each row as published.
+const present = requireShared('ncci-ptp/ccipra-v322r0-f1.excerpt.txt', 'ncci-mue/MCR_MUE_PractitionerServices_Eff_07-01-2026.excerpt.csv');
 const shared = sharedDataDir();
 const PTP = join(shared, 'ncci-ptp', 'ccipra-v322r0-f1.excerpt.txt');
 const MUE = join(shared, 'ncci-mue', 'MCR_MUE_PractitionerServices_Eff_07-01-2026.excerpt.csv');
-const present = existsSync(PTP) && existsSync(MUE);
 const DOS = '2026-08-01';
 const line = (id: string, code: string, modifiers: string[] = [], units = 1): ClaimLine => ({ line_id: id, code, modifiers, units, date_of_service: DOS });
 
@@ -36,7 +38,7 @@ describe.skipIf(!present)('POST /v1/ncci/validate rules over the real PTP and MU
   afterAll(() => snap?.close());
 
   it('every PTP pair answers as its published row says: indicator 0 fails even with 59, 1 is bypassed by 59, 9 and retired edits pass', async () => {
-    const lk = claimLookups(snap, 'prac', 'medicare');
+    const lk = claimLookups(snap, ncciSources(null, 'prac'));
     const pairs = new Map<string, PtpRow[]>();
     for (const r of ptpRows) pairs.set(`${r.column1}/${r.column2}`, [...(pairs.get(`${r.column1}/${r.column2}`) ?? []), r]);
     const tally: Record<string, number> = {};
@@ -57,7 +59,7 @@ describe.skipIf(!present)('POST /v1/ncci/validate rules over the real PTP and MU
   });
 
   it('every MUE row: the value passes, one more unit fails (MAI 1 per line, MAI 2/3 summed over two lines)', async () => {
-    const lk = claimLookups(snap, 'prac', 'medicare');
+    const lk = claimLookups(snap, ncciSources(null, 'prac'));
     const byMai: Record<number, number> = {};
     for (const r of mueRows) {
       const at = await checkClaim([line('1', r.proc_cd, [], r.mue_value)], lk);

@@ -1,18 +1,17 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import readXlsxFile from 'read-excel-file/node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
-import { openTestSnapshot, parseAll, sharedDataDir } from '../helpers/datasets.js';
+import { openTestSnapshot, parseAll } from '../helpers/datasets.js';
+import { requireShared, sharedDataDir } from '../helpers/shared.js';
 import { isOppsHeader, oppsAddendumB, oppsLayout, xlsxCellText, type OppsAddendumBRow } from '../../datasets/opps_addendum_b/dataset.js';
 import type { Issue } from '../../warehouse/errors.js';
 import { findOppsRates } from '../../datasets/opps_addendum_b/queries.js';
 
-const dir = join(sharedDataDir(resolve(import.meta.dirname, '../..')), 'opps-addendum-b');
+const present = requireShared('opps-addendum-b/2023_January_Web_Addendum_B.12212022.xlsx', 'opps-addendum-b/Section 508 version of January 2025 Web Addendum A.12.31.24.excerpt.csv');
+const dir = join(sharedDataDir(), 'opps-addendum-b');
 const XLSX = join(dir, '2023_January_Web_Addendum_B.12212022.xlsx');
 const ADD_A = join(dir, 'Section 508 version of January 2025 Web Addendum A.12.31.24.excerpt.csv');
-const present = existsSync(XLSX) && existsSync(ADD_A);
-if (!present) console.warn(`skipping opps_addendum_b conformance: ${dir} not found (set RCM_SHARED_DATA)`);
 
 describe.skipIf(!present)('opps_addendum_b on the real CY2023 January workbook', () => {
   let rows: OppsAddendumBRow[];

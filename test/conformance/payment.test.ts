@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sharedDataDir } from '../helpers/datasets.js';
 import { ingestFiles } from '../../ingest/pipeline.js';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { requireShared, sharedDataDir } from '../helpers/shared.js';
 
 /*
  * Payment composition on the real CMS files, ingested through the pipeline into an empty data dir:
@@ -11,11 +10,10 @@ import { startTestServer, type TestServer } from '../helpers/harness.js';
  *   ../shared/data/gpci/GPCI2026.csv (Addendum E, CY 2026, 109 localities)
  * Every expected amount below is worked by hand from the rows named, at the spec's 2026 CFs.
  */
-const shared = sharedDataDir(resolve(import.meta.dirname, '../..'));
+const present = requireShared('mpfs-rvu/PPRRVU2025_Oct.csv', 'gpci/GPCI2026.csv');
+const shared = sharedDataDir();
 const RVU = join(shared, 'mpfs-rvu', 'PPRRVU2025_Oct.csv');
 const GPCI = join(shared, 'gpci', 'GPCI2026.csv');
-const present = existsSync(RVU) && existsSync(GPCI);
-if (!present) console.warn(`skipping payment conformance: ${RVU} or ${GPCI} not found (set RCM_SHARED_DATA)`);
 
 let t: TestServer;
 

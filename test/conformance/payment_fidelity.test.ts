@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,8 +7,9 @@ import { mpfsRvu, type MpfsRvuRow } from '../../datasets/mpfs_rvu/dataset.js';
 import { oppsCap, type OppsCapRow } from '../../datasets/opps_cap/dataset.js';
 import type { GpciRow } from '../../datasets/gpci/dataset.js';
 import { ingestFiles } from '../../ingest/pipeline.js';
-import { parseAll, sharedDataDir } from '../helpers/datasets.js';
+import { parseAll } from '../helpers/datasets.js';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { requireShared, sharedDataDir } from '../helpers/shared.js';
 
 /*
  * Payment fidelity against amounts CMS publishes (issue 13), through the HTTP route:
@@ -20,12 +20,12 @@ import { startTestServer, type TestServer } from '../helpers/harness.js';
  *   physician block pays the lesser of the PFS amount (worked here from the RVU and GPCI rows) and
  *   the cap.
  */
+const present = requireShared('mpfs-rvu/PPRRVU2025_Oct.csv', 'gpci/GPCI2025.csv', 'mpfs-rvu/OPPSCAP_Oct.csv', 'mpfs-rvu/PFREV25C.txt');
 const shared = sharedDataDir();
 const RVU = join(shared, 'mpfs-rvu', 'PPRRVU2025_Oct.csv');
 const GPCI = join(shared, 'gpci', 'GPCI2025.csv');
 const CAP = join(shared, 'mpfs-rvu', 'OPPSCAP_Oct.csv');
 const PFREV = join(shared, 'mpfs-rvu', 'PFREV25C.txt');
-const present = [RVU, GPCI, CAP, PFREV].every((f) => existsSync(f));
 const DOS = '2025-10-15';
 
 let t: TestServer;

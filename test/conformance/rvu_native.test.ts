@@ -1,11 +1,10 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mpfsRvu } from '../../datasets/mpfs_rvu/dataset.js';
-import { sharedDataDir } from '../helpers/datasets.js';
 import { compareLoads } from '../helpers/native.js';
+import { requireShared, sharedDataDir } from '../helpers/shared.js';
 
 /*
  * The native RVU loader (DuckDB read_csv, row rules in SQL) on CMS's real releases:
@@ -13,20 +12,21 @@ import { compareLoads } from '../helpers/native.js';
  *   ../shared/data/mpfs-rvu/PPRRVU2026_Jul_nonQPP.excerpt.redacted.csv (2026 layout, 32 columns)
  * Each must load natively (no hand-over to the parser) and hold exactly the parser's rows.
  */
-const shared = sharedDataDir(resolve(import.meta.dirname, '../..'));
-const FILES = ['PPRRVU2025_Oct.csv', 'PPRRVU2026_Jul_nonQPP.excerpt.redacted.csv'].map((f) => join(shared, 'mpfs-rvu', f));
+const REL = ['mpfs-rvu/PPRRVU2025_Oct.csv', 'mpfs-rvu/PPRRVU2026_Jul_nonQPP.excerpt.redacted.csv'];
+const present = requireShared(...REL);
+const FILES = REL.map((f) => join(sharedDataDir(), f));
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'rcm-conf-rvu-native-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+describe.skipIf(!present)('mpfs_rvu native load on the real PPRRVU files', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rcm-conf-rvu-native-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
 
-describe('mpfs_rvu native load on the real PPRRVU files', () => {
   for (const [k, file] of FILES.entries()) {
-    it.skipIf(!existsSync(file))(`${file.split('/').pop()}: native, and row for row what the parser loads`, async () => {
+    it(`${file.split('/').pop()}: native, and row for row what the parser loads`, async () => {
       const r = await compareLoads(mpfsRvu, [file], join(dir, String(k)), 'hcpcs, modifier, cf_variant');
       expect(r.js.summary.rejects).toBe(0);
       expect(r.tookNative).toBe(true);

@@ -1,13 +1,12 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
-import { parseAll, sharedDataDir } from '../helpers/datasets.js';
+import { parseAll } from '../helpers/datasets.js';
+import { requireShared, sharedDataDir } from '../helpers/shared.js';
 import { zipLocality } from '../../datasets/zip_locality/dataset.js';
 
-const file = join(sharedDataDir(resolve(import.meta.dirname, '../..')), 'gpci/ZIP5_OCT2025.txt');
-const present = existsSync(file);
-if (!present) console.warn(`skipping zip_locality conformance: ${file} not found (set RCM_SHARED_DATA)`);
+const present = requireShared('gpci/ZIP5_OCT2025.txt');
+const file = join(sharedDataDir(), 'gpci/ZIP5_OCT2025.txt');
 
 describe.skipIf(!present)('zip_locality on the real CMS ZIP5_OCT2025.txt', () => {
   it('reads all 42,956 ZIPs with the counts of the published file', async () => {
