@@ -49,3 +49,20 @@ describe('lookupPtpEdit', () => {
     expect((await lookupPtpEdit(snap, 'ncci_ptp_hosp', '93000', '93010', '2026-07-02')).status).toBe('no_data');
   });
 });
+
+describe('getColumn1Groups', () => {
+  it('loads a code once for concurrent lookups and does not keep a failed load', async () => {
+    const { snap, queries } = fakePtpSnapshot(TWO_PTP_QUARTERS);
+    const groupQueries = () => queries.filter((q) => /WHERE column1 = \$1/.test(q)).length;
+    const [a, b] = await Promise.all([getColumn1Groups(snap, 'ncci_ptp_prac', '11042'), getColumn1Groups(snap, 'ncci_ptp_prac', '11042')]);
+    expect(a).toBe(b);
+    expect(groupQueries()).toBe(1);
+    const all = snap.all.bind(snap);
+    snap.all = async () => {
+      throw new Error('duckdb down');
+    };
+    await expect(getColumn1Groups(snap, 'ncci_ptp_prac', '93000')).rejects.toThrow('duckdb down');
+    snap.all = all;
+    expect((await getColumn1Groups(snap, 'ncci_ptp_prac', '93000')).get('32.2')?.get('93010')).toHaveLength(1);
+  });
+});

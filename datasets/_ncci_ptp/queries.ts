@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { quoteIdent } from '../../warehouse/snapshot.js';
 import { selectVersion, type VersionPick } from '../_shared/versions.js';
@@ -107,44 +108,17 @@ type Group = Map<string, PtpRow[]>;
  */
 export const PTP_GROUP_CACHE_ROWS = 1_000_000;
 
-interface CachedGroups {
-  groups: Promise<Map<string, Group>>;
+/** The groups of one column-1 code and their row count (the group cache's size unit). */
+interface LoadedGroups {
+  groups: Map<string, Group>;
   rows: number;
 }
 
-/** Per-snapshot LRU of column-1 groups (a Map keeps insertion order: re-insert on use). */
-class GroupCache {
-  private readonly entries = new Map<string, CachedGroups>();
-  private rows = 0;
-
-  get(key: string, load: () => Promise<{ groups: Map<string, Group>; rows: number }>, budget: number): Promise<Map<string, Group>> {
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit.groups;
-    }
-    const entry: CachedGroups = { groups: Promise.resolve(new Map()), rows: 0 };
-    entry.groups = load().then(
-      (r) => {
-        entry.rows = r.rows;
-        this.rows += r.rows;
-        for (const [k, e] of this.entries) {
-          if (this.rows <= budget || k === key) break;
-          this.entries.delete(k);
-          this.rows -= e.rows;
-        }
-        return r.groups;
-      },
-      (e: unknown) => {
-        this.entries.delete(key);
-        throw e;
-      },
-    );
-    this.entries.set(key, entry);
-    return entry.groups;
-  }
-}
+/**
+ * Per-snapshot LRU of column-1 groups, bounded by their rows (an empty group counts as one). A
+ * group being loaded is shared by concurrent lookups; a failed load is not kept.
+ */
+type GroupCache = LRUCache<string, LoadedGroups, () => Promise<LoadedGroups>>;
 
 const caches = new WeakMap<SnapshotReader, GroupCache>();
 
@@ -164,53 +138,55 @@ const intern = interner();
 
 /**
  * All edits of one column-1 code, per loaded version, grouped by column-2 code (cached per
- * snapshot, LRU-bounded by `PTP_GROUP_CACHE_ROWS`). Tables are stored in file order (sorted by
+ * snapshot, LRU-bounded by `budget` rows, `PTP_GROUP_CACHE_ROWS` unless the snapshot's first call
+ * says otherwise). Tables are stored in file order (sorted by
  * column 1), so DuckDB's zone maps skip all but a row group per version file; one query serves
  * every quarter, and the group answers every later pair with that code in JS.
  */
 export function getColumn1Groups(snapshot: SnapshotReader, dataset: PtpDatasetId, column1: string, budget = PTP_GROUP_CACHE_ROWS): Promise<Map<string, Group>> {
   let cache = caches.get(snapshot);
-  if (!cache) caches.set(snapshot, (cache = new GroupCache()));
-  return cache.get(
-    `${dataset}:${column1}`,
-    async () => {
-      const idx = await ptpIndexes(snapshot, dataset);
-      if (idx) {
-        const byVersion = new Map<string, Group>();
-        let n = 0;
-        for (const [v, i] of idx) {
-          const g = groupOf(i, column1);
-          for (const l of g.values()) n += l.length;
-          if (g.size) byVersion.set(v, g);
-        }
-        return { groups: byVersion, rows: n };
-      }
-      const rows = await snapshot.all<PtpRow & { version: string }>(
-        `SELECT version, column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale
-         FROM ${quoteIdent(dataset)} WHERE column1 = $1`,
-        [column1],
-      );
+  if (!cache) {
+    // A load evicted while in flight still answers its callers (ignoreFetchAbort); it is just not kept.
+    cache = new LRUCache({ maxSize: budget, sizeCalculation: (v) => Math.max(1, v.rows), fetchMethod: (_key, _stale, { context }) => context(), ignoreFetchAbort: true });
+    caches.set(snapshot, cache);
+  }
+  const load = async (): Promise<LoadedGroups> => {
+    const idx = await ptpIndexes(snapshot, dataset);
+    if (idx) {
       const byVersion = new Map<string, Group>();
-      for (const r of rows) {
-        let group = byVersion.get(r.version);
-        if (!group) byVersion.set(r.version, (group = new Map()));
-        const row: PtpRow = {
-          column1: intern(r.column1),
-          column2: intern(r.column2),
-          in_existence_prior_1996: r.in_existence_prior_1996,
-          effective_date: intern(r.effective_date),
-          deletion_date: intern(r.deletion_date),
-          modifier_indicator: r.modifier_indicator,
-          rationale: intern(r.rationale),
-        };
-        const list = group.get(r.column2);
-        if (list) list.push(row);
-        else group.set(r.column2, [row]);
+      let n = 0;
+      for (const [v, i] of idx) {
+        const g = groupOf(i, column1);
+        for (const l of g.values()) n += l.length;
+        if (g.size) byVersion.set(v, g);
       }
-      return { groups: byVersion, rows: rows.length };
-    },
-    budget,
-  );
+      return { groups: byVersion, rows: n };
+    }
+    const rows = await snapshot.all<PtpRow & { version: string }>(
+      `SELECT version, column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale
+       FROM ${quoteIdent(dataset)} WHERE column1 = $1`,
+      [column1],
+    );
+    const byVersion = new Map<string, Group>();
+    for (const r of rows) {
+      let group = byVersion.get(r.version);
+      if (!group) byVersion.set(r.version, (group = new Map()));
+      const row: PtpRow = {
+        column1: intern(r.column1),
+        column2: intern(r.column2),
+        in_existence_prior_1996: r.in_existence_prior_1996,
+        effective_date: intern(r.effective_date),
+        deletion_date: intern(r.deletion_date),
+        modifier_indicator: r.modifier_indicator,
+        rationale: intern(r.rationale),
+      };
+      const list = group.get(r.column2);
+      if (list) list.push(row);
+      else group.set(r.column2, [row]);
+    }
+    return { groups: byVersion, rows: rows.length };
+  };
+  return cache.fetch(`${dataset}:${column1}`, { context: load }).then((v) => v!.groups);
 }
 
 /**
