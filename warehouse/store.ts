@@ -10,6 +10,7 @@ import type { Manifest } from './manifest.js';
  *   datasets/<id>/<version>.<nonce>.duckdb   immutable version files
  *   snapshots/<snapshot_id>.json            manifests
  *   rejects/<id>/<version>.<nonce>.jsonl     rejected rows of an ingest
+ *   tmp/<id>-<version>.<nonce>.duckdb        a version being staged (moved to datasets/ on publish)
  *   CURRENT                                 id of the served snapshot (atomic replace)
  *   state.sqlite                            tenant state
  */
@@ -18,6 +19,20 @@ export class Warehouse {
 
   path(...parts: string[]): string {
     return join(this.dir, ...parts);
+  }
+
+  /**
+   * The files of a new version of `dataset` labelled `label`, under a fresh id `<label>.<nonce>`
+   * (a replaced label gets a new file, so version files stay immutable).
+   */
+  newVersionFiles(dataset: string, label: string): VersionFiles {
+    const id = `${label}.${randomBytes(3).toString('hex')}`;
+    return {
+      id,
+      staged: this.path('tmp', `${dataset}-${id}.duckdb`),
+      file: `datasets/${dataset}/${id}.duckdb`,
+      rejects: this.path('rejects', dataset, `${id}.jsonl`),
+    };
   }
 
   async init(): Promise<void> {
@@ -84,6 +99,18 @@ export class Warehouse {
     await rm(file, { force: true });
     await rm(`${file}.wal`, { force: true });
   }
+}
+
+/** Where one new version's files go (see `Warehouse.newVersionFiles`). */
+export interface VersionFiles {
+  /** `<label>.<nonce>`: names the files and the change record. */
+  id: string;
+  /** Absolute path the version is loaded into, under `tmp/`, until `publish` moves it. */
+  staged: string;
+  /** Path relative to the warehouse, as manifests record it: `datasets/<id>/<label>.<nonce>.duckdb`. */
+  file: string;
+  /** Absolute path of the rejected rows (JSONL), written only when there are any. */
+  rejects: string;
 }
 
 /** Sortable snapshot id: UTC timestamp plus a nonce, e.g. `20261121T060631Z-3fa2`. */

@@ -1,0 +1,56 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { IngestError } from '../../datasets/_shared/issue.js';
+import type { Dataset } from '../../datasets/types.js';
+import type { Issue } from '../../warehouse/errors.js';
+import { quoteIdent } from '../../warehouse/snapshot.js';
+import type { Loaded, RunSql } from './load.js';
+
+// The third stage: is the staged version fit to publish?
+
+/**
+ * Writes the rejects file (JSONL, when there are rejects) and refuses a load with no rows, or
+ * whose share of rejected rows is above `threshold`, naming the first rejected row.
+ */
+export async function checkRejects(loaded: Loaded, rejectsFile: string, threshold: number, firstFile: string): Promise<void> {
+  const { rows, rejects, rejectLines } = loaded;
+  const total = rows + rejects;
+  const rate = total === 0 ? 0 : rejects / total;
+  if (rows === 0) throw new IngestError('no data rows', firstFile);
+  if (rejects > 0) {
+    await mkdir(dirname(rejectsFile), { recursive: true });
+    await writeFile(rejectsFile, rejectLines.join('\n') + '\n');
+  }
+  if (rate > threshold) {
+    const first = JSON.parse(rejectLines[0]!) as { file: string; line: number; issues: Issue[] };
+    const iss = first.issues[0];
+    throw new IngestError(
+      `${rejects} of ${total} rows rejected (${(rate * 100).toFixed(2)}% > ${(threshold * 100).toFixed(2)}%); first: ${iss?.loc.join('.')} ${iss?.msg} (see ${rejectsFile})`,
+      first.file,
+      first.line,
+      typeof iss?.loc[2] === 'string' ? iss.loc[2] : undefined,
+    );
+  }
+}
+
+/** Runs the dataset's `finalize` step, if any, and recounts its main table into `loaded`. */
+export async function finalizeRows(dataset: Dataset<any>, run: RunSql, loaded: Loaded): Promise<void> {
+  if (!dataset.finalize) return;
+  const main = dataset.tables[0]!;
+  await dataset.finalize(run, quoteIdent(main.name));
+  const n = Number((await run(`SELECT count(*) AS n FROM ${quoteIdent(main.name)}`))[0]!.n);
+  loaded.rows += n - loaded.tableRows.get(main.name)!;
+  loaded.tableRows.set(main.name, n);
+}
+
+/** Refuses a version in which some table's key columns name one row twice. */
+export async function checkKeys(dataset: Dataset<any>, run: RunSql, firstFile: string): Promise<void> {
+  for (const t of dataset.tables) {
+    const keyList = t.key.map(quoteIdent).join(', ');
+    const dup = await run(`SELECT ${keyList}, count(*)::INTEGER AS n FROM ${quoteIdent(t.name)} GROUP BY ALL HAVING count(*) > 1 LIMIT 1`);
+    if (dup.length > 0) {
+      const { n, ...key } = dup[0]!;
+      throw new IngestError(`duplicate key ${JSON.stringify(key)} in table ${t.name} appears ${n} times (key columns: ${t.key.join(', ')})`, firstFile);
+    }
+  }
+}

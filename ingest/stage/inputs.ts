@@ -1,0 +1,130 @@
+import { mkdtemp } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { IngestError } from '../../datasets/_shared/issue.js';
+import { sampleFile, sha256File, toSourceFile, type FileSample, type SourceFile } from '../../datasets/_shared/source.js';
+import { toIsoDate } from '../../datasets/_shared/values.js';
+import { DATASETS, getDataset } from '../../datasets/registry.js';
+import type { Dataset } from '../../datasets/types.js';
+import type { DatasetVersion } from '../../warehouse/manifest.js';
+import type { IngestOptions } from '../pipeline.js';
+import { extractZip, isZip, type Skipped } from '../zip.js';
+
+// The first stage of an ingest: which files, of which dataset, under which label and date.
+
+/** A file to load: a plain source file, or a zip member (`archive` names the zip). */
+export type InputFile = SourceFile & { archive?: string };
+
+/** The checked inputs of one ingest. */
+export interface Inputs {
+  files: InputFile[];
+  /** The first bytes of each file, in `files` order (detection, layout, version). */
+  samples: FileSample[];
+  skipped: Skipped[];
+  label: string;
+  effective: string | null;
+}
+
+/** The declaration of a registered dataset id (or the declaration itself). */
+export function resolveDataset(id: string | Dataset<any>): Dataset<any> {
+  if (typeof id !== 'string') return id;
+  const d = getDataset(id);
+  if (!d) throw new IngestError(`unknown dataset '${id}' (known: ${DATASETS.map((x) => x.id).join(', ')})`);
+  return d;
+}
+
+/** Why a file is not this dataset's: the dataset it looks like, or that no known header was found. */
+function notThisDataset(dataset: Dataset<any>, s: FileSample): string {
+  const other = DATASETS.find((d) => d.id !== dataset.id && d.detect(s));
+  return other ? `it looks like a '${other.id}' file` : 'no known header was found';
+}
+
+/** Checks every file is of this dataset, naming the dataset it looks like when it is not. */
+function checkDetected(dataset: Dataset<any>, files: SourceFile[], samples: FileSample[]): void {
+  files.forEach((f, i) => {
+    const s = samples[i]!;
+    if (f.size === 0 || s.text.trim() === '') throw new IngestError('file is empty', f.name, 1);
+    if (dataset.detect(s)) return;
+    throw new IngestError(`not a ${dataset.id} file (expected ${dataset.formats.join(' or ')}); ${notThisDataset(dataset, s)}`, f.name, 1);
+  });
+}
+
+/** Format preference when a zip ships one table several ways (CLFS: `.csv` and `~`-delimited `.txt`). */
+const FORMAT_RANK: Record<string, number> = { '.csv': 0, '.txt': 1, '.xlsx': 2 };
+
+/**
+ * The files of an ingest: plain files as given, and the members of each zip that the dataset
+ * recognises, one format per logical file (CSV, then TXT, then XLSX); every other member is
+ * listed as skipped with its reason.
+ */
+async function expandInputs(dataset: Dataset<any>, paths: string[], tmpDir: string, zipMaxBytes: number): Promise<{ files: InputFile[]; skipped: Skipped[] }> {
+  const files: InputFile[] = [];
+  const skipped: Skipped[] = [];
+  for (const p of paths) {
+    const f = await toSourceFile(p);
+    if (!isZip(f.name)) {
+      files.push(f);
+      continue;
+    }
+    const { members, skipped: sk } = await extractZip(p, await mkdtemp(`${tmpDir}/zip-`), { maxBytes: zipMaxBytes });
+    skipped.push(...sk);
+    const accepted: (SourceFile & { archive: string })[] = [];
+    for (const m of members) {
+      const src = await toSourceFile(m.path);
+      const where = `${m.archive}/${m.name}`;
+      if (src.size === 0) {
+        skipped.push({ member: where, reason: 'empty file' });
+        continue;
+      }
+      const s = await sampleFile(src);
+      if (dataset.detect(s)) accepted.push({ ...src, archive: m.archive });
+      else skipped.push({ member: where, reason: `not a ${dataset.id} file: ${notThisDataset(dataset, s)}` });
+    }
+    const byStem = new Map<string, (SourceFile & { archive: string })[]>();
+    for (const a of accepted) {
+      const stem = a.name.slice(0, a.name.length - extname(a.name).length).toLowerCase();
+      byStem.set(stem, [...(byStem.get(stem) ?? []), a]);
+    }
+    for (const group of byStem.values()) {
+      group.sort((x, y) => (FORMAT_RANK[extname(x.name).toLowerCase()] ?? 9) - (FORMAT_RANK[extname(y.name).toLowerCase()] ?? 9));
+      files.push(group[0]!);
+      for (const other of group.slice(1)) skipped.push({ member: `${other.archive}/${other.name}`, reason: `the same table is read from ${group[0]!.name}` });
+    }
+    if (accepted.length === 0) throw new IngestError(`no member of the archive is a ${dataset.id} file (skipped: ${skipped.map((s) => `${s.member}: ${s.reason}`).join('; ')})`, f.name);
+  }
+  return { files, skipped };
+}
+
+/**
+ * Expands, samples and checks the inputs of one ingest (every file of this dataset, the set
+ * complete), then finds the version label and effective date: the options over what the files say.
+ */
+export async function readInputs(
+  dataset: Dataset<any>,
+  opts: Pick<IngestOptions, 'files' | 'version' | 'effectiveDate' | 'zipMaxBytes'>,
+  tmpDir: string,
+): Promise<Inputs> {
+  if (opts.files.length === 0) throw new IngestError('no files given');
+  const { files, skipped } = await expandInputs(dataset, opts.files, tmpDir, opts.zipMaxBytes ?? 4096 * 1024 * 1024);
+  const samples = await Promise.all(files.map((f) => sampleFile(f)));
+  checkDetected(dataset, files, samples);
+  dataset.checkFiles?.(files, samples);
+
+  const found = dataset.version(samples);
+  const label = opts.version ?? found?.label;
+  if (!label) throw new IngestError(`cannot find the version label in the file; pass --version`, files[0]!.name);
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$/.test(label)) throw new IngestError(`version label '${label}' must be letters, digits, '.', '_' or '-'`);
+  let effective = opts.effectiveDate ?? found?.effective_date ?? null;
+  if (effective !== null && toIsoDate(effective) === null) throw new IngestError(`effective date '${effective}' is not a valid YYYY-MM-DD date`);
+  effective = effective === null ? null : toIsoDate(effective);
+  return { files, samples, skipped, label, effective };
+}
+
+/**
+ * The sources as the version entry records them (name, SHA-256, bytes, zip), hashed while DuckDB
+ * loads them (hashing runs on the otherwise idle main thread). A failure surfaces when awaited.
+ */
+export function hashSources(files: InputFile[]): Promise<DatasetVersion['source_files']> {
+  const hashing = Promise.all(files.map(async (f) => ({ name: f.name, sha256: await sha256File(f.path), bytes: f.size, ...(f.archive ? { archive: f.archive } : {}) })));
+  hashing.catch(() => undefined);
+  return hashing;
+}
