@@ -1,4 +1,5 @@
 import { toIsoDate } from '../_shared/values.js';
+import { quarterStart } from '../_shared/versions.js';
 
 /**
  * HCPCS Level I/II code shapes used by NCCI files: CPT `99213`, Category II/III and PLA codes
@@ -10,13 +11,6 @@ export const PROC_CODE_RE = /^(?:\d{4}[0-9A-Z]|[A-Z]\d{4})$/;
 export function quarterLabel(iso: string): string {
   const [y, m] = iso.split('-').map(Number) as [number, number];
   return `${y}Q${Math.floor((m - 1) / 3) + 1}`;
-}
-
-/** First day (`YYYY-MM-DD`) of the quarter named `2026Q3`. */
-export function quarterStart(label: string): string {
-  const m = /^(\d{4})Q([1-4])$/.exec(label);
-  if (!m) throw new RangeError(`not a quarter label: ${label}`);
-  return `${m[1]}-${String((Number(m[2]) - 1) * 3 + 1).padStart(2, '0')}-01`;
 }
 
 /** Last day (`YYYY-MM-DD`) of the quarter that contains `iso`. */
@@ -41,8 +35,7 @@ export function quarterFromFileName(name: string): { label: string; effective_da
   }
   const q = /(?:^|[^0-9])(20\d{2})[ _-]?Q([1-4])(?![0-9])/i.exec(name);
   if (q) {
-    const label = `${q[1]}Q${q[2]}`;
-    return { label, effective_date: quarterStart(label) };
+    return { label: `${q[1]}Q${q[2]}`, effective_date: quarterStart(Number(q[1]), Number(q[2])) };
   }
   return undefined;
 }

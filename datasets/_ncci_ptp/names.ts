@@ -23,19 +23,6 @@ export function ncciVersionQuarter(major: number, minor: number): { year: number
   return { year: 1994 + major, quarter: minor + 1 };
 }
 
-/** First day of a quarter as `YYYY-MM-DD`. */
-export function quarterStart(year: number, quarter: number): string {
-  return `${year}-${String((quarter - 1) * 3 + 1).padStart(2, '0')}-01`;
-}
-
-/** First day of the quarter after the one that starts on `start` (`YYYY-MM-DD`). */
-export function nextQuarterStart(start: string): string {
-  const y = Number(start.slice(0, 4));
-  const m = Number(start.slice(5, 7));
-  const q = Math.floor((m - 1) / 3) + 1;
-  return q === 4 ? quarterStart(y + 1, 1) : quarterStart(y, q + 1);
-}
-
 /** Parsed Medicare PTP file name: `ccipra-v322r0-f1.txt`, `ccioph-v322r0-f3.TXT` (case-insensitive). */
 export interface MedicarePtpName {
   family: 'pra' | 'oph';

@@ -40,10 +40,22 @@ export function compareVersions(a: DatasetVersion, b: DatasetVersion): number {
   return (a.effective_date ?? '').localeCompare(b.effective_date ?? '') || a.loaded_at.localeCompare(b.loaded_at);
 }
 
+/** First day of quarter `quarter` (1-4) of `year` as `YYYY-MM-DD` (`2026, 3` -> `2026-07-01`). */
+export function quarterStart(year: number, quarter: number): string {
+  return `${year}-${String((quarter - 1) * 3 + 1).padStart(2, '0')}-01`;
+}
+
 /** First day of the quarter that contains `iso` (`2026-08-15` -> `2026-07-01`). */
 export function quarterStartOf(iso: string): string {
-  const m = Number(iso.slice(5, 7));
-  return `${iso.slice(0, 4)}-${String(Math.floor((m - 1) / 3) * 3 + 1).padStart(2, '0')}-01`;
+  return quarterStart(Number(iso.slice(0, 4)), Math.floor((Number(iso.slice(5, 7)) - 1) / 3) + 1);
+}
+
+/** First day of the quarter after the one that starts on `start` (`YYYY-MM-DD`). */
+export function nextQuarterStart(start: string): string {
+  const y = Number(start.slice(0, 4));
+  const m = Number(start.slice(5, 7));
+  const q = Math.floor((m - 1) / 3) + 1;
+  return q === 4 ? quarterStart(y + 1, 1) : quarterStart(y, q + 1);
 }
 
 /** Last day of the quarter that contains `iso` (`2026-08-15` -> `2026-09-30`). */
@@ -57,7 +69,7 @@ export function quarterEndOf(iso: string): string {
 function quarterRange(v: DatasetVersion): { from: number; to: number } | undefined {
   let from = v.effective_date;
   const label = /^(\d{4})Q([1-4])$/.exec(v.version);
-  if (!from && label) from = `${label[1]}-${String((Number(label[2]) - 1) * 3 + 1).padStart(2, '0')}-01`;
+  if (!from && label) from = quarterStart(Number(label[1]), Number(label[2]));
   if (!from) return undefined;
   return { from: dayNumber(from), to: dayNumber(quarterEndOf(from)) };
 }
