@@ -1,5 +1,5 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import { quoteIdent } from '../../warehouse/snapshot.js';
+import { allAsJson, quoteIdent } from '../../warehouse/snapshot.js';
 import type { DatasetVersion } from '../../warehouse/manifest.js';
 import type { MedicaidMueRow, MueRow, MueType } from './mue.js';
 import { selectVersion } from '../_shared/versions.js';
@@ -46,17 +46,6 @@ function toUsed(dataset: string, v: DatasetVersion, covered: boolean, warning?: 
     covered,
     ...(warning ? { warning } : {}),
   };
-}
-
-/**
- * Reads a whole result as one JSON text built by DuckDB, then `JSON.parse`: much faster than row
- * objects for the 15-20 thousand rows of a full MUE table (first lookup over three 20k-row tables,
- * which builds their indexes: 870 ms with row objects, 180 ms this way). That is what the first
- * lookup after a snapshot swap pays; later ones are Map reads (~30 us for three settings).
- */
-export async function allAsJson<Row>(snapshot: SnapshotReader, sql: string, params: (string | number)[]): Promise<Row[]> {
-  const [res] = await snapshot.all<{ j: string | null }>(`SELECT CAST(to_json(coalesce(list(x), [])) AS VARCHAR) AS j FROM (${sql}) x`, params);
-  return res?.j ? (JSON.parse(res.j) as Row[]) : [];
 }
 
 /**

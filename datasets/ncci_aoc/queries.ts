@@ -1,7 +1,8 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { quoteIdent } from '../../warehouse/snapshot.js';
 import { selectVersion } from '../_shared/versions.js';
-import { allAsJson, type VersionUsed } from '../_ncci_mue/queries.js';
+import { allAsJson } from '../../warehouse/snapshot.js';
+import type { VersionUsed } from '../_ncci_mue/queries.js';
 import type { AocRow } from './dataset.js';
 
 /** One loaded AOC version indexed both ways: by add-on code and by primary code. */
