@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { IngestError } from '../_shared/issue.js';
 import { fileDuckdbEncoding } from '../_shared/native_csv.js';
@@ -75,8 +76,6 @@ function nativeSelect(layout: PtpLayout, program: 'medicare' | 'medicaid'): { va
   };
 }
 
-let nativeRun = 0;
-
 /**
  * Loads PTP parts with DuckDB's own CSV reader: every field VARCHAR, header skipped by the line
  * count found by content, casts and the row rules of `toPtpRow` in SQL, one pass per part (in
@@ -111,9 +110,10 @@ export async function loadPtpNative(
       await run(`DELETE FROM ${target}`);
       return null;
     }
-    const n = ++nativeRun;
-    const rj = `ptp_rejects_${process.pid}_${n}`;
-    const rs = `ptp_scans_${process.pid}_${n}`;
+    // DuckDB's rejects tables for this part, under names no other load on the connection uses.
+    const tag = randomBytes(6).toString('hex');
+    const rj = `ptp_rejects_${tag}`;
+    const rs = `ptp_scans_${tag}`;
     const src =
       `read_csv(${quoteString(file.path)}, delim='\t', header=false, skip=${layout.skip}, quote='', escape='', auto_detect=false, ` +
       `null_padding=true, store_rejects=true, rejects_table='${rj}', rejects_scan='${rs}', encoding='${encoding}', columns={${cols}})`;
