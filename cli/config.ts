@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ValidationError } from '../warehouse/errors.js';
-import { normalizeHostList } from '../server/middleware/hosts.js';
+import { normalizeHostList } from '../server/pipeline/hosts.js';
 import { toIssues } from '../server/validation.js';
 import { llmWriter } from '../server/agents/writer.js';
 import type { AgentOptions } from '../server/server.js';

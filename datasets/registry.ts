@@ -62,6 +62,9 @@ export const DATASETS: Dataset<any>[] = [
   mcdCoverage,
 ];
 
-export function getDataset(id: string): Dataset<any> | undefined {
-  return DATASETS.find((d) => d.id === id);
+const BY_ID = new Map(DATASETS.map((d) => [d.id, d]));
+
+/** The dataset declared under `id`, or undefined. */
+export function lookupDataset(id: string): Dataset<any> | undefined {
+  return BY_ID.get(id);
 }

@@ -1,30 +1,51 @@
-import { DomainError, NotFoundError, type Issue } from '../warehouse/errors.js';
+import { DomainError, type ErrorCode, type Issue } from '../warehouse/errors.js';
+import type { RateDecision } from './pipeline/limits.js';
+import { readsSnapshot, type RouteDef } from './route.js';
 
-/** HTTP error with a stable snake_case code: `{"detail": "...", "code": "..."}` on the wire. */
-export class HttpError extends DomainError {
-  constructor(
-    readonly status: number,
-    code: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(code, message);
-  }
-}
-
-const STATUS: Record<string, number> = {
+/**
+ * The only place an error code becomes an HTTP status (medplum's `getStatus`). Exhaustive over
+ * `ErrorCode`: a new code without a status does not compile. Codes that never reach HTTP (a
+ * failed job's, the CLI's) still get the status they would mean.
+ */
+export const STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   validation_error: 422,
-  ingest_error: 422,
   conflict: 409,
   not_ready: 503,
+  internal_error: 500,
+  invalid_host: 400,
+  misdirected_request: 421,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  invalid_admin_secret: 401,
+  key_host_mismatch: 403,
+  insufficient_scope: 403,
+  live_key_required: 403,
+  admin_secret_required: 403,
+  rate_limited: 429,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  method_not_allowed: 405,
+  playground_disabled: 403,
+  playground_not_on_production: 403,
+  agent_unavailable: 503,
+  agent_error: 500,
+  no_code: 422,
+  no_denial_code: 422,
+  bad_denial_code: 422,
+  ingest_error: 422,
+  gate_refused: 409,
+  usage: 400,
 };
 
-/** Maps a domain error code to its HTTP status (medplum's getStatus idea). */
+/** Maps an error to its HTTP status: a domain error by its code, anything else 500. */
 export function statusOf(err: unknown): number {
-  if (err instanceof HttpError) return err.status;
-  if (err instanceof DomainError) return STATUS[err.code] ?? 500;
-  return 500;
+  return err instanceof DomainError ? STATUS[err.code] : 500;
+}
+
+/** The codes that answer `status` (the OpenAPI document lists them beside each error response). */
+export function codesFor(status: number): ErrorCode[] {
+  return (Object.keys(STATUS) as ErrorCode[]).filter((c) => STATUS[c] === status);
 }
 
 export interface ErrorBody {
@@ -36,10 +57,33 @@ export interface ErrorBody {
 
 /** The body for an error; unknown errors never show their message or stack. */
 export function bodyOf(err: unknown, requestId: string): ErrorBody {
-  const status = statusOf(err);
-  if (status === 422 && err instanceof DomainError && err.issues.length > 0) return { detail: err.issues };
-  if (status >= 500 && !(err instanceof HttpError)) return { detail: 'internal server error', code: 'internal_error', request_id: requestId };
-  const e = err as DomainError;
-  const extra = err instanceof NotFoundError ? err.extra : {};
-  return { detail: e.message, code: e.code, ...extra, ...(status >= 500 ? { request_id: requestId } : {}) };
+  if (!(err instanceof DomainError)) return { detail: 'internal server error', code: 'internal_error', request_id: requestId };
+  const status = STATUS[err.code];
+  if (status === 422 && err.issues.length > 0) return { detail: err.issues };
+  return { detail: err.message, code: err.code, ...err.extra, ...(status >= 500 ? { request_id: requestId } : {}) };
+}
+
+/** 429 with `Retry-After`; `what` names the limit ("requests per minute"). */
+export const rateLimited = (d: RateDecision, what = `${d.limit} requests per minute`): DomainError =>
+  new DomainError('rate_limited', `rate limit of ${what} exceeded`, { headers: { 'retry-after': String(d.reset) } });
+
+export const notReady = (why: string): DomainError => new DomainError('not_ready', why);
+
+/**
+ * Every code a route can answer: the pipeline's own for its declaration (host, key, scope, limit,
+ * validation, body, readiness) and the handler's (`errors`). The OpenAPI document lists them per
+ * status, and the contract test checks every answered code is among them.
+ */
+export function routeErrorCodes(r: RouteDef): ErrorCode[] {
+  const codes = new Set<ErrorCode>(['invalid_host', 'misdirected_request', 'rate_limited', 'validation_error', 'internal_error']);
+  const add = (...cs: ErrorCode[]) => cs.forEach((c) => codes.add(c));
+  if (r.auth === 'admin_secret_or_test_key') add('invalid_admin_secret', 'admin_secret_required', 'missing_api_key', 'invalid_api_key', 'key_host_mismatch');
+  else if (r.auth !== 'public') {
+    add('missing_api_key', 'invalid_api_key', 'key_host_mismatch', 'insufficient_scope');
+    if (r.auth.keyType === 'live') add('live_key_required');
+  }
+  if (readsSnapshot(r.reads)) add('not_ready');
+  if (r.body) add('payload_too_large', 'unsupported_media_type');
+  add(...(r.errors ?? []));
+  return [...codes];
 }

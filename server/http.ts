@@ -5,7 +5,7 @@ import { parse as parseQuery } from 'node:querystring';
 import { Dispatcher } from './dispatch.js';
 import type { McpEndpoint } from './mcp/adapter.js';
 import { pageAt } from './pages/index.js';
-import type { InvokeRequest, Pipeline } from './pipeline.js';
+import type { InvokeRequest, Pipeline } from './pipeline/invoke.js';
 import type { RouteDef } from './route.js';
 
 export interface HttpOptions {
@@ -64,24 +64,34 @@ const requestIdOf = (req: IncomingMessage): string => {
   return typeof inbound === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(inbound) ? inbound : randomUUID();
 };
 
+/** The path and query of a request target, origin-form (`/v1/x?a=1`) or absolute-form (`http://host/v1/x?a=1`). */
+function splitTarget(url: string): { path: string; rawQuery: string } {
+  let rest = url;
+  if (!rest.startsWith('/')) {
+    const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(rest);
+    rest = m ? rest.slice(m[0].length) || '/' : rest;
+  }
+  const q = rest.indexOf('?');
+  return q === -1 ? { path: rest, rawQuery: '' } : { path: rest.slice(0, q), rawQuery: rest.slice(q + 1) };
+}
+
 /**
  * The request listener: a route of the table goes straight from Node's request to the pipeline
  * and back (Koa's context objects cost more per request than the whole pipeline, measured in
- * `npm run bench`); pages, `/v1/mcp` and unmatched paths go through the Koa app.
+ * `npm run bench`), whatever the target's form; only pages, `/v1/mcp` and unmatched paths go
+ * through the Koa app.
  */
 export function createHttpHandler(pipeline: Pipeline, routes: RouteDef[], opts: HttpOptions): RequestListener {
   const koa = createHttpApp(pipeline, routes, opts).callback();
   const dispatcher = new Dispatcher(routes);
   return (req, res) => {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q === -1 ? url : url.slice(0, q);
-    const m = path === MCP_PATH ? null : dispatcher.match(req.method ?? 'GET', path.startsWith('http') ? '' : path);
+    const { path, rawQuery } = splitTarget(req.url ?? '/');
+    const m = path === MCP_PATH ? null : dispatcher.match(req.method ?? 'GET', path);
     if (m === null || 'allowed' in m) {
       void koa(req, res);
       return;
     }
-    invokeRoute(pipeline, m.route, m.params, req, res, q === -1 ? '' : url.slice(q + 1), opts).catch((e: unknown) => {
+    invokeRoute(pipeline, m.route, m.params, req, res, rawQuery, opts).catch((e: unknown) => {
       res.destroy(e as Error);
     });
   };
@@ -137,9 +147,9 @@ class HttpCall implements InvokeRequest {
 }
 
 /**
- * The HTTP adapter: matches the route table, hands the request to the pipeline as plain data
- * and writes back what it returns. Everything else (auth, limits, validation, caching) is the
- * pipeline's, shared with MCP.
+ * The Koa app behind the listener: the pages (`/docs`, `/playground`), `/v1/mcp` (the second
+ * adapter over the pipeline) and the 404/405 answers of paths no route matches. Routes of the
+ * table never reach it.
  */
 export function createHttpApp(pipeline: Pipeline, routes: RouteDef[], opts: HttpOptions): Koa {
   const app = new Koa();
@@ -147,9 +157,8 @@ export function createHttpApp(pipeline: Pipeline, routes: RouteDef[], opts: Http
   app.silent = true;
   const dispatcher = new Dispatcher(routes);
   app.use(async (ctx) => {
-    const started = process.hrtime.bigint();
-    const inbound = ctx.get('x-request-id');
-    const requestId = /^[A-Za-z0-9._-]{1,64}$/.test(inbound) ? inbound : randomUUID();
+    const started = pipeline.started();
+    const requestId = requestIdOf(ctx.req);
     ctx.set('X-Request-Id', requestId);
     if (ctx.path === MCP_PATH && opts.mcp && MCP_METHODS.includes(ctx.method)) {
       const { bytes, overLimit } = ctx.method === 'POST' ? await readBody(ctx.req, 1 << 20) : { bytes: Buffer.alloc(0), overLimit: false };
@@ -171,43 +180,14 @@ export function createHttpApp(pipeline: Pipeline, routes: RouteDef[], opts: Http
       return;
     }
     const m = dispatcher.match(ctx.method, ctx.path);
-    if (m === null || 'allowed' in m) {
-      const allowed = m ? m.allowed : null;
-      ctx.status = allowed ? 405 : 404;
-      if (allowed) ctx.set('Allow', allowed.join(', '));
-      ctx.type = JSON_TYPE;
-      ctx.body = allowed
-        ? { detail: `${ctx.method} is not allowed on ${ctx.path} (allowed: ${allowed.join(', ')})`, code: 'method_not_allowed' }
-        : { detail: `no route for ${ctx.method} ${ctx.path}`, code: 'not_found' };
-      pipeline.record('http', ctx.method, 'unmatched', ctx.status, started, requestId);
-      return;
-    }
-    const route = m.route;
-    const limit = route.body ? (route.body.maxBytes ?? 1 << 20) : NO_BODY_LIMIT;
-    const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
-    const { bytes, overLimit } = hasBody ? await readBody(ctx.req, limit) : { bytes: Buffer.alloc(0), overLimit: false };
-    if (overLimit) ctx.set('Connection', 'close');
-    const headers: Record<string, string | undefined> = {};
-    for (const [k, v] of Object.entries(ctx.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-    const res = await pipeline.invoke(route, {
-      params: m.params,
-      query: ctx.query as Record<string, string | string[]>,
-      headers,
-      target: ctx.req.url,
-      body: { bytes },
-      clientIp: clientIp(ctx.req, opts.trustProxy),
-      requestId,
-      transport: 'http',
-    });
-    // Written straight to Node's response: Koa's body handling (type sniffing, ETag-free
-    // re-setting of headers through its delegates) cost measurable time per request for bytes the
-    // pipeline has already serialised.
-    ctx.respond = false;
-    const out = ctx.res;
-    out.statusCode = res.status;
-    for (const k in res.headers) out.setHeader(k, res.headers[k]!);
-    out.setHeader('Content-Length', res.body.length);
-    out.end(ctx.method === 'HEAD' ? undefined : res.body);
+    const allowed = m && 'allowed' in m ? m.allowed : null;
+    ctx.status = allowed ? 405 : 404;
+    if (allowed) ctx.set('Allow', allowed.join(', '));
+    ctx.type = JSON_TYPE;
+    ctx.body = allowed
+      ? { detail: `${ctx.method} is not allowed on ${ctx.path} (allowed: ${allowed.join(', ')})`, code: 'method_not_allowed' }
+      : { detail: `no route for ${ctx.method} ${ctx.path}`, code: 'not_found' };
+    pipeline.record('http', ctx.method, 'unmatched', ctx.status, started, requestId);
   });
   return app;
 }

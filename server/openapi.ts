@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { ErrorCode } from '../warehouse/errors.js';
+import { routeErrorCodes, STATUS } from './errors.js';
 import { scopeOf, type RouteDef } from './route.js';
 import { ErrorBodySchema, ValidationErrorSchema } from './schemas.js';
 
@@ -6,8 +8,8 @@ type Json = Record<string, unknown>;
 
 const REF = (id: string) => `#/components/schemas/${id}`;
 
-/** The spec's capability areas (tags), in its order. */
-export const TAGS: { name: string; description: string }[] = [
+/** The spec's capability areas (tags), in its order; a route's `tag` is one of these names. */
+export const TAGS = [
   { name: 'policies', description: 'Cited payer policy lookup (list and changes)' },
   { name: 'policy', description: 'Parse and retrieve a customer-owned policy PDF into cited chunks and a folder tree (service-authenticated)' },
   { name: '340B Policy', description: 'Manufacturer contract-pharmacy policy, access resolution, change feed' },
@@ -24,7 +26,9 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'drugs', description: 'Drug product lookup by NDC' },
   { name: 'system', description: 'Health checks, service metadata, metrics' },
   { name: 'mcp', description: 'Tool-protocol endpoint at /v1/mcp using the same credential as REST' },
-];
+] as const;
+
+export type Tag = (typeof TAGS)[number]['name'];
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'The Host header is not a valid host name',
@@ -36,8 +40,11 @@ const ERROR_TEXT: Record<number, string> = {
   415: 'Unsupported request body type',
   421: 'Misdirected request: this service does not answer for that host',
   429: 'Rate limit exceeded (see Retry-After)',
-  503: 'No data snapshot is published yet',
+  503: 'Not ready: no data snapshot is published yet',
 };
+
+/** The error codes of one status among `codes`, as the `x-error-codes` of its response. */
+const codesOf = (codes: ErrorCode[], status: number) => codes.filter((c) => STATUS[c] === status);
 
 /** The component id of a response schema (`.meta({id})`), if it has one. */
 export function schemaId(s: z.ZodType): string | undefined {
@@ -117,7 +124,11 @@ export interface OpenApiOptions {
 export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
   const paths: Record<string, Json> = {};
   const errSchema = jsonSchemaOf(ErrorBodySchema, 'output');
-  const errorResponse = (s: number) => ({ description: ERROR_TEXT[s] ?? 'Error', content: { 'application/json': { schema: errSchema } } });
+  const errorResponse = (s: number, codes?: ErrorCode[]) => ({
+    description: ERROR_TEXT[s] ?? 'Error',
+    content: { 'application/json': { schema: errSchema } },
+    ...(codes?.length ? { 'x-error-codes': codes } : {}),
+  });
   for (const r of routes) {
     const example = r.examples[0]!;
     const parameters: Json[] = [];
@@ -147,17 +158,15 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
     const success = r.contentType
       ? { description: 'Success', content: { [r.contentType.split(';')[0]!]: { schema: { type: 'string' } } } }
       : { description: 'Success', content: { 'application/json': { schema: jsonSchemaOf(r.response, 'output') } } };
+    const codes = routeErrorCodes(r);
     const responses: Json = {
       [String(r.status ?? 200)]: success,
       ...Object.fromEntries((r.alsoStatus ?? []).map((st) => [String(st), { ...success, description: st === 201 ? 'Created' : 'Success' }])),
-      '422': { description: 'Validation error: every issue of path, query and body', content: { 'application/json': { schema: jsonSchemaOf(ValidationErrorSchema, 'output') } } },
-      '500': { description: 'Internal error (no internals; quote request_id)', content: { 'application/json': { schema: errSchema } } },
+      '422': { description: 'Validation error: every issue of path, query and body', content: { 'application/json': { schema: jsonSchemaOf(ValidationErrorSchema, 'output') } }, 'x-error-codes': ['validation_error'] },
+      '500': { description: 'Internal error (no internals; quote request_id)', content: { 'application/json': { schema: errSchema } }, 'x-error-codes': ['internal_error'] },
     };
-    const errs = new Set([400, 421, 429, ...(r.errors ?? [])]);
-    if (keyed) [401, 403].forEach((s) => errs.add(s));
-    if (r.reads === 'snapshot' || r.reads === 'snapshot+tenant') errs.add(503);
-    if (r.body) [413, 415].forEach((s) => errs.add(s));
-    for (const s of [...errs].sort()) responses[String(s)] = errorResponse(s);
+    const statuses = new Set(codes.map((c) => STATUS[c]).filter((st) => st !== 422 && st !== 500));
+    for (const st of [...statuses].sort()) responses[String(st)] = errorResponse(st, codesOf(codes, st));
     const security =
       r.auth === 'public' ? [] : r.auth === 'admin_secret_or_test_key' ? [{ AdminSecret: [] }, { ApiKey: [] }] : [{ ApiKey: [] }];
     const op: Json = {
@@ -197,7 +206,7 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
     for (const x of inner) if (!schemas[x]) queue.push(x);
   }
   paths['/v1/mcp'] = mcpPathItem(errorResponse);
-  const usedTags = new Set([...routes.map((r) => r.tag), 'mcp']);
+  const usedTags = new Set<string>([...routes.map((r) => r.tag), 'mcp']);
   return {
     openapi: '3.1.0',
     info: {

@@ -1,9 +1,10 @@
 import type { z } from 'zod';
 import type { SnapshotReader } from '../warehouse/snapshot.js';
-import type { TenantStore } from '../warehouse/state.js';
-import type { Issue } from '../warehouse/errors.js';
+import type { KeyScope, KeyType, TenantStore } from '../warehouse/state.js';
+import type { ErrorCode, Issue } from '../warehouse/errors.js';
+import type { Tag } from './openapi.js';
+import type { Reliability, Trace } from './trace.js';
 
-export type Scope = 'knowledge' | 'agents' | 'audit' | 'admin';
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
@@ -14,7 +15,7 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
  * - `admin_secret_or_test_key`: `X-Admin-Secret` equal to `RCM_ADMIN_SECRET`, or a test key on the
  *   test host (customer policy parsing).
  */
-export type Auth = 'public' | { scope: Scope; keyType?: 'live' } | 'admin_secret_or_test_key';
+export type Auth = 'public' | { scope: KeyScope; keyType?: 'live' } | 'admin_secret_or_test_key';
 
 /**
  * What an answer depends on. The answer-cache key derives from it (snapshot id, tenant id and
@@ -43,19 +44,11 @@ export type BodyKind = JsonBody | RawBody;
 export const json = <S extends z.ZodType>(schema: S, maxBytes?: number): JsonBody<S> => ({ kind: 'json', schema, ...(maxBytes ? { maxBytes } : {}) });
 export const raw = (contentType: string, maxBytes: number): RawBody => ({ kind: 'raw', contentType, maxBytes });
 
-export interface Reliability {
-  generated_at: string;
-  data_sources: Record<string, { publisher: string; source_files: string[]; loaded_at: string }>;
-  dataset_versions: Record<string, string>;
-  degraded: boolean;
-  warnings: string[];
-}
-
 export interface AuthInfo {
   tenant_id: string;
   key_id: string;
-  key_type: 'test' | 'live';
-  scopes: Scope[];
+  key_type: KeyType;
+  scopes: KeyScope[];
 }
 
 const RESULT = Symbol('result');
@@ -77,49 +70,74 @@ export function isResult(v: unknown): v is Result<unknown> {
 }
 
 /** Everything a handler may use; no transport objects reach handlers. */
-export interface RouteContext<P, Q, B> {
+export interface RouteContext<P, Q, B, X = undefined> {
   params: P;
   query: Q;
   body: B;
+  /** What the route's `resolve` step looked up from the input (a payer row, the NCCI files). */
+  resolved: X;
   /** The snapshot this request reads (only on routes that declare `reads: snapshot...`). */
   readonly snapshot: SnapshotReader;
   /** The caller's tenant state (only on routes that declare `reads: ...tenant`); every query binds the tenant. */
   readonly tenant: TenantStore;
   auth: AuthInfo | null;
   /** Whether the request addressed the production (`live`) or the test host. */
-  hostKind: 'live' | 'test';
+  hostKind: KeyType;
   requestId: string;
   /** A request header (lower-case name), e.g. `idempotency-key`. */
   header(name: string): string | undefined;
   clientIp: string;
   now: () => Date;
-  /**
-   * Builds the reliability object. `used` maps each dataset to the version label the answer came
-   * from; a plain list means "the latest loaded version". Datasets not loaded mark it degraded.
-   */
-  reliability(used: string[] | Record<string, string>, opts?: { warnings?: string[]; degraded?: boolean }): Reliability;
+  /** What this answer used (dataset versions, warnings, fallbacks): record on it while computing. */
+  readonly trace: Trace;
+  /** `trace.reliability()`: the reliability object of what the trace recorded. */
+  reliability(): Reliability;
 }
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
 type InferBody<B> = B extends JsonBody<infer S> ? z.output<S> : B extends RawBody ? Buffer : undefined;
 type MaybePromise<T> = T | Promise<T>;
 
-/** One example request per operation: documents the call and is run by the contract tests. */
+/**
+ * An example request: documents the call and is run by the contract tests against a freshly
+ * seeded server. The first example of a route is its success case; error examples name the
+ * status they answer (a lookup of a code that does not exist, a bad parameter).
+ */
 export interface RouteExample {
   summary: string;
-  /** The status this example answers on a freshly seeded server when not 2xx (a lookup of an id that does not exist yet). */
+  /** The status this example answers when not the route's success status. */
   status?: number;
   params?: Record<string, string>;
   query?: Record<string, string>;
   body?: unknown;
 }
 
-export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends BodyKind | undefined, R extends z.ZodType> {
+/** The raw input a `resolve` step sees: path and query as sent, the body decoded once (JSON). */
+export interface RawInput {
+  params: Record<string, string>;
+  query: Record<string, string | string[]>;
+  body: unknown;
+  /**
+   * A request header by lower-case name (`idempotency-key`). Body routes only: a body-less
+   * route's validated input is memoised by its target, so its `resolve` must not read headers.
+   */
+  header(name: string): string | undefined;
+}
+
+/** What a `resolve` step found: its issues join the schema's in one 422; `value` reaches the handler. */
+export interface Resolution<X> {
+  issues: Issue[];
+  value: X;
+}
+
+export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends BodyKind | undefined, R extends z.ZodType, X = undefined> {
   method: Method;
   /** OpenAPI-style path, e.g. `/v1/codes/{code}`. */
   path: string;
   operationId: string;
-  tag: string;
+  tag: Tag;
+  /** `false`: not an MCP tool (system routes, the playground, non-JSON answers). */
+  mcp?: false;
   summary: string;
   description?: string;
   auth: Auth;
@@ -135,21 +153,32 @@ export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType 
   status?: number;
   /** Other success statuses answering the same body (an upsert's 201 created beside its 200 updated). */
   alsoStatus?: number[];
-  /** Error statuses besides the pipeline's own (401/403/422/429/500/503) that this route answers. */
-  errors?: number[];
+  /**
+   * Error codes this route's handler raises besides the pipeline's own (host, key, scope, limit,
+   * validation, body, readiness): they become the operation's documented error responses.
+   */
+  errors?: ErrorCode[];
   /**
    * The answer depends only on what `reads` names plus the validated input: memoise it (key:
    * snapshot id, tenant id and state generation, validated input). `'daily'` when it also depends
    * on today's date (a date parameter defaulting to today): the UTC date joins the key.
    */
   cache?: boolean | 'daily';
+  /**
+   * For a route that reads tenant state: whether this call's answer depends on the tenant (default
+   * always). When it says no, the answer is cached once for every tenant and the handler gets no
+   * tenant store (reading it throws), so no tenant's data can reach a shared answer.
+   */
+  tenantScoped?(input: { params: Infer<P>; query: Infer<Q> }): boolean;
   examples: RouteExample[];
   /**
-   * Checks of the raw input that need the snapshot (a payer slug exists in the loaded payers
-   * dataset): their issues join the schema's in one 422, so every issue is still reported at once.
+   * Looks up what the input names (a payer slug in the loaded payers dataset, a callback host):
+   * runs after the schemas, even when they failed, so its issues join theirs in one 422; what it
+   * found reaches the handler as `resolved`, so nothing is looked up twice. `snapshot` is null on
+   * routes that read none.
    */
-  checkInput?(raw: { params: Record<string, string>; query: Record<string, string | string[]>; body?: unknown }, snapshot: SnapshotReader): Promise<Issue[]>;
-  handler(ctx: RouteContext<Infer<P>, Infer<Q>, InferBody<B>>): MaybePromise<z.output<R> | Result<z.output<R>>>;
+  resolve?(input: RawInput, snapshot: SnapshotReader | null): Promise<Resolution<X>>;
+  handler(ctx: RouteContext<Infer<P>, Infer<Q>, InferBody<B>, X>): MaybePromise<z.output<R> | Result<z.output<R>>>;
   /**
    * A durable write after the answer (which may come from the cache): it records the answer in
    * the tenant's state and returns fields that join the body (a persisted determination's id), or
@@ -168,8 +197,10 @@ export interface PersistContext<P, Q> {
 }
 
 /** The erased form kept in the route table. */
-export interface RouteDef extends Omit<RouteSpec<z.ZodType | undefined, z.ZodType | undefined, BodyKind | undefined, z.ZodType>, 'handler'> {
-  handler(ctx: RouteContext<any, any, any>): MaybePromise<unknown>;
+export interface RouteDef extends Omit<RouteSpec<z.ZodType | undefined, z.ZodType | undefined, BodyKind | undefined, z.ZodType, unknown>, 'handler' | 'resolve' | 'tenantScoped'> {
+  tenantScoped?(input: { params: any; query: any }): boolean;
+  resolve?(input: RawInput, snapshot: SnapshotReader | null): Promise<Resolution<unknown>>;
+  handler(ctx: RouteContext<any, any, any, any>): MaybePromise<unknown>;
   persist?(ctx: PersistContext<any, any>, body: () => any): Promise<Record<string, unknown> | null>;
 }
 
@@ -183,14 +214,18 @@ export function defineRoute<
   Q extends z.ZodType | undefined = undefined,
   B extends BodyKind | undefined = undefined,
   R extends z.ZodType = z.ZodType,
->(def: RouteSpec<P, Q, B, R>): RouteDef {
+  X = undefined,
+>(def: RouteSpec<P, Q, B, R, X>): RouteDef {
   return def as unknown as RouteDef;
 }
 
 /** The scope a keyed route needs (null for `public`). */
-export function scopeOf(auth: Auth): Scope | null {
+export function scopeOf(auth: Auth): KeyScope | null {
   return typeof auth === 'object' ? auth.scope : null;
 }
 
 export const readsSnapshot = (r: Reads) => r === 'snapshot' || r === 'snapshot+tenant';
 export const readsTenant = (r: Reads) => r === 'tenant' || r === 'snapshot+tenant';
+
+/** Whether a route is an MCP tool: every data route unless it says `mcp: false`. */
+export const isToolRoute = (r: RouteDef): boolean => r.mcp !== false;

@@ -12,9 +12,9 @@ import { nodeCallbackHttp, systemResolver, type CallbackHttp, type CallbackPolic
 import { JobRunner } from './agents/runner.js';
 import type { Writer } from './agents/writer.js';
 import type { Logger } from './logger.js';
-import { AnswerCache } from './middleware/cache.js';
-import { Metrics } from './middleware/metrics.js';
-import { checkRoute, Pipeline, type PipelineConfig } from './pipeline.js';
+import { AnswerCache } from './pipeline/answer.js';
+import { Metrics } from './pipeline/metrics.js';
+import { checkRoute, Pipeline, type PipelineConfig } from './pipeline/invoke.js';
 import type { RouteDef } from './route.js';
 import { buildRoutes } from './routes.js';
 

@@ -3,7 +3,7 @@ import { SqliteStateStore } from '../warehouse/state.js';
 import { Warehouse } from '../warehouse/store.js';
 import type { JobRunner } from './agents/runner.js';
 import type { Logger } from './logger.js';
-import { Metrics } from './middleware/metrics.js';
+import { Metrics } from './pipeline/metrics.js';
 import { DEFAULT_AGENTS, makeRunner, type AgentOptions } from './server.js';
 
 /**

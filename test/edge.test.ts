@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostKindOf, normalizeHost } from '../server/middleware/hosts.js';
+import { hostKindOf, normalizeHost } from '../server/pipeline/hosts.js';
 import { LIVE_HOST, rawRequest, startTestServer, type TestServer } from './helpers/harness.js';
 
 describe('normalizeHost', () => {
@@ -28,7 +28,7 @@ describe('normalizeHost', () => {
     const rules = { liveHosts: ['api.example.test'], testHosts: ['sandbox.example.test'] };
     expect(hostKindOf(rules, 'api.example.test')).toBe('live');
     expect(hostKindOf(rules, 'sandbox.example.test:443')).toBe('test');
-    expect(() => hostKindOf(rules, 'evil.example.test')).toThrow(expect.objectContaining({ status: 421 }));
+    expect(() => hostKindOf(rules, 'evil.example.test')).toThrow(expect.objectContaining({ code: 'misdirected_request' }));
     // With only live hosts configured every other host is the test host.
     expect(hostKindOf({ liveHosts: ['api.example.test'], testHosts: [] }, 'anything.example')).toBe('test');
   });

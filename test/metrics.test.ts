@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Metrics } from '../server/middleware/metrics.js';
+import { Metrics } from '../server/pipeline/metrics.js';
 
 describe('request metrics (plain counters exposed through the prom-client registry)', () => {
   it('counts requests by status and keeps cumulative latency buckets, sum and count per route', async () => {

@@ -2,24 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { makeNcciRoutes } from '../server/ncci/routes.js';
 import { PtpQuerySchema, type PtpEdit } from '../server/ncci/schemas.js';
 import type { Summarizer } from '../server/ncci/summary.js';
-import type { Reliability } from '../server/route.js';
+import { Trace } from '../server/trace.js';
 import { fakePtpSnapshot, TWO_PTP_QUARTERS } from './helpers/ptp.js';
 
 describe('PTP route with an injected summarizer', () => {
-  const reliability = (used: string[] | Record<string, string>, o: { warnings?: string[]; degraded?: boolean } = {}): Reliability => ({
-    generated_at: '2026-07-02T00:00:00Z',
-    data_sources: {},
-    dataset_versions: Array.isArray(used) ? {} : used,
-    degraded: Boolean(o.degraded),
-    warnings: [...(o.warnings ?? [])],
-  });
   async function call(summarizer: Summarizer, q: Record<string, string>) {
     const { snap } = fakePtpSnapshot(TWO_PTP_QUARTERS);
     const [prac] = makeNcciRoutes({ summarizer });
+    const now = () => new Date('2026-07-02T12:00:00Z');
+    const trace = new Trace(snap, now);
     return (await prac!.handler({
       params: undefined,
       query: PtpQuerySchema.parse(q),
       body: undefined,
+      resolved: { payer: null },
       snapshot: snap,
       tenant: null as never,
       auth: null,
@@ -27,8 +23,9 @@ describe('PTP route with an injected summarizer', () => {
       header: () => undefined,
       hostKind: 'test',
       clientIp: '127.0.0.1',
-      now: () => new Date('2026-07-02T12:00:00Z'),
-      reliability,
+      now,
+      trace,
+      reliability: () => trace.reliability(),
     })) as PtpEdit;
   }
 

@@ -15,6 +15,7 @@ import {
 } from '../server/payment/calculate.js';
 import { conversionFactorFor } from '../server/payment/service.js';
 import type { RvuRow } from '../datasets/mpfs_rvu/queries.js';
+import { Trace } from '../server/trace.js';
 
 // 99213 in PPRRVU2025_Oct.csv (line 12807): work 1.30, non-facility PE 1.35, facility PE 0.57, MP 0.10.
 const RVU_99213 = { work: 1.3, nonFacPe: 1.35, facPe: 0.57, mp: 0.1 };
@@ -211,14 +212,14 @@ describe('conversion factor by year and the OPPS cap', () => {
   const row = (o: Partial<RvuRow>): RvuRow => ({ year: 2025, conv_factor: 32.3465, conv_factor_qpp: null, cf_variant: 'all', version: '2025D', ...o }) as RvuRow;
 
   it("a CY2025 service is paid with the 2025 file's CONV FACTOR, QPP or not (one factor that year)", () => {
-    const w: string[] = [];
+    const w = new Trace(null, () => new Date(0));
     expect(conversionFactorFor(row({}), 'PPRRVU2025_Oct.csv (mpfs_rvu 2025D)', 2025, false, w)).toEqual({ value: '32.3465', source: 'CONV FACTOR of PPRRVU2025_Oct.csv (mpfs_rvu 2025D) (CY2025 has one factor for QPP and non-QPP)' });
     expect(conversionFactorFor(row({}), 's', 2025, true, w).value).toBe('32.3465');
-    expect(w).toEqual([]);
+    expect(w.warnings).toEqual([]);
   });
 
   it('CY2026 takes the QPP and non-QPP factors of a merged 2026 file, else the spec constants', () => {
-    const w: string[] = [];
+    const w = new Trace(null, () => new Date(0));
     const r2026 = row({ year: 2026, conv_factor: 33.4009, conv_factor_qpp: 33.5675, cf_variant: 'QPP+nonQPP' });
     expect(conversionFactorFor(r2026, 's', 2026, true, w).value).toBe('33.5675');
     expect(conversionFactorFor(r2026, 's', 2026, false, w).value).toBe('33.4009');
@@ -226,13 +227,13 @@ describe('conversion factor by year and the OPPS cap', () => {
     expect(conversionFactorFor(row({ year: 2026, conv_factor: 33.4009, cf_variant: 'nonQPP' }), 's', 2026, true, w)).toEqual({ value: CF_QPP, source: 'spec rule 1: CY2026 QPP constant; s carries no QPP factor' });
     // Only the 2025 release loaded: 2026 services use the constants, not 32.3465.
     expect(conversionFactorFor(row({}), 's', 2026, false, w)).toEqual({ value: CF_NON_QPP, source: 'spec rule 1: CY2026 non-QPP constant; no CY2026 RVU release is loaded (RVUs from s)' });
-    expect(w).toEqual([]);
+    expect(w.warnings).toEqual([]);
   });
 
   it('another year without its release borrows the loaded factor with a warning', () => {
-    const w: string[] = [];
+    const w = new Trace(null, () => new Date(0));
     expect(conversionFactorFor(row({}), 's', 2024, false, w).value).toBe('32.3465');
-    expect(w).toEqual(['no CY2024 RVU release is loaded: the CY2025 conversion factor 32.3465 of s was used']);
+    expect(w.warnings).toEqual(['no CY2024 RVU release is loaded: the CY2025 conversion factor 32.3465 of s was used']);
   });
 
   it('pays the lesser of the PFS amount and the OPPS cap, and reports both', () => {

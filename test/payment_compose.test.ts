@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { facilities } from '../datasets/facilities/dataset.js';
 import { openTestSnapshot } from './helpers/datasets.js';
 import { mpfsRvu } from '../datasets/mpfs_rvu/dataset.js';
-import { composePaymentFor, isHospitalType } from '../server/payment/service.js';
+import { isHospitalType, resolveFacility } from '../server/facilities/service.js';
+import { Trace } from '../server/trace.js';
+import { composePaymentFor } from '../server/payment/service.js';
 
 const SEEDS = resolve(import.meta.dirname, '../seeds');
 let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
@@ -17,26 +19,35 @@ beforeAll(async () => {
 });
 afterAll(() => snap.close());
 
+/** The composition for a payment query (`ccn` resolved as the route does, without a tenant) and its trace's reliability. */
+async function compose(q: { code: string; ccn?: string; today?: string }) {
+  const trace = new Trace(snap, () => new Date('2026-03-02T00:00:00Z'));
+  const facility = q.ccn ? await resolveFacility(snap, null, q.ccn, 'reference') : null;
+  const composition = await composePaymentFor(snap, { ...q, facility }, trace);
+  return { composition, warnings: trace.warnings, degraded: trace.degraded, reliability: trace.reliability() };
+}
+
 describe('composePaymentFor with missing reference data', () => {
   it('falls back to national GPCIs for a facility whose locality cannot be resolved, and says it is degraded', async () => {
     // 99213 facility PE, GPCI 1.000: (1.30 + 0.57 + 0.10) x 33.4009 = 1.97 x 33.4009 = 65.799773 -> 65.80
-    const a = await composePaymentFor(snap, { code: '99213', ccn: '330101', today: '2026-03-02' });
+    const a = await compose({ code: '99213', ccn: '330101', today: '2026-03-02' });
     expect(a.degraded).toBe(true);
     expect(a.composition).toMatchObject({ locality: 'national', pw_gpci: 1, facility_rate: true, estimated_payment: 65.8, applicable_blocks: ['physician'] });
     expect(a.warnings.join(' ')).toMatch(/locality of facility 330101 is unknown; national GPCIs/);
-    // Needed but not loaded: reported with an empty label so reliability marks them missing.
-    expect(a.used).toMatchObject({ mpfs_rvu: '2025D', facilities: '2025Q3', opps_addendum_b: '', clfs: '', dmepos: '' });
+    // Needed but not loaded: reliability names them missing.
+    expect(a.reliability.dataset_versions).toMatchObject({ mpfs_rvu: '2025D', facilities: '2025Q3' });
+    for (const d of ['opps_addendum_b', 'clfs', 'dmepos']) expect(a.reliability.warnings).toContain(`dataset ${d} is not loaded in snapshot ${snap.id}`);
   });
 
   it('is not degraded without ccn when the caller asks for national amounts', async () => {
-    const a = await composePaymentFor(snap, { code: '99213', today: '2026-03-02' });
+    const a = await compose({ code: '99213', today: '2026-03-02' });
     expect(a.degraded).toBe(false);
     expect(a.composition.estimated_payment).toBe(91.85); // 2.75 x 33.4009 = 91.852475
   });
 
   it('throws not_found for an unknown CCN and a code on no schedule', async () => {
-    await expect(composePaymentFor(snap, { code: '99213', ccn: '999999' })).rejects.toMatchObject({ code: 'not_found' });
-    await expect(composePaymentFor(snap, { code: 'ZZ999' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(compose({ code: '99213', ccn: '999999' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(compose({ code: 'ZZ999' })).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('treats hospital types as facility settings and others not', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { RateLimiter } from '../server/middleware/ratelimit.js';
-import { checkRoute } from '../server/pipeline.js';
+import { MemoryRateLimiter } from '../server/pipeline/limits.js';
+import { checkRoute } from '../server/pipeline/invoke.js';
 import { defineRoute, json } from '../server/route.js';
 import { TestClock } from './helpers/clock.js';
 import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
@@ -174,10 +174,10 @@ describe('per-client limit on public routes', () => {
   });
 });
 
-describe('RateLimiter', () => {
+describe('MemoryRateLimiter', () => {
   it('slides with the injected clock: the previous minute weighs less as time passes', () => {
     const clock = new TestClock('2026-11-01T12:00:00Z');
-    const l = new RateLimiter(10, () => clock.now().getTime());
+    const l = new MemoryRateLimiter(10, () => clock.now().getTime());
     for (let i = 0; i < 10; i++) expect(l.take('k').allowed).toBe(true);
     expect(l.take('k')).toMatchObject({ allowed: false, remaining: 0, reset: 60 });
     clock.advance(60_000); // next minute starts: 10 of the previous minute still weigh fully
@@ -193,7 +193,7 @@ describe('route declarations', () => {
     method: 'get' as const,
     path: '/v1/x',
     operationId: 'x',
-    tag: 'system',
+    tag: 'system' as const,
     summary: 'x',
     response: z.object({}).meta({ id: 'RouteCheckProbe' }),
     examples: [{ summary: 'x' }],

@@ -97,11 +97,11 @@ const ISOLATION: Record<string, (f: Fixture) => Promise<void>> = {
     // The same CCN in two tenants is two registrations: B's write neither sees nor changes A's.
     expect((await a.facilities.register(CCN, { ...NO_FIELDS, name: 'A name' }, clock.now())).created).toBe(true);
     expect((await b.facilities.register(CCN, { ...NO_FIELDS, name: 'B name' }, clock.now())).created).toBe(true);
-    expect((await a.facilities.get(CCN))!.name).toBe('A name');
+    expect((await a.facilities.lookup(CCN))!.name).toBe('A name');
   },
-  'facilities.get': async ({ a, b }) => {
+  'facilities.lookup': async ({ a, b }) => {
     await a.facilities.register(CCN, NO_FIELDS, clock.now());
-    expect(await b.facilities.get(CCN)).toBeNull();
+    expect(await b.facilities.lookup(CCN)).toBeNull();
   },
   'facilities.list': async ({ a, b }) => {
     await a.facilities.register(CCN, NO_FIELDS, clock.now());
@@ -111,7 +111,7 @@ const ISOLATION: Record<string, (f: Fixture) => Promise<void>> = {
   'facilities.remove': async ({ a, b }) => {
     await a.facilities.register(CCN, NO_FIELDS, clock.now());
     await expect(b.facilities.remove(CCN, true, clock.now())).rejects.toBeInstanceOf(NotFoundError);
-    expect((await a.facilities.get(CCN))!.is_active).toBe(true);
+    expect((await a.facilities.lookup(CCN))!.is_active).toBe(true);
   },
   'rosters.upsert': async ({ a, b }) => {
     const ea = await a.rosters.upsert(CCN, roster('aetna'), clock.now());
@@ -274,13 +274,13 @@ describe('facility state', () => {
     await a.overrides.create(CCN, override(true), clock.now());
     await a.determinations.create(determination('d0000000-0000-4000-8000-000000000003'));
     expect((await a.facilities.remove(CCN, false, clock.now())).is_active).toBe(false);
-    expect((await a.facilities.get(CCN))!.is_active).toBe(false);
+    expect((await a.facilities.lookup(CCN))!.is_active).toBe(false);
     expect(await a.rosters.list(CCN)).toHaveLength(1);
     // Registering again re-activates the same registration.
     expect((await a.facilities.register(CCN, NO_FIELDS, clock.now())).created).toBe(false);
-    expect((await a.facilities.get(CCN))!.is_active).toBe(true);
+    expect((await a.facilities.lookup(CCN))!.is_active).toBe(true);
     await a.facilities.remove(CCN, true, clock.now());
-    expect(await a.facilities.get(CCN)).toBeNull();
+    expect(await a.facilities.lookup(CCN)).toBeNull();
     expect(await a.rosters.list(CCN)).toEqual([]);
     expect(await a.overrides.list(CCN)).toEqual([]);
     expect((await a.determinations.get('d0000000-0000-4000-8000-000000000003')).ccn).toBe(CCN);
@@ -295,7 +295,7 @@ describe('facility state', () => {
     store.db.exec(`CREATE TRIGGER fail_facility_delete BEFORE DELETE ON facilities BEGIN SELECT RAISE(ABORT, 'forced failure'); END`);
     await expect(a.facilities.remove(CCN, true, clock.now())).rejects.toThrow('forced failure');
     store.db.exec('DROP TRIGGER fail_facility_delete');
-    expect(await a.facilities.get(CCN)).not.toBeNull();
+    expect(await a.facilities.lookup(CCN)).not.toBeNull();
     expect(await a.rosters.list(CCN)).toHaveLength(1);
     expect(await a.overrides.list(CCN)).toHaveLength(1);
     expect(await a.generation()).toBe(g0);
@@ -304,7 +304,7 @@ describe('facility state', () => {
   it('a roster upsert that fails after registering the facility implicitly leaves no registration', async () => {
     const { a } = await twoTenants();
     await expect(a.rosters.upsert(CCN, { ...roster('aetna'), notes: 'x'.repeat(2001) }, clock.now())).rejects.toThrow(/CHECK constraint/);
-    expect(await a.facilities.get(CCN)).toBeNull();
+    expect(await a.facilities.lookup(CCN)).toBeNull();
   });
 
   it('20 concurrent upserts of one facility and payer leave one row with one id', async () => {

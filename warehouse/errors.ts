@@ -12,32 +12,85 @@ export interface Issue {
   input?: unknown;
 }
 
-/** Base for errors that carry a stable machine code; one function maps codes to HTTP statuses. */
+/**
+ * Every stable error code the service raises: the `code` of an error body, a failed job's
+ * `error.code`, and the CLI's one-line error. Closed on purpose: `server/errors.ts` maps each one
+ * to an HTTP status in an exhaustive table, so a new code without a status does not compile.
+ */
+export type ErrorCode =
+  // data and requests
+  | 'not_found'
+  | 'validation_error'
+  | 'conflict'
+  | 'not_ready'
+  | 'internal_error'
+  // the pipeline: hosts, keys, limits, bodies
+  | 'invalid_host'
+  | 'misdirected_request'
+  | 'missing_api_key'
+  | 'invalid_api_key'
+  | 'invalid_admin_secret'
+  | 'key_host_mismatch'
+  | 'insufficient_scope'
+  | 'live_key_required'
+  | 'admin_secret_required'
+  | 'rate_limited'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'method_not_allowed'
+  // the playground
+  | 'playground_disabled'
+  | 'playground_not_on_production'
+  // agent jobs (a failed job's `error.code`)
+  | 'agent_unavailable'
+  | 'agent_error'
+  | 'no_code'
+  | 'no_denial_code'
+  | 'bad_denial_code'
+  // ingest and the CLI
+  | 'ingest_error'
+  | 'gate_refused'
+  | 'usage';
+
+export interface DomainErrorOptions {
+  /** Every issue of a validation failure (422 body). */
+  issues?: Issue[];
+  /** Response headers the error carries (`Retry-After` of a 429). */
+  headers?: Record<string, string>;
+  /** Extra fields of the error body (a not-found's "did you mean" slugs). */
+  extra?: Record<string, unknown>;
+}
+
+/** An error with a stable machine code; `server/errors.ts` is the one place codes become statuses. */
 export class DomainError extends Error {
+  readonly issues: Issue[];
+  readonly headers: Record<string, string>;
+  readonly extra: Record<string, unknown>;
+
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
-    readonly issues: Issue[] = [],
+    opts: DomainErrorOptions = {},
   ) {
     super(message);
     this.name = new.target.name;
+    this.issues = opts.issues ?? [];
+    this.headers = opts.headers ?? {};
+    this.extra = opts.extra ?? {};
   }
 }
 
 export class NotFoundError extends DomainError {
-  constructor(
-    message: string,
-    /** Optional hints for the caller (e.g. "did you mean" payer slugs). */
-    readonly extra: Record<string, unknown> = {},
-  ) {
-    super('not_found', message);
+  /** `extra`: optional hints for the caller (e.g. "did you mean" payer slugs). */
+  constructor(message: string, extra: Record<string, unknown> = {}) {
+    super('not_found', message, { extra });
   }
 }
 
 /** Request or input validation failed; carries every issue, not only the first. */
 export class ValidationError extends DomainError {
   constructor(issues: Issue[], message = 'validation failed') {
-    super('validation_error', message, issues);
+    super('validation_error', message, { issues });
   }
 }
 
@@ -45,5 +98,12 @@ export class ValidationError extends DomainError {
 export class ConflictError extends DomainError {
   constructor(message: string) {
     super('conflict', message);
+  }
+}
+
+/** A CLI call the user got wrong (an unknown dataset or scope): one line, exit code 2. */
+export class UsageError extends DomainError {
+  constructor(message: string) {
+    super('usage', message);
   }
 }

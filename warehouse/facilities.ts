@@ -81,7 +81,7 @@ export interface TenantFacilities {
   /** Registers the CCN or updates its registration (re-activating a soft-deleted one); `created` on first registration. */
   register(ccn: string, fields: RegistrationFields, now: Date): Promise<{ facility: FacilityRegistration; created: boolean }>;
   /** The tenant's registration of the CCN, or null. */
-  get(ccn: string): Promise<FacilityRegistration | null>;
+  lookup(ccn: string): Promise<FacilityRegistration | null>;
   list(): Promise<FacilityRegistration[]>;
   /**
    * Soft delete sets `is_active` false; hard delete removes the registration, its roster and its
@@ -161,7 +161,7 @@ const toDetermination = (r: DeterminationRow): StoredDetermination => ({
 export class SqliteFacilities {
   constructor(private readonly db: Database.Database) {}
 
-  private getFacility(tenantId: string, ccn: string): FacilityRegistration | null {
+  private lookupFacility(tenantId: string, ccn: string): FacilityRegistration | null {
     const r = this.db.prepare(`SELECT ${FAC_COLS} FROM facilities WHERE tenant_id = ? AND ccn = ?`).get(tenantId, ccn) as FacilityRow | undefined;
     return r ? toFacility(r) : null;
   }
@@ -177,7 +177,7 @@ export class SqliteFacilities {
   facilities(tenantId: string) {
     return {
       register: (ccn: string, f: RegistrationFields, now: Date) => {
-        const prev = this.getFacility(tenantId, ccn);
+        const prev = this.lookupFacility(tenantId, ccn);
         const at = now.toISOString();
         this.db
           .prepare(
@@ -187,12 +187,12 @@ export class SqliteFacilities {
                place_of_service = excluded.place_of_service, state = excluded.state, is_active = 1, updated_at = excluded.updated_at`,
           )
           .run(tenantId, ccn, f.name, f.facility_type, f.place_of_service, f.state, at, at);
-        return { facility: this.getFacility(tenantId, ccn)!, created: prev === null };
+        return { facility: this.lookupFacility(tenantId, ccn)!, created: prev === null };
       },
-      get: (ccn: string) => this.getFacility(tenantId, ccn),
+      lookup: (ccn: string) => this.lookupFacility(tenantId, ccn),
       list: () => (this.db.prepare(`SELECT ${FAC_COLS} FROM facilities WHERE tenant_id = ? ORDER BY ccn`).all(tenantId) as FacilityRow[]).map(toFacility),
       remove: (ccn: string, hard: boolean, now: Date) => {
-        const prev = this.getFacility(tenantId, ccn);
+        const prev = this.lookupFacility(tenantId, ccn);
         if (!prev) throw new NotFoundError(`facility ${ccn} is not registered by this tenant`);
         if (!hard) {
           this.db.prepare('UPDATE facilities SET is_active = 0, updated_at = ? WHERE tenant_id = ? AND ccn = ?').run(now.toISOString(), tenantId, ccn);

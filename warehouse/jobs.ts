@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { ConflictError, NotFoundError } from './errors.js';
+import type { KeyType } from './state.js';
 
 export type JobStatus = 'accepted' | 'running' | 'completed' | 'failed';
 export type CallbackState = 'none' | 'waiting' | 'pending' | 'delivering' | 'delivered' | 'failed';
@@ -24,7 +25,7 @@ export interface AgentJob {
   input: unknown;
   result: unknown;
   error: { code: string; message: string } | null;
-  key_type: 'test' | 'live';
+  key_type: KeyType;
   idempotency_key: string | null;
   created_at: string;
   started_at: string | null;
@@ -41,7 +42,7 @@ export interface NewJob {
   id: string;
   agent_type: string;
   input: unknown;
-  key_type: 'test' | 'live';
+  key_type: KeyType;
   idempotency_key?: string;
   /** Hash of the submitted body: a reused Idempotency-Key with another body is a conflict. */
   request_hash: string;
@@ -55,7 +56,7 @@ export interface ClaimedJob {
   tenant_id: string;
   agent_type: string;
   input: unknown;
-  key_type: 'test' | 'live';
+  key_type: KeyType;
   created_at: string;
   fence: number;
   runs: number;
@@ -71,7 +72,7 @@ export interface DueCallback {
   body: string;
   /** 1-based number of the attempt about to be made. */
   attempt: number;
-  key_type: 'test' | 'live';
+  key_type: KeyType;
 }
 
 export type JobOutcome = { status: 'completed'; result: unknown } | { status: 'failed'; error: { code: string; message: string } };
@@ -111,7 +112,7 @@ interface JobRow {
   input: string | null;
   result: string | null;
   error: string | null;
-  key_type: 'test' | 'live';
+  key_type: KeyType;
   idempotency_key: string | null;
   request_hash: string;
   created_at: string;
@@ -267,7 +268,7 @@ export class SqliteJobs {
           WHERE (callback_state = 'pending' AND callback_due_at <= ?) OR (callback_state = 'delivering' AND callback_lease_until < ?)
           ORDER BY callback_due_at LIMIT 1`,
       )
-      .get(at, at) as { id: string; tenant_id: string; callback_url: string; callback_secret: string | null; callback_body: string; key_type: 'test' | 'live' } | undefined;
+      .get(at, at) as { id: string; tenant_id: string; callback_url: string; callback_secret: string | null; callback_body: string; key_type: KeyType } | undefined;
     if (!r) return null;
     this.db
       .prepare(`UPDATE agent_jobs SET callback_state = 'delivering', callback_lease_until = ? WHERE id = ?`)

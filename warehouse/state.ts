@@ -391,7 +391,7 @@ export class SqliteStateStore implements StateStore {
       },
       facilities: {
         register: (ccn, fields, now) => write(() => fac.facilities(tenantId).register(ccn, fields, now)),
-        get: (ccn) => run(() => fac.facilities(tenantId).get(ccn)),
+        lookup: (ccn) => run(() => fac.facilities(tenantId).lookup(ccn)),
         list: () => run(() => fac.facilities(tenantId).list()),
         remove: (ccn, hard, now) => write(() => fac.facilities(tenantId).remove(ccn, hard, now)),
       },

@@ -1,8 +1,8 @@
 import { Option, type Command } from 'commander';
 import { selectVersion } from '../../datasets/_shared/versions.js';
-import { getDataset } from '../../datasets/registry.js';
+import { lookupDataset } from '../../datasets/registry.js';
 import { diffVersionFiles, toReport } from '../../ingest/diff.js';
-import { DomainError } from '../../warehouse/errors.js';
+import { NotFoundError, UsageError } from '../../warehouse/errors.js';
 import { EXIT, ExitCode, percent, type CliContext } from '../context.js';
 import { diffMarkdown, diffText } from '../format.js';
 
@@ -17,18 +17,18 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--fail-on-removed <pct>', 'exit 3 when more than this share of the old keys was removed', percent)
     .option('--fail-on-changed <pct>', 'exit 3 when more than this share of the old rows changed', percent)
     .action(async (dataset: string, o: { from?: string; to?: string; format: string; failOnRemoved?: number; failOnChanged?: number }) => {
-      const ds = getDataset(dataset);
-      if (!ds) throw new DomainError('usage', `unknown dataset '${dataset}'`);
+      const ds = lookupDataset(dataset);
+      if (!ds) throw new UsageError(`unknown dataset '${dataset}'`);
       const w = ctx.wh();
       const m = await w.current();
       const versions = m?.datasets[dataset] ?? [];
-      if (!versions.length) throw new DomainError('not_found', `dataset ${dataset} has no loaded version in the current snapshot`);
+      if (!versions.length) throw new NotFoundError(`dataset ${dataset} has no loaded version in the current snapshot`);
       const loaded = versions.map((v) => v.version).join(', ');
       const to = o.to ? versions.find((v) => v.version === o.to) : selectVersion(dataset, versions, { rule: 'effective' })?.version;
-      if (!to) throw new DomainError('not_found', `version ${o.to} of ${dataset} is not loaded (loaded: ${loaded})`);
+      if (!to) throw new NotFoundError(`version ${o.to} of ${dataset} is not loaded (loaded: ${loaded})`);
       const earlier = versions.filter((v) => v !== to && (v.effective_date ?? '') <= (to.effective_date ?? ''));
       const from = o.from ? versions.find((v) => v.version === o.from) : earlier.at(-1);
-      if (o.from && !from) throw new DomainError('not_found', `version ${o.from} of ${dataset} is not loaded (loaded: ${loaded})`);
+      if (o.from && !from) throw new NotFoundError(`version ${o.from} of ${dataset} is not loaded (loaded: ${loaded})`);
       const d = await diffVersionFiles(ds, from ? w.path(from.file) : null, w.path(to.file));
       const report = toReport(dataset, from?.version ?? null, to.version, d, { failOnRemovedPct: o.failOnRemoved, failOnChangedPct: o.failOnChanged });
       if (o.format === 'json') ctx.json(report);

@@ -1,9 +1,9 @@
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { DATASETS, getDataset } from '../../datasets/registry.js';
+import { DATASETS, lookupDataset } from '../../datasets/registry.js';
 import { ingestFiles, GateError, type IngestSummary } from '../../ingest/pipeline.js';
 import type { DiffReport } from '../../ingest/diff.js';
-import { DomainError } from '../../warehouse/errors.js';
+import { UsageError } from '../../warehouse/errors.js';
 import { EXIT, ExitCode, isoDate, percent, type CliContext } from '../context.js';
 import { diffMarkdown, diffText, fmtInt, progressLine } from '../format.js';
 
@@ -49,7 +49,7 @@ export function register(program: Command, ctx: CliContext): void {
         files: string[],
         o: { version?: string; effectiveDate?: string; dryRun?: boolean; failOnRemoved?: number; failOnChanged?: number; replace?: boolean; allowRemovals?: boolean; rejectThreshold?: number; format?: Format; json?: boolean },
       ) => {
-        if (!getDataset(dataset)) throw new DomainError('usage', `unknown dataset '${dataset}' (known: ${DATASETS.map((d) => d.id).join(', ')})`);
+        if (!lookupDataset(dataset)) throw new UsageError(`unknown dataset '${dataset}' (known: ${DATASETS.map((d) => d.id).join(', ')})`);
         const c = ctx.cfg();
         const format: Format = o.format ?? (o.json || !ctx.io.isTTY ? 'json' : 'text');
         const progress = format === 'text' && ctx.io.isTTY;

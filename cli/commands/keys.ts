@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { DomainError } from '../../warehouse/errors.js';
+import { UsageError } from '../../warehouse/errors.js';
 import { SCOPES, type KeyScope, type KeyType } from '../../warehouse/state.js';
 import type { CliContext } from '../context.js';
 
@@ -17,7 +17,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (o: { tenant: string; type: KeyType; scopes: string[]; label?: string; createTenant?: boolean; json?: boolean }) => {
       const scopes = o.scopes.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
       const bad = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-      if (bad.length) throw new DomainError('usage', `unknown scope(s) ${bad.join(', ')} (known: ${SCOPES.join(', ')})`);
+      if (bad.length) throw new UsageError(`unknown scope(s) ${bad.join(', ')} (known: ${SCOPES.join(', ')})`);
       await ctx.withState(async (st) => {
         if (o.createTenant && !(await st.admin.findTenants()).some((t) => t.id === o.tenant || t.name === o.tenant)) await st.admin.createTenant(o.tenant);
         const { record, secret } = await st.admin.createKey({ tenant: o.tenant, type: o.type, scopes: scopes as KeyScope[], label: o.label });

@@ -1,5 +1,3 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../warehouse/errors.js';
@@ -10,18 +8,12 @@ import { localityCounty } from '../locality_county/dataset.js';
 import { wageIndex } from '../wage_index/dataset.js';
 import { zipLocality } from '../zip_locality/dataset.js';
 import { careCompareType, facilities, posType } from './dataset.js';
-import { getFacility } from './queries.js';
-import { openTestSnapshot, parseAll } from '../../test/helpers/datasets.js';
+import { getFacilityReference } from '../../server/facilities/geography.js';
+import { openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const seeds = join(repoRoot, 'seeds');
 const posSeed = join(seeds, 'facilities/Hospital_and_other.DATA.Q3_2025.csv');
-const tmp = mkdtempSync(join(tmpdir(), 'fac-'));
-const write = (name: string, text: string) => {
-  const p = join(tmp, name);
-  writeFileSync(p, text);
-  return p;
-};
 
 /** The real Care Compare header (Hospital_General_Information.csv, 38 quoted columns). */
 const CC_HEADER =
@@ -35,7 +27,7 @@ const CC_ROWS = [
   ccRow(['330799', 'CLIFTON-FINE HOSPITAL', '1014 OSWEGATCHIE TRAIL', 'STAR LAKE', 'NY', '13690', 'ST. LAWRENCE', '(315) 848-4205', 'Rural Emergency Hospital', 'Voluntary non-profit - Other', 'Yes']),
   ccRow(['01019F', 'VA CENTRAL ALABAMA HEALTHCARE SYSTEM - MONTGOMERY', '215 PERRY HILL ROAD', 'MONTGOMERY', 'AL', '36109', 'MONTGOMERY', '(334) 260-4100', 'Acute Care - Veterans Administration', 'Veterans Health Administration', 'Yes']),
 ];
-const careCompare = () => write('Hospital_General_Information.csv', `${CC_HEADER}\n${CC_ROWS.join('\n')}\n`);
+const careCompare = () => writeTempFile('Hospital_General_Information.csv', `${CC_HEADER}\n${CC_ROWS.join('\n')}\n`);
 
 describe('facilities parser: Provider of Services layout (seed)', () => {
   it('detects the POS header and takes 2025Q3 from the file name', async () => {
@@ -77,14 +69,14 @@ describe('facilities parser: Provider of Services layout (seed)', () => {
 
 describe('facilities parser: Care Compare Hospital General Information layout', () => {
   it('detects the quoted header; the plain file name carries no version', async () => {
-    const s = await sampleFile(await toSourceFile(careCompare()));
+    const s = await sampleFile(await toSourceFile(await careCompare()));
     expect(facilities.detect(s)).toBe(true);
     expect(facilities.version([s])).toBeUndefined();
     expect(facilities.version([{ ...s, name: 'Hospital_General_Information_2025-10.csv' }])).toEqual({ label: '2025-10', effective_date: '2025-10-01' });
   });
 
   it('keeps CCNs as text (VA F suffix) and maps Hospital Type; no CBSA or rural flag', async () => {
-    const { rows, rejects } = await parseAll(facilities, [careCompare()]);
+    const { rows, rejects } = await parseAll(facilities, [await careCompare()]);
     expect(rejects).toEqual([]);
     expect(rows.map((r) => [r.ccn, r.facility_type, r.county_name, r.cbsa, r.is_rural])).toEqual([
       ['331316', 'critical_access_hospital', 'MADISON', null, null],
@@ -99,22 +91,22 @@ describe('facilities parser: Care Compare Hospital General Information layout', 
 
 describe('facilities bad input', () => {
   it('throws "file is empty" for an empty file', async () => {
-    await expect(parseAll(facilities, [write('empty.csv', '')])).rejects.toThrow(/file is empty/);
+    await expect(parseAll(facilities, [await writeTempFile('empty.csv', '')])).rejects.toThrow(/file is empty/);
   });
 
   it('yields nothing for a header-only file', async () => {
-    expect(await parseAll(facilities, [write('Hospital_General_Information.csv', `${CC_HEADER}\n`)])).toEqual({ rows: [], rejects: [] });
+    expect(await parseAll(facilities, [await writeTempFile('Hospital_General_Information.csv', `${CC_HEADER}\n`)])).toEqual({ rows: [], rejects: [] });
   });
 
   it('does not claim another dataset file and reports the missing header', async () => {
-    const p = write('25LOCCO.csv', 'COUNTIES INCLUDED IN 2025 LOCALITIES.,,,,\r\n,,,,\r\nMedicare Adminstrative Contractor,Locality Number,State ,Fee Schedule Area ,Counties\r\n10112,0,ALABAMA ,STATEWIDE ,ALL COUNTIES \r\n');
+    const p = await writeTempFile('25LOCCO.csv', 'COUNTIES INCLUDED IN 2025 LOCALITIES.,,,,\r\n,,,,\r\nMedicare Adminstrative Contractor,Locality Number,State ,Fee Schedule Area ,Counties\r\n10112,0,ALABAMA ,STATEWIDE ,ALL COUNTIES \r\n');
     expect(facilities.detect(await sampleFile(await toSourceFile(p)))).toBe(false);
     await expect(parseAll(facilities, [p])).rejects.toThrow(/no header row found/);
   });
 
   it('rejects corrupted rows with every bad field located, and duplicate CCNs', async () => {
     const bad = ccRow(['33-101', 'X', '1 MAIN', 'NEW YORK', 'New York', '100656', 'NEW YORK', '', 'Hospice', '', '']);
-    const p = write('Hospital_General_Information.csv', `${CC_HEADER}\n${CC_ROWS[1]}\n${bad}\n${CC_ROWS[1]}\n`);
+    const p = await writeTempFile('Hospital_General_Information.csv', `${CC_HEADER}\n${CC_ROWS[1]}\n${bad}\n${CC_ROWS[1]}\n`);
     const { rows, rejects } = await parseAll(facilities, [p]);
     expect(rows).toHaveLength(1);
     expect(rejects[0]).toEqual({
@@ -130,7 +122,7 @@ describe('facilities bad input', () => {
   });
 
   it('restores leading zeros an Excel round-trip stripped from CCN and ZIP', async () => {
-    const p = write('Hospital_General_Information.csv', `${CC_HEADER}\n${ccRow(['10001', 'SOUTHEAST HEALTH MEDICAL CENTER', '1108 ROSS CLARK CIRCLE', 'DOTHAN', 'AL', '36301', 'HOUSTON', '', 'Acute Care Hospitals'])}\n${ccRow(['1014F', 'BIRMINGHAM VA MEDICAL CENTER', '700 SOUTH 19TH STREET', 'BIRMINGHAM', 'AL', '35233', 'JEFFERSON', '', 'Acute Care - Veterans Administration'])}\n${ccRow(['220071', 'MASSACHUSETTS GENERAL HOSPITAL', '55 FRUIT STREET', 'BOSTON', 'MA', '2114', 'SUFFOLK', '', 'Acute Care Hospitals'])}\n`);
+    const p = await writeTempFile('Hospital_General_Information.csv', `${CC_HEADER}\n${ccRow(['10001', 'SOUTHEAST HEALTH MEDICAL CENTER', '1108 ROSS CLARK CIRCLE', 'DOTHAN', 'AL', '36301', 'HOUSTON', '', 'Acute Care Hospitals'])}\n${ccRow(['1014F', 'BIRMINGHAM VA MEDICAL CENTER', '700 SOUTH 19TH STREET', 'BIRMINGHAM', 'AL', '35233', 'JEFFERSON', '', 'Acute Care - Veterans Administration'])}\n${ccRow(['220071', 'MASSACHUSETTS GENERAL HOSPITAL', '55 FRUIT STREET', 'BOSTON', 'MA', '2114', 'SUFFOLK', '', 'Acute Care Hospitals'])}\n`);
     const { rows, rejects } = await parseAll(facilities, [p]);
     expect(rejects).toEqual([]);
     expect(rows.map((r) => [r.ccn, r.zip])).toEqual([
@@ -141,7 +133,7 @@ describe('facilities bad input', () => {
   });
 
   it('rejects a POS row with a bad category code and urban/rural flag', async () => {
-    const p = write('POS_Q3_2025.csv', 'PRVDR_CTGRY_SBTYP_CD,PRVDR_CTGRY_CD,FAC_NAME,PRVDR_NUM,STATE_CD,ZIP_CD,CBSA_URBN_RRL_IND,CBSA_CD\r\n01,1,X HOSPITAL,010001,AL,36301,X,20020\r\n');
+    const p = await writeTempFile('POS_Q3_2025.csv', 'PRVDR_CTGRY_SBTYP_CD,PRVDR_CTGRY_CD,FAC_NAME,PRVDR_NUM,STATE_CD,ZIP_CD,CBSA_URBN_RRL_IND,CBSA_CD\r\n01,1,X HOSPITAL,010001,AL,36301,X,20020\r\n');
     const { rejects } = await parseAll(facilities, [p]);
     expect(rejects[0]!.issues.map((i) => i.loc)).toEqual([
       ['row', 2, 'category'],
@@ -166,7 +158,7 @@ describe('getFacility over the seeds (POS layout)', () => {
   afterAll(() => snap.close());
 
   it('resolves UCSF to San Francisco: locality 0111205 by ZIP, CBSA 41884, FY2026 wage index', async () => {
-    const p = await getFacility(snap, '050454');
+    const p = await getFacilityReference(snap, '050454');
     expect(p).toMatchObject({
       ccn: '050454',
       state: 'CA',
@@ -190,30 +182,30 @@ describe('getFacility over the seeds (POS layout)', () => {
   });
 
   it('resolves the rural critical access hospital in Chatom AL to the statewide locality and rural CBSA 01', async () => {
-    const p = await getFacility(snap, '011300');
+    const p = await getFacilityReference(snap, '011300');
     expect(p).toMatchObject({ locality: '1011200', cbsa: '01', wage_index: 0.7555, is_rural: true, facility_type: 'critical_access_hospital', county: 'WASHINGTON' });
   });
 
   it('warns when the POS urban flag and the ZIP5 rural indicator disagree (Hamilton NY)', async () => {
-    const p = await getFacility(snap, '331316');
+    const p = await getFacilityReference(snap, '331316');
     expect(p).toMatchObject({ locality: '1328299', cbsa: '45060', is_rural: false, rural_source: 'facility_file' });
     expect(p.warnings).toEqual([expect.stringMatching(/marks the facility urban .* ZIP 13346 is rural/)]);
   });
 
   it('throws NotFoundError naming the CCN and version for an unknown CCN', async () => {
-    await expect(getFacility(snap, '999999')).rejects.toThrow(new NotFoundError('CCN 999999 is not in facilities 2025Q3'));
+    await expect(getFacilityReference(snap, '999999')).rejects.toThrow(new NotFoundError('CCN 999999 is not in facilities 2025Q3'));
   });
 });
 
 describe('getFacility over a Care Compare file (no CBSA, no rural flag)', () => {
   let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
   beforeAll(async () => {
-    snap = await openTestSnapshot([{ dataset: facilities, files: [careCompare()], version: '2025-10' }, ...geography]);
+    snap = await openTestSnapshot([{ dataset: facilities, files: [await careCompare()], version: '2025-10' }, ...geography]);
   });
   afterAll(() => snap.close());
 
   it('derives CBSA from the county crosswalk and is_rural from the ZIP, saying so', async () => {
-    const p = await getFacility(snap, '330101');
+    const p = await getFacilityReference(snap, '330101');
     expect(p).toMatchObject({ locality: '1320201', cbsa: '35614', wage_index: 1.3456, is_rural: false, rural_source: 'zip_locality', source_layout: 'care_compare' });
     expect(p.warnings).toEqual([
       'CBSA 35614 derived from county NEW YORK, NY via cbsa_county FY2026 (the Care Compare file has no CBSA)',
@@ -222,12 +214,12 @@ describe('getFacility over a Care Compare file (no CBSA, no rural flag)', () => 
   });
 
   it('finds the rural emergency hospital in St. Lawrence County via ST. LAWRENCE -> rural CBSA 33', async () => {
-    const p = await getFacility(snap, '330799');
+    const p = await getFacilityReference(snap, '330799');
     expect(p).toMatchObject({ locality: '1328299', cbsa: '33', wage_index: 0.8954, is_rural: true, facility_type: 'rural_emergency_hospital' });
   });
 
   it('falls back to the county locality when the ZIP is not in zip_locality, and reports what is missing', async () => {
-    const p = await getFacility(snap, '01019F');
+    const p = await getFacilityReference(snap, '01019F');
     expect(p).toMatchObject({ locality: '1011200', locality_source: 'county', cbsa: null, wage_index: null, is_rural: false, rural_source: null });
     expect(p.warnings).toEqual([
       'locality 1011200 derived from county MONTGOMERY, AL via locality_county (all match) because ZIP 36109 is not in zip_locality 2025Q4',
@@ -238,16 +230,16 @@ describe('getFacility over a Care Compare file (no CBSA, no rural flag)', () => 
   });
 
   it('accepts a lower-case CCN', async () => {
-    expect((await getFacility(snap, '01019f')).ccn).toBe('01019F');
+    expect((await getFacilityReference(snap, '01019f')).ccn).toBe('01019F');
   });
 });
 
 describe('getFacility with a POS CBSA that Table 3 does not list', () => {
   it('falls back to the county crosswalk CBSA (statewide rural area) for the wage index, with a warning', async () => {
-    const p = write('POS_Q3_2025.csv', 'PRVDR_CTGRY_SBTYP_CD,PRVDR_CTGRY_CD,FAC_NAME,PRVDR_NUM,STATE_CD,ZIP_CD,FIPS_STATE_CD,FIPS_CNTY_CD,CBSA_URBN_RRL_IND,CBSA_CD\r\n01,01,CLIFTON-FINE HOSPITAL,330799,NY,13690,36,089,R,36300\r\n');
+    const p = await writeTempFile('POS_Q3_2025.csv', 'PRVDR_CTGRY_SBTYP_CD,PRVDR_CTGRY_CD,FAC_NAME,PRVDR_NUM,STATE_CD,ZIP_CD,FIPS_STATE_CD,FIPS_CNTY_CD,CBSA_URBN_RRL_IND,CBSA_CD\r\n01,01,CLIFTON-FINE HOSPITAL,330799,NY,13690,36,089,R,36300\r\n');
     const snap = await openTestSnapshot([{ dataset: facilities, files: [p] }, ...geography]);
     try {
-      const f = await getFacility(snap, '330799');
+      const f = await getFacilityReference(snap, '330799');
       expect(f).toMatchObject({ cbsa: '36300', wage_index: 0.8954, is_rural: true, county: 'ST. LAWRENCE', locality: '1328299' });
       expect(f.warnings).toEqual([
         'the Provider of Services file gives CBSA 36300 but cbsa_county FY2026 maps county ST. LAWRENCE to 33; using the facility file',
@@ -263,7 +255,7 @@ describe('getFacility without the facilities dataset', () => {
   it('throws NotFoundError saying facilities is not loaded', async () => {
     const snap = await openTestSnapshot(geography.slice(0, 1));
     try {
-      await expect(getFacility(snap, '050454')).rejects.toThrow(/facilities is not loaded/);
+      await expect(getFacilityReference(snap, '050454')).rejects.toThrow(/facilities is not loaded/);
     } finally {
       snap.close();
     }

@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP } from 'node:net';
 import type { AgentJob } from '../../warehouse/jobs.js';
+import type { KeyType } from '../../warehouse/state.js';
 
 /** The spec's callback attempts: immediately, then about 2 s and about 8 s after the previous one ended. */
 export const RETRY_DELAYS_MS = [2_000, 8_000] as const;
@@ -222,7 +223,7 @@ function retryAfterMs(v: string | undefined, now: Date): number | null {
 
 /** One delivery attempt, classified by the spec's rules: retry on timeout, connection error, 5xx and 429; never on other statuses. */
 export async function attemptDelivery(
-  d: { url: string; secret: string | null; body: string; key_type: 'test' | 'live' },
+  d: { url: string; secret: string | null; body: string; key_type: KeyType },
   o: { policy: CallbackPolicy; resolve: Resolver; http: CallbackHttp; now: () => Date; userAgent: string },
 ): Promise<AttemptResult> {
   const target = await resolveTarget(d.url, o.policy, d.key_type === 'live', o.resolve).catch((e: Error) => ({ transient: e.message }));

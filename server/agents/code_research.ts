@@ -5,13 +5,16 @@ import { countPtpEditsForCode, type PtpDatasetId } from '../../datasets/_ncci_pt
 import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { getCodeLookup, getCrosswalks } from '../codes/service.js';
+import { resolveFacility } from '../facilities/service.js';
 import { composePaymentFor } from '../payment/service.js';
+import { Trace } from '../trace.js';
 import { payerKnowledge } from '../../datasets/payers/queries.js';
 import { matchingPriorAuthRules } from '../payers/service.js';
 import { inForce } from '../prior_auth/resolve.js';
 import { AgentError, type Agent, type AgentContext } from './runner.js';
 import type { CodeResearchInput } from './schemas.js';
-import { conclude, findings, type AgentWriterOptions } from './evidence.js';
+import { conclude, gather, type AgentWriterOptions } from './evidence.js';
+import { todayOf } from '../calendar.js';
 
 const CODE_IN_TEXT = /\b(?:\d{4}[0-9A-Z]|[A-Z]\d{4})\b/i;
 
@@ -34,9 +37,10 @@ export function codeResearchAgent(o: AgentWriterOptions): Agent {
 }
 
 async function research(snapshot: SnapshotReader, code: string, ccn: string | undefined, ctx: AgentContext, o: AgentWriterOptions) {
-  const today = ctx.now().toISOString().slice(0, 10);
-  const f = findings(snapshot);
-  const { evidence, warnings, cite } = f;
+  const today = todayOf(ctx.now());
+  const f = gather(ctx);
+  const { evidence, trace } = f;
+  const { warnings } = trace;
 
   let descriptor: string | null = null;
   let status: string | null = null;
@@ -49,7 +53,7 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
       kind: 'descriptor',
       statement: `${code} is "${lookup.description}", PFS status ${lookup.status_code}${lookup.status_description ? ` (${lookup.status_description})` : ''}; work RVU ${head.work_rvu ?? 'n/a'}, non-facility PE RVU ${head.non_fac_pe_rvu ?? 'n/a'}, facility PE RVU ${head.facility_pe_rvu ?? 'n/a'}, malpractice RVU ${head.mp_rvu ?? 'n/a'}, global days ${head.global_days || 'n/a'}.`,
       facts: { description: lookup.description, status_code: lookup.status_code, modifiers: lookup.modifiers, rvus: head },
-      citation: cite('mpfs_rvu', version),
+      citation: trace.cite('mpfs_rvu', version),
     });
   } catch (e) {
     if (!(e instanceof NotFoundError)) throw e;
@@ -57,19 +61,21 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
   }
 
   try {
-    const pay = await composePaymentFor(snapshot, { code, ccn, date_of_service: today });
-    const c = pay.composition;
+    const facility = ccn ? await resolveFacility(snapshot, null, ccn, 'reference') : null;
+    const payTrace = new Trace(snapshot, ctx.now);
+    const c = await composePaymentFor(snapshot, { code, ccn, date_of_service: today, facility }, payTrace);
+    const used = payTrace.versions;
     if (c.applicable_blocks.length) {
       const where = ccn ? `at facility ${ccn}` : 'nationally (GPCI 1.000)';
       evidence.push({
         kind: 'payment',
         statement: `Estimated Medicare payment ${where} on ${today}: $${c.estimated_payment.toFixed(2)} (${c.applicable_blocks.join(' + ')}).`,
         facts: { estimated_payment: c.estimated_payment, applicable_blocks: c.applicable_blocks, physician: c.physician, outpatient_facility: c.outpatient_facility, lab: c.lab, dme: c.dme, conversion_factor: c.conversion_factor },
-        citation: c.physician ? cite('mpfs_rvu', pay.used.mpfs_rvu ?? '') : null,
+        citation: c.physician ? trace.cite('mpfs_rvu', used.mpfs_rvu ?? '') : null,
       });
-      for (const [d, v] of Object.entries(pay.used)) if (v) f.versions[d] = v;
+      trace.useAll(used);
     }
-    warnings.push(...pay.warnings.filter((w) => !/national GPCIs/.test(w)));
+    warnings.push(...payTrace.warnings.filter((w) => !/national GPCIs/.test(w)));
   } catch (e) {
     if (!(e instanceof NotFoundError)) throw e;
   }
@@ -86,7 +92,7 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
       kind: `ptp_${setting === 'practitioner' ? 'prac' : 'hosp'}`,
       statement: `NCCI ${setting} PTP edits in force on ${today}: ${n.as_column1} with ${code} in column 1 (the other code is denied), ${n.as_column2} with ${code} in column 2.`,
       facts: { as_column1: n.as_column1, as_column2: n.as_column2, sample: n.sample.map((r) => ({ column1: r.column1, column2: r.column2, modifier_indicator: r.modifier_indicator, effective_date: r.effective_date })) },
-      citation: cite(dataset, pick.version.version),
+      citation: trace.cite(dataset, pick.version.version),
     });
   }
 
@@ -97,7 +103,7 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
       kind: `mue_${l.mue_type}`,
       statement: `MUE (${l.mue_type}): at most ${l.row.mue_value} unit(s), adjudication indicator ${l.row.mue_adj_ind} (${l.row.mue_adj_ind_label}).`,
       facts: { mue_value: l.row.mue_value, mue_adj_ind: l.row.mue_adj_ind, rationale: l.row.mue_rationale },
-      citation: cite(l.used.dataset, l.used.version),
+      citation: trace.cite(l.used.dataset, l.used.version),
     });
   }
   warnings.push(...mues.warnings);
@@ -110,7 +116,7 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
         ? `${code} is an add-on code: it is reported with a primary code (${aoc.as_addon.length} primary code edit(s)).`
         : `${code} is a primary code for ${aoc.as_primary.length} add-on code(s).`,
       facts: { primary_codes: aoc.as_addon.map((r) => r.primary_code).slice(0, 20), add_on_codes: aoc.as_primary.map((r) => r.addon_code).slice(0, 20) },
-      citation: cite('ncci_aoc', aoc.used.version),
+      citation: trace.cite('ncci_aoc', aoc.used.version),
     });
   }
 
@@ -123,7 +129,7 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
         kind: 'crosswalk',
         statement: [apc ? `OPPS pays ${code} under APC ${apc.target_code}.` : '', ndcs ? `${ndcs} NDC(s) are billed under ${code}.` : ''].filter(Boolean).join(' '),
         facts: { crosswalks: x.crosswalks.slice(0, 20) },
-        citation: Object.entries(x.used).map(([d, v]) => cite(d, v))[0] ?? null,
+        citation: Object.entries(x.used).map(([d, v]) => trace.cite(d, v))[0] ?? null,
       });
     }
   } catch (e) {
@@ -136,7 +142,7 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
       kind: 'prior_auth',
       statement: `Prior-authorization rules naming ${code} or its service category: ${pa.map((r) => `${r.payer_slug} ${r.rule_id} (${r.pa_required ? 'required' : 'not required'}${r.place_of_service.length ? ` at place of service ${r.place_of_service.join('/')}` : ''}${r.service_category ? `, ${r.service_category.replace(/_/g, ' ')}` : ''})`).join('; ')}.`,
       facts: { rules: pa.map((r) => ({ payer_slug: r.payer_slug, rule_id: r.rule_id, pa_required: r.pa_required, service_category: r.service_category, place_of_service: r.place_of_service, scope: r.scope, citation: r.citation })) },
-      citation: cite('payers', k.version),
+      citation: trace.cite('payers', k.version),
     });
   } else if (k.version) {
     warnings.push(`prior-auth: no loaded payer rule names ${code} or a service category it falls in (GET /v1/prior-auth/check answers per payer)`);

@@ -5,7 +5,7 @@ import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
 import { todayOf } from '../calendar.js';
 import { appealDeadlines, receiptConvention } from '../payers/deadlines.js';
 import { parseDenialCode, payerWarnings, resolvePayer } from '../payers/service.js';
-import { conclude, findings, type AgentWriterOptions } from './evidence.js';
+import { conclude, gather, type AgentWriterOptions } from './evidence.js';
 import { AgentError, type Agent } from './runner.js';
 import type { DenialResolutionInput } from './schemas.js';
 
@@ -43,8 +43,9 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
     async run(raw, ctx) {
       const input = raw as DenialResolutionInput;
       const snapshot = ctx.snapshot;
-      const f = findings(snapshot);
-      const { evidence, warnings, cite } = f;
+      const f = gather(ctx);
+      const { evidence, trace } = f;
+      const { warnings } = trace;
 
       // The codes: explicit carc/rarc win over denial_code (said in the result).
       let parsed: ReturnType<typeof parseDenialCode> | null = null;
@@ -71,7 +72,7 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
           rarcRow ? `RARC ${rarc}: "${rarcRow.description}"` : '',
           groupRow ? `group ${group}: "${groupRow.description}"` : '',
         ].filter(Boolean);
-        if (parts.length) evidence.push({ kind: 'x12', statement: `${parts.join('; ')}.`, facts: { carc: carcRow ?? null, rarc: rarcRow ?? null, group: groupRow ?? null }, citation: cite('x12_codes', x.version) });
+        if (parts.length) evidence.push({ kind: 'x12', statement: `${parts.join('; ')}.`, facts: { carc: carcRow ?? null, rarc: rarcRow ?? null, group: groupRow ?? null }, citation: trace.cite('x12_codes', x.version) });
       }
       for (const [c, r, list] of [[carc, carcRow, 'CARC'], [rarc, rarcRow, 'RARC']] as const) {
         if (c && !r) warnings.push(`${list} ${c} is not in the loaded X12 lists (x12_codes ${x.version || 'not loaded'}; the seed carries a partial, cited set)`);
@@ -105,7 +106,7 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
             kind: 'denial_pattern',
             statement: `${payer.name} pattern for ${pattern.group_code ? `${pattern.group_code}-` : ''}${pattern.carc_code}${pattern.remark_code ? `/${pattern.remark_code}` : ''} (${pattern.denial_category}): ${pattern.root_cause}`,
             facts: { ...pattern },
-            citation: cite('payers', k.version),
+            citation: trace.cite('payers', k.version),
           });
           similar = rows.filter((d) => d !== pattern && d.denial_category === pattern!.denial_category);
         } else {
@@ -122,7 +123,7 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
             kind: 'appeal_deadline',
             statement: `First-level ${payer.name} appeal (${first.level_name}): ${first.deadline_days} days${first.deadline_date ? `, due ${first.deadline_date}` : ''}.`,
             facts: { first },
-            citation: cite('payers', k.version),
+            citation: trace.cite('payers', k.version),
           });
         } else {
           warnings.push(`no appeal levels are loaded for ${payer.slug}`);

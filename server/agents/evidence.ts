@@ -1,7 +1,6 @@
-import { getDataset } from '../../datasets/registry.js';
-import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import { Trace } from '../trace.js';
 import type { AgentContext } from './runner.js';
-import { narrate as narrateWith, type Citation, type Evidence, type Writer } from './writer.js';
+import { narrate, type Evidence, type Writer } from './writer.js';
 
 /** What agents need to phrase their findings (`RCM_LLM_*`). */
 export interface AgentWriterOptions {
@@ -10,44 +9,24 @@ export interface AgentWriterOptions {
   allowTestKeys: boolean;
 }
 
-/** The citation of one loaded dataset version: publisher and the source files it was built from. */
-export function citationOf(snapshot: SnapshotReader, dataset: string, version: string): Citation {
-  const v = snapshot.versions(dataset).find((x) => x.version === version);
-  return { dataset, version, publisher: getDataset(dataset)?.publisher ?? dataset, source_files: v?.source_files.map((f) => f.name) ?? [] };
-}
-
-/** The note of an agent result, through the configured writer for this job's key. */
-export function narrate(task: { agent: string; conclusion: string; evidence: Evidence[] }, ctx: AgentContext, o: AgentWriterOptions) {
-  return narrateWith(task, { llm: o.llm, keyType: ctx.keyType, allowTestKeys: o.allowTestKeys });
-}
-
-/** What every agent collects while it runs: cited evidence, the versions it read, warnings. */
-export function findings(snapshot: SnapshotReader) {
-  const evidence: Evidence[] = [];
-  const warnings: string[] = [];
-  const versions: Record<string, string> = {};
-  return {
-    evidence,
-    warnings,
-    versions,
-    /** The citation of a dataset version, recorded among the versions the result used. */
-    cite(dataset: string, version: string): Citation {
-      versions[dataset] = version;
-      return citationOf(snapshot, dataset, version);
-    },
-  };
+/**
+ * What an agent collects while it runs: the trace of what it read (versions, warnings,
+ * citations, as every REST answer keeps one) and the evidence it cites.
+ */
+export function gather(ctx: AgentContext): { trace: Trace; evidence: Evidence[] } {
+  return { trace: new Trace(ctx.snapshot, ctx.now), evidence: [] };
 }
 
 /** The tail every agent result shares: the conclusion phrased by the writer, the evidence and its citations. */
-export async function conclude(f: ReturnType<typeof findings>, agent: string, conclusion: string, ctx: AgentContext, o: AgentWriterOptions) {
-  const note = await narrate({ agent, conclusion, evidence: f.evidence }, ctx, o);
+export async function conclude(g: { trace: Trace; evidence: Evidence[] }, agent: string, conclusion: string, ctx: AgentContext, o: AgentWriterOptions) {
+  const note = await narrate({ agent, conclusion, evidence: g.evidence }, { llm: o.llm, keyType: ctx.keyType, allowTestKeys: o.allowTestKeys });
   return {
     conclusion,
     narrative: note.narrative,
     writer: note.writer,
-    evidence: f.evidence,
-    citations: f.evidence.map((e) => e.citation).filter((c) => c !== null),
-    dataset_versions: f.versions,
-    warnings: [...f.warnings, ...note.warnings],
+    evidence: g.evidence,
+    citations: g.evidence.map((e) => e.citation).filter((c) => c !== null),
+    dataset_versions: g.trace.versions,
+    warnings: [...g.trace.warnings, ...note.warnings],
   };
 }

@@ -2,7 +2,7 @@ import { dotted, undotted } from '../../datasets/icd10cm/dataset.js';
 import { findDx, icd10Index } from '../../datasets/icd10cm/queries.js';
 import { coverageIndex } from '../../datasets/mcd_coverage/queries.js';
 import { todayOf } from '../calendar.js';
-import { conclude, findings, type AgentWriterOptions } from './evidence.js';
+import { conclude, gather, type AgentWriterOptions } from './evidence.js';
 import { AgentError, type Agent } from './runner.js';
 import type { MedicalNecessityInput } from './schemas.js';
 
@@ -28,8 +28,9 @@ export function medicalNecessityAgent(o: AgentWriterOptions): Agent {
       const code = (input.cpt_code ?? CODE_IN_TEXT.exec((input.query ?? '').toUpperCase())?.[0] ?? '').toUpperCase();
       if (!code) throw new AgentError('no_code', 'the job names no CPT/HCPCS code');
       const dos = input.date_of_service ?? todayOf(ctx.now());
-      const f = findings(snapshot);
-      const { evidence, warnings, cite } = f;
+      const f = gather(ctx);
+      const { evidence, trace } = f;
+      const { warnings } = trace;
 
       // Diagnoses: valid, billable codes of the fiscal year of the date of service.
       const icd = await icd10Index(snapshot, dos);
@@ -49,7 +50,7 @@ export function medicalNecessityAgent(o: AgentWriterOptions): Agent {
           kind: 'diagnoses',
           statement: diagnoses.map((d) => `${d.code}: ${d.status}${d.description ? ` (${d.description})` : ''}`).join('; ') + '.',
           facts: { diagnoses },
-          citation: cite('icd10cm', icd.version),
+          citation: trace.cite('icd10cm', icd.version),
         });
       }
 
@@ -80,7 +81,7 @@ export function medicalNecessityAgent(o: AgentWriterOptions): Agent {
             kind: 'coverage_article',
             statement: `${a.display_id} v${a.article_version} "${a.title}" lists ${code}${lcds.length ? ` (LCD ${lcds.map((l) => `${l.lcd_id} v${l.lcd_version}`).join(', ')})` : ''}; ${hits.length ? `covered diagnoses submitted: ${hits.join(', ')}` : `none of the submitted diagnoses is on its ${coveredRows.length}-code covered list`}.`,
             facts: { article: a, lcds, covered_submitted: hits, covered_count: coveredRows.length },
-            citation: cite('mcd_coverage', cov.version),
+            citation: trace.cite('mcd_coverage', cov.version),
           });
           if ([a.display_id, ...lcds.map((l) => l.lcd_id)].some((x) => ILLUSTRATIVE.test(x))) {
             const w = 'coverage rows of the seeds are illustrative (no real MCD code-level export is loaded): do not rely on this verdict';

@@ -50,7 +50,7 @@ function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; 
     body: json(o.body, 64 * 1024),
     response: AgentJobAcceptedSchema,
     status: 202,
-    errors: [409],
+    errors: ['conflict'],
     examples: [{ summary: o.summary, body: o.example }],
     handler: async ({ body, tenant, auth, header, now }) => {
       const b = body as { callback_url?: string; callback_secret?: string } & Record<string, unknown>;
@@ -129,7 +129,7 @@ export function agentRoutes(d: AgentRouteDeps): RouteDef[] {
       reads: 'tenant',
       params: z.object({ job_id: z.uuid() }),
       response: AgentJobSchema,
-      errors: [404],
+      errors: ['not_found'],
       examples: [{ summary: 'poll a job (404 until a job with this id exists)', params: { job_id: '00000000-0000-4000-8000-000000000000' }, status: 404 }],
       handler: async ({ params, tenant }) => toPolledJob(await tenant.jobs.get(params.job_id)),
     }),

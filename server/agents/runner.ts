@@ -3,13 +3,14 @@ import type { JobQueue, ClaimedJob } from '../../warehouse/jobs.js';
 import type { MountedSnapshot } from '../../warehouse/snapshot.js';
 import type { Logger } from '../logger.js';
 import { attemptDelivery, callbackBody, MAX_ATTEMPTS, nextAttemptAt, type CallbackHttp, type CallbackPolicy, type Resolver } from './callbacks.js';
+import type { KeyType } from '../../warehouse/state.js';
 
 /** What an agent may use while it runs: the snapshot it reads, the clock, and who submitted. */
 export interface AgentContext {
   snapshot: MountedSnapshot;
   now: () => Date;
   tenantId: string;
-  keyType: 'test' | 'live';
+  keyType: KeyType;
   jobId: string;
 }
 

@@ -1,12 +1,8 @@
 import { securityFindings } from '../ncci/sentinel.js';
+import type { KeyType } from '../../warehouse/state.js';
 
 /** Where a fact came from: the dataset version and the publisher's files. */
-export interface Citation {
-  dataset: string;
-  version: string;
-  publisher: string;
-  source_files: string[];
-}
+import type { Citation } from '../trace.js';
 
 /** One fact an agent found, in words, with the values it rests on and its source. */
 export interface Evidence {
@@ -107,7 +103,7 @@ export function auditNarrative(text: string, evidence: Evidence[], conclusion: s
  */
 export async function narrate(
   task: { agent: string; conclusion: string; evidence: Evidence[] },
-  o: { llm: Writer | null; keyType: 'test' | 'live'; allowTestKeys: boolean },
+  o: { llm: Writer | null; keyType: KeyType; allowTestKeys: boolean },
 ): Promise<{ narrative: string; writer: string; warnings: string[] }> {
   const template = await templateWriter.write(task);
   if (!o.llm) return { narrative: template, writer: templateWriter.name, warnings: [] };

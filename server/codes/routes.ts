@@ -17,11 +17,11 @@ export const codeRoutes: RouteDef[] = [
     cache: true,
     params: z.object({ code: HcpcsSchema }),
     response: CodeLookupSchema,
-    errors: [404],
+    errors: ['not_found'],
     examples: [{ summary: 'an established-patient office visit', params: { code: '99213' } }],
-    handler: async ({ params, snapshot, reliability }) => {
+    handler: async ({ params, snapshot, trace }) => {
       const { lookup, version } = await getCodeLookup(snapshot, params.code);
-      return { ...lookup, reliability: reliability({ mpfs_rvu: version }) };
+      return { ...lookup, reliability: trace.use('mpfs_rvu', version).reliability() };
     },
   }),
   defineRoute({
@@ -36,17 +36,18 @@ export const codeRoutes: RouteDef[] = [
     cache: true,
     params: z.object({ code: CrosswalkCodeSchema }),
     response: CrosswalkResultSchema,
-    errors: [404],
+    errors: ['not_found'],
     examples: [{ summary: 'the APC of a hospital clinic visit', params: { code: 'G0463' } }],
-    handler: async ({ params, snapshot, reliability }) => {
+    handler: async ({ params, snapshot, trace }) => {
       const r = await getCrosswalks(snapshot, params.code);
-      const used = Object.keys(r.used).length > 0 ? r.used : ['opps_addendum_b', 'asp_crosswalk'];
+      if (Object.keys(r.used).length > 0) trace.useAll(r.used);
+      else trace.use('opps_addendum_b').use('asp_crosswalk');
       return {
         code: r.code,
         by_system: groupBySystem(r.crosswalks),
         crosswalks: r.crosswalks,
         total_count: r.crosswalks.length,
-        reliability: reliability(used),
+        reliability: trace.reliability(),
       };
     },
   }),

@@ -4,6 +4,7 @@ import { findAspPaymentLimits } from '../../datasets/asp_pricing/queries.js';
 import { isLabCode } from '../../datasets/clfs/queries.js';
 import { STATUS_CODES, findRvuRows } from '../../datasets/mpfs_rvu/queries.js';
 import { findOppsRates, isOppsCode } from '../../datasets/opps_addendum_b/queries.js';
+import { isDmeCode } from '../../datasets/dmepos/queries.js';
 import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { CodeLookupSchema, CrosswalkEntry } from './schemas.js';
@@ -136,4 +137,10 @@ export function groupBySystem(entries: CrosswalkEntry[]): Record<string, Crosswa
   const out: Record<string, CrosswalkEntry[]> = {};
   for (const e of entries) (out[e.target_system] ??= []).push(e);
   return out;
+}
+
+/** True when a loaded fee schedule (physician RVUs, OPPS Addendum B, CLFS, DMEPOS) has the code. */
+export async function isKnownCode(snapshot: SnapshotReader, code: string): Promise<boolean> {
+  if ((await findRvuRows(snapshot, code)).length > 0) return true;
+  return (await isOppsCode(snapshot, code)) || (await isLabCode(snapshot, code)) || (await isDmeCode(snapshot, code));
 }

@@ -1,7 +1,5 @@
 import { z } from 'zod';
 import { defineRoute, json, result, type RouteDef } from '../route.js';
-import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import type { Issue } from '../../warehouse/errors.js';
 import {
   DeleteQuerySchema,
   FacilityDeleteResultSchema,
@@ -17,18 +15,12 @@ import {
   RosterEntrySchema,
   RosterListSchema,
 } from './schemas.js';
-import { facilityView, mergedProfile, overrideFields, referenceProfile, registrationFields, rosterFields } from './service.js';
-import { payerKnowledge } from '../../datasets/payers/queries.js';
-import { payerParamIssues } from '../payers/service.js';
+import { facilityProfile, overrideFields, registrationFields, resolveFacility, rosterFields } from './service.js';
+import { resolvePayerIn } from '../payers/service.js';
 import type { PaOverride, RosterEntry } from '../../warehouse/facilities.js';
 
 const WRITE = { scope: 'knowledge' } as const;
 const EXAMPLE_CCN = '050454';
-
-/** The 422 issue of a body's `payer_slug` naming no payer (joined with the schema's issues). */
-async function bodyPayerIssues(raw: { body?: unknown }, snapshot: SnapshotReader): Promise<Issue[]> {
-  return payerParamIssues(await payerKnowledge(snapshot), (raw.body as { payer_slug?: unknown } | undefined)?.payer_slug, ['body', 'payer_slug']);
-}
 
 const rosterOut = ({ ccn: _ccn, ...e }: RosterEntry) => e;
 const overrideOut = ({ ccn: _ccn, ...o }: PaOverride) => o;
@@ -55,7 +47,8 @@ export const facilityRoutes: RouteDef[] = [
       const regs = await tenant.facilities.list();
       const facilities = await Promise.all(
         regs.map(async (r) => {
-          const p = await referenceProfile(snapshot, r.ccn);
+          // The registration's own fields, active or not: this is the tenant's list of what it registered.
+          const p = (await resolveFacility(snapshot, null, r.ccn, 'either').catch(() => null))?.reference ?? null;
           return {
             ccn: r.ccn,
             name: r.name ?? p?.name ?? r.ccn,
@@ -87,11 +80,11 @@ export const facilityRoutes: RouteDef[] = [
     cache: true,
     params: FacilityParamsSchema,
     response: FacilityProfileSchema,
-    errors: [404],
+    errors: ['not_found'],
     examples: [{ summary: 'a hospital in California', params: { ccn: EXAMPLE_CCN } }],
-    handler: async ({ params, snapshot, tenant, reliability }) => {
-      const { profile, warnings, versions } = mergedProfile(await facilityView(snapshot, tenant, params.ccn));
-      return { ...profile, reliability: reliability(versions, { warnings }) };
+    handler: async ({ params, snapshot, tenant, trace }) => {
+      const { profile, warnings, versions } = facilityProfile(await resolveFacility(snapshot, tenant, params.ccn, 'either'));
+      return { ...profile, reliability: trace.useAll(versions).warn(...warnings).reliability() };
     },
   }),
   defineRoute({
@@ -109,14 +102,14 @@ export const facilityRoutes: RouteDef[] = [
     body: json(RegistrationBodySchema, 16 * 1024),
     response: FacilityProfileSchema,
     alsoStatus: [201],
-    errors: [404],
+    errors: ['not_found'],
     examples: [{ summary: 'register a hospital as an outpatient department', params: { ccn: EXAMPLE_CCN }, body: { place_of_service: '22' } }],
-    handler: async ({ params, body, snapshot, tenant, now, reliability }) => {
+    handler: async ({ params, body, snapshot, tenant, now, trace }) => {
       const ccn = params.ccn;
-      const fields = registrationFields({ ccn, profile: await referenceProfile(snapshot, ccn) }, body);
-      const { created } = await tenant.facilities.register(ccn, fields, now());
-      const { profile, warnings, versions } = mergedProfile(await facilityView(snapshot, tenant, ccn));
-      return result(created ? 201 : 200, { ...profile, reliability: reliability(versions, { warnings }) }, { location: `/v1/facilities/${ccn}` });
+      const reference = (await resolveFacility(snapshot, null, ccn, 'either').catch(() => null))?.reference ?? null;
+      const { created } = await tenant.facilities.register(ccn, registrationFields({ ccn, reference }, body), now());
+      const { profile, warnings, versions } = facilityProfile(await resolveFacility(snapshot, tenant, ccn, 'either'));
+      return result(created ? 201 : 200, { ...profile, reliability: trace.useAll(versions).warn(...warnings).reliability() }, { location: `/v1/facilities/${ccn}` });
     },
   }),
   defineRoute({
@@ -134,7 +127,7 @@ export const facilityRoutes: RouteDef[] = [
     params: FacilityParamsSchema,
     query: DeleteQuerySchema,
     response: FacilityDeleteResultSchema,
-    errors: [404],
+    errors: ['not_found'],
     examples: [{ summary: 'deactivate a registration', status: 404, params: { ccn: '999999' } }],
     handler: async ({ params, query, tenant, now }) => {
       const hard = query.hard ?? false;
@@ -155,16 +148,16 @@ export const facilityRoutes: RouteDef[] = [
     reads: 'snapshot+tenant',
     params: FacilityParamsSchema,
     body: json(RosterBodySchema, 16 * 1024),
-    checkInput: async (raw, snapshot) => bodyPayerIssues(raw, snapshot),
+    resolve: resolvePayerIn('body', 'payer_slug'),
     response: RosterEntrySchema,
     alsoStatus: [201],
-    errors: [404],
+    errors: ['not_found'],
     examples: [
       { summary: 'UnitedHealthcare in network', params: { ccn: EXAMPLE_CCN }, body: { payer_slug: 'united healthcare', network_status: 'in_network', plan_types: ['commercial'] } },
     ],
-    handler: async ({ params, body, snapshot, tenant, now }) => {
-      await facilityView(snapshot, tenant, params.ccn); // 404 for a CCN nobody knows
-      const { entry, created } = await tenant.rosters.upsert(params.ccn, await rosterFields(snapshot, body), now());
+    handler: async ({ params, body, resolved, snapshot, tenant, now }) => {
+      await resolveFacility(snapshot, tenant, params.ccn, 'either'); // 404 for a CCN nobody knows
+      const { entry, created } = await tenant.rosters.upsert(params.ccn, rosterFields(resolved.payer!, body), now());
       return result(created ? 201 : 200, rosterOut(entry));
     },
   }),
@@ -215,10 +208,10 @@ export const facilityRoutes: RouteDef[] = [
     reads: 'snapshot+tenant',
     params: FacilityParamsSchema,
     body: json(OverrideBodySchema, 16 * 1024),
-    checkInput: async (raw, snapshot) => bodyPayerIssues(raw, snapshot),
+    resolve: resolvePayerIn('body', 'payer_slug'),
     response: PaOverrideSchema,
     status: 201,
-    errors: [404],
+    errors: ['not_found'],
     examples: [
       {
         summary: 'PA for an MRI at this facility',
@@ -226,9 +219,9 @@ export const facilityRoutes: RouteDef[] = [
         body: { payer_slug: 'aetna', code: '70553', pa_required: true, reason: 'contract section 4.2', source_document: 'Aetna facility agreement 2026' },
       },
     ],
-    handler: async ({ params, body, snapshot, tenant, now }) => {
-      await facilityView(snapshot, tenant, params.ccn);
-      const o = await tenant.overrides.create(params.ccn, await overrideFields(snapshot, body), now());
+    handler: async ({ params, body, resolved, snapshot, tenant, now }) => {
+      await resolveFacility(snapshot, tenant, params.ccn, 'either');
+      const o = await tenant.overrides.create(params.ccn, overrideFields(resolved.payer, body), now());
       return result(201, overrideOut(o), { location: `/v1/facilities/${params.ccn}/pa-overrides/${o.id}` });
     },
   }),
@@ -242,7 +235,7 @@ export const facilityRoutes: RouteDef[] = [
     reads: 'tenant',
     params: FacilityParamsSchema.extend({ id: z.uuid() }),
     response: OverrideDeleteResultSchema,
-    errors: [404],
+    errors: ['not_found'],
     examples: [{ summary: 'remove an override', status: 404, params: { ccn: EXAMPLE_CCN, id: '00000000-0000-4000-8000-000000000000' } }],
     handler: async ({ params, tenant }) => {
       await tenant.overrides.remove(params.ccn, params.id);

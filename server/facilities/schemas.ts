@@ -48,6 +48,25 @@ export const FacilityProfileSchema = z.object({
   reliability: ReliabilitySchema,
 }).meta({ id: 'FacilityProfile' });
 
+/**
+ * A CCN in the reference data with its payment geography resolved (no tenant in it): what
+ * payment composition prices with and the public half of a facility profile.
+ */
+export const FacilityReferenceSchema = FacilityProfileSchema.pick({
+  ccn: true, name: true, address: true, city: true, state: true, county: true, county_fips: true, zip: true, cbsa: true, cbsa_name: true,
+  locality: true, locality_number: true, mac: true, locality_name: true, locality_source: true, wage_index: true,
+  facility_type: true, facility_type_label: true, active: true,
+}).extend({
+  is_rural: z.boolean(),
+  rural_source: z.enum(['facility_file', 'zip_locality', 'cbsa']).nullable(),
+  source_layout: z.enum(['pos', 'care_compare']),
+  /** Everything derived, missing or inconsistent, in words, for the reliability block. */
+  warnings: z.array(z.string()),
+  /** Version label of every dataset the geography used, e.g. `{ facilities: '2025Q3', zip_locality: '2025Q4' }`. */
+  versions: z.record(z.string(), z.string()),
+});
+export type FacilityReference = z.output<typeof FacilityReferenceSchema>;
+
 /** Dates in bodies: a date (midnight UTC) or a date-time with offset. */
 const DateOrDateTime = z.union([IsoDateSchema, z.iso.datetime({ offset: true })]);
 const Slug = z.string().trim().min(1).max(100);
@@ -155,6 +174,4 @@ export const PaOverrideSchema = z
 export const PaOverrideListSchema = z.object({ ccn: z.string(), overrides: z.array(PaOverrideSchema), total: z.int() }).meta({ id: 'PaOverrideList' });
 
 export const OverrideDeleteResultSchema = z.object({ ccn: z.string(), id: z.string(), deleted: z.boolean() }).meta({ id: 'PaOverrideDeleteResult' });
-/** The body of `GET /v1/facilities/{ccn}`. */
-export type FacilityProfileResponse = z.infer<typeof FacilityProfileSchema>;
 

@@ -1,23 +1,60 @@
-import { getFacility, type FacilityProfile } from '../../datasets/facilities/queries.js';
-import { payerKnowledge } from '../../datasets/payers/queries.js';
-import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
+import type { z } from 'zod';
+import type { PayerRow } from '../../datasets/payers/schema.js';
+import { NotFoundError } from '../../warehouse/errors.js';
 import type { FacilityRegistration, PaOverrideFields, RegistrationFields, RosterFields } from '../../warehouse/facilities.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { TenantStore } from '../../warehouse/state.js';
-import { payerParamIssues, resolvePayer } from '../payers/service.js';
-import { isHospitalType } from '../payment/service.js';
+import { getFacilityReference } from './geography.js';
+import type { FacilityReference, OverrideBodySchema, RosterBodySchema } from './schemas.js';
 
-/** A CCN as the tenant sees it: the public reference row (if any) and the tenant's registration (if any). */
-export interface FacilityView {
-  ccn: string;
-  profile: FacilityProfile | null;
-  registration: FacilityRegistration | null;
+/**
+ * How Medicare pays the facility's outpatient services, decided once for payment, prior auth and
+ * knowledge resolve: `opps` (a hospital paid under the OPPS), `cah_cost` (a critical access
+ * hospital, paid at 101% of reasonable cost, 42 CFR 413.70), `maryland` (a Maryland hospital,
+ * CCN state code 21, paid under the state's all-payer model instead of the OPPS), or
+ * `non_hospital` (a clinic, ASC, SNF...: no hospital outpatient payment).
+ */
+export type PaymentSystem = 'opps' | 'cah_cost' | 'maryland' | 'non_hospital';
+
+/** True for the facility types that bill hospital outpatient services (not a Medicaid-only hospital). */
+export function isHospitalType(facilityType: string): boolean {
+  return /(^|_)hospital$/.test(facilityType) && facilityType !== 'medicaid_only_hospital';
 }
 
-/** The public profile of a CCN, or null when the reference data does not list it. */
-export async function referenceProfile(snapshot: SnapshotReader, ccn: string): Promise<FacilityProfile | null> {
+/** The payment system of a CCN with a facility type (see `PaymentSystem`). */
+export function paymentSystemOf(ccn: string, facilityType: string): PaymentSystem {
+  if (!isHospitalType(facilityType)) return 'non_hospital';
+  if (facilityType === 'critical_access_hospital') return 'cah_cost';
+  if (ccn.startsWith('21')) return 'maryland';
+  return 'opps';
+}
+
+/** A CCN as one tenant sees it: the reference row, the tenant's registration, and what they make together. */
+export interface Facility {
+  ccn: string;
+  /** The public row with its payment geography; null when only the tenant's registration knows the CCN. */
+  reference: FacilityReference | null;
+  /** The tenant's registration, active or not (the facility routes show it either way). */
+  registration: FacilityRegistration | null;
+  /** True when an active registration applies: only then does it change any answer. */
+  registered: boolean;
+  /** The facility as every answer uses it: the active registration's fields win over the reference's. */
+  effective: {
+    name: string;
+    state: string | null;
+    facility_type: string;
+    /** The default place of service: the registration's, else on-campus outpatient hospital (22) for hospitals. */
+    place_of_service: string | null;
+    payment_system: PaymentSystem;
+  };
+  /** Which effective fields came from the registration (for the answers' warnings). */
+  fromRegistration: ('name' | 'state' | 'facility_type' | 'place_of_service')[];
+}
+
+/** The reference row of a CCN, or null when the reference data does not list it (or is not loaded). */
+async function lookupReference(snapshot: SnapshotReader, ccn: string): Promise<FacilityReference | null> {
   try {
-    return await getFacility(snapshot, ccn);
+    return await getFacilityReference(snapshot, ccn);
   } catch (e) {
     if (e instanceof NotFoundError) return null;
     throw e;
@@ -25,40 +62,57 @@ export async function referenceProfile(snapshot: SnapshotReader, ccn: string): P
 }
 
 /**
- * Both halves of a CCN for the tenant.
- * @throws NotFoundError when the CCN is neither in the reference data nor registered by the tenant.
+ * The one rule for what a tenant's registration changes, for payment, prior auth, the facility
+ * routes and knowledge resolve: an active registration's name, state, facility type and default
+ * place of service win over the reference data; an inactive (soft-deleted) one changes nothing
+ * (its determinations stay readable). `need: 'reference'` (payment, which prices with the
+ * geography) requires the CCN in the reference data; `'either'` accepts a registration alone.
+ * Without a tenant (an answer shared across tenants) only the reference counts.
+ * @throws NotFoundError when the CCN is not known as `need` requires.
  */
-export async function facilityView(snapshot: SnapshotReader, tenant: TenantStore, ccn: string): Promise<FacilityView> {
-  const [profile, registration] = await Promise.all([referenceProfile(snapshot, ccn), tenant.facilities.get(ccn)]);
-  if (!profile && !registration) {
+export async function resolveFacility(snapshot: SnapshotReader, tenant: TenantStore | null, ccn: string, need: 'reference' | 'either'): Promise<Facility> {
+  const [reference, registration] = await Promise.all([
+    need === 'reference' ? getFacilityReference(snapshot, ccn) : lookupReference(snapshot, ccn),
+    tenant ? tenant.facilities.lookup(ccn) : null,
+  ]);
+  if (!reference && !registration) {
     throw new NotFoundError(`CCN ${ccn} is not in the facility reference data${snapshot.has('facilities') ? '' : ' (facilities is not loaded)'} and not registered by this tenant`);
   }
-  return { ccn, profile, registration };
-}
-
-/** What the tenant's registration changes: its own name, type, state and default place of service win. */
-export function effectiveFacility(v: FacilityView): { name: string; state: string | null; facility_type: string; place_of_service: string | null } {
-  const reg = v.registration;
-  const type = reg?.facility_type ?? v.profile?.facility_type ?? 'unknown';
+  const active = registration?.is_active ? registration : null;
+  const fromRegistration: Facility['fromRegistration'] = [];
+  const pick = <K extends 'name' | 'state' | 'facility_type' | 'place_of_service'>(k: K, fallback: FacilityRegistration[K] | undefined) => {
+    const own = active?.[k];
+    if (own !== null && own !== undefined && own !== fallback) fromRegistration.push(k);
+    return own ?? fallback ?? null;
+  };
+  const facility_type = pick('facility_type', reference?.facility_type) ?? 'unknown';
   return {
-    name: reg?.name ?? v.profile?.name ?? v.ccn,
-    state: reg?.state ?? v.profile?.state ?? null,
-    facility_type: type,
-    // The default the prior-auth check and payment assume: the registration's, else on-campus outpatient hospital for hospitals.
-    place_of_service: reg?.place_of_service ?? (isHospitalType(type) ? '22' : null),
+    ccn,
+    reference,
+    registration,
+    registered: active !== null,
+    effective: {
+      name: pick('name', reference?.name) ?? ccn,
+      state: pick('state', reference?.state),
+      facility_type,
+      place_of_service: pick('place_of_service', null) ?? (isHospitalType(facility_type) ? '22' : null),
+      payment_system: paymentSystemOf(ccn, facility_type),
+    },
+    fromRegistration,
   };
 }
 
-/** The body of `GET`/`PUT /v1/facilities/{ccn}`: the public profile merged with the tenant's registration. */
-export function mergedProfile(v: FacilityView) {
-  const e = effectiveFacility(v);
-  const p = v.profile;
+/** The body of `GET`/`PUT /v1/facilities/{ccn}`: the reference profile merged with the tenant's registration. */
+export function facilityProfile(f: Facility) {
+  const e = f.effective;
+  const p = f.reference;
   const warnings = [...(p?.warnings ?? [])];
-  if (!p) warnings.push(`CCN ${v.ccn} is not in the facility reference data: only the tenant's registration is known (no locality, CBSA or wage index)`);
-  const reg = v.registration;
+  if (!p) warnings.push(`CCN ${f.ccn} is not in the facility reference data: only the tenant's registration is known (no locality, CBSA or wage index)`);
+  if (f.registration && !f.registered) warnings.push(`your registration of ${f.ccn} is inactive (soft-deleted): it changes no answer until you register the CCN again`);
+  const reg = f.registration;
   return {
     profile: {
-      ccn: v.ccn,
+      ccn: f.ccn,
       name: e.name,
       address: p?.address ?? null,
       city: p?.city ?? null,
@@ -77,7 +131,7 @@ export function mergedProfile(v: FacilityView) {
       is_rural: p ? p.is_rural : null,
       rural_source: p?.rural_source ?? null,
       facility_type: e.facility_type,
-      facility_type_label: reg?.facility_type ? reg.facility_type.replace(/_/g, ' ') : (p?.facility_type_label ?? 'unknown'),
+      facility_type_label: f.fromRegistration.includes('facility_type') ? e.facility_type.replace(/_/g, ' ') : (p?.facility_type_label ?? 'unknown'),
       place_of_service: e.place_of_service,
       active: p?.active ?? null,
       source_layout: p?.source_layout ?? ('tenant' as const),
@@ -91,39 +145,22 @@ export function mergedProfile(v: FacilityView) {
 }
 
 /** A registration body: for a CCN outside the reference data, name and state are required. */
-export function registrationFields(v: { profile: FacilityProfile | null; ccn: string }, body: Partial<RegistrationFields> | undefined): RegistrationFields {
+export function registrationFields(v: { reference: FacilityReference | null; ccn: string }, body: Partial<RegistrationFields> | undefined): RegistrationFields {
   const b = body ?? {};
-  if (!v.profile && (!b.name || !b.state)) {
+  if (!v.reference && (!b.name || !b.state)) {
     throw new NotFoundError(`CCN ${v.ccn} is not in the facility reference data; registering it needs name and state in the body`);
   }
   return { name: b.name ?? null, facility_type: b.facility_type ?? null, place_of_service: b.place_of_service ?? null, state: b.state ?? null };
 }
 
-/** A body's payer (slug or alias) as its slug and name; an unknown one is a 422 on `body.payer_slug`. */
-async function bodyPayer(snapshot: SnapshotReader, raw: string): Promise<{ slug: string; name: string }> {
-  const k = await payerKnowledge(snapshot);
-  const issues = payerParamIssues(k, raw, ['body', 'payer_slug']);
-  if (issues.length) throw new ValidationError(issues);
-  const p = resolvePayer(k, raw);
-  return { slug: p.slug, name: p.name };
-}
-
 /** A date or date-time of a body as an ISO date-time (dates are midnight UTC). */
 export const toDateTime = (s: string | undefined): string | null => (s === undefined ? null : new Date(s.length === 10 ? `${s}T00:00:00Z` : s).toISOString());
 
-export interface RosterBody {
-  payer_slug: string;
-  network_status?: RosterFields['network_status'];
-  effective_date?: string;
-  expiration_date?: string;
-  notes?: string;
-  plan_types?: string[];
-  is_active?: boolean;
-}
+export type RosterBody = z.output<typeof RosterBodySchema>;
+export type OverrideBody = z.output<typeof OverrideBodySchema>;
 
-/** The roster entry a body describes (payer as slug); an unknown payer is a 422 on `payer_slug`. */
-export async function rosterFields(snapshot: SnapshotReader, b: RosterBody): Promise<RosterFields> {
-  const p = await bodyPayer(snapshot, b.payer_slug);
+/** The roster entry a body describes, with the payer its `resolve` step found (stored by slug). */
+export function rosterFields(p: PayerRow, b: RosterBody): RosterFields {
   return {
     payer_slug: p.slug,
     payer_name: p.name,
@@ -136,23 +173,8 @@ export async function rosterFields(snapshot: SnapshotReader, b: RosterBody): Pro
   };
 }
 
-export interface OverrideBody {
-  payer_slug?: string;
-  code?: string;
-  code_type?: string;
-  service_category?: string;
-  pa_required: boolean;
-  auth_type?: string;
-  delegation_vendor?: string;
-  reason?: string;
-  source_document?: string;
-  effective_date?: string;
-  expiration_date?: string;
-  is_active?: boolean;
-}
-
-export async function overrideFields(snapshot: SnapshotReader, b: OverrideBody): Promise<PaOverrideFields> {
-  const payer = b.payer_slug !== undefined ? await bodyPayer(snapshot, b.payer_slug) : null;
+/** The override a body describes, with its payer (null: every payer) as the `resolve` step found it. */
+export function overrideFields(payer: PayerRow | null, b: OverrideBody): PaOverrideFields {
   return {
     payer_slug: payer?.slug ?? null,
     payer_name: payer?.name ?? null,

@@ -30,16 +30,17 @@ export const feeScheduleRoutes: RouteDef[] = [
       limit: z.coerce.number().int().min(1).max(200).default(50),
     }),
     response: DmeListSchema,
-    errors: [404],
+    errors: ['not_found'],
     examples: [{ summary: 'forearm crutches in California', params: { code: 'E0110' }, query: { state: 'CA' } }],
-    handler: async ({ params, query, snapshot, reliability }) => {
+    handler: async ({ params, query, snapshot, trace }) => {
       const r = await findDmeFees(snapshot, params.code, query);
       if (!r.known) throw new NotFoundError(`HCPCS ${params.code} is not on any loaded DMEPOS fee schedule`);
-      const warnings = r.version ? [] : [`no DMEPOS release effective in ${query.year} is loaded`];
+      trace.use('dmepos', r.version);
+      if (!r.version) trace.warn(`no DMEPOS release effective in ${query.year} is loaded`);
       return {
         results: r.rows.map(toDmeRow),
         total_count: r.total_count,
-        reliability: reliability(r.version ? { dmepos: r.version } : ['dmepos'], { warnings }),
+        reliability: trace.reliability(),
       };
     },
   }),
@@ -56,15 +57,15 @@ export const feeScheduleRoutes: RouteDef[] = [
     params: CodeParams,
     query: z.object({ year: YearSchema.optional() }),
     response: OppsRowSchema,
-    errors: [404],
+    errors: ['not_found'],
     examples: [{ summary: 'a hospital outpatient clinic visit', params: { code: 'G0463' } }],
-    handler: async ({ params, query, snapshot, reliability }) => {
+    handler: async ({ params, query, snapshot, trace }) => {
       const [row] = await findOppsRates(snapshot, params.code, query.year);
       if (!row) {
         const where = query.year ? `the ${query.year} OPPS Addendum B` : 'the loaded OPPS Addendum B';
         throw new NotFoundError(`HCPCS ${params.code} is not in ${where}`);
       }
-      return { ...toOppsRow(row), reliability: reliability({ opps_addendum_b: row.version }) };
+      return { ...toOppsRow(row), reliability: trace.use('opps_addendum_b', row.version).reliability() };
     },
   }),
   defineRoute({
@@ -81,18 +82,19 @@ export const feeScheduleRoutes: RouteDef[] = [
     params: CodeParams,
     query: z.object({ year: YearSchema.optional() }),
     response: LabListSchema,
-    errors: [404],
+    errors: ['not_found'],
     examples: [{ summary: 'a comprehensive metabolic panel', params: { code: '80053' } }],
-    handler: async ({ params, query, snapshot, reliability }) => {
+    handler: async ({ params, query, snapshot, trace }) => {
       const { version, rows } = await findLabFees(snapshot, params.code, query.year);
       if (rows.length === 0 && !(await isLabCode(snapshot, params.code))) {
         throw new NotFoundError(`HCPCS ${params.code} is not on any loaded Clinical Laboratory Fee Schedule`);
       }
-      const warnings = version ? [] : [`no CLFS quarter effective in ${query.year} is loaded`];
+      trace.use('clfs', version);
+      if (!version) trace.warn(`no CLFS quarter effective in ${query.year} is loaded`);
       return {
         results: rows.map(toLabRow),
         total_count: rows.length,
-        reliability: reliability(version ? { clfs: version } : ['clfs'], { warnings }),
+        reliability: trace.reliability(),
       };
     },
   }),

@@ -18,9 +18,10 @@ export const knowledgeRoutes: RouteDef[] = [
     query: ChangeQuerySchema,
     response: ChangeListSchema,
     examples: [{ summary: 'what changed in the NCCI datasets', query: { dataset: 'ncci', limit: '10' } }],
-    handler: ({ query, snapshot, reliability }) => {
+    handler: ({ query, snapshot, trace }) => {
       const { changes, total, datasets } = findChanges(snapshot.manifest, query);
-      return { changes, total_count: total, reliability: reliability(datasets) };
+      for (const d of datasets) trace.use(d);
+      return { changes, total_count: total, reliability: trace.reliability() };
     },
   }),
 ];

@@ -15,9 +15,10 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { randomUUID } from 'node:crypto';
 import { bodyOf, statusOf } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { InvokeRequest, Pipeline } from '../pipeline.js';
+import type { InvokeRequest, Pipeline } from '../pipeline/invoke.js';
 import type { AuthInfo, RouteDef } from '../route.js';
-import { toInvokeParts, toolAllowed, toolsFromRoutes, type ToolDef } from './tools.js';
+import { canCall } from '../pipeline/auth.js';
+import { toInvokeParts, toolsFromRoutes, type ToolDef } from './tools.js';
 
 /** What a tool call needs from the HTTP request that carried it. */
 interface CallerContext {
@@ -108,7 +109,7 @@ export class McpEndpoint {
       const c = caller(extra);
       return {
         tools: this.tools
-          .filter((t) => toolAllowed(t, c.auth))
+          .filter((t) => canCall(t.route.auth, c.auth))
           .map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations })),
       };
     });

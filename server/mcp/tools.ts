@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { InvokeRequest } from '../pipeline.js';
-import type { AuthInfo, RouteDef } from '../route.js';
+import type { InvokeRequest } from '../pipeline/invoke.js';
+import { isToolRoute, type RouteDef } from '../route.js';
 import { objectFields } from '../validation.js';
 
 type Json = Record<string, unknown>;
@@ -35,13 +35,8 @@ const propsOf = (s: z.ZodType | undefined): { props: Record<string, Json>; requi
   return { props: (j.properties ?? {}) as Record<string, Json>, required: (j.required ?? []) as string[] };
 };
 
-/** Routes that become tools: every data route (system routes and the MCP endpoint itself are not tools). */
-export function isToolRoute(r: RouteDef): boolean {
-  return r.tag !== 'system' && !r.contentType;
-}
-
 /**
- * The tools of a route table: name from `operationId`, description from summary and description,
+ * The tools of a route table (every route not declared `mcp: false`): name from `operationId`, description from summary and description,
  * one input schema merged from path, query and body (a name used twice is a definition error),
  * output schema from the response schema, `readOnlyHint` for GET, `destructiveHint` for DELETE.
  */
@@ -91,15 +86,6 @@ export function toolsFromRoutes(routes: RouteDef[]): ToolDef[] {
       wrapsArray,
     };
   });
-}
-
-/** True when a key with these scopes (on this host kind) may call the route behind a tool. */
-export function toolAllowed(tool: ToolDef, key: Pick<AuthInfo, 'scopes' | 'key_type'>): boolean {
-  const a = tool.route.auth;
-  if (a === 'public') return true;
-  if (a === 'admin_secret_or_test_key') return key.key_type === 'test';
-  if (a.keyType === 'live' && key.key_type !== 'live') return false;
-  return key.scopes.includes(a.scope) || key.scopes.includes('admin');
 }
 
 const asQueryValue = (v: unknown): string | string[] => (Array.isArray(v) ? v.map((x) => String(x)) : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));

@@ -3,7 +3,8 @@ import type { MedicaidMueRow, MueRow, MueType } from '../../datasets/_ncci_mue/m
 import { aocIndex, findAocEdits } from '../../datasets/ncci_aoc/queries.js';
 import { ptpCodeSet, ptpPairFinder, type PtpDatasetId } from '../../datasets/_ncci_ptp/queries.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import { isKnownCode } from '../payment/service.js';
+import { isKnownCode } from '../codes/service.js';
+import type { NcciSources } from './sources.js';
 import type { ClaimLookups } from './validate.js';
 
 /** True when any loaded NCCI file names the code (an MUE of any setting, an add-on edit, a PTP edit). */
@@ -19,11 +20,9 @@ async function inNcciFiles(snapshot: SnapshotReader, code: string, dos: string, 
   return snapshot.has(ptp) && (await ptpCodeSet(snapshot, ptp)).has(code);
 }
 
-/** The claim checker's lookups over the snapshot, for one setting and edit set. */
-export function claimLookups(snapshot: SnapshotReader, setting: 'prac' | 'hosp', program: 'medicare' | 'medicaid'): ClaimLookups {
-  const ptp = `${program === 'medicaid' ? 'medicaid' : 'ncci'}_ptp_${setting}` as PtpDatasetId;
-  const mueType = setting === 'prac' ? 'practitioner' : 'hosp-op';
-  const mueId = (program === 'medicaid' ? MEDICAID_MUE_IDS : MEDICARE_MUE_IDS)[mueType];
+/** The claim checker's lookups over the snapshot, for one payer's NCCI files in one setting. */
+export function claimLookups(snapshot: SnapshotReader, sources: NcciSources): ClaimLookups {
+  const { ptp, mueType, mue: mueId } = sources;
   const plain = lookupsOf(snapshot, ptp, mueType, mueId);
   // Per-code answers go through the snapshot's memo (bounded by bytes): a scrubber asks the same
   // codes all day, and each answer walks several datasets' version picks. The checker only reads them.

@@ -1,16 +1,17 @@
 import { ANY_PRIMARY } from '../../datasets/ncci_aoc/dataset.js';
 import { findMedicaidMues, findMedicareMues } from '../../datasets/_ncci_mue/queries.js';
 import { findAocEdits } from '../../datasets/ncci_aoc/queries.js';
-import { lookupPtpEdit, type PtpDatasetId } from '../../datasets/_ncci_ptp/queries.js';
+import { lookupPtpEdit } from '../../datasets/_ncci_ptp/queries.js';
 import { claimLookups } from './claim.js';
-import { payerKnowledge } from '../../datasets/payers/queries.js';
-import { ncciEditSetOf, payerParamIssues, resolvePayer } from '../payers/service.js';
+import { resolvePayerIn } from '../payers/service.js';
+import { ncciSources } from './sources.js';
 import { defineRoute, json, type RouteDef } from '../route.js';
-import { checkClaim, NCCI_POLICY_MANUAL, type ClaimLine } from './validate.js';
+import { checkClaim, NCCI_POLICY_MANUAL } from './validate.js';
 import { ClaimValidationSchema, ValidateBodySchema, AocLookupSchema, CodeParams, DosQuery, MedicaidMueListSchema, MedicareMueListSchema, PtpEditSchema, PtpQuerySchema, type PtpEdit } from './schemas.js';
 import { auditSummary } from './sentinel.js';
 import { aocEdit, medicaidMueNote, toPtpEdit } from './service.js';
 import { templateSummarizer, type PtpEditFacts, type Summarizer } from './summary.js';
+import { todayOf } from '../calendar.js';
 
 /** Effects the PTP routes take from outside (a summarizer; the template one by default). */
 export interface PtpRouteDeps {
@@ -36,7 +37,7 @@ function ptpRoute(ptpType: 'prac' | 'hosp', deps: PtpRouteDeps): RouteDef {
     // date_of_service defaults to today, so cached answers are keyed by the day too.
     cache: 'daily',
     query: PtpQuerySchema,
-    checkInput: async (raw, snapshot) => payerParamIssues(await payerKnowledge(snapshot), raw.query.payer, ['query', 'payer']),
+    resolve: resolvePayerIn('query', 'payer'),
     response: PtpEditSchema,
     examples: [
       {
@@ -44,28 +45,21 @@ function ptpRoute(ptpType: 'prac' | 'hosp', deps: PtpRouteDeps): RouteDef {
         query: { column1: '99214', column2: '99213', date_of_service: '2026-08-01' },
       },
     ],
-    handler: async ({ query, snapshot, now, reliability }) => {
-      const dos = query.date_of_service ?? now().toISOString().slice(0, 10);
-      const k = await payerKnowledge(snapshot);
-      const payerRow = query.payer ? resolvePayer(k, query.payer) : undefined;
-      const payer = payerRow?.slug ?? 'medicare';
-      const payerInfo = payerRow ? ncciEditSetOf(payerRow) : { editSet: 'medicare' as const, warning: undefined };
-      const program = payerInfo.editSet;
-      const dataset = `${program === 'medicaid' ? 'medicaid' : 'ncci'}_ptp_${ptpType}` as PtpDatasetId;
+    handler: async ({ query, resolved, snapshot, now, trace }) => {
+      const dos = query.date_of_service ?? todayOf(now());
+      const src = ncciSources(resolved.payer, ptpType);
+      const program = src.program;
       const a = query.column1;
       const b = query.column2;
-      const l = await lookupPtpEdit(snapshot, dataset, a, b, dos);
-      const warnings: string[] = [];
-      if (payerInfo.warning) warnings.push(payerInfo.warning);
-      if (l.choice?.warning) warnings.push(l.choice.warning);
-      if (a === b) warnings.push('column1 and column2 are the same code; PTP edits pair two different codes');
+      const l = await lookupPtpEdit(snapshot, src.ptp, a, b, dos);
+      trace.use(src.ptp, l.choice?.version.version).degrade(l.choice ? !l.choice.covered : true);
+      if (src.warning) trace.warn(src.warning);
+      if (l.choice?.warning) trace.warn(l.choice.warning);
+      if (a === b) trace.warn('column1 and column2 are the same code; PTP edits pair two different codes');
       const versionEffective = l.choice?.version.effective_date ?? '';
       const body: PtpEdit = {
-        ...toPtpEdit(l, { a, b, dos, payer, state: query.state ?? '', program, ptpType }, versionEffective),
-        reliability: reliability(l.choice ? { [dataset]: l.choice.version.version } : [dataset], {
-          warnings,
-          degraded: l.choice ? !l.choice.covered : true,
-        }),
+        ...toPtpEdit(l, { a, b, dos, payer: resolved.payer?.slug ?? 'medicare', state: query.state ?? '', program, ptpType }, versionEffective),
+        reliability: trace.reliability(),
       };
       if (query.include_summary) {
         const facts: PtpEditFacts = {
@@ -118,7 +112,7 @@ const mueRoutes: RouteDef[] = [
     query: DosQuery,
     response: MedicareMueListSchema,
     examples: [{ summary: 'units allowed per day for an office visit', params: { code: '99213' }, query: { date_of_service: '2026-08-01' } }],
-    handler: async ({ params, query, snapshot, reliability }) => {
+    handler: async ({ params, query, snapshot, trace }) => {
       const found = await findMedicareMues(snapshot, params.code, query.date_of_service);
       return {
         proc_cd: params.code,
@@ -139,7 +133,7 @@ const mueRoutes: RouteDef[] = [
             loaded_at: l.used.loaded_at,
             source_file: l.used.source_file,
           })),
-        reliability: reliability(found.versions, { warnings: found.warnings, degraded: found.degraded }),
+        reliability: trace.useAll(found.versions).warn(...found.warnings).degrade(found.degraded).reliability(),
       };
     },
   }),
@@ -158,7 +152,7 @@ const mueRoutes: RouteDef[] = [
     query: DosQuery,
     response: MedicaidMueListSchema,
     examples: [{ summary: 'Medicaid units per day for an office visit, beside Medicare', params: { code: '99213' } }],
-    handler: async ({ params, query, snapshot, reliability }) => {
+    handler: async ({ params, query, snapshot, trace }) => {
       const found = await findMedicaidMues(snapshot, params.code, query.date_of_service);
       return {
         proc_cd: params.code,
@@ -177,7 +171,7 @@ const mueRoutes: RouteDef[] = [
             loaded_at: l.used.loaded_at,
             source_file: l.used.source_file,
           })),
-        reliability: reliability(found.versions, { warnings: found.warnings, degraded: found.degraded }),
+        reliability: trace.useAll(found.versions).warn(...found.warnings).degrade(found.degraded).reliability(),
       };
     },
   }),
@@ -196,9 +190,11 @@ const mueRoutes: RouteDef[] = [
     query: DosQuery,
     response: AocLookupSchema,
     examples: [{ summary: 'primary codes of a prolonged-service add-on', params: { code: '99417' }, query: { date_of_service: '2026-08-01' } }],
-    handler: async ({ params, query, snapshot, reliability }) => {
+    handler: async ({ params, query, snapshot, trace }) => {
       const found = await findAocEdits(snapshot, params.code, query.date_of_service);
-      const warnings = found ? (found.used.warning ? [found.used.warning] : []) : ['ncci_aoc is not loaded: no add-on code edits can be reported'];
+      if (found) trace.use('ncci_aoc', found.used.version).degrade(!found.used.covered);
+      else trace.warn('ncci_aoc is not loaded: no add-on code edits can be reported').degrade();
+      if (found?.used.warning) trace.warn(found.used.warning);
       return {
         code: params.code,
         date_of_service: query.date_of_service ?? null,
@@ -211,10 +207,7 @@ const mueRoutes: RouteDef[] = [
           ...aocEdit(r),
         })),
         add_on_codes: (found?.as_primary ?? []).map((r) => ({ addon_code: r.addon_code, ...aocEdit(r) })),
-        reliability: reliability(found ? { ncci_aoc: found.used.version } : {}, {
-          warnings,
-          degraded: !found || !found.used.covered,
-        }),
+        reliability: trace.reliability(),
       };
     },
   }),
@@ -235,7 +228,7 @@ const validateRoute = defineRoute({
   auth: { scope: 'knowledge' },
   reads: 'snapshot',
   body: json(ValidateBodySchema, 64 * 1024),
-  checkInput: async (raw, snapshot) => payerParamIssues(await payerKnowledge(snapshot), (raw.body as { payer?: unknown } | undefined)?.payer, ['body', 'payer']),
+  resolve: resolvePayerIn('body', 'payer'),
   response: ClaimValidationSchema,
   examples: [
     {
@@ -251,23 +244,15 @@ const validateRoute = defineRoute({
       },
     },
   ],
-  handler: async ({ body, snapshot, reliability }) => {
-    const k = await payerKnowledge(snapshot);
-    const payerRow = body.payer ? resolvePayer(k, body.payer) : undefined;
-    const payerInfo = payerRow ? ncciEditSetOf(payerRow) : { editSet: 'medicare' as const, warning: undefined };
-    const program = payerInfo.editSet;
-    const lines: ClaimLine[] = body.lines.map((l, i) => ({
-      line_id: l.line_id ?? String(i + 1),
-      code: l.code,
-      modifiers: l.modifiers,
-      units: l.units,
-      date_of_service: l.date_of_service ?? body.date_of_service,
-    }));
-    const check = await checkClaim(lines, claimLookups(snapshot, body.setting, program));
+  handler: async ({ body, resolved, snapshot, trace }) => {
+    const src = ncciSources(resolved.payer, body.setting);
+    const program = src.program;
+    const lines = body.lines;
+    const check = await checkClaim(lines, claimLookups(snapshot, src));
     const count = (s: string) => check.findings.filter((f) => f.status === s).length;
-    const warnings = [...check.warnings];
-    if (payerInfo.warning) warnings.push(payerInfo.warning);
-    if (program === 'medicaid') warnings.push('Medicaid NCCI add-on code edits are not loaded: add-ons were checked against the Medicare AOC file');
+    trace.useAll(check.versions).warn(...check.warnings).degrade(count('no_data') > 0);
+    if (src.warning) trace.warn(src.warning);
+    if (program === 'medicaid') trace.warn('Medicaid NCCI add-on code edits are not loaded: add-ons were checked against the Medicare AOC file');
     const summary = {
       fail: count('fail'),
       bypassed: count('bypassed'),
@@ -284,12 +269,12 @@ const validateRoute = defineRoute({
       date_of_service: body.date_of_service,
       setting: body.setting,
       program,
-      payer: payerRow?.slug ?? null,
+      payer: resolved.payer?.slug ?? null,
       state: body.state ?? null,
       lines,
       findings: check.findings,
       summary,
-      reliability: reliability(check.versions, { warnings, degraded: count('no_data') > 0 }),
+      reliability: trace.reliability(),
     };
   },
 });

@@ -185,17 +185,21 @@ export const ValidateBodySchema = z
     state: StateSchema.optional(),
     lines: z.array(ClaimLineSchema).min(1, 'a claim has at least one line').max(100, 'at most 100 lines per call'),
   })
+  // Each line as checked: its id (default: the line number) and its date (default: the claim's).
+  .transform((b) => ({ ...b, lines: b.lines.map((l, i) => ({ ...l, line_id: l.line_id ?? String(i + 1), date_of_service: l.date_of_service ?? b.date_of_service })) }))
   .superRefine((b, ctx) => {
     const seen = new Set<string>();
     b.lines.forEach((l, i) => {
-      const id = l.line_id ?? String(i + 1);
-      if (seen.has(id)) ctx.addIssue({ code: 'custom', path: ['lines', i, 'line_id'], message: `line_id ${id} is used twice` });
-      seen.add(id);
+      if (seen.has(l.line_id)) ctx.addIssue({ code: 'custom', path: ['lines', i, 'line_id'], message: `line_id ${l.line_id} is used twice` });
+      seen.add(l.line_id);
     });
   });
 
-const EditUsedSchema = z.union([
-  z.object({
+/** A claim line as checked: every default applied. */
+export const CheckedLineSchema = z.object({ line_id: z.string(), code: z.string(), modifiers: z.array(z.string()), units: z.number(), date_of_service: z.string() });
+export type ClaimLine = z.output<typeof CheckedLineSchema>;
+
+const PtpEditUsedSchema = z.object({
     type: z.literal('ptp'),
     dataset: z.string(),
     version: z.string(),
@@ -205,8 +209,8 @@ const EditUsedSchema = z.union([
     deletion_date: z.string().nullable(),
     modifier_indicator: z.enum(['0', '1', '9']),
     rationale: z.string(),
-  }),
-  z.object({
+  });
+const MueEditUsedSchema = z.object({
     type: z.literal('mue'),
     dataset: z.string(),
     version: z.string(),
@@ -215,9 +219,12 @@ const EditUsedSchema = z.union([
     mue_adj_ind: z.union([z.literal(1), z.literal(2), z.literal(3)]).nullable(),
     mue_adj_ind_label: z.string().nullable(),
     mue_rationale: z.string().nullable(),
-  }),
-  z.object({ type: z.literal('aoc'), dataset: z.string(), version: z.string(), addon_code: z.string(), aoc_edit_type: z.number(), primary_codes: z.array(z.string()) }),
-]);
+  });
+const AocEditUsedSchema = z.object({ type: z.literal('aoc'), dataset: z.string(), version: z.string(), addon_code: z.string(), aoc_edit_type: z.number(), primary_codes: z.array(z.string()) });
+export type PtpEditUsed = z.output<typeof PtpEditUsedSchema>;
+export type MueEditUsed = z.output<typeof MueEditUsedSchema>;
+export type AocEditUsed = z.output<typeof AocEditUsedSchema>;
+const EditUsedSchema = z.union([PtpEditUsedSchema, MueEditUsedSchema, AocEditUsedSchema]);
 
 export const ClaimFindingSchema = z.object({
   kind: z.enum(['code', 'ptp', 'mue', 'aoc']),
@@ -228,6 +235,7 @@ export const ClaimFindingSchema = z.object({
   edit: EditUsedSchema.nullable().describe('the NCCI row the finding used'),
   rule: z.string().nullable().describe('the modifier, MAI or add-on type that decided'),
 });
+export type ClaimFinding = z.output<typeof ClaimFindingSchema>;
 
 export const ClaimValidationSchema = z
   .object({
@@ -236,7 +244,7 @@ export const ClaimValidationSchema = z
     program: z.enum(['medicare', 'medicaid']),
     payer: z.string().nullable(),
     state: z.string().nullable(),
-    lines: z.array(z.object({ line_id: z.string(), code: z.string(), modifiers: z.array(z.string()), units: z.number(), date_of_service: z.string() })),
+    lines: z.array(CheckedLineSchema),
     findings: z.array(ClaimFindingSchema),
     summary: z.object({
       fail: z.int(),

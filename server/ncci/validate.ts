@@ -1,5 +1,6 @@
 import { ANY_PRIMARY, type AocRow } from '../../datasets/ncci_aoc/dataset.js';
 import type { PtpLookup } from '../../datasets/_ncci_ptp/queries.js';
+import type { AocEditUsed, ClaimFinding, ClaimLine, MueEditUsed, PtpEditUsed } from './schemas.js';
 
 /**
  * Claim-level NCCI check: PTP for every pair of lines, MUE per line and per date of service,
@@ -33,59 +34,6 @@ export const OTHER_BYPASS_MODIFIERS: ReadonlySet<string> = new Set(['27', '91'])
 /** Evaluation and management codes (CPT 99202-99499) for the 24/25/57 rule. */
 export const isEmCode = (code: string): boolean => /^99\d{3}$/.test(code) && code >= '99202' && code <= '99499';
 
-export interface ClaimLine {
-  line_id: string;
-  code: string;
-  modifiers: string[];
-  units: number;
-  date_of_service: string;
-}
-
-export type FindingStatus = 'fail' | 'bypassed' | 'pass' | 'warn' | 'no_data';
-export type FindingKind = 'code' | 'ptp' | 'mue' | 'aoc';
-
-export interface PtpEditUsed {
-  type: 'ptp';
-  dataset: string;
-  version: string;
-  column1: string;
-  column2: string;
-  effective_date: string | null;
-  deletion_date: string | null;
-  modifier_indicator: '0' | '1' | '9';
-  rationale: string;
-}
-export interface MueEditUsed {
-  type: 'mue';
-  dataset: string;
-  version: string;
-  code: string;
-  mue_value: number;
-  mue_adj_ind: 1 | 2 | 3 | null;
-  mue_adj_ind_label: string | null;
-  mue_rationale: string | null;
-}
-export interface AocEditUsed {
-  type: 'aoc';
-  dataset: string;
-  version: string;
-  addon_code: string;
-  aoc_edit_type: number;
-  primary_codes: string[];
-}
-
-export interface Finding {
-  kind: FindingKind;
-  status: FindingStatus;
-  line_ids: string[];
-  codes: string[];
-  message: string;
-  /** The edit row the finding used (null for an unknown code). */
-  edit: PtpEditUsed | MueEditUsed | AocEditUsed | null;
-  /** The rule applied: a bypass modifier, the MAI, the AOC type. */
-  rule: string | null;
-}
-
 export interface MueFound {
   dataset: string;
   version: string;
@@ -109,7 +57,7 @@ export interface ClaimLookups {
 }
 
 export interface ClaimCheck {
-  findings: Finding[];
+  findings: ClaimFinding[];
   /** dataset -> version label of every NCCI file consulted. */
   versions: Record<string, string>;
   warnings: string[];
@@ -157,7 +105,7 @@ function pairsOf(lines: ClaimLine[]): [ClaimLine, ClaimLine][] {
 
 /** Checks a claim's lines against the NCCI edits the lookups serve. */
 export async function checkClaim(lines: ClaimLine[], lk: ClaimLookups): Promise<ClaimCheck> {
-  const findings: Finding[] = [];
+  const findings: ClaimFinding[] = [];
   const versions: Record<string, string> = {};
   const warnings = new Set<string>();
 

@@ -80,7 +80,7 @@ export const payerRoutes: RouteDef[] = [
     query: DirectoryQuerySchema,
     response: DirectoryListSchema,
     examples: [{ summary: 'Medicaid programs', query: { payer_type: 'medicaid' } }],
-    handler: async ({ query, snapshot, reliability }) => {
+    handler: async ({ query, snapshot, trace }) => {
       const k = await payerKnowledge(snapshot);
       const offset = decodeCursor(query.cursor);
       const keep = (p: PayerRow) => !query.payer_type || p.payer_type === query.payer_type;
@@ -100,7 +100,7 @@ export const payerRoutes: RouteDef[] = [
         results: page,
         next_cursor: offset + query.limit < all.length ? encodeCursor(offset + query.limit) : null,
         total: all.length,
-        reliability: reliability(k.version ? { payers: k.version } : ['payers']),
+        reliability: trace.use('payers', k.version).reliability(),
       };
     },
   }),
@@ -116,12 +116,12 @@ export const payerRoutes: RouteDef[] = [
     cache: true,
     params: SlugParams,
     response: PayerProfileSchema,
-    errors: [404],
+    errors: ['not_found'],
     examples: [{ summary: 'Medicare fee-for-service by alias', params: { slug: 'medicare' } }],
-    handler: async ({ params, snapshot, reliability }) => {
+    handler: async ({ params, snapshot, trace }) => {
       const k = await payerKnowledge(snapshot);
       const p = resolvePayer(k, params.slug);
-      return { ...profile(k, p), reliability: reliability({ payers: k.version }, { warnings: payerWarnings(p) }) };
+      return { ...profile(k, p), reliability: trace.use('payers', k.version).warn(...payerWarnings(p)).reliability() };
     },
   }),
   defineRoute({
@@ -136,7 +136,7 @@ export const payerRoutes: RouteDef[] = [
     cache: true,
     params: SlugParams,
     response: DenialPatternListSchema,
-    errors: [404],
+    errors: ['not_found'],
     examples: [{ summary: 'Medicare denial patterns', params: { slug: 'medicare_ffs' } }],
     handler: async ({ params, snapshot }) => {
       const k = await payerKnowledge(snapshot);
@@ -158,7 +158,7 @@ export const payerRoutes: RouteDef[] = [
     params: DenialCodeParams,
     response: DenialCodeLookupSchema,
     examples: [{ summary: 'medical necessity denial', params: { code: 'CO-50' } }],
-    handler: async ({ params, snapshot, reliability }) => {
+    handler: async ({ params, snapshot, trace }) => {
       const c = parseDenialCode(params.code);
       const [k, x] = await Promise.all([payerKnowledge(snapshot), x12Index(snapshot)]);
       const results = [];
@@ -175,9 +175,9 @@ export const payerRoutes: RouteDef[] = [
         }
       }
       const master = x12Master(x, c);
-      const warnings: string[] = [];
-      if (master.length === 0) warnings.push(`${c.matched_as === 'rarc' ? 'RARC' : 'CARC'} ${c.code} is not in the loaded X12 code lists (x12_codes ${x.version || 'not loaded'}: ${x.count} codes; the full list is licensed by X12, the seed carries a partial, cited set)`);
-      for (const s of payers) warnings.push(...payerWarnings(k.payers.get(s)!).filter((w) => w.includes('not yet re-verified')));
+      trace.use('payers', k.version).use('x12_codes', x.version);
+      if (master.length === 0) trace.warn(`${c.matched_as === 'rarc' ? 'RARC' : 'CARC'} ${c.code} is not in the loaded X12 code lists (x12_codes ${x.version || 'not loaded'}: ${x.count} codes; the full list is licensed by X12, the seed carries a partial, cited set)`);
+      for (const s of payers) trace.warn(...payerWarnings(k.payers.get(s)!).filter((w) => w.includes('not yet re-verified')));
       return {
         denial_code: params.code,
         matched_as: c.matched_as,
@@ -187,7 +187,7 @@ export const payerRoutes: RouteDef[] = [
         total_results: results.length,
         results,
         x12_master: master,
-        reliability: reliability({ ...(k.version ? { payers: k.version } : {}), ...(x.version ? { x12_codes: x.version } : {}) }, { warnings }),
+        reliability: trace.reliability(),
       };
     },
   }),
@@ -205,15 +205,15 @@ export const payerRoutes: RouteDef[] = [
     params: SlugParams,
     query: AppealQuerySchema,
     response: AppealDeadlineSchema,
-    errors: [404],
+    errors: ['not_found'],
     examples: [{ summary: 'a Medicare denial dated 2026-03-02', params: { slug: 'medicare_ffs' }, query: { denial_date: '2026-03-02', as_of: '2026-04-01' } }],
-    handler: async ({ params, query, snapshot, reliability, now }) => {
+    handler: async ({ params, query, snapshot, trace, now }) => {
       const k = await payerKnowledge(snapshot);
       const p = resolvePayer(k, params.slug);
       const asOf = query.as_of ?? todayOf(now());
       const levels = (k.appeals.get(p.slug) ?? []).filter((l) => !query.plan_type || l.plan_type === null || l.plan_type === query.plan_type);
-      const warnings = payerWarnings(p);
-      if (levels.length === 0) warnings.push(`no appeal levels are loaded for ${p.slug}${query.plan_type ? ` and plan type ${query.plan_type}` : ''}`);
+      trace.use('payers', k.version).warn(...payerWarnings(p));
+      if (levels.length === 0) trace.warn(`no appeal levels are loaded for ${p.slug}${query.plan_type ? ` and plan type ${query.plan_type}` : ''}`);
       return {
         denial_date: query.denial_date,
         as_of: asOf,
@@ -221,7 +221,7 @@ export const payerRoutes: RouteDef[] = [
         payer_name: p.name,
         receipt_convention: levels.length ? receiptConvention(levels) : 'no appeal levels loaded',
         appeal_levels: appealDeadlines(levels, { denial_date: query.denial_date, as_of: asOf, state: query.state, decision_date: query.decision_date, decision_level: query.decision_level }),
-        reliability: reliability({ payers: k.version }, { warnings }),
+        reliability: trace.reliability(),
       };
     },
   }),
@@ -239,15 +239,15 @@ export const payerRoutes: RouteDef[] = [
     params: SlugParams,
     query: TimelyFilingQuerySchema,
     response: TimelyFilingSchema,
-    errors: [404],
+    errors: ['not_found'],
     examples: [{ summary: 'a Medicare service on a leap day', params: { slug: 'medicare_ffs' }, query: { date_of_service: '2024-02-29', as_of: '2025-01-15' } }],
-    handler: async ({ params, query, snapshot, reliability, now }) => {
+    handler: async ({ params, query, snapshot, trace, now }) => {
       const k = await payerKnowledge(snapshot);
       const p = resolvePayer(k, params.slug);
       const asOf = query.as_of ?? todayOf(now());
       const rules = (k.filing.get(p.slug) ?? []).filter((r) => !query.plan_type || r.plan_type === null || r.plan_type === query.plan_type);
-      const warnings = payerWarnings(p);
-      if (rules.length === 0) warnings.push(`no filing rules are loaded for ${p.slug}`);
+      trace.use('payers', k.version).warn(...payerWarnings(p));
+      if (rules.length === 0) trace.warn(`no filing rules are loaded for ${p.slug}`);
       return {
         payer_slug: p.slug,
         payer_name: p.name,
@@ -257,7 +257,7 @@ export const payerRoutes: RouteDef[] = [
           const d = filingDeadline(r, { ...query, as_of: asOf });
           return { ...d, deadline_date: d.deadline_date ?? null, days_remaining: d.days_remaining ?? null, is_expired: d.is_expired ?? null, business_day_adjustment: d.business_day_adjustment ?? null };
         }),
-        reliability: reliability({ payers: k.version }, { warnings }),
+        reliability: trace.reliability(),
       };
     },
   }),
@@ -275,21 +275,20 @@ export const payerRoutes: RouteDef[] = [
     params: SlugParams,
     query: ClaimIntelligenceQuerySchema,
     response: ClaimIntelligenceSchema,
-    errors: [404],
+    errors: ['not_found'],
     examples: [{ summary: 'a blepharoplasty for Medicare', params: { slug: 'medicare_ffs' }, query: { code: '15823' } }],
-    handler: async ({ params, query, snapshot, reliability, now }) => {
+    handler: async ({ params, query, snapshot, trace, now }) => {
       const k = await payerKnowledge(snapshot);
       const p = resolvePayer(k, params.slug);
-      const warnings = payerWarnings(p);
-      const used: Record<string, string> = { payers: k.version };
+      trace.use('payers', k.version).warn(...payerWarnings(p));
       const modifier = query.modifier ?? '';
       const rows = await findRvuRows(snapshot, query.code);
       const pick = selectVersion('mpfs_rvu', snapshot.versions('mpfs_rvu').filter((v) => rows.some((r) => r.version === v.version)), { rule: 'effective', date: todayOf(now()) });
       const rvu = pick ? rows.find((r) => r.version === pick.version.version && r.modifier === modifier) : undefined;
-      if (rvu) used.mpfs_rvu = rvu.version;
-      else warnings.push(`no Medicare physician fee schedule row for ${query.code}${modifier ? `-${modifier}` : ''} in the loaded RVU releases`);
+      if (rvu) trace.use('mpfs_rvu', rvu.version);
+      else trace.warn(`no Medicare physician fee schedule row for ${query.code}${modifier ? `-${modifier}` : ''} in the loaded RVU releases`);
       const pa = matchingPriorAuthRules(k, p.slug, query.code, { serviceCategory: query.service_category, planType: query.plan_type, state: query.state });
-      if (p.payer_type === 'medicare') warnings.push('coverage_determinations: no NCD/LCD coverage dataset is loaded yet, so Medicare coverage rules are not checked');
+      if (p.payer_type === 'medicare') trace.warn('coverage_determinations: no NCD/LCD coverage dataset is loaded yet, so Medicare coverage rules are not checked');
       const paRequired = pa.length ? pa.some((r) => r.pa_required) : null;
       return {
         payer_slug: p.slug,
@@ -332,7 +331,7 @@ export const payerRoutes: RouteDef[] = [
                 : 'matching rules say no prior authorization is required',
           matched_rules: pa.map((r) => r.rule_id),
         },
-        reliability: reliability(used, { warnings }),
+        reliability: trace.reliability(),
       };
     },
   }),

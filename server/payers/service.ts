@@ -1,8 +1,10 @@
-import { aliasKey, categoriesOf, type PayerKnowledge } from '../../datasets/payers/queries.js';
+import { aliasKey, categoriesOf, payerKnowledge, type PayerKnowledge } from '../../datasets/payers/queries.js';
 import type { DenialPatternRow, PayerRow, PriorAuthRuleRow } from '../../datasets/payers/schema.js';
 import type { X12CodeRow } from '../../datasets/x12_codes/dataset.js';
 import type { X12Index } from '../../datasets/x12_codes/queries.js';
-import { NotFoundError, ValidationError, type Issue } from '../../warehouse/errors.js';
+import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import type { RawInput, Resolution } from '../route.js';
 import { matchPayer, MIN_SCORE } from './search.js';
 
 export interface PayerHit {
@@ -136,14 +138,29 @@ export function ncciEditSetOf(p: PayerRow): { editSet: 'medicare' | 'medicaid'; 
   return { editSet: 'medicare', warning: `${p.slug}: not known to apply NCCI; Medicare NCCI edits are shown as the reference, and the payer may apply its own edits` };
 }
 
-/** The 422 issue for a `payer` query parameter the loaded payers dataset does not know (none when it does). */
-export function payerParamIssues(k: PayerKnowledge, raw: unknown, loc: (string | number)[]): Issue[] {
-  if (typeof raw !== 'string' || raw.trim() === '') return [];
+/**
+ * The payer a request names at `loc` (a slug or alias): the row, or null when none was given or
+ * it is unknown; an unknown one is a 422 issue naming it (with "did you mean" suggestions).
+ */
+export function payerAt(k: PayerKnowledge, raw: unknown, loc: (string | number)[]): Resolution<PayerRow | null> {
+  if (typeof raw !== 'string' || raw.trim() === '') return { issues: [], value: null };
   try {
-    resolvePayer(k, raw);
-    return [];
+    return { issues: [], value: resolvePayer(k, raw) };
   } catch (e) {
     if (!(e instanceof NotFoundError)) throw e;
-    return [{ loc, msg: e.message, type: 'value_error', input: raw, ...(e.extra.suggestions ? { ctx: { suggestions: e.extra.suggestions } } : {}) }];
+    return { issues: [{ loc, msg: e.message, type: 'value_error', input: raw, ...(e.extra.suggestions ? { ctx: { suggestions: e.extra.suggestions } } : {}) }], value: null };
   }
 }
+
+/**
+ * The `resolve` step of a route whose input names a payer (`query.payer`, `body.payer_slug`):
+ * looks it up once in the loaded payers dataset; the handler gets `{knowledge, payer}`.
+ */
+export const resolvePayerIn =
+  (where: 'query' | 'body', field: string) =>
+  async (input: RawInput, snapshot: SnapshotReader | null): Promise<Resolution<{ knowledge: PayerKnowledge; payer: PayerRow | null }>> => {
+    const knowledge = await payerKnowledge(snapshot!);
+    const raw = where === 'query' ? input.query[field] : (input.body as Record<string, unknown> | undefined)?.[field];
+    const r = payerAt(knowledge, raw, [where, field]);
+    return { issues: r.issues, value: { knowledge, payer: r.value } };
+  };

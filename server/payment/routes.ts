@@ -3,6 +3,7 @@ import { defineRoute, type RouteDef } from '../route.js';
 import { todayOf } from '../calendar.js';
 import { HcpcsSchema } from '../schemas.js';
 import { PaymentCompositionSchema, PaymentQuerySchema } from './schemas.js';
+import { resolveFacility } from '../facilities/service.js';
 import { composePaymentFor } from './service.js';
 
 /** `GET /v1/codes/{code}/payment`: the payment composition of a code (spec rules 1-5). */
@@ -24,23 +25,20 @@ export const paymentRoutes: RouteDef[] = [
     params: z.object({ code: HcpcsSchema }),
     query: PaymentQuerySchema,
     response: PaymentCompositionSchema,
-    errors: [404],
+    errors: ['not_found'],
     examples: [
       { summary: 'an office visit in Manhattan (non-QPP)', params: { code: '99213' }, query: { locality: '1320201', date_of_service: '2026-03-02' } },
     ],
-    handler: async ({ params, query, snapshot, tenant, reliability, now }) => {
-      // The tenant's registration of the CCN: facility.registered, its facility type and default place of service.
-      const reg = query.ccn ? await tenant.facilities.get(query.ccn) : null;
-      const pos = query.place_of_service ?? (reg?.is_active ? (reg.place_of_service ?? undefined) : undefined);
-      const { composition, warnings, used, degraded } = await composePaymentFor(snapshot, {
-        code: params.code,
-        ...query,
-        today: todayOf(now()),
-        place_of_service: pos,
-        registration: reg ? { active: reg.is_active, facility_type: reg.is_active ? reg.facility_type : null } : null,
-      });
-      if (pos !== undefined && query.place_of_service === undefined) warnings.push(`place of service ${pos} from your registration of ${query.ccn}`);
-      return { ...composition, reliability: reliability(used, { warnings, degraded }) };
+    // Without ccn the answer does not depend on the tenant: one cached answer serves every tenant.
+    tenantScoped: ({ query }) => query.ccn !== undefined,
+    handler: async ({ params, query, snapshot, tenant, trace, now }) => {
+      // The facility as this tenant sees it: an active registration's facility type and place of service win.
+      const facility = query.ccn ? await resolveFacility(snapshot, tenant, query.ccn, 'reference') : null;
+      const own = facility?.fromRegistration.includes('place_of_service') ? facility.effective.place_of_service! : undefined;
+      const pos = query.place_of_service ?? own;
+      const composition = await composePaymentFor(snapshot, { ...query, code: params.code, today: todayOf(now()), place_of_service: pos, facility }, trace);
+      if (pos !== undefined && query.place_of_service === undefined) trace.warn(`place of service ${pos} from your registration of ${query.ccn}`);
+      return { ...composition, reliability: trace.reliability() };
     },
   }),
 ];

@@ -1,6 +1,7 @@
 import type { StateStore } from '../../warehouse/state.js';
-import { HttpError } from '../errors.js';
-import { RateLimiter } from '../middleware/ratelimit.js';
+import { DomainError } from '../../warehouse/errors.js';
+import { rateLimited } from '../errors.js';
+import { MemoryRateLimiter } from '../pipeline/limits.js';
 import { defineRoute, result, type RouteDef } from '../route.js';
 import { PlaygroundSessionSchema } from './schemas.js';
 
@@ -24,13 +25,14 @@ const TTL_MS = 3_600_000;
  * and refused on the production host: a test key is useless there and minting must not run there.
  */
 export function playgroundRoutes(d: PlaygroundDeps): RouteDef[] {
-  const perIp = new RateLimiter(d.keysPerHour, () => d.now().getTime(), 100_000, TTL_MS);
+  const perIp = new MemoryRateLimiter(d.keysPerHour, () => d.now().getTime(), 100_000, TTL_MS);
   return [
     defineRoute({
       method: 'post',
       path: '/v1/playground/session',
       operationId: 'createPlaygroundSession',
       tag: 'system',
+      mcp: false,
       summary: 'Mint a one-hour test key for the playground page (test host only)',
       description:
         'Public, limited per client address (RCM_PLAYGROUND_KEYS_PER_HOUR). The key has the knowledge scope, belongs to the playground tenant and expires after one hour. 403 on the production host.',
@@ -38,15 +40,13 @@ export function playgroundRoutes(d: PlaygroundDeps): RouteDef[] {
       reads: 'none',
       response: PlaygroundSessionSchema,
       status: 201,
-      errors: [403],
+      errors: ['playground_disabled', 'playground_not_on_production'],
       examples: [{ summary: 'get a key for the playground' }],
       handler: async ({ hostKind, clientIp, now }) => {
-        if (!d.enabled) throw new HttpError(403, 'playground_disabled', 'the playground is turned off on this server (RCM_PLAYGROUND=0)');
-        if (hostKind === 'live') throw new HttpError(403, 'playground_not_on_production', 'the playground mints test keys on the test host only');
+        if (!d.enabled) throw new DomainError('playground_disabled', 'the playground is turned off on this server (RCM_PLAYGROUND=0)');
+        if (hostKind === 'live') throw new DomainError('playground_not_on_production', 'the playground mints test keys on the test host only');
         const decision = perIp.take(clientIp);
-        if (!decision.allowed) {
-          throw new HttpError(429, 'rate_limited', `at most ${d.keysPerHour} playground keys per hour from one address`, { 'retry-after': String(decision.reset) });
-        }
+        if (!decision.allowed) throw rateLimited(decision, `${d.keysPerHour} playground keys per hour from one address`);
         const tenant = await d.state.admin.getTenant(PLAYGROUND_TENANT).catch(async () =>
           // Two first mints at once: the loser of the insert reads the winner's row.
           d.state.admin.createTenant(PLAYGROUND_TENANT).catch(() => d.state.admin.getTenant(PLAYGROUND_TENANT)),

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { payerKnowledge } from '../../datasets/payers/queries.js';
 import { todayOf } from '../calendar.js';
-import { payerParamIssues } from '../payers/service.js';
+import { resolvePayerIn } from '../payers/service.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { PaCheckQuerySchema, PaDeterminationSchema, StoredDeterminationSchema } from './schemas.js';
 import { checkPriorAuth } from './service.js';
@@ -28,16 +27,16 @@ export const priorAuthRoutes: RouteDef[] = [
     reads: 'snapshot+tenant',
     cache: 'daily',
     query: PaCheckQuerySchema,
-    checkInput: async (raw, snapshot) => payerParamIssues(await payerKnowledge(snapshot), raw.query.payer, ['query', 'payer']),
+    resolve: resolvePayerIn('query', 'payer'),
     response: PaDeterminationSchema,
-    errors: [404],
+    errors: ['not_found'],
     examples: [
       { summary: 'Medicare FFS, blepharoplasty in a hospital outpatient department', query: { payer: 'medicare_ffs', code: '15823', place_of_service: '22', date_of_service: '2026-03-02' } },
     ],
-    handler: async ({ query, snapshot, tenant, now, reliability }) => {
-      const { persist: _persist, ...q } = query;
-      const a = await checkPriorAuth(snapshot, tenant, q, todayOf(now()));
-      return { ...a.body, reliability: reliability(a.used, { warnings: a.warnings }) };
+    handler: async ({ query, resolved, snapshot, tenant, now, trace }) => {
+      const { persist: _persist, payer: _payer, ...q } = query;
+      const a = await checkPriorAuth(snapshot, tenant, { knowledge: resolved.knowledge, payer: resolved.payer!, query: q, today: todayOf(now()) }, trace);
+      return { ...a, reliability: trace.reliability() };
     },
     persist: async ({ query, tenant, snapshotId, now }, answer) => {
       if (query.persist === false) return null;
@@ -68,7 +67,7 @@ export const priorAuthRoutes: RouteDef[] = [
     reads: 'tenant',
     params: z.object({ id: z.uuid() }),
     response: StoredDeterminationSchema,
-    errors: [404],
+    errors: ['not_found'],
     examples: [{ summary: 'a determination that does not exist', status: 404, params: { id: '00000000-0000-4000-8000-000000000000' } }],
     handler: async ({ params, tenant }) => {
       const d = await tenant.determinations.get(params.id);

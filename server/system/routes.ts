@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { DATASETS } from '../../datasets/registry.js';
 import type { SnapshotHolder } from '../../warehouse/snapshot.js';
 import type { StateStore } from '../../warehouse/state.js';
-import { HttpError } from '../errors.js';
-import type { Metrics } from '../middleware/metrics.js';
+import { notReady } from '../errors.js';
+import type { Metrics } from '../pipeline/metrics.js';
 import { buildOpenApi, type OpenApiOptions } from '../openapi.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { HealthSchema, MetaSchema, ReadinessSchema } from './schemas.js';
@@ -28,6 +28,7 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       path: '/v1/health',
       operationId: 'health',
       tag: 'system',
+      mcp: false,
       summary: 'Liveness: the process answers',
       auth: 'public',
       reads: 'none',
@@ -40,17 +41,18 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       path: '/v1/health/ready',
       operationId: 'healthReady',
       tag: 'system',
+      mcp: false,
       summary: 'Readiness: a snapshot is mounted and the state store answers',
       auth: 'public',
       reads: 'none',
       response: ReadinessSchema,
-      errors: [503],
+      errors: ['not_ready'],
       examples: [{ summary: 'can the service answer data requests' }],
       handler: async () => {
         const snap = d.snapshots.snapshot;
         const stateOk = await d.state.ping().catch(() => false);
         if (!snap || !stateOk) {
-          throw new HttpError(503, 'not_ready', `not ready: snapshot ${snap ? 'mounted' : 'missing'}, state store ${stateOk ? 'ok' : 'failing'}`);
+          throw notReady(`not ready: snapshot ${snap ? 'mounted' : 'missing'}, state store ${stateOk ? 'ok' : 'failing'}`);
         }
         return { status: 'ready' as const, snapshot_id: snap.id, checks: { snapshot: true, state_store: stateOk } };
       },
@@ -60,6 +62,7 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       path: '/v1/meta',
       operationId: 'meta',
       tag: 'system',
+      mcp: false,
       summary: 'Service version, served snapshot and dataset versions',
       auth: { scope: 'knowledge' },
       reads: 'none',
@@ -86,6 +89,7 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       path: '/v1/metrics',
       operationId: 'metrics',
       tag: 'system',
+      mcp: false,
       summary: 'Prometheus metrics: requests and latency by route, answer cache, snapshot swaps, process',
       auth: { scope: 'admin' },
       reads: 'none',
@@ -99,6 +103,7 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       path: '/v1/openapi.json',
       operationId: 'openapi',
       tag: 'system',
+      mcp: false,
       summary: 'OpenAPI 3.1 document generated from the route table',
       auth: 'public',
       reads: 'none',

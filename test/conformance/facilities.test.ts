@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { cbsaCounty } from '../../datasets/cbsa_county/dataset.js';
 import { facilities } from '../../datasets/facilities/dataset.js';
-import { getFacility } from '../../datasets/facilities/queries.js';
+import { getFacilityReference } from '../../server/facilities/geography.js';
 import { openTestSnapshot, parseAll, REPO_ROOT } from '../helpers/datasets.js';
 import { requireShared, sharedDataDir } from '../helpers/shared.js';
 import { localityCounty } from '../../datasets/locality_county/dataset.js';
@@ -54,8 +54,8 @@ describe.skipIf(!present)('facilities on the real Care Compare Hospital_General_
     afterAll(() => snap.close());
 
     it('puts UCSF in 0111205 and NY Presbyterian in 1320201 by ZIP', async () => {
-      expect(await getFacility(snap, '050454')).toMatchObject({ locality: '0111205', locality_source: 'zip', locality_name: 'SAN FRANCISCO-OAKLAND-BERKELEY (SAN FRANCISCO CNTY/ALAMEDA/CONTR COSTA CNTY/SAN MATEO)', cbsa: '41884' });
-      expect(await getFacility(snap, '330101')).toMatchObject({ locality: '1320201', locality_name: 'MANHATTAN', cbsa: '35614', wage_index: 1.3456 });
+      expect(await getFacilityReference(snap, '050454')).toMatchObject({ locality: '0111205', locality_source: 'zip', locality_name: 'SAN FRANCISCO-OAKLAND-BERKELEY (SAN FRANCISCO CNTY/ALAMEDA/CONTR COSTA CNTY/SAN MATEO)', cbsa: '41884' });
+      expect(await getFacilityReference(snap, '330101')).toMatchObject({ locality: '1320201', locality_name: 'MANHATTAN', cbsa: '35614', wage_index: 1.3456 });
     });
 
     it('agrees with the ZIP rule for 5,416 of 5,421 hospitals when the locality is taken from the county instead', async () => {
@@ -77,7 +77,7 @@ describe.skipIf(!present)('facilities on the real Care Compare Hospital_General_
 
     it('finds every hospital ZIP in ZIP5 (no county fallback needed) and 1,294 of 1,375 CAHs rural by ZIP', async () => {
       const { rows } = await parseAll(facilities, [hgi]);
-      const profiles = await Promise.all(rows.filter((r) => r.facility_type === 'critical_access_hospital').map((r) => getFacility(snap, r.ccn)));
+      const profiles = await Promise.all(rows.filter((r) => r.facility_type === 'critical_access_hospital').map((r) => getFacilityReference(snap, r.ccn)));
       expect(profiles.every((p) => p.locality_source === 'zip')).toBe(true);
       expect(profiles.filter((p) => p.is_rural && p.rural_source === 'zip_locality')).toHaveLength(1_294);
     });

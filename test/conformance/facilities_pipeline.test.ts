@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getFacility } from '../../datasets/facilities/queries.js';
+import { getFacilityReference } from '../../server/facilities/geography.js';
 import { REPO_ROOT } from '../helpers/datasets.js';
 import { requireShared, sharedDataDir } from '../helpers/shared.js';
 import { ingestFiles, type IngestSummary } from '../../ingest/pipeline.js';
@@ -51,12 +51,12 @@ describe.skipIf(!present)('geography datasets ingested through the pipeline from
   it('serves facility profiles from the mounted snapshot', async () => {
     const snap = await MountedSnapshot.open(wh, (await wh.current())!);
     try {
-      const ucsf = await getFacility(snap, '050454');
+      const ucsf = await getFacilityReference(snap, '050454');
       expect(ucsf).toMatchObject({ locality: '0111205', cbsa: '41884', wage_index: 1.9315, is_rural: false, rural_source: 'zip_locality' });
       expect(ucsf.versions).toEqual({ facilities: '2025-care-compare', zip_locality: '2025Q4', gpci: '2026', cbsa_county: 'FY2026', wage_index: 'FY2026' });
-      const cah = await getFacility(snap, '011300');
+      const cah = await getFacilityReference(snap, '011300');
       expect(cah).toMatchObject({ locality: '1011200', locality_name: 'ALABAMA', cbsa: '01', is_rural: true, facility_type: 'critical_access_hospital' });
-      await expect(getFacility(snap, '000000')).rejects.toThrow('CCN 000000 is not in facilities 2025-care-compare');
+      await expect(getFacilityReference(snap, '000000')).rejects.toThrow('CCN 000000 is not in facilities 2025-care-compare');
     } finally {
       snap.close();
     }

@@ -70,7 +70,7 @@ export const probeRoutes: RouteDef[] = [
   defineRoute({
     method: 'delete', path: '/v1/_probe/keys/{id}', operationId: 'probeRevoke', tag: 'system', summary: 'tenant write',
     auth: { scope: 'admin' }, reads: 'tenant', params: z.object({ id: z.string().regex(/^key_[0-9a-f]{16}$/) }), response: Revoked,
-    errors: [404], examples: [{ summary: 'revoke', params: { id: 'key_0000000000000000' } }],
+    errors: ['not_found'], examples: [{ summary: 'revoke', params: { id: 'key_0000000000000000' } }],
     handler: async ({ params, tenant }) => ({ id: (await tenant.keys.revoke(params.id)).id, revoked: true }),
   }),
   defineRoute({

@@ -1,6 +1,8 @@
-import { HttpError } from '../errors.js';
+import { DomainError } from '../../warehouse/errors.js';
+import type { KeyType } from '../../warehouse/state.js';
 
-export type HostKind = 'live' | 'test';
+/** The host a request addressed: the production (`live`) host or the test host; keys pair with it. */
+export type HostKind = KeyType;
 
 export interface HostRules {
   /** Normalised production host names (`RCM_LIVE_HOSTS`). */
@@ -75,10 +77,10 @@ export function normalizeHostList(list: string[]): string[] {
 export function hostKindOf(rules: HostRules, hostHeader: string | undefined, target?: string): HostKind {
   // An origin-form target (`/v1/...`, every ordinary request) leaves the Host header alone to decide.
   const host = target === undefined || target.startsWith('/') ? normalizedHeader(hostHeader) : normalizeHost(hostHeader, target);
-  if (host === null) throw new HttpError(400, 'invalid_host', 'the Host header (or request target authority) is not a valid host name');
+  if (host === null) throw new DomainError('invalid_host', 'the Host header (or request target authority) is not a valid host name');
   if (rules.liveHosts.includes(host)) return 'live';
   if (rules.testHosts.length > 0 && rules.liveHosts.length > 0 && !rules.testHosts.includes(host)) {
-    throw new HttpError(421, 'misdirected_request', `this service does not answer for host ${host}`);
+    throw new DomainError('misdirected_request', `this service does not answer for host ${host}`);
   }
   return 'test';
 }

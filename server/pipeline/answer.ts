@@ -1,4 +1,8 @@
 import { LRUCache } from 'lru-cache';
+import type { MountedSnapshot } from '../../warehouse/snapshot.js';
+import { todayOf } from '../calendar.js';
+import type { RouteDef } from '../route.js';
+import { inputKey, type ValidInput } from './input.js';
 
 /** An answer as sent: status, headers and the serialized body. Only 200 answers are kept. */
 export interface CachedAnswer {
@@ -89,4 +93,17 @@ export class AnswerCache {
   dropSnapshot(snapshotId: string): void {
     for (const [k, v] of this.lru.entries()) if (v.snapshot === snapshotId) this.lru.delete(k);
   }
+}
+
+/**
+ * The answer-cache key of a call, from what the route declares it reads: the operation, the
+ * snapshot id, the tenant id and its state generation (a write bumps it, so no cached answer
+ * outlives the data it used), today's date for `cache: 'daily'`, and the validated input.
+ */
+export function answerKey(route: RouteDef, snapshot: MountedSnapshot | null, tenant: { id: string; generation: number } | null, now: () => Date, input: ValidInput): string {
+  let key = `\u0000${route.operationId}`;
+  if (snapshot) key += `\u0000s:${snapshot.id}`;
+  if (tenant) key += `\u0000t:${tenant.id}:${tenant.generation}`;
+  if (route.cache === 'daily') key += `\u0000d:${todayOf(now())}`;
+  return `${key}\u0000${input.cacheKey ?? inputKey(input)}`;
 }

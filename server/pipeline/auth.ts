@@ -1,0 +1,132 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { DomainError } from '../../warehouse/errors.js';
+import { KEY_RE, hashKey, type ApiKeyRecord, type StateStore } from '../../warehouse/state.js';
+import type { Auth, AuthInfo } from '../route.js';
+import type { HostKind } from './hosts.js';
+import { takeOrThrow, type RateLimiter } from './limits.js';
+
+/** Tenant id under which `X-Admin-Secret` callers (service-authenticated policy routes) act. */
+export const SERVICE_TENANT = '_service';
+
+/**
+ * Looks keys up in the state store, answering repeats from memory while the store is unchanged:
+ * the store's change marker moves whenever any process (the server, `rcm keys`) commits, and is
+ * read at most every `checkEveryMs`, so a key created or revoked by the CLI counts within that
+ * time without a hash and a query per request. Cached by the key's hash (never the secret), in
+ * a bounded LRU; a string that is not shaped like a key is refused without a lookup or an entry.
+ */
+export class KeyAuthenticator {
+  private readonly cache = new LRUCache<string, ApiKeyRecord | false>({ max: 10_000 });
+  private marker = '';
+  private checkedAt = -Infinity;
+
+  constructor(
+    private readonly state: StateStore,
+    private readonly now: () => Date,
+    readonly checkEveryMs = 200,
+  ) {
+    // This process's own writes (a key revoked through the API) count at the next request.
+    state.onWrite(() => {
+      this.cache.clear();
+      this.checkedAt = -Infinity;
+    });
+  }
+
+  async authenticate(secret: string): Promise<ApiKeyRecord | null> {
+    if (!KEY_RE.test(secret)) return null;
+    const t = this.now();
+    if (t.getTime() - this.checkedAt >= this.checkEveryMs) {
+      this.checkedAt = t.getTime();
+      const m = await this.state.changeMarker();
+      if (m !== this.marker) {
+        this.cache.clear();
+        this.marker = m;
+      }
+    }
+    const hash = hashKey(secret);
+    let key = this.cache.get(hash);
+    if (key === undefined) {
+      key = (await this.state.admin.findActiveKeyByHash(hash, t)) ?? false;
+      this.cache.set(hash, key);
+    }
+    // An expiring key (playground) stops at its time even while cached.
+    if (key && key.expires_at && key.expires_at <= t.toISOString()) return null;
+    return key || null;
+  }
+}
+
+/**
+ * Why a paired key may not call a route with `auth`, or null when it may: the one rule for the
+ * pipeline (which answers the error) and MCP's tool list (which hides what the key cannot call).
+ */
+export function refusal(auth: Auth, key: Pick<AuthInfo, 'scopes' | 'key_type'>): DomainError | null {
+  if (auth === 'public') return null;
+  if (auth === 'admin_secret_or_test_key') {
+    return key.key_type === 'test' ? null : new DomainError('admin_secret_required', 'this endpoint takes X-Admin-Secret, or a test key on the test host');
+  }
+  if (auth.keyType === 'live' && key.key_type !== 'live') return new DomainError('live_key_required', 'this endpoint needs a live (kp_live_) key');
+  if (!key.scopes.includes(auth.scope) && !key.scopes.includes('admin')) return new DomainError('insufficient_scope', `this endpoint needs the '${auth.scope}' scope`);
+  return null;
+}
+
+/** True when a key (already paired with its host) may call a route with `auth`. */
+export const canCall = (auth: Auth, key: Pick<AuthInfo, 'scopes' | 'key_type'>): boolean => refusal(auth, key) === null;
+
+function secretsEqual(a: string, b: string): boolean {
+  const h = (s: string) => createHash('sha256').update(s).digest();
+  return timingSafeEqual(h(a), h(b));
+}
+
+/** The per-key and per-address limiters the pipeline applies (injected: a shared store can replace them). */
+export interface Limiters {
+  /** Per API key (and the admin secret), requests per minute. */
+  key: RateLimiter;
+  /** Per client address on `public` routes, requests per minute. */
+  ip: RateLimiter;
+}
+
+type Headers = Record<string, string | undefined>;
+
+/** Who is calling and whether they may: key pairing with the host, scope, admin secret, rate limits. */
+export class Authorizer {
+  constructor(
+    readonly keys: KeyAuthenticator,
+    private readonly limiters: Limiters,
+    /** `RCM_ADMIN_SECRET`; null disables `X-Admin-Secret`. */
+    private readonly adminSecret: string | null,
+  ) {}
+
+  /** The caller of a route (null on public routes), after its rate limit; RateLimit headers go into `out`. */
+  async authorize(auth: Auth, req: { headers: Headers; clientIp: string }, hostKind: HostKind, out: Record<string, string>): Promise<AuthInfo | null> {
+    if (auth === 'public') {
+      await takeOrThrow(this.limiters.ip, `ip:${req.clientIp}`, out);
+      return null;
+    }
+    if (auth === 'admin_secret_or_test_key') {
+      const given = req.headers['x-admin-secret'];
+      if (given !== undefined) {
+        if (!this.adminSecret || !secretsEqual(given, this.adminSecret)) throw new DomainError('invalid_admin_secret', 'X-Admin-Secret is not valid');
+        await takeOrThrow(this.limiters.key, 'admin-secret', out);
+        return { tenant_id: SERVICE_TENANT, key_id: 'admin_secret', key_type: hostKind, scopes: ['admin'] };
+      }
+    }
+    const key = await this.keyFor(req.headers, hostKind);
+    const refused = refusal(auth, key);
+    if (refused) throw refused;
+    await takeOrThrow(this.limiters.key, key.key_id, out);
+    return key;
+  }
+
+  /** The key of `X-API-Key`, paired with the host kind (a mismatch returns no data). */
+  async keyFor(headers: Headers, hostKind: HostKind): Promise<AuthInfo> {
+    const secret = headers['x-api-key'];
+    if (!secret) throw new DomainError('missing_api_key', 'X-API-Key header is required');
+    const key = await this.keys.authenticate(secret);
+    if (!key) throw new DomainError('invalid_api_key', 'API key is not valid, expired or was revoked');
+    if (key.type !== hostKind) {
+      throw new DomainError('key_host_mismatch', key.type === 'test' ? 'a test key cannot be used on the production host' : 'a live key cannot be used on the test host');
+    }
+    return { tenant_id: key.tenant_id, key_id: key.id, key_type: key.type, scopes: key.scopes };
+  }
+}

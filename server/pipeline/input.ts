@@ -1,0 +1,126 @@
+import type { z } from 'zod';
+import { LRUCache } from 'lru-cache';
+import { DomainError, ValidationError, type Issue } from '../../warehouse/errors.js';
+import type { MountedSnapshot } from '../../warehouse/snapshot.js';
+import { approxBytes } from '../../warehouse/sizeof.js';
+import type { RawInput, RouteDef } from '../route.js';
+import { checkQueryShape, toIssues } from '../validation.js';
+
+/** One call's input as a transport hands it over (the fields of `InvokeRequest` the input uses). */
+export interface InputRequest {
+  params: Record<string, string>;
+  query: Record<string, string | string[]>;
+  headers: Record<string, string | undefined>;
+  target?: string;
+  body?: { bytes: Buffer } | { value: unknown };
+}
+
+/** Validated path, query and body, what `resolve` found, and the answer-cache form once computed. */
+export interface ValidInput {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+  resolved: unknown;
+  cacheKey?: string;
+}
+
+const DEFAULT_JSON_MAX = 1 << 20;
+const NO_BODY = Symbol('no body');
+
+export const inputKey = (input: ValidInput): string => JSON.stringify([input.params ?? null, input.query ?? null]);
+
+/**
+ * Turns a raw call into a validated input: the body decoded once, path, query and body parsed by
+ * the route's schemas, then the route's `resolve` step (even when the schemas failed), with every
+ * issue of all of them in one 422.
+ */
+export class InputDecoder {
+  /**
+   * Validated inputs of body-less requests by their raw form (route, snapshot, params, query): a
+   * repeated lookup skips the schemas and `resolve`. Bounded by bytes like the answer cache; only
+   * successes are kept, and the snapshot id is in the key because `resolve` reads the snapshot.
+   */
+  private readonly validated = new LRUCache<string, ValidInput>({
+    maxSize: 16 * 1024 * 1024,
+    sizeCalculation: (v, k) => k.length * 2 + approxBytes(v),
+  });
+
+  async decode(route: RouteDef, req: InputRequest, snapshot: MountedSnapshot | null): Promise<ValidInput> {
+    if (route.body || (req.body && !('bytes' in req.body && req.body.bytes.length === 0))) return this.decodeOnce(route, req, snapshot);
+    // An origin-form HTTP target decides params and query alone; other callers key by their parts.
+    const raw = req.target !== undefined && req.target.startsWith('/') ? req.target : `${JSON.stringify(req.params)}\u0000${JSON.stringify(req.query)}`;
+    const key = `${route.operationId}\u0000${snapshot?.id ?? ''}\u0000${raw}`;
+    const hit = this.validated.get(key);
+    if (hit) return hit;
+    const input = await this.decodeOnce(route, req, snapshot);
+    // A cached route's answer key, computed once with the memo entry (and counted in its size).
+    if (route.cache) input.cacheKey = inputKey(input);
+    this.validated.set(key, input);
+    return input;
+  }
+
+  private async decodeOnce(route: RouteDef, req: InputRequest, snapshot: MountedSnapshot | null): Promise<ValidInput> {
+    const issues: Issue[] = [];
+    const parse = (schema: z.ZodType | undefined, where: 'path' | 'query' | 'body', input: unknown): unknown => {
+      if (!schema) return undefined;
+      const r = schema.safeParse(input);
+      if (r.success) return r.data;
+      issues.push(...toIssues(where, r.error, input));
+      return undefined;
+    };
+    const params = parse(route.params, 'path', req.params);
+    const shaped = checkQueryShape(route.query, req.query);
+    issues.push(...shaped.issues);
+    const query = route.query ? parse(route.query, 'query', shaped.query) : undefined;
+    let body: unknown;
+    let decoded: unknown;
+    const b = route.body;
+    if (b?.kind === 'json') {
+      decoded = jsonBody(req, b.maxBytes ?? DEFAULT_JSON_MAX, issues);
+      if (decoded !== NO_BODY) body = parse(b.schema, 'body', decoded);
+      else decoded = undefined;
+    } else if (b?.kind === 'raw') {
+      body = rawBody(req, b.contentType, b.maxBytes);
+    } else if (req.body && 'bytes' in req.body && req.body.bytes.length > 0) {
+      issues.push({ loc: ['body'], msg: 'This endpoint takes no request body', type: 'extra_forbidden' });
+    }
+    let resolved: unknown;
+    if (route.resolve) {
+      const raw: RawInput = { params: req.params, query: req.query, body: decoded, header: (n) => req.headers[n.toLowerCase()] };
+      const r = await route.resolve(raw, snapshot);
+      issues.push(...r.issues);
+      resolved = r.value;
+    }
+    if (issues.length) throw new ValidationError(issues);
+    return { params, query, body, resolved };
+  }
+}
+
+/** The decoded JSON body (undefined when empty), or NO_BODY when it is not JSON (the issue is added). */
+function jsonBody(req: InputRequest, maxBytes: number, issues: Issue[]): unknown {
+  if (!req.body) return undefined;
+  if ('value' in req.body) return req.body.value;
+  const bytes = req.body.bytes;
+  if (bytes.length > maxBytes) throw new DomainError('payload_too_large', `request body exceeds ${maxBytes} bytes`);
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (bytes.length > 0 && type !== '' && type !== 'application/json' && !type.endsWith('+json')) {
+    throw new DomainError('unsupported_media_type', `send the body as application/json (got ${type})`);
+  }
+  const text = bytes.toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    issues.push({ loc: ['body'], msg: `JSON decode error: ${(e as Error).message}`, type: 'json_invalid', input: text.slice(0, 200) });
+    return NO_BODY;
+  }
+}
+
+function rawBody(req: InputRequest, contentType: string, maxBytes: number): Buffer {
+  const bytes = req.body && 'bytes' in req.body ? req.body.bytes : Buffer.alloc(0);
+  if (bytes.length > maxBytes) throw new DomainError('payload_too_large', `request body exceeds ${maxBytes} bytes`);
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== contentType) throw new DomainError('unsupported_media_type', `send the body as ${contentType} (got ${type || 'no content type'})`);
+  if (bytes.length === 0) throw new ValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
+  return bytes;
+}

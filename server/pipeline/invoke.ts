@@ -1,0 +1,217 @@
+import { DomainError } from '../../warehouse/errors.js';
+import type { MountedSnapshot } from '../../warehouse/snapshot.js';
+import type { StateStore, TenantStore } from '../../warehouse/state.js';
+import { bodyOf, notReady, statusOf } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { schemaId } from '../openapi.js';
+import { isResult, readsSnapshot, readsTenant, type AuthInfo, type RouteDef } from '../route.js';
+import { answerKey, type AnswerCache, type CachedAnswer } from './answer.js';
+import { Authorizer, KeyAuthenticator, type Limiters } from './auth.js';
+import { CallContext } from './context.js';
+import { hostKindOf, type HostKind, type HostRules } from './hosts.js';
+import { InputDecoder, type InputRequest, type ValidInput } from './input.js';
+import { MemoryRateLimiter } from './limits.js';
+import type { Metrics } from './metrics.js';
+
+export interface PipelineConfig {
+  hosts: HostRules;
+  /** Per API key, requests per minute. */
+  rateLimitPerMin: number;
+  /** Per client address on `public` routes, requests per minute. */
+  publicRateLimitPerMin: number;
+  /** `RCM_ADMIN_SECRET`; null disables `X-Admin-Secret`. */
+  adminSecret: string | null;
+}
+
+export interface PipelineDeps {
+  config: PipelineConfig;
+  state: StateStore;
+  snapshots: { readonly snapshot: MountedSnapshot | null };
+  cache: AnswerCache;
+  metrics: Metrics;
+  logger: Logger;
+  now: () => Date;
+  /** The rate limiters; in-process sliding windows over `config`'s limits unless given. */
+  limiters?: Limiters;
+  /** A monotonic clock in milliseconds for latency metrics (`performance.now` unless given). */
+  clock?: () => number;
+}
+
+/** One call, as any transport hands it over (HTTP and MCP build the same thing). */
+export interface InvokeRequest extends InputRequest {
+  clientIp: string;
+  requestId: string;
+  transport: 'http' | 'mcp';
+}
+
+/** What every transport sends back: the serialized body exactly as the REST answer carries it. */
+export interface InvokeResult {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** For logs and metrics. */
+  tenantId?: string;
+}
+
+/** One validated call on its way to the handler. */
+interface Call {
+  route: RouteDef;
+  req: InvokeRequest;
+  input: ValidInput;
+  auth: AuthInfo | null;
+  snapshot: MountedSnapshot | null;
+  hostKind: HostKind;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** UTF-8 of `text` in a Buffer that owns its memory (not a slice of Node's shared pool). */
+function ownBuffer(text: string): Buffer {
+  const b = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  b.write(text);
+  return b;
+}
+
+/** Checks a route declaration is coherent (a public route cannot read tenant state, ...). */
+export function checkRoute(r: RouteDef): void {
+  if (r.auth === 'public' && readsTenant(r.reads)) throw new Error(`${r.operationId}: a public route cannot read tenant state`);
+  if (r.persist && (r.auth === 'public' || !readsTenant(r.reads))) throw new Error(`${r.operationId}: a route that persists must be keyed and read tenant state`);
+  if (r.cache && r.method !== 'get') throw new Error(`${r.operationId}: only GET answers are cached`);
+  if (r.cache && r.reads === 'none') throw new Error(`${r.operationId}: a cached route must say what it reads`);
+  if (r.examples.length === 0) throw new Error(`${r.operationId}: every route carries at least one example`);
+  if (r.contentType && r.mcp !== false) throw new Error(`${r.operationId}: a non-JSON answer cannot be an MCP tool (say mcp: false)`);
+  if (!r.contentType && !schemaId(r.response)) throw new Error(`${r.operationId}: name the response schema with .meta({ id }) (it becomes an OpenAPI component)`);
+}
+
+/**
+ * The one request pipeline (medplum's `FhirRouter.handleRequest` idea): host pairing, auth,
+ * scope, rate limit, validation and resolution, answer cache, snapshot retain/release and the
+ * trace, for every transport. The HTTP listener and the MCP endpoint are thin adapters over
+ * `invoke`; each step lives in its own module beside this one.
+ */
+export class Pipeline {
+  readonly keys: KeyAuthenticator;
+  private readonly authorizer: Authorizer;
+  private readonly inputs = new InputDecoder();
+  private readonly clock: () => number;
+
+  /** Whether request lines are logged at all (`RCM_LOG=silent` skips building them). */
+  private readonly logRequests: boolean;
+
+  constructor(private readonly deps: PipelineDeps) {
+    this.logRequests = deps.logger.isLevelEnabled('info');
+    this.clock = deps.clock ?? (() => performance.now());
+    const ms = () => deps.now().getTime();
+    this.keys = new KeyAuthenticator(deps.state, deps.now);
+    const limiters = deps.limiters ?? { key: new MemoryRateLimiter(deps.config.rateLimitPerMin, ms), ip: new MemoryRateLimiter(deps.config.publicRateLimitPerMin, ms) };
+    this.authorizer = new Authorizer(this.keys, limiters, deps.config.adminSecret);
+  }
+
+  /** The monotonic clock the pipeline times calls with (adapters time calls outside the table with it). */
+  started(): number {
+    return this.clock();
+  }
+
+  async invoke(route: RouteDef, req: InvokeRequest): Promise<InvokeResult> {
+    const started = this.clock();
+    const headers: Record<string, string> = {};
+    let auth: AuthInfo | null = null;
+    let snapshot: MountedSnapshot | null = null;
+    let out: InvokeResult;
+    try {
+      const hostKind = hostKindOf(this.deps.config.hosts, req.headers.host, req.target);
+      auth = await this.authorizer.authorize(route.auth, req, hostKind, headers);
+      if (readsSnapshot(route.reads)) {
+        snapshot = this.deps.snapshots.snapshot;
+        if (!snapshot) throw notReady('no data snapshot is published yet; run `rcm seed` or `rcm ingest`');
+        snapshot.retain();
+      }
+      const input = await this.inputs.decode(route, req, snapshot);
+      const call = { route, req, input, auth, snapshot, hostKind };
+      const answer = route.persist ? await this.persist(call, await this.answer(call)) : await this.answer(call);
+      // `headers` is this call's own object (rate-limit headers so far): the answer's join it.
+      for (const k in answer.headers) if (!(k in headers)) headers[k] = answer.headers[k]!;
+      out = { status: answer.status, headers, body: answer.body };
+    } catch (err) {
+      out = this.failure(err, req, route.path, headers);
+    } finally {
+      snapshot?.release();
+    }
+    out.tenantId = auth?.tenant_id;
+    this.record(req.transport, route.method.toUpperCase(), route.path, out.status, started, req.requestId, auth?.tenant_id);
+    return out;
+  }
+
+  /** The answer to an error: its status and body from the one error model; unknown errors logged, never shown. */
+  private failure(err: unknown, req: InvokeRequest, path: string, headers: Record<string, string>): InvokeResult {
+    if (err instanceof DomainError) Object.assign(headers, err.headers);
+    else this.deps.logger.error({ request_id: req.requestId, route: path, err }, 'unhandled error');
+    const status = statusOf(err);
+    return { status, headers: { 'content-type': JSON_TYPE, ...headers }, body: Buffer.from(JSON.stringify(bodyOf(err, req.requestId))) };
+  }
+
+  /**
+   * The caller of an endpoint outside the route table (`/v1/mcp`): host pairing and the key, as for
+   * a keyed route. Throws the same errors (400/421 host, 401 key, 403 mismatch).
+   */
+  async identify(req: Pick<InvokeRequest, 'headers' | 'target'>): Promise<AuthInfo> {
+    const hostKind = hostKindOf(this.deps.config.hosts, req.headers.host, req.target);
+    return this.authorizer.keyFor(req.headers, hostKind);
+  }
+
+  /** Metrics and one log line per call (the HTTP adapter also records calls no route matched). */
+  record(transport: 'http' | 'mcp', method: string, route: string, status: number, started: number, requestId: string, tenantId?: string): void {
+    const secs = (this.clock() - started) / 1e3;
+    this.deps.metrics.observe(method, route, status, secs, transport);
+    if (this.logRequests) this.deps.logger.info(
+      { request_id: requestId, transport, method, route, status, tenant_id: tenantId, latency_ms: Math.round(secs * 1e5) / 100 },
+      'request',
+    );
+  }
+
+  /** Runs the handler, through the answer cache when the route allows it. */
+  private async answer(call: Call): Promise<CachedAnswer> {
+    const { route, input, auth, snapshot } = call;
+    const scoped = readsTenant(route.reads) && auth !== null && (route.tenantScoped?.({ params: input.params, query: input.query }) ?? true);
+    const tenant = scoped ? this.deps.state.forTenant(auth.tenant_id) : null;
+    if (!route.cache || route.method !== 'get') return this.run(call, tenant);
+    const key = answerKey(route, snapshot, tenant ? { id: tenant.tenantId, generation: await tenant.generation() } : null, this.deps.now, input);
+    const metrics = this.deps.metrics;
+    const hit = this.deps.cache.peek(key);
+    if (hit) {
+      metrics.cacheLookup(true);
+      return hit;
+    }
+    metrics.cacheLookup(false);
+    const answer = await this.deps.cache.fill(key, snapshot?.id ?? '', () => this.run(call, tenant));
+    metrics.cacheBytes.set(this.deps.cache.bytes);
+    return answer;
+  }
+
+  /**
+   * The route's durable write after its (possibly cached) answer: a persisted prior-auth
+   * determination. Its fields join the body; the write commits before the answer leaves.
+   */
+  private async persist(call: Call, answer: CachedAnswer): Promise<CachedAnswer> {
+    const { route, input, auth, snapshot } = call;
+    if (answer.status >= 300 || !auth) return answer;
+    let body: Record<string, unknown> | undefined;
+    const parsed = () => (body ??= JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>);
+    const ctx = { params: input.params, query: input.query, tenant: this.deps.state.forTenant(auth.tenant_id), snapshotId: snapshot?.id ?? '', now: this.deps.now() };
+    const extra = await route.persist!(ctx, parsed);
+    if (!extra) return answer;
+    return { ...answer, body: Buffer.from(JSON.stringify({ ...extra, ...parsed() })) };
+  }
+
+  private async run({ route, req, input, auth, snapshot, hostKind }: Call, tenant: TenantStore | null): Promise<CachedAnswer> {
+    const ctx = new CallContext(route, req.headers, input, auth, snapshot, tenant, hostKind, req.requestId, req.clientIp, this.deps.now);
+    const value = await route.handler(ctx);
+    const r = isResult(value) ? value : { status: route.status ?? 200, headers: {}, body: value };
+    if (route.contentType) {
+      return { status: r.status, headers: { 'content-type': route.contentType, ...r.headers }, body: Buffer.from(String(r.body)) };
+    }
+    const text = JSON.stringify(r.body);
+    // A cached answer gets its own allocation right away (the cache would copy a pooled slice).
+    return { status: r.status, headers: { 'content-type': JSON_TYPE, ...r.headers }, body: route.cache ? ownBuffer(text) : Buffer.from(text) };
+  }
+}

@@ -1,0 +1,107 @@
+import type { z } from 'zod';
+import { lookupDataset } from '../datasets/registry.js';
+import type { SnapshotReader } from '../warehouse/snapshot.js';
+import type { ReliabilitySchema } from './schemas.js';
+
+/** The spec's reliability object (the wire form of a `Trace`). */
+export type Reliability = z.output<typeof ReliabilitySchema>;
+
+/** The citation of one loaded dataset version: publisher and the source files it was built from. */
+export interface Citation {
+  dataset: string;
+  version: string;
+  publisher: string;
+  source_files: string[];
+}
+
+/**
+ * What one answer used, recorded while it is computed: the dataset versions it read, its
+ * warnings, whether it had to fall back (degraded), and citations. Built once per call (the
+ * pipeline hands one to every handler, an agent run makes one) and turned into the reliability
+ * object at the end, so helpers take the trace instead of threading `warnings`, `used` and
+ * `degraded` through their parameters.
+ */
+export class Trace {
+  readonly warnings: string[] = [];
+  /** Dataset -> the version label used (null: the latest loaded version). */
+  private readonly used = new Map<string, string | null>();
+  private fellBack = false;
+
+  constructor(
+    readonly snapshot: SnapshotReader | null,
+    private readonly now: () => Date,
+  ) {}
+
+  /** Records that the answer read `dataset` (at `version`; the latest loaded one when not given). */
+  use(dataset: string, version?: string | null): this {
+    // A named version wins over "the latest" recorded earlier for the same dataset.
+    if (version || !this.used.has(dataset)) this.used.set(dataset, version ?? null);
+    return this;
+  }
+
+  /** Records every dataset of a `{dataset: version}` map. */
+  useAll(versions: Record<string, string>): this {
+    for (const [d, v] of Object.entries(versions)) this.use(d, v);
+    return this;
+  }
+
+  warn(...messages: string[]): this {
+    this.warnings.push(...messages);
+    return this;
+  }
+
+  /** The answer rests on a fallback (another year's data, a dataset not loaded): `reliability.degraded`. */
+  degrade(when = true): this {
+    if (when) this.fellBack = true;
+    return this;
+  }
+
+  get degraded(): boolean {
+    return this.fellBack;
+  }
+
+  /** The citation of a dataset version, recorded among the versions the answer used. */
+  cite(dataset: string, version: string): Citation {
+    this.use(dataset, version);
+    const v = this.snapshot?.versions(dataset).find((x) => x.version === version);
+    return { dataset, version, publisher: lookupDataset(dataset)?.publisher ?? dataset, source_files: v?.source_files.map((f) => f.name) ?? [] };
+  }
+
+  /** `{dataset: version}` of what was used and is loaded (the wire's `dataset_versions`). */
+  get versions(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [dataset, label] of this.used) {
+      const versions = this.snapshot?.versions(dataset) ?? [];
+      const v = label ? versions.find((x) => x.version === label) : versions.at(-1);
+      if (v) out[dataset] = v.version;
+    }
+    return out;
+  }
+
+  /**
+   * The reliability object from the snapshot's manifest. A dataset used but not loaded (or a
+   * version not loaded) marks the answer degraded with a warning naming it.
+   */
+  reliability(): Reliability {
+    const warnings = [...this.warnings];
+    let degraded = this.fellBack;
+    const data_sources: Reliability['data_sources'] = {};
+    const dataset_versions: Record<string, string> = {};
+    for (const [dataset, label] of this.used) {
+      const versions = this.snapshot?.versions(dataset) ?? [];
+      const v = label ? versions.find((x) => x.version === label) : versions.at(-1);
+      if (!v) {
+        degraded = true;
+        warnings.push(`dataset ${dataset} is not loaded in snapshot ${this.snapshot?.id ?? '(none)'}`);
+        continue;
+      }
+      dataset_versions[dataset] = v.version;
+      data_sources[dataset] = {
+        publisher: lookupDataset(dataset)?.publisher ?? dataset,
+        source_files: v.source_files.map((f) => f.name),
+        loaded_at: v.loaded_at,
+      };
+    }
+    return { generated_at: this.now().toISOString(), data_sources, dataset_versions, degraded, warnings };
+  }
+}
