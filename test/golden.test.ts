@@ -3,8 +3,8 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { sampleFile, toSourceFile } from '../datasets/_shared/source.js';
 import { DATASETS } from '../datasets/registry.js';
+import { detectFile, parseItems } from './helpers/datasets.js';
 import { changedPath, expectGolden } from './helpers/golden.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -32,12 +32,8 @@ describe('golden ingest output per dataset (rows and rejects as JSONL)', () => {
     it(`${d.id}: parses its seed and fixture files into the reviewed rows and rejects`, async () => {
       const items: unknown[] = [];
       for (const path of await inputs(d.id)) {
-        const file = await toSourceFile(path);
-        const sample = await sampleFile(file);
-        items.push({ file: path.slice(ROOT.length + 1), detected: d.detect(sample), version: d.version([sample]) ?? null });
-        for await (const item of d.parse(file, { onBytes: () => {} })) {
-          items.push(item.issues ? { line: item.line, issues: item.issues } : { line: item.line, row: item.row });
-        }
+        items.push({ file: path.slice(ROOT.length + 1), ...(await detectFile(d, path)) });
+        for (const item of await parseItems(d, path)) items.push(item.issues ? { line: item.line, issues: item.issues } : { line: item.line, row: item.row });
       }
       await expectGolden(join(ROOT, 'test/golden', `${d.id}.jsonl`), items);
     });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { IngestError } from '../../datasets/_shared/issue.js';
 import { parseAll } from '../helpers/datasets.js';
+import { PRACTITIONER_0001U_2026Q3 } from '../helpers/mue.js';
 import { requireShared, sharedDataDir } from '../helpers/shared.js';
 import { ingestBatch } from '../../ingest/pipeline.js';
 import { MountedSnapshot } from '../../warehouse/snapshot.js';
@@ -44,14 +45,7 @@ describe.skipIf(!present)('ncci_mue_prac on the real CMS Q3 2026 practitioner MU
   it('keeps the published values of 0001U, 0002M, 0022U and 0041U', async () => {
     const { rows } = await parseAll(ncciMuePrac, FILE);
     const by = new Map(rows.map((r) => [r.proc_cd, r]));
-    expect(by.get('0001U')).toEqual({
-      proc_cd: '0001U',
-      mue_type: 'practitioner',
-      mue_value: 1,
-      mue_adj_ind: 2,
-      mue_adj_ind_label: 'Date of Service Edit: Policy',
-      mue_rationale: 'Code Descriptor / CPT Instruction',
-    });
+    expect(by.get('0001U')).toEqual(PRACTITIONER_0001U_2026Q3);
     expect(by.get('0002M')).toMatchObject({ mue_value: 1, mue_adj_ind: 3, mue_adj_ind_label: 'Date of Service Edit: Clinical', mue_rationale: 'Nature of Analyte' });
     expect(by.get('0022U')).toMatchObject({ mue_value: 2, mue_adj_ind: 3, mue_rationale: 'Clinical: CMS Workgroup' });
     expect(by.get('0041U')).toMatchObject({ mue_value: 1, mue_adj_ind: 2 });

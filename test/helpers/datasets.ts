@@ -1,20 +1,26 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { toSourceFile } from '../../datasets/_shared/source.js';
-import type { Dataset } from '../../datasets/types.js';
+import { join } from 'node:path';
+import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
+import type { Dataset, ParsedItem, VersionInfo } from '../../datasets/types.js';
 import { ingestFiles } from '../../ingest/pipeline.js';
 import type { Issue } from '../../warehouse/errors.js';
 import { MountedSnapshot, type SnapshotReader } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
 
-/** Repo root (tests read seeds from here and real files from `../shared/data`). */
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export { REPO_ROOT } from './shared.js';
 
-/** Where the real publisher files live: `RCM_SHARED_DATA` or `../shared/data` beside the repo. */
-export function sharedDataDir(repoRoot = REPO_ROOT): string {
-  return process.env.RCM_SHARED_DATA ? resolve(process.env.RCM_SHARED_DATA) : resolve(repoRoot, '../shared/data');
+/** What a dataset makes of a file's sample: whether it claims the file, and the version it reads (null: none). */
+export async function detectFile(dataset: Dataset<any>, path: string): Promise<{ detected: boolean; version: VersionInfo | null }> {
+  const sample = await sampleFile(await toSourceFile(path));
+  return { detected: dataset.detect(sample), version: dataset.version([sample]) ?? null };
+}
+
+/** Everything a dataset's parser yields for one file, rows and rejects in file order. */
+export async function parseItems<Row extends object>(dataset: Dataset<Row>, path: string): Promise<ParsedItem<Row>[]> {
+  const out: ParsedItem<Row>[] = [];
+  for await (const item of dataset.parse(await toSourceFile(path), { onBytes: () => {} })) out.push(item);
+  return out;
 }
 
 /** Rows and rejects of parsed files, with the dataset's own parser (for parser tests). */
@@ -22,8 +28,7 @@ export async function parseAll<Row extends object>(dataset: Dataset<Row>, paths:
   const rows: Row[] = [];
   const rejects: { line: number; issues: Issue[] }[] = [];
   for (const p of Array.isArray(paths) ? paths : [paths]) {
-    const file = await toSourceFile(p);
-    for await (const item of dataset.parse(file, { onBytes: () => {} })) {
+    for (const item of await parseItems(dataset, p)) {
       if (item.issues) rejects.push({ line: item.line, issues: item.issues });
       else rows.push(item.row);
     }
@@ -62,17 +67,14 @@ export async function openTestSnapshot(loads: TestLoad[]): Promise<MountedSnapsh
   });
 }
 
-/** The same, in the `{snapshot, close}` shape some suites hold in a `beforeAll`. */
-export async function buildTestSnapshot(loads: TestLoad[]): Promise<{ snapshot: MountedSnapshot; close: () => Promise<void> }> {
-  const snapshot = await openTestSnapshot(loads);
-  return { snapshot, close: async () => snapshot.close() };
-}
-
-/** Writes `text` to a fresh temp file named `name` (CP1252 when `cp1252`), for bad-input tests. */
-export async function writeTempFile(name: string, text: string, cp1252 = false): Promise<string> {
+/**
+ * Writes `content` to a fresh temp file named `name`, for bad-input tests: text as UTF-8, or as
+ * CP1252 when `cp1252`; bytes as given.
+ */
+export async function writeTempFile(name: string, content: string | Buffer, cp1252 = false): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'rcm-fixture-'));
   const path = join(dir, name);
-  const bytes = cp1252 ? Buffer.from([...text].map((ch) => (ch === '\u00ae' ? 0xae : ch.charCodeAt(0)))) : Buffer.from(text, 'utf8');
+  const bytes = typeof content !== 'string' ? content : cp1252 ? Buffer.from([...content].map((ch) => (ch === '\u00ae' ? 0xae : ch.charCodeAt(0)))) : Buffer.from(content, 'utf8');
   await writeFile(path, bytes);
   return path;
 }

@@ -1,67 +1,44 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
+import { MUE_SEEDS, mueHeader } from '../../test/helpers/mue.js';
 import { IngestError } from '../_shared/issue.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { REPO_ROOT, buildTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
-import { ncciMueHosp } from '../ncci_mue_hosp/dataset.js';
-import { medicaidMuePrac } from '../medicaid_mue_prac/dataset.js';
 import { ncciMuePrac } from './dataset.js';
 import { findMuePrac } from './queries.js';
 
-const SEED_Q3 = join(REPO_ROOT, 'seeds/ncci_mue_prac/2026Q3/MCR_MUE_PractitionerServices_Eff_07-01-2026.csv');
-const FIXTURE_Q2 = join(REPO_ROOT, 'seeds/ncci_mue_prac/2026Q2/MCR_MUE_PractitionerServices_Eff_04-01-2026.csv');
-const SEED_HOSP = join(REPO_ROOT, 'seeds/ncci_mue_hosp/MCR_MUE_OutpatientHospitalServices_Eff_07-01-2026.csv');
-const SEED_MCD = join(REPO_ROOT, 'seeds/medicaid_mue_prac/MCD_MUE_Practitioner_Services_2026Q3.csv');
+// What every MUE table does (seed rows, detection, refusals, empty files) is in
+// datasets/_ncci_mue/family.test.ts; this file holds what the practitioner table alone shows.
+const SEED_Q3 = MUE_SEEDS.ncci_mue_prac;
+const FIXTURE_Q2 = MUE_SEEDS.ncci_mue_prac_q2;
+const SEED_HOSP = MUE_SEEDS.ncci_mue_hosp;
 
 const NOTICE = '"CPT codes are copyright 2025 American Medical Association.\n\nCPT\u00ae is a registered trademark.",,,\r\n';
-const HEADER = '"HCPCS/\nCPT Code",Practitioner Services MUE Values,MUE Adjudication Indicator,MUE Rationale\r\n';
+const HEADER = mueHeader('Practitioner Services');
 
 async function sample(path: string) {
   return sampleFile(await toSourceFile(path));
 }
 
 describe('ncci_mue_prac dataset', () => {
-  it('parses the seed: code, value, indicator digit and words, rationale', async () => {
-    const { rows, rejects } = await parseAll(ncciMuePrac, SEED_Q3);
-    expect(rejects).toEqual([]);
-    expect(rows).toHaveLength(16);
-    expect(rows.find((r) => r.proc_cd === '0001U')).toEqual({
-      proc_cd: '0001U',
-      mue_type: 'practitioner',
-      mue_value: 1,
-      mue_adj_ind: 2,
-      mue_adj_ind_label: 'Date of Service Edit: Policy',
-      mue_rationale: 'Code Descriptor / CPT Instruction',
-    });
+  it('reads J9035 as a clinical date-of-service edit of 200 units', async () => {
+    const { rows } = await parseAll(ncciMuePrac, SEED_Q3);
     expect(rows.find((r) => r.proc_cd === 'J9035')).toMatchObject({ mue_value: 200, mue_adj_ind: 3, mue_adj_ind_label: 'Date of Service Edit: Clinical' });
   });
 
   it('reads the quarter and effective date from the file name', async () => {
-    expect(ncciMuePrac.version([await sample(SEED_Q3)])).toEqual({ label: '2026Q3', effective_date: '2026-07-01' });
     expect(ncciMuePrac.version([await sample(FIXTURE_Q2)])).toEqual({ label: '2026Q2', effective_date: '2026-04-01' });
     const unnamed = await writeTempFile('mue.csv', NOTICE + HEADER + '99213,2,3 Date of Service Edit: Clinical,Clinical: Data\r\n', true);
     expect(ncciMuePrac.version([await sample(unnamed)])).toBeUndefined();
   });
 
-  it('detects its own table by header and refuses the hospital and Medicaid tables', async () => {
-    expect(ncciMuePrac.detect(await sample(SEED_Q3))).toBe(true);
-    expect(ncciMuePrac.detect(await sample(SEED_HOSP))).toBe(false);
-    expect(ncciMuePrac.detect(await sample(SEED_MCD))).toBe(false);
-    expect(ncciMueHosp.detect(await sample(SEED_Q3))).toBe(false);
-    expect(medicaidMuePrac.detect(await sample(SEED_Q3))).toBe(false);
-  });
-
-  it('rejects the outpatient hospital file with an IngestError naming the setting and line', async () => {
+  it('rejects the outpatient hospital file with an IngestError naming the field and line', async () => {
     const err = await parseAll(ncciMuePrac, SEED_HOSP).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(IngestError);
-    expect((err as IngestError).message).toMatch(/Outpatient Hospital Services MUE table; ncci_mue_prac takes the Practitioner Services table/);
     expect((err as IngestError).field).toBe('header');
     expect((err as IngestError).line).toBe(9);
   });
 
-  it('fails on an empty file and on a header with no rows', async () => {
-    const empty = await writeTempFile('MCR_MUE_PractitionerServices_Eff_07-01-2026.csv', '');
-    await expect(parseAll(ncciMuePrac, empty)).rejects.toThrow(/file is empty/);
+  it('fails on a header with no rows below the CP1252 notice, and on a file with no header', async () => {
     const headerOnly = await writeTempFile('MCR_MUE_PractitionerServices_Eff_07-01-2026.csv', NOTICE + HEADER, true);
     await expect(parseAll(ncciMuePrac, headerOnly)).rejects.toThrow(/header found but no data rows/);
     const noHeader = await writeTempFile('x.csv', 'a,b,c\r\n1,2,3\r\n');
@@ -99,9 +76,9 @@ describe('ncci_mue_prac dataset', () => {
 });
 
 describe('findMuePrac over two loaded quarters', () => {
-  let snap: Awaited<ReturnType<typeof buildTestSnapshot>>;
+  let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
   beforeAll(async () => {
-    snap = await buildTestSnapshot([
+    snap = await openTestSnapshot([
       { dataset: ncciMuePrac, files: [FIXTURE_Q2] },
       { dataset: ncciMuePrac, files: [SEED_Q3] },
     ]);
@@ -109,32 +86,32 @@ describe('findMuePrac over two loaded quarters', () => {
   afterAll(() => snap?.close());
 
   it('answers from the quarter that contains the date of service', async () => {
-    const q2 = await findMuePrac(snap.snapshot, '36415', '2026-05-15');
+    const q2 = await findMuePrac(snap, '36415', '2026-05-15');
     expect(q2?.row?.mue_value).toBe(1);
     expect(q2?.used).toMatchObject({ version: '2026Q2', effective_date: '2026-04-01', covered: true });
-    const q3 = await findMuePrac(snap.snapshot, '36415', '2026-07-01');
+    const q3 = await findMuePrac(snap, '36415', '2026-07-01');
     expect(q3?.row?.mue_value).toBe(2);
     expect(q3?.used).toMatchObject({ version: '2026Q3', covered: true, source_file: 'MCR_MUE_PractitionerServices_Eff_07-01-2026.csv' });
   });
 
   it('uses the latest quarter without a date', async () => {
-    const r = await findMuePrac(snap.snapshot, '99417');
+    const r = await findMuePrac(snap, '99417');
     expect(r?.row?.mue_value).toBe(4);
     expect(r?.used.version).toBe('2026Q3');
   });
 
   it('answers from the nearest quarter with a warning when none covers the date', async () => {
-    const late = await findMuePrac(snap.snapshot, '99417', '2026-11-02');
+    const late = await findMuePrac(snap, '99417', '2026-11-02');
     expect(late?.used).toMatchObject({ version: '2026Q3', covered: false });
     expect(late?.used.warning).toMatch(/no ncci_mue_prac version loaded covers date of service 2026-11-02.*2026Q3/);
-    const early = await findMuePrac(snap.snapshot, '99417', '2025-12-31');
+    const early = await findMuePrac(snap, '99417', '2025-12-31');
     expect(early?.used.version).toBe('2026Q2');
     expect(early?.row?.mue_value).toBe(3);
   });
 
   it('returns row null for a code only in another quarter or in no table', async () => {
-    expect((await findMuePrac(snap.snapshot, '99418', '2026-04-01'))?.row).toBeNull();
-    expect((await findMuePrac(snap.snapshot, '99418', '2026-09-30'))?.row?.mue_value).toBe(4);
-    expect((await findMuePrac(snap.snapshot, '00000'))?.row).toBeNull();
+    expect((await findMuePrac(snap, '99418', '2026-04-01'))?.row).toBeNull();
+    expect((await findMuePrac(snap, '99418', '2026-09-30'))?.row?.mue_value).toBe(4);
+    expect((await findMuePrac(snap, '00000'))?.row).toBeNull();
   });
 });

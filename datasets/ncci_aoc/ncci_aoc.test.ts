@@ -1,12 +1,27 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { REPO_ROOT, buildTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
+import { REPO_ROOT, openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
+import { MUE_SEEDS } from '../../test/helpers/mue.js';
 import { ncciAoc, type AocRow } from './dataset.js';
 import { aocApplies, findAocEdits } from './queries.js';
 
 const SEED = join(REPO_ROOT, 'seeds/ncci_aoc/AOC_V2026Q3-MCR.csv');
-const MUE = join(REPO_ROOT, 'seeds/ncci_mue_prac/2026Q3/MCR_MUE_PractitionerServices_Eff_07-01-2026.csv');
+const MUE = MUE_SEEDS.ncci_mue_prac;
+
+/** The seed's 11001/11005 edit as published: retired at the end of 2025. */
+const ROW_11001_11005: AocRow = {
+  addon_code: '11001',
+  primary_code: '11005',
+  aoc_edit_type: 1,
+  aoc_edit_eff_dt: '2011-01-01',
+  aoc_edit_del_dt: '2025-12-31',
+  addon_eff_dt: null,
+  addon_del_dt: null,
+  primary_eff_dt: null,
+  primary_del_dt: null,
+  special_instruction_notes: null,
+};
 const HEADER = 'Add-On Code,AOC Del Dt,Primary Code,Primary Code Del Dt,AOC Edit Type,AOC Edit Eff Dt,AOC Edit Del Dt,Special Instruction Notes';
 
 describe('ncci_aoc dataset', () => {
@@ -14,18 +29,7 @@ describe('ncci_aoc dataset', () => {
     const { rows, rejects } = await parseAll(ncciAoc, SEED);
     expect(rejects).toEqual([]);
     expect(rows).toHaveLength(14);
-    expect(rows.find((r) => r.addon_code === '11001' && r.primary_code === '11005')).toEqual({
-      addon_code: '11001',
-      primary_code: '11005',
-      aoc_edit_type: 1,
-      aoc_edit_eff_dt: '2011-01-01',
-      aoc_edit_del_dt: '2025-12-31',
-      addon_eff_dt: null,
-      addon_del_dt: null,
-      primary_eff_dt: null,
-      primary_del_dt: null,
-      special_instruction_notes: null,
-    });
+    expect(rows.find((r) => r.addon_code === '11001' && r.primary_code === '11005')).toEqual(ROW_11001_11005);
     expect(rows.find((r) => r.addon_code === '99100')).toMatchObject({ primary_code: 'CCCCC', aoc_edit_type: 2 });
   });
 
@@ -77,18 +81,7 @@ describe('ncci_aoc dataset', () => {
 });
 
 describe('aocApplies', () => {
-  const row: AocRow = {
-    addon_code: '11001',
-    primary_code: '11005',
-    aoc_edit_type: 1,
-    aoc_edit_eff_dt: '2011-01-01',
-    aoc_edit_del_dt: '2025-12-31',
-    addon_eff_dt: null,
-    addon_del_dt: null,
-    primary_eff_dt: null,
-    primary_del_dt: null,
-    special_instruction_notes: null,
-  };
+  const row = ROW_11001_11005;
   it('applies from the effective date through the deletion date, not after', () => {
     expect(aocApplies(row, '2010-12-31')).toBe(false);
     expect(aocApplies(row, '2011-01-01')).toBe(true);
@@ -101,32 +94,32 @@ describe('aocApplies', () => {
 });
 
 describe('findAocEdits', () => {
-  let snap: Awaited<ReturnType<typeof buildTestSnapshot>>;
+  let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
   beforeAll(async () => {
-    snap = await buildTestSnapshot([{ dataset: ncciAoc, files: [SEED] }]);
+    snap = await openTestSnapshot([{ dataset: ncciAoc, files: [SEED] }]);
   });
   afterAll(() => snap?.close());
 
   it('answers both ways: primaries of an add-on, add-ons of a primary', async () => {
-    const addon = await findAocEdits(snap.snapshot, '22552', '2026-07-15');
+    const addon = await findAocEdits(snap, '22552', '2026-07-15');
     expect(addon?.as_addon.map((r) => r.primary_code)).toEqual(['22551', '22554']);
     expect(addon?.as_primary).toEqual([]);
-    const primary = await findAocEdits(snap.snapshot, '99215', '2026-07-15');
+    const primary = await findAocEdits(snap, '99215', '2026-07-15');
     expect(primary?.as_addon).toEqual([]);
     expect(primary?.as_primary.map((r) => r.addon_code)).toEqual(['99417']);
     expect(primary?.used).toMatchObject({ version: '2026Q3', covered: true, source_file: 'AOC_V2026Q3-MCR.csv' });
   });
 
   it('filters by date of service and flags an uncovered date', async () => {
-    const june = await findAocEdits(snap.snapshot, '99205', '2026-06-30');
+    const june = await findAocEdits(snap, '99205', '2026-06-30');
     expect(june?.as_primary.map((r) => r.addon_code)).toEqual(['99417']);
     expect(june?.used.covered).toBe(false);
-    const july = await findAocEdits(snap.snapshot, '99205', '2026-07-01');
+    const july = await findAocEdits(snap, '99205', '2026-07-01');
     expect(july?.as_primary.map((r) => r.addon_code)).toEqual(['99417', '99418']);
   });
 
   it('without a date returns only edits with no deletion date', async () => {
-    const r = await findAocEdits(snap.snapshot, '11001');
+    const r = await findAocEdits(snap, '11001');
     expect(r?.as_addon.map((x) => x.primary_code)).toEqual(['11000', '11004']);
   });
 });
