@@ -1,24 +1,10 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseItems, writeTempFile } from '../../test/helpers/datasets.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import type { Dataset, ParsedItem } from '../types.js';
 import { aspCrosswalk, toNdc11, type AspCrosswalkRow } from './dataset.js';
 
 const SEED = resolve(import.meta.dirname, '../../seeds/asp_crosswalk/section 508 version of Jan 2025 ASP NDC-HCPCS Crosswalk.csv');
-
-async function collect<R extends object>(ds: Dataset<R>, path: string): Promise<ParsedItem<R>[]> {
-  const out: ParsedItem<R>[] = [];
-  for await (const it of ds.parse(await toSourceFile(path), { onBytes() {} })) out.push(it);
-  return out;
-}
-
-async function tmp(name: string, text: string): Promise<string> {
-  const p = join(await mkdtemp(join(tmpdir(), 'aspxw-')), name);
-  await writeFile(p, text);
-  return p;
-}
 
 const HEADER = '_2025_CODE,Short Description,LABELER NAME,NDC2,Drug Name,HCPCS dosage,PKG SIZE,PKG QTY,BILLUNITS,BILLUNITSPKG\r\n';
 
@@ -27,7 +13,7 @@ describe('asp_crosswalk seed', () => {
     const s = await sampleFile(await toSourceFile(SEED));
     expect(aspCrosswalk.detect(s)).toBe(true);
     expect(aspCrosswalk.version([s])).toEqual({ label: '2025Q1', effective_date: '2025-01-01' });
-    const items = await collect(aspCrosswalk, SEED);
+    const items = await parseItems(aspCrosswalk, SEED);
     expect(items.filter((i) => i.issues)).toEqual([]);
     const rows = items.map((i) => i.row!) as AspCrosswalkRow[];
     expect(rows.filter((r) => r.hcpcs_code === 'J9035').map((r) => [r.ndc, r.pkg_size, r.bill_units_pkg])).toEqual([
@@ -42,18 +28,18 @@ describe('asp_crosswalk seed', () => {
 
 describe('asp_crosswalk bad input', () => {
   it('throws on an empty file and yields nothing for a header-only file', async () => {
-    await expect(collect(aspCrosswalk, await tmp('xw.csv', ''))).rejects.toThrow(/empty/);
-    expect(await collect(aspCrosswalk, await tmp('xw.csv', HEADER))).toEqual([]);
+    await expect(parseItems(aspCrosswalk, await writeTempFile('xw.csv', ''))).rejects.toThrow(/empty/);
+    expect(await parseItems(aspCrosswalk, await writeTempFile('xw.csv', HEADER))).toEqual([]);
   });
 
   it('refuses the ASP pricing file', async () => {
-    const p = await tmp('asp.csv', 'HCPCS Code,Short Description,HCPCS Code Dosage,Payment Limit,Co-insurance Percentage\r\nJ9035,Bevacizumab,10 MG,73.190,20.000\r\n');
+    const p = await writeTempFile('asp.csv', 'HCPCS Code,Short Description,HCPCS Code Dosage,Payment Limit,Co-insurance Percentage\r\nJ9035,Bevacizumab,10 MG,73.190,20.000\r\n');
     expect(aspCrosswalk.detect(await sampleFile(await toSourceFile(p)))).toBe(false);
-    await expect(collect(aspCrosswalk, p)).rejects.toThrow(/no header row/);
+    await expect(parseItems(aspCrosswalk, p)).rejects.toThrow(/no header row/);
   });
 
   it('rejects a 10-digit NDC and a non-numeric package size with their fields', async () => {
-    const items = await collect(aspCrosswalk, await tmp('xw.csv', HEADER + 'J9035,Bevacizumab injection,Genentech Inc,50242-060-01,AVASTIN,10 MG,four,1,2.5,10\r\n'));
+    const items = await parseItems(aspCrosswalk, await writeTempFile('xw.csv', HEADER + 'J9035,Bevacizumab injection,Genentech Inc,50242-060-01,AVASTIN,10 MG,four,1,2.5,10\r\n'));
     expect(items).toEqual([
       {
         line: 2,

@@ -1,24 +1,10 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseItems, writeTempFile } from '../../test/helpers/datasets.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import type { Dataset, ParsedItem } from '../types.js';
 import { aspPricing, aspVersionOf, type AspPricingRow } from './dataset.js';
 
 const SEED = resolve(import.meta.dirname, '../../seeds/asp_pricing/section 508 version of Jan 2025 ASP Pricing File updated 030725.csv');
-
-async function collect<R extends object>(ds: Dataset<R>, path: string): Promise<ParsedItem<R>[]> {
-  const out: ParsedItem<R>[] = [];
-  for await (const it of ds.parse(await toSourceFile(path), { onBytes() {} })) out.push(it);
-  return out;
-}
-
-async function tmp(name: string, text: string | Buffer): Promise<string> {
-  const p = join(await mkdtemp(join(tmpdir(), 'asp-')), name);
-  await writeFile(p, text);
-  return p;
-}
 
 const PRE = 'Payment Allowance Limits for Medicare Part B Drugs,,,,,,,,,,,\r\n"Effective April 1, 2025 through June 30, 2025",,,,,,,,,,,\r\n';
 const HEADER = 'HCPCS Code,Short Description,HCPCS Code Dosage,Payment Limit,Co-insurance Percentage,Vaccine AWP%,Vaccine Limit,Blood AWP%,Blood limit,Clotting Factor,Notes,\r\n';
@@ -28,7 +14,7 @@ describe('asp_pricing seed (CP1252, 8 preamble lines, trailing empty column)', (
     const s = await sampleFile(await toSourceFile(SEED));
     expect(aspPricing.detect(s)).toBe(true);
     expect(aspPricing.version([s])).toEqual({ label: '2025Q1', effective_date: '2025-01-01' });
-    const items = await collect(aspPricing, SEED);
+    const items = await parseItems(aspPricing, SEED);
     expect(items.filter((i) => i.issues)).toEqual([]);
     const rows = items.map((i) => i.row!) as AspPricingRow[];
     expect(rows).toHaveLength(11);
@@ -45,20 +31,20 @@ describe('asp_pricing seed (CP1252, 8 preamble lines, trailing empty column)', (
 
 describe('asp_pricing bad input', () => {
   it('throws on an empty file and yields nothing for a header-only file', async () => {
-    await expect(collect(aspPricing, await tmp('asp.csv', ''))).rejects.toThrow(/empty/);
-    expect(await collect(aspPricing, await tmp('asp.csv', PRE + HEADER))).toEqual([]);
+    await expect(parseItems(aspPricing, await writeTempFile('asp.csv', ''))).rejects.toThrow(/empty/);
+    expect(await parseItems(aspPricing, await writeTempFile('asp.csv', PRE + HEADER))).toEqual([]);
   });
 
   it('refuses the NDC-HCPCS crosswalk of the same zip', async () => {
-    const p = await tmp('xw.csv', PRE + '_2025_CODE,Short Description,LABELER NAME,NDC2,Drug Name,HCPCS dosage,PKG SIZE,PKG QTY,BILLUNITS,BILLUNITSPKG\r\n');
+    const p = await writeTempFile('xw.csv', PRE + '_2025_CODE,Short Description,LABELER NAME,NDC2,Drug Name,HCPCS dosage,PKG SIZE,PKG QTY,BILLUNITS,BILLUNITSPKG\r\n');
     expect(aspPricing.detect(await sampleFile(await toSourceFile(p)))).toBe(false);
-    await expect(collect(aspPricing, p)).rejects.toThrow(/no header row/);
+    await expect(parseItems(aspPricing, p)).rejects.toThrow(/no header row/);
   });
 
   it('reads N/A as no limit and rejects a corrupted row with its fields', async () => {
-    const items = await collect(
+    const items = await parseItems(
       aspPricing,
-      await tmp('asp.csv', PRE + HEADER + 'A9606,Radium ra223,1 microCurie,N/A,20.000,,,,,,"microCurie 100% AWP = $196.92\r\nmicroCurie 100% WAC = $164.10",\r\nJ90351,Bad,10 MG,7x.1,120,,,,,2,,\r\n'),
+      await writeTempFile('asp.csv', PRE + HEADER + 'A9606,Radium ra223,1 microCurie,N/A,20.000,,,,,,"microCurie 100% AWP = $196.92\r\nmicroCurie 100% WAC = $164.10",\r\nJ90351,Bad,10 MG,7x.1,120,,,,,2,,\r\n'),
     );
     expect(items[0]!.row).toMatchObject({ hcpcs_code: 'A9606', payment_limit: null, notes: 'microCurie 100% AWP = $196.92\nmicroCurie 100% WAC = $164.10' });
     expect(items[1]!.issues!.map((i) => i.loc)).toEqual([

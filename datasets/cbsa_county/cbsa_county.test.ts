@@ -1,20 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { openTestSnapshot, parseAll } from '../../test/helpers/datasets.js';
+import { openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
 import { cbsaCounty } from './dataset.js';
 import { findCbsaForCounty } from './queries.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const seed = join(repoRoot, 'seeds/cbsa_county/FY2026 CBSA to County Crosswalk.csv');
-const tmp = mkdtempSync(join(tmpdir(), 'xw-'));
-const write = (name: string, text: string) => {
-  const p = join(tmp, name);
-  writeFileSync(p, text);
-  return p;
-};
 const HEADER = 'FIPS State County Code,SSA State County Code,County Name,State,CBSA,CBSA Name';
 
 describe('cbsa_county parser (seed crosswalk)', () => {
@@ -42,7 +34,7 @@ describe('cbsa_county parser (seed crosswalk)', () => {
   });
 
   it('pads codes whose leading zeros an Excel export dropped', async () => {
-    const p = write('FY2026 xw.csv', `${HEADER}\r\n6075,5480,San Francisco,California,41884,"San Francisco-San Mateo-Redwood City, CA"\r\n1129,1640,Washington,AL,1,ALABAMA\r\n`);
+    const p = await writeTempFile('FY2026 xw.csv', `${HEADER}\r\n6075,5480,San Francisco,California,41884,"San Francisco-San Mateo-Redwood City, CA"\r\n1129,1640,Washington,AL,1,ALABAMA\r\n`);
     const { rows } = await parseAll(cbsaCounty, [p]);
     expect(rows.map((r) => [r.fips_county, r.ssa_county, r.state, r.cbsa, r.is_rural])).toEqual([
       ['06075', '05480', 'CA', '41884', false],
@@ -53,21 +45,21 @@ describe('cbsa_county parser (seed crosswalk)', () => {
 
 describe('cbsa_county bad input', () => {
   it('throws "file is empty" for an empty file', async () => {
-    await expect(parseAll(cbsaCounty, [write('empty.csv', '')])).rejects.toThrow(/file is empty/);
+    await expect(parseAll(cbsaCounty, [await writeTempFile('empty.csv', '')])).rejects.toThrow(/file is empty/);
   });
 
   it('yields nothing for a header-only file', async () => {
-    expect(await parseAll(cbsaCounty, [write('FY2026 x.csv', `${HEADER}\r\n`)])).toEqual({ rows: [], rejects: [] });
+    expect(await parseAll(cbsaCounty, [await writeTempFile('FY2026 x.csv', `${HEADER}\r\n`)])).toEqual({ rows: [], rejects: [] });
   });
 
   it('does not claim Table 3', async () => {
-    const p = write('FY2026 t3.csv', 'CBSA,Area Name,State,Wage Index,GAF\r\n10180,"Abilene, TX",TX,0.8315,0.8813\r\n');
+    const p = await writeTempFile('FY2026 t3.csv', 'CBSA,Area Name,State,Wage Index,GAF\r\n10180,"Abilene, TX",TX,0.8315,0.8813\r\n');
     expect(cbsaCounty.detect(await sampleFile(await toSourceFile(p)))).toBe(false);
     await expect(parseAll(cbsaCounty, [p])).rejects.toThrow(/no header row found/);
   });
 
   it('rejects a row with a bad FIPS code and an unknown state', async () => {
-    const p = write('FY2026 x.csv', `${HEADER}\r\n06O75,05480,SAN FRANCISCO,ZZ,41884,SF\r\n`);
+    const p = await writeTempFile('FY2026 x.csv', `${HEADER}\r\n06O75,05480,SAN FRANCISCO,ZZ,41884,SF\r\n`);
     const { rejects } = await parseAll(cbsaCounty, [p]);
     expect(rejects).toEqual([
       {

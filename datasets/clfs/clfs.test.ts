@@ -1,24 +1,10 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseItems, writeTempFile } from '../../test/helpers/datasets.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import type { Dataset, ParsedItem } from '../types.js';
 import { clfs, clfsVersionOf, type ClfsRow } from './dataset.js';
 
 const SEED = resolve(import.meta.dirname, '../../seeds/clfs/PUF_CLFS_CY2026_Q3V1.csv');
-
-async function collect<R extends object>(ds: Dataset<R>, path: string): Promise<ParsedItem<R>[]> {
-  const out: ParsedItem<R>[] = [];
-  for await (const it of ds.parse(await toSourceFile(path), { onBytes() {} })) out.push(it);
-  return out;
-}
-
-async function tmp(name: string, text: string | Buffer): Promise<string> {
-  const p = join(await mkdtemp(join(tmpdir(), 'clfs-')), name);
-  await writeFile(p, text);
-  return p;
-}
 
 const PREAMBLE_2026 = '2026 Clinical Diagnostic Laboratory Fee Schedule\nCPT codes, descriptions and other data only are copyright 2026 American Medical Association. All rights reserved.\n\n';
 const HEADER_2026 = 'YEAR,HCPCS,MOD,EFF_DATE,INDICATOR,RATE,SHORTDESC,LONGDESC,EXTENDEDLONGDESC\r\n';
@@ -28,7 +14,7 @@ describe('clfs seed (2026 layout, LF preamble + CRLF data)', () => {
     const s = await sampleFile(await toSourceFile(SEED));
     expect(clfs.detect(s)).toBe(true);
     expect(clfs.version([s])).toEqual({ label: '2026Q3V1', effective_date: '2026-07-01' });
-    const items = await collect(clfs, SEED);
+    const items = await parseItems(clfs, SEED);
     expect(items.filter((i) => i.issues)).toEqual([]);
     const rows = items.map((i) => i.row!) as ClfsRow[];
     expect(rows).toHaveLength(20);
@@ -49,7 +35,7 @@ describe('clfs layouts', () => {
       '2025 Clinical Diagnostic Laboratory Fee Schedule ,,,,,,,,\r\n"CPT codes, descriptions \xa0and other data",,,,,,,,\r\n,,,,,,,,\r\n' +
       'YEAR,HCPCS,MOD,EFF_DATE,INDICATOR,RATE,SHORTDESC,LONGDESC,EXTENDED LONGDESC\r\n' +
       '2025,87391,,20250101,N,21.9,Assay of infectious agent,"Detection, antigen","Infectious agent antigen detection"\r\n';
-    const items = await collect(clfs, await tmp('CLFS 2025 Q2V1.csv', Buffer.from(text, 'latin1')));
+    const items = await parseItems(clfs, await writeTempFile('CLFS 2025 Q2V1.csv', Buffer.from(text, 'latin1')));
     expect(items).toEqual([
       {
         line: 5,
@@ -63,9 +49,9 @@ describe('clfs layouts', () => {
 
   it('reads the ~ delimited .txt with a two-space MOD and quotes as data', async () => {
     const text = '2026 Clinical Diagnostic Laboratory Fee Schedule\r\n\r\nYEAR~HCPCS~MOD~EFF_DATE~INDICATOR~RATE~SHORTDESC\n2026~0001U~  ~20260101~N~00720.00~Rbc "dna" hea\n2026~80053~QW~20260101~N~00010.56~Comprehen metabolic panel\n';
-    const p = await tmp('PUF_CLFS_CY2026_Q3V1.txt', text);
+    const p = await writeTempFile('PUF_CLFS_CY2026_Q3V1.txt', text);
     expect(clfs.detect(await sampleFile(await toSourceFile(p)))).toBe(true);
-    const rows = (await collect(clfs, p)).map((i) => i.row);
+    const rows = (await parseItems(clfs, p)).map((i) => i.row);
     expect(rows.map((r) => [r?.hcpcs_code, r?.modifier, r?.rate, r?.short_descriptor, r?.long_descriptor])).toEqual([
       ['0001U', '', 720, 'Rbc "dna" hea', null],
       ['80053', 'QW', 10.56, 'Comprehen metabolic panel', null],
@@ -81,22 +67,22 @@ describe('clfs layouts', () => {
 
 describe('clfs bad input', () => {
   it('throws on an empty file and yields nothing for a header-only file', async () => {
-    await expect(collect(clfs, await tmp('PUF_CLFS_CY2026_Q3V1.csv', ''))).rejects.toThrow(/empty/);
-    expect(await collect(clfs, await tmp('PUF_CLFS_CY2026_Q3V1.csv', PREAMBLE_2026 + HEADER_2026))).toEqual([]);
+    await expect(parseItems(clfs, await writeTempFile('PUF_CLFS_CY2026_Q3V1.csv', ''))).rejects.toThrow(/empty/);
+    expect(await parseItems(clfs, await writeTempFile('PUF_CLFS_CY2026_Q3V1.csv', PREAMBLE_2026 + HEADER_2026))).toEqual([]);
   });
 
   it('refuses the ASP pricing file', async () => {
-    const p = await tmp('asp.csv', 'Payment Allowance Limits,,\nHCPCS Code,Short Description,HCPCS Code Dosage,Payment Limit\nJ9035,Bevacizumab,10 MG,73.190\n');
+    const p = await writeTempFile('asp.csv', 'Payment Allowance Limits,,\nHCPCS Code,Short Description,HCPCS Code Dosage,Payment Limit\nJ9035,Bevacizumab,10 MG,73.190\n');
     expect(clfs.detect(await sampleFile(await toSourceFile(p)))).toBe(false);
-    await expect(collect(clfs, p)).rejects.toThrow(/no header row/);
+    await expect(parseItems(clfs, p)).rejects.toThrow(/no header row/);
   });
 
   it('rejects a corrupted row with each bad field, and a repeated key', async () => {
-    const p = await tmp(
+    const p = await writeTempFile(
       'PUF_CLFS_CY2026_Q3V1.csv',
       PREAMBLE_2026 + HEADER_2026 + '2026,80053,,20261301,X,ten,Panel,,\r\n2026,85025,,20260101,N,00007.77,Cbc,,\r\n2026,85025,,20260101,N,00007.77,Cbc,,\r\n',
     );
-    const items = await collect(clfs, p);
+    const items = await parseItems(clfs, p);
     expect(items[0]!.issues!.map((i) => [i.loc[2], i.type])).toEqual([
       ['EFF_DATE', 'date_parsing'],
       ['INDICATOR', 'string_pattern_mismatch'],

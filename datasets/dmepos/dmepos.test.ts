@@ -1,26 +1,11 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseItems, writeTempFile } from '../../test/helpers/datasets.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import type { Dataset, ParsedItem } from '../types.js';
 import { dmepos, dmeposVersionOf, type DmeposRow } from './dataset.js';
 import { toModifierPair } from './queries.js';
 
 const SEED = resolve(import.meta.dirname, '../../seeds/dmepos/DMEPOS25_APR.csv');
-
-async function collect<R extends object>(ds: Dataset<R>, path: string): Promise<ParsedItem<R>[]> {
-  const out: ParsedItem<R>[] = [];
-  for await (const it of ds.parse(await toSourceFile(path), { onBytes() {} })) out.push(it);
-  return out;
-}
-
-async function tmp(name: string, text: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'dmepos-'));
-  const p = join(dir, name);
-  await writeFile(p, text);
-  return p;
-}
 
 const STATES = ['AL', 'AK'];
 const HEADER = `HCPCS,Mod,Mod2,JURIS,CATG,Ceiling,Floor,${STATES.map((s) => `${s} (NR),${s} (R)`).join(',')},Description`;
@@ -32,7 +17,7 @@ describe('dmepos seed', () => {
     const s = await sampleFile(f);
     expect(dmepos.detect(s)).toBe(true);
     expect(dmepos.version([s])).toEqual({ label: '2025-04', effective_date: '2025-04-01' });
-    const items = await collect(dmepos, SEED);
+    const items = await parseItems(dmepos, SEED);
     expect(items.filter((i) => i.issues)).toEqual([]);
     expect(items).toHaveLength(15 * 53);
     const rows = items.map((i) => i.row!) as DmeposRow[];
@@ -51,30 +36,30 @@ describe('dmepos seed', () => {
 
 describe('dmepos bad input', () => {
   it('throws on an empty file', async () => {
-    await expect(collect(dmepos, await tmp('DMEPOS25_APR.csv', ''))).rejects.toThrow(/empty/);
+    await expect(parseItems(dmepos, await writeTempFile('DMEPOS25_APR.csv', ''))).rejects.toThrow(/empty/);
   });
 
   it('yields nothing for a header-only file', async () => {
-    expect(await collect(dmepos, await tmp('DMEPOS25_APR.csv', `${PREAMBLE}${HEADER}\n`))).toEqual([]);
+    expect(await parseItems(dmepos, await writeTempFile('DMEPOS25_APR.csv', `${PREAMBLE}${HEADER}\n`))).toEqual([]);
   });
 
   it('detects a header whose cells are quoted', async () => {
-    const p = await tmp('DMEPOS25_APR.csv', `${PREAMBLE}${HEADER.split(',').map((c) => `"${c}"`).join(',')}\n`);
+    const p = await writeTempFile('DMEPOS25_APR.csv', `${PREAMBLE}${HEADER.split(',').map((c) => `"${c}"`).join(',')}\n`);
     expect(dmepos.detect(await sampleFile(await toSourceFile(p)))).toBe(true);
   });
 
   it('refuses another dataset file (CLFS) by content', async () => {
-    const p = await tmp('x.csv', 'YEAR,HCPCS,MOD,EFF_DATE,INDICATOR,RATE,SHORTDESC\n2026,80053,,20260101,N,10.56,Panel\n');
+    const p = await writeTempFile('x.csv', 'YEAR,HCPCS,MOD,EFF_DATE,INDICATOR,RATE,SHORTDESC\n2026,80053,,20260101,N,10.56,Panel\n');
     expect(dmepos.detect(await sampleFile(await toSourceFile(p)))).toBe(false);
-    await expect(collect(dmepos, p)).rejects.toThrow(/no header row/);
+    await expect(parseItems(dmepos, p)).rejects.toThrow(/no header row/);
   });
 
   it('rejects a corrupted row with every bad cell located, and keeps the good rows', async () => {
-    const p = await tmp(
+    const p = await writeTempFile(
       'DMEPOS25_APR.csv',
       `${PREAMBLE}${HEADER}\nE0110,NU,,D,IN,108.41,92.15,92.15,0.00,113.78,0.00,Crutch forearm pair\nE011,NU,,D,IN,1.0,1.0,abc,0.00,1.00,0.00,Broken\n`,
     );
-    const items = await collect(dmepos, p);
+    const items = await parseItems(dmepos, p);
     expect(items.filter((i) => i.row)).toHaveLength(2);
     const bad = items.find((i) => i.issues)!;
     expect(bad.line).toBe(7);
@@ -86,13 +71,13 @@ describe('dmepos bad input', () => {
   });
 
   it('throws when a state lacks its rural column', async () => {
-    const p = await tmp('DMEPOS25_APR.csv', `${PREAMBLE}HCPCS,Mod,Mod2,JURIS,CATG,Ceiling,Floor,AL (NR),AL (R),AK (NR),Description\n`);
-    await expect(collect(dmepos, p)).rejects.toThrow(/AK lacks its \(R\) column/);
+    const p = await writeTempFile('DMEPOS25_APR.csv', `${PREAMBLE}HCPCS,Mod,Mod2,JURIS,CATG,Ceiling,Floor,AL (NR),AL (R),AK (NR),Description\n`);
+    await expect(parseItems(dmepos, p)).rejects.toThrow(/AK lacks its \(R\) column/);
   });
 
   it('throws when neither the title nor the name gives the month', async () => {
-    const p = await tmp('fees.csv', `${HEADER}\nE0110,NU,,D,IN,1,1,1,0,1,0,X\n`);
-    await expect(collect(dmepos, p)).rejects.toThrow(/no fee schedule month/);
+    const p = await writeTempFile('fees.csv', `${HEADER}\nE0110,NU,,D,IN,1,1,1,0,1,0,X\n`);
+    await expect(parseItems(dmepos, p)).rejects.toThrow(/no fee schedule month/);
   });
 });
 

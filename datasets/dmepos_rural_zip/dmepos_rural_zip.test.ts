@@ -1,24 +1,10 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseItems, writeTempFile } from '../../test/helpers/datasets.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import type { Dataset, ParsedItem } from '../types.js';
 import { dmeposRuralZip, toRuralVersion } from './dataset.js';
 
 const SEED = resolve(import.meta.dirname, '../../seeds/dmepos_rural_zip/DME Rural ZIP Code Quarter 1, 2025.csv');
-
-async function collect<R extends object>(ds: Dataset<R>, path: string): Promise<ParsedItem<R>[]> {
-  const out: ParsedItem<R>[] = [];
-  for await (const it of ds.parse(await toSourceFile(path), { onBytes() {} })) out.push(it);
-  return out;
-}
-
-async function tmp(name: string, text: string): Promise<string> {
-  const p = join(await mkdtemp(join(tmpdir(), 'ruralzip-')), name);
-  await writeFile(p, text);
-  return p;
-}
 
 const HEADER = 'STATE,DMEPOS RURAL ZIP CODE,YEAR/QTR\n';
 
@@ -27,7 +13,7 @@ describe('dmepos_rural_zip seed', () => {
     const s = await sampleFile(await toSourceFile(SEED));
     expect(dmeposRuralZip.detect(s)).toBe(true);
     expect(dmeposRuralZip.version([s])).toEqual({ label: '2025Q1', effective_date: '2025-01-01' });
-    const items = await collect(dmeposRuralZip, SEED);
+    const items = await parseItems(dmeposRuralZip, SEED);
     expect(items.every((i) => i.row)).toBe(true);
     expect(items).toHaveLength(24);
     expect(items[0]!.row).toEqual({ zip: '01223', state: 'MA', year_quarter: '202501', year: 2025, quarter: 1 });
@@ -36,18 +22,18 @@ describe('dmepos_rural_zip seed', () => {
 
 describe('dmepos_rural_zip bad input', () => {
   it('throws on an empty file and yields nothing for a header-only file', async () => {
-    await expect(collect(dmeposRuralZip, await tmp('z.csv', ''))).rejects.toThrow(/empty/);
-    expect(await collect(dmeposRuralZip, await tmp('z.csv', HEADER))).toEqual([]);
+    await expect(parseItems(dmeposRuralZip, await writeTempFile('z.csv', ''))).rejects.toThrow(/empty/);
+    expect(await parseItems(dmeposRuralZip, await writeTempFile('z.csv', HEADER))).toEqual([]);
   });
 
   it('refuses the DMEPOS fee file', async () => {
-    const p = await tmp('DMEPOS25_APR.csv', 'HCPCS,Mod,Mod2,JURIS,CATG,Ceiling,Floor,AL (NR),AL (R),Description\nE0110,NU,,D,IN,1,1,1,0,X\n');
+    const p = await writeTempFile('DMEPOS25_APR.csv', 'HCPCS,Mod,Mod2,JURIS,CATG,Ceiling,Floor,AL (NR),AL (R),Description\nE0110,NU,,D,IN,1,1,1,0,X\n');
     expect(dmeposRuralZip.detect(await sampleFile(await toSourceFile(p)))).toBe(false);
-    await expect(collect(dmeposRuralZip, p)).rejects.toThrow(/no header row/);
+    await expect(parseItems(dmeposRuralZip, p)).rejects.toThrow(/no header row/);
   });
 
   it('rejects a ZIP that lost its leading zero (Excel re-save) with the field located', async () => {
-    const items = await collect(dmeposRuralZip, await tmp('z.csv', `${HEADER}MA,1223,202501\nMA,01224,202501\n`));
+    const items = await parseItems(dmeposRuralZip, await writeTempFile('z.csv', `${HEADER}MA,1223,202501\nMA,01224,202501\n`));
     expect(items[0]).toEqual({
       line: 2,
       issues: [{ loc: ['row', 2, 'DMEPOS RURAL ZIP CODE'], msg: "String should match pattern '^\\d{5}$'", type: 'string_pattern_mismatch', input: '1223', ctx: { pattern: '^\\d{5}$' } }],
@@ -56,7 +42,7 @@ describe('dmepos_rural_zip bad input', () => {
   });
 
   it('throws when one file mixes two quarters', async () => {
-    await expect(collect(dmeposRuralZip, await tmp('z.csv', `${HEADER}MA,01223,202501\nMA,01224,202502\n`))).rejects.toThrow(/202502 differs/);
+    await expect(parseItems(dmeposRuralZip, await writeTempFile('z.csv', `${HEADER}MA,01223,202501\nMA,01224,202502\n`))).rejects.toThrow(/202502 differs/);
   });
 
   it('maps YEAR/QTR to a quarter label', () => {

@@ -1,22 +1,14 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestError } from '../_shared/issue.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { openTestSnapshot, parseAll } from '../../test/helpers/datasets.js';
+import { openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
 import { expandCounties, localityCounty } from './dataset.js';
 import { findLocalityForCounty } from './queries.js';
 import { normCounty } from './states.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const seed = join(repoRoot, 'seeds/locality_county/25LOCCO.csv');
-const tmp = mkdtempSync(join(tmpdir(), 'locco-'));
-const write = (name: string, text: string) => {
-  const p = join(tmp, name);
-  writeFileSync(p, text);
-  return p;
-};
 
 describe('locality_county parser (seed 25LOCCO.csv excerpt)', () => {
   it('detects the file and reads the year from the title line', async () => {
@@ -82,7 +74,7 @@ describe('locality_county parser (seed 25LOCCO.csv excerpt)', () => {
   });
 
   it('keeps the HAWAII/GUAM catch-all for both states', async () => {
-    const p = write('25LOCCO.csv', 'COUNTIES INCLUDED IN 2025 LOCALITIES.,,,,\r\n,,,,\r\nMedicare Adminstrative Contractor,Locality Number,State ,Fee Schedule Area ,Counties\r\n1212,1,HAWAII/GUAM,STATEWIDE ,ALL COUNTIES \r\n');
+    const p = await writeTempFile('25LOCCO.csv', 'COUNTIES INCLUDED IN 2025 LOCALITIES.,,,,\r\n,,,,\r\nMedicare Adminstrative Contractor,Locality Number,State ,Fee Schedule Area ,Counties\r\n1212,1,HAWAII/GUAM,STATEWIDE ,ALL COUNTIES \r\n');
     const { rows } = await parseAll(localityCounty, [p]);
     expect(rows.map((r) => [r.locality, r.state, r.county_state, r.county])).toEqual([
       ['0121201', 'HI', 'HI', 'ALL COUNTIES'],
@@ -125,7 +117,7 @@ describe('locality_county fixed-width .txt', () => {
   ].join('\r\n');
 
   it('keeps the zeros, fills the state down and rejects a county list cut at column 201', async () => {
-    const p = write('25LOCCO.txt', txt);
+    const p = await writeTempFile('25LOCCO.txt', txt);
     const s = await sampleFile(await toSourceFile(p));
     expect(localityCounty.detect(s)).toBe(true);
     const { rows, rejects } = await parseAll(localityCounty, [p]);
@@ -138,25 +130,25 @@ describe('locality_county fixed-width .txt', () => {
 
 describe('locality_county bad input', () => {
   it('throws "file is empty" for an empty file', async () => {
-    const p = write('empty.csv', '');
+    const p = await writeTempFile('empty.csv', '');
     await expect(parseAll(localityCounty, [p])).rejects.toThrow(/file is empty/);
   });
 
   it('yields nothing for a header-only file', async () => {
-    const p = write('26LOCCO.csv', 'COUNTIES INCLUDED IN 2026 LOCALITIES.,,,,\r\n,,,,\r\nMedicare Adminstrative Contractor,Locality Number,State ,Fee Schedule Area ,Counties\r\n');
+    const p = await writeTempFile('26LOCCO.csv', 'COUNTIES INCLUDED IN 2026 LOCALITIES.,,,,\r\n,,,,\r\nMedicare Adminstrative Contractor,Locality Number,State ,Fee Schedule Area ,Counties\r\n');
     const { rows, rejects } = await parseAll(localityCounty, [p]);
     expect(rows).toEqual([]);
     expect(rejects).toEqual([]);
   });
 
   it('does not claim a GPCI file and fails to find its header', async () => {
-    const p = write('GPCI2025.csv', 'ADDENDUM E. FINAL CY 2025 GEOGRAPHIC PRACTICE COST INDICES,,,,,,\r\n,,,,,,\r\nMedicare Administrative Contractor (MAC),State,Locality Number,Locality Name,2025 PW GPCI (with 1.0 Floor),2025 PE GPCI,2025 MP GPCI\r\n10112,AL,00,ALABAMA,1,0.869,0.575\r\n');
+    const p = await writeTempFile('GPCI2025.csv', 'ADDENDUM E. FINAL CY 2025 GEOGRAPHIC PRACTICE COST INDICES,,,,,,\r\n,,,,,,\r\nMedicare Administrative Contractor (MAC),State,Locality Number,Locality Name,2025 PW GPCI (with 1.0 Floor),2025 PE GPCI,2025 MP GPCI\r\n10112,AL,00,ALABAMA,1,0.869,0.575\r\n');
     expect(localityCounty.detect(await sampleFile(await toSourceFile(p)))).toBe(false);
     await expect(parseAll(localityCounty, [p])).rejects.toThrow(IngestError);
   });
 
   it('rejects a row with a bad MAC and an unknown state, naming both fields', async () => {
-    const p = write(
+    const p = await writeTempFile(
       '25LOCCO.csv',
       'COUNTIES INCLUDED IN 2025 LOCALITIES.,,,,\r\n,,,,\r\nMedicare Adminstrative Contractor,Locality Number,State ,Fee Schedule Area ,Counties\r\n1O112,0,ATLANTIS ,STATEWIDE ,ALL COUNTIES \r\n10112,0,ALABAMA ,STATEWIDE ,ALL COUNTIES \r\n',
     );

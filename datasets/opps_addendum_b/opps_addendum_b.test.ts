@@ -1,24 +1,10 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseItems, writeTempFile } from '../../test/helpers/datasets.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import type { Dataset, ParsedItem } from '../types.js';
 import { oppsAddendumB, oppsLayout, oppsVersionOf, type OppsAddendumBRow } from './dataset.js';
 
 const SEED = resolve(import.meta.dirname, '../../seeds/opps_addendum_b/January 2026 Web Addendum B.12.29.25.csv');
-
-async function collect<R extends object>(ds: Dataset<R>, path: string): Promise<ParsedItem<R>[]> {
-  const out: ParsedItem<R>[] = [];
-  for await (const it of ds.parse(await toSourceFile(path), { onBytes() {} })) out.push(it);
-  return out;
-}
-
-async function tmp(name: string, text: string | Buffer): Promise<string> {
-  const p = join(await mkdtemp(join(tmpdir(), 'oppsb-')), name);
-  await writeFile(p, text);
-  return p;
-}
 
 const TITLE = ',Addendum B.- OPPS Payment by HCPCS Code for CY 2026,,,,,,,,,,\r\n';
 const HEADER =
@@ -30,7 +16,7 @@ describe('opps_addendum_b seed (508 CSV, CP1252, padded headers and codes)', () 
     const s = await sampleFile(await toSourceFile(SEED));
     expect(oppsAddendumB.detect(s)).toBe(true);
     expect(oppsAddendumB.version([s])).toEqual({ label: '2026-01', effective_date: '2026-01-01' });
-    const items = await collect(oppsAddendumB, SEED);
+    const items = await parseItems(oppsAddendumB, SEED);
     expect(items.filter((i) => i.issues)).toEqual([]);
     const rows = items.map((i) => i.row!) as OppsAddendumBRow[];
     expect(rows).toHaveLength(29);
@@ -52,25 +38,25 @@ describe('opps_addendum_b seed (508 CSV, CP1252, padded headers and codes)', () 
 
 describe('opps_addendum_b bad input', () => {
   it('throws on an empty file and yields nothing for a header-only file', async () => {
-    await expect(collect(oppsAddendumB, await tmp('January 2026 Web Addendum B.csv', ''))).rejects.toThrow(/empty/);
-    expect(await collect(oppsAddendumB, await tmp('January 2026 Web Addendum B.csv', TITLE + HEADER))).toEqual([]);
+    await expect(parseItems(oppsAddendumB, await writeTempFile('January 2026 Web Addendum B.csv', ''))).rejects.toThrow(/empty/);
+    expect(await parseItems(oppsAddendumB, await writeTempFile('January 2026 Web Addendum B.csv', TITLE + HEADER))).toEqual([]);
   });
 
   it('refuses Addendum A (APC table), which shares the title style', async () => {
-    const p = await tmp(
+    const p = await writeTempFile(
       'January 2025 Web Addendum A.csv',
       ',Addendum A.- OPPS APCs for CY 2025,,,,\r\nAPC,Group Title,SI,Relative Weight,Payment Rate,National Unadjusted Copayment,Minimum Unadjusted Copayment\r\n5012,Clinic Visits,J2,1.6,$146.92,.,$29.38\r\n',
     );
     expect(oppsAddendumB.detect(await sampleFile(await toSourceFile(p)))).toBe(false);
-    await expect(collect(oppsAddendumB, p)).rejects.toThrow(/no header row/);
+    await expect(parseItems(oppsAddendumB, p)).rejects.toThrow(/no header row/);
   });
 
   it('rejects a corrupted row with each bad field and a repeated code', async () => {
-    const p = await tmp(
+    const p = await writeTempFile(
       'January 2026 Web Addendum B.csv',
       TITLE + HEADER + 'G0463,Clinic visit,J22,50X2,1.6072,$14x6.92,.,$29.38,,,,,\r\n71046,X-ray,Q3,5521,1.0376,$94.85,.,$18.97,,,,,\r\n71046,X-ray,Q3,5521,1.0376,$94.85,.,$18.97,,,,,\r\n',
     );
-    const items = await collect(oppsAddendumB, p);
+    const items = await parseItems(oppsAddendumB, p);
     expect(items[0]).toMatchObject({ line: 3 });
     expect(items[0]!.issues!.map((i) => i.loc[2])).toEqual(['APC', 'SI', 'Payment Rate']);
     expect(items[1]!.row?.payment_rate).toBe(94.85);
@@ -79,11 +65,11 @@ describe('opps_addendum_b bad input', () => {
 
   it('admits a workbook only by zip signature plus an Addendum B name, and fails a broken one', async () => {
     const zip = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from('not really a workbook')]);
-    const sample = async (name: string) => sampleFile(await toSourceFile(await tmp(name, zip)));
+    const sample = async (name: string) => sampleFile(await toSourceFile(await writeTempFile(name, zip)));
     expect(oppsAddendumB.detect(await sample('2026_January_Web_Addendum_B.12292025.xlsx'))).toBe(true);
     expect(oppsAddendumB.detect(await sample('2026_January_Web_Addendum_A.12292025.xlsx'))).toBe(false);
     expect(oppsAddendumB.detect(await sample('Addendum B.zip'))).toBe(false);
-    await expect(collect(oppsAddendumB, await tmp('2026_January_Web_Addendum_B.xlsx', zip))).rejects.toThrow(/unreadable workbook/);
+    await expect(parseItems(oppsAddendumB, await writeTempFile('2026_January_Web_Addendum_B.xlsx', zip))).rejects.toThrow(/unreadable workbook/);
   });
 
   it('throws when a required column is missing', () => {

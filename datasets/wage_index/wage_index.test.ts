@@ -1,22 +1,14 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../warehouse/errors.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { openTestSnapshot, parseAll } from '../../test/helpers/datasets.js';
+import { openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
 import { wageIndex } from './dataset.js';
 import { getWageIndex } from './queries.js';
 import { selectVersion } from '../_shared/versions.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const seed = join(repoRoot, 'seeds/wage_index/FY2026 IPPS Final Rule Table 3.csv');
-const tmp = mkdtempSync(join(tmpdir(), 'wi-'));
-const write = (name: string, text: string) => {
-  const p = join(tmp, name);
-  writeFileSync(p, text);
-  return p;
-};
 
 describe('wage_index parser (seed Table 3)', () => {
   it('detects Table 3 and labels it FY2026 from the title line', async () => {
@@ -45,7 +37,7 @@ describe('wage_index parser (seed Table 3)', () => {
   });
 
   it('finds columns by name in a tab-delimited Table 3 with another column order', async () => {
-    const p = write('table3.txt', 'Table 3. Wage Index and Capital Geographic Adjustment Factor (GAF) by CBSA - FY 2027 Final Rule\nCBSA\tState\tArea Name\tGAF\tWage Index\n10180\tTX\tAbilene, TX\t0.8813\t0.8315\n');
+    const p = await writeTempFile('table3.txt', 'Table 3. Wage Index and Capital Geographic Adjustment Factor (GAF) by CBSA - FY 2027 Final Rule\nCBSA\tState\tArea Name\tGAF\tWage Index\n10180\tTX\tAbilene, TX\t0.8813\t0.8315\n');
     const s = await sampleFile(await toSourceFile(p));
     expect(wageIndex.detect(s)).toBe(true);
     expect(wageIndex.version([s])?.label).toBe('FY2027');
@@ -56,27 +48,27 @@ describe('wage_index parser (seed Table 3)', () => {
 
 describe('wage_index bad input', () => {
   it('throws "file is empty" for an empty file', async () => {
-    await expect(parseAll(wageIndex, [write('empty.csv', '')])).rejects.toThrow(/file is empty/);
+    await expect(parseAll(wageIndex, [await writeTempFile('empty.csv', '')])).rejects.toThrow(/file is empty/);
   });
 
   it('yields nothing for a header-only file', async () => {
-    const p = write('FY2026 t3.csv', 'CBSA,Area Name,State,Wage Index,GAF\r\n');
+    const p = await writeTempFile('FY2026 t3.csv', 'CBSA,Area Name,State,Wage Index,GAF\r\n');
     expect(await parseAll(wageIndex, [p])).toEqual({ rows: [], rejects: [] });
   });
 
   it('refuses a file without a fiscal year', async () => {
-    const p = write('t3.csv', 'CBSA,Area Name,State,Wage Index,GAF\r\n10180,"Abilene, TX",TX,0.8315,0.8813\r\n');
+    const p = await writeTempFile('t3.csv', 'CBSA,Area Name,State,Wage Index,GAF\r\n10180,"Abilene, TX",TX,0.8315,0.8813\r\n');
     await expect(parseAll(wageIndex, [p])).rejects.toThrow(/no fiscal year/);
   });
 
   it('does not claim the county crosswalk and cannot find its header there', async () => {
-    const p = write('FY2026 xwalk.csv', 'FIPS State County Code,SSA State County Code,County Name,State,CBSA,CBSA Name\r\n06075,05480,SAN FRANCISCO,CA,41884,"San Francisco"\r\n');
+    const p = await writeTempFile('FY2026 xwalk.csv', 'FIPS State County Code,SSA State County Code,County Name,State,CBSA,CBSA Name\r\n06075,05480,SAN FRANCISCO,CA,41884,"San Francisco"\r\n');
     expect(wageIndex.detect(await sampleFile(await toSourceFile(p)))).toBe(false);
     await expect(parseAll(wageIndex, [p])).rejects.toThrow(/no header row found/);
   });
 
   it('rejects a row with a bad CBSA and a non-numeric wage index, naming both fields', async () => {
-    const p = write('FY2026 t3.csv', 'Table 3 ... Wage Index ... FY 2026\r\nCBSA,Area Name,State,Wage Index,GAF\r\n1O180,"Abilene, TX",TX,n/a1,0.8813\r\n10180,"Abilene, TX",TX,0.8315,0.8813\r\n');
+    const p = await writeTempFile('FY2026 t3.csv', 'Table 3 ... Wage Index ... FY 2026\r\nCBSA,Area Name,State,Wage Index,GAF\r\n1O180,"Abilene, TX",TX,n/a1,0.8813\r\n10180,"Abilene, TX",TX,0.8315,0.8813\r\n');
     const { rows, rejects } = await parseAll(wageIndex, [p]);
     expect(rows).toHaveLength(1);
     expect(rejects).toEqual([

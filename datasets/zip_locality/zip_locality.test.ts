@@ -1,21 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { openTestSnapshot, parseAll } from '../../test/helpers/datasets.js';
+import { openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
 import { localityCounty } from '../locality_county/dataset.js';
 import { zipLocality } from './dataset.js';
 import { findLocalityForZip } from './queries.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const seed = join(repoRoot, 'seeds/zip_locality/ZIP5_OCT2025.txt');
-const tmp = mkdtempSync(join(tmpdir(), 'zip5-'));
-const write = (name: string, text: string) => {
-  const p = join(tmp, name);
-  writeFileSync(p, text);
-  return p;
-};
 const rec = (head: string, yq = '20254') => `${head.padEnd(75, ' ')}${yq}`;
 
 describe('zip_locality parser (seed ZIP5_OCT2025.txt excerpt)', () => {
@@ -61,19 +53,19 @@ describe('zip_locality parser (seed ZIP5_OCT2025.txt excerpt)', () => {
 
 describe('zip_locality bad input', () => {
   it('throws "file is empty" for an empty file', async () => {
-    await expect(parseAll(zipLocality, [write('ZIP5_empty.txt', '')])).rejects.toThrow(/file is empty/);
+    await expect(parseAll(zipLocality, [await writeTempFile('ZIP5_empty.txt', '')])).rejects.toThrow(/file is empty/);
   });
 
   it('refuses a file that is not ZIP5 records (e.g. the layout file or a CSV)', async () => {
-    const layout = write('ZIP5lyout.txt', '                       Zip5 Record Layout\r\n\r\nField Name             Beg. Position\r\n');
+    const layout = await writeTempFile('ZIP5lyout.txt', '                       Zip5 Record Layout\r\n\r\nField Name             Beg. Position\r\n');
     expect(zipLocality.detect(await sampleFile(await toSourceFile(layout)))).toBe(false);
     await expect(parseAll(zipLocality, [layout])).rejects.toThrow(/ZIP5lyout.txt, line 1: not a ZIP5 record/);
-    const csv = write('25LOCCO.csv', 'COUNTIES INCLUDED IN 2025 LOCALITIES.,,,,\r\n');
+    const csv = await writeTempFile('25LOCCO.csv', 'COUNTIES INCLUDED IN 2025 LOCALITIES.,,,,\r\n');
     expect(zipLocality.detect(await sampleFile(await toSourceFile(csv)))).toBe(false);
   });
 
   it('rejects a corrupted record with every bad field located', async () => {
-    const p = write('ZIP5_OCT2025.txt', [rec('AK995010210201 Z9   0 A'), rec('AK99X020210201XZ9   7 A'), rec('AK995030210201 Z9   0 A', '2025 ')].join('\r\n') + '\r\n');
+    const p = await writeTempFile('ZIP5_OCT2025.txt', [rec('AK995010210201 Z9   0 A'), rec('AK99X020210201XZ9   7 A'), rec('AK995030210201 Z9   0 A', '2025 ')].join('\r\n') + '\r\n');
     const { rows, rejects } = await parseAll(zipLocality, [p]);
     expect(rows.map((r) => r.zip5)).toEqual(['99501']);
     expect(rejects.map((r) => r.line)).toEqual([2, 3]);
