@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detectFile, parseAll, REPO_ROOT } from '../../test/helpers/datasets.js';
 import { compareLoads } from '../../test/helpers/native.js';
 import { nativeCsvCheck } from '../_shared/native_csv.js';
 import { toSourceFile } from '../_shared/source.js';
@@ -37,6 +38,30 @@ const setCell = (row: string, k: number, v: string) => {
   f[k] = v;
   return f.join(',');
 };
+
+describe('mpfs_rvu parser (seed PPRRVU2025_Oct.csv, RVU25D)', () => {
+  it('detects the RVU file below its 9-line preamble and labels it 2025D', async () => {
+    expect(await detectFile(mpfsRvu, SEED)).toEqual({ detected: true, version: { label: '2025D', effective_date: '2025-10-01' } });
+  });
+
+  it('reads every row, the code and modifier as keys and the RVUs as published', async () => {
+    const { rows, rejects } = await parseAll(mpfsRvu, SEED);
+    expect(rejects).toEqual([]);
+    expect(rows).toHaveLength(53);
+    // 99213,,Office o/p est low 20 min,A,,1.30,1.35,,0.57,,0.10,2.75,1.97,0,XXX,...,32.3465
+    expect(rows.find((r) => r.hcpcs === '99213' && r.modifier === '')).toMatchObject({ status_code: 'A', work_rvu: 1.3, non_fac_pe_rvu: 1.35, facility_pe_rvu: 0.57, mp_rvu: 0.1, non_facility_total: 2.75, facility_total: 1.97, global_days: 'XXX', conv_factor: 32.3465 });
+    expect(rows.filter((r) => r.hcpcs === '71046').map((r) => r.modifier)).toEqual(['', '26', 'TC']);
+  });
+
+  it('rejects a mistyped RVU, a short row and a 4-character code by line and field', async () => {
+    const { rejects } = await parseAll(mpfsRvu, join(REPO_ROOT, 'test/fixtures/mpfs_rvu/PPRRVU2026_Jul_nonQPP.csv'));
+    expect(rejects.map((r) => [r.line, r.issues.map((i) => [i.loc[2] ?? null, i.type])])).toEqual([
+      [17, [['work_rvu', 'float_parsing']]],
+      [18, [[null, 'row_length']]],
+      [19, [['hcpcs', 'string_pattern_mismatch']]],
+    ]);
+  });
+});
 
 describe('mpfs_rvu native load (DuckDB read_csv with the row rules in SQL)', () => {
   it('loads the seed natively, row for row and value for value what the row parser loads', async () => {
