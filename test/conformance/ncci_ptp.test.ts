@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
@@ -8,12 +7,10 @@ import { ncciPtpHosp } from '../../datasets/ncci_ptp_hosp/dataset.js';
 import { locatePtpLayout } from '../../datasets/_ncci_ptp/layout.js';
 import { PTP_COLUMNS, type PtpRow } from '../../datasets/_ncci_ptp/row.js';
 import { medicaidPtpPrac } from '../../datasets/medicaid_ptp_prac/dataset.js';
+import { requireShared, sharedDataDir } from '../helpers/shared.js';
 
-const repoRoot = resolve(import.meta.dirname, '../..');
-const shared = process.env.RCM_SHARED_DATA ? resolve(process.env.RCM_SHARED_DATA) : resolve(repoRoot, '../shared/data');
-const file = join(shared, 'ncci-ptp', 'ccipra-v322r0-f1.excerpt.txt');
-const present = existsSync(file);
-if (!present) console.warn(`skipping ncci_ptp conformance: ${file} not found (set RCM_SHARED_DATA)`);
+const present = requireShared('ncci-ptp/ccipra-v322r0-f1.excerpt.txt');
+const file = join(sharedDataDir(), 'ncci-ptp', 'ccipra-v322r0-f1.excerpt.txt');
 
 async function parseExcerpt() {
   const rows: (PtpRow & { line: number })[] = [];
