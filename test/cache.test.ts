@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startTestServer } from './helpers/harness.js';
 
 describe('per-snapshot answer cache', () => {
@@ -17,14 +17,23 @@ describe('per-snapshot answer cache', () => {
     }
   });
 
-  it('serves a repeat of a cached route from memory with the same body', async () => {
+  it('serves a repeat of a cached route from memory with the same body: the handler runs once', async () => {
     const t = await startTestServer();
+    // Every computed answer of a cached route goes through fill(); a hit is served without it.
+    const fill = vi.spyOn(t.srv.cache, 'fill');
     try {
+      const before = t.srv.cache.size;
       const a = await t.request('/v1/codes/99213');
+      expect(a.status).toBe(200);
+      expect(fill).toHaveBeenCalledTimes(1);
+      expect(t.srv.cache.size - before).toBe(1);
       const b = await t.request('/v1/codes/99213');
+      expect(fill).toHaveBeenCalledTimes(1);
+      expect(t.srv.cache.size - before).toBe(1);
       expect(b.text).toBe(a.text);
       expect(b.headers['content-type']).toBe('application/json; charset=utf-8');
     } finally {
+      fill.mockRestore();
       await t.close();
     }
   });
