@@ -1,4 +1,6 @@
-import { DomainError, type ErrorCode, type Issue } from '../warehouse/errors.js';
+import type { z } from 'zod';
+import { DomainError, type ErrorCode } from '../warehouse/errors.js';
+import type { ErrorBodySchema, ValidationErrorSchema } from './schemas.js';
 import type { RateDecision } from './pipeline/limits.js';
 import { readsSnapshot, type RouteDef } from './route.js';
 
@@ -48,19 +50,15 @@ export function codesFor(status: number): ErrorCode[] {
   return (Object.keys(STATUS) as ErrorCode[]).filter((c) => STATUS[c] === status);
 }
 
-export interface ErrorBody {
-  detail: string | Issue[];
-  code?: string;
-  request_id?: string;
-  [extra: string]: unknown;
-}
+/** An error answer: `{detail, code}` (500s add `request_id`, a 404 may add `suggestions`), or a 422's issues. */
+export type ErrorBody = z.output<typeof ErrorBodySchema> | z.output<typeof ValidationErrorSchema>;
 
 /** The body for an error; unknown errors never show their message or stack. */
 export function bodyOf(err: unknown, requestId: string): ErrorBody {
   if (!(err instanceof DomainError)) return { detail: 'internal server error', code: 'internal_error', request_id: requestId };
   const status = STATUS[err.code];
   if (status === 422 && err.issues.length > 0) return { detail: err.issues };
-  return { detail: err.message, code: err.code, ...err.extra, ...(status >= 500 ? { request_id: requestId } : {}) };
+  return { detail: err.message, code: err.code, ...(err.extra as { suggestions?: unknown[] }), ...(status >= 500 ? { request_id: requestId } : {}) };
 }
 
 /** 429 with `Retry-After`; `what` names the limit ("requests per minute"). */

@@ -99,14 +99,33 @@ type InferBody<B> = B extends JsonBody<infer S> ? z.output<S> : B extends RawBod
 type MaybePromise<T> = T | Promise<T>;
 
 /**
- * An example request: documents the call and is run by the contract tests against a freshly
- * seeded server. The first example of a route is its success case; error examples name the
- * status they answer (a lookup of a code that does not exist, a bad parameter).
+ * An example request: documents the call and is run by the contract test against a freshly
+ * seeded server (test/contract.test.ts), which checks its status, that the status is documented,
+ * that the body matches the documented schema and that an error's code is among the operation's
+ * `x-error-codes`. The first example is the one the OpenAPI document shows: the success case
+ * where a seeded server has one. Every route also carries at least one error example (a code
+ * that does not exist, a bad parameter, no key).
+ *
+ * Examples run in declaration order, routes in table order, on one server: an example may rely
+ * on an earlier one's write (a PUT answering 201 then 200, a DELETE answering 200 then 404).
  */
 export interface RouteExample {
   summary: string;
-  /** The status this example answers when not the route's success status. */
+  /**
+   * The status it answers. Omitted: the route's success status (`status`, 200 by default, or one
+   * of `alsoStatus`).
+   */
   status?: number;
+  /** `'none'`: sent without an API key (a keyed route's 401). Public routes never send one. */
+  key?: 'none';
+  /** `'live'`: sent to the production host (the playground's 403); the test host otherwise. */
+  host?: 'live';
+  /**
+   * Path parameters as sent. A whole value `{job}`, `{override}` or `{determination}` stands for
+   * the id of an agent job, a facility PA override (facility 050454) or a persisted prior-auth
+   * determination the contract test creates first; the OpenAPI document shows the first example
+   * only, so that one never holds a placeholder.
+   */
   params?: Record<string, string>;
   query?: Record<string, string>;
   body?: unknown;
@@ -114,6 +133,8 @@ export interface RouteExample {
 
 /** The raw input a `resolve` step sees: path and query as sent, the body decoded once (JSON). */
 export interface RawInput {
+  /** The caller (null on public routes). */
+  auth: AuthInfo | null;
   params: Record<string, string>;
   query: Record<string, string | string[]>;
   body: unknown;

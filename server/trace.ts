@@ -7,7 +7,7 @@ import type { ReliabilitySchema } from './schemas.js';
 export type Reliability = z.output<typeof ReliabilitySchema>;
 
 /** The citation of one loaded dataset version: publisher and the source files it was built from. */
-export interface Citation {
+export interface DatasetCitation {
   dataset: string;
   version: string;
   publisher: string;
@@ -61,7 +61,7 @@ export class Trace {
   }
 
   /** The citation of a dataset version, recorded among the versions the answer used. */
-  cite(dataset: string, version: string): Citation {
+  cite(dataset: string, version: string): DatasetCitation {
     this.use(dataset, version);
     const v = this.snapshot?.versions(dataset).find((x) => x.version === version);
     return { dataset, version, publisher: lookupDataset(dataset)?.publisher ?? dataset, source_files: v?.source_files.map((f) => f.name) ?? [] };

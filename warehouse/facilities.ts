@@ -1,63 +1,67 @@
 import type Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { NotFoundError } from './errors.js';
 
+const dateTime = z.string().describe('ISO 8601 date-time');
+
 /** A tenant's registration of a CCN: its own overrides of the public reference row. */
-export interface FacilityRegistration {
-  ccn: string;
-  name: string | null;
-  facility_type: string | null;
-  place_of_service: string | null;
-  state: string | null;
-  is_active: boolean;
-  created_at: string;
-  updated_at: string;
-}
+export const FacilityRegistrationSchema = z.object({
+  ccn: z.string(),
+  name: z.string().nullable(),
+  facility_type: z.string().nullable(),
+  place_of_service: z.string().nullable(),
+  state: z.string().nullable(),
+  is_active: z.boolean(),
+  created_at: dateTime,
+  updated_at: dateTime,
+});
+export type FacilityRegistration = z.output<typeof FacilityRegistrationSchema>;
 
 export type RegistrationFields = Pick<FacilityRegistration, 'name' | 'facility_type' | 'place_of_service' | 'state'>;
 
 export const NETWORK_STATUSES = ['in_network', 'out_of_network', 'unknown'] as const;
 export type NetworkStatus = (typeof NETWORK_STATUSES)[number];
 
-/** One payer on a facility's roster (the spec's "Facility payer roster entry"). */
-export interface RosterEntry {
-  id: string;
-  ccn: string;
-  payer_slug: string;
-  payer_name: string;
-  network_status: NetworkStatus;
-  effective_date: string | null;
-  expiration_date: string | null;
-  is_active: boolean;
-  notes: string | null;
-  plan_types: string[];
-  created_at: string;
-  updated_at: string;
-}
+/** One payer on a facility's roster (the spec's "Facility payer roster entry"), as stored. */
+export const StoredRosterEntrySchema = z.object({
+  id: z.uuid(),
+  ccn: z.string(),
+  payer_slug: z.string(),
+  payer_name: z.string(),
+  network_status: z.enum(NETWORK_STATUSES),
+  effective_date: dateTime.nullable(),
+  expiration_date: dateTime.nullable(),
+  is_active: z.boolean(),
+  notes: z.string().nullable(),
+  plan_types: z.array(z.string()),
+  created_at: dateTime,
+  updated_at: dateTime,
+});
+export type RosterEntry = z.output<typeof StoredRosterEntrySchema>;
 
 export type RosterFields = Omit<RosterEntry, 'id' | 'ccn' | 'created_at' | 'updated_at'>;
 
-/** A facility's own prior-auth rule (tier 0 of the resolver). */
-export interface PaOverride {
-  id: string;
-  ccn: string;
-  /** null: every payer. */
-  payer_slug: string | null;
-  payer_name: string | null;
-  /** null: every code (of the service category when that is set). */
-  code: string | null;
-  code_type: string | null;
-  service_category: string | null;
-  pa_required: boolean;
-  auth_type: string | null;
-  delegation_vendor: string | null;
-  reason: string | null;
-  source_document: string | null;
-  effective_date: string | null;
-  expiration_date: string | null;
-  is_active: boolean;
-  created_at: string;
-}
+/** A facility's own prior-auth rule (tier 0 of the resolver), as stored. */
+export const StoredPaOverrideSchema = z.object({
+  id: z.uuid(),
+  ccn: z.string(),
+  payer_slug: z.string().nullable().describe('null: every payer'),
+  payer_name: z.string().nullable(),
+  code: z.string().nullable().describe('null: every code (of the service category when that is set)'),
+  code_type: z.string().nullable(),
+  service_category: z.string().nullable(),
+  pa_required: z.boolean(),
+  auth_type: z.string().nullable(),
+  delegation_vendor: z.string().nullable(),
+  reason: z.string().nullable(),
+  source_document: z.string().nullable(),
+  effective_date: dateTime.nullable(),
+  expiration_date: dateTime.nullable(),
+  is_active: z.boolean(),
+  created_at: dateTime,
+});
+export type PaOverride = z.output<typeof StoredPaOverrideSchema>;
 
 export type PaOverrideFields = Omit<PaOverride, 'id' | 'ccn' | 'created_at'>;
 

@@ -1,20 +1,23 @@
 import type Database from 'better-sqlite3';
+import { z } from 'zod';
 import { ConflictError, NotFoundError } from './errors.js';
 import type { KeyType } from './state.js';
 
 export type JobStatus = 'accepted' | 'running' | 'completed' | 'failed';
-export type CallbackState = 'none' | 'waiting' | 'pending' | 'delivering' | 'delivered' | 'failed';
+/** Where a job's callback is: `none` without a callback URL; `waiting` until the job finishes. */
+export const CALLBACK_STATES = ['none', 'waiting', 'pending', 'delivering', 'delivered', 'failed'] as const;
+export type CallbackState = (typeof CALLBACK_STATES)[number];
 
 /** One delivery attempt of a job's callback, as the job poll shows it. */
-export interface CallbackAttempt {
-  attempt: number;
-  started_at: string;
-  finished_at: string;
-  /** `delivered`, `retry` (will be tried again), `failed` (given up or not retryable). */
-  outcome: string;
-  http_status: number | null;
-  error: string | null;
-}
+export const CallbackAttemptSchema = z.object({
+  attempt: z.number().int(),
+  started_at: z.string(),
+  finished_at: z.string(),
+  outcome: z.string().describe('delivered, retry (tried again later) or failed'),
+  http_status: z.number().int().nullable(),
+  error: z.string().nullable(),
+});
+export type CallbackAttempt = z.output<typeof CallbackAttemptSchema>;
 
 /** An agent job as stored; the callback secret is never part of it. */
 export interface AgentJob {

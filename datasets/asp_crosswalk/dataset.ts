@@ -4,6 +4,7 @@ import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { readRecords, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
 import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
+import { toNdc11 } from '../_shared/codes.js';
 
 /** One NDC package billed under one HCPCS code (CMS ASP NDC-HCPCS crosswalk). */
 export const AspCrosswalkRowSchema = z.object({
@@ -25,14 +26,6 @@ export type AspCrosswalkRow = z.infer<typeof AspCrosswalkRowSchema>;
 /** `_2025_CODE` (CMS) or `_2025_HCPCS` in the first column, `NDC2` in the fourth. */
 export const isAspCrosswalkHeader = (f: string[]): boolean =>
   /^_?20\d{2}_(CODE|HCPCS)$/.test(normHeader(f[0] ?? '')) && normHeader(f[3] ?? '') === 'NDC2' && normHeader(f[9] ?? '') === 'BILLUNITSPKG';
-
-/** `00003-2187-10` (5-4-2) to `00003218710`; undefined when it is not an 11-digit NDC. */
-export function toNdc11(raw: string): string | undefined {
-  const s = clean(raw);
-  const m = /^(\d{5})-(\d{4})-(\d{2})$/.exec(s);
-  if (m) return `${m[1]}${m[2]}${m[3]}`;
-  return /^\d{11}$/.test(s) ? s : undefined;
-}
 
 /**
  * CMS "ASP NDC-HCPCS crosswalk" CSV (section 508 version, shipped in the same quarterly zip as
@@ -61,7 +54,8 @@ export const aspCrosswalk = defineDataset({
       const r = new RowReader(line);
       const hcpcs = r.text('HCPCS', fields[0], { required: true, pattern: /^[A-Z0-9]{5}$/ });
       const printed = r.text('NDC2', fields[3], { required: true });
-      const ndc = toNdc11(printed);
+      // NDC2 is printed 5-4-2 in the CMS layout: another form in that column is a malformed row, not one to pad.
+      const ndc = /^\d{5}-\d{4}-\d{2}$|^\d{11}$/.test(printed) ? toNdc11(printed) : undefined;
       if (printed !== '' && ndc === undefined) {
         r.issues.push({ loc: ['row', line, 'NDC2'], msg: 'NDC2 should be an 11-digit NDC in 5-4-2 form', type: 'string_pattern_mismatch', input: fields[3] });
       }

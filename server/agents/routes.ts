@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { AgentJob } from '../../warehouse/jobs.js';
-import { ValidationError } from '../../warehouse/errors.js';
-import { defineRoute, json, result, type RouteDef } from '../route.js';
+import type { Issue } from '../../warehouse/errors.js';
+import { defineRoute, json, result, type RawInput, type Resolution, type RouteDef } from '../route.js';
 import { eventId, resolveTarget, type CallbackPolicy, type Resolver } from './callbacks.js';
-import { AgentJobAcceptedSchema, AgentJobSchema, CodeResearchInputSchema, DenialResolutionInputSchema, MedicalNecessityInputSchema } from './schemas.js';
+import { AgentJobAcceptedSchema, PolledJobSchema, CodeResearchInputSchema, DenialResolutionInputSchema, MedicalNecessityInputSchema } from './schemas.js';
 
 export interface AgentRouteDeps {
   policy: CallbackPolicy;
@@ -18,7 +18,7 @@ export interface AgentRouteDeps {
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** The job as polled: never the callback secret, and the input only as the agent's result shows it. */
-export function toPolledJob(j: AgentJob): z.output<typeof AgentJobSchema> {
+export function toPolledJob(j: AgentJob): z.output<typeof PolledJobSchema> {
   return {
     job_id: j.id,
     agent_type: j.agent_type,
@@ -31,13 +31,37 @@ export function toPolledJob(j: AgentJob): z.output<typeof AgentJobSchema> {
     error: j.error,
     purged: j.purged_at !== null,
     callback: j.callback_url
-      ? { url: j.callback_url, state: j.callback_state as 'waiting', event_id: eventId(j.id), attempts: j.callback_attempts }
+      ? { url: j.callback_url, state: j.callback_state === 'none' ? 'waiting' : j.callback_state, event_id: eventId(j.id), attempts: j.callback_attempts }
       : null,
   };
 }
 
+/**
+ * The checks of a submit beyond its schema: the Idempotency-Key header, a callback_secret
+ * without a URL, and the callback URL's rules (scheme, host, the addresses its name resolves
+ * to). A `resolve` step, so a bad group_code and a bad callback_url arrive in one 422.
+ */
+function submitChecks(d: AgentRouteDeps) {
+  return async (input: RawInput): Promise<Resolution<{ idempotencyKey: string | undefined }>> => {
+    const b = (typeof input.body === 'object' && input.body !== null ? input.body : {}) as { callback_url?: unknown; callback_secret?: unknown };
+    const issues: Issue[] = [];
+    const idem = input.header('idempotency-key');
+    if (idem !== undefined && !IDEMPOTENCY_KEY.test(idem)) {
+      issues.push({ loc: ['header', 'idempotency-key'], msg: 'Idempotency-Key is 1 to 255 visible ASCII characters', type: 'value_error', input: idem });
+    }
+    if (b.callback_secret !== undefined && b.callback_url === undefined) {
+      issues.push({ loc: ['body', 'callback_secret'], msg: 'callback_secret needs a callback_url', type: 'value_error' });
+    }
+    if (typeof b.callback_url === 'string' && URL.canParse(b.callback_url)) {
+      const t = await resolveTarget(b.callback_url, d.policy, input.auth?.key_type === 'live', d.resolve).catch((e: Error) => ({ refusal: `callback host does not resolve (${e.message})` }));
+      if ('refusal' in t) issues.push({ loc: ['body', 'callback_url'], msg: t.refusal, type: 'value_error', input: b.callback_url });
+    }
+    return { issues, value: { idempotencyKey: idem } };
+  };
+}
+
 /** Builds one submit route: validation, callback URL rules, idempotency, persistence, 202 + Location. */
-function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; agentType: string; summary: string; description: string; body: z.ZodType; example: Record<string, unknown> }): RouteDef {
+function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; agentType: string; summary: string; description: string; body: z.ZodType<Record<string, unknown>>; example: Record<string, unknown> }): RouteDef {
   return defineRoute({
     method: 'post',
     path: o.path,
@@ -51,23 +75,30 @@ function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; 
     response: AgentJobAcceptedSchema,
     status: 202,
     errors: ['conflict'],
-    examples: [{ summary: o.summary, body: o.example }],
-    handler: async ({ body, tenant, auth, header, now }) => {
-      const b = body as { callback_url?: string; callback_secret?: string } & Record<string, unknown>;
-      const issues = [];
-      const idem = header('idempotency-key');
-      if (idem !== undefined && !IDEMPOTENCY_KEY.test(idem)) {
-        issues.push({ loc: ['header', 'idempotency-key'], msg: 'Idempotency-Key is 1 to 255 visible ASCII characters', type: 'value_error', input: idem });
-      }
-      if (b.callback_secret !== undefined && b.callback_url === undefined) {
-        issues.push({ loc: ['body', 'callback_secret'], msg: 'callback_secret needs a callback_url', type: 'value_error' });
-      }
-      if (b.callback_url !== undefined) {
-        const t = await resolveTarget(b.callback_url, d.policy, auth!.key_type === 'live', d.resolve).catch((e: Error) => ({ refusal: `callback host does not resolve (${e.message})` }));
-        if ('refusal' in t) issues.push({ loc: ['body', 'callback_url'], msg: t.refusal, type: 'value_error', input: b.callback_url });
-      }
-      if (issues.length) throw new ValidationError(issues);
-      const { callback_url, callback_secret, ...input } = b;
+    examples: [
+      { summary: o.summary, body: o.example },
+      // Each submit's further examples, keyed by operation here because `o` carries one example.
+      ...(
+        {
+          submitCodeResearch: [
+            { summary: 'a code and a short question', body: { code: '99213', query: 'units per day?' } },
+            { summary: 'a question without a code', status: 422, body: { query: 'no code here' } },
+          ],
+          submitMedicalNecessity: [
+            { summary: 'a blepharoplasty for eyelid ptosis', body: { cpt_code: '15823', dx_codes: ['H02.831'] } },
+            { summary: 'no CPT code and a diagnosis that is not ICD-10-CM', status: 422, body: { dx_codes: ['not a code'] } },
+          ],
+          submitDenialResolution: [
+            { summary: 'a remark code alone', body: { denial_code: 'N290' } },
+            { summary: 'an unknown group code', status: 422, body: { group_code: 'ZZ' } },
+          ],
+        } as Record<string, { summary: string; status?: number; body: unknown }[]>
+      )[o.operationId]!,
+    ],
+    resolve: submitChecks(d),
+    handler: async ({ body, resolved, tenant, auth, now }) => {
+      const { callback_url, callback_secret, ...input } = body as { callback_url?: string; callback_secret?: string } & Record<string, unknown>;
+      const idem = resolved.idempotencyKey;
       const { job } = await tenant.jobs.create(
         {
           id: randomUUID(),
@@ -128,9 +159,13 @@ export function agentRoutes(d: AgentRouteDeps): RouteDef[] {
       auth: { scope: 'agents' },
       reads: 'tenant',
       params: z.object({ job_id: z.uuid() }),
-      response: AgentJobSchema,
+      response: PolledJobSchema,
       errors: ['not_found'],
-      examples: [{ summary: 'poll a job (404 until a job with this id exists)', params: { job_id: '00000000-0000-4000-8000-000000000000' }, status: 404 }],
+      examples: [
+        { summary: 'poll a job (404 until a job with this id exists)', params: { job_id: '00000000-0000-4000-8000-000000000000' }, status: 404 },
+        { summary: 'poll a job that exists', params: { job_id: '{job}' } },
+        { summary: 'a job id that is not a UUID', status: 422, params: { job_id: 'not-a-uuid' } },
+      ],
       handler: async ({ params, tenant }) => toPolledJob(await tenant.jobs.get(params.job_id)),
     }),
   ];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CcnSchema, HcpcsSchema, IsoDateSchema } from '../schemas.js';
+import { CALLBACK_STATES, CallbackAttemptSchema } from '../../warehouse/jobs.js';
 
 /** Free-form key-value context a caller attaches to a job (kept with the job, never logged). */
 export const ContextSchema = z.record(z.string().max(100), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()])).refine((o) => Object.keys(o).length <= 50, 'at most 50 context entries');
@@ -71,17 +72,9 @@ export const AgentJobAcceptedSchema = z
   })
   .meta({ id: 'AgentJobAccepted' });
 
-const CallbackAttemptSchema = z.object({
-  attempt: z.number().int(),
-  started_at: z.string(),
-  finished_at: z.string(),
-  outcome: z.string().describe('delivered, retry (tried again later) or failed'),
-  http_status: z.number().int().nullable(),
-  error: z.string().nullable(),
-});
 
 /** `GET /v1/agents/jobs/{job_id}`: the callback payload's fields plus timing and the delivery log; never the secret. */
-export const AgentJobSchema = z
+export const PolledJobSchema = z
   .object({
     job_id: z.uuid(),
     agent_type: z.string(),
@@ -96,7 +89,7 @@ export const AgentJobSchema = z
     callback: z
       .object({
         url: z.string(),
-        state: z.enum(['waiting', 'pending', 'delivering', 'delivered', 'failed']),
+        state: z.enum(CALLBACK_STATES).exclude(['none']),
         event_id: z.string(),
         attempts: z.array(CallbackAttemptSchema),
       })

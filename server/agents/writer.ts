@@ -1,21 +1,31 @@
-import { securityFindings } from '../ncci/sentinel.js';
+import { securityFindings } from '../text_audit.js';
 import type { KeyType } from '../../warehouse/state.js';
 
 /** Where a fact came from: the dataset version and the publisher's files. */
-import type { Citation } from '../trace.js';
+import type { DatasetCitation } from '../trace.js';
 
 /** One fact an agent found, in words, with the values it rests on and its source. */
 export interface Evidence {
   kind: string;
   statement: string;
   facts: Record<string, unknown>;
-  citation: Citation | null;
+  citation: DatasetCitation | null;
 }
 
-/** Phrases an agent's findings for a person. Only the evidence reaches a writer, never the caller's free text. */
+/** What a writer phrases: a conclusion and the evidence it rests on (an agent result, a PTP summary). */
+export interface WriterTask {
+  agent: string;
+  conclusion: string;
+  evidence: Evidence[];
+}
+
+/**
+ * Phrases found facts for a person: the one abstraction for optional LLM text (agent narratives,
+ * PTP summaries). Only the evidence reaches a writer, never the caller's free text.
+ */
 export interface Writer {
   name: string;
-  write(task: { agent: string; conclusion: string; evidence: Evidence[] }): Promise<string>;
+  write(task: WriterTask): Promise<string>;
 }
 
 /** The default: the conclusion and each evidence statement, as found. Needs no network. */

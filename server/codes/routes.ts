@@ -18,7 +18,11 @@ export const codeRoutes: RouteDef[] = [
     params: z.object({ code: HcpcsSchema }),
     response: CodeLookupSchema,
     errors: ['not_found'],
-    examples: [{ summary: 'an established-patient office visit', params: { code: '99213' } }],
+    examples: [
+      { summary: 'an established-patient office visit', params: { code: '99213' } },
+      { summary: 'a code in no loaded code set', status: 404, params: { code: 'ZZZZZ' } },
+      { summary: 'too short to be a code', status: 422, params: { code: '12' } },
+    ],
     handler: async ({ params, snapshot, trace }) => {
       const { lookup, version } = await getCodeLookup(snapshot, params.code);
       return { ...lookup, reliability: trace.use('mpfs_rvu', version).reliability() };
@@ -37,7 +41,10 @@ export const codeRoutes: RouteDef[] = [
     params: z.object({ code: CrosswalkCodeSchema }),
     response: CrosswalkResultSchema,
     errors: ['not_found'],
-    examples: [{ summary: 'the APC of a hospital clinic visit', params: { code: 'G0463' } }],
+    examples: [
+      { summary: 'the APC of a hospital clinic visit', params: { code: 'G0463' } },
+      { summary: 'a code with no crosswalk', status: 404, params: { code: 'ZZZZZ' } },
+    ],
     handler: async ({ params, snapshot, trace }) => {
       const r = await getCrosswalks(snapshot, params.code);
       if (Object.keys(r.used).length > 0) trace.useAll(r.used);

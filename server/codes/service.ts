@@ -1,5 +1,5 @@
 import { findHcpcsForNdc, findNdcsForHcpcs } from '../../datasets/asp_crosswalk/queries.js';
-import { toNdc11 } from '../../datasets/asp_crosswalk/dataset.js';
+import { toNdc11 } from '../../datasets/_shared/codes.js';
 import { findAspPaymentLimits } from '../../datasets/asp_pricing/queries.js';
 import { isLabCode } from '../../datasets/clfs/queries.js';
 import { STATUS_CODES, findRvuRows } from '../../datasets/mpfs_rvu/queries.js';
@@ -53,13 +53,6 @@ export async function getCodeLookup(snapshot: SnapshotReader, code: string): Pro
   };
 }
 
-/** Dashed 10-digit NDC forms padded to the 11-digit 5-4-2 form billing uses (`0002-1433-80` -> `00002143380`). */
-export function toNdc11Any(code: string): string | undefined {
-  const m = /^(\d{4,5})-(\d{3,4})-(\d{1,2})$/.exec(code);
-  if (m) return `${m[1]!.padStart(5, '0')}${m[2]!.padStart(4, '0')}${m[3]!.padStart(2, '0')}`;
-  return toNdc11(code);
-}
-
 /**
  * Official CMS crosswalks of a code: HCPCS -> APC (OPPS Addendum B) and HCPCS -> NDC (ASP
  * NDC-HCPCS crosswalk), or NDC -> HCPCS. `used` maps each dataset consulted to the version
@@ -77,7 +70,7 @@ async function crosswalksOf(snapshot: SnapshotReader, code: string): Promise<{ c
   const crosswalks: CrosswalkEntry[] = [];
   const isNdc = /^\d{11}$|-/.test(code);
   if (isNdc) {
-    const ndc = toNdc11Any(code);
+    const ndc = toNdc11(code);
     if (!ndc) return null;
     const links = await findHcpcsForNdc(snapshot, ndc);
     if (links.length === 0) return null;

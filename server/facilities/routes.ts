@@ -42,7 +42,10 @@ export const facilityRoutes: RouteDef[] = [
     reads: 'snapshot+tenant',
     cache: true,
     response: FacilityListSchema,
-    examples: [{ summary: "the tenant's facilities" }],
+    examples: [
+      { summary: "the tenant's facilities" },
+      { summary: 'an unknown query parameter', status: 422, query: { state: 'CA' } },
+    ],
     handler: async ({ snapshot, tenant }) => {
       const regs = await tenant.facilities.list();
       const facilities = await Promise.all(
@@ -81,7 +84,11 @@ export const facilityRoutes: RouteDef[] = [
     params: FacilityParamsSchema,
     response: FacilityProfileSchema,
     errors: ['not_found'],
-    examples: [{ summary: 'a hospital in California', params: { ccn: EXAMPLE_CCN } }],
+    examples: [
+      { summary: 'a hospital in California', params: { ccn: EXAMPLE_CCN } },
+      { summary: 'a CCN in no CMS file and not registered', status: 404, params: { ccn: '999999' } },
+      { summary: 'a CCN too short', status: 422, params: { ccn: '12' } },
+    ],
     handler: async ({ params, snapshot, tenant, trace }) => {
       const { profile, warnings, versions } = facilityProfile(await resolveFacility(snapshot, tenant, params.ccn, 'either'));
       return { ...profile, reliability: trace.useAll(versions).warn(...warnings).reliability() };
@@ -103,7 +110,14 @@ export const facilityRoutes: RouteDef[] = [
     response: FacilityProfileSchema,
     alsoStatus: [201],
     errors: ['not_found'],
-    examples: [{ summary: 'register a hospital as an outpatient department', params: { ccn: EXAMPLE_CCN }, body: { place_of_service: '22' } }],
+    examples: [
+      { summary: 'register a hospital as an outpatient department', params: { ccn: EXAMPLE_CCN }, body: { place_of_service: '22' } },
+      { summary: 'register a hospital the first time', status: 201, params: { ccn: '330101' }, body: {} },
+      { summary: 'register it again with a facility type', status: 200, params: { ccn: '330101' }, body: { facility_type: 'acute_care_hospital' } },
+      { summary: 'register a clinic in no CMS file, naming it', status: 201, params: { ccn: '99999Z' }, body: { name: 'Clinic not in the CMS files', state: 'TX' } },
+      { summary: 'a numeric CCN in no CMS file', status: 404, params: { ccn: '999999' }, body: {} },
+      { summary: 'a place of service that is not a code, and an unknown field', status: 422, params: { ccn: '330101' }, body: { place_of_service: 'office', color: 'red' } },
+    ],
     handler: async ({ params, body, snapshot, tenant, now, trace }) => {
       const ccn = params.ccn;
       const reference = (await resolveFacility(snapshot, null, ccn, 'either').catch(() => null))?.reference ?? null;
@@ -128,7 +142,12 @@ export const facilityRoutes: RouteDef[] = [
     query: DeleteQuerySchema,
     response: FacilityDeleteResultSchema,
     errors: ['not_found'],
-    examples: [{ summary: 'deactivate a registration', status: 404, params: { ccn: '999999' } }],
+    examples: [
+      { summary: 'deactivate a registration', status: 404, params: { ccn: '999999' } },
+      { summary: 'delete the clinic registered above for good', status: 200, params: { ccn: '99999Z' }, query: { hard: 'true' } },
+      { summary: 'delete it again', status: 404, params: { ccn: '99999Z' } },
+      { summary: 'hard is true or false', status: 422, params: { ccn: '330101' }, query: { hard: 'maybe' } },
+    ],
     handler: async ({ params, query, tenant, now }) => {
       const hard = query.hard ?? false;
       await tenant.facilities.remove(params.ccn, hard, now());
@@ -154,6 +173,10 @@ export const facilityRoutes: RouteDef[] = [
     errors: ['not_found'],
     examples: [
       { summary: 'UnitedHealthcare in network', params: { ccn: EXAMPLE_CCN }, body: { payer_slug: 'united healthcare', network_status: 'in_network', plan_types: ['commercial'] } },
+      { summary: 'add a payer to the roster', status: 201, params: { ccn: '330101' }, body: { payer_slug: 'aetna' } },
+      { summary: 'update it, naming the payer in another case', status: 200, params: { ccn: '330101' }, body: { payer_slug: 'Aetna', network_status: 'out_of_network' } },
+      { summary: 'an unknown payer and notes too long', status: 422, params: { ccn: '330101' }, body: { payer_slug: 'no such payer', notes: 'x'.repeat(2001) } },
+      { summary: 'a CCN nobody knows', status: 404, params: { ccn: '999999' }, body: { payer_slug: 'aetna' } },
     ],
     handler: async ({ params, body, resolved, snapshot, tenant, now }) => {
       await resolveFacility(snapshot, tenant, params.ccn, 'either'); // 404 for a CCN nobody knows
@@ -172,7 +195,11 @@ export const facilityRoutes: RouteDef[] = [
     cache: true,
     params: FacilityParamsSchema,
     response: RosterListSchema,
-    examples: [{ summary: 'roster of a facility', params: { ccn: EXAMPLE_CCN } }],
+    examples: [
+      { summary: 'roster of a facility', params: { ccn: EXAMPLE_CCN } },
+      { summary: 'the roster built above', params: { ccn: '330101' } },
+      { summary: 'a CCN too short', status: 422, params: { ccn: '3301' } },
+    ],
     handler: async ({ params, tenant }) => {
       const payers = (await tenant.rosters.list(params.ccn)).map(rosterOut);
       return { ccn: params.ccn, payers, total: payers.length };
@@ -189,7 +216,11 @@ export const facilityRoutes: RouteDef[] = [
     cache: true,
     params: FacilityParamsSchema,
     response: PaOverrideListSchema,
-    examples: [{ summary: 'overrides of a facility', params: { ccn: EXAMPLE_CCN } }],
+    examples: [
+      { summary: 'overrides of a facility', params: { ccn: EXAMPLE_CCN } },
+      { summary: 'a facility without overrides', params: { ccn: '330101' } },
+      { summary: 'a CCN too short', status: 422, params: { ccn: '3301' } },
+    ],
     handler: async ({ params, tenant }) => {
       const overrides = (await tenant.overrides.list(params.ccn)).map(overrideOut);
       return { ccn: params.ccn, overrides, total: overrides.length };
@@ -218,6 +249,8 @@ export const facilityRoutes: RouteDef[] = [
         params: { ccn: EXAMPLE_CCN },
         body: { payer_slug: 'aetna', code: '70553', pa_required: true, reason: 'contract section 4.2', source_document: 'Aetna facility agreement 2026' },
       },
+      { summary: 'no PA for a service category, any payer', params: { ccn: '330101' }, body: { service_category: 'vein_ablation', pa_required: false } },
+      { summary: 'pa_required missing', status: 422, params: { ccn: '330101' }, body: { code: '70553' } },
     ],
     handler: async ({ params, body, resolved, snapshot, tenant, now }) => {
       await resolveFacility(snapshot, tenant, params.ccn, 'either');
@@ -236,7 +269,12 @@ export const facilityRoutes: RouteDef[] = [
     params: FacilityParamsSchema.extend({ id: z.uuid() }),
     response: OverrideDeleteResultSchema,
     errors: ['not_found'],
-    examples: [{ summary: 'remove an override', status: 404, params: { ccn: EXAMPLE_CCN, id: '00000000-0000-4000-8000-000000000000' } }],
+    examples: [
+      { summary: 'remove an override', status: 404, params: { ccn: EXAMPLE_CCN, id: '00000000-0000-4000-8000-000000000000' } },
+      { summary: 'remove an override that exists', status: 200, params: { ccn: EXAMPLE_CCN, id: '{override}' } },
+      { summary: 'remove it again', status: 404, params: { ccn: EXAMPLE_CCN, id: '{override}' } },
+      { summary: 'an id that is not a UUID', status: 422, params: { ccn: EXAMPLE_CCN, id: 'not-a-uuid' } },
+    ],
     handler: async ({ params, tenant }) => {
       await tenant.overrides.remove(params.ccn, params.id);
       return { ccn: params.ccn, id: params.id, deleted: true };

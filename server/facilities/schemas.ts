@@ -1,21 +1,10 @@
 import { z } from 'zod';
 import { CcnSchema, IsoDateSchema, ReliabilitySchema, StateSchema } from '../schemas.js';
-import { NETWORK_STATUSES } from '../../warehouse/facilities.js';
+import { FacilityRegistrationSchema, NETWORK_STATUSES, StoredPaOverrideSchema, StoredRosterEntrySchema } from '../../warehouse/facilities.js';
 
 const dateTime = z.string().describe('ISO 8601 date-time');
 
-export const RegistrationSchema = z
-  .object({
-    ccn: z.string(),
-    name: z.string().nullable(),
-    facility_type: z.string().nullable(),
-    place_of_service: z.string().nullable(),
-    state: z.string().nullable(),
-    is_active: z.boolean(),
-    created_at: dateTime,
-    updated_at: dateTime,
-  })
-  .meta({ id: 'FacilityRegistration' });
+export const RegistrationSchema = FacilityRegistrationSchema.meta({ id: 'FacilityRegistration' });
 
 /** `GET /v1/facilities/{ccn}`: a facility with its payment geography, as payment composition sees it. */
 export const FacilityProfileSchema = z.object({
@@ -118,21 +107,8 @@ export const RosterBodySchema = z.strictObject({
   is_active: z.boolean().optional().describe('default true'),
 });
 
-export const RosterEntrySchema = z
-  .object({
-    id: z.uuid(),
-    payer_slug: z.string(),
-    payer_name: z.string(),
-    network_status: z.enum(NETWORK_STATUSES),
-    effective_date: dateTime.nullable(),
-    expiration_date: dateTime.nullable(),
-    is_active: z.boolean(),
-    notes: z.string().nullable(),
-    plan_types: z.array(z.string()),
-    created_at: dateTime,
-    updated_at: dateTime,
-  })
-  .meta({ id: 'RosterEntry' });
+/** A roster entry as answered: the stored row without its CCN (the path names it). */
+export const RosterEntrySchema = StoredRosterEntrySchema.omit({ ccn: true }).meta({ id: 'RosterEntry' });
 
 export const RosterListSchema = z.object({ ccn: z.string(), payers: z.array(RosterEntrySchema), total: z.int() }).meta({ id: 'RosterList' });
 
@@ -151,25 +127,8 @@ export const OverrideBodySchema = z.strictObject({
   is_active: z.boolean().optional(),
 });
 
-export const PaOverrideSchema = z
-  .object({
-    id: z.uuid(),
-    pa_required: z.boolean(),
-    auth_type: z.string().nullable(),
-    code: z.string().nullable(),
-    code_type: z.string().nullable(),
-    delegation_vendor: z.string().nullable(),
-    payer_name: z.string().nullable(),
-    payer_slug: z.string().nullable(),
-    reason: z.string().nullable(),
-    service_category: z.string().nullable(),
-    source_document: z.string().nullable(),
-    effective_date: dateTime.nullable(),
-    expiration_date: dateTime.nullable(),
-    is_active: z.boolean(),
-    created_at: dateTime,
-  })
-  .meta({ id: 'PaOverride' });
+/** An override as answered: the stored row without its CCN (the path names it). */
+export const PaOverrideSchema = StoredPaOverrideSchema.omit({ ccn: true }).meta({ id: 'PaOverride' });
 
 export const PaOverrideListSchema = z.object({ ccn: z.string(), overrides: z.array(PaOverrideSchema), total: z.int() }).meta({ id: 'PaOverrideList' });
 

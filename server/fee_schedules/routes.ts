@@ -31,7 +31,11 @@ export const feeScheduleRoutes: RouteDef[] = [
     }),
     response: DmeListSchema,
     errors: ['not_found'],
-    examples: [{ summary: 'forearm crutches in California', params: { code: 'E0110' }, query: { state: 'CA' } }],
+    examples: [
+      { summary: 'forearm crutches in California', params: { code: 'E0110' }, query: { state: 'CA' } },
+      { summary: 'forearm crutches in every state', params: { code: 'E0110' } },
+      { summary: 'a limit of zero', status: 422, params: { code: 'E0110' }, query: { limit: '0' } },
+    ],
     handler: async ({ params, query, snapshot, trace }) => {
       const r = await findDmeFees(snapshot, params.code, query);
       if (!r.known) throw new NotFoundError(`HCPCS ${params.code} is not on any loaded DMEPOS fee schedule`);
@@ -58,7 +62,10 @@ export const feeScheduleRoutes: RouteDef[] = [
     query: z.object({ year: YearSchema.optional() }),
     response: OppsRowSchema,
     errors: ['not_found'],
-    examples: [{ summary: 'a hospital outpatient clinic visit', params: { code: 'G0463' } }],
+    examples: [
+      { summary: 'a hospital outpatient clinic visit', params: { code: 'G0463' } },
+      { summary: 'a year that is not a number', status: 422, params: { code: 'G0463' }, query: { year: 'abc' } },
+    ],
     handler: async ({ params, query, snapshot, trace }) => {
       const [row] = await findOppsRates(snapshot, params.code, query.year);
       if (!row) {
@@ -83,7 +90,10 @@ export const feeScheduleRoutes: RouteDef[] = [
     query: z.object({ year: YearSchema.optional() }),
     response: LabListSchema,
     errors: ['not_found'],
-    examples: [{ summary: 'a comprehensive metabolic panel', params: { code: '80053' } }],
+    examples: [
+      { summary: 'a comprehensive metabolic panel', params: { code: '80053' } },
+      { summary: 'too short to be a code', status: 422, params: { code: '8005' } },
+    ],
     handler: async ({ params, query, snapshot, trace }) => {
       const { version, rows } = await findLabFees(snapshot, params.code, query.year);
       if (rows.length === 0 && !(await isLabCode(snapshot, params.code))) {

@@ -23,7 +23,7 @@ export const DmeRowSchema = z.object({
 /** DME list response: rows of one release plus the count before `limit`. */
 export const DmeListSchema = z.object({
   results: z.array(DmeRowSchema),
-  total_count: z.number().int().default(0),
+  total_count: z.number().int(),
   reliability: ReliabilitySchema,
 }).meta({ id: 'DmeList' });
 
@@ -60,7 +60,7 @@ export const LabRowSchema = z.object({
 /** Lab list response (plain and `QW` rows of one CLFS quarter). */
 export const LabListSchema = z.object({
   results: z.array(LabRowSchema),
-  total_count: z.number().int().default(0),
+  total_count: z.number().int(),
   reliability: ReliabilitySchema,
 }).meta({ id: 'LabList' });
 

@@ -17,7 +17,11 @@ export const knowledgeRoutes: RouteDef[] = [
     cache: true,
     query: ChangeQuerySchema,
     response: ChangeListSchema,
-    examples: [{ summary: 'what changed in the NCCI datasets', query: { dataset: 'ncci', limit: '10' } }],
+    examples: [
+      { summary: 'what changed in the NCCI datasets', query: { dataset: 'ncci', limit: '10' } },
+      { summary: 'the last three changes of any dataset', query: { limit: '3' } },
+      { summary: 'a limit above the largest page', status: 422, query: { limit: '500' } },
+    ],
     handler: ({ query, snapshot, trace }) => {
       const { changes, total, datasets } = findChanges(snapshot.manifest, query);
       for (const d of datasets) trace.use(d);

@@ -10,16 +10,17 @@ import { checkClaim, NCCI_POLICY_MANUAL } from './validate.js';
 import { ClaimValidationSchema, ValidateBodySchema, AocLookupSchema, CodeParams, DosQuery, MedicaidMueListSchema, MedicareMueListSchema, PtpEditSchema, PtpQuerySchema, type PtpEdit } from './schemas.js';
 import { auditSummary } from './sentinel.js';
 import { aocEdit, medicaidMueNote, toPtpEdit } from './service.js';
-import { templateSummarizer, type PtpEditFacts, type Summarizer } from './summary.js';
+import type { Writer } from '../agents/writer.js';
+import { summaryTask, templateSummary, TEMPLATE_SUMMARY, type PtpEditFacts } from './summary.js';
 import { todayOf } from '../calendar.js';
 
-/** Effects the PTP routes take from outside (a summarizer; the template one by default). */
+/** Effects the PTP routes take from outside: a writer that rephrases summaries (the template's text when none). */
 export interface PtpRouteDeps {
-  summarizer?: Summarizer;
+  writer?: Writer;
 }
 
 function ptpRoute(ptpType: 'prac' | 'hosp', deps: PtpRouteDeps): RouteDef {
-  const summarizer = deps.summarizer ?? templateSummarizer;
+  const writer = deps.writer;
   const table = ptpType === 'prac' ? 'practitioner' : 'hospital outpatient';
   return defineRoute({
     method: 'get',
@@ -44,6 +45,8 @@ function ptpRoute(ptpType: 'prac' | 'hosp', deps: PtpRouteDeps): RouteDef {
         summary: 'two office visit levels on one day',
         query: { column1: '99214', column2: '99213', date_of_service: '2026-08-01' },
       },
+      { summary: 'a column 1 code too short', status: 422, query: { column1: '9921', column2: '99213' } },
+      { summary: 'a payer nobody knows', status: 422, query: { column1: '99214', column2: '99213', payer: 'nope' } },
     ],
     handler: async ({ query, resolved, snapshot, now, trace }) => {
       const dos = query.date_of_service ?? todayOf(now());
@@ -75,11 +78,11 @@ function ptpRoute(ptpType: 'prac' | 'hosp', deps: PtpRouteDeps): RouteDef {
           program,
           version: body.version,
         };
-        const summary = await summarizer.summarize(facts);
+        const summary = writer ? await writer.write(summaryTask(facts)) : templateSummary(facts);
         const sentinel = auditSummary(summary, facts);
         // A summary carrying links, identifiers or instructions is withheld, not passed on.
         body.ai_summary = sentinel.audit.security_findings.length ? '' : summary;
-        body.summarizer = summarizer.name;
+        body.summarizer = writer?.name ?? TEMPLATE_SUMMARY;
         body.sentinel = sentinel;
         if (sentinel.escalation_required) body.reliability.warnings.push(`the AI summary failed the sentinel audit (${sentinel.audit.flags.join(', ')}); rely on the edit fields`);
       }
@@ -111,7 +114,11 @@ const mueRoutes: RouteDef[] = [
     params: CodeParams,
     query: DosQuery,
     response: MedicareMueListSchema,
-    examples: [{ summary: 'units allowed per day for an office visit', params: { code: '99213' }, query: { date_of_service: '2026-08-01' } }],
+    examples: [
+      { summary: 'units allowed per day for an office visit', params: { code: '99213' }, query: { date_of_service: '2026-08-01' } },
+      { summary: 'the same, dated today', params: { code: '99213' } },
+      { summary: 'a date that does not exist', status: 422, params: { code: '99213' }, query: { date_of_service: '2026-02-30' } },
+    ],
     handler: async ({ params, query, snapshot, trace }) => {
       const found = await findMedicareMues(snapshot, params.code, query.date_of_service);
       return {
@@ -151,7 +158,10 @@ const mueRoutes: RouteDef[] = [
     params: CodeParams,
     query: DosQuery,
     response: MedicaidMueListSchema,
-    examples: [{ summary: 'Medicaid units per day for an office visit, beside Medicare', params: { code: '99213' } }],
+    examples: [
+      { summary: 'Medicaid units per day for an office visit, beside Medicare', params: { code: '99213' } },
+      { summary: 'not a code', status: 422, params: { code: '99-13' } },
+    ],
     handler: async ({ params, query, snapshot, trace }) => {
       const found = await findMedicaidMues(snapshot, params.code, query.date_of_service);
       return {
@@ -189,7 +199,11 @@ const mueRoutes: RouteDef[] = [
     params: CodeParams,
     query: DosQuery,
     response: AocLookupSchema,
-    examples: [{ summary: 'primary codes of a prolonged-service add-on', params: { code: '99417' }, query: { date_of_service: '2026-08-01' } }],
+    examples: [
+      { summary: 'primary codes of a prolonged-service add-on', params: { code: '99417' }, query: { date_of_service: '2026-08-01' } },
+      { summary: 'the same, dated today', params: { code: '99417' } },
+      { summary: 'too short to be a code', status: 422, params: { code: '994' } },
+    ],
     handler: async ({ params, query, snapshot, trace }) => {
       const found = await findAocEdits(snapshot, params.code, query.date_of_service);
       if (found) trace.use('ncci_aoc', found.used.version).degrade(!found.used.covered);
@@ -243,6 +257,11 @@ const validateRoute = defineRoute({
         ],
       },
     },
+    {
+      summary: 'a Medicaid hospital claim with a bypass modifier and a code no file knows',
+      body: { date_of_service: '2026-08-01', setting: 'hosp', payer: 'medicaid', lines: [{ code: '11042' }, { code: '97597', modifiers: ['59'] }, { code: 'ZZZZZ' }] },
+    },
+    { summary: 'a claim without lines', status: 422, body: { date_of_service: '2026-08-01', setting: 'prac', lines: [] } },
   ],
   handler: async ({ body, resolved, snapshot, trace }) => {
     const src = ncciSources(resolved.payer, body.setting);
@@ -279,10 +298,10 @@ const validateRoute = defineRoute({
   },
 });
 
-/** Builds the NCCI routes with injected effects (a different summarizer in tests, later an LLM). */
+/** Builds the NCCI routes with injected effects (a writer for the PTP summaries). */
 export function makeNcciRoutes(deps: PtpRouteDeps = {}): RouteDef[] {
   return [ptpRoute('prac', deps), ptpRoute('hosp', deps), ...mueRoutes, validateRoute];
 }
 
-/** PTP (prac, hosp), MUE, add-on and Medicaid MUE routes with the template summarizer. */
+/** PTP (prac, hosp), MUE, add-on and Medicaid MUE routes with template summaries. */
 export const ncciRoutes: RouteDef[] = makeNcciRoutes();

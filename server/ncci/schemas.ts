@@ -18,8 +18,14 @@ export const PtpQuerySchema = z.object({
 });
 export type PtpQuery = z.output<typeof PtpQuerySchema>;
 
-const PatternSchema = z.object({ pattern: z.string(), category: z.string(), severity: z.string(), match: z.string() });
-const FindingSchema = z.object({ code: z.string(), severity: z.string(), message: z.string(), match: z.string().optional() });
+const SeveritySchema = z.enum(['critical', 'high', 'medium', 'low']);
+/** A detector pattern that fired (what matched, where it belongs). */
+const PatternHitSchema = z.object({ pattern: z.string(), category: z.enum(['content', 'security']), severity: SeveritySchema, match: z.string() });
+/** One problem found in a summary. */
+const SentinelFindingSchema = z.object({ code: z.string(), severity: SeveritySchema, message: z.string(), match: z.string().optional() });
+export type Severity = z.output<typeof SeveritySchema>;
+export type PatternHit = z.output<typeof PatternHitSchema>;
+export type SentinelFinding = z.output<typeof SentinelFindingSchema>;
 
 /** The spec's sentinel object. */
 export const SentinelSchema = z
@@ -27,16 +33,17 @@ export const SentinelSchema = z
   audit: z.object({
     composite_score: z.number(),
     security_score: z.number(),
-    findings: z.array(FindingSchema),
-    security_findings: z.array(FindingSchema),
+    findings: z.array(SentinelFindingSchema),
+    security_findings: z.array(SentinelFindingSchema),
     flags: z.array(z.string()),
-    tier: z.string(),
+    tier: z.enum(['high', 'medium', 'low', 'blocked']),
   }),
-  authority_level: z.string(),
+  authority_level: z.enum(['source_verified', 'partially_verified', 'unverified']),
   escalation_required: z.boolean(),
-  patterns_detected: z.array(PatternSchema),
+  patterns_detected: z.array(PatternHitSchema),
   trust_score: z.number(),
 });
+export type Sentinel = z.output<typeof SentinelSchema>;
 
 /**
  * The spec's "NCCI PTP edit", plus `edit_exists` / `edit_in_effect` / `status` / `message` so a
@@ -114,7 +121,7 @@ export const MedicaidMueSchema = z.object({
   proc_cd: z.string(),
   mue_type: MueTypeSchema,
   note: z.string(),
-  program: z.literal('medicaid').default('medicaid'),
+  program: z.literal('medicaid'),
   mue_value: z.number().int().nullable(),
   mue_adj_ind: z.null(),
   mue_rationale: z.string().nullable(),
@@ -126,7 +133,7 @@ export const MedicaidMueSchema = z.object({
 /** The spec's MedicaidMUEListResponse, plus the reliability block. */
 export const MedicaidMueListSchema = z.object({
   proc_cd: z.string(),
-  program: z.literal('medicaid').default('medicaid'),
+  program: z.literal('medicaid'),
   results: z.array(MedicaidMueSchema),
   reliability: ReliabilitySchema,
 }).meta({ id: 'MedicaidMUEListResponse' });

@@ -4,68 +4,15 @@
  * statement and status claim is checked against the row, and instructions, links or personal
  * identifiers injected into the text are flagged. Pure functions, no I/O.
  */
+import { securityFindings } from '../text_audit.js';
+import type { PatternHit, Sentinel, SentinelFinding, Severity } from './schemas.js';
 import type { PtpEditFacts } from './summary.js';
-
-export type Severity = 'critical' | 'high' | 'medium' | 'low';
-
-/** One problem found in a summary. */
-export interface SentinelFinding {
-  code: string;
-  severity: Severity;
-  message: string;
-  match?: string;
-}
-
-/** A detector pattern that fired (what matched, where it belongs). */
-export interface PatternHit {
-  pattern: string;
-  category: 'content' | 'security';
-  severity: Severity;
-  match: string;
-}
-
-/** The spec's sentinel verdict object. */
-export interface Sentinel {
-  audit: {
-    composite_score: number;
-    security_score: number;
-    findings: SentinelFinding[];
-    security_findings: SentinelFinding[];
-    flags: string[];
-    tier: 'high' | 'medium' | 'low' | 'blocked';
-  };
-  authority_level: 'source_verified' | 'partially_verified' | 'unverified';
-  escalation_required: boolean;
-  patterns_detected: PatternHit[];
-  trust_score: number;
-}
 
 const WEIGHT: Record<Severity, number> = { critical: 0.6, high: 0.35, medium: 0.15, low: 0.05 };
 
 /** Procedure-code shapes: CPT `99213`, HCPCS `G0008`, Cat II/III/PLA/vaccine `0591T`, `0001U`, `0001A`. */
 const CODE_TOKEN = /\b(?:\d{5}|[A-Z]\d{4}|\d{4}[A-Z])\b/g;
 
-const SECURITY: { name: string; re: RegExp; severity: Severity; message: string }[] = [
-  { name: 'url', re: /\b(?:https?|ftp):\/\/\S+|\bwww\.[^\s]+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|gov|info|biz|co|us|ly|me|xyz)\b(?:\/\S*)?/gi, severity: 'high', message: 'summary contains a link' },
-  { name: 'email', re: /\b[A-Z0-9._%+-]+@[A-Z0-9.-]+\.[A-Z]{2,}\b/gi, severity: 'high', message: 'summary contains an e-mail address' },
-  { name: 'phone', re: /(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])\d{3}[\s.-]\d{4}\b/g, severity: 'high', message: 'summary contains a phone number' },
-  { name: 'npi', re: /\b\d{10}\b|\bNPI\s*#?:?\s*\d+/gi, severity: 'high', message: 'summary contains an NPI or other 10-digit identifier' },
-  { name: 'ssn', re: /\b\d{3}-\d{2}-\d{4}\b/g, severity: 'critical', message: 'summary contains a social security number' },
-  { name: 'mbi', re: /\b[1-9][AC-HJKMNP-RT-Y][AC-HJKMNP-RT-Y0-9]\d[AC-HJKMNP-RT-Y][AC-HJKMNP-RT-Y0-9]\d[AC-HJKMNP-RT-Y]{2}\d{2}\b/g, severity: 'critical', message: 'summary contains a Medicare beneficiary identifier' },
-  {
-    name: 'prompt_injection',
-    re: /\b(?:ignore|disregard|forget|override)\b[^.]{0,40}\b(?:instructions?|rules|previous|above|prior|guidelines)\b|\bsystem prompt\b|\byou are now\b|\bact as\b|\bnew instructions?\b|\bdo not (?:tell|mention|reveal)\b|\bjailbreak\b/gi,
-    severity: 'critical',
-    message: 'summary contains instructions aimed at the reader or a model',
-  },
-  { name: 'markup', re: /<\/?\s*(?:script|iframe|img|a|style)\b[^>]*>|\[[^\]]+\]\([^)]+\)|javascript:/gi, severity: 'critical', message: 'summary contains markup or a hidden link' },
-  {
-    name: 'billing_directive',
-    re: /\balways (?:bill|append|use|report)\b|\b(?:append|add) (?:modifier )?(?:59|X[EPSU]) to (?:all|every|any)\b|\bto (?:avoid|bypass|get around) (?:the )?(?:edit|denial|audit|ncci)\b|\bsplit (?:the )?claim\b/gi,
-    severity: 'high',
-    message: 'summary gives billing instructions the edit does not support',
-  },
-];
 
 const CLAIM_NOT_ALLOWED =
   /\bmodifiers?\b[^.]{0,80}?\b(?:is|are)\s+not\s+(?:allowed|permitted)|\bmodifiers?\b[^.]{0,40}?\bcannot\b|\bnot\s+(?:be\s+)?(?:bypassed|overridden)|\bno\s+modifier\b|\bmodifier indicator(?:\s+is)?:?\s*0\b|\bcan ?not be (?:billed|reported|paid) together\b/i;
@@ -76,15 +23,6 @@ const CLAIM_INACTIVE = /\bno longer applies\b|\bhas no edit\b|\bno (?:active )?e
 const CLAIM_ACTIVE = /\bactive edit\b|\bis in effect\b|\bis denied\b|\bwill be denied\b/i;
 const ROLE = /\bcolumn\s*(1|one|2|two)(?:\s+code)?(?:\s+is)?[\s:]+([A-Z0-9]{5})\b|\b([A-Z0-9]{5})\s*\(column\s*(1|one|2|two)\)/gi;
 
-/**
- * Links, e-mails, phone numbers, NPIs, beneficiary ids, markup and injected instructions in a
- * text that came from a model (every audited writer uses these).
- */
-export function securityFindings(text: string): SentinelFinding[] {
-  const out: SentinelFinding[] = [];
-  for (const s of SECURITY) for (const m of text.matchAll(s.re)) out.push({ code: s.name, severity: s.severity, message: s.message, match: m[0] });
-  return out;
-}
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 

@@ -1,7 +1,10 @@
+import type { WriterTask } from '../agents/writer.js';
+
 /**
- * Plain-language summaries of an NCCI PTP answer. The route asks a `Summarizer`; the default one
- * writes the summary from the edit's own fields only, so it cannot state anything the row does
- * not. An LLM-backed summarizer can be injected later; the sentinel audits whatever comes back.
+ * Plain-language summaries of an NCCI PTP answer. The template writes the summary from the
+ * edit's own fields only, so it cannot state anything the row does not; a `Writer` (the agents'
+ * one abstraction for phrasing facts, an LLM when configured) may rephrase it as a writer task,
+ * and the sentinel audits whatever comes back.
  */
 
 /** The facts of one PTP answer a summary may speak about (the route's response fields). */
@@ -19,13 +22,6 @@ export interface PtpEditFacts {
   ptp_type: 'prac' | 'hosp';
   program: 'medicare' | 'medicaid';
   version: string;
-}
-
-/** Anything that turns an edit into a short summary (template today, an LLM later). */
-export interface Summarizer {
-  /** Short name reported beside the summary, e.g. `template-v1`. */
-  readonly name: string;
-  summarize(edit: PtpEditFacts): Promise<string>;
 }
 
 const TABLE = { prac: 'practitioner', hosp: 'hospital outpatient' } as const;
@@ -67,8 +63,11 @@ export function templateSummary(e: PtpEditFacts): string {
   return parts.join(' ');
 }
 
-/** The default summarizer: deterministic, offline, built only from the edit's fields. */
-export const templateSummarizer: Summarizer = {
-  name: 'template-v1',
-  summarize: async (edit) => templateSummary(edit),
-};
+/** The name reported beside a template summary (`summarizer`). */
+export const TEMPLATE_SUMMARY = 'template-v1';
+
+/** A PTP summary as a writer task: the template summary is the conclusion, the edit its one piece of evidence. */
+export function summaryTask(e: PtpEditFacts): WriterTask {
+  const conclusion = templateSummary(e);
+  return { agent: 'ncci_ptp_summary', conclusion, evidence: [{ kind: 'ptp_edit', statement: conclusion, facts: { ...e }, citation: null }] };
+}

@@ -1,5 +1,7 @@
 import type { AppealLevelRow, Citation, FilingRuleRow } from '../../datasets/payers/schema.js';
 import { addDays, addMonths, daysBetween, endOfMonth, nextBusinessDay, type BusinessDayShift } from '../calendar.js';
+import type { z } from 'zod';
+import type { AppealLevelDeadlineSchema } from './schemas.js';
 
 /**
  * Filing and appeal deadlines, computed as the cited rules say: calendar months clamp to the
@@ -115,25 +117,7 @@ export interface AppealInput {
   decision_level?: number;
 }
 
-export interface AppealDeadline {
-  appeal_level: number;
-  level_name: string;
-  plan_type: string | null;
-  deadline_days: number;
-  deadline_date: string | null;
-  days_remaining: number | null;
-  is_expired: boolean | null;
-  starts_from: string;
-  business_day_adjustment: DeadlineStatus['business_day_adjustment'];
-  state_override_applied: string | null;
-  amount_in_controversy: number | null;
-  external_review_deadline_days: number | null;
-  peer_to_peer_available: boolean;
-  required_documents: string[];
-  submission_method: string | null;
-  success_rate: number | null;
-  citation: Citation;
-}
+export type AppealLevelDeadline = z.output<typeof AppealLevelDeadlineSchema>;
 
 const STARTS: Record<AppealLevelRow['starts_from'], string> = {
   notice_date: 'the date on the denial notice',
@@ -153,7 +137,7 @@ export function receiptConvention(levels: AppealLevelRow[]): string {
 }
 
 /** Deadlines of every appeal level: the first from the denial notice, later ones from the previous decision. */
-export function appealDeadlines(levels: AppealLevelRow[], input: AppealInput): AppealDeadline[] {
+export function appealDeadlines(levels: AppealLevelRow[], input: AppealInput): AppealLevelDeadline[] {
   return levels.map((l) => {
     const override = input.state ? l.state_specific_rules[input.state] : undefined;
     const days = override?.deadline_days ?? l.deadline_days;

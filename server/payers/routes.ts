@@ -64,7 +64,10 @@ export const payerRoutes: RouteDef[] = [
     cache: true,
     query: PayerSearchQuerySchema,
     response: PayerSearchResultListSchema,
-    examples: [{ summary: 'a misspelled payer name', query: { q: 'united helthcare' } }],
+    examples: [
+      { summary: 'a misspelled payer name', query: { q: 'united helthcare' } },
+      { summary: 'a query of one character', status: 422, query: { q: 'u' } },
+    ],
     handler: async ({ query, snapshot }) => searchPayers(await payerKnowledge(snapshot), query.q).slice(0, query.limit).map(searchResult),
   }),
   defineRoute({
@@ -79,7 +82,10 @@ export const payerRoutes: RouteDef[] = [
     cache: true,
     query: DirectoryQuerySchema,
     response: DirectoryListSchema,
-    examples: [{ summary: 'Medicaid programs', query: { payer_type: 'medicaid' } }],
+    examples: [
+      { summary: 'Medicaid programs', query: { payer_type: 'medicaid' } },
+      { summary: 'a cursor this server did not issue', status: 422, query: { cursor: 'bogus' } },
+    ],
     handler: async ({ query, snapshot, trace }) => {
       const k = await payerKnowledge(snapshot);
       const offset = decodeCursor(query.cursor);
@@ -117,7 +123,10 @@ export const payerRoutes: RouteDef[] = [
     params: SlugParams,
     response: PayerProfileSchema,
     errors: ['not_found'],
-    examples: [{ summary: 'Medicare fee-for-service by alias', params: { slug: 'medicare' } }],
+    examples: [
+      { summary: 'Medicare fee-for-service by alias', params: { slug: 'medicare' } },
+      { summary: 'a name several payers share (404 with their slugs)', status: 404, params: { slug: 'bcbs' } },
+    ],
     handler: async ({ params, snapshot, trace }) => {
       const k = await payerKnowledge(snapshot);
       const p = resolvePayer(k, params.slug);
@@ -137,7 +146,11 @@ export const payerRoutes: RouteDef[] = [
     params: SlugParams,
     response: DenialPatternListSchema,
     errors: ['not_found'],
-    examples: [{ summary: 'Medicare denial patterns', params: { slug: 'medicare_ffs' } }],
+    examples: [
+      { summary: 'Medicare denial patterns', params: { slug: 'medicare_ffs' } },
+      { summary: 'no API key', status: 401, key: 'none', params: { slug: 'medicare_ffs' } },
+      { summary: 'a slug no payer has', status: 404, params: { slug: 'nobody_here' } },
+    ],
     handler: async ({ params, snapshot }) => {
       const k = await payerKnowledge(snapshot);
       const p = resolvePayer(k, params.slug);
@@ -157,7 +170,11 @@ export const payerRoutes: RouteDef[] = [
     cache: true,
     params: DenialCodeParams,
     response: DenialCodeLookupSchema,
-    examples: [{ summary: 'medical necessity denial', params: { code: 'CO-50' } }],
+    examples: [
+      { summary: 'medical necessity denial', params: { code: 'CO-50' } },
+      { summary: 'a remark code (RARC)', params: { code: 'N290' } },
+      { summary: 'an unknown group code', status: 422, params: { code: 'XX-ABC' } },
+    ],
     handler: async ({ params, snapshot, trace }) => {
       const c = parseDenialCode(params.code);
       const [k, x] = await Promise.all([payerKnowledge(snapshot), x12Index(snapshot)]);
@@ -206,7 +223,11 @@ export const payerRoutes: RouteDef[] = [
     query: AppealQuerySchema,
     response: AppealDeadlineSchema,
     errors: ['not_found'],
-    examples: [{ summary: 'a Medicare denial dated 2026-03-02', params: { slug: 'medicare_ffs' }, query: { denial_date: '2026-03-02', as_of: '2026-04-01' } }],
+    examples: [
+      { summary: 'a Medicare denial dated 2026-03-02', params: { slug: 'medicare_ffs' }, query: { denial_date: '2026-03-02', as_of: '2026-04-01' } },
+      { summary: 'a denial date that does not exist', status: 422, params: { slug: 'medicare_ffs' }, query: { denial_date: '2026-02-30' } },
+      { summary: 'a slug no payer has', status: 404, params: { slug: 'acme' }, query: { denial_date: '2026-03-02' } },
+    ],
     handler: async ({ params, query, snapshot, trace, now }) => {
       const k = await payerKnowledge(snapshot);
       const p = resolvePayer(k, params.slug);
@@ -240,7 +261,10 @@ export const payerRoutes: RouteDef[] = [
     query: TimelyFilingQuerySchema,
     response: TimelyFilingSchema,
     errors: ['not_found'],
-    examples: [{ summary: 'a Medicare service on a leap day', params: { slug: 'medicare_ffs' }, query: { date_of_service: '2024-02-29', as_of: '2025-01-15' } }],
+    examples: [
+      { summary: 'a Medicare service on a leap day', params: { slug: 'medicare_ffs' }, query: { date_of_service: '2024-02-29', as_of: '2025-01-15' } },
+      { summary: 'no date of service', status: 422, params: { slug: 'medicare_ffs' } },
+    ],
     handler: async ({ params, query, snapshot, trace, now }) => {
       const k = await payerKnowledge(snapshot);
       const p = resolvePayer(k, params.slug);
@@ -276,7 +300,12 @@ export const payerRoutes: RouteDef[] = [
     query: ClaimIntelligenceQuerySchema,
     response: ClaimIntelligenceSchema,
     errors: ['not_found'],
-    examples: [{ summary: 'a blepharoplasty for Medicare', params: { slug: 'medicare_ffs' }, query: { code: '15823' } }],
+    examples: [
+      { summary: 'a blepharoplasty for Medicare', params: { slug: 'medicare_ffs' }, query: { code: '15823' } },
+      { summary: 'an office visit for Medicare', params: { slug: 'medicare_ffs' }, query: { code: '99213' } },
+      { summary: 'a bariatric procedure for a UnitedHealthcare group plan', params: { slug: 'uhc' }, query: { code: '43644', plan_type: 'group' } },
+      { summary: 'no code', status: 422, params: { slug: 'medicare_ffs' } },
+    ],
     handler: async ({ params, query, snapshot, trace, now }) => {
       const k = await payerKnowledge(snapshot);
       const p = resolvePayer(k, params.slug);

@@ -114,7 +114,8 @@ export const AppealQuerySchema = z.object({
   decision_level: z.coerce.number().int().min(1).max(10).optional().describe('the level decision_date belongs to (default 1)'),
 });
 
-const AppealLevelOut = z.object({
+/** One appeal level with its deadline (`appealDeadlines`). */
+export const AppealLevelDeadlineSchema = z.object({
   appeal_level: z.int(),
   level_name: z.string(),
   plan_type: z.string().nullable(),
@@ -141,7 +142,7 @@ export const AppealDeadlineSchema = z
     payer_slug: z.string(),
     payer_name: z.string(),
     receipt_convention: z.string().describe('how the notice date becomes the start of the clock'),
-    appeal_levels: z.array(AppealLevelOut),
+    appeal_levels: z.array(AppealLevelDeadlineSchema),
     reliability: ReliabilitySchema,
   })
   .meta({ id: 'AppealDeadline' });

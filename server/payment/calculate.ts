@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { Dec, toCents } from '../../datasets/_shared/money.js';
-import type { DmeSchema, FacilitySchema, LabSchema, OutpatientSchema, PaymentCompositionSchema, PhysicianSchema } from './schemas.js';
+import type { DmeSchema, FacilityBlockSchema, LabSchema, OutpatientSchema, PaymentCompositionSchema, PhysicianSchema } from './schemas.js';
 
 /**
  * Pure payment calculators (spec "Payment composition", calculation rules 1-5). No I/O: every
@@ -192,7 +192,7 @@ export interface GpciInput {
 }
 
 /** The facility profile resolved from reference data (spec "facility" block). */
-export type FacilityBlock = z.output<typeof FacilitySchema>;
+export type FacilityBlock = z.output<typeof FacilityBlockSchema>;
 
 /** Everything composition needs, already looked up. Null inputs make their block absent. */
 export interface PaymentInputs {

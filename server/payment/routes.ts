@@ -28,6 +28,9 @@ export const paymentRoutes: RouteDef[] = [
     errors: ['not_found'],
     examples: [
       { summary: 'an office visit in Manhattan (non-QPP)', params: { code: '99213' }, query: { locality: '1320201', date_of_service: '2026-03-02' } },
+      { summary: 'the same visit, dated today', params: { code: '99213' }, query: { locality: '1320201' } },
+      { summary: 'a CCN too short', status: 422, params: { code: '99213' }, query: { ccn: '12' } },
+      { summary: 'a code with no payment data', status: 404, params: { code: 'ZZZZZ' }, query: { locality: '1320201' } },
     ],
     // Without ccn the answer does not depend on the tenant: one cached answer serves every tenant.
     tenantScoped: ({ query }) => query.ccn !== undefined,

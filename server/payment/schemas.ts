@@ -60,8 +60,8 @@ export const OutpatientSchema = z.object({
   opps_payment_rate: z.number(),
   apc_code: z.string().nullable(),
   status_indicator: z.string(),
-  labor_share: z.number().default(0.6),
-  non_labor_share: z.number().default(0.4),
+  labor_share: z.number(),
+  non_labor_share: z.number(),
   relative_weight: z.number().nullable(),
   wage_index: z.number(),
 }).meta({ id: 'PaymentOutpatientBlock' });
@@ -71,12 +71,12 @@ export const LabSchema = z.object({ allowed_lab_payment: z.number(), lab_payment
 export const DmeSchema = z.object({
   allowed_dme_payment: z.number(),
   dme_payment_rate: z.number(),
-  is_rural: z.boolean().default(false),
+  is_rural: z.boolean(),
   rate_used: z.enum(['rural', 'non_rural']),
   state: z.string(),
 }).meta({ id: 'PaymentDmeBlock' });
 
-export const FacilitySchema = z.object({
+export const FacilityBlockSchema = z.object({
   ccn: z.string(),
   cbsa: z.string().nullable(),
   county: z.string().nullable(),
@@ -104,8 +104,8 @@ export const PolicyRuleSchema = z.object({
   lineage_root_doc_id: z.string().optional(),
   parent_doc_id: z.string().optional(),
   trigger_condition: z.string().optional(),
-  discovery_depth: z.number().int().default(0),
-  license_kind: z.string().default('public'),
+  discovery_depth: z.number().int(),
+  license_kind: z.string(),
 }).meta({ id: 'PolicyRule' });
 
 /**
@@ -133,7 +133,7 @@ export const PaymentCompositionSchema = z.object({
   outpatient_facility: OutpatientSchema.nullable(),
   lab: LabSchema.nullable(),
   dme: DmeSchema.nullable(),
-  facility: FacilitySchema.nullable(),
+  facility: FacilityBlockSchema.nullable(),
   policy_rules: z.array(PolicyRuleSchema),
   reliability: ReliabilitySchema,
 }).meta({ id: 'PaymentComposition' });

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { DomainError, ValidationError, type Issue } from '../../warehouse/errors.js';
 import type { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { approxBytes } from '../../warehouse/sizeof.js';
-import type { RawInput, RouteDef } from '../route.js';
+import type { AuthInfo, RawInput, RouteDef } from '../route.js';
 import { checkQueryShape, toIssues } from '../validation.js';
 
 /** One call's input as a transport hands it over (the fields of `InvokeRequest` the input uses). */
@@ -45,21 +45,21 @@ export class InputDecoder {
     sizeCalculation: (v, k) => k.length * 2 + approxBytes(v),
   });
 
-  async decode(route: RouteDef, req: InputRequest, snapshot: MountedSnapshot | null): Promise<ValidInput> {
-    if (route.body || (req.body && !('bytes' in req.body && req.body.bytes.length === 0))) return this.decodeOnce(route, req, snapshot);
+  async decode(route: RouteDef, req: InputRequest, snapshot: MountedSnapshot | null, auth: AuthInfo | null): Promise<ValidInput> {
+    if (route.body || (req.body && !('bytes' in req.body && req.body.bytes.length === 0))) return this.decodeOnce(route, req, snapshot, auth);
     // An origin-form HTTP target decides params and query alone; other callers key by their parts.
     const raw = req.target !== undefined && req.target.startsWith('/') ? req.target : `${JSON.stringify(req.params)}\u0000${JSON.stringify(req.query)}`;
     const key = `${route.operationId}\u0000${snapshot?.id ?? ''}\u0000${raw}`;
     const hit = this.validated.get(key);
     if (hit) return hit;
-    const input = await this.decodeOnce(route, req, snapshot);
+    const input = await this.decodeOnce(route, req, snapshot, auth);
     // A cached route's answer key, computed once with the memo entry (and counted in its size).
     if (route.cache) input.cacheKey = inputKey(input);
     this.validated.set(key, input);
     return input;
   }
 
-  private async decodeOnce(route: RouteDef, req: InputRequest, snapshot: MountedSnapshot | null): Promise<ValidInput> {
+  private async decodeOnce(route: RouteDef, req: InputRequest, snapshot: MountedSnapshot | null, auth: AuthInfo | null): Promise<ValidInput> {
     const issues: Issue[] = [];
     const parse = (schema: z.ZodType | undefined, where: 'path' | 'query' | 'body', input: unknown): unknown => {
       if (!schema) return undefined;
@@ -86,7 +86,7 @@ export class InputDecoder {
     }
     let resolved: unknown;
     if (route.resolve) {
-      const raw: RawInput = { params: req.params, query: req.query, body: decoded, header: (n) => req.headers[n.toLowerCase()] };
+      const raw: RawInput = { auth, params: req.params, query: req.query, body: decoded, header: (n) => req.headers[n.toLowerCase()] };
       const r = await route.resolve(raw, snapshot);
       issues.push(...r.issues);
       resolved = r.value;

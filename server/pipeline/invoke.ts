@@ -126,7 +126,7 @@ export class Pipeline {
         if (!snapshot) throw notReady('no data snapshot is published yet; run `rcm seed` or `rcm ingest`');
         snapshot.retain();
       }
-      const input = await this.inputs.decode(route, req, snapshot);
+      const input = await this.inputs.decode(route, req, snapshot, auth);
       const call = { route, req, input, auth, snapshot, hostKind };
       const answer = route.persist ? await this.persist(call, await this.answer(call)) : await this.answer(call);
       // `headers` is this call's own object (rate-limit headers so far): the answer's join it.

@@ -41,7 +41,10 @@ export function playgroundRoutes(d: PlaygroundDeps): RouteDef[] {
       response: PlaygroundSessionSchema,
       status: 201,
       errors: ['playground_disabled', 'playground_not_on_production'],
-      examples: [{ summary: 'get a key for the playground' }],
+      examples: [
+        { summary: 'get a key for the playground' },
+        { summary: 'on the production host', status: 403, host: 'live' },
+      ],
       handler: async ({ hostKind, clientIp, now }) => {
         if (!d.enabled) throw new DomainError('playground_disabled', 'the playground is turned off on this server (RCM_PLAYGROUND=0)');
         if (hostKind === 'live') throw new DomainError('playground_not_on_production', 'the playground mints test keys on the test host only');

@@ -1,5 +1,7 @@
 import type { Citation, PayerRow, PriorAuthRuleRow } from '../../datasets/payers/schema.js';
 import type { PaOverride, RosterEntry } from '../../warehouse/facilities.js';
+import type { z } from 'zod';
+import type { RationaleStepSchema } from './schemas.js';
 
 /**
  * The prior-auth resolver: a pure function of the payer's curated rules, the code's service
@@ -69,12 +71,7 @@ export interface ResolveInput {
   facility: FacilityContext | null;
 }
 
-export interface RationaleStep {
-  tier: number;
-  tier_name: TierName;
-  matched: boolean;
-  detail: string;
-}
+export type RationaleStep = z.output<typeof RationaleStepSchema>;
 
 export interface PaResolution {
   pa_required: boolean;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { todayOf } from '../calendar.js';
 import { resolvePayerIn } from '../payers/service.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { PaCheckQuerySchema, PaDeterminationSchema, StoredDeterminationSchema } from './schemas.js';
+import { PaCheckQuerySchema, PaDeterminationSchema, DeterminationRecordSchema } from './schemas.js';
 import { checkPriorAuth } from './service.js';
 
 /**
@@ -32,6 +32,9 @@ export const priorAuthRoutes: RouteDef[] = [
     errors: ['not_found'],
     examples: [
       { summary: 'Medicare FFS, blepharoplasty in a hospital outpatient department', query: { payer: 'medicare_ffs', code: '15823', place_of_service: '22', date_of_service: '2026-03-02' } },
+      { summary: 'Medicare by alias, a facet joint injection in a hospital outpatient department', query: { payer: 'medicare', code: '64483', place_of_service: '22', date_of_service: '2026-03-02' } },
+      { summary: 'Aetna, an office visit at a registered facility', query: { payer: 'aetna', code: '99213', ccn: '330101' } },
+      { summary: 'a payer nobody knows, no code and a negative visit count', status: 422, query: { payer: 'nobody', visit_count: '-1' } },
     ],
     handler: async ({ query, resolved, snapshot, tenant, now, trace }) => {
       const { persist: _persist, payer: _payer, ...q } = query;
@@ -66,9 +69,12 @@ export const priorAuthRoutes: RouteDef[] = [
     auth: { scope: 'audit' },
     reads: 'tenant',
     params: z.object({ id: z.uuid() }),
-    response: StoredDeterminationSchema,
+    response: DeterminationRecordSchema,
     errors: ['not_found'],
-    examples: [{ summary: 'a determination that does not exist', status: 404, params: { id: '00000000-0000-4000-8000-000000000000' } }],
+    examples: [
+      { summary: 'a determination that does not exist', status: 404, params: { id: '00000000-0000-4000-8000-000000000000' } },
+      { summary: 'a determination the check persisted', params: { id: '{determination}' } },
+    ],
     handler: async ({ params, tenant }) => {
       const d = await tenant.determinations.get(params.id);
       return {

@@ -22,7 +22,7 @@ export const PaCheckQuerySchema = z
     }
   });
 
-const RationaleStepSchema = z.object({ tier: z.int(), tier_name: z.enum(TIERS), matched: z.boolean(), detail: z.string() });
+export const RationaleStepSchema = z.object({ tier: z.int(), tier_name: z.enum(TIERS), matched: z.boolean(), detail: z.string() });
 
 export const PaDeterminationSchema = z
   .object({
@@ -67,7 +67,7 @@ export const PaDeterminationSchema = z
   })
   .meta({ id: 'PriorAuthDetermination' });
 
-export const StoredDeterminationSchema = z
+export const DeterminationRecordSchema = z
   .object({
     determination_id: z.uuid(),
     created_at: z.string(),

@@ -33,7 +33,10 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       auth: 'public',
       reads: 'none',
       response: HealthSchema,
-      examples: [{ summary: 'is the process up' }],
+      examples: [
+        { summary: 'is the process up' },
+        { summary: 'an unknown query parameter', status: 422, query: { verbose: '1' } },
+      ],
       handler: ({ now }) => ({ status: 'ok' as const, version: d.serviceVersion, uptime_s: Math.round((now().getTime() - d.startedAt.getTime()) / 1000) }),
     }),
     defineRoute({
@@ -47,7 +50,10 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       reads: 'none',
       response: ReadinessSchema,
       errors: ['not_ready'],
-      examples: [{ summary: 'can the service answer data requests' }],
+      examples: [
+        { summary: 'can the service answer data requests' },
+        { summary: 'an unknown query parameter', status: 422, query: { x: '1' } },
+      ],
       handler: async () => {
         const snap = d.snapshots.snapshot;
         const stateOk = await d.state.ping().catch(() => false);
@@ -67,7 +73,10 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       auth: { scope: 'knowledge' },
       reads: 'none',
       response: MetaSchema,
-      examples: [{ summary: 'which dataset versions does the served snapshot hold' }],
+      examples: [
+        { summary: 'which dataset versions does the served snapshot hold' },
+        { summary: 'no API key', status: 401, key: 'none' },
+      ],
       handler: () => {
         const snap = d.snapshots.snapshot;
         return {
@@ -95,7 +104,10 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       reads: 'none',
       contentType: 'text/plain; version=0.0.4; charset=utf-8',
       response: z.string(),
-      examples: [{ summary: 'scrape the metrics (admin key)' }],
+      examples: [
+        { summary: 'scrape the metrics (admin key)' },
+        { summary: 'no API key', status: 401, key: 'none' },
+      ],
       handler: () => d.metrics.render(),
     }),
     defineRoute({
@@ -108,7 +120,10 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       auth: 'public',
       reads: 'none',
       response: z.record(z.string(), z.unknown()).meta({ id: 'OpenApiDocument' }),
-      examples: [{ summary: 'the API description' }],
+      examples: [
+        { summary: 'the API description' },
+        { summary: 'an unknown query parameter (the document is JSON only)', status: 422, query: { format: 'yaml' } },
+      ],
       handler: () => (openapi ??= buildOpenApi(d.routes(), { version: d.serviceVersion, servers: d.servers })),
     }),
   ];
