@@ -14,6 +14,7 @@ import type { Writer } from './agents/writer.js';
 import type { Logger } from './logger.js';
 import { AnswerCache } from './pipeline/answer.js';
 import { Metrics } from './pipeline/metrics.js';
+import type { Limiters } from './pipeline/auth.js';
 import { checkRoute, Pipeline, type PipelineConfig } from './pipeline/invoke.js';
 import type { RouteDef } from './route.js';
 import { buildRoutes } from './routes.js';
@@ -88,6 +89,8 @@ export interface StartOptions extends PipelineConfig {
   agents?: AgentOptions;
   /** Extra routes (the test suite's probes of each auth and body kind). */
   extraRoutes?: RouteDef[];
+  /** Rate limiters shared by replicas (a networked store); in-process windows when not given. */
+  limiters?: Limiters;
 }
 
 /** Mounts the current snapshot read-only, opens the state store and listens. */
@@ -132,7 +135,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   };
   const routes = [...buildRoutes({ snapshots, state, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, playground: { enabled: true, keysPerHour: 20, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: 86_400_000, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
   routes.forEach(checkRoute);
-  const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now });
+  const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now, limiters: o.limiters });
   const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now });
   const handler = createHttpHandler(pipeline, routes, { trustProxy: o.trustProxy ?? false, mcp });
   if (agents.runner) runner.start(agents.pollMs);

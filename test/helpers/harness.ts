@@ -8,6 +8,7 @@ import type { RouteDef } from '../../server/route.js';
 import { DEFAULT_AGENTS, startServer, type AgentOptions, type RunningServer } from '../../server/server.js';
 import type { KeyScope, KeyType } from '../../warehouse/state.js';
 import { Warehouse } from '../../warehouse/store.js';
+import type { Limiters } from '../../server/pipeline/auth.js';
 
 export interface TestResponse<T = any> {
   status: number;
@@ -82,6 +83,7 @@ export async function startTestServer(
     now?: () => Date;
     extraRoutes?: RouteDef[];
     agents?: Partial<AgentOptions>;
+    limiters?: Limiters;
   } = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rcm-test-'));
@@ -97,6 +99,7 @@ export async function startTestServer(
     trustProxy: o.trustProxy,
     cacheMaxBytes: o.cacheMaxBytes,
     extraRoutes: o.extraRoutes,
+    limiters: o.limiters,
     agents: { ...DEFAULT_AGENTS, runner: false, ...o.agents },
     serviceVersion: '0.1.1',
     pollMs: o.pollMs ?? 100,
