@@ -22,16 +22,6 @@ export function fromDays(days: number): string {
   return new Date(days * DAY_MS).toISOString().slice(0, 10);
 }
 
-/** True for a real calendar date in `YYYY-MM-DD` form. */
-export function isIsoDate(s: string): boolean {
-  try {
-    toDays(s);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export const addDays = (iso: string, n: number): string => fromDays(toDays(iso) + n);
 
 /** Whole days from `a` to `b` (negative when `b` is earlier). */

@@ -45,11 +45,6 @@ export function statusOf(err: unknown): number {
   return err instanceof DomainError ? STATUS[err.code] : 500;
 }
 
-/** The codes that answer `status` (the OpenAPI document lists them beside each error response). */
-export function codesFor(status: number): ErrorCode[] {
-  return (Object.keys(STATUS) as ErrorCode[]).filter((c) => STATUS[c] === status);
-}
-
 /** An error answer: `{detail, code}` (500s add `request_id`, a 404 may add `suggestions`), or a 422's issues. */
 export type ErrorBody = z.output<typeof ErrorBodySchema> | z.output<typeof ValidationErrorSchema>;
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findDmeRates, dmeRateFor } from '../datasets/dmepos/queries.js';
+import { findDmeRates } from '../datasets/dmepos/queries.js';
 import { isDmeRuralZip } from '../datasets/dmepos_rural_zip/queries.js';
 import { findLabRates } from '../datasets/clfs/queries.js';
 import { findOppsRates } from '../datasets/opps_addendum_b/queries.js';
@@ -185,12 +185,6 @@ describe('query functions for payment composition', () => {
     expect((await findDmeRates(snap, 'E0110', 'AL'))[0]?.modifier).toBe('NU');
     expect(await findDmeRates(snap, 'K0001', 'AL', 'NU')).toEqual([]);
     expect((await findDmeRates(snap, 'K0001', 'AL'))[0]?.non_rural_rate).toBe(30.25);
-  });
-
-  it('dmeRateFor uses the rural fee only when one is published', () => {
-    expect(dmeRateFor({ non_rural_rate: 30.25, rural_rate: 47.71 }, true)).toEqual({ rate: 47.71, rate_used: 'rural' });
-    expect(dmeRateFor({ non_rural_rate: 92.15, rural_rate: null }, true)).toEqual({ rate: 92.15, rate_used: 'non_rural' });
-    expect(dmeRateFor({ non_rural_rate: 30.25, rural_rate: 47.71 }, false)).toEqual({ rate: 30.25, rate_used: 'non_rural' });
   });
 
   it('isDmeRuralZip keeps leading zeros and accepts ZIP+4', async () => {

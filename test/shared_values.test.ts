@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Dec, sumProducts, toCents } from '../datasets/_shared/money.js';
+import { Dec, toCents } from '../server/payment/decimal.js';
 import { decode, normalizeNewlines } from '../datasets/_shared/source.js';
 import { RowReader, clean, toDecimal, toIsoDate } from '../datasets/_shared/values.js';
 
@@ -62,11 +62,7 @@ describe('clean / dates / decoding', () => {
 describe('Dec: exact money arithmetic', () => {
   it('keeps every digit of RVU x GPCI x CF and rounds once, half away from zero', () => {
     // 99213 Manhattan non-facility: (1.30*1.064 + 1.35*1.162 + 0.10*1.586) * 33.4009
-    const total = sumProducts([
-      [1.3, 1.064],
-      [1.35, 1.162],
-      [0.1, 1.586],
-    ]);
+    const total = Dec.of(1.3).mul(1.064).add(Dec.of(1.35).mul(1.162)).add(Dec.of(0.1).mul(1.586));
     expect(total.toString()).toBe('3.11050');
     expect(total.mul('33.4009').toString()).toBe('103.893499450');
     expect(toCents(total.mul('33.4009'))).toBe(103.89);

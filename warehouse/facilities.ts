@@ -21,7 +21,6 @@ export type FacilityRegistration = z.output<typeof FacilityRegistrationSchema>;
 export type RegistrationFields = Pick<FacilityRegistration, 'name' | 'facility_type' | 'place_of_service' | 'state'>;
 
 export const NETWORK_STATUSES = ['in_network', 'out_of_network', 'unknown'] as const;
-export type NetworkStatus = (typeof NETWORK_STATUSES)[number];
 
 /** One payer on a facility's roster (the spec's "Facility payer roster entry"), as stored. */
 export const StoredRosterEntrySchema = z.object({

@@ -103,8 +103,6 @@ export interface JobQueue {
   /** Drops inputs, results and callback bodies of jobs finished before `before` (PHI retention). */
   purge(before: Date, now: Date): Promise<number>;
   countByStatus(): Promise<Record<JobStatus, number>>;
-  /** The earliest time a pending callback is due, if any (so a runner can sleep until then). */
-  nextCallbackDue(): Promise<string | null>;
 }
 
 interface JobRow {
@@ -304,10 +302,5 @@ export class SqliteJobs {
     const out: Record<JobStatus, number> = { accepted: 0, running: 0, completed: 0, failed: 0 };
     for (const r of this.db.prepare('SELECT status, count(*) AS n FROM agent_jobs GROUP BY status').all() as { status: JobStatus; n: number }[]) out[r.status] = r.n;
     return out;
-  }
-
-  nextCallbackDue(): string | null {
-    const r = this.db.prepare(`SELECT min(callback_due_at) AS t FROM agent_jobs WHERE callback_state = 'pending'`).get() as { t: string | null };
-    return r.t;
   }
 }

@@ -210,7 +210,6 @@ export class SqliteStateStore implements StateStore {
       recordAttempt: (jobId, a, next) => tx(() => t.recordAttempt(jobId, a, next)),
       purge: (before, now) => tx(() => t.purge(before, now)),
       countByStatus: () => this.lock.run(() => t.countByStatus()),
-      nextCallbackDue: () => this.lock.run(() => t.nextCallbackDue()),
     };
   }
 

@@ -2,16 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectFile, openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
 import { MUE_SEEDS, PRACTITIONER_0001U_2026Q3, mueHeader } from '../../test/helpers/mue.js';
 import { medicaidMueDme } from '../medicaid_mue_dme/dataset.js';
-import { findMedicaidMueDme } from '../medicaid_mue_dme/queries.js';
 import { medicaidMueHosp } from '../medicaid_mue_hosp/dataset.js';
-import { findMedicaidMueHosp } from '../medicaid_mue_hosp/queries.js';
 import { medicaidMuePrac } from '../medicaid_mue_prac/dataset.js';
-import { findMedicaidMuePrac } from '../medicaid_mue_prac/queries.js';
 import { ncciMueDme } from '../ncci_mue_dme/dataset.js';
 import { ncciMueHosp } from '../ncci_mue_hosp/dataset.js';
 import { ncciMuePrac } from '../ncci_mue_prac/dataset.js';
 import type { Dataset } from '../types.js';
 import type { MedicaidMueRow, MueRow } from './mue.js';
+import { lookupMueInDataset } from './queries.js';
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
 
 /*
  * The six MUE datasets share one parser (mue.ts): what each member must do alike is checked here
@@ -91,7 +90,7 @@ const MEDICAID: {
   type: string;
   code: string;
   value: number;
-  find: typeof findMedicaidMueDme;
+  find: (snap: SnapshotReader, code: string, dos?: string) => ReturnType<typeof lookupMueInDataset<MedicaidMueRow>>;
   medicare: Seeded;
   other: { id: Seeded; setting: string };
 }[] = [
@@ -102,7 +101,7 @@ const MEDICAID: {
     type: 'practitioner',
     code: '99213',
     value: 3,
-    find: findMedicaidMuePrac,
+    find: (snap, code, dos) => lookupMueInDataset<MedicaidMueRow>(snap, 'medicaid_mue_prac', 'practitioner', code, dos),
     medicare: 'ncci_mue_prac',
     other: { id: 'medicaid_mue_hosp', setting: 'Outpatient Hospital Services' },
   },
@@ -113,7 +112,7 @@ const MEDICAID: {
     type: 'hosp-op',
     code: '36415',
     value: 2,
-    find: findMedicaidMueHosp,
+    find: (snap, code, dos) => lookupMueInDataset<MedicaidMueRow>(snap, 'medicaid_mue_hosp', 'hosp-op', code, dos),
     medicare: 'ncci_mue_hosp',
     other: { id: 'medicaid_mue_prac', setting: 'Practitioner Services' },
   },
@@ -124,7 +123,7 @@ const MEDICAID: {
     type: 'dme',
     code: 'E0110',
     value: 1,
-    find: findMedicaidMueDme,
+    find: (snap, code, dos) => lookupMueInDataset<MedicaidMueRow>(snap, 'medicaid_mue_dme', 'dme', code, dos),
     medicare: 'ncci_mue_dme',
     other: { id: 'medicaid_mue_prac', setting: 'Practitioner Services' },
   },

@@ -65,7 +65,7 @@ export function versionIndex<Row extends { proc_cd: string }>(snapshot: Snapshot
  * Looks up `code` in one MUE dataset for a date of service (latest version without one).
  * Undefined when the dataset has no loaded version; `row: null` when the code has no MUE there.
  */
-export async function findMueInDataset<Row extends { proc_cd: string }>(
+export async function lookupMueInDataset<Row extends { proc_cd: string }>(
   snapshot: SnapshotReader,
   dataset: string,
   mueType: MueType,
@@ -97,7 +97,7 @@ async function findAcross<Row extends { proc_cd: string }>(
   dateOfService?: string,
 ): Promise<MueFindResult<Row>> {
   const entries = Object.entries(ids) as [MueType, string][];
-  const found = await Promise.all(entries.map(([t, id]) => findMueInDataset<Row>(snapshot, id, t, code, dateOfService)));
+  const found = await Promise.all(entries.map(([t, id]) => lookupMueInDataset<Row>(snapshot, id, t, code, dateOfService)));
   const out: MueFindResult<Row> = { lookups: [], versions: {}, missing: [], warnings: [], degraded: false };
   found.forEach((l, i) => {
     const id = entries[i]![1];

@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../ingest/pipeline.js';
 import { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
-import { findPtpEditsForCode, lookupPtpEdit } from './queries.js';
+import { lookupPtpEdit } from './queries.js';
+import type { PtpRow } from './row.js';
 
 const SEEDS = resolve(import.meta.dirname, '../../seeds/ncci_ptp_prac');
 const part = (v: string, p: number) => join(SEEDS, v, `ccipra-v${v.replace('.', '')}r0-f${p}.txt`);
@@ -48,7 +49,7 @@ describe('rcm ingest ncci_ptp_prac (pipeline)', () => {
     try {
       expect((await lookupPtpEdit(snap, 'ncci_ptp_prac', '0029U', '0001U', '2026-05-15')).status).toBe('active');
       expect((await lookupPtpEdit(snap, 'ncci_ptp_prac', '0029U', '0001U', '2026-07-15')).status).toBe('deleted');
-      const all = await findPtpEditsForCode(snap, 'ncci_ptp_prac', '32.2', '36415');
+      const all = await snap.all<PtpRow>(`SELECT column1, column2 FROM ncci_ptp_prac WHERE version = '32.2' AND (column1 = '36415' OR column2 = '36415') ORDER BY column1, column2`);
       expect(all.map((r) => `${r.column1}/${r.column2}`)).toEqual(['36556/36415', '96372/36415']);
     } finally {
       snap.close();

@@ -285,16 +285,6 @@ export function ptpCodeSet(snapshot: SnapshotReader, dataset: PtpDatasetId): Pro
   );
 }
 
-/** Every edit (any status) where `code` is column 1 or column 2 in one version; for tools and tests. */
-export async function findPtpEditsForCode(snapshot: SnapshotReader, dataset: PtpDatasetId, version: string, code: string, limit = 500): Promise<PtpRow[]> {
-  return snapshot.all<PtpRow>(
-    `SELECT column1, column2, in_existence_prior_1996, effective_date, deletion_date, modifier_indicator, rationale
-     FROM ${quoteIdent(dataset)} WHERE version = $1 AND (column1 = $2 OR column2 = $2)
-     ORDER BY column1, column2, effective_date LIMIT ${Math.max(1, Math.min(5000, Math.floor(limit)))}`,
-    [version, code],
-  );
-}
-
 /**
  * How many edits in force on `dos` name `code` in one version, as column 1 and as column 2, with
  * a few examples (the edits that bind a code on a claim; not claim frequencies). Indicator-9

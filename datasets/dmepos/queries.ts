@@ -79,15 +79,6 @@ export async function findDmeRates(snapshot: SnapshotReader, hcpcs: string, stat
   return hit ? [hit] : [];
 }
 
-/**
- * The fee that applies to a beneficiary: the rural fee in a rural ZIP when the file publishes one,
- * otherwise the non-rural fee (DMEPOS prints `0.00`, stored null, when there is no rural amount).
- */
-export function dmeRateFor(row: Pick<DmeposRow, 'non_rural_rate' | 'rural_rate'>, isRural: boolean): { rate: number | null; rate_used: 'rural' | 'non_rural' } {
-  if (isRural && row.rural_rate !== null) return { rate: row.rural_rate, rate_used: 'rural' };
-  return { rate: row.non_rural_rate, rate_used: 'non_rural' };
-}
-
 /** True when the code is in any loaded DMEPOS release (any state, any modifier). */
 export async function isDmeCode(snapshot: SnapshotReader, code: string): Promise<boolean> {
   return (await knownCodes(snapshot, 'dmepos')).has(code);

@@ -18,7 +18,7 @@ function gpciTable(snapshot: SnapshotReader, version: string): Promise<Map<strin
  * with a warning when no loaded release is effective yet. Undefined when gpci is not loaded;
  * `row` undefined when the locality is not in the release.
  */
-export async function findGpci(snapshot: SnapshotReader, locality: string, date?: string): Promise<{ row: GpciRow | undefined; version: string; warnings: string[] } | undefined> {
+export async function lookupGpci(snapshot: SnapshotReader, locality: string, date?: string): Promise<{ row: GpciRow | undefined; version: string; warnings: string[] } | undefined> {
   const pick = selectVersion('gpci', snapshot.versions('gpci'), { rule: 'effective', date });
   if (!pick) return undefined;
   const warnings = pick.warning ? [pick.warning] : [];

@@ -5,7 +5,8 @@ import { sampleFile, toSourceFile } from '../_shared/source.js';
 import { findMedicaidMues } from '../_ncci_mue/queries.js';
 import { ncciMuePrac } from '../ncci_mue_prac/dataset.js';
 import { medicaidMuePrac } from './dataset.js';
-import { findMedicaidMuePrac } from './queries.js';
+import { lookupMueInDataset } from '../_ncci_mue/queries.js';
+import type { MedicaidMueRow } from '../_ncci_mue/mue.js';
 
 // What every MUE table does (seed rows, detection, refusals, empty files) is in
 // datasets/_ncci_mue/family.test.ts; this file holds what the Medicaid practitioner table alone shows.
@@ -47,8 +48,8 @@ describe('Medicaid lookups', () => {
   });
   afterAll(() => snap?.close());
 
-  it('findMedicaidMuePrac returns the Medicaid row and its source file', async () => {
-    const r = await findMedicaidMuePrac(snap, '99213');
+  it('lookupMueInDataset (medicaid_mue_prac) returns the Medicaid row and its source file', async () => {
+    const r = await lookupMueInDataset<MedicaidMueRow>(snap, 'medicaid_mue_prac', 'practitioner', '99213');
     expect(r?.row?.mue_value).toBe(3);
     expect(r?.used).toMatchObject({ version: '2026Q3', source_file: 'MCD_MUE_Practitioner_Services_2026Q3.csv' });
   });

@@ -4,7 +4,7 @@ import { sampleFile, toSourceFile } from '../_shared/source.js';
 import { REPO_ROOT, openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
 import { MUE_SEEDS } from '../../test/helpers/mue.js';
 import { ncciAoc, type AocRow } from './dataset.js';
-import { aocApplies, findAocEdits } from './queries.js';
+import { aocApplies, lookupAocEdits } from './queries.js';
 
 const SEED = join(REPO_ROOT, 'seeds/ncci_aoc/AOC_V2026Q3-MCR.csv');
 const MUE = MUE_SEEDS.ncci_mue_prac;
@@ -93,7 +93,7 @@ describe('aocApplies', () => {
   });
 });
 
-describe('findAocEdits', () => {
+describe('lookupAocEdits', () => {
   let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
   beforeAll(async () => {
     snap = await openTestSnapshot([{ dataset: ncciAoc, files: [SEED] }]);
@@ -101,25 +101,25 @@ describe('findAocEdits', () => {
   afterAll(() => snap?.close());
 
   it('answers both ways: primaries of an add-on, add-ons of a primary', async () => {
-    const addon = await findAocEdits(snap, '22552', '2026-07-15');
+    const addon = await lookupAocEdits(snap, '22552', '2026-07-15');
     expect(addon?.as_addon.map((r) => r.primary_code)).toEqual(['22551', '22554']);
     expect(addon?.as_primary).toEqual([]);
-    const primary = await findAocEdits(snap, '99215', '2026-07-15');
+    const primary = await lookupAocEdits(snap, '99215', '2026-07-15');
     expect(primary?.as_addon).toEqual([]);
     expect(primary?.as_primary.map((r) => r.addon_code)).toEqual(['99417']);
     expect(primary?.used).toMatchObject({ version: '2026Q3', covered: true, source_file: 'AOC_V2026Q3-MCR.csv' });
   });
 
   it('filters by date of service and flags an uncovered date', async () => {
-    const june = await findAocEdits(snap, '99205', '2026-06-30');
+    const june = await lookupAocEdits(snap, '99205', '2026-06-30');
     expect(june?.as_primary.map((r) => r.addon_code)).toEqual(['99417']);
     expect(june?.used.covered).toBe(false);
-    const july = await findAocEdits(snap, '99205', '2026-07-01');
+    const july = await lookupAocEdits(snap, '99205', '2026-07-01');
     expect(july?.as_primary.map((r) => r.addon_code)).toEqual(['99417', '99418']);
   });
 
   it('without a date returns only edits with no deletion date', async () => {
-    const r = await findAocEdits(snap, '11001');
+    const r = await lookupAocEdits(snap, '11001');
     expect(r?.as_addon.map((x) => x.primary_code)).toEqual(['11000', '11004']);
   });
 });

@@ -71,7 +71,7 @@ export interface AocFindResult {
  * contains the date (nearest one flagged `covered: false`), filtered to edits in force that day.
  * Undefined when ncci_aoc is not loaded.
  */
-export async function findAocEdits(snapshot: SnapshotReader, code: string, dateOfService?: string): Promise<AocFindResult | undefined> {
+export async function lookupAocEdits(snapshot: SnapshotReader, code: string, dateOfService?: string): Promise<AocFindResult | undefined> {
   const choice = selectVersion('ncci_aoc', snapshot.versions('ncci_aoc'), { rule: 'quarter', date: dateOfService });
   if (!choice) return undefined;
   const v = choice.version;

@@ -3,7 +3,8 @@ import { openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/da
 import { MUE_SEEDS, mueHeader } from '../../test/helpers/mue.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
 import { ncciMueDme } from './dataset.js';
-import { findMueDme } from './queries.js';
+import { lookupMueInDataset } from '../_ncci_mue/queries.js';
+import type { MueRow } from '../_ncci_mue/mue.js';
 
 // What every MUE table does (seed rows, detection, refusals, empty files) is in
 // datasets/_ncci_mue/family.test.ts; this file holds what the DME table alone shows.
@@ -33,7 +34,7 @@ describe('ncci_mue_dme dataset', () => {
   });
 });
 
-describe('findMueDme', () => {
+describe('lookupMueInDataset (ncci_mue_dme)', () => {
   let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
   beforeAll(async () => {
     snap = await openTestSnapshot([{ dataset: ncciMueDme, files: [SEED] }]);
@@ -41,7 +42,7 @@ describe('findMueDme', () => {
   afterAll(() => snap?.close());
 
   it('finds E0110 and memoises the per-version index', async () => {
-    const a = await findMueDme(snap, 'E0110');
+    const a = await lookupMueInDataset<MueRow>(snap, 'ncci_mue_dme', 'dme', 'E0110');
     expect(a?.row?.mue_value).toBe(1);
     const idx1 = await snap.memo('mue-index:ncci_mue_dme:2026Q3', async () => new Map(), { pin: true });
     expect(idx1.size).toBe(4);

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
 import { MUE_SEEDS, mueHeader } from '../../test/helpers/mue.js';
 import { ncciMueHosp } from './dataset.js';
-import { findMueHosp } from './queries.js';
+import { lookupMueInDataset } from '../_ncci_mue/queries.js';
+import type { MueRow } from '../_ncci_mue/mue.js';
 
 // What every MUE table does (seed rows, detection, refusals, empty files) is in
 // datasets/_ncci_mue/family.test.ts; this file holds what the hospital table alone shows.
@@ -18,7 +19,7 @@ describe('ncci_mue_hosp dataset', () => {
   });
 });
 
-describe('findMueHosp', () => {
+describe('lookupMueInDataset (ncci_mue_hosp)', () => {
   let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
   beforeAll(async () => {
     snap = await openTestSnapshot([{ dataset: ncciMueHosp, files: [SEED] }]);
@@ -26,7 +27,7 @@ describe('findMueHosp', () => {
   afterAll(() => snap?.close());
 
   it('finds a code in the loaded quarter and null for a code the table lacks', async () => {
-    expect((await findMueHosp(snap, '80053', '2026-08-01'))?.row?.mue_value).toBe(1);
-    expect((await findMueHosp(snap, 'E0110', '2026-08-01'))?.row).toBeNull();
+    expect((await lookupMueInDataset<MueRow>(snap, 'ncci_mue_hosp', 'hosp-op', '80053', '2026-08-01'))?.row?.mue_value).toBe(1);
+    expect((await lookupMueInDataset<MueRow>(snap, 'ncci_mue_hosp', 'hosp-op', 'E0110', '2026-08-01'))?.row).toBeNull();
   });
 });

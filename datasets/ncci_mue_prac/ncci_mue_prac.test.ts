@@ -4,7 +4,8 @@ import { MUE_SEEDS, mueHeader } from '../../test/helpers/mue.js';
 import { IngestError } from '../_shared/issue.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
 import { ncciMuePrac } from './dataset.js';
-import { findMuePrac } from './queries.js';
+import { lookupMueInDataset } from '../_ncci_mue/queries.js';
+import type { MueRow } from '../_ncci_mue/mue.js';
 
 // What every MUE table does (seed rows, detection, refusals, empty files) is in
 // datasets/_ncci_mue/family.test.ts; this file holds what the practitioner table alone shows.
@@ -75,7 +76,7 @@ describe('ncci_mue_prac dataset', () => {
   });
 });
 
-describe('findMuePrac over two loaded quarters', () => {
+describe('lookupMueInDataset (ncci_mue_prac) over two loaded quarters', () => {
   let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
   beforeAll(async () => {
     snap = await openTestSnapshot([
@@ -86,32 +87,32 @@ describe('findMuePrac over two loaded quarters', () => {
   afterAll(() => snap?.close());
 
   it('answers from the quarter that contains the date of service', async () => {
-    const q2 = await findMuePrac(snap, '36415', '2026-05-15');
+    const q2 = await lookupMueInDataset<MueRow>(snap, 'ncci_mue_prac', 'practitioner', '36415', '2026-05-15');
     expect(q2?.row?.mue_value).toBe(1);
     expect(q2?.used).toMatchObject({ version: '2026Q2', effective_date: '2026-04-01', covered: true });
-    const q3 = await findMuePrac(snap, '36415', '2026-07-01');
+    const q3 = await lookupMueInDataset<MueRow>(snap, 'ncci_mue_prac', 'practitioner', '36415', '2026-07-01');
     expect(q3?.row?.mue_value).toBe(2);
     expect(q3?.used).toMatchObject({ version: '2026Q3', covered: true, source_file: 'MCR_MUE_PractitionerServices_Eff_07-01-2026.csv' });
   });
 
   it('uses the latest quarter without a date', async () => {
-    const r = await findMuePrac(snap, '99417');
+    const r = await lookupMueInDataset<MueRow>(snap, 'ncci_mue_prac', 'practitioner', '99417');
     expect(r?.row?.mue_value).toBe(4);
     expect(r?.used.version).toBe('2026Q3');
   });
 
   it('answers from the nearest quarter with a warning when none covers the date', async () => {
-    const late = await findMuePrac(snap, '99417', '2026-11-02');
+    const late = await lookupMueInDataset<MueRow>(snap, 'ncci_mue_prac', 'practitioner', '99417', '2026-11-02');
     expect(late?.used).toMatchObject({ version: '2026Q3', covered: false });
     expect(late?.used.warning).toMatch(/no ncci_mue_prac version loaded covers date of service 2026-11-02.*2026Q3/);
-    const early = await findMuePrac(snap, '99417', '2025-12-31');
+    const early = await lookupMueInDataset<MueRow>(snap, 'ncci_mue_prac', 'practitioner', '99417', '2025-12-31');
     expect(early?.used.version).toBe('2026Q2');
     expect(early?.row?.mue_value).toBe(3);
   });
 
   it('returns row null for a code only in another quarter or in no table', async () => {
-    expect((await findMuePrac(snap, '99418', '2026-04-01'))?.row).toBeNull();
-    expect((await findMuePrac(snap, '99418', '2026-09-30'))?.row?.mue_value).toBe(4);
-    expect((await findMuePrac(snap, '00000'))?.row).toBeNull();
+    expect((await lookupMueInDataset<MueRow>(snap, 'ncci_mue_prac', 'practitioner', '99418', '2026-04-01'))?.row).toBeNull();
+    expect((await lookupMueInDataset<MueRow>(snap, 'ncci_mue_prac', 'practitioner', '99418', '2026-09-30'))?.row?.mue_value).toBe(4);
+    expect((await lookupMueInDataset<MueRow>(snap, 'ncci_mue_prac', 'practitioner', '00000'))?.row).toBeNull();
   });
 });

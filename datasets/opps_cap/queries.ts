@@ -29,7 +29,7 @@ export interface CapLookup {
  * release of that year. A cap of another year never applies (the caps move every year), but is
  * reported so the answer can say the year's file is missing. Null when opps_cap is not loaded.
  */
-export async function findOppsCap(snapshot: SnapshotReader, code: string, modifier: string, locality: string, year: number): Promise<CapLookup | null> {
+export async function lookupOppsCap(snapshot: SnapshotReader, code: string, modifier: string, locality: string, year: number): Promise<CapLookup | null> {
   const versions = snapshot.versions('opps_cap');
   if (versions.length === 0) return null;
   const key = `${code}|${modifier}|${locality}`;

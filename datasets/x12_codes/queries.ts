@@ -23,8 +23,3 @@ export function x12Index(snapshot: SnapshotReader): Promise<X12Index> {
     { pin: true },
   );
 }
-
-/** A code of one list, or undefined when the loaded lists do not have it. */
-export async function findX12Code(snapshot: SnapshotReader, list: X12CodeRow['list'], code: string): Promise<X12CodeRow | undefined> {
-  return (await x12Index(snapshot)).byKey.get(`${list}:${code}`);
-}

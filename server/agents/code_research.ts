@@ -1,6 +1,6 @@
 import { findMedicareMues } from '../../datasets/_ncci_mue/queries.js';
 import { selectVersion } from '../../datasets/_shared/versions.js';
-import { findAocEdits } from '../../datasets/ncci_aoc/queries.js';
+import { lookupAocEdits } from '../../datasets/ncci_aoc/queries.js';
 import { countPtpEditsForCode, type PtpDatasetId } from '../../datasets/_ncci_ptp/queries.js';
 import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
@@ -108,7 +108,7 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
   }
   warnings.push(...mues.warnings);
 
-  const aoc = await findAocEdits(snapshot, code, today);
+  const aoc = await lookupAocEdits(snapshot, code, today);
   if (aoc && (aoc.as_addon.length || aoc.as_primary.length)) {
     evidence.push({
       kind: 'add_on',

@@ -1,6 +1,6 @@
-import { findMueInDataset, MEDICAID_MUE_IDS, MEDICARE_MUE_IDS } from '../../datasets/_ncci_mue/queries.js';
+import { lookupMueInDataset, MEDICAID_MUE_IDS, MEDICARE_MUE_IDS } from '../../datasets/_ncci_mue/queries.js';
 import type { MedicaidMueRow, MueRow, MueType } from '../../datasets/_ncci_mue/mue.js';
-import { aocIndex, findAocEdits } from '../../datasets/ncci_aoc/queries.js';
+import { aocIndex, lookupAocEdits } from '../../datasets/ncci_aoc/queries.js';
 import { ptpCodeSet, ptpPairFinder, type PtpDatasetId } from '../../datasets/_ncci_ptp/queries.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { isKnownCode } from '../codes/service.js';
@@ -10,9 +10,9 @@ import type { ClaimLookups } from './validate.js';
 /** True when any loaded NCCI file names the code (an MUE of any setting, an add-on edit, a PTP edit). */
 async function inNcciFiles(snapshot: SnapshotReader, code: string, dos: string, ptp: PtpDatasetId): Promise<boolean> {
   for (const [type, id] of [...Object.entries(MEDICARE_MUE_IDS), ...Object.entries(MEDICAID_MUE_IDS)] as [MueType, string][]) {
-    if ((await findMueInDataset(snapshot, id, type, code, dos))?.row) return true;
+    if ((await lookupMueInDataset(snapshot, id, type, code, dos))?.row) return true;
   }
-  const aoc = await findAocEdits(snapshot, code, dos);
+  const aoc = await lookupAocEdits(snapshot, code, dos);
   if (aoc) {
     const idx = await aocIndex(snapshot, aoc.used.version);
     if (idx.byAddon.has(code) || idx.byPrimary.has(code)) return true;
@@ -39,7 +39,7 @@ function lookupsOf(snapshot: SnapshotReader, ptp: PtpDatasetId, mueType: 'practi
     known: async (code, dos) => (await isKnownCode(snapshot, code)) || inNcciFiles(snapshot, code, dos, ptp),
     ptpDay: (codes, dos) => ptpPairFinder(snapshot, ptp, codes, dos),
     mue: async (code, dos) => {
-      const m = await findMueInDataset<MueRow | MedicaidMueRow>(snapshot, mueId, mueType, code, dos);
+      const m = await lookupMueInDataset<MueRow | MedicaidMueRow>(snapshot, mueId, mueType, code, dos);
       if (!m) return null;
       const r = m.row;
       const mai = r && 'mue_adj_ind' in r ? (r.mue_adj_ind as 1 | 2 | 3) : null;
@@ -50,7 +50,7 @@ function lookupsOf(snapshot: SnapshotReader, ptp: PtpDatasetId, mueType: 'practi
       };
     },
     aoc: async (code, dos) => {
-      const f = await findAocEdits(snapshot, code, dos);
+      const f = await lookupAocEdits(snapshot, code, dos);
       return f ? { dataset: 'ncci_aoc', version: f.used.version, as_addon: f.as_addon } : null;
     },
   };

@@ -1,6 +1,6 @@
 import { ANY_PRIMARY } from '../../datasets/ncci_aoc/dataset.js';
 import { findMedicaidMues, findMedicareMues } from '../../datasets/_ncci_mue/queries.js';
-import { findAocEdits } from '../../datasets/ncci_aoc/queries.js';
+import { lookupAocEdits } from '../../datasets/ncci_aoc/queries.js';
 import { lookupPtpEdit } from '../../datasets/_ncci_ptp/queries.js';
 import { claimLookups } from './claim.js';
 import { resolvePayerIn } from '../payers/service.js';
@@ -205,7 +205,7 @@ const mueRoutes: RouteDef[] = [
       { summary: 'too short to be a code', status: 422, params: { code: '994' } },
     ],
     handler: async ({ params, query, snapshot, trace }) => {
-      const found = await findAocEdits(snapshot, params.code, query.date_of_service);
+      const found = await lookupAocEdits(snapshot, params.code, query.date_of_service);
       if (found) trace.use('ncci_aoc', found.used.version).degrade(!found.used.covered);
       else trace.warn('ncci_aoc is not loaded: no add-on code edits can be reported').degrade();
       if (found?.used.warning) trace.warn(found.used.warning);

@@ -16,7 +16,6 @@ export const PtpQuerySchema = z.object({
   state: StateSchema.optional(),
   payer: PayerSchema.optional(),
 });
-export type PtpQuery = z.output<typeof PtpQuerySchema>;
 
 const SeveritySchema = z.enum(['critical', 'high', 'medium', 'low']);
 /** A detector pattern that fired (what matched, where it belongs). */

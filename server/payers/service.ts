@@ -68,7 +68,6 @@ export function payerWarnings(p: PayerRow): string[] {
   return w;
 }
 
-export const GROUP_CODES = ['CO', 'CR', 'OA', 'PI', 'PR'] as const;
 const CARC = /^(?:\d{1,3}|[A-Z]\d{1,2})$/;
 const RARC = /^(?:MA\d{2,3}|[MN]\d{1,3})$/;
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { Dec, toCents } from '../../datasets/_shared/money.js';
+import { Dec, toCents } from './decimal.js';
 import type { DmeSchema, FacilityBlockSchema, LabSchema, OutpatientSchema, PaymentCompositionSchema, PhysicianSchema } from './schemas.js';
 
 /**

@@ -2,12 +2,12 @@ import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
 import { findLabRates, isLabCode } from '../../datasets/clfs/queries.js';
 import { findDmeRates, isDmeCode } from '../../datasets/dmepos/queries.js';
 import { isDmeRuralZip } from '../../datasets/dmepos_rural_zip/queries.js';
-import { findGpci } from '../../datasets/gpci/queries.js';
+import { lookupGpci } from '../../datasets/gpci/queries.js';
 import { findRvuRows, getRvu, type RvuRow } from '../../datasets/mpfs_rvu/queries.js';
 import { findOppsRatesIn, oppsVersionFor } from '../../datasets/opps_addendum_b/queries.js';
 import type { z } from 'zod';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import { findOppsCap } from '../../datasets/opps_cap/queries.js';
+import { lookupOppsCap } from '../../datasets/opps_cap/queries.js';
 import { isKnownCode } from '../codes/service.js';
 import { isHospitalType, type Facility } from '../facilities/service.js';
 import type { FacilityReference } from '../facilities/schemas.js';
@@ -118,7 +118,7 @@ async function capFor(
   facilitySetting: boolean,
   trace: Trace,
 ): Promise<{ amount: number; version: string } | null> {
-  const c = await findOppsCap(snapshot, code, modifier, locality, year);
+  const c = await lookupOppsCap(snapshot, code, modifier, locality, year);
   const what = `${code}${modifier ? `-${modifier}` : ''} in locality ${locality}`;
   if (!c) return null;
   if (c.other_year) {
@@ -185,7 +185,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
     trace.useAll(ref.versions).warn(...ref.warnings);
     gpci = await gpciFor(snapshot, ref.locality, q.date_of_service, trace, `facility ${ref.ccn}`);
   } else if (q.locality) {
-    const g = await findGpci(snapshot, q.locality, q.date_of_service);
+    const g = await lookupGpci(snapshot, q.locality, q.date_of_service);
     if (!g?.row) {
       throw new ValidationError([
         {
@@ -277,7 +277,7 @@ async function gpciFor(
     trace.warn(`physician: the locality of ${who} is unknown; national GPCIs (1.000) used`);
     return national;
   }
-  const g = await findGpci(snapshot, locality, date);
+  const g = await lookupGpci(snapshot, locality, date);
   if (!g) {
     trace.use('gpci');
     trace.warn(`physician: gpci is not loaded; national GPCIs (1.000) used for locality ${locality}`);

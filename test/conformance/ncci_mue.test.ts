@@ -14,7 +14,8 @@ import { ncciMuePrac } from '../../datasets/ncci_mue_prac/dataset.js';
 import { ncciMueHosp } from '../../datasets/ncci_mue_hosp/dataset.js';
 import { ncciMueDme } from '../../datasets/ncci_mue_dme/dataset.js';
 import { medicaidMuePrac } from '../../datasets/medicaid_mue_prac/dataset.js';
-import { findMuePrac } from '../../datasets/ncci_mue_prac/queries.js';
+import { lookupMueInDataset } from '../../datasets/_ncci_mue/queries.js';
+import type { MueRow } from '../../datasets/_ncci_mue/mue.js';
 
 const REL = 'ncci-mue/MCR_MUE_PractitionerServices_Eff_07-01-2026.excerpt.csv';
 const present = requireShared(REL);
@@ -74,13 +75,13 @@ describe.skipIf(!present)('ncci_mue_prac on the real CMS Q3 2026 practitioner MU
     });
 
     it('answers 0009U for a Q3 2026 date of service', async () => {
-      const r = await findMuePrac(snap.snapshot, '0009U', '2026-09-30');
+      const r = await lookupMueInDataset<MueRow>(snap.snapshot, 'ncci_mue_prac', 'practitioner', '0009U', '2026-09-30');
       expect(r?.row).toMatchObject({ mue_value: 2, mue_adj_ind: 3, mue_rationale: 'Nature of Analyte' });
       expect(r?.used).toMatchObject({ version: '2026Q3', effective_date: '2026-07-01', covered: true });
     });
 
     it('flags a Q4 date as not covered', async () => {
-      const r = await findMuePrac(snap.snapshot, '0009U', '2026-10-01');
+      const r = await lookupMueInDataset<MueRow>(snap.snapshot, 'ncci_mue_prac', 'practitioner', '0009U', '2026-10-01');
       expect(r?.used.covered).toBe(false);
       expect(r?.row?.mue_value).toBe(2);
     });

@@ -77,7 +77,3 @@ export function toCents(v: Dec): number {
   return v.round(2).toNumber();
 }
 
-/** Sum of products, exact: Σ a_i * b_i. */
-export function sumProducts(pairs: [number | string | Dec, number | string | Dec][]): Dec {
-  return pairs.reduce((acc, [a, b]) => acc.add(Dec.of(a).mul(b)), Dec.of(0));
-}
