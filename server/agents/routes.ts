@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { AgentJob } from '../../warehouse/jobs.js';
 import type { Issue } from '../../warehouse/errors.js';
-import { defineRoute, json, result, type RawInput, type Resolution, type RouteDef } from '../route.js';
+import { defineRoute, json, result, type RawInput, type Resolution, type RouteDef, type RouteExample } from '../route.js';
 import { eventId, resolveTarget, type CallbackPolicy, type Resolver } from './callbacks.js';
 import { AgentJobAcceptedSchema, PolledJobSchema, CodeResearchInputSchema, DenialResolutionInputSchema, MedicalNecessityInputSchema } from './schemas.js';
 
@@ -61,7 +61,7 @@ function submitChecks(d: AgentRouteDeps) {
 }
 
 /** Builds one submit route: validation, callback URL rules, idempotency, persistence, 202 + Location. */
-function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; agentType: string; summary: string; description: string; body: z.ZodType<Record<string, unknown>>; example: Record<string, unknown> }): RouteDef {
+function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; agentType: string; summary: string; description: string; body: z.ZodType<Record<string, unknown>>; examples: RouteExample[] }): RouteDef {
   return defineRoute({
     method: 'post',
     path: o.path,
@@ -75,26 +75,7 @@ function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; 
     response: AgentJobAcceptedSchema,
     status: 202,
     errors: ['conflict'],
-    examples: [
-      { summary: o.summary, body: o.example },
-      // Each submit's further examples, keyed by operation here because `o` carries one example.
-      ...(
-        {
-          submitCodeResearch: [
-            { summary: 'a code and a short question', body: { code: '99213', query: 'units per day?' } },
-            { summary: 'a question without a code', status: 422, body: { query: 'no code here' } },
-          ],
-          submitMedicalNecessity: [
-            { summary: 'a blepharoplasty for eyelid ptosis', body: { cpt_code: '15823', dx_codes: ['H02.831'] } },
-            { summary: 'no CPT code and a diagnosis that is not ICD-10-CM', status: 422, body: { dx_codes: ['not a code'] } },
-          ],
-          submitDenialResolution: [
-            { summary: 'a remark code alone', body: { denial_code: 'N290' } },
-            { summary: 'an unknown group code', status: 422, body: { group_code: 'ZZ' } },
-          ],
-        } as Record<string, { summary: string; status?: number; body: unknown }[]>
-      )[o.operationId]!,
-    ],
+    examples: o.examples,
     resolve: submitChecks(d),
     handler: async ({ body, resolved, tenant, auth, now }) => {
       const { callback_url, callback_secret, ...input } = body as { callback_url?: string; callback_secret?: string } & Record<string, unknown>;
@@ -129,7 +110,11 @@ export function agentRoutes(d: AgentRouteDeps): RouteDef[] {
       summary: 'Research a CPT/HCPCS code: descriptor, RVUs, payment, binding NCCI edits, MUE, add-on relations, crosswalks',
       description: 'Every fact in the result is cited to the dataset version it came from.',
       body: CodeResearchInputSchema,
-      example: { query: 'What limits apply to billing 99214 twice?', code: '99214' },
+      examples: [
+        { summary: 'what limits apply to a code', body: { query: 'What limits apply to billing 99214 twice?', code: '99214' } },
+        { summary: 'a code and a short question', body: { code: '99213', query: 'units per day?' } },
+        { summary: 'a question without a code', status: 422, body: { query: 'no code here' } },
+      ],
     }),
     submitRoute(d, {
       path: '/v1/agents/medical-necessity',
@@ -138,7 +123,11 @@ export function agentRoutes(d: AgentRouteDeps): RouteDef[] {
       summary: 'Check medical necessity: which LCD billing articles list the code, whether each diagnosis is covered, what documentation they require',
       description: 'Verdict supported | not_supported | no_policy with the article and LCD ids and versions used; diagnoses are validated against ICD-10-CM for the date of service. clinical_notes are kept with the job and purged on schedule, never logged.',
       body: MedicalNecessityInputSchema,
-      example: { cpt_code: '64493', dx_codes: ['M47.816'], date_of_service: '2026-03-02' },
+      examples: [
+        { summary: 'a facet joint injection for lumbar spondylosis', body: { cpt_code: '64493', dx_codes: ['M47.816'], date_of_service: '2026-03-02' } },
+        { summary: 'a blepharoplasty for eyelid ptosis', body: { cpt_code: '15823', dx_codes: ['H02.831'] } },
+        { summary: 'no CPT code and a diagnosis that is not ICD-10-CM', status: 422, body: { dx_codes: ['not a code'] } },
+      ],
     }),
     submitRoute(d, {
       path: '/v1/agents/denial-resolution',
@@ -147,7 +136,11 @@ export function agentRoutes(d: AgentRouteDeps): RouteDef[] {
       summary: 'Resolve a denial: CARC/RARC and group explained, root cause, recommended action, appeal deadline, documents, similar patterns',
       description: 'denial_code takes a CARC (50), group+CARC (CO-50) or RARC (N290); carc/rarc fields win when both are given. With payer, the payer\'s curated pattern and appeal levels are used (deadlines from denial_date, default today).',
       body: DenialResolutionInputSchema,
-      example: { denial_code: 'CO-50', payer: 'medicare', denial_date: '2026-03-02', code: '64490' },
+      examples: [
+        { summary: 'a medical necessity denial from Medicare', body: { denial_code: 'CO-50', payer: 'medicare', denial_date: '2026-03-02', code: '64490' } },
+        { summary: 'a remark code alone', body: { denial_code: 'N290' } },
+        { summary: 'an unknown group code', status: 422, body: { group_code: 'ZZ' } },
+      ],
     }),
     defineRoute({
       method: 'get',

@@ -153,13 +153,15 @@ export function payerAt(k: PayerKnowledge, raw: unknown, loc: (string | number)[
 
 /**
  * The `resolve` step of a route whose input names a payer (`query.payer`, `body.payer_slug`):
- * looks it up once in the loaded payers dataset; the handler gets `{knowledge, payer}`.
+ * looks it up once in the loaded payers dataset; the handler gets `{payer}`. Only the row: the
+ * resolved value is memoised with the validated input, sized by its bytes, so it must not carry
+ * the snapshot-wide payer knowledge (handlers that need it ask `payerKnowledge`, memoised per
+ * snapshot).
  */
 export const resolvePayerIn =
   (where: 'query' | 'body', field: string) =>
-  async (input: RawInput, snapshot: SnapshotReader | null): Promise<Resolution<{ knowledge: PayerKnowledge; payer: PayerRow | null }>> => {
-    const knowledge = await payerKnowledge(snapshot!);
+  async (input: RawInput, snapshot: SnapshotReader | null): Promise<Resolution<{ payer: PayerRow | null }>> => {
     const raw = where === 'query' ? input.query[field] : (input.body as Record<string, unknown> | undefined)?.[field];
-    const r = payerAt(knowledge, raw, [where, field]);
-    return { issues: r.issues, value: { knowledge, payer: r.value } };
+    const r = payerAt(await payerKnowledge(snapshot!), raw, [where, field]);
+    return { issues: r.issues, value: { payer: r.value } };
   };

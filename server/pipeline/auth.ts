@@ -100,21 +100,24 @@ export class Authorizer {
   /** The caller of a route (null on public routes), after its rate limit; RateLimit headers go into `out`. */
   async authorize(auth: Auth, req: { headers: Headers; clientIp: string }, hostKind: HostKind, out: Record<string, string>): Promise<AuthInfo | null> {
     if (auth === 'public') {
-      await takeOrThrow(this.limiters.ip, `ip:${req.clientIp}`, out);
+      const limited = takeOrThrow(this.limiters.ip, `ip:${req.clientIp}`, out);
+      if (limited) await limited;
       return null;
     }
     if (auth === 'admin_secret_or_test_key') {
       const given = req.headers['x-admin-secret'];
       if (given !== undefined) {
         if (!this.adminSecret || !secretsEqual(given, this.adminSecret)) throw new DomainError('invalid_admin_secret', 'X-Admin-Secret is not valid');
-        await takeOrThrow(this.limiters.key, 'admin-secret', out);
+        const limited = takeOrThrow(this.limiters.key, 'admin-secret', out);
+        if (limited) await limited;
         return { tenant_id: SERVICE_TENANT, key_id: 'admin_secret', key_type: hostKind, scopes: ['admin'] };
       }
     }
     const key = await this.keyFor(req.headers, hostKind);
     const refused = refusal(auth, key);
     if (refused) throw refused;
-    await takeOrThrow(this.limiters.key, key.key_id, out);
+    const limited = takeOrThrow(this.limiters.key, key.key_id, out);
+    if (limited) await limited;
     return key;
   }
 

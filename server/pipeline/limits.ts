@@ -66,11 +66,16 @@ export class MemoryRateLimiter implements RateLimiter {
 
 /**
  * Takes one request from `limiter` under `key`, writes the RateLimit headers into `headers` and
- * throws 429 (with Retry-After) when the window is full.
+ * throws 429 (with Retry-After) when the window is full. Synchronous when the limiter answers at
+ * once (no promise per request on the in-process path); a promise only for a networked limiter.
  */
-export async function takeOrThrow(limiter: RateLimiter, key: string, headers: Record<string, string>): Promise<void> {
+export function takeOrThrow(limiter: RateLimiter, key: string, headers: Record<string, string>): void | Promise<void> {
   const t = limiter.take(key);
-  const d = t instanceof Promise ? await t : t;
+  if (t instanceof Promise) return t.then((d) => apply(d, headers));
+  apply(t, headers);
+}
+
+function apply(d: RateDecision, headers: Record<string, string>): void {
   headers['ratelimit-limit'] = String(d.limit);
   headers['ratelimit-remaining'] = String(d.remaining);
   headers['ratelimit-reset'] = String(d.reset);

@@ -5,6 +5,7 @@ import { resolvePayerIn } from '../payers/service.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { PaCheckQuerySchema, PaDeterminationSchema, DeterminationRecordSchema } from './schemas.js';
 import { checkPriorAuth } from './service.js';
+import { payerKnowledge } from '../../datasets/payers/queries.js';
 
 /**
  * Prior authorization: the 5-tier determination (tier 0 the facility's own override) and the
@@ -38,7 +39,7 @@ export const priorAuthRoutes: RouteDef[] = [
     ],
     handler: async ({ query, resolved, snapshot, tenant, now, trace }) => {
       const { persist: _persist, payer: _payer, ...q } = query;
-      const a = await checkPriorAuth(snapshot, tenant, { knowledge: resolved.knowledge, payer: resolved.payer!, query: q, today: todayOf(now()) }, trace);
+      const a = await checkPriorAuth(snapshot, tenant, { knowledge: await payerKnowledge(snapshot), payer: resolved.payer!, query: q, today: todayOf(now()) }, trace);
       return { ...a, reliability: trace.reliability() };
     },
     persist: async ({ query, tenant, snapshotId, now }, answer) => {
