@@ -150,7 +150,7 @@ const geography = [
   { dataset: gpci, files: [join(seeds, 'gpci/GPCI2026.csv')] },
 ];
 
-describe('getFacility over the seeds (POS layout)', () => {
+describe('getFacilityReference over the seeds (POS layout)', () => {
   let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
   beforeAll(async () => {
     snap = await openTestSnapshot([{ dataset: facilities, files: [posSeed] }, ...geography]);
@@ -197,7 +197,7 @@ describe('getFacility over the seeds (POS layout)', () => {
   });
 });
 
-describe('getFacility over a Care Compare file (no CBSA, no rural flag)', () => {
+describe('getFacilityReference over a Care Compare file (no CBSA, no rural flag)', () => {
   let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
   beforeAll(async () => {
     snap = await openTestSnapshot([{ dataset: facilities, files: [await careCompare()], version: '2025-10' }, ...geography]);
@@ -234,7 +234,7 @@ describe('getFacility over a Care Compare file (no CBSA, no rural flag)', () => 
   });
 });
 
-describe('getFacility with a POS CBSA that Table 3 does not list', () => {
+describe('getFacilityReference with a POS CBSA that Table 3 does not list', () => {
   it('falls back to the county crosswalk CBSA (statewide rural area) for the wage index, with a warning', async () => {
     const p = await writeTempFile('POS_Q3_2025.csv', 'PRVDR_CTGRY_SBTYP_CD,PRVDR_CTGRY_CD,FAC_NAME,PRVDR_NUM,STATE_CD,ZIP_CD,FIPS_STATE_CD,FIPS_CNTY_CD,CBSA_URBN_RRL_IND,CBSA_CD\r\n01,01,CLIFTON-FINE HOSPITAL,330799,NY,13690,36,089,R,36300\r\n');
     const snap = await openTestSnapshot([{ dataset: facilities, files: [p] }, ...geography]);
@@ -251,7 +251,7 @@ describe('getFacility with a POS CBSA that Table 3 does not list', () => {
   });
 });
 
-describe('getFacility without the facilities dataset', () => {
+describe('getFacilityReference without the facilities dataset', () => {
   it('throws NotFoundError saying facilities is not loaded', async () => {
     const snap = await openTestSnapshot(geography.slice(0, 1));
     try {
