@@ -167,15 +167,18 @@ describe('with ccn: the facility geography', () => {
     expect(w).toMatch(/dme: 99213 is not on the DMEPOS fee schedule/);
   });
 
-  it('adds the wage-adjusted OPPS block for 71046 at UCSF: $44.59 physician + $147.86 facility', async () => {
-    // physician (facility PE): 0.22x1.095 + 0.77x1.410 + 0.02x0.425 = 0.2409 + 1.0857 + 0.0085 = 1.3351
-    //   x 33.4009 = 44.593541590 -> 44.59
+  it('prices 71046 at UCSF as the physician bills it (-26, $11.96) beside the wage-adjusted OPPS block ($147.86): the technical component is not counted twice', async () => {
+    // 71046 has PC/TC indicator 1: at a hospital outpatient department the physician bills -26
+    // and the hospital the technical component under OPPS.
+    // physician (-26, facility PE): 0.22x1.095 + 0.08x1.410 + 0.01x0.425 = 0.2409 + 0.1128 + 0.00425
+    //   = 0.35795 x 33.4009 = 11.955852155 -> 11.96 (the global row, 44.59, included the TC)
     // OPPS: 94.85 x 0.6 x 1.9315 + 94.85 x 0.4 = 109.921665 + 37.94 = 147.861665 -> 147.86
     const r = await pay('71046/payment?ccn=050454');
     expect(r.status).toBe(200);
     expect(r.body.applicable_blocks).toEqual(['physician', 'outpatient_facility']);
     expect(r.body.locality).toBe('0111205');
-    expect(r.body.physician.allowed_phy_payment).toBe(44.59);
+    expect(r.body.physician).toMatchObject({ allowed_phy_payment: 11.96, rvu_row: '26', setting_na: false, work_rvu: 0.22, pe_rvu: 0.08 });
+    expect(r.body.reliability.warnings.join(' ')).toMatch(/71046-26 is priced and the facility is paid the technical component/);
     expect(r.body.outpatient_facility).toEqual({
       allowed_fac_payment: 147.86,
       opps_payment_rate: 94.85,
@@ -185,17 +188,32 @@ describe('with ccn: the facility geography', () => {
       non_labor_share: 0.4,
       relative_weight: 1.0376,
       wage_index: 1.9315,
+      informational: false,
     });
-    expect(r.body.estimated_payment).toBe(192.45);
+    expect(r.body.estimated_payment).toBe(159.82); // 11.96 + 147.86
   });
 
-  it('selects the professional (26) and technical (TC) rows by modifier', async () => {
+  it('selects the professional (26) and technical (TC) rows by modifier; at a facility the TC is the facility\'s', async () => {
     // 26: 0.2409 + 0.08x1.410 (0.1128) + 0.01x0.425 (0.00425) = 0.35795 x 33.4009 = 11.955852155 -> 11.96
     const pc = await pay('71046/payment?ccn=050454&modifier=26');
-    expect(pc.body.physician).toMatchObject({ work_rvu: 0.22, pe_rvu: 0.08, mp_rvu: 0.01, allowed_phy_payment: 11.96 });
-    // TC: 0 + 0.69x1.410 (0.9729) + 0.00425 = 0.97715 x 33.4009 = 32.637689435 -> 32.64
-    const tc = await pay('71046/payment?ccn=050454&modifier=tc');
-    expect(tc.body.physician).toMatchObject({ work_rvu: 0, pe_rvu: 0.69, allowed_phy_payment: 32.64 });
+    expect(pc.body.physician).toMatchObject({ work_rvu: 0.22, pe_rvu: 0.08, mp_rvu: 0.01, allowed_phy_payment: 11.96, rvu_row: '26' });
+    // TC at the hospital: paid to the facility under OPPS, no physician block.
+    const tcAtHospital = await pay('71046/payment?ccn=050454&modifier=tc');
+    expect(tcAtHospital.body.physician).toBeNull();
+    expect(tcAtHospital.body.reliability.warnings.join(' ')).toMatch(/71046-TC is a technical component .* paid to the facility/);
+    // TC priced in the locality with the facility PE (no facility is named): 0 + 0.69x1.410 (0.9729)
+    // + 0.01x0.425 (0.00425) = 0.97715 x 33.4009 = 32.637689435 -> 32.64; its facility PE is marked NA.
+    const tc = await pay('71046/payment?locality=0111205&place_of_service=22&modifier=tc');
+    expect(tc.body.physician).toMatchObject({ work_rvu: 0, pe_rvu: 0.69, allowed_phy_payment: 32.64, rvu_row: 'TC', setting_na: true });
+  });
+
+  it('shows the OPPS amount of a critical access hospital as informational: not applicable, not summed', async () => {
+    const r = await pay('71046/payment?ccn=051300');
+    expect(r.status).toBe(200);
+    expect(r.body.outpatient_facility).toMatchObject({ informational: true });
+    expect(r.body.applicable_blocks).not.toContain('outpatient_facility');
+    expect(r.body.estimated_payment).toBe(r.body.physician ? r.body.physician.allowed_phy_payment : 0);
+    expect(r.body.reliability.warnings.join(' ')).toMatch(/critical access hospital, paid at 101% of reasonable cost/);
   });
 
   it('drops the physician block when a pricing modifier has no row, and ignores payment-neutral modifiers', async () => {

@@ -136,6 +136,7 @@ const base: PaymentInputs = {
   rvu: {
     modifier: '',
     status_code: 'A',
+    pctc_indicator: '0',
     work_rvu: 1.3,
     non_fac_pe_rvu: 1.35,
     facility_pe_rvu: 0.57,
@@ -175,7 +176,7 @@ describe('composePayment', () => {
       qpp: true,
       cf: { value: CF_QPP, source: 'spec rule 1: CY2026 QPP constant' },
       pe: { facility: true, decided_by: 'facility_type' },
-      opps: { payment_rate: 94.85, apc_code: '5521', status_indicator: 'Q3', relative_weight: 1.0376, wage_index: 1.3456 },
+      opps: { payment_rate: 94.85, apc_code: '5521', status_indicator: 'Q3', relative_weight: 1.0376, wage_index: 1.3456, informational: false },
       lab: { rate: 10.56, indicator: 'N' },
       dme: { row: { non_rural_rate: 3.86, rural_rate: 4.19 }, state: 'NY', is_rural: false },
     });

@@ -111,8 +111,14 @@ describe('prior-auth tiers over HTTP', () => {
     expect(opd.body.source.citation.url).toMatch(/^https:\/\/www\.cms\.gov\//);
     // Unverified seed rows count 0.1 less than the tier's base.
     expect(opd.body.confidence).toBe(TIER_CONFIDENCE.national - 0.1);
+    // The OPD program covers hospital outpatient departments: in an office it is a firm "not required".
     const office = await check({ payer: 'medicare', code: '64490', place_of_service: '11' });
-    expect(office.body).toMatchObject({ resolution_tier: 'none', determination: 'unknown' });
+    expect(office.body).toMatchObject({ resolution_tier: 'national', determination: 'not_required', pa_required: false });
+    expect(office.body.rationale_chain.at(-1)).toMatchObject({ tier: 4, matched: false, detail: expect.stringContaining('not place of service 11') });
+    // A critical access hospital is not paid under the OPPS: the program does not cover it either.
+    const cah = await check({ payer: 'medicare', code: '64490', ccn: '051300' });
+    expect(cah.body).toMatchObject({ resolution_tier: 'national', determination: 'not_required', place_of_service: '22' });
+    expect(cah.body.rationale_chain.at(-1).detail).toContain('critical access hospital');
     const noPos = await check({ payer: 'medicare', code: '64490' });
     expect(noPos.body).toMatchObject({ resolution_tier: 'national', determination: 'conditional' });
     expect(noPos.body.reliability.warnings.join(' ')).toContain('place_of_service');
@@ -292,7 +298,7 @@ describe('resolvePriorAuth (pure)', () => {
     ({ id: 'o', ccn: CCN, payer_slug: null, payer_name: null, code: null, code_type: null, service_category: null, pa_required: true, auth_type: null,
       delegation_vendor: null, reason: null, source_document: null, effective_date: null, expiration_date: null, is_active: true, created_at: '', ...o }) as PaOverride;
   const run = (rules: PriorAuthRuleRow[], query = q(), overrides: PaOverride[] | null = null, cats: string[] = []) =>
-    resolvePriorAuth({ payer, rules, code_categories: cats, query, facility: overrides ? { ccn: CCN, registered: true, active_registration: true, overrides, roster: null } : null });
+    resolvePriorAuth({ payer, rules, code_categories: cats, query, facility: overrides ? { ccn: CCN, payment_system: 'opps', registered: true, active_registration: true, overrides, roster: null } : null });
 
   it('a code range rule matches codes of the same length inside it only', () => {
     const rules = [rule({ rule_id: 'knees', code_range_start: '27440', code_range_end: '27447' })];

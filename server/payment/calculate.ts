@@ -177,6 +177,8 @@ export interface RvuInput {
   mp_rvu: number | null;
   non_fac_na_indicator: string;
   facility_na_indicator: string;
+  /** PC/TC indicator (RVU25D.pdf): 1 global with -26/TC rows, 3 technical only, 5 incident to, ... */
+  pctc_indicator: string;
   year: number;
   quarter: number;
   /** Where the row came from, e.g. `PPRRVU2025_Oct.csv (mpfs_rvu 2025D)`. */
@@ -206,7 +208,8 @@ export interface PaymentInputs {
   gpci: GpciInput;
   /** Only with a CCN. */
   facility: FacilityBlock | null;
-  opps: { payment_rate: number; apc_code: string | null; status_indicator: string; relative_weight: number | null; wage_index: number } | null;
+  /** `informational`: the facility is not paid under the OPPS; the block is shown, not summed. */
+  opps: { payment_rate: number; apc_code: string | null; status_indicator: string; relative_weight: number | null; wage_index: number; informational: boolean } | null;
   lab: { rate: number; indicator: string } | null;
   dme: { row: DmeRates; state: string; is_rural: boolean } | null;
   /** The conversion factor of the date of service's year (exact text) and why it was chosen. */
@@ -260,6 +263,8 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
         mp_rvu_adjusted: n(amt.mp_rvu_adjusted),
         total_adjusted_rvu: n(amt.total_adjusted_rvu),
         pe_rvu_source: i.pe.facility ? 'facility' : 'non_facility',
+        rvu_row: r.modifier === '26' || r.modifier === 'TC' || r.modifier === '53' ? r.modifier : 'global',
+        setting_na: na === 'NA',
         rvu_year: r.year,
         rvu_quarter: r.quarter,
         rvu_source: r.source,
@@ -283,9 +288,12 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
       non_labor_share: o.non_labor_share,
       relative_weight: i.opps.relative_weight,
       wage_index: i.opps.wage_index,
+      informational: i.opps.informational,
     };
-    blocks.push('outpatient_facility');
-    amounts.push(o.allowed);
+    if (!i.opps.informational) {
+      blocks.push('outpatient_facility');
+      amounts.push(o.allowed);
+    }
   }
 
   let lab: LabBlock | null = null;

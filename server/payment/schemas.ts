@@ -50,6 +50,10 @@ export const PhysicianSchema = z.object({
   work_rvu: z.number(),
   work_rvu_adjusted: z.number(),
   pe_rvu_source: z.enum(['facility', 'non_facility']),
+  rvu_row: z
+    .enum(['global', '26', 'TC', '53'])
+    .describe("the PPRRVU row priced: the global row, or a modifier's; at a facility's outpatient setting a PC/TC indicator 1 code is priced from its -26 row (the facility is paid the technical component)"),
+  setting_na: z.boolean().describe('CMS marks the PE-RVU of the chosen setting NA (not paid there); the published value was used, with a warning'),
   rvu_quarter: z.number(),
   rvu_year: z.number(),
   rvu_source: z.string(),
@@ -64,6 +68,9 @@ export const OutpatientSchema = z.object({
   non_labor_share: z.number(),
   relative_weight: z.number().nullable(),
   wage_index: z.number(),
+  informational: z
+    .boolean()
+    .describe('true when the facility is not paid under the OPPS (a critical access hospital at cost, a Maryland hospital): shown for reference, not in applicable_blocks or estimated_payment'),
 }).meta({ id: 'PaymentOutpatientBlock' });
 
 export const LabSchema = z.object({ allowed_lab_payment: z.number(), lab_payment_rate: z.number(), indicator: z.string() }).meta({ id: 'PaymentLabBlock' });

@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { lookupOppsCap } from '../../datasets/opps_cap/queries.js';
 import { isKnownCode } from '../codes/service.js';
-import { isHospitalType, type Facility } from '../facilities/service.js';
+import { isHospitalType, type Facility, type PaymentSystem } from '../facilities/service.js';
 import type { FacilityReference } from '../facilities/schemas.js';
 import type { Trace } from '../trace.js';
 import type { PaymentQuerySchema } from './schemas.js';
@@ -46,6 +46,7 @@ function toRvuInput(row: RvuRow, snapshot: SnapshotReader): RvuInput {
     mp_rvu: row.mp_rvu,
     non_fac_na_indicator: row.non_fac_na_indicator,
     facility_na_indicator: row.facility_na_indicator,
+    pctc_indicator: row.pctc_indicator,
     year: row.year,
     quarter: row.quarter,
     source: files ? `${files} (mpfs_rvu ${row.version})` : `mpfs_rvu ${row.version}`,
@@ -79,6 +80,35 @@ async function selectRvu(snapshot: SnapshotReader, code: string, modifier: strin
     trace.warn(...r.warnings, `modifier ${modifier} does not select a separate RVU row; the unmodified RVUs of ${code} were used`);
     return r.row;
   }
+}
+
+/**
+ * The physician's part of a code at a facility's outpatient setting, where the facility is paid
+ * the technical component (OPPS or cost): a PC/TC indicator 1 code without a modifier is priced
+ * from its -26 row; a technical component (a TC row, indicator 3) and an incident-to service
+ * (indicator 5) have no physician payment there (RVU25D.pdf, "PC/TC Indicator").
+ */
+async function professionalComponent(snapshot: SnapshotReader, row: RvuRow, date: string | undefined, trace: Trace): Promise<RvuRow | null> {
+  const code = row.hcpcs;
+  if (row.modifier === 'TC' || row.pctc_indicator === '3') {
+    trace.warn(`physician: ${code}${row.modifier ? `-${row.modifier}` : ''} is a technical component (PC/TC indicator ${row.pctc_indicator}): at a facility it is paid to the facility (OPPS or cost), not under the physician fee schedule`);
+    return null;
+  }
+  if (row.pctc_indicator === '5') {
+    trace.warn(`physician: ${code} is an incident-to service (PC/TC indicator 5): not paid under the physician fee schedule at a facility`);
+    return null;
+  }
+  if (row.pctc_indicator === '1' && row.modifier === '') {
+    try {
+      const pc = await getRvu(snapshot, code, '26', date);
+      trace.warn(`physician: ${code} has professional and technical components (PC/TC indicator 1); at a facility the physician bills the professional component, so ${code}-26 is priced and the facility is paid the technical component`);
+      return pc.row;
+    } catch (e) {
+      if (!(e instanceof NotFoundError)) throw e;
+      trace.warn(`physician: ${code} has PC/TC indicator 1 but no -26 row is loaded; the global row was priced`);
+    }
+  }
+  return row;
 }
 
 const yearOf = (date?: string | null) => (date ? Number(date.slice(0, 4)) : undefined);
@@ -214,12 +244,20 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
   }
   const pe = choosePeSetting({ placeOfService: q.place_of_service, facilityIsFacilitySetting: hospital, useFacilityRate: q.use_facility_rate });
 
+  // At a facility's outpatient setting the facility is paid the technical component: the
+  // physician block prices the professional one (or nothing), so the TC is not counted twice.
+  if (f && rvuRow && pe.facility) {
+    rvuRow = await professionalComponent(snapshot, rvuRow, q.date_of_service, trace);
+    rvu = rvuRow ? toRvuInput(rvuRow, snapshot) : null;
+    if (rvuRow) trace.use('mpfs_rvu', rvuRow.version);
+  }
+
   const year = yearOf(q.date_of_service);
   let opps: PaymentInputs['opps'] = null;
   let lab: PaymentInputs['lab'] = null;
   let dme: PaymentInputs['dme'] = null;
   if (facility) {
-    opps = await oppsFor(snapshot, code, year, facility, hospital!, q.place_of_service, trace);
+    opps = await oppsFor(snapshot, code, year, facility, f!.effective.payment_system, q.place_of_service, trace);
     lab = await labFor(snapshot, code, modifier, year, trace);
     dme = await dmeFor(snapshot, code, modifier, facility, trace);
   }
@@ -298,11 +336,11 @@ async function oppsFor(
   code: string,
   year: number | undefined,
   f: FacilityReference,
-  hospital: boolean,
+  system: PaymentSystem,
   placeOfService: string | undefined,
   trace: Trace,
 ): Promise<PaymentInputs['opps']> {
-  if (!hospital) {
+  if (system === 'non_hospital') {
     trace.warn(`outpatient_facility: ${f.facility_type} ${f.ccn} is not a hospital paid under OPPS`);
     return null;
   }
@@ -337,10 +375,12 @@ async function oppsFor(
     trace.warn(`outpatient_facility: no wage index for CBSA ${f.cbsa ?? '(unknown)'} of ${f.ccn}; OPPS amount not computed`);
     return null;
   }
-  if (f.facility_type === 'critical_access_hospital') {
-    trace.warn(`outpatient_facility: ${f.ccn} is a critical access hospital, paid at 101% of reasonable cost rather than OPPS; the OPPS amount is a reference`);
+  if (system === 'cah_cost') {
+    trace.warn(`outpatient_facility: ${f.ccn} is a critical access hospital, paid at 101% of reasonable cost (42 CFR 413.70) rather than under the OPPS; the OPPS amount is informational and not in estimated_payment`);
+  } else if (system === 'maryland') {
+    trace.warn(`outpatient_facility: ${f.ccn} is a Maryland hospital, paid under the state's all-payer model rather than the OPPS; the OPPS amount is informational and not in estimated_payment`);
   }
-  return { payment_rate: row.payment_rate, apc_code: row.apc_code, status_indicator: row.status_indicator, relative_weight: row.relative_weight, wage_index: f.wage_index };
+  return { payment_rate: row.payment_rate, apc_code: row.apc_code, status_indicator: row.status_indicator, relative_weight: row.relative_weight, wage_index: f.wage_index, informational: system !== 'opps' };
 }
 
 async function labFor(snapshot: SnapshotReader, code: string, modifier: string, year: number | undefined, trace: Trace): Promise<PaymentInputs['lab']> {

@@ -2,6 +2,7 @@ import type { Citation, PayerRow, PriorAuthRuleRow } from '../../datasets/payers
 import type { PaOverride, RosterEntry } from '../../warehouse/facilities.js';
 import type { z } from 'zod';
 import type { RationaleStepSchema } from './schemas.js';
+import type { PaymentSystem } from '../facilities/service.js';
 
 /**
  * The prior-auth resolver: a pure function of the payer's curated rules, the code's service
@@ -54,6 +55,8 @@ export interface PaQuery {
 
 export interface FacilityContext {
   ccn: string;
+  /** How Medicare pays the facility's outpatient services (`resolveFacility`): the OPD program covers `opps` hospitals only. */
+  payment_system: PaymentSystem;
   /** false: not registered by the tenant, or soft-deleted: overrides are not consulted. */
   active_registration: boolean;
   registered: boolean;
@@ -275,7 +278,23 @@ export function resolvePriorAuth(input: ResolveInput): PaResolution {
     return finish(fromRule(base, c, t.name, q));
   }
 
-  const nat = nationalRules.find((c) => codeMatches(c.rule, q.code) || (c.rule.service_category !== null && cats.has(c.rule.service_category)));
+  const listed = (c: Candidate) => codeMatches(c.rule, q.code) || (c.rule.service_category !== null && cats.has(c.rule.service_category));
+  const nat = nationalRules.find(listed);
+  // The CMS hospital OPD prior-authorization program (42 CFR 419.80-419.89) covers hospital
+  // outpatient departments paid under the OPPS: a listed service elsewhere (an office, a critical
+  // access hospital, a Maryland hospital) needs no authorization under it.
+  const outside = opdProgramOutside(nat ?? applicable(input.rules.filter((r) => r.scope === 'national'), { ...q, place_of_service: undefined }, []).find(listed), q, f);
+  if (outside) {
+    chain.push({ tier: 4, tier_name: 'national', matched: false, detail: `national program: rule ${outside.rule.rule_id} lists this service, but ${outside.why} (${outside.rule.citation.title})` });
+    return finish({
+      ...base,
+      pa_required: false,
+      determination: 'not_required',
+      resolution_tier: 'national',
+      confidence: TIER_CONFIDENCE.national,
+      source: { kind: 'payer_rule', id: outside.rule.rule_id, citation: outside.rule.citation },
+    });
+  }
   if (nat) {
     chain.push({ tier: 4, tier_name: 'national', matched: true, detail: `national program: rule ${nat.rule.rule_id}${ruleSummary(nat)} (${nat.rule.citation.title})` });
     return finish(fromRule(base, nat, 'national', q));
@@ -293,6 +312,28 @@ export function resolvePriorAuth(input: ResolveInput): PaResolution {
   warnings.push(`no prior-auth rule found for ${payer.slug}${q.code ? ` code ${q.code}` : ''}${q.service_category ? ` category ${q.service_category}` : ''}: determination unknown (pa_required false is not a confirmation)`);
   if (payer.knowledge_depth !== 'full') warnings.push(`${payer.slug}: knowledge_depth ${payer.knowledge_depth}; the payer's prior-auth lists are not in the loaded knowledge`);
   return finish(base);
+}
+
+/** Places of service of a hospital outpatient department (on/off campus, emergency department). */
+const OPD_POS: ReadonlySet<string> = new Set(['19', '22', '23']);
+
+/**
+ * Why a national hospital-OPD program rule (one limited to OPD places of service) does not apply
+ * to this service, or null when it does (or is not such a rule): another place of service, or a
+ * facility the OPPS does not pay.
+ */
+function opdProgramOutside(c: Candidate | undefined, q: PaQuery, f: FacilityContext | null): { rule: PriorAuthRuleRow; why: string } | null {
+  if (!c) return null;
+  const pos = c.rule.place_of_service;
+  if (pos.length === 0 || !pos.every((p) => OPD_POS.has(p))) return null;
+  if (q.place_of_service !== undefined && !pos.includes(q.place_of_service)) {
+    return { rule: c.rule, why: `it covers hospital outpatient departments (place of service ${pos.join('/')}), not place of service ${q.place_of_service}` };
+  }
+  if (f && f.payment_system !== 'opps') {
+    const what = { cah_cost: 'a critical access hospital (paid at cost, not under the OPPS)', maryland: "a Maryland hospital (paid under the state's all-payer model, not the OPPS)", non_hospital: 'not a hospital outpatient department' }[f.payment_system];
+    return { rule: c.rule, why: `it covers OPPS-paid hospital outpatient departments and facility ${f.ccn} is ${what}` };
+  }
+  return null;
 }
 
 function ruleSummary(c: Candidate): string {

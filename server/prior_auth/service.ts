@@ -48,6 +48,7 @@ export async function checkPriorAuth(
     const [overrides, roster] = f.registered ? await Promise.all([tenant.overrides.list(q.ccn), tenant.rosters.list(q.ccn)]) : [[], []];
     facility = {
       ccn: q.ccn,
+      payment_system: f.effective.payment_system,
       registered: f.registration !== null,
       active_registration: f.registered,
       overrides,
