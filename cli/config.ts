@@ -49,6 +49,7 @@ const EnvSchema = z.object({
   RCM_LLM_ALLOW_TEST: flag,
   RCM_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(20_000),
   RCM_SNAPSHOT_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(500),
+  RCM_READINESS_EVERY_MS: z.coerce.number().int().min(100).max(300_000).default(5_000),
   RCM_MAX_REMOVED: z
     .string()
     .default('0.05')

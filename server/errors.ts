@@ -68,7 +68,8 @@ export const notReady = (why: string): DomainError => new DomainError('not_ready
  * status, and the contract test checks every answered code is among them.
  */
 export function routeErrorCodes(r: RouteDef): ErrorCode[] {
-  const codes = new Set<ErrorCode>(['invalid_host', 'misdirected_request', 'rate_limited', 'validation_error', 'internal_error']);
+  const codes = new Set<ErrorCode>(['invalid_host', 'misdirected_request', 'validation_error', 'internal_error']);
+  if (r.rateLimit !== false) codes.add('rate_limited');
   const add = (...cs: ErrorCode[]) => cs.forEach((c) => codes.add(c));
   if (r.auth === 'admin_secret_or_test_key') add('invalid_admin_secret', 'admin_secret_required', 'missing_api_key', 'invalid_api_key', 'key_host_mismatch');
   else if (r.auth !== 'public') {

@@ -162,6 +162,8 @@ export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType 
   summary: string;
   description?: string;
   auth: Auth;
+  /** `false`: a public probe never rate limited (health and readiness behind a load balancer). */
+  rateLimit?: false;
   reads: Reads;
   params?: P;
   query?: Q;

@@ -56,5 +56,5 @@ const inert = (name: string): never =>
  * holder, the state store or the metrics.
  */
 export function routeCatalog(): RouteDef[] {
-  return buildRoutes({ snapshots: inert('snapshots'), state: inert('state'), metrics: inert('metrics'), serviceVersion: '0.0.0', startedAt: new Date(0) });
+  return buildRoutes({ snapshots: inert('snapshots'), state: inert('state'), readiness: inert('readiness'), metrics: inert('metrics'), serviceVersion: '0.0.0', startedAt: new Date(0) });
 }

@@ -18,6 +18,7 @@ import type { Limiters } from './pipeline/auth.js';
 import { checkRoute, Pipeline, type PipelineConfig } from './pipeline/invoke.js';
 import type { RouteDef } from './route.js';
 import { buildRoutes } from './routes.js';
+import { Readiness } from './system/readiness.js';
 
 export interface AgentOptions {
   policy: CallbackPolicy;
@@ -91,6 +92,8 @@ export interface StartOptions extends PipelineConfig {
   extraRoutes?: RouteDef[];
   /** Rate limiters shared by replicas (a networked store); in-process windows when not given. */
   limiters?: Limiters;
+  /** How often readiness re-checks the snapshot and the state store (`RCM_READINESS_EVERY_MS`, default 5 s). */
+  readinessEveryMs?: number;
 }
 
 /** Mounts the current snapshot read-only, opens the state store and listens. */
@@ -101,6 +104,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const state = new SqliteStateStore(wh.path('state.sqlite'), now);
   const metrics = new Metrics();
   const cache = new AnswerCache(o.cacheMaxBytes ?? 64 * 1024 * 1024);
+  let readiness: Readiness | undefined;
   const snapshots = new SnapshotHolder(wh, {
     memoMaxBytes: o.memoMaxBytes,
     // Whole-table lookup indexes (PTP) are built right after a mount, not on the first request.
@@ -121,11 +125,15 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
         cache.dropSnapshot(from);
       }
       o.logger.info({ from, to }, 'snapshot mounted');
+      void readiness?.refresh();
     },
   });
+  readiness = new Readiness(snapshots, state, now);
   await snapshots.refresh();
   if (snapshots.lastError) o.logger.error({ error: snapshots.lastError }, 'snapshot mount failed');
   snapshots.start(o.pollMs ?? 500);
+  await readiness.refresh();
+  readiness.start(o.readinessEveryMs ?? 5_000);
   const startedAt = now();
   const agents = { ...DEFAULT_AGENTS, ...o.agents };
   metrics.watchJobs(() => state.jobs.countByStatus());
@@ -133,7 +141,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const wake = () => {
     if (agents.runner) setImmediate(() => void runner.tick().catch(() => undefined));
   };
-  const routes = [...buildRoutes({ snapshots, state, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, playground: { enabled: true, keysPerHour: 20, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: 86_400_000, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
+  const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, playground: { enabled: true, keysPerHour: 20, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: 86_400_000, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
   routes.forEach(checkRoute);
   const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now, limiters: o.limiters });
   const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now });
@@ -160,6 +168,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     mcp,
     runner,
     async close() {
+      readiness?.stop();
       await runner.drain();
       await mcp.close();
       await new Promise<void>((res) => {

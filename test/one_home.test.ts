@@ -116,3 +116,32 @@ describe('the rate limiter behind its interface', () => {
     expect(calls.length).toBe(3);
   });
 });
+
+describe('health probes (issue 19, item 13)', () => {
+  let t: TestServer;
+  let pings = 0;
+  beforeAll(async () => {
+    t = await startTestServer({ publicRateLimitPerMin: 5 });
+    const ping = t.srv.state.ping.bind(t.srv.state);
+    t.srv.state.ping = () => {
+      pings++;
+      return ping();
+    };
+  });
+  afterAll(async () => t.close());
+
+  it('are never rate limited, and readiness reads a state computed off the request path', async () => {
+    const before = pings;
+    for (let i = 0; i < 40; i++) {
+      const [h, r] = await Promise.all([t.request('/v1/health', { key: null }), t.request('/v1/health/ready', { key: null })]);
+      expect([h.status, r.status]).toEqual([200, 200]);
+      expect(h.headers['ratelimit-limit']).toBeUndefined();
+    }
+    // 80 probes, no state-store ping of their own (the timer runs every 5 s).
+    expect(pings - before).toBeLessThanOrEqual(1);
+    // Other public routes are still limited per address.
+    const statuses = [];
+    for (let i = 0; i < 8; i++) statuses.push((await t.request('/v1/directory/payers', { key: null })).status);
+    expect(statuses).toContain(429);
+  });
+});

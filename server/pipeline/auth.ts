@@ -98,8 +98,9 @@ export class Authorizer {
   ) {}
 
   /** The caller of a route (null on public routes), after its rate limit; RateLimit headers go into `out`. */
-  async authorize(auth: Auth, req: { headers: Headers; clientIp: string }, hostKind: HostKind, out: Record<string, string>): Promise<AuthInfo | null> {
+  async authorize(auth: Auth, req: { headers: Headers; clientIp: string }, hostKind: HostKind, out: Record<string, string>, limit = true): Promise<AuthInfo | null> {
     if (auth === 'public') {
+      if (!limit) return null;
       const limited = takeOrThrow(this.limiters.ip, `ip:${req.clientIp}`, out);
       if (limited) await limited;
       return null;

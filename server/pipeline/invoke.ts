@@ -79,6 +79,7 @@ export function checkRoute(r: RouteDef): void {
   if (r.cache && r.method !== 'get') throw new Error(`${r.operationId}: only GET answers are cached`);
   if (r.cache && r.reads === 'none') throw new Error(`${r.operationId}: a cached route must say what it reads`);
   if (r.examples.length === 0) throw new Error(`${r.operationId}: every route carries at least one example`);
+  if (r.rateLimit === false && (r.auth !== 'public' || r.reads !== 'none')) throw new Error(`${r.operationId}: only a public probe that reads nothing may skip the rate limit`);
   if (r.contentType && r.mcp !== false) throw new Error(`${r.operationId}: a non-JSON answer cannot be an MCP tool (say mcp: false)`);
   if (!r.contentType && !schemaId(r.response)) throw new Error(`${r.operationId}: name the response schema with .meta({ id }) (it becomes an OpenAPI component)`);
 }
@@ -120,7 +121,7 @@ export class Pipeline {
     let out: InvokeResult;
     try {
       const hostKind = hostKindOf(this.deps.config.hosts, req.headers.host, req.target);
-      auth = await this.authorizer.authorize(route.auth, req, hostKind, headers);
+      auth = await this.authorizer.authorize(route.auth, req, hostKind, headers, route.rateLimit !== false);
       if (readsSnapshot(route.reads)) {
         snapshot = this.deps.snapshots.snapshot;
         if (!snapshot) throw notReady('no data snapshot is published yet; run `rcm seed` or `rcm ingest`');

@@ -6,11 +6,14 @@ import { notReady } from '../errors.js';
 import type { Metrics } from '../pipeline/metrics.js';
 import { buildOpenApi, type OpenApiOptions } from '../openapi.js';
 import { defineRoute, type RouteDef } from '../route.js';
+import type { Readiness } from './readiness.js';
 import { HealthSchema, MetaSchema, ReadinessSchema } from './schemas.js';
 
 export interface SystemDeps {
   snapshots: SnapshotHolder;
   state: StateStore;
+  /** Readiness as last computed (at mount and on a timer), never per request. */
+  readiness: Pick<Readiness, 'last'>;
   metrics: Metrics;
   serviceVersion: string;
   /** The whole route table (for the OpenAPI document). */
@@ -31,6 +34,8 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       mcp: false,
       summary: 'Liveness: the process answers',
       auth: 'public',
+      // A load balancer may probe as often as it likes, from one address behind a proxy.
+      rateLimit: false,
       reads: 'none',
       response: HealthSchema,
       examples: [
@@ -46,7 +51,9 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       tag: 'system',
       mcp: false,
       summary: 'Readiness: a snapshot is mounted and the state store answers',
+      description: 'Never rate limited, and cheap: it reads the state computed at start, after each snapshot mount and every few seconds (`checked_at`).',
       auth: 'public',
+      rateLimit: false,
       reads: 'none',
       response: ReadinessSchema,
       errors: ['not_ready'],
@@ -54,13 +61,12 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
         { summary: 'can the service answer data requests' },
         { summary: 'an unknown query parameter', status: 422, query: { x: '1' } },
       ],
-      handler: async () => {
-        const snap = d.snapshots.snapshot;
-        const stateOk = await d.state.ping().catch(() => false);
-        if (!snap || !stateOk) {
-          throw notReady(`not ready: snapshot ${snap ? 'mounted' : 'missing'}, state store ${stateOk ? 'ok' : 'failing'}`);
+      handler: () => {
+        const r = d.readiness.last;
+        if (!r.ready || !r.snapshot_id) {
+          throw notReady(`not ready: snapshot ${r.checks.snapshot ? 'mounted' : 'missing'}, state store ${r.checks.state_store ? 'ok' : 'failing'} (checked ${r.checked_at})`);
         }
-        return { status: 'ready' as const, snapshot_id: snap.id, checks: { snapshot: true, state_store: stateOk } };
+        return { status: 'ready' as const, snapshot_id: r.snapshot_id, checks: r.checks, checked_at: r.checked_at };
       },
     }),
     defineRoute({

@@ -3,7 +3,7 @@ import { z } from 'zod';
 export const HealthSchema = z.object({ status: z.literal('ok'), version: z.string(), uptime_s: z.number() }).meta({ id: 'Health' });
 
 export const ReadinessSchema = z
-  .object({ status: z.literal('ready'), snapshot_id: z.string(), checks: z.record(z.string(), z.boolean()) })
+  .object({ status: z.literal('ready'), snapshot_id: z.string(), checks: z.record(z.string(), z.boolean()), checked_at: z.string().describe('when the checks last ran (at start, after a snapshot mount, and every few seconds)') })
   .meta({ id: 'Readiness' });
 
 /** Service version, served snapshot and the versions of every dataset in it. */
