@@ -50,6 +50,18 @@ export class Trace {
     return this;
   }
 
+  /**
+   * The one rule for "degraded": the answer used data other than the request asked for (a
+   * version that does not cover the date of service, another year's factor or fee schedule, a
+   * national value for a missing locality). Each message is a warning; none given, nothing is
+   * marked (so `fallback(...pick.warnings)` marks only a pick that fell back).
+   */
+  fallback(...messages: string[]): this {
+    if (messages.length === 0) return this;
+    this.fellBack = true;
+    return this.warn(...messages);
+  }
+
   /** The answer rests on a fallback (another year's data, a dataset not loaded): `reliability.degraded`. */
   degrade(when = true): this {
     if (when) this.fellBack = true;

@@ -288,8 +288,14 @@ describe('dates and errors', () => {
     const ok = await pay('99213/payment?locality=1320201&date_of_service=2026-03-01');
     expect(ok.body.date_of_service).toBe('2026-03-01');
     expect(ok.body.reliability.warnings).toEqual([]);
+    expect(ok.body.reliability.degraded).toBe(false);
     const early = await pay('99213/payment?locality=1320201&date_of_service=2025-01-15');
     expect(early.status).toBe(200);
+    // Another period's data answered: degraded, as PTP says for an uncovered date (one rule).
+    expect(early.body.reliability.degraded).toBe(true);
+    const old = await pay('99213/payment?locality=1320201&date_of_service=2019-01-01');
+    expect(old.body.reliability.degraded).toBe(true);
+    expect(old.body.reliability.warnings.join(' ')).toMatch(/no CY2019 RVU release is loaded/);
     expect(early.body.reliability.warnings.join(' ')).toMatch(/no mpfs_rvu release loaded is effective on 2025-01-15/);
     expect(early.body.reliability.warnings.join(' ')).toMatch(/no gpci release loaded is effective on 2025-01-15/);
     const bad = await pay('99213/payment?date_of_service=2026-02-30');

@@ -40,7 +40,7 @@ export const feeScheduleRoutes: RouteDef[] = [
       const r = await findDmeFees(snapshot, params.code, query);
       if (!r.known) throw new NotFoundError(`HCPCS ${params.code} is not on any loaded DMEPOS fee schedule`);
       trace.use('dmepos', r.version);
-      if (!r.version) trace.warn(`no DMEPOS release effective in ${query.year} is loaded`);
+      if (!r.version) trace.fallback(`no DMEPOS release effective in ${query.year} is loaded`);
       return {
         results: r.rows.map(toDmeRow),
         total_count: r.total_count,
@@ -100,7 +100,7 @@ export const feeScheduleRoutes: RouteDef[] = [
         throw new NotFoundError(`HCPCS ${params.code} is not on any loaded Clinical Laboratory Fee Schedule`);
       }
       trace.use('clfs', version);
-      if (!version) trace.warn(`no CLFS quarter effective in ${query.year} is loaded`);
+      if (!version) trace.fallback(`no CLFS quarter effective in ${query.year} is loaded`);
       return {
         results: rows.map(toLabRow),
         total_count: rows.length,

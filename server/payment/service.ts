@@ -61,7 +61,7 @@ function toRvuInput(row: RvuRow, snapshot: SnapshotReader): RvuInput {
 async function selectRvu(snapshot: SnapshotReader, code: string, modifier: string, date: string | undefined, trace: Trace): Promise<RvuRow | null> {
   try {
     const r = await getRvu(snapshot, code, modifier, date);
-    trace.warn(...r.warnings);
+    trace.fallback(...r.warnings);
     return r.row;
   } catch (e) {
     if (!(e instanceof NotFoundError)) throw e;
@@ -77,7 +77,7 @@ async function selectRvu(snapshot: SnapshotReader, code: string, modifier: strin
       return null;
     }
     const r = await getRvu(snapshot, code, '', date);
-    trace.warn(...r.warnings, `modifier ${modifier} does not select a separate RVU row; the unmodified RVUs of ${code} were used`);
+    trace.fallback(...r.warnings).warn(`modifier ${modifier} does not select a separate RVU row; the unmodified RVUs of ${code} were used`);
     return r.row;
   }
 }
@@ -132,7 +132,7 @@ export function conversionFactorFor(row: RvuRow | null, source: string, year: nu
     return { value: conversionFactor(qpp), source: `spec rule 1: CY2026 ${variant} constant${why}` };
   }
   if (row?.conv_factor) {
-    trace.warn(`no CY${year} RVU release is loaded: the CY${row.year} conversion factor ${row.conv_factor} of ${source} was used`);
+    trace.fallback(`no CY${year} RVU release is loaded: the CY${row.year} conversion factor ${row.conv_factor} of ${source} was used`);
     return { value: String(row.conv_factor), source: `CONV FACTOR of ${source} (CY${row.year}; no CY${year} release loaded)` };
   }
   return { value: conversionFactor(qpp), source: `spec rule 1: CY2026 ${variant} constant (no CY${year} factor loaded)` };
@@ -152,7 +152,7 @@ async function capFor(
   const what = `${code}${modifier ? `-${modifier}` : ''} in locality ${locality}`;
   if (!c) return null;
   if (c.other_year) {
-    trace.warn(`opps_cap: ${what} is capped in release ${c.other_year.version}, but no CY${year} cap file is loaded; paid without the OPPS cap`);
+    trace.fallback(`opps_cap: ${what} is capped in release ${c.other_year.version}, but no CY${year} cap file is loaded; paid without the OPPS cap`);
     return null;
   }
   if (!c.row) return null;
@@ -226,7 +226,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
         },
       ]);
     }
-    trace.warn(...g.warnings);
+    trace.fallback(...g.warnings);
     trace.use('gpci', g.version);
     gpci = { locality: q.locality, pw_gpci: g.row.pw_gpci, pe_gpci: g.row.pe_gpci, mp_gpci: g.row.mp_gpci };
   } else {
@@ -322,7 +322,7 @@ async function gpciFor(
     return { ...national, locality };
   }
   trace.use('gpci', g.version);
-  trace.warn(...g.warnings);
+  trace.fallback(...g.warnings);
   if (!g.row) {
     trace.degrade();
     trace.warn(`physician: locality ${locality} of ${who} is not in GPCI ${g.version}; national GPCIs (1.000) used`);
@@ -356,7 +356,7 @@ async function oppsFor(
   let version = oppsVersionFor(snapshot, year);
   if (!version) {
     version = oppsVersionFor(snapshot)!;
-    trace.warn(`outpatient_facility: no OPPS Addendum B for ${year} is loaded; used ${version}`);
+    trace.fallback(`outpatient_facility: no OPPS Addendum B for ${year} is loaded; used ${version}`);
   }
   const [row] = await findOppsRatesIn(snapshot, version, code);
   if (!row) {
@@ -396,7 +396,7 @@ async function labFor(snapshot: SnapshotReader, code: string, modifier: string, 
   let [r] = await findLabRates(snapshot, code, modifier || undefined, year);
   if (!r && year !== undefined && !snapshot.versions('clfs').some((v) => (v.effective_date ?? v.version).startsWith(String(year)))) {
     [r] = await findLabRates(snapshot, code, modifier || undefined);
-    if (r) trace.warn(`lab: no CLFS for ${year} is loaded; used ${r.version}`);
+    if (r) trace.fallback(`lab: no CLFS for ${year} is loaded; used ${r.version}`);
   }
   if (!r) {
     trace.warn(`lab: ${code} is not on the clinical laboratory fee schedule`);
