@@ -189,12 +189,26 @@ describe('claim intelligence', () => {
   it('joins identity, the Medicare fee reference, denial patterns, appeals, filing and prior auth for a code', async () => {
     const r = await t.request('/v1/payers/medicare_ffs/claim-intelligence?code=15823');
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ payer_slug: 'medicare_ffs', payer_type: 'medicare', code: '15823', coverage_determinations: [] });
+    expect(r.body).toMatchObject({ payer_slug: 'medicare_ffs', payer_type: 'medicare', code: '15823' });
+    // The loaded MCD export (illustrative seeds) lists 15823 in billing article A99003.
+    expect(r.body.coverage_determinations).toEqual([expect.objectContaining({ kind: 'lcd_billing_article', article_id: 'A99003' })]);
+    expect(r.body.coverage_determinations[0].covered_diagnosis_count).toBeGreaterThan(0);
+    expect(r.body.reliability.dataset_versions.mcd_coverage).toBeTruthy();
     expect(r.body.prior_auth).toMatchObject({ pa_required: true, matched_rules: ['opd_blepharoplasty'] });
     expect(r.body.prior_auth_rules[0]).toMatchObject({ service_category: 'blepharoplasty', turnaround_standard_days: 10, turnaround_standard_unit: 'business_days' });
     expect(r.body.filing_rules[0]).toMatchObject({ standard_days: null, applied_limit: { value: 12, unit: 'months', override: null } });
     expect(r.body.appeal_rules).toHaveLength(5);
-    expect(r.body.reliability.warnings.join(' ')).toMatch(/no NCD\/LCD coverage dataset is loaded/);
+    expect(r.body.reliability.warnings.join(' ')).not.toMatch(/no NCD\/LCD coverage dataset is loaded/);
+    expect(r.body.reliability.warnings.join(' ')).toMatch(/coverage rows are illustrative seeds/);
+    // Where to submit: the payer's submission portal when no vendor has one (null when neither is curated).
+    expect(r.body.prior_auth_rules[0]).toHaveProperty('portal_url');
+  });
+
+  it('prices a code with a payment-neutral modifier from its unmodified row, as payment does', async () => {
+    const r = await t.request('/v1/payers/medicare_ffs/claim-intelligence?code=99213&modifier=25');
+    expect(r.status).toBe(200);
+    expect(r.body.fee).toMatchObject({ code: '99213', modifier: '', work_rvu: 1.3 });
+    expect(r.body.reliability.warnings.join(' ')).toMatch(/modifier 25 does not select a separate RVU row/);
   });
 
   it('gives the RVU fee of the release in force, and says when a code has no prior-auth rule', async () => {

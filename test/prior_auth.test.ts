@@ -61,6 +61,12 @@ describe('prior-auth tiers over HTTP', () => {
     expect(r.body.determination_id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it("claim intelligence lists the payer's prior-auth rule with its portal_url (the vendor's portal)", async () => {
+    const r = await t.request('/v1/payers/tier_health/claim-intelligence?code=70553');
+    expect(r.status).toBe(200);
+    expect(r.body.prior_auth_rules.find((x: { rule_id: string }) => x.rule_id === 'mri_brain')).toMatchObject({ portal_url: 'https://example.org/imaging' });
+  });
+
   it('tier 1 with a visit threshold: conditional below it, required at it', async () => {
     const below = await check({ payer: 'tier_health', code: '97110', visit_count: '5' });
     expect(below.body).toMatchObject({ determination: 'conditional', pa_threshold: 12, visit_count: 5, threshold_remaining: 7 });

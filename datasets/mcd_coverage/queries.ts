@@ -55,3 +55,21 @@ export async function coverageIndex(snapshot: SnapshotReader): Promise<CoverageI
     { pin: true },
   );
 }
+
+/** Ids the seeds use for illustrative coverage rows (L99001-L99999, A99001-A99999): never real policies. */
+export const ILLUSTRATIVE_MCD_ID = /^[LA]99\d{3}$/;
+
+/** A billing article that lists a code, with the LCDs that reference it. */
+export interface CodeArticle {
+  article: ArticleRow;
+  lcds: LcdRow[];
+  covered: ArticleIcd10Row[];
+}
+
+/** The billing articles (not retired before `date`) that list `code`, each with its LCDs and covered diagnoses. */
+export function findArticlesForCode(idx: CoverageIndex, code: string, date: string): CodeArticle[] {
+  return (idx.articlesByCode.get(code) ?? [])
+    .map((id) => idx.articles.get(id)!)
+    .filter((a) => !(a.date_retired && a.date_retired < date))
+    .map((article) => ({ article, lcds: idx.lcdsOfArticle.get(article.article_id) ?? [], covered: idx.covered.get(article.article_id) ?? [] }));
+}

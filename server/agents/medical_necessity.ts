@@ -1,6 +1,6 @@
 import { dotted, undotted } from '../../datasets/icd10cm/dataset.js';
 import { findDx, icd10Index } from '../../datasets/icd10cm/queries.js';
-import { coverageIndex } from '../../datasets/mcd_coverage/queries.js';
+import { coverageIndex, findArticlesForCode, ILLUSTRATIVE_MCD_ID } from '../../datasets/mcd_coverage/queries.js';
 import { todayOf } from '../calendar.js';
 import { conclude, gather, type AgentWriterOptions } from './evidence.js';
 import { AgentError, type Agent } from './runner.js';
@@ -9,7 +9,6 @@ import type { MedicalNecessityInput } from './schemas.js';
 const CODE_IN_TEXT = /\b(?:\d{4}[0-9A-Z]|[A-Z]\d{4})\b/;
 
 /** Ids of the illustrative seed documents (L99001, A99001 ...): no real LCD or article uses them. */
-const ILLUSTRATIVE = /^[LA]99\d{3}$/;
 
 /**
  * Medical necessity: which billing articles (and the LCDs behind them) list a CPT/HCPCS code,
@@ -67,15 +66,11 @@ export function medicalNecessityAgent(o: AgentWriterOptions): Agent {
       if (!cov) {
         warnings.push('mcd_coverage is not loaded: no coverage policy could be checked');
       } else {
-        const ids = cov.articlesByCode.get(code) ?? [];
         const valid = diagnoses.filter((d) => d.status === 'valid' || d.status === 'unchecked');
-        for (const id of ids) {
-          const a = cov.articles.get(id)!;
-          if (a.date_retired && a.date_retired < dos) continue;
-          const coveredRows = cov.covered.get(id) ?? [];
+        for (const { article: a, lcds: lcdRows, covered: coveredRows } of findArticlesForCode(cov, code, dos)) {
           const coveredSet = new Set(coveredRows.map((r) => undotted(r.icd10_code_id)));
           const hits = valid.filter((d) => coveredSet.has(undotted(d.code))).map((d) => d.code);
-          const lcds = (cov.lcdsOfArticle.get(id) ?? []).map((l) => ({ lcd_id: l.display_id, lcd_version: l.lcd_version, title: l.title, doc_reqs: l.doc_reqs }));
+          const lcds = lcdRows.map((l) => ({ lcd_id: l.display_id, lcd_version: l.lcd_version, title: l.title, doc_reqs: l.doc_reqs }));
           policies.push({ article_id: a.display_id, article_version: a.article_version, title: a.title, lcds, covered_dx: hits, doc_reqs: a.doc_reqs });
           evidence.push({
             kind: 'coverage_article',
@@ -83,7 +78,7 @@ export function medicalNecessityAgent(o: AgentWriterOptions): Agent {
             facts: { article: a, lcds, covered_submitted: hits, covered_count: coveredRows.length },
             citation: trace.cite('mcd_coverage', cov.version),
           });
-          if ([a.display_id, ...lcds.map((l) => l.lcd_id)].some((x) => ILLUSTRATIVE.test(x))) {
+          if ([a.display_id, ...lcds.map((l) => l.lcd_id)].some((x) => ILLUSTRATIVE_MCD_ID.test(x))) {
             const w = 'coverage rows of the seeds are illustrative (no real MCD code-level export is loaded): do not rely on this verdict';
             if (!warnings.includes(w)) warnings.push(w);
           }

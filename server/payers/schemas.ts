@@ -216,7 +216,19 @@ export const ClaimIntelligenceSchema = z
     edi_payer_ids: z.record(z.string(), z.string()),
     fee: FeeSchema.nullable().describe('Medicare physician fee schedule RVUs of the release in force (a reference for every payer)'),
     policy_rules: z.array(PolicyRuleRowSchema),
-    coverage_determinations: z.array(z.unknown()).describe('NCD/LCD rows (Medicare FFS only; empty until the coverage dataset is loaded)'),
+    coverage_determinations: z
+      .array(
+        z.object({
+          kind: z.literal('lcd_billing_article'),
+          article_id: z.string(),
+          article_version: z.int(),
+          title: z.string(),
+          lcds: z.array(z.object({ lcd_id: z.string(), lcd_version: z.int(), title: z.string() })),
+          covered_diagnosis_count: z.int().describe('ICD-10-CM codes on the article\'s covered list (the medical-necessity agent checks a claim\'s diagnoses against them)'),
+          documentation_requirements: z.string().nullable(),
+        }),
+      )
+      .describe('Medicare FFS only: the LCD billing articles (mcd_coverage) that list the code'),
     denial_patterns: z.array(DenialPatternSchema),
     appeal_rules: z.array(AppealLevelRowSchema.omit({ payer_slug: true })),
     filing_rules: z.array(
@@ -225,7 +237,11 @@ export const ClaimIntelligenceSchema = z
         applied_limit: z.object({ value: z.int(), unit: z.enum(['days', 'months']), override: z.string().nullable() }),
       }),
     ),
-    prior_auth_rules: z.array(PriorAuthRuleRowSchema.omit({ payer_slug: true })),
+    prior_auth_rules: z.array(
+      PriorAuthRuleRowSchema.omit({ payer_slug: true }).extend({
+        portal_url: z.string().nullable().describe("where to submit: the vendor's portal, else the payer's submission portal"),
+      }),
+    ),
     prior_auth: z.object({
       pa_required: z.boolean().nullable(),
       determination: z.string(),

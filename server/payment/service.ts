@@ -58,7 +58,7 @@ function toRvuInput(row: RvuRow, snapshot: SnapshotReader): RvuInput {
  * pricing modifier (26/TC/53) the code does not carry, none (the physician block is absent); for
  * any other modifier the code's unmodified row.
  */
-async function selectRvu(snapshot: SnapshotReader, code: string, modifier: string, date: string | undefined, trace: Trace): Promise<RvuRow | null> {
+export async function selectRvu(snapshot: SnapshotReader, code: string, modifier: string, date: string | undefined, trace: Trace): Promise<RvuRow | null> {
   try {
     const r = await getRvu(snapshot, code, modifier, date);
     trace.fallback(...r.warnings);
