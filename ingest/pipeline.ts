@@ -173,8 +173,9 @@ function gate(s: StagedVersion): void {
 
 /**
  * `rcm ingest`: stage one version and, unless dry run, publish a snapshot with it. A dry run
- * still applies the `--fail-on-*` thresholds (so a data team's CI gates on one command), but
- * not the removal guard, which only protects a publish.
+ * applies every gate the real run applies (the `--fail-on-*` thresholds and the removal guard,
+ * `--allow-removals` included) and exits as the real run would, so a data team's CI learns
+ * from the dry run what the publish will do.
  */
 export async function ingestFiles(wh: Warehouse, opts: IngestOptions): Promise<IngestSummary> {
   const now = opts.now ?? (() => new Date());
@@ -183,7 +184,7 @@ export async function ingestFiles(wh: Warehouse, opts: IngestOptions): Promise<I
   return withWriteLock(wh.path('ingest.lock'), async () => {
     await sweepTmp(wh);
     const parent = await wh.current();
-    const staged = await stageVersion(wh, opts.dryRun ? { ...opts, allowRemovals: true } : opts, parent);
+    const staged = await stageVersion(wh, opts, parent);
     try {
       gate(staged);
       const manifest = opts.dryRun ? null : await publish(wh, parent, [staged], now);

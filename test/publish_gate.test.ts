@@ -142,10 +142,30 @@ describe('rcm ingest as a CI gate', () => {
     expect(body.report.failed[0]).toMatch(/removed \d+\.\d+% > 2% \(--fail-on-removed\)/);
     expect(r.err).toMatch(/refused/);
     expect(await wh.currentId()).toBe(before);
-    const md = await rcm('ingest', 'mpfs_rvu', fewer, '--dry-run', '--fail-on-removed', '50%', '--replace', '--format', 'markdown');
+    // 6 of 53 seed keys is past the 5% removal guard, which a dry run now applies too: allowed here.
+    const md = await rcm('ingest', 'mpfs_rvu', fewer, '--dry-run', '--fail-on-removed', '50%', '--replace', '--allow-removals', '--format', 'markdown');
     expect(md.code).toBe(0);
     expect(md.out).toMatch(/\*\*dry run:\*\* mpfs_rvu 2025D/);
     expect(md.out).toMatch(/\| removed \| \d+ \| \d+\.\d+% \|/);
+    expect(await wh.currentId()).toBe(before);
+  });
+
+  it('--dry-run applies the removal guard as the real run does: same refusal, same exit, --allow-removals passes both', async () => {
+    await ingestFiles(wh, { dataset: 'mpfs_rvu', files: [RVU], replace: true });
+    const before = await wh.currentId();
+    const lines = (await readFile(RVU, 'latin1')).split('\r\n');
+    // Keep the header block and a quarter of the rows: most keys are removed.
+    const head = lines.findIndex((l) => l.startsWith('HCPCS'));
+    const partial = await write('PPRRVU2025_Oct.csv', [...lines.slice(0, head + 1), ...lines.slice(head + 1, head + 1 + Math.floor((lines.length - head) / 4)), ''].join('\r\n'));
+    const dry = await rcm('ingest', 'mpfs_rvu', partial, '--dry-run', '--replace', '--json');
+    const real = await rcm('ingest', 'mpfs_rvu', partial, '--replace', '--json');
+    expect(dry.code, dry.err).toBe(3);
+    expect(real.code, real.err).toBe(3);
+    expect(JSON.parse(dry.out).report.failed).toEqual(JSON.parse(real.out).report.failed);
+    expect(JSON.parse(dry.out).report.failed[0]).toMatch(/removes \d+ of \d+ keys/);
+    expect(await wh.currentId()).toBe(before);
+    const allowed = await rcm('ingest', 'mpfs_rvu', partial, '--dry-run', '--replace', '--allow-removals', '--json');
+    expect(allowed.code, allowed.err).toBe(0);
     expect(await wh.currentId()).toBe(before);
   });
 

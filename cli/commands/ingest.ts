@@ -35,7 +35,7 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<file...>', 'source files of one version (e.g. all four NCCI PTP parts), or the publisher\'s .zip')
     .option('--version <label>', 'version label (default: found in the file name or title)')
     .option('--effective-date <date>', 'date the version takes effect, YYYY-MM-DD (default: from the file)', isoDate)
-    .option('--dry-run', 'stage, validate and diff against the version in force, print the report, publish nothing (thresholds still apply)')
+    .option('--dry-run', 'stage, validate and diff against the version in force, print the report, publish nothing; every gate applies (thresholds and the removal guard) and the exit code is the real run\'s')
     .option('--fail-on-removed <pct>', 'refuse (exit 3, nothing published) when more than this share of the previous version\'s keys is removed', percent)
     .option('--fail-on-changed <pct>', 'refuse (exit 3, nothing published) when more than this share of the previous version\'s rows changed', percent)
     .option('--replace', 'replace a version already loaded under the same label (the change record says what it supersedes)')
