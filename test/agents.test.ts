@@ -120,7 +120,8 @@ describe('code research job', () => {
     expect(r.status).toBe(202);
     expect(r.body).toMatchObject({ agent_type: 'code_research', status: 'accepted', created_at: '2026-08-03T12:00:00.000Z' });
     expect(r.headers.location).toBe(`/v1/agents/jobs/${r.body.job_id}`);
-    expect((await poll(r.body.job_id)).body.status).toBe('accepted');
+    const accepted = (await poll(r.body.job_id)).body;
+    expect(accepted).toMatchObject({ status: 'accepted', id: null, type: null, finished_at: null });
     await t.srv.runner.settle();
     const done = await poll(r.body.job_id);
     expect(done.status).toBe(200);
@@ -228,10 +229,13 @@ describe('callbacks', () => {
       for (const got of rx.received) expect(got.signatureValid).toBe(true);
       expect(new Set(rx.received.map((x) => x.body)).size).toBe(1); // same bytes every attempt
       const event = JSON.parse(rx.received[0]!.body);
-      expect(Object.keys(event)).toEqual(['id', 'type', 'created_at', 'job_id', 'status', 'agent_type', 'result', 'error', 'latency_ms']);
+      expect(Object.keys(event)).toEqual(['id', 'type', 'created_at', 'finished_at', 'job_id', 'status', 'agent_type', 'result', 'error', 'latency_ms']);
       expect(event).toMatchObject({ id: eventId(r.body.job_id), type: 'agent.job.completed', job_id: r.body.job_id, status: 'completed', agent_type: 'code_research', error: null });
       expect(event.id).toMatch(/^evt_[0-9a-f]{32}$/);
       const job = (await poll(r.body.job_id)).body;
+      // The poll is a superset of the callback body, each field meaning the same in both.
+      for (const [k, v] of Object.entries(event)) expect(job[k], k).toEqual(v);
+      expect(event.created_at).toBe(r.body.created_at); // submit time, in the body and the poll
       expect(job.callback).toMatchObject({ state: 'delivered', event_id: event.id });
       expect(job.callback.attempts.map((a: { outcome: string; http_status: number }) => [a.outcome, a.http_status])).toEqual([
         ['retry', 500],
@@ -385,7 +389,7 @@ describe('signing and timing helpers', () => {
     const body = JSON.parse(
       callbackBody({ id: '0f8fad5b-d9cb-469f-a165-70867728950e', tenant_id: 't', agent_type: 'code_research', status: 'failed', input: null, result: null, error: { code: 'no_code', message: 'm' }, key_type: 'test', idempotency_key: null, created_at: 'c', started_at: null, finished_at: 'f', latency_ms: 5, runs: 1, callback_url: 'u', callback_state: 'pending', callback_attempts: [], purged_at: null }),
     );
-    expect(body).toMatchObject({ id: 'evt_0f8fad5bd9cb469fa16570867728950e', type: 'agent.job.failed', created_at: 'f', error: { code: 'no_code' }, result: null });
+    expect(body).toMatchObject({ id: 'evt_0f8fad5bd9cb469fa16570867728950e', type: 'agent.job.failed', created_at: 'c', finished_at: 'f', error: { code: 'no_code' }, result: null });
   });
 });
 

@@ -19,19 +19,30 @@ export function eventId(jobId: string): string {
   return `evt_${jobId.replace(/-/g, '').toLowerCase()}`;
 }
 
-/** The callback body (spec "Events"), serialized once at completion so every attempt sends the same bytes. */
-export function callbackBody(job: AgentJob): string {
-  return JSON.stringify({
-    id: eventId(job.id),
-    type: job.status === 'completed' ? 'agent.job.completed' : 'agent.job.failed',
-    created_at: job.finished_at,
+/**
+ * A job as an event (spec "Events"): the callback body, and the fields the job poll shares with
+ * it, each meaning the same in both. `created_at` is when the job was submitted, `finished_at`
+ * when it finished; `id` and `type` are null until then.
+ */
+export function jobEvent(job: AgentJob) {
+  const finished = job.status === 'completed' || job.status === 'failed';
+  return {
+    id: finished ? eventId(job.id) : null,
+    type: finished ? (job.status === 'completed' ? ('agent.job.completed' as const) : ('agent.job.failed' as const)) : null,
+    created_at: job.created_at,
+    finished_at: job.finished_at,
     job_id: job.id,
     status: job.status,
     agent_type: job.agent_type,
     result: job.result ?? null,
     error: job.error ?? null,
     latency_ms: job.latency_ms,
-  });
+  };
+}
+
+/** The callback body: the job's event, serialized once at completion so every attempt sends the same bytes. */
+export function callbackBody(job: AgentJob): string {
+  return JSON.stringify(jobEvent(job));
 }
 
 /** `X-SVC-Signature` value: `sha256=` + lowercase hex HMAC-SHA256 of the exact bytes sent. */

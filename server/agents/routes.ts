@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AgentJob } from '../../warehouse/jobs.js';
 import type { Issue } from '../../warehouse/errors.js';
 import { defineRoute, json, result, type RawInput, type Resolution, type RouteDef, type RouteExample } from '../route.js';
-import { eventId, resolveTarget, type CallbackPolicy, type Resolver } from './callbacks.js';
+import { eventId, jobEvent, resolveTarget, type CallbackPolicy, type Resolver } from './callbacks.js';
 import { AgentJobAcceptedSchema, PolledJobSchema, CodeResearchInputSchema, DenialResolutionInputSchema, MedicalNecessityInputSchema } from './schemas.js';
 
 export interface AgentRouteDeps {
@@ -20,15 +20,9 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 /** The job as polled: never the callback secret, and the input only as the agent's result shows it. */
 export function toPolledJob(j: AgentJob): z.output<typeof PolledJobSchema> {
   return {
-    job_id: j.id,
-    agent_type: j.agent_type,
-    status: j.status,
-    created_at: j.created_at,
+    // Every field of the callback body, meaning the same (created_at: submitted; finished_at: finished).
+    ...jobEvent(j),
     started_at: j.started_at,
-    finished_at: j.finished_at,
-    latency_ms: j.latency_ms,
-    result: j.result ?? null,
-    error: j.error,
     purged: j.purged_at !== null,
     callback: j.callback_url
       ? { url: j.callback_url, state: j.callback_state === 'none' ? 'waiting' : j.callback_state, event_id: eventId(j.id), attempts: j.callback_attempts }

@@ -76,10 +76,12 @@ export const AgentJobAcceptedSchema = z
 /** `GET /v1/agents/jobs/{job_id}`: the callback payload's fields plus timing and the delivery log; never the secret. */
 export const PolledJobSchema = z
   .object({
+    id: z.string().nullable().describe("the callback event's id (evt_ + the job id's hex digits); null until the job finishes"),
+    type: z.enum(['agent.job.completed', 'agent.job.failed']).nullable().describe("the callback event's type; null until the job finishes"),
     job_id: z.uuid(),
     agent_type: z.string(),
     status: z.enum(['accepted', 'running', 'completed', 'failed']),
-    created_at: z.string(),
+    created_at: z.string().describe('when the job was submitted (the same in the callback body)'),
     started_at: z.string().nullable(),
     finished_at: z.string().nullable(),
     latency_ms: z.number().nullable(),
