@@ -92,8 +92,11 @@ describe('denial resolution job', () => {
     // = 2026-07-05, a Sunday, so the next business day.
     expect(res.appeal.levels[0]).toMatchObject({ appeal_level: 1, deadline_days: 120, deadline_date: '2026-07-06' });
     expect(res.similar_patterns.map((p: { remark_code: string }) => p.remark_code)).toContain('N386');
-    expect(res.evidence.map((e: { kind: string }) => e.kind)).toEqual(['x12', 'denial_pattern', 'appeal_deadline']);
-    for (const e of res.evidence) expect(e.citation.dataset).toMatch(/^(x12_codes|payers)$/);
+    // The billed code: the coverage article listing 64490 (illustrative seed A99001) supports the appeal.
+    expect(res.evidence.map((e: { kind: string }) => e.kind)).toEqual(['x12', 'denial_pattern', 'appeal_deadline', 'coverage_article']);
+    expect(res.coverage).toEqual([expect.objectContaining({ article_id: 'A99001' })]);
+    expect(res.remedy).toMatchObject({ remedy: 'appeal', appeal_rights: 'yes' });
+    for (const e of res.evidence) expect(e.citation.dataset).toMatch(/^(x12_codes|payers|mcd_coverage)$/);
     expect(res.dataset_versions).toHaveProperty('payers');
   });
 
@@ -104,6 +107,34 @@ describe('denial resolution job', () => {
     expect(res).toMatchObject({ carc: '16', group_code: 'PR', payer_slug: null, recommended_action: 'bill_patient', appeal: null });
     expect(res.warnings.join(' ')).toContain('carc/rarc given: they win over denial_code 50');
     expect(res.warnings.join(' ')).toContain('no payer given');
+  });
+
+  it("CO-16 at Medicare is a returned claim: correct and resubmit by the filing limit, no appeal levels; the claim_id is echoed", async () => {
+    const r = await submitDenial({ denial_code: 'CO-16', rarc: 'MA130', payer: 'medicare', denial_date: '2026-03-02', date_of_service: '2026-02-10', claim_id: 'CLM-0042' });
+    await t.srv.runner.settle();
+    const res = (await poll(r.body.job_id)).body.result;
+    // Medicare's initial filing limit: 12 months from the date of service, so 2027-02-10 (a Wednesday).
+    expect(res).toMatchObject({ claim_id: 'CLM-0042', recommended_action: 'correct_and_resubmit', appeal: null, remedy: { remedy: 'correct_and_resubmit', appeal_rights: 'no', resubmit_by: '2027-02-10' } });
+    expect(res.remedy.citation.title).toMatch(/ch\. 1, section 80\.3/);
+    expect(res.conclusion).toMatch(/resubmit by 2027-02-10; no appeal rights/);
+    expect(res.conclusion).not.toMatch(/appeal due/);
+  });
+
+  it('PR-1 is billed to the patient and CO-45 is a contractual adjustment with only a conditional appeal', async () => {
+    const pr = await submitDenial({ denial_code: 'PR-1', payer: 'medicare', denial_date: '2026-03-02' });
+    const co45 = await submitDenial({ denial_code: 'CO-45', payer: 'medicare', denial_date: '2026-03-02' });
+    await t.srv.runner.settle();
+    const a = (await poll(pr.body.job_id)).body.result;
+    expect(a).toMatchObject({ recommended_action: 'bill_patient', appeal: null, remedy: { appeal_rights: 'no' } });
+    const b = (await poll(co45.body.job_id)).body.result;
+    expect(b).toMatchObject({ recommended_action: 'contractual_adjustment', remedy: { appeal_rights: 'conditional' }, appeal: { conditional: true, condition: expect.stringContaining('allowed amount differs') } });
+    expect(b.conclusion).not.toMatch(/first appeal due/);
+  });
+
+  it('refuses ccn (nothing in a denial depends on the facility) rather than ignoring it', async () => {
+    const r = await submitDenial({ denial_code: 'CO-50', ccn: '050454' });
+    expect(r.status).toBe(422);
+    expect(r.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(['body.ccn']);
   });
 
   it('422 for a body with no code, a bad group, an unknown field', async () => {

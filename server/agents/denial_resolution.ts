@@ -3,7 +3,9 @@ import type { DenialPatternRow } from '../../datasets/payers/schema.js';
 import { x12Index } from '../../datasets/x12_codes/queries.js';
 import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
 import { todayOf } from '../calendar.js';
-import { appealDeadlines, receiptConvention } from '../payers/deadlines.js';
+import { coverageIndex, findArticlesForCode } from '../../datasets/mcd_coverage/queries.js';
+import { appealDeadlines, filingDeadline, receiptConvention } from '../payers/deadlines.js';
+import { remedyOf } from './remedy.js';
 import { parseDenialCode, payerWarnings, resolvePayer } from '../payers/service.js';
 import { conclude, gather, type AgentWriterOptions } from './evidence.js';
 import { AgentError, type Agent } from './runner.js';
@@ -93,7 +95,9 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
       }
       let pattern: DenialPatternRow | undefined;
       let appeal = null;
+      let resubmitBy: string | null = null;
       let similar: DenialPatternRow[] = [];
+      const remedy = remedyOf({ group, carc, rarc, payerType: payer?.payer_type ?? null });
       if (payer) {
         warnings.push(...payerWarnings(payer));
         const rows = k.denials.get(payer.slug) ?? [];
@@ -112,30 +116,66 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
         } else {
           warnings.push(`no curated ${payer.slug} denial pattern for ${carc ? `CARC ${carc}` : `RARC ${rarc}`}`);
         }
-        const levels = k.appeals.get(payer.slug) ?? [];
+        const levels = remedy.appeal_rights === 'no' ? [] : (k.appeals.get(payer.slug) ?? []);
+        if (remedy.remedy === 'correct_and_resubmit') {
+          // The return does not stop the filing clock: resubmit within the initial filing limit.
+          const rule = (k.filing.get(payer.slug) ?? []).find((r) => r.claim_type === 'initial');
+          if (!input.date_of_service) warnings.push('no date_of_service given: resubmit_by (the timely-filing limit, which keeps running) cannot be dated');
+          else if (!rule) warnings.push(`no initial-claim filing rule is loaded for ${payer.slug}: resubmit_by cannot be dated`);
+          else {
+            const d = filingDeadline(rule, { date_of_service: input.date_of_service, as_of: todayOf(ctx.now()) });
+            resubmitBy = d.deadline_date ?? null;
+            evidence.push({ kind: 'resubmit_by', statement: `Resubmit by ${resubmitBy} (${d.explanation}).`, facts: { ...d }, citation: trace.cite('payers', k.version) });
+          }
+        }
         if (levels.length) {
           const denialDate = input.denial_date ?? todayOf(ctx.now());
           if (!input.denial_date) warnings.push(`no denial_date given: appeal deadlines count from today (${denialDate})`);
           const deadlines = appealDeadlines(levels, { denial_date: denialDate, as_of: todayOf(ctx.now()) });
           const first = deadlines[0]!;
-          appeal = { denial_date: denialDate, receipt_convention: receiptConvention(levels), levels: deadlines };
+          appeal = { denial_date: denialDate, receipt_convention: receiptConvention(levels), conditional: remedy.appeal_rights === 'conditional', condition: remedy.appeal_condition, levels: deadlines };
           evidence.push({
             kind: 'appeal_deadline',
-            statement: `First-level ${payer.name} appeal (${first.level_name}): ${first.deadline_days} days${first.deadline_date ? `, due ${first.deadline_date}` : ''}.`,
+            statement: `First-level ${payer.name} appeal (${first.level_name})${remedy.appeal_condition ? `, ${remedy.appeal_condition}` : ''}: ${first.deadline_days} days${first.deadline_date ? `, due ${first.deadline_date}` : ''}.`,
             facts: { first },
             citation: trace.cite('payers', k.version),
           });
-        } else {
+        } else if (remedy.appeal_rights !== 'no') {
           warnings.push(`no appeal levels are loaded for ${payer.slug}`);
         }
       }
 
-      const action = pattern ? (ACTION_BY_CATEGORY[pattern.denial_category] ?? 'review') : group ? ACTION_BY_GROUP[group]!.action : 'review';
-      const steps = pattern ? pattern.resolution_steps : group ? [ACTION_BY_GROUP[group]!.step] : ['Read the CARC and RARC descriptions on the remittance advice and check the claim against them.'];
+      // The billed code: the coverage articles that list it (a medical-necessity denial's evidence).
+      const coverage = [];
+      if (input.code && (!payer || payer.payer_type === 'medicare')) {
+        const idx = await coverageIndex(snapshot);
+        if (!idx) warnings.push('mcd_coverage is not loaded: no coverage article could be checked for the billed code');
+        else {
+          for (const { article: a, lcds } of findArticlesForCode(idx, input.code, input.date_of_service ?? todayOf(ctx.now()))) {
+            coverage.push({ article_id: a.display_id, article_version: a.article_version, title: a.title, lcds: lcds.map((l) => ({ lcd_id: l.display_id, lcd_version: l.lcd_version, title: l.title })), documentation_requirements: a.doc_reqs });
+            evidence.push({ kind: 'coverage_article', statement: `${a.display_id} v${a.article_version} "${a.title}" lists ${input.code}${lcds.length ? ` (LCD ${lcds.map((l) => l.display_id).join(', ')})` : ''}: its documentation requirements support an appeal of a medical-necessity denial.`, facts: { article_id: a.display_id, lcds: lcds.map((l) => l.display_id) }, citation: trace.cite('mcd_coverage', idx.version) });
+          }
+          if (coverage.length === 0) warnings.push(`no loaded LCD billing article lists ${input.code}`);
+        }
+      } else if (input.code) {
+        warnings.push(`code ${input.code}: coverage articles are Medicare's; ${payer!.slug}'s own medical policies are not in the loaded knowledge`);
+      }
+
+      const action =
+        remedy.remedy !== 'appeal' ? remedy.remedy : pattern ? (ACTION_BY_CATEGORY[pattern.denial_category] ?? 'review') : group ? ACTION_BY_GROUP[group]!.action : 'review';
+      const steps = pattern ? pattern.resolution_steps : remedy.remedy !== 'appeal' ? [`${remedy.reason[0]!.toUpperCase()}${remedy.reason.slice(1)}.`] : group ? [ACTION_BY_GROUP[group]!.step] : ['Read the CARC and RARC descriptions on the remittance advice and check the claim against them.'];
       const documents = pattern?.documentation_needed ?? [];
       const code = [group, carc].filter(Boolean).join('-') || rarc!;
-      const conclusion = `${code}${rarc && carc ? `/${rarc}` : ''}: recommended action ${action.replace('_', ' ')}${pattern ? ` (${payer!.name}: ${pattern.denial_category.replace(/_/g, ' ')})` : ''}${appeal ? `; first appeal due ${appeal.levels[0]!.deadline_date ?? 'after the previous decision'}` : ''}.`;
+      const appealNote = !appeal
+        ? remedy.appeal_rights === 'no'
+          ? '; no appeal rights'
+          : ''
+        : appeal.conditional
+          ? `; appeal ${appeal.condition}`
+          : `; first appeal due ${appeal.levels[0]!.deadline_date ?? 'after the previous decision'}`;
+      const conclusion = `${code}${rarc && carc ? `/${rarc}` : ''}: recommended action ${action.replace(/_/g, ' ')}${pattern ? ` (${payer!.name}: ${pattern.denial_category.replace(/_/g, ' ')})` : ''}${resubmitBy ? `; resubmit by ${resubmitBy}` : ''}${appealNote}.`;
       return {
+        claim_id: input.claim_id ?? null,
         denial_code: input.denial_code ?? null,
         carc,
         rarc,
@@ -149,10 +189,12 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
         denial_category: pattern?.denial_category ?? null,
         root_cause: pattern?.root_cause ?? null,
         recommended_action: action,
+        remedy: { ...remedy, resubmit_by: resubmitBy },
         resolution_steps: steps,
         required_documents: documents,
         auto_appealable: pattern?.auto_appealable ?? false,
         appeal,
+        coverage,
         similar_patterns: similar.map((d) => ({ denial_code: d.group_code ? `${d.group_code}-${d.carc_code}` : d.carc_code, remark_code: d.remark_code, denial_category: d.denial_category, root_cause: d.root_cause })),
         ...(await conclude(f, 'denial_resolution', conclusion, ctx, o)),
       };

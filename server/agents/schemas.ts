@@ -46,10 +46,18 @@ export const MedicalNecessityInputSchema = z
   .meta({ id: 'MedicalNecessityRequest' });
 export type MedicalNecessityInput = z.output<typeof MedicalNecessityInputSchema>;
 
-/** `POST /v1/agents/denial-resolution`: the reason code is `denial_code` (CARC, group+CARC or RARC); `carc`/`rarc` win when given. */
+const { ccn: _ccn, ...JobFieldsWithoutCcn } = CommonJobFields;
+
+/**
+ * `POST /v1/agents/denial-resolution`: the reason code is `denial_code` (CARC, group+CARC or
+ * RARC); `carc`/`rarc` win when given. No `ccn`: nothing in a denial's remedy depends on the
+ * facility, so it is refused (422) rather than silently ignored.
+ */
 export const DenialResolutionInputSchema = z
   .strictObject({
-    ...CommonJobFields,
+    ...JobFieldsWithoutCcn,
+    claim_id: z.string().trim().min(1).max(64).optional().describe('your claim identifier, echoed in the result'),
+    date_of_service: IsoDateSchema.optional().describe('the claim\'s date of service: a returned (unprocessable) claim\'s resubmit_by date counts from it'),
     denial_code: z.string().trim().min(1).max(20).optional().describe('CARC (50), group and CARC (CO-50) or RARC (N290)'),
     carc: z.string().trim().toUpperCase().regex(/^(?:\d{1,3}|[A-Z]\d{1,2})$/, 'a CARC is 1-3 digits or a letter and digits (50, 197, B7)').optional(),
     rarc: z.string().trim().toUpperCase().regex(/^(?:N|M|MA)\d{1,3}$/, 'a RARC is N, M or MA and digits (N290, MA130)').optional(),
