@@ -37,8 +37,10 @@ export interface IngestOptions {
   dryRun?: boolean;
   /** Share of rejected rows above which the ingest fails (default 0.01 = 1%). */
   rejectThreshold?: number;
-  /** Replace a version with the same label (otherwise refused). */
+  /** Replace a version with the same label (otherwise refused, unless the loaded one is a seed). */
   replace?: boolean;
+  /** A seed file of the repository (`rcm seed`): the version is marked `seed` in the manifest. */
+  seed?: boolean;
   /** Publish even when the removal guard (`maxRemoved`) is crossed. */
   allowRemovals?: boolean;
   /** `RCM_MAX_REMOVED`: refuse a publish that removes more than this share of the baseline's keys (default 0.05). */

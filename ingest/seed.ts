@@ -22,10 +22,10 @@ export async function seedPlan(seedsDir: string): Promise<IngestOptions[]> {
       if ((await stat(p)).isDirectory()) subdirs.push(p);
       else files.push(p);
     }
-    if (files.length) plan.push({ dataset: d.id, files });
+    if (files.length) plan.push({ dataset: d.id, files, seed: true });
     for (const sd of subdirs) {
       const inner = (await readdir(sd)).filter((n) => !n.endsWith('.md') && !n.startsWith('.')).sort();
-      if (inner.length) plan.push({ dataset: d.id, files: inner.map((n) => join(sd, n)) });
+      if (inner.length) plan.push({ dataset: d.id, files: inner.map((n) => join(sd, n)), seed: true });
     }
   }
   return plan;

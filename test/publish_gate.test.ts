@@ -11,6 +11,7 @@ import { readRecords } from '../datasets/_shared/source.js';
 import { fromStored, table } from '../datasets/_shared/table.js';
 import { defineMultiTableDataset, type Dataset } from '../datasets/types.js';
 import { ingestFiles, GateError } from '../ingest/pipeline.js';
+import { seedAll } from '../ingest/seed.js';
 import { MountedSnapshot } from '../warehouse/snapshot.js';
 import { Warehouse } from '../warehouse/store.js';
 
@@ -127,6 +128,26 @@ async function clfsAsTxt(csv: string): Promise<string> {
   }
   return out.join('\r\n') + '\r\n';
 }
+
+describe('seed versions (issue 19, item 9)', () => {
+  it('are marked in the manifest, and real data under the same label replaces them without --replace or the removal guard', async () => {
+    await seedAll(wh, join(ROOT, 'seeds'));
+    const seeded = (await wh.current())!.datasets.gpci!.at(-1)!;
+    expect(seeded).toMatchObject({ version: '2026', seed: true });
+    // A "release" under the seed's label with a fifth of its rows: more than 5% of keys removed.
+    const lines = (await readFile(join(ROOT, 'seeds/gpci/GPCI2026.csv'), 'latin1')).split(/\r?\n/);
+    const dataStart = lines.findIndex((l) => /^\d{5},/.test(l));
+    const release = await write('GPCI2026.csv', [...lines.slice(0, dataStart), ...lines.slice(dataStart, dataStart + Math.ceil((lines.length - dataStart) / 5)), ''].join('\r\n'));
+    const s = await ingestFiles(wh, { dataset: 'gpci', files: [release] });
+    expect(s.change).toMatchObject({ supersedes: '2026', replaces_seed: true });
+    expect(s.change.summary).toMatch(/replaces the seed version/);
+    expect(s.report.counts.removed).toBeGreaterThan(0);
+    const real = (await wh.current())!.datasets.gpci!.at(-1)!;
+    expect(real.seed).toBeUndefined();
+    // The real version is not a seed: loading the label again needs --replace as always.
+    await expect(ingestFiles(wh, { dataset: 'gpci', files: [release] })).rejects.toThrow(/already loaded .* pass --replace/);
+  });
+});
 
 describe('rcm ingest as a CI gate', () => {
   it('--dry-run --fail-on-removed exits 3, prints the diff report and publishes nothing', async () => {

@@ -14,6 +14,12 @@ export interface DatasetVersion {
   tables?: Record<string, number>;
   rejects: number;
   loaded_at: string;
+  /**
+   * Loaded by `rcm seed` from the repository's small seed files, not a publisher's release: real
+   * data loaded under the same label replaces it without `--replace`, and without the removal
+   * guard (a seed is a sample, so a real file "removes" nothing).
+   */
+  seed?: true;
 }
 
 export interface ChangeCounts {
@@ -40,6 +46,10 @@ export interface ChangeRecord {
   created_at: string;
   /** The version label this one replaces when the same label was loaded again. */
   supersedes?: string;
+  /** True when the baseline was a seed version (`rcm seed`): this load replaces sample data with a release. */
+  replaces_seed?: true;
+  /** True when this version is itself a seed. */
+  seed?: true;
 }
 
 /** What a snapshot serves: every dataset's versions in force plus the change records so far. */

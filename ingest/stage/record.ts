@@ -12,11 +12,11 @@ import type { Loaded } from './load.js';
 
 /**
  * The loaded version a new one with `label` replaces, if any; refused unless `replace`, since a
- * label names one release.
+ * label names one release. A seed version (`rcm seed`) is replaced by real data without it.
  */
 export function replacedVersion(dataset: Dataset<any>, versions: DatasetVersion[], label: string, replace: boolean | undefined): DatasetVersion | undefined {
   const same = versions.find((v) => v.version === label);
-  if (same && !replace) {
+  if (same && !replace && !same.seed) {
     throw new IngestError(
       `version ${label} of ${dataset.id} is already loaded (from ${same.source_files.map((f) => f.name).join(', ')}, ${same.loaded_at}); pass --replace to replace it, or --version to load it under another label`,
     );
@@ -58,7 +58,7 @@ export interface StagedLoad {
 export async function recordVersion(
   wh: Warehouse,
   s: StagedLoad,
-  opts: Pick<IngestOptions, 'failOnRemovedPct' | 'failOnChangedPct' | 'allowRemovals' | 'maxRemoved'>,
+  opts: Pick<IngestOptions, 'failOnRemovedPct' | 'failOnChangedPct' | 'allowRemovals' | 'maxRemoved' | 'seed'>,
   now: () => Date,
 ): Promise<StagedVersion> {
   const { dataset, base, same, loaded } = s;
@@ -67,7 +67,8 @@ export async function recordVersion(
   const report = toReport(dataset.id, base?.version ?? null, label, diff, {
     failOnRemovedPct: opts.failOnRemovedPct,
     failOnChangedPct: opts.failOnChangedPct,
-    maxRemovedShare: opts.allowRemovals ? undefined : (opts.maxRemoved ?? 0.05),
+    // Replacing seed (sample) data with a release removes nothing real: no removal guard.
+    maxRemovedShare: opts.allowRemovals || base?.seed ? undefined : (opts.maxRemoved ?? 0.05),
   });
   const sources = await s.hashing;
   const loadedAt = now().toISOString();
@@ -79,12 +80,14 @@ export async function recordVersion(
     from_version: base?.version ?? null,
     to_version: label,
     effective_date: effective,
-    summary: `${dataset.id} ${base ? `${base.version} -> ${label}` : `${label} (first load)`}${same ? ' (replaces the earlier load of this label)' : ''}: ${c.added} added, ${c.removed} removed, ${c.changed} changed, ${c.unchanged} unchanged`,
+    summary: `${dataset.id} ${base ? `${base.version}${base.seed ? ' (seed)' : ''} -> ${label}` : `${label} (first load)`}${opts.seed ? ' (seed)' : ''}${same ? (same.seed ? ' (replaces the seed version of this label)' : ' (replaces the earlier load of this label)') : ''}: ${c.added} added, ${c.removed} removed, ${c.changed} changed, ${c.unchanged} unchanged`,
     counts: c,
     ...(multi ? { tables: Object.fromEntries(Object.entries(diff.tables).map(([n, t]) => [n, t.counts])) } : {}),
     samples: diff.samples,
     created_at: loadedAt,
     ...(same ? { supersedes: same.version } : {}),
+    ...(base?.seed ? { replaces_seed: true as const } : {}),
+    ...(opts.seed ? { seed: true as const } : {}),
   };
   const { rows, rejects } = loaded;
   const entry: DatasetVersion = {
@@ -97,6 +100,7 @@ export async function recordVersion(
     tables: Object.fromEntries(loaded.tableRows),
     rejects,
     loaded_at: loadedAt,
+    ...(opts.seed ? { seed: true as const } : {}),
   };
   const summary = {
     dataset: dataset.id,

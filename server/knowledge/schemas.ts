@@ -14,6 +14,8 @@ export const ChangeSchema = z
     summary: z.string(),
     counts: CountsSchema,
     supersedes: z.string().optional(),
+    seed: z.boolean().describe('the version is seed (sample) data of the repository (`rcm seed`), not a publisher release'),
+    replaces_seed: z.boolean().describe('this release replaced seed data (no removal guard applies to that)'),
     created_at: z.string(),
   })
   .meta({ id: 'DatasetChange' });

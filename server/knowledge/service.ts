@@ -23,6 +23,8 @@ export function findChanges(manifest: Manifest, q: z.output<typeof ChangeQuerySc
       summary: c.summary,
       counts: c.counts,
       ...(c.supersedes ? { supersedes: c.supersedes } : {}),
+      seed: c.seed === true,
+      replaces_seed: c.replaces_seed === true,
       created_at: c.created_at,
     })),
     total: matches.length,
