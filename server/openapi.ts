@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ErrorCode } from '../warehouse/errors.js';
 import { routeErrorCodes, STATUS } from './errors.js';
 import { scopeOf, type RouteDef } from './route.js';
+import { fieldDescription } from './validation.js';
 import { ErrorBodySchema, ValidationErrorSchema } from './schemas.js';
 
 type Json = Record<string, unknown>;
@@ -41,6 +42,49 @@ const ERROR_TEXT: Record<number, string> = {
   421: 'Misdirected request: this service does not answer for that host',
   429: 'Rate limit exceeded (see Retry-After)',
   503: 'Not ready: no data snapshot is published yet',
+};
+
+/**
+ * What a parameter means when its schema does not say: the names the contract fixes and every
+ * route uses the same way (ARCHITECTURE.md's contract table).
+ */
+const PARAM_TEXT: Record<string, string> = {
+  code: 'CPT/HCPCS code (5 letters or digits; upper-cased)',
+  ccn: 'CMS Certification Number of the facility (6 characters): its geography, facility type and your registration',
+  modifier: 'CPT/HCPCS modifier (26, TC, 53 select their RVU row; any other modifier prices the unmodified row)',
+  date_of_service: 'date of service (YYYY-MM-DD): selects the versions in force; default today (UTC)',
+  qpp: 'qualifying APM participant: the QPP conversion factor',
+  qpp_flag: '0 or 1; overrides qpp',
+  locality: 'Medicare PFS locality: 7 digits, MAC + locality number (1320201 = Manhattan), or 13202-01',
+  place_of_service: 'CMS place-of-service code (2 digits); pins the facility or non-facility setting',
+  use_facility_rate: 'legacy: true for the facility PE-RVU when neither place_of_service nor ccn decides it',
+  hard: 'true: remove the registration with its roster and overrides (default: deactivate)',
+  id: 'the id the create call answered',
+  dataset: 'a dataset id or family (mpfs matches mpfs_rvu; ncci every ncci_*)',
+  from_version: 'only changes from this version label',
+  to_version: 'only changes to this version label',
+  since: 'only changes effective on or after this date (YYYY-MM-DD)',
+  limit: 'at most this many results',
+  state: 'two-letter state abbreviation',
+  year: 'the release year in force (default: the latest loaded release)',
+  column1: 'column 1 code of the pair (either order is accepted)',
+  column2: 'column 2 code of the pair',
+  include_summary: 'true: add a plain-language summary, audited by the sentinel',
+  payer: 'payer slug or alias (medicare, medicaid, aetna, ...)',
+  q: 'search text (typo tolerant)',
+  payer_type: 'only payers of this type',
+  cursor: 'next_cursor of the previous page',
+  slug: 'payer slug or alias',
+  denial_date: 'the date on the denial notice (YYYY-MM-DD)',
+  plan_type: 'plan type (hmo, ppo, group, medicare_advantage, ...): plan-specific rules and overrides',
+  as_of: 'the day days_remaining counts from (default today, UTC)',
+  decision_date: 'date of the decision at decision_level, from which the next level runs',
+  decision_level: 'the level decision_date belongs to (default 1)',
+  primary_payment_date: "the primary payer's payment date, for rules that count from it",
+  service_category: 'a service category (vein_ablation, blepharoplasty, ...) instead of or beside a code',
+  visit_count: 'visits already used, for rules with a visit threshold',
+  persist: 'false: answer without storing a determination',
+  job_id: 'the job id the submit answered',
 };
 
 /** The error codes of one status among `codes`, as the `x-error-codes` of its response. */
@@ -87,10 +131,7 @@ function mcpPathItem(errorResponse: (s: number) => Json): Json {
     tags: ['mcp'],
     summary,
     description: `${description}\n\nSame X-API-Key and host pairing as REST; each tool call runs the REST pipeline (scopes, rate limit, validation). Example: initialize, then tools/list and tools/call getCodePayment.`,
-    parameters: [
-      { name: 'X-API-Key', in: 'header', required: true, description: 'API key (kp_test_ on the test host, kp_live_ on the production host)', schema: { type: 'string' } },
-      ...(method === 'Post' ? [] : [{ name: 'Mcp-Session-Id', in: 'header', required: true, description: 'session id from the initialize answer', schema: { type: 'string' } }]),
-    ],
+    parameters: method === 'Post' ? [] : [{ name: 'Mcp-Session-Id', in: 'header', required: true, description: 'session id from the initialize answer', schema: { type: 'string' } }],
     responses: { '200': ok, '400': errorResponse(400), '401': errorResponse(401), '403': errorResponse(403), '404': errorResponse(404) },
     security: [{ ApiKey: [] }],
   });
@@ -114,6 +155,8 @@ function mcpPathItem(errorResponse: (s: number) => Json): Json {
 export interface OpenApiOptions {
   version: string;
   servers: { url: string; description: string }[];
+  /** A real success answer per operationId (`server/openapi-examples.json`, captured from the seeded server by the contract test). */
+  examples?: Record<string, unknown>;
 }
 
 /**
@@ -141,7 +184,9 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
       const props = (js.properties ?? {}) as Record<string, Json>;
       const required = new Set((js.required ?? []) as string[]);
       for (const [name, p] of Object.entries(props)) {
-        const { description, ...pschema } = p;
+        const { description: inline, ...pschema } = p;
+        const description = (inline as string | undefined) ?? fieldDescription(schema, name) ?? PARAM_TEXT[name];
+        if (!description) throw new Error(`${r.operationId}: describe the ${where} parameter ${name} (.describe() on its schema, or PARAM_TEXT)`);
         parameters.push({
           name,
           in: where,
@@ -153,11 +198,14 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
       }
     }
     const scope = scopeOf(r.auth);
-    const keyed = r.auth !== 'public';
-    if (keyed) parameters.push({ name: 'X-API-Key', in: 'header', required: r.auth !== 'admin_secret_or_test_key', description: 'API key (kp_test_ on the test host, kp_live_ on the production host)', schema: { type: 'string' } });
+    // The API key is the ApiKey security scheme only (not also a header parameter), so a generated
+    // client sets it once instead of on every call.
+    for (const [name, description] of Object.entries(r.headers ?? {})) parameters.push({ name, in: 'header', required: false, description, schema: { type: 'string' } });
+    const answered = opts.examples?.[r.operationId];
+    const exampleOf = answered === undefined ? {} : { example: answered };
     const success = r.contentType
-      ? { description: 'Success', content: { [r.contentType.split(';')[0]!]: { schema: { type: 'string' } } } }
-      : { description: 'Success', content: { 'application/json': { schema: jsonSchemaOf(r.response, 'output') } } };
+      ? { description: 'Success', content: { [r.contentType.split(';')[0]!]: { schema: { type: 'string' }, ...exampleOf } } }
+      : { description: 'Success', content: { 'application/json': { schema: jsonSchemaOf(r.response, 'output'), ...exampleOf } } };
     const codes = routeErrorCodes(r);
     const responses: Json = {
       [String(r.status ?? 200)]: success,

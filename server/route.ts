@@ -164,6 +164,8 @@ export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType 
   auth: Auth;
   /** `false`: a public probe never rate limited (health and readiness behind a load balancer). */
   rateLimit?: false;
+  /** Request headers the route reads besides the credentials (name -> description), e.g. `Idempotency-Key`. */
+  headers?: Record<string, string>;
   reads: Reads;
   params?: P;
   query?: Q;

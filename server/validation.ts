@@ -82,6 +82,21 @@ function inner(s: z.ZodType): z.ZodType {
   }
 }
 
+/**
+ * The description of an object schema's field (`.describe()`), looking through optional, default
+ * and pipe wrappers; undefined when none is set.
+ */
+export function fieldDescription(schema: z.ZodType, name: string): string | undefined {
+  const obj = inner(schema) as unknown as { _zod: { def: { shape?: Record<string, z.ZodType> } } };
+  let t = obj._zod.def.shape?.[name] as unknown as { description?: string; _zod: { def: { type: string; innerType?: unknown; in?: unknown } } } | undefined;
+  while (t) {
+    if (t.description) return t.description;
+    const d = t._zod.def;
+    t = ((d.type === 'optional' || d.type === 'nullable' || d.type === 'default' || d.type === 'prefault') && d.innerType ? d.innerType : d.type === 'pipe' ? d.in : undefined) as typeof t;
+  }
+  return undefined;
+}
+
 /** Field names of an object schema and whether each takes a list (`?code=a&code=b`). */
 const fieldsCache = new WeakMap<z.ZodType, Map<string, { list: boolean }> | null>();
 

@@ -1,6 +1,10 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
+import { writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import SERVED_EXAMPLES from '../server/openapi-examples.json' with { type: 'json' };
+import { isCI } from './helpers/shared.js';
 import type { RouteDef, RouteExample } from '../server/route.js';
 import { routeCatalog } from '../server/routes.js';
 import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
@@ -49,18 +53,22 @@ describe('OpenAPI contract', () => {
     expect(fromDoc).toEqual(fromTable);
   });
 
-  it('declares the API key header and scope on every keyed operation, and no key on public ones', () => {
+  it('declares the API key once, as the ApiKey security scheme (no header parameter a generated client must pass on every call), with the scope', () => {
+    expect(doc.components.securitySchemes.ApiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
     for (const r of t.srv.routes) {
       const { op } = operations(doc).get(r.operationId)!;
-      const keyParam = op.parameters.some((p: { name: string }) => p.name === 'X-API-Key');
-      if (r.auth === 'public') {
-        expect(op.security, r.operationId).toEqual([]);
-        expect(keyParam, r.operationId).toBe(false);
-      } else {
+      expect(op.parameters.some((p: { name: string }) => p.name === 'X-API-Key'), r.operationId).toBe(false);
+      // Every parameter says what it means.
+      for (const p of op.parameters) expect(p.description, `${r.operationId} ${p.in}:${p.name}`).toBeTruthy();
+      if (r.auth === 'public') expect(op.security, r.operationId).toEqual([]);
+      else {
+        expect(op.security, r.operationId).toContainEqual({ ApiKey: [] });
         expect(op['x-required-scope'], r.operationId).toBe(typeof r.auth === 'object' ? r.auth.scope : undefined);
-        expect(keyParam, r.operationId).toBe(true);
       }
     }
+    // Agent submits declare the Idempotency-Key header they honour.
+    const submit = operations(doc).get('submitCodeResearch')!.op;
+    expect(submit.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }));
   });
 
   it('has servers, a license, tags with descriptions and a named component per response resource', () => {
@@ -97,6 +105,9 @@ describe('OpenAPI contract', () => {
   /** The statuses an example without `status` may answer: the route's success statuses. */
   const successStatuses = (r: RouteDef) => [r.status ?? 200, ...(r.alsoStatus ?? [])];
 
+  /** The first success answer of each route: the response examples of the OpenAPI document. */
+  const captured: Record<string, unknown> = {};
+
   // Every example of every route, in declaration order (routes in table order) on one server:
   // an example may rely on an earlier one's write (PUT 201 then 200, DELETE 200 then 404).
   for (const r of routeCatalog()) {
@@ -110,6 +121,7 @@ describe('OpenAPI contract', () => {
           host: ex.host === 'live' ? LIVE_HOST : undefined,
         });
         expect(expected, res.text.slice(0, 300)).toContain(res.status);
+        if (res.status < 300 && !(r.operationId in captured)) captured[r.operationId] = exampleOf(r.operationId, res);
         const o = operations(doc).get(r.operationId)!;
         const resp = o.op.responses[String(res.status)];
         expect(resp, `${r.operationId} documents ${res.status}`).toBeTruthy();
@@ -128,6 +140,23 @@ describe('OpenAPI contract', () => {
     });
   }
 
+  it('documents a real success answer of every operation as its response example (UPDATE_EXAMPLES=1 re-captures them locally)', async () => {
+    const file = join(resolve(import.meta.dirname, '..'), 'server/openapi-examples.json');
+    if (process.env.UPDATE_EXAMPLES === '1' && !isCI()) await writeFile(file, JSON.stringify(captured, null, 1) + '\n');
+    const examples = process.env.UPDATE_EXAMPLES === '1' && !isCI() ? captured : (SERVED_EXAMPLES as Record<string, unknown>);
+    for (const [id, { op }] of operations(doc)) {
+      if (id in MCP_OPS) continue;
+      expect(examples[id], `a response example for ${id} in server/openapi-examples.json (run the contract test with UPDATE_EXAMPLES=1)`).toBeDefined();
+      const ok = op.responses['200'] ?? op.responses['201'] ?? op.responses['202'];
+      const [type, content] = Object.entries<{ schema: object; example?: unknown }>(ok.content)[0]!;
+      expect(content.example, `${id} serves its example`).toEqual(SERVED_EXAMPLES[id as keyof typeof SERVED_EXAMPLES]);
+      if (type === 'application/json' && id !== 'openapi') {
+        const validate = ajv.compile({ ...content.schema, components: doc.components });
+        expect(validate(examples[id]), `${id}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).toBe(true);
+      }
+    }
+  });
+
   it('has a success and an error example for every documented operation', () => {
     const routes = new Map(routeCatalog().map((r) => [r.operationId, r]));
     for (const [id, { op }] of operations(doc)) {
@@ -142,3 +171,10 @@ describe('OpenAPI contract', () => {
     }
   });
 });
+
+/** What an answer contributes as a documented example: the body (the OpenAPI document and metrics abridged). */
+function exampleOf(operationId: string, res: { body: any; text: string }): unknown {
+  if (operationId === 'openapi') return { openapi: res.body.openapi, info: res.body.info, '...': 'paths, components' };
+  if (operationId === 'metrics') return res.text.split('\n').filter((l) => l.startsWith('rcm_http_requests_total') || l.startsWith('# HELP rcm_http_requests_total')).slice(0, 4).join('\n');
+  return res.body;
+}

@@ -66,6 +66,7 @@ function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; 
     auth: { scope: 'agents' },
     reads: 'tenant',
     body: json(o.body, 64 * 1024),
+    headers: { 'Idempotency-Key': 'a repeated submit with the same key within 24 hours returns the same job (another body with the same key is 409); 1 to 255 visible ASCII characters' },
     response: AgentJobAcceptedSchema,
     status: 202,
     errors: ['conflict'],

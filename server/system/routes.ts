@@ -4,6 +4,7 @@ import type { SnapshotHolder } from '../../warehouse/snapshot.js';
 import type { StateStore } from '../../warehouse/state.js';
 import { notReady } from '../errors.js';
 import type { Metrics } from '../pipeline/metrics.js';
+import OPENAPI_EXAMPLES from '../openapi-examples.json' with { type: 'json' };
 import { buildOpenApi, type OpenApiOptions } from '../openapi.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import type { Readiness } from './readiness.js';
@@ -130,7 +131,7 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
         { summary: 'the API description' },
         { summary: 'an unknown query parameter (the document is JSON only)', status: 422, query: { format: 'yaml' } },
       ],
-      handler: () => (openapi ??= buildOpenApi(d.routes(), { version: d.serviceVersion, servers: d.servers })),
+      handler: () => (openapi ??= buildOpenApi(d.routes(), { version: d.serviceVersion, servers: d.servers, examples: OPENAPI_EXAMPLES })),
     }),
   ];
 }
