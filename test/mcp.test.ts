@@ -155,6 +155,8 @@ describe('MCP endpoint auth and sessions', () => {
     const bad = await post({ 'X-API-Key': 'kp_test_notarealkeynotarealkeynotareal' });
     expect(bad.status).toBe(401);
     expect(bad.body.code).toBe('invalid_api_key');
+    // The credential is named, so a client does not start an OAuth discovery the service lacks.
+    expect(bad.headers['www-authenticate']).toMatch(/^ApiKey header="X-API-Key"/);
   });
 
   it('answers 403 when the key does not match the host', async () => {
@@ -196,5 +198,29 @@ describe('MCP resources', () => {
     expect(meta.snapshot_id).toBe(t.srv.snapshots.snapshot!.id);
     const ch = await client.readResource({ uri: 'rcm://data/changes' });
     expect(JSON.parse((ch.contents[0] as { text: string }).text).changes.length).toBeGreaterThan(0);
+  });
+
+  it('lists resource templates (not -32601) and reads a code and a payer through them, as REST answers', async () => {
+    const client = await connect(t.key);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((r) => r.uriTemplate).sort()).toEqual(['rcm://codes/{code}', 'rcm://payers/{slug}']);
+    const code = await client.readResource({ uri: 'rcm://codes/99213' });
+    const rest = await t.request('/v1/codes/99213');
+    expect(JSON.parse((code.contents[0] as { text: string }).text).description).toBe(rest.body.description);
+    const payer = await client.readResource({ uri: 'rcm://payers/medicare' });
+    expect(JSON.parse((payer.contents[0] as { text: string }).text).slug).toBe('medicare_ffs');
+  });
+
+  it('keeps tools/list compact and portable: no type arrays, output schemas to their top-level fields', async () => {
+    const client = await connect(t.key);
+    const { tools } = await client.listTools();
+    const text = JSON.stringify(tools);
+    expect(text.length).toBeLessThan(80_000); // was 128 KB
+    let arrays = 0;
+    JSON.stringify(tools, (k, v) => {
+      if (k === 'type' && Array.isArray(v)) arrays++;
+      return v;
+    });
+    expect(arrays).toBe(0);
   });
 });

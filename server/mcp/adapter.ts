@@ -5,6 +5,7 @@ import {
   ErrorCode,
   isInitializeRequest,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
@@ -67,6 +68,30 @@ const RESOURCES: { uri: string; name: string; title: string; description: string
   },
 ];
 
+/** Resources named by a URI template: `{name}` is the route's path parameter. */
+const TEMPLATES: { uriTemplate: string; name: string; title: string; description: string; mimeType: string; operationId: string; param: string; re: RegExp }[] = [
+  {
+    uriTemplate: 'rcm://codes/{code}',
+    name: 'code',
+    title: 'A CPT/HCPCS code',
+    description: 'Descriptor, status and RVUs of a code across the loaded releases (GET /v1/codes/{code}).',
+    mimeType: 'application/json',
+    operationId: 'getCode',
+    param: 'code',
+    re: /^rcm:\/\/codes\/([^/]+)$/,
+  },
+  {
+    uriTemplate: 'rcm://payers/{slug}',
+    name: 'payer',
+    title: 'A payer profile',
+    description: 'Identity, EDI payer ids, filing rules and appeal levels of a payer, each cited (GET /v1/directory/payers/{slug}).',
+    mimeType: 'application/json',
+    operationId: 'getDirectoryPayer',
+    param: 'slug',
+    re: /^rcm:\/\/payers\/([^/]+)$/,
+  },
+];
+
 const FORWARDED = ['host', 'x-api-key', 'x-admin-secret', 'x-request-id'];
 
 /**
@@ -125,13 +150,20 @@ export class McpEndpoint {
     server.setRequestHandler(ListResourcesRequestSchema, async () => ({
       resources: RESOURCES.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })),
     }));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+      resourceTemplates: TEMPLATES.map(({ uriTemplate, name, title, description, mimeType }) => ({ uriTemplate, name, title, description, mimeType })),
+    }));
     server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => {
-      const r = RESOURCES.find((x) => x.uri === req.params.uri);
-      if (!r) throw new McpError(ErrorCode.InvalidParams, `unknown resource ${req.params.uri}`);
-      const res = await this.invoke(this.routeOf(r.operationId), caller(extra), { params: {}, query: r.query });
+      const uri = req.params.uri;
+      const fixed = RESOURCES.find((x) => x.uri === uri);
+      const tpl = fixed ? undefined : TEMPLATES.map((t) => ({ t, m: t.re.exec(uri) })).find((x) => x.m);
+      if (!fixed && !tpl) throw new McpError(ErrorCode.InvalidParams, `unknown resource ${uri}`);
+      const route = this.routeOf(fixed ? fixed.operationId : tpl!.t.operationId);
+      const parts = fixed ? { params: {}, query: fixed.query } : { params: { [tpl!.t.param]: decodeURIComponent(tpl!.m![1]!) }, query: {} };
+      const res = await this.invoke(route, caller(extra), parts);
       const text = res.body.toString('utf8');
       if (res.status >= 400) throw new McpError(ErrorCode.InvalidRequest, text);
-      return { contents: [{ uri: r.uri, mimeType: r.mimeType, text }] };
+      return { contents: [{ uri, mimeType: 'application/json', text }] };
     });
     return server;
   }
@@ -163,7 +195,11 @@ export class McpEndpoint {
     try {
       auth = await this.o.pipeline.identify({ headers, target: req.url });
     } catch (err) {
-      return this.fail(res, statusOf(err), bodyOf(err, requestId));
+      const status = statusOf(err);
+      // Say which credential this endpoint takes: without it an MCP client (the Inspector) assumes
+      // OAuth and starts a discovery the service does not offer.
+      if (status === 401) res.setHeader('WWW-Authenticate', 'ApiKey header="X-API-Key", realm="rcm"');
+      return this.fail(res, status, bodyOf(err, requestId));
     }
     const sid = req.headers['mcp-session-id'];
     let session = typeof sid === 'string' ? this.sessions.get(sid) : undefined;

@@ -26,7 +26,57 @@ export interface ToolDef {
 function inline(s: z.ZodType, io: 'input' | 'output'): Json {
   const j = z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'draft-2020-12', metadata: z.registry() }) as Json;
   delete j.$schema;
-  return j;
+  return portable(j, io === 'output') as Json;
+}
+
+/**
+ * An output schema cut to `depth` levels of properties: deeper objects and arrays keep their type
+ * and no more (a looser schema the REST answer still satisfies). The full shape is the REST
+ * response schema in `/v1/openapi.json`; tools/list stays small enough for a model's context.
+ */
+function shallow(v: Json, depth: number): Json {
+  const cut = (x: Json): Json => {
+    const types = x.anyOf ? (x.anyOf as Json[]).map((a) => a.type) : [x.type];
+    if (types.includes('object') || types.includes('array')) {
+      return x.anyOf ? { anyOf: (x.anyOf as Json[]).map((a) => ({ type: a.type })) } : { type: x.type };
+    }
+    return x;
+  };
+  const walk = (x: Json, d: number): Json => {
+    if (x.anyOf) return { ...x, anyOf: (x.anyOf as Json[]).map((a) => walk(a, d)) };
+    if (x.type === 'array' && x.items) return { ...x, items: d >= depth ? cut(x.items as Json) : walk(x.items as Json, d + 1) };
+    if (x.properties) {
+      return { ...x, properties: Object.fromEntries(Object.entries(x.properties as Record<string, Json>).map(([k, p]) => [k, d >= depth ? cut(p) : walk(p, d + 1)])) };
+    }
+    return x;
+  };
+  return walk(v, 0);
+}
+
+/**
+ * A schema every MCP client reads: a `type` array (`["string", "null"]`, valid JSON Schema but
+ * flagged as not portable by the MCP Inspector) becomes `anyOf` of single types; output schemas
+ * also drop descriptions (the REST reference documents the fields; tools/list stays compact).
+ */
+function portable(v: unknown, output: boolean): unknown {
+  if (Array.isArray(v)) return v.map((x) => portable(x, output));
+  if (!v || typeof v !== 'object') return v;
+  const o: Json = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (output && k === 'description') continue;
+    o[k] = k === 'properties' ? Object.fromEntries(Object.entries(x as Json).map(([p, s]) => [p, portable(s, output)])) : portable(x, output);
+  }
+  if (Array.isArray(o.type)) {
+    const { type, ...rest } = o;
+    const types = type as string[];
+    if (types.length === 1) return { ...rest, type: types[0] };
+    const nonNull = types.filter((t) => t !== 'null');
+    const keep: Json = {};
+    const moved: Json = {};
+    for (const [k, x] of Object.entries(rest)) (k === 'description' || k === 'title' || k === 'default' ? keep : moved)[k] = x;
+    return { ...keep, anyOf: [...nonNull.map((t, i) => (i === 0 ? { type: t, ...moved } : { type: t })), ...(types.includes('null') ? [{ type: 'null' }] : [])] };
+  }
+  return o;
 }
 
 const propsOf = (s: z.ZodType | undefined): { props: Record<string, Json>; required: string[] } => {
@@ -58,7 +108,7 @@ export function toolsFromRoutes(routes: RouteDef[]): ToolDef[] {
       }
       required.push(...(where === 'path' ? Object.keys(part.props) : part.required));
     }
-    const out = inline(r.response, 'output');
+    const out = shallow(inline(r.response, 'output'), 0);
     const wrapsArray = out.type === 'array';
     const outputSchema = (wrapsArray ? { type: 'object', properties: { results: out }, required: ['results'], additionalProperties: false } : out) as ToolDef['outputSchema'];
     const title = r.summary;
