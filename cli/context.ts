@@ -64,6 +64,14 @@ export function percent(v: string): number {
   return Number(m[1]);
 }
 
+/** `5%` or `5%:payment_rate,rural_rate`: a share of rows, optionally only rows where one of the named value columns changed. */
+export function changedGate(v: string): { pct: number; columns: string[] } {
+  const [pct, cols] = v.split(':', 2) as [string, string | undefined];
+  const columns = cols === undefined ? [] : cols.split(',').map((c) => c.trim());
+  if (columns.some((c) => !/^[a-z][a-z0-9_.]*$/.test(c))) throw new InvalidArgumentError('expected N% or N%:column,column (snake_case value columns of the dataset)');
+  return { pct: percent(pct), columns };
+}
+
 export function isoDate(v: string): string {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) throw new InvalidArgumentError('expected YYYY-MM-DD');
   return v;

@@ -32,6 +32,12 @@ export function diffText(r: DiffReport): string {
   if (Object.keys(r.tables).length > 1) {
     for (const [name, t] of Object.entries(r.tables)) lines.push(`  table ${name}: +${fmtInt(t.counts.added)} -${fmtInt(t.counts.removed)} ~${fmtInt(t.counts.changed)} =${fmtInt(t.counts.unchanged)}`);
   }
+  const skipped = Object.entries(r.tables).flatMap(([n, t]) => (t.not_compared ?? []).map((c) => (Object.keys(r.tables).length > 1 ? `${n}.${c}` : c)));
+  if (skipped.length) lines.push(`  not compared (empty in one version: not in that source's format): ${skipped.join(', ')}`);
+  for (const [col, v] of Object.entries(r.columns)) {
+    const s = v.samples[0];
+    lines.push(`  column ${col}: ${fmtInt(v.changed)} changed${s ? `  e.g. ${s.key}: ${s.before ?? 'null'} -> ${s.after ?? 'null'}` : ''}`);
+  }
   for (const f of r.failed) lines.push(`  FAIL: ${f}`);
   return lines.join('\n');
 }
@@ -50,6 +56,9 @@ export function diffMarkdown(r: DiffReport): string {
     `| unchanged | ${fmtInt(c.unchanged)} | | |`,
     ...(Object.keys(r.tables).length > 1
       ? ['', '| table | added | removed | changed | unchanged |', '|---|---:|---:|---:|---:|', ...Object.entries(r.tables).map(([n, t]) => `| ${n} | ${fmtInt(t.counts.added)} | ${fmtInt(t.counts.removed)} | ${fmtInt(t.counts.changed)} | ${fmtInt(t.counts.unchanged)} |`)]
+      : []),
+    ...(Object.keys(r.columns).length
+      ? ['', '| column | rows changed | e.g. (key: before → after) |', '|---|---:|---|', ...Object.entries(r.columns).map(([col, v]) => `| ${col} | ${fmtInt(v.changed)} | ${v.samples.map((s) => `\`${s.key}\`: ${s.before ?? 'null'} → ${s.after ?? 'null'}`).join('; ')} |`)]
       : []),
     ...(r.failed.length ? ['', ...r.failed.map((f) => `**FAIL:** ${f}`)] : []),
     '',

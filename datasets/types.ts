@@ -100,9 +100,16 @@ export type DatasetSpec<Row extends object> = Omit<Dataset<Row>, 'tables' | 'col
  * Declares a single-table dataset from its row schema: the table is named like the dataset,
  * its columns come from the schema and the row type is `z.infer` of it (declared once).
  */
-export function defineDataset<S extends z.ZodObject>(d: DatasetSpec<z.infer<S>> & { row: S; key: (keyof z.infer<S> & string)[] }): Dataset<z.infer<S>> {
-  const { row, key, ...rest } = d;
-  const main = table(d.id, row, key);
+export function defineDataset<S extends z.ZodObject>(
+  d: DatasetSpec<z.infer<S>> & {
+    row: S;
+    key: (keyof z.infer<S> & string)[];
+    /** Release-level columns a diff ignores (see `TableSpec.meta`). */
+    meta?: (keyof z.infer<S> & string)[];
+  },
+): Dataset<z.infer<S>> {
+  const { row, key, meta, ...rest } = d;
+  const main = table(d.id, row, key, meta);
   return { ...rest, tables: [main], columns: main.columns, key: main.key };
 }
 

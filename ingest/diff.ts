@@ -10,10 +10,26 @@ export interface Samples {
   changed: string[];
 }
 
+/** How often one value column changed, with a few rows' values before and after. */
+export interface ColumnChange {
+  changed: number;
+  samples: { key: string; before: string | null; after: string | null }[];
+}
+
 /** Added/removed/changed/unchanged keys of one table between two versions. */
 export interface TableDiff {
   counts: ChangeCounts;
   samples: Samples;
+  /** Per value column (release metadata excluded): rows whose value changed. Empty on a first load. */
+  columns: Record<string, ColumnChange>;
+  /** Rows in which one of the watched columns (`--fail-on-changed N%:col,...`) changed. */
+  watched_changed?: number;
+  /**
+   * Value columns not compared because one of the two versions has no value in any row: the
+   * source format does not carry them (the CLFS .txt layout has no descriptors), so their absence
+   * is not a change of every row.
+   */
+  not_compared?: string[];
 }
 
 /** The diff of a dataset: per table, and summed (`counts`; samples of the main table). */
@@ -32,7 +48,7 @@ async function firstLoadTable(query: (sql: string) => Promise<Record<string, unk
   const keyText = `concat_ws('|', ${t.key.map(quoteIdent).map((k) => `coalesce(CAST(t.${k} AS VARCHAR), '')`).join(', ')})`;
   const n = Number((await query(`SELECT count(*) AS n FROM ${ref}`))[0]!.n);
   const first = await query(`SELECT ${keyText} AS k FROM ${ref} t ORDER BY k LIMIT ${sampleSize}`);
-  return { counts: { added: n, removed: 0, changed: 0, unchanged: 0 }, samples: { added: first.map((r) => String(r.k)), removed: [], changed: [] } };
+  return { counts: { added: n, removed: 0, changed: 0, unchanged: 0 }, samples: { added: first.map((r) => String(r.k)), removed: [], changed: [] }, columns: {} };
 }
 
 /**
@@ -43,29 +59,57 @@ export async function firstLoadDiff(dataset: Dataset<any>, query: (sql: string) 
   return combine(dataset, Object.fromEntries(await Promise.all(dataset.tables.map(async (t) => [t.name, await firstLoadTable(query, t, quoteIdent(t.name), sampleSize)] as const))), sampleSize);
 }
 
-async function diffTable(conn: DuckDBConnection, t: TableSpec, hasOld: boolean, sampleSize: number): Promise<TableDiff> {
+async function diffTable(conn: DuckDBConnection, t: TableSpec, hasOld: boolean, sampleSize: number, watch: string[]): Promise<TableDiff> {
   const tbl = quoteIdent(t.name);
   const keyTextOf = (alias: string) => `concat_ws('|', ${t.key.map(quoteIdent).map((k) => `coalesce(CAST(${alias}.${k} AS VARCHAR), '')`).join(', ')})`;
   if (!hasOld) return firstLoadTable((sql) => rowsOf(conn, sql), t, `new_v.main.${tbl}`, sampleSize);
   const oldRef = `old_v.main.${tbl}`;
   const oldCols = new Set((await rowsOf(conn, `SELECT column_name FROM (DESCRIBE SELECT * FROM ${oldRef})`)).map((r) => String(r.column_name)));
-  const values = t.columns.map((c) => c.name).filter((c) => !t.key.includes(c) && oldCols.has(c));
+  // Value columns only: a release's year, quarter or effective date moving changes no row.
+  const candidates = t.columns.map((c) => c.name).filter((c) => !t.key.includes(c) && !t.meta.includes(c) && oldCols.has(c));
+  // A column one version leaves empty in every row is not in that source's format: not compared.
+  const filled = async (ref: string) =>
+    candidates.length ? (await rowsOf(conn, `SELECT ${candidates.map((c, i) => `count(${quoteIdent(c)})::BIGINT AS c${i}`).join(', ')} FROM ${ref}`))[0]! : {};
+  const [inOld, inNew] = await Promise.all([filled(oldRef), filled(`new_v.main.${tbl}`)]);
+  const absent = candidates.filter((_c, i) => Number(inOld[`c${i}`]) === 0 || Number(inNew[`c${i}`]) === 0);
+  const values = candidates.filter((c) => !absent.includes(c));
   const on = t.key.map(quoteIdent).map((k) => `o.${k} IS NOT DISTINCT FROM n.${k}`).join(' AND ');
-  const differs = values.length ? values.map((c) => `o.${quoteIdent(c)} IS DISTINCT FROM n.${quoteIdent(c)}`).join(' OR ') : 'false';
+  const moved = values.length
+    ? `list_filter([${values.map((c) => `CASE WHEN o.${quoteIdent(c)} IS DISTINCT FROM n.${quoteIdent(c)} THEN ${quoteString(c)} END`).join(', ')}], x -> x IS NOT NULL)`
+    : '[]::VARCHAR[]';
+  const pack = (alias: string) => (values.length ? `to_json(struct_pack(${values.map((c) => `${quoteIdent(c)} := CAST(${alias}.${quoteIdent(c)} AS VARCHAR)`).join(', ')}))` : 'NULL');
   const d = `d_${t.name.replace(/\W/g, '_')}`;
   await conn.run(`
     CREATE TEMP TABLE ${d} AS
-    SELECT CASE WHEN o.o_present IS NULL THEN 'added'
-                WHEN n.n_present IS NULL THEN 'removed'
-                WHEN ${differs} THEN 'changed' ELSE 'unchanged' END AS kind,
-           CASE WHEN n.n_present THEN ${keyTextOf('n')} ELSE ${keyTextOf('o')} END AS k
-    FROM (SELECT *, true AS o_present FROM ${oldRef}) o
-    FULL OUTER JOIN (SELECT *, true AS n_present FROM new_v.main.${tbl}) n ON ${on}`);
+    SELECT kind, k, cols,
+           CASE WHEN kind = 'changed' THEN o_vals END AS o_vals, CASE WHEN kind = 'changed' THEN n_vals END AS n_vals
+    FROM (
+      SELECT CASE WHEN o.o_present IS NULL THEN 'added'
+                  WHEN n.n_present IS NULL THEN 'removed'
+                  WHEN len(${moved}) > 0 THEN 'changed' ELSE 'unchanged' END AS kind,
+             CASE WHEN n.n_present THEN ${keyTextOf('n')} ELSE ${keyTextOf('o')} END AS k,
+             CASE WHEN o.o_present AND n.n_present THEN ${moved} END AS cols,
+             ${pack('o')} AS o_vals, ${pack('n')} AS n_vals
+      FROM (SELECT *, true AS o_present FROM ${oldRef}) o
+      FULL OUTER JOIN (SELECT *, true AS n_present FROM new_v.main.${tbl}) n ON ${on})`);
   const counts = Object.fromEntries((await rowsOf(conn, `SELECT kind, count(*)::INTEGER AS n FROM ${d} GROUP BY kind`)).map((r) => [String(r.kind), Number(r.n)]));
   const sample = async (kind: string) => (await rowsOf(conn, `SELECT k FROM ${d} WHERE kind = $1 ORDER BY k LIMIT ${sampleSize}`, [kind])).map((r) => String(r.k));
+  const columns: Record<string, ColumnChange> = {};
+  for (const r of await rowsOf(conn, `SELECT col, count(*)::INTEGER AS n FROM (SELECT unnest(cols) AS col FROM ${d} WHERE kind = 'changed') GROUP BY col ORDER BY col`)) {
+    const col = String(r.col);
+    const rows = await rowsOf(conn, `SELECT k, json_extract_string(o_vals, $1) AS b, json_extract_string(n_vals, $1) AS a FROM ${d} WHERE kind = 'changed' AND list_contains(cols, $2) ORDER BY k LIMIT 3`, [`$.${col}`, col]);
+    columns[col] = { changed: Number(r.n), samples: rows.map((x) => ({ key: String(x.k), before: x.b === null ? null : String(x.b), after: x.a === null ? null : String(x.a) })) };
+  }
+  const w = watch.filter((c) => values.includes(c));
+  const watched = w.length
+    ? Number((await rowsOf(conn, `SELECT count(*)::INTEGER AS n FROM ${d} WHERE kind = 'changed' AND list_has_any(cols, [${w.map(quoteString).join(', ')}])`))[0]!.n)
+    : undefined;
   return {
     counts: { added: counts.added ?? 0, removed: counts.removed ?? 0, changed: counts.changed ?? 0, unchanged: counts.unchanged ?? 0 },
     samples: { added: await sample('added'), removed: await sample('removed'), changed: await sample('changed') },
+    columns,
+    ...(watched !== undefined ? { watched_changed: watched } : {}),
+    ...(absent.length ? { not_compared: absent } : {}),
   };
 }
 
@@ -82,7 +126,11 @@ function combine(dataset: Dataset<any>, tables: Record<string, TableDiff>, sampl
         changed: Object.entries(tables).flatMap(([n, t]) => t.samples.changed.map((k) => `${n}:${k}`)).slice(0, sampleSize),
       }
     : (main?.samples ?? { added: [], removed: [], changed: [] });
-  return { counts: sum, samples, tables };
+  // Per column: named `table.column` when the dataset has several tables.
+  const columns: Record<string, ColumnChange> = {};
+  for (const [n, t] of Object.entries(tables)) for (const [c, v] of Object.entries(t.columns)) columns[multi ? `${n}.${c}` : c] = v;
+  const watched = Object.values(tables).some((t) => t.watched_changed !== undefined) ? Object.values(tables).reduce((a, t) => a + (t.watched_changed ?? 0), 0) : undefined;
+  return { counts: sum, samples, tables, columns, ...(watched !== undefined ? { watched_changed: watched } : {}) };
 }
 
 /**
@@ -91,7 +139,7 @@ function combine(dataset: Dataset<any>, tables: Record<string, TableDiff>, sampl
  * the join, so this scales to the multi-million-row NCCI files. A table new in this version
  * counts as all added.
  */
-export async function diffVersionFiles(dataset: Dataset<any>, fromFile: string | null, toFile: string, sampleSize = 5): Promise<DiffResult> {
+export async function diffVersionFiles(dataset: Dataset<any>, fromFile: string | null, toFile: string, sampleSize = 5, watch: string[] = [], keysOut?: string): Promise<DiffResult> {
   const inst = await DuckDBInstance.create(':memory:');
   const conn = await inst.connect();
   try {
@@ -103,12 +151,24 @@ export async function diffVersionFiles(dataset: Dataset<any>, fromFile: string |
     }
     const present = await tableNames(conn, 'new_v');
     const tables: Record<string, TableDiff> = {};
-    for (const t of dataset.tables) if (present.has(t.name)) tables[t.name] = await diffTable(conn, t, old.has(t.name), sampleSize);
+    for (const t of dataset.tables) if (present.has(t.name)) tables[t.name] = await diffTable(conn, t, old.has(t.name), sampleSize, watch);
+    // Every key that changed, kept beside the change record (the change feeds name what changed).
+    const compared = dataset.tables.filter((t) => present.has(t.name) && old.has(t.name));
+    if (keysOut && compared.length) {
+      const parts = compared.map((t) => `SELECT ${quoteString(t.name)} AS "table", kind, k AS "key", coalesce(cols, []::VARCHAR[]) AS columns FROM d_${t.name.replace(/\W/g, '_')} WHERE kind <> 'unchanged'`);
+      await conn.run(`COPY (${parts.join(' UNION ALL ')} ORDER BY "table", kind, "key") TO ${quoteString(keysOut)} (FORMAT json)`);
+    }
     return combine(dataset, tables, sampleSize);
   } finally {
     conn.closeSync();
     inst.closeSync();
   }
+}
+
+/** The columns a diff compares: each table's columns but its key and its release metadata (`table.column` when several tables). */
+export function valueColumns(dataset: Dataset<any>): string[] {
+  const multi = dataset.tables.length > 1;
+  return dataset.tables.flatMap((t) => t.columns.map((c) => c.name).filter((c) => !t.key.includes(c) && !t.meta.includes(c)).map((c) => (multi ? `${t.name}.${c}` : c)));
 }
 
 /** What `rcm diff` prints and a dry run reports: the diff, the shares it implies, and what failed. */
@@ -120,7 +180,7 @@ export interface DiffReport extends DiffResult {
   from_rows: number;
   removed_pct: number;
   changed_pct: number;
-  thresholds: { removed_pct?: number; changed_pct?: number };
+  thresholds: { removed_pct?: number; changed_pct?: number; changed_columns?: string[] };
   /** Crossed `--fail-on-*` thresholds and publish guards, in words; empty when the change may publish. */
   failed: string[];
 }
@@ -130,6 +190,8 @@ export interface Gate {
   failOnRemovedPct?: number;
   /** `--fail-on-changed`, percent. */
   failOnChangedPct?: number;
+  /** `--fail-on-changed N%:col,...`: only rows where one of these value columns changed count. */
+  failOnChangedColumns?: string[];
   /** `RCM_MAX_REMOVED`, a share (0.05); undefined: no guard (rcm diff). */
   maxRemovedShare?: number;
 }
@@ -145,10 +207,14 @@ export function toReport(dataset: string, from: string | null, to: string, d: Di
   const after = c.added + c.changed + c.unchanged;
   const removedPct = base ? (c.removed * 100) / base : 0;
   const changedPct = base ? (c.changed * 100) / base : 0;
+  const cols = gate.failOnChangedColumns?.length ? gate.failOnChangedColumns : undefined;
+  const gatedPct = cols ? (base ? ((d.watched_changed ?? 0) * 100) / base : 0) : changedPct;
   const failed: string[] = [];
   if (base > 0) {
     if (gate.failOnRemovedPct !== undefined && removedPct > gate.failOnRemovedPct) failed.push(`removed ${removedPct.toFixed(2)}% > ${gate.failOnRemovedPct}% (--fail-on-removed)`);
-    if (gate.failOnChangedPct !== undefined && changedPct > gate.failOnChangedPct) failed.push(`changed ${changedPct.toFixed(2)}% > ${gate.failOnChangedPct}% (--fail-on-changed)`);
+    if (gate.failOnChangedPct !== undefined && gatedPct > gate.failOnChangedPct) {
+      failed.push(`changed ${gatedPct.toFixed(2)}%${cols ? ` in ${cols.join(', ')}` : ''} > ${gate.failOnChangedPct}% (--fail-on-changed)`);
+    }
     const m = gate.maxRemovedShare;
     if (m !== undefined) {
       if (c.removed > m * base) failed.push(`removes ${c.removed} of ${base} keys of ${from} (${removedPct.toFixed(2)}% > RCM_MAX_REMOVED ${(m * 100).toFixed(2)}%); pass --allow-removals if that is intended`);
@@ -163,7 +229,7 @@ export function toReport(dataset: string, from: string | null, to: string, d: Di
     ...d,
     removed_pct: removedPct,
     changed_pct: changedPct,
-    thresholds: { removed_pct: gate.failOnRemovedPct, changed_pct: gate.failOnChangedPct },
+    thresholds: { removed_pct: gate.failOnRemovedPct, changed_pct: gate.failOnChangedPct, ...(cols ? { changed_columns: cols } : {}) },
     failed,
   };
 }

@@ -3,10 +3,10 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { compareVersions } from '../datasets/_shared/versions.js';
 import type { Dataset } from '../datasets/types.js';
-import { DomainError } from '../warehouse/errors.js';
+import { DomainError, UsageError } from '../warehouse/errors.js';
 import type { ChangeRecord, DatasetVersion, Manifest } from '../warehouse/manifest.js';
 import { newSnapshotId, type Warehouse } from '../warehouse/store.js';
-import { firstLoadDiff, type DiffReport, type DiffResult } from './diff.js';
+import { firstLoadDiff, valueColumns, type DiffReport, type DiffResult } from './diff.js';
 import { withWriteLock } from './lock.js';
 import { checkKeys, checkRejects, finalizeRows } from './stage/check.js';
 import { hashSources, readInputs, resolveDataset } from './stage/inputs.js';
@@ -49,6 +49,8 @@ export interface IngestOptions {
   failOnRemovedPct?: number;
   /** `--fail-on-changed`, percent. */
   failOnChangedPct?: number;
+  /** `--fail-on-changed N%:col,...`: only changes of these value columns count. */
+  failOnChangedColumns?: string[];
   /** Cap on the bytes a zip unpacks to (`RCM_ZIP_MAX_MB`). */
   zipMaxBytes?: number;
   onProgress?: (p: IngestProgress) => void;
@@ -82,6 +84,8 @@ export interface StagedVersion {
   report: DiffReport;
   /** Where the staged file sits until it is published or dropped. */
   stagedFile: string;
+  /** The per-key changes written by the diff (null on a first load), moved to `change.keys_file` on publish. */
+  stagedKeys: string | null;
   summary: Omit<IngestSummary, 'snapshot_id' | 'dry_run' | 'elapsed_ms' | 'change' | 'report'>;
 }
 
@@ -103,6 +107,8 @@ export class GateError extends DomainError {
  */
 export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: Manifest | null): Promise<StagedVersion> {
   const dataset = resolveDataset(opts.dataset);
+  const unknown = (opts.failOnChangedColumns ?? []).filter((c) => !valueColumns(dataset).includes(c));
+  if (unknown.length) throw new UsageError(`--fail-on-changed names ${unknown.join(', ')}, not a value column of ${dataset.id} (value columns: ${valueColumns(dataset).join(', ')})`);
   const inputs = await readInputs(dataset, opts, wh.path('tmp'));
   const { files, samples, label, effective } = inputs;
   const prevVersions = parent?.datasets[dataset.id] ?? [];
@@ -146,6 +152,10 @@ export async function publish(wh: Warehouse, parent: Manifest | null, staged: St
   for (const s of staged) {
     await mkdir(dirname(wh.path(s.entry.file)), { recursive: true });
     await rename(s.stagedFile, wh.path(s.entry.file));
+    if (s.stagedKeys && s.change.keys_file) {
+      await mkdir(dirname(wh.path(s.change.keys_file)), { recursive: true });
+      await rename(s.stagedKeys, wh.path(s.change.keys_file));
+    }
     const list = (datasets[s.entry.dataset] ?? []).filter((v) => v.version !== s.entry.version);
     list.push(s.entry);
     datasets[s.entry.dataset] = list.sort(compareVersions);

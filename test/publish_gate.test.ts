@@ -129,6 +129,48 @@ async function clfsAsTxt(csv: string): Promise<string> {
   return out.join('\r\n') + '\r\n';
 }
 
+describe('what changed, column by column (issue 19, item 8)', () => {
+  const CLFS = join(ROOT, 'seeds/clfs/PUF_CLFS_CY2026_Q3V1.csv');
+  /** The seed CLFS quarter as the next release would print it: another year and effective date on every row, and `edit` applied. */
+  const nextQuarter = async (edit: (text: string) => string = (x) => x) =>
+    write('PUF_CLFS_CY2026_Q4V1.csv', edit(await readFile(CLFS, 'latin1')).replace(/^2026,([^,]+),([^,]*),20260101,/gm, '2027,$1,$2,20270101,'));
+
+  it("counts a row changed only when a value moved, not the release's year or effective date, with per-column counts and before/after samples", async () => {
+    await ingestFiles(wh, { dataset: 'clfs', files: [CLFS] });
+    const s = await ingestFiles(wh, { dataset: 'clfs', files: [await nextQuarter((x) => x.replace('2026,80053,,20260101,N,00010.56', '2026,80053,,20260101,N,00011.01'))] });
+    // Only 80053's rate moved (every row's YEAR and EFF_DATE moved too: release metadata).
+    expect(s.report.counts.changed).toBe(1);
+    expect(s.report.columns).toEqual({ rate: { changed: 1, samples: [{ key: '80053|', before: '10.56', after: '11.01' }] } });
+    // The per-key changes are kept with the change record.
+    const keys = (await readFile(wh.path(s.change.keys_file!), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(keys).toEqual([{ table: 'clfs', kind: 'changed', key: '80053|', columns: ['rate'] }]);
+  });
+
+  it('--fail-on-changed N%:column gates on the named value columns only; an unknown column is a usage error naming the columns', async () => {
+    await ingestFiles(wh, { dataset: 'clfs', files: [CLFS] });
+    const descriptors = await nextQuarter((x) => x.replace('Comprehen metabolic panel', 'Comp metabolic panel'));
+    const ok = await rcm('ingest', 'clfs', descriptors, '--dry-run', '--fail-on-changed', '0%:rate', '--json');
+    expect(ok.code, ok.err).toBe(0);
+    const any = await rcm('ingest', 'clfs', descriptors, '--dry-run', '--fail-on-changed', '0%', '--json');
+    expect(any.code).toBe(3);
+    const rate = await nextQuarter((x) => x.replace('2026,0001U,,20260101,N,00720.00', '2026,0001U,,20260101,N,00730.00'));
+    const refused = await rcm('ingest', 'clfs', rate, '--dry-run', '--fail-on-changed', '0%:rate,indicator', '--json');
+    expect(refused.code).toBe(3);
+    expect(JSON.parse(refused.out).report.failed[0]).toMatch(/changed \d+\.\d+% in rate, indicator > 0% \(--fail-on-changed\)/);
+    const unknown = await rcm('ingest', 'clfs', rate, '--dry-run', '--fail-on-changed', '1%:price', '--json');
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toMatch(/--fail-on-changed names price, not a value column of clfs \(value columns: .*rate/);
+  });
+
+  it('does not compare a column a source format leaves empty in every row (the same release as .txt has no descriptors)', async () => {
+    await ingestFiles(wh, { dataset: 'clfs', files: [CLFS] });
+    const noDescriptors = await write('PUF_CLFS_CY2026_Q3V1.csv', (await readFile(CLFS, 'latin1')).replace(/^(2026,[^,]+,[^,]*,\d{8},[A-Z],[\d.]+,[^,]*),.*$/gm, '$1,,'));
+    const s = await ingestFiles(wh, { dataset: 'clfs', files: [noDescriptors], replace: true });
+    expect(s.report.counts.changed).toBe(0);
+    expect(s.report.tables.clfs!.not_compared).toEqual(['long_descriptor', 'extended_long_descriptor']);
+  });
+});
+
 describe('seed versions (issue 19, item 9)', () => {
   it('are marked in the manifest, and real data under the same label replaces them without --replace or the removal guard', async () => {
     await seedAll(wh, join(ROOT, 'seeds'));

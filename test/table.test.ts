@@ -32,6 +32,7 @@ describe('row schemas declare the DuckDB columns', () => {
 
   it('refuses a key column the schema lacks, and names views', () => {
     expect(() => table('t', z.object({ a: z.string() }), ['b' as 'a'])).toThrow(/key column b/);
+    expect(() => table('t', z.object({ a: z.string() }), ['a'], ['year' as 'a'])).toThrow(/metadata column year/);
     expect(viewName('payers', 'payers')).toBe('payers');
     expect(viewName('payers', 'filing_rules')).toBe('payers__filing_rules');
   });

@@ -50,6 +50,11 @@ export interface ChangeRecord {
   replaces_seed?: true;
   /** True when this version is itself a seed. */
   seed?: true;
+  /**
+   * The keys that changed, one JSON line each (`{table, kind: added|removed|changed, key,
+   * columns}`), relative to the data dir; absent on a first load (every key is added).
+   */
+  keys_file?: string;
 }
 
 /** What a snapshot serves: every dataset's versions in force plus the change records so far. */

@@ -32,6 +32,8 @@ export class Warehouse {
       staged: this.path('tmp', `${dataset}-${id}.duckdb`),
       file: `datasets/${dataset}/${id}.duckdb`,
       rejects: this.path('rejects', dataset, `${id}.jsonl`),
+      stagedKeys: this.path('tmp', `${dataset}-${id}.changes.jsonl`),
+      keysFile: `changes/${dataset}/${id}.jsonl`,
     };
   }
 
@@ -111,6 +113,10 @@ export interface VersionFiles {
   file: string;
   /** Absolute path of the rejected rows (JSONL), written only when there are any. */
   rejects: string;
+  /** Where the diff writes the keys that changed (JSONL) until `publish` moves them to `keysFile`. */
+  stagedKeys: string;
+  /** Path relative to the warehouse of the published per-key changes: `changes/<dataset>/<label>.<nonce>.jsonl`. */
+  keysFile: string;
 }
 
 /** Sortable snapshot id: UTC timestamp plus a nonce, e.g. `20261121T060631Z-3fa2`. */

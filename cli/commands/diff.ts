@@ -3,7 +3,7 @@ import { selectVersion } from '../../datasets/_shared/versions.js';
 import { lookupDataset } from '../../datasets/registry.js';
 import { diffVersionFiles, toReport } from '../../ingest/diff.js';
 import { NotFoundError, UsageError } from '../../warehouse/errors.js';
-import { EXIT, ExitCode, percent, type CliContext } from '../context.js';
+import { changedGate, EXIT, ExitCode, percent, type CliContext } from '../context.js';
 import { diffMarkdown, diffText } from '../format.js';
 
 export function register(program: Command, ctx: CliContext): void {
@@ -15,8 +15,8 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--to <version>', 'newer version (default: the latest)')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .option('--fail-on-removed <pct>', 'exit 3 when more than this share of the old keys was removed', percent)
-    .option('--fail-on-changed <pct>', 'exit 3 when more than this share of the old rows changed', percent)
-    .action(async (dataset: string, o: { from?: string; to?: string; format: string; failOnRemoved?: number; failOnChanged?: number }) => {
+    .option('--fail-on-changed <pct[:columns]>', 'exit 3 when more than this share of the old rows changed a value (release metadata does not count); with :col,col only those columns count', changedGate)
+    .action(async (dataset: string, o: { from?: string; to?: string; format: string; failOnRemoved?: number; failOnChanged?: { pct: number; columns: string[] } }) => {
       const ds = lookupDataset(dataset);
       if (!ds) throw new UsageError(`unknown dataset '${dataset}'`);
       const w = ctx.wh();
@@ -29,8 +29,8 @@ export function register(program: Command, ctx: CliContext): void {
       const earlier = versions.filter((v) => v !== to && (v.effective_date ?? '') <= (to.effective_date ?? ''));
       const from = o.from ? versions.find((v) => v.version === o.from) : earlier.at(-1);
       if (o.from && !from) throw new NotFoundError(`version ${o.from} of ${dataset} is not loaded (loaded: ${loaded})`);
-      const d = await diffVersionFiles(ds, from ? w.path(from.file) : null, w.path(to.file));
-      const report = toReport(dataset, from?.version ?? null, to.version, d, { failOnRemovedPct: o.failOnRemoved, failOnChangedPct: o.failOnChanged });
+      const d = await diffVersionFiles(ds, from ? w.path(from.file) : null, w.path(to.file), 5, o.failOnChanged?.columns);
+      const report = toReport(dataset, from?.version ?? null, to.version, d, { failOnRemovedPct: o.failOnRemoved, failOnChangedPct: o.failOnChanged?.pct, failOnChangedColumns: o.failOnChanged?.columns });
       if (o.format === 'json') ctx.json(report);
       else ctx.io.stdout((o.format === 'markdown' ? diffMarkdown(report) : diffText(report)) + '\n');
       if (report.failed.length) throw new ExitCode(EXIT.threshold);

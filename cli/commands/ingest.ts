@@ -4,7 +4,7 @@ import { DATASETS, lookupDataset } from '../../datasets/registry.js';
 import { ingestFiles, GateError, type IngestSummary } from '../../ingest/pipeline.js';
 import type { DiffReport } from '../../ingest/diff.js';
 import { UsageError } from '../../warehouse/errors.js';
-import { EXIT, ExitCode, isoDate, percent, type CliContext } from '../context.js';
+import { EXIT, ExitCode, isoDate, percent, type CliContext, changedGate } from '../context.js';
 import { diffMarkdown, diffText, fmtInt, progressLine } from '../format.js';
 
 type Format = 'text' | 'json' | 'markdown';
@@ -37,7 +37,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--effective-date <date>', 'date the version takes effect, YYYY-MM-DD (default: from the file)', isoDate)
     .option('--dry-run', 'stage, validate and diff against the version in force, print the report, publish nothing; every gate applies (thresholds and the removal guard) and the exit code is the real run\'s')
     .option('--fail-on-removed <pct>', 'refuse (exit 3, nothing published) when more than this share of the previous version\'s keys is removed', percent)
-    .option('--fail-on-changed <pct>', 'refuse (exit 3, nothing published) when more than this share of the previous version\'s rows changed', percent)
+    .option('--fail-on-changed <pct[:columns]>', 'refuse (exit 3, nothing published) when more than this share of the previous version\'s rows changed a value (release metadata such as the year does not count); with :col,col only changes of those columns count, e.g. 5%:payment_rate', changedGate)
     .option('--replace', 'replace a version already loaded under the same label (the change record says what it supersedes)')
     .option('--allow-removals', 'publish even when more than RCM_MAX_REMOVED of the previous keys would be removed')
     .option('--reject-threshold <pct>', 'fail when more than this share of rows is rejected (default RCM_REJECT_THRESHOLD, 1%)', percent)
@@ -47,7 +47,7 @@ export function register(program: Command, ctx: CliContext): void {
       async (
         dataset: string,
         files: string[],
-        o: { version?: string; effectiveDate?: string; dryRun?: boolean; failOnRemoved?: number; failOnChanged?: number; replace?: boolean; allowRemovals?: boolean; rejectThreshold?: number; format?: Format; json?: boolean },
+        o: { version?: string; effectiveDate?: string; dryRun?: boolean; failOnRemoved?: number; failOnChanged?: { pct: number; columns: string[] }; replace?: boolean; allowRemovals?: boolean; rejectThreshold?: number; format?: Format; json?: boolean },
       ) => {
         if (!lookupDataset(dataset)) throw new UsageError(`unknown dataset '${dataset}' (known: ${DATASETS.map((d) => d.id).join(', ')})`);
         const c = ctx.cfg();
@@ -65,7 +65,8 @@ export function register(program: Command, ctx: CliContext): void {
             allowRemovals: o.allowRemovals,
             maxRemoved: c.RCM_MAX_REMOVED,
             failOnRemovedPct: o.failOnRemoved,
-            failOnChangedPct: o.failOnChanged,
+            failOnChangedPct: o.failOnChanged?.pct,
+            failOnChangedColumns: o.failOnChanged?.columns,
             zipMaxBytes: c.RCM_ZIP_MAX_MB * 1024 * 1024,
             rejectThreshold: o.rejectThreshold !== undefined ? o.rejectThreshold / 100 : c.RCM_REJECT_THRESHOLD,
             onProgress: progress ? (p) => ctx.io.stderr(`\r\x1b[2K${progressLine(p)}`) : undefined,

@@ -11,6 +11,11 @@ export interface TableSpec<S extends z.ZodObject = z.ZodObject> {
   row: S;
   key: string[];
   columns: Column[];
+  /**
+   * Columns that describe the release rather than the row (its year, quarter, a release-wide
+   * effective date or conversion factor): a diff does not count a row changed because they moved.
+   */
+  meta: string[];
 }
 
 type Def = { type: string; innerType?: unknown; in?: unknown; format?: string | null };
@@ -63,10 +68,11 @@ export function columnsOf(row: z.ZodObject): Column[] {
 }
 
 /** Declares a table: name, row schema and key columns (checked against the schema). */
-export function table<S extends z.ZodObject>(name: string, row: S, key: (keyof z.infer<S> & string)[]): TableSpec<S> {
+export function table<S extends z.ZodObject>(name: string, row: S, key: (keyof z.infer<S> & string)[], meta: (keyof z.infer<S> & string)[] = []): TableSpec<S> {
   const columns = columnsOf(row);
   for (const k of key) if (!columns.some((c) => c.name === k)) throw new Error(`table ${name}: key column ${k} is not in its row schema`);
-  return { name, row, key, columns };
+  for (const k of meta) if (!columns.some((c) => c.name === k)) throw new Error(`table ${name}: metadata column ${k} is not in its row schema`);
+  return { name, row, key, columns, meta };
 }
 
 

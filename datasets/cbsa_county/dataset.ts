@@ -50,6 +50,8 @@ export const cbsaCounty = defineDataset({
   formats: ['FY<YEAR> CBSA to County Crosswalk CSV: optional title line, header FIPS State County Code, SSA State County Code, County Name, State, CBSA, CBSA Name'],
   row: CbsaCountyRowSchema,
   key: ['fips_county'],
+  // Release metadata, the same on every row of a release: a diff does not count a row changed for it.
+  meta: ['fiscal_year'],
   detect: (s) => s.lines.slice(0, 20).some((l) => isHeader(l.split(','))),
   version(samples): VersionInfo | undefined {
     return fiscalVersion(samples.map((s) => fiscalYearOf(s, TITLE)).find((y) => y !== undefined));

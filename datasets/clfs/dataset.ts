@@ -72,6 +72,8 @@ export const clfs = defineDataset({
   ],
   row: ClfsRowSchema,
   key: ['hcpcs_code', 'modifier'],
+  // Release metadata, the same on every row of a release: a diff does not count a row changed for it.
+  meta: ['year', 'effective_date'],
   detect: (s) => delimiterOf(s.lines) !== undefined,
   version(samples): VersionInfo | undefined {
     return samples.map(clfsVersionOf).find((v) => v !== undefined);

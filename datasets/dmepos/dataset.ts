@@ -124,6 +124,8 @@ export const dmepos = defineDataset({
   formats: ['DMEPOS<YY>_<MON>.csv (CMS CSV: 6 preamble lines, HCPCS/Mod/Mod2/JURIS/CATG/Ceiling/Floor, per-state (NR)/(R) pairs, Description)'],
   row: DmeposRowSchema,
   key: ['hcpcs_code', 'modifier', 'modifier2', 'state'],
+  // Release metadata, the same on every row of a release: a diff does not count a row changed for it.
+  meta: ['year'],
   // Quotes stripped: some releases (and Excel re-saves) quote every header cell.
   detect: (s) => s.lines.slice(0, 20).some((l) => isDmeposHeader(l.replace(/"/g, '').split(','))),
   version(samples): VersionInfo | undefined {

@@ -54,6 +54,8 @@ export const dmeposRuralZip = defineDataset({
   formats: ['DME Rural ZIP Code Quarter <Q>, <YYYY>.csv (STATE, DMEPOS RURAL ZIP CODE, YEAR/QTR)'],
   row: DmeposRuralZipRowSchema,
   key: ['zip'],
+  // Release metadata, the same on every row of a release: a diff does not count a row changed for it.
+  meta: ['year_quarter', 'year', 'quarter'],
   detect: (s) => s.lines.slice(0, 10).some((l) => isRuralZipHeader(l.replace(/"/g, '').split(','))),
   version(samples): VersionInfo | undefined {
     return samples.map(versionOf).find((v) => v !== undefined);

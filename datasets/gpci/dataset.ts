@@ -42,6 +42,8 @@ export const gpci = defineDataset({
   formats: ['GPCI<YEAR>.csv (Addendum E CSV: title, blank row, header, 109 localities, footnotes)'],
   row: GpciRowSchema,
   key: ['locality'],
+  // Release metadata, the same on every row of a release: a diff does not count a row changed for it.
+  meta: ['year'],
   detect: (s) => s.lines.slice(0, 20).some((l) => isGpciHeader(l.split(','))),
   version(samples): VersionInfo | undefined {
     const year = samples.map(yearOf).find((y) => y !== undefined);

@@ -228,6 +228,8 @@ export const localityCounty = defineDataset({
   ],
   row: LocalityCountyRowSchema,
   key: ['locality', 'county_state', 'county'],
+  // Release metadata, the same on every row of a release: a diff does not count a row changed for it.
+  meta: ['year'],
   detect: (s) =>
     s.lines.slice(0, 20).some((l) => isCsvHeader(l.split(',')) || isTxtHeader(l)) &&
     s.lines.slice(0, 5).some((l) => /COUNTIES INCLUDED IN/i.test(l)),

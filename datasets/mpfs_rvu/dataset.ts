@@ -156,6 +156,8 @@ export const mpfsRvu = defineDataset({
   ],
   row: MpfsRvuRowSchema,
   key: ['hcpcs', 'modifier'],
+  // Release metadata, the same on every row of a release: a diff does not count a row changed for it.
+  meta: ['year', 'quarter', 'conv_factor', 'conv_factor_qpp', 'cf_variant'],
   detect: (s) => s.lines.slice(0, 30).some((l) => l.startsWith('HCPCS,MOD,DESCRIPTION,')),
   version(samples): VersionInfo | undefined {
     const rel = samples.map(releaseOf).find(Boolean);

@@ -147,6 +147,8 @@ export const oppsAddendumB = defineDataset({
   ],
   row: OppsAddendumBRowSchema,
   key: ['hcpcs_code'],
+  // Release metadata, the same on every row of a release: a diff does not count a row changed for it.
+  meta: ['year'],
   detect: (s) =>
     s.lines.slice(0, 30).some((l) => isOppsHeader(l.replace(/"/g, '').split(','))) ||
     // A workbook's sheet XML is deflated, so the sample cannot show the header: the zip signature

@@ -74,6 +74,8 @@ export const wageIndex = defineDataset({
   formats: ['FY<YEAR> Table 3 CSV or tab-delimited text: title line with "FY <YEAR>", header CBSA, Area Name, State, Wage Index, GAF[, Reclassified Wage Index, Reclassified GAF]'],
   row: WageIndexRowSchema,
   key: ['cbsa'],
+  // Release metadata, the same on every row of a release: a diff does not count a row changed for it.
+  meta: ['fiscal_year'],
   detect: (s) => s.lines.slice(0, 20).some((l) => isHeader(l.split(l.includes('\t') ? '\t' : ','))),
   version(samples): VersionInfo | undefined {
     return fiscalVersion(samples.map((s) => fiscalYearOf(s, TITLE)).find((y) => y !== undefined));

@@ -58,6 +58,8 @@ export const zipLocality = defineDataset({
   formats: ['ZIP5_<MON><YEAR>.txt (fixed width 80, no header; YYYYQ in columns 76-80)'],
   row: ZipLocalityRowSchema,
   key: ['zip5'],
+  // Release metadata, the same on every row of a release: a diff does not count a row changed for it.
+  meta: ['year_quarter'],
   detect: (s) => {
     const lines = s.lines.slice(0, 50).filter((l) => l.trim() !== '');
     return lines.length > 0 && lines.filter(isRecord).length >= Math.ceil(lines.length * 0.9);

@@ -58,15 +58,16 @@ export interface StagedLoad {
 export async function recordVersion(
   wh: Warehouse,
   s: StagedLoad,
-  opts: Pick<IngestOptions, 'failOnRemovedPct' | 'failOnChangedPct' | 'allowRemovals' | 'maxRemoved' | 'seed'>,
+  opts: Pick<IngestOptions, 'failOnRemovedPct' | 'failOnChangedPct' | 'failOnChangedColumns' | 'allowRemovals' | 'maxRemoved' | 'seed'>,
   now: () => Date,
 ): Promise<StagedVersion> {
   const { dataset, base, same, loaded } = s;
   const { label, effective, skipped } = s.inputs;
-  const diff = s.firstDiff ?? (await diffVersionFiles(dataset, base ? wh.path(base.file) : null, s.files.staged));
+  const diff = s.firstDiff ?? (await diffVersionFiles(dataset, base ? wh.path(base.file) : null, s.files.staged, 5, opts.failOnChangedColumns, s.files.stagedKeys));
   const report = toReport(dataset.id, base?.version ?? null, label, diff, {
     failOnRemovedPct: opts.failOnRemovedPct,
     failOnChangedPct: opts.failOnChangedPct,
+    failOnChangedColumns: opts.failOnChangedColumns,
     // Replacing seed (sample) data with a release removes nothing real: no removal guard.
     maxRemovedShare: opts.allowRemovals || base?.seed ? undefined : (opts.maxRemoved ?? 0.05),
   });
@@ -88,6 +89,7 @@ export async function recordVersion(
     ...(same ? { supersedes: same.version } : {}),
     ...(base?.seed ? { replaces_seed: true as const } : {}),
     ...(opts.seed ? { seed: true as const } : {}),
+    ...(base ? { keys_file: s.files.keysFile } : {}),
   };
   const { rows, rejects } = loaded;
   const entry: DatasetVersion = {
@@ -113,5 +115,5 @@ export async function recordVersion(
     reject_rate: rows + rejects === 0 ? 0 : rejects / (rows + rejects),
     rejects_file: rejects > 0 ? s.files.rejects : null,
   };
-  return { entry, change, report, stagedFile: s.files.staged, summary };
+  return { entry, change, report, stagedFile: s.files.staged, stagedKeys: base ? s.files.stagedKeys : null, summary };
 }
