@@ -22,6 +22,7 @@ function redocBundle(): Buffer {
 
 const HTML = 'text/html; charset=utf-8';
 const JS = 'text/javascript; charset=utf-8';
+const SVG = 'image/svg+xml';
 
 /** Pages and their assets by path (read once, on first use). */
 let assets: Map<string, Asset> | undefined;
@@ -32,6 +33,10 @@ function load(): Map<string, Asset> {
     ['/docs/redoc.standalone.js', { type: JS, body: redocBundle() }],
     ['/playground', { type: HTML, body: read('playground.html') }],
     ['/playground/app.js', { type: JS, body: read('playground.js') }],
+    // The logo doubles as the favicon; served here, so the pages' own CSP (img-src 'self') allows it.
+    ['/logo.svg', { type: SVG, body: read('logo.svg') }],
+    ['/favicon.svg', { type: SVG, body: read('logo.svg') }],
+    ['/favicon.ico', { type: SVG, body: read('logo.svg') }],
   ]));
 }
 

@@ -67,6 +67,64 @@
 
   function shellQuote(s) { return "'" + s.replace(/'/g, "'\\''") + "'"; }
 
+  function el(tag, cls, value) { var e = document.createElement(tag); if (cls) e.className = cls; if (value !== undefined) e.textContent = value; return e; }
+  var money = function (n) { return '$' + Number(n).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ','); };
+  var MONEY_KEY = /(payment|amount|_rate$|^rate$|allowed)/;
+
+  // The answer as a person reads it: its amounts, the blocks they come from, warnings and the
+  // dataset versions it used. The raw JSON stays one click away.
+  function readable(status, answer) {
+    var box = $('readable');
+    box.innerHTML = '';
+    if (!answer || typeof answer !== 'object') { box.appendChild(el('span', 'note', 'No JSON answer.')); return; }
+    if (status >= 400) {
+      box.appendChild(el('h3', 'err', 'Error ' + status + (answer.code ? ' (' + answer.code + ')' : '')));
+      var issues = Array.isArray(answer.detail) ? answer.detail : [{ loc: [], msg: String(answer.detail) }];
+      var ul = el('ul');
+      issues.forEach(function (i) { ul.appendChild(el('li', '', (i.loc && i.loc.length ? i.loc.join('.') + ': ' : '') + i.msg)); });
+      box.appendChild(ul);
+      return;
+    }
+    if (typeof answer.estimated_payment === 'number') {
+      box.appendChild(el('h3', '', 'Estimated payment'));
+      box.appendChild(el('div', 'amount', money(answer.estimated_payment)));
+      var blocks = el('ul');
+      (answer.applicable_blocks || []).forEach(function (b) {
+        var block = answer[b] || {};
+        var amount = Object.keys(block).filter(function (k) { return /^allowed_/.test(k); }).map(function (k) { return block[k]; })[0];
+        blocks.appendChild(el('li', '', b.replace(/_/g, ' ') + (amount !== undefined ? ': ' + money(amount) : '')));
+      });
+      box.appendChild(blocks);
+    } else {
+      var found = [];
+      (function walk(o, path, depth) {
+        if (!o || typeof o !== 'object' || depth > 2 || found.length >= 8) return;
+        Object.keys(o).forEach(function (k) {
+          if (k === 'reliability') return;
+          var v = o[k];
+          if (typeof v === 'number' && MONEY_KEY.test(k)) found.push([path.concat(k).join('.'), money(v)]);
+          else if (v && typeof v === 'object') walk(v, path.concat(k), depth + 1);
+        });
+      })(answer, [], 0);
+      box.appendChild(el('h3', '', found.length ? 'Amounts' : 'Answer'));
+      var list = el('ul');
+      found.forEach(function (f) { list.appendChild(el('li', '', f[0] + ': ' + f[1])); });
+      if (!found.length) list.appendChild(el('li', '', Object.keys(answer).filter(function (k) { return k !== 'reliability'; }).slice(0, 6).map(function (k) { var v = answer[k]; return k + ': ' + (v && typeof v === 'object' ? (Array.isArray(v) ? v.length + ' items' : '{…}') : String(v)); }).join(' · ')));
+      box.appendChild(list);
+    }
+    var rel = answer.reliability;
+    if (rel) {
+      if (rel.warnings && rel.warnings.length) {
+        box.appendChild(el('h3', 'warn', 'Warnings'));
+        var w = el('ul', 'warn');
+        rel.warnings.forEach(function (x) { w.appendChild(el('li', '', x)); });
+        box.appendChild(w);
+      }
+      var versions = Object.keys(rel.dataset_versions || {}).map(function (d) { return d + ' ' + rel.dataset_versions[d]; });
+      if (versions.length) box.appendChild(el('p', 'note versions', 'Data: ' + versions.join(', ') + (rel.degraded ? ' (degraded)' : '')));
+    }
+  }
+
   function send() {
     var op = ops[Number($('operation').value)];
     var path = op.path;
@@ -89,10 +147,12 @@
       return fetch(url, { method: op.method.toUpperCase(), headers: headers, body: body }).then(function (r) {
         return r.text().then(function (t) {
           var shown = t;
-          try { shown = JSON.stringify(JSON.parse(t), null, 2); } catch (e) { /* not JSON */ }
+          var value = null;
+          try { value = JSON.parse(t); shown = JSON.stringify(value, null, 2); } catch (e) { /* not JSON */ }
           $('status').className = r.ok ? '' : 'err';
           text($('status'), r.status + ' ' + r.statusText);
           text($('response'), shown);
+          readable(r.status, value);
         });
       });
     }).catch(function (e) {
@@ -107,6 +167,9 @@
       Object.keys(spec.paths[path]).forEach(function (method) {
         var op = spec.paths[path][method];
         if (path === '/v1/mcp' || (op.tags || []).indexOf('system') >= 0) return;
+        // Only what the minted key (scope knowledge, test host) can call: no 403 on a first Send.
+        var scope = op['x-required-scope'];
+        if (scope && scope !== 'knowledge') return;
         ops.push({ path: path, method: method, op: op });
       });
     });
@@ -121,6 +184,9 @@
     });
     select.addEventListener('change', render);
     $('send').addEventListener('click', send);
+    // Open on the payment composition, its documented example filled in.
+    var start = ops.findIndex(function (o) { return o.op.operationId === 'getCodePayment'; });
+    if (start >= 0) select.value = String(start);
     render();
     document.body.dataset.ready = 'true';
   });

@@ -72,6 +72,52 @@ describe('playground', () => {
   });
 });
 
+describe('playground for a first-time visitor (issue 19, item 12)', () => {
+  it('opens on a knowledge route the minted key can call: the first Send answers 200, read as a person reads it', async () => {
+    const page = await open('/playground');
+    const csp: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) csp.push(m.text());
+    });
+    await page.waitForSelector('body[data-ready="true"]');
+    // No agents or audit routes in the list: the minted key has the knowledge scope only.
+    const keys = await page.$$eval('#operation option', (os) => os.map((o) => (o as HTMLOptionElement).dataset.key));
+    expect(keys.some((k) => k?.includes('/v1/agents/'))).toBe(false);
+    expect(await page.$eval('#operation', (s) => (s as HTMLSelectElement).selectedOptions[0]!.dataset.key)).toBe('GET /v1/codes/{code}/payment');
+    await page.click('#send');
+    await page.waitForFunction(() => document.getElementById('readable')?.textContent?.includes('Estimated payment'));
+    expect(await page.textContent('#status')).toMatch(/^200/);
+    const readable = (await page.textContent('#readable'))!;
+    // The documented example: 99213 in Manhattan on 2026-03-02, $103.89 (non-QPP, non-facility).
+    expect(readable).toContain('$103.89');
+    expect(readable).toMatch(/physician: \$103\.89/);
+    expect(readable).toMatch(/Data: .*mpfs_rvu 2025D/);
+    // The logo and favicon are served by the service and allowed by the page's own CSP.
+    expect(await page.$eval('#logo', (img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0)).toBe(true);
+    expect(await page.$eval('link[rel="icon"]', (l) => (l as HTMLLinkElement).href)).toMatch(/\/favicon\.svg$/);
+    const icon = await page.request.get(`${base}/favicon.svg`);
+    expect(icon.status()).toBe(200);
+    expect(icon.headers()['content-type']).toBe('image/svg+xml');
+    expect(csp).toEqual([]);
+    expect(outside).toEqual([]);
+    await page.close();
+  });
+
+  it('is usable at phone width: one column, nothing wider than the screen, Send still answers', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(`${base}/playground`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.click('#send');
+    await page.waitForFunction(() => document.getElementById('readable')?.textContent?.includes('Estimated payment'));
+    const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, view: window.innerWidth }));
+    expect(widths.doc).toBeLessThanOrEqual(widths.view);
+    const cols = await page.$eval('main', (m) => getComputedStyle(m).gridTemplateColumns.split(' ').length);
+    expect(cols).toBe(1);
+    await page.screenshot({ path: join(ARTIFACTS, 'playground-phone.png'), fullPage: true });
+    await page.close();
+  });
+});
+
 describe('API reference', () => {
   it('renders the served OpenAPI document with assets served by the service itself', async () => {
     const page = await open('/docs');
