@@ -81,17 +81,16 @@ async function diffTable(conn: DuckDBConnection, t: TableSpec, hasOld: boolean, 
   const d = `d_${t.name.replace(/\W/g, '_')}`;
   await conn.run(`
     CREATE TEMP TABLE ${d} AS
-    SELECT kind, k, cols,
-           CASE WHEN kind = 'changed' THEN o_vals END AS o_vals, CASE WHEN kind = 'changed' THEN n_vals END AS n_vals
-    FROM (
-      SELECT CASE WHEN o.o_present IS NULL THEN 'added'
-                  WHEN n.n_present IS NULL THEN 'removed'
-                  WHEN len(${moved}) > 0 THEN 'changed' ELSE 'unchanged' END AS kind,
-             CASE WHEN n.n_present THEN ${keyTextOf('n')} ELSE ${keyTextOf('o')} END AS k,
-             CASE WHEN o.o_present AND n.n_present THEN ${moved} END AS cols,
-             ${pack('o')} AS o_vals, ${pack('n')} AS n_vals
-      FROM (SELECT *, true AS o_present FROM ${oldRef}) o
-      FULL OUTER JOIN (SELECT *, true AS n_present FROM new_v.main.${tbl}) n ON ${on})`);
+    SELECT CASE WHEN o.o_present IS NULL THEN 'added'
+                WHEN n.n_present IS NULL THEN 'removed'
+                WHEN len(${moved}) > 0 THEN 'changed' ELSE 'unchanged' END AS kind,
+           CASE WHEN n.n_present THEN ${keyTextOf('n')} ELSE ${keyTextOf('o')} END AS k,
+           CASE WHEN o.o_present AND n.n_present THEN ${moved} END AS cols,
+           -- Values before and after, for changed rows only (the samples read them).
+           CASE WHEN o.o_present AND n.n_present AND len(${moved}) > 0 THEN ${pack('o')} END AS o_vals,
+           CASE WHEN o.o_present AND n.n_present AND len(${moved}) > 0 THEN ${pack('n')} END AS n_vals
+    FROM (SELECT *, true AS o_present FROM ${oldRef}) o
+    FULL OUTER JOIN (SELECT *, true AS n_present FROM new_v.main.${tbl}) n ON ${on}`);
   const counts = Object.fromEntries((await rowsOf(conn, `SELECT kind, count(*)::INTEGER AS n FROM ${d} GROUP BY kind`)).map((r) => [String(r.kind), Number(r.n)]));
   const sample = async (kind: string) => (await rowsOf(conn, `SELECT k FROM ${d} WHERE kind = $1 ORDER BY k LIMIT ${sampleSize}`, [kind])).map((r) => String(r.k));
   const columns: Record<string, ColumnChange> = {};
