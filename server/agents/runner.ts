@@ -4,6 +4,7 @@ import type { MountedSnapshot } from '../../warehouse/snapshot.js';
 import type { Logger } from '../logger.js';
 import { attemptDelivery, callbackBody, MAX_ATTEMPTS, nextAttemptAt, type CallbackHttp, type CallbackPolicy, type Resolver } from './callbacks.js';
 import type { KeyType } from '../../warehouse/state.js';
+import { DomainError, type ErrorCode } from '../../warehouse/errors.js';
 
 /** What an agent may use while it runs: the snapshot it reads, the clock, and who submitted. */
 export interface AgentContext {
@@ -20,13 +21,13 @@ export interface Agent {
   run(input: unknown, ctx: AgentContext): Promise<unknown>;
 }
 
-/** An error an agent raises on purpose: its code and message become the job's `error`. */
-export class AgentError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
+/**
+ * An error an agent raises on purpose: its code (one of the service's `ErrorCode`s) and message
+ * become the job's `error`. A domain error like any other, so the one error model covers jobs too.
+ */
+export class AgentError extends DomainError {
+  constructor(code: Extract<ErrorCode, 'agent_unavailable' | 'agent_error' | 'no_code' | 'no_denial_code' | 'bad_denial_code' | 'not_ready'>, message: string) {
+    super(code, message);
   }
 }
 
