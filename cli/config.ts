@@ -26,6 +26,7 @@ const EnvSchema = z.object({
   RCM_BASE_URL: z.url().optional(),
   RCM_LIVE_BASE_URL: z.url().optional(),
   RCM_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).default(600),
+  RCM_JSON_MAX_DEPTH: z.coerce.number().int().min(4).max(1000).default(64),
   RCM_PUBLIC_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).default(120),
   RCM_TRUST_PROXY: flag,
   RCM_ADMIN_SECRET: z.string().min(16, 'RCM_ADMIN_SECRET must be at least 16 characters').optional(),

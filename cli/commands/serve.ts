@@ -44,6 +44,7 @@ export function register(program: Command, ctx: CliContext): void {
           host: c.HOST,
           hosts: { liveHosts: c.RCM_LIVE_HOSTS, testHosts: c.RCM_TEST_HOSTS },
           rateLimitPerMin: c.RCM_RATE_LIMIT_PER_MIN,
+          jsonMaxDepth: c.RCM_JSON_MAX_DEPTH,
           publicRateLimitPerMin: c.RCM_PUBLIC_RATE_LIMIT_PER_MIN,
           adminSecret: c.RCM_ADMIN_SECRET ?? null,
           trustProxy: c.RCM_TRUST_PROXY,

@@ -4,6 +4,7 @@ import { DomainError, ValidationError, type Issue } from '../../warehouse/errors
 import type { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { approxBytes } from '../../warehouse/sizeof.js';
 import type { AuthInfo, RawInput, RouteDef } from '../route.js';
+import type { Logger } from '../logger.js';
 import { checkQueryShape, toIssues } from '../validation.js';
 
 /** One call's input as a transport hands it over (the fields of `InvokeRequest` the input uses). */
@@ -35,6 +36,11 @@ export const inputKey = (input: ValidInput): string => JSON.stringify([input.par
  * issue of all of them in one 422.
  */
 export class InputDecoder {
+  constructor(
+    private readonly maxDepth: number,
+    private readonly logger: Pick<Logger, 'warn'>,
+  ) {}
+
   /**
    * Validated inputs of body-less requests by their raw form (route, snapshot, params, query): a
    * repeated lookup skips the schemas and `resolve`. Bounded by bytes like the answer cache; only
@@ -76,7 +82,8 @@ export class InputDecoder {
     let decoded: unknown;
     const b = route.body;
     if (b?.kind === 'json') {
-      decoded = jsonBody(req, b.maxBytes ?? DEFAULT_JSON_MAX, issues);
+      decoded = jsonBody(req, b.maxBytes ?? DEFAULT_JSON_MAX, issues, this.maxDepth);
+      if (issues.some((i) => i.type === 'json_too_deep')) this.logger.warn({ route: route.operationId, max_depth: this.maxDepth }, 'JSON body refused: nested too deep');
       if (decoded !== NO_BODY) body = parse(b.schema, 'body', decoded);
       else decoded = undefined;
     } else if (b?.kind === 'raw') {
@@ -96,10 +103,48 @@ export class InputDecoder {
   }
 }
 
-/** The decoded JSON body (undefined when empty), or NO_BODY when it is not JSON (the issue is added). */
-function jsonBody(req: InputRequest, maxBytes: number, issues: Issue[]): unknown {
+/**
+ * How deeply `text` nests arrays and objects, counted without parsing (brackets inside strings
+ * ignored), so a body nested thousands of levels never reaches the parser or the schemas, whose
+ * recursion it would exhaust. Stops counting past `limit`.
+ */
+export function jsonDepth(text: string, limit: number): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max && (max = depth) > limit) return max;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}
+
+/** The nesting depth of a decoded value (MCP tool arguments), stopping past `limit`. */
+function valueDepth(v: unknown, limit: number, d = 0): number {
+  if (d > limit || v === null || typeof v !== 'object') return d;
+  let max = d + 1;
+  for (const x of Array.isArray(v) ? v : Object.values(v)) if ((max = Math.max(max, valueDepth(x, limit, d + 1))) > limit) break;
+  return max;
+}
+
+const tooDeep = (limit: number): Issue => ({ loc: ['body'], msg: `JSON nested deeper than ${limit} levels (RCM_JSON_MAX_DEPTH)`, type: 'json_too_deep', ctx: { max_depth: limit } });
+
+/** The decoded JSON body (undefined when empty), or NO_BODY when it is not JSON or too deep (the issue is added). */
+function jsonBody(req: InputRequest, maxBytes: number, issues: Issue[], maxDepth: number): unknown {
   if (!req.body) return undefined;
-  if ('value' in req.body) return req.body.value;
+  if ('value' in req.body) {
+    if (valueDepth(req.body.value, maxDepth) > maxDepth) {
+      issues.push(tooDeep(maxDepth));
+      return NO_BODY;
+    }
+    return req.body.value;
+  }
   const bytes = req.body.bytes;
   if (bytes.length > maxBytes) throw new DomainError('payload_too_large', `request body exceeds ${maxBytes} bytes`);
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -108,6 +153,10 @@ function jsonBody(req: InputRequest, maxBytes: number, issues: Issue[]): unknown
   }
   const text = bytes.toString('utf8');
   if (text.trim() === '') return undefined;
+  if (jsonDepth(text, maxDepth) > maxDepth) {
+    issues.push(tooDeep(maxDepth));
+    return NO_BODY;
+  }
   try {
     return JSON.parse(text);
   } catch (e) {

@@ -21,6 +21,8 @@ export interface PipelineConfig {
   publicRateLimitPerMin: number;
   /** `RCM_ADMIN_SECRET`; null disables `X-Admin-Secret`. */
   adminSecret: string | null;
+  /** `RCM_JSON_MAX_DEPTH`: deepest nesting a JSON body may have (default 64). */
+  jsonMaxDepth?: number;
 }
 
 export interface PipelineDeps {
@@ -93,7 +95,7 @@ export function checkRoute(r: RouteDef): void {
 export class Pipeline {
   readonly keys: KeyAuthenticator;
   private readonly authorizer: Authorizer;
-  private readonly inputs = new InputDecoder();
+  private readonly inputs: InputDecoder;
   private readonly clock: () => number;
 
   /** Whether request lines are logged at all (`RCM_LOG=silent` skips building them). */
@@ -102,6 +104,7 @@ export class Pipeline {
   constructor(private readonly deps: PipelineDeps) {
     this.logRequests = deps.logger.isLevelEnabled('info');
     this.clock = deps.clock ?? (() => performance.now());
+    this.inputs = new InputDecoder(deps.config.jsonMaxDepth ?? 64, deps.logger);
     const ms = () => deps.now().getTime();
     this.keys = new KeyAuthenticator(deps.state, deps.now);
     const limiters = deps.limiters ?? { key: new MemoryRateLimiter(deps.config.rateLimitPerMin, ms), ip: new MemoryRateLimiter(deps.config.publicRateLimitPerMin, ms) };
