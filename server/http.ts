@@ -64,6 +64,13 @@ const requestIdOf = (req: IncomingMessage): string => {
   return typeof inbound === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(inbound) ? inbound : randomUUID();
 };
 
+/** How many Host headers a request carried (`rawHeaders` alternates names and values). */
+function hostCount(raw: string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') n++;
+  return n;
+}
+
 /** The path and query of a request target, origin-form (`/v1/x?a=1`) or absolute-form (`http://host/v1/x?a=1`). */
 function splitTarget(url: string): { path: string; rawQuery: string } {
   let rest = url;
@@ -85,6 +92,13 @@ export function createHttpHandler(pipeline: Pipeline, routes: RouteDef[], opts: 
   const koa = createHttpApp(pipeline, routes, opts).callback();
   const dispatcher = new Dispatcher(routes);
   return (req, res) => {
+    // Node keeps the first of two Host headers; which host a request addresses decides test or
+    // live data, so an ambiguous one is refused rather than guessed.
+    if (hostCount(req.rawHeaders) > 1) {
+      const body = JSON.stringify({ detail: 'the request carries more than one Host header', code: 'invalid_host' });
+      res.writeHead(400, { 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(body)), connection: 'close' }).end(body);
+      return;
+    }
     const { path, rawQuery } = splitTarget(req.url ?? '/');
     const m = path === MCP_PATH ? null : dispatcher.match(req.method ?? 'GET', path);
     if (m === null || 'allowed' in m) {

@@ -19,7 +19,9 @@ export const StateSchema = z
 export const IsoDateSchema = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'Date must be YYYY-MM-DD')
-  .refine((s) => toIsoDate(s) !== null, 'Date is not a real calendar date');
+  .refine((s) => toIsoDate(s) !== null, 'Date is not a real calendar date')
+  // The range deadline arithmetic supports (a filing or appeal limit added to 9999-12-31 has no year).
+  .refine((s) => s >= '1900-01-01' && s <= '2199-12-31', 'Date must be between 1900-01-01 and 2199-12-31');
 
 /** Query booleans: `true/false/1/0` (a bare `z.coerce.boolean()` would read "false" as true). */
 export const QueryBoolSchema = z

@@ -27,3 +27,28 @@ describe('deeply nested JSON bodies', () => {
     expect(jsonDepth('['.repeat(100), 10)).toBe(11);
   });
 });
+
+describe('smaller ones (item 8)', () => {
+  it('refuses a request with two Host headers (400) instead of taking the first', async () => {
+    const { connect } = await import('node:net');
+    const raw = await new Promise<string>((resolve, reject) => {
+      const s = connect(t.port, '127.0.0.1', () => {
+        s.write(`GET /v1/codes/99213 HTTP/1.1\r\nHost: localhost\r\nHost: api.example.test\r\nX-API-Key: ${t.key}\r\nConnection: close\r\n\r\n`);
+      });
+      let out = '';
+      s.on('data', (c) => (out += c.toString()));
+      s.on('end', () => resolve(out));
+      s.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    expect(raw).toContain('"code":"invalid_host"');
+    expect(raw).not.toContain('allowed_phy_payment');
+  });
+
+  it('answers 422 for a date the deadline arithmetic cannot reach (9999-12-31 was a 500)', async () => {
+    const r = await t.request('/v1/payers/medicare_ffs/timely-filing?date_of_service=9999-12-31');
+    expect(r.status).toBe(422);
+    expect(r.body.detail[0]).toMatchObject({ loc: ['query', 'date_of_service'], msg: expect.stringContaining('between 1900-01-01 and 2199-12-31') });
+    expect((await t.request('/v1/payers/medicare_ffs/timely-filing?date_of_service=2199-12-31')).status).toBe(200);
+  });
+});

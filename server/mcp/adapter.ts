@@ -130,15 +130,15 @@ export class McpEndpoint {
       if (!c) throw new McpError(ErrorCode.InternalError, 'no caller context');
       return c;
     };
-    server.setRequestHandler(ListToolsRequestSchema, async (_req, extra) => {
+    server.setRequestHandler(ListToolsRequestSchema, this.guard(async (_req, extra) => {
       const c = caller(extra);
       return {
         tools: this.tools
           .filter((t) => canCall(t.route.auth, c.auth))
           .map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations })),
       };
-    });
-    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    }));
+    server.setRequestHandler(CallToolRequestSchema, this.guard(async (req, extra) => {
       const tool = this.byName.get(req.params.name);
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${req.params.name}`);
       const res = await this.invoke(tool.route, caller(extra), toInvokeParts(tool, (req.params.arguments ?? {}) as Record<string, unknown>));
@@ -146,14 +146,14 @@ export class McpEndpoint {
       if (res.status >= 400) return { isError: true, content: [{ type: 'text' as const, text }] };
       const value = JSON.parse(text) as unknown;
       return { content: [{ type: 'text' as const, text }], structuredContent: (tool.wrapsArray ? { results: value } : value) as Record<string, unknown> };
-    });
-    server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    }));
+    server.setRequestHandler(ListResourcesRequestSchema, this.guard(async () => ({
       resources: RESOURCES.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })),
-    }));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    })));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, this.guard(async () => ({
       resourceTemplates: TEMPLATES.map(({ uriTemplate, name, title, description, mimeType }) => ({ uriTemplate, name, title, description, mimeType })),
-    }));
-    server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => {
+    })));
+    server.setRequestHandler(ReadResourceRequestSchema, this.guard(async (req, extra) => {
       const uri = req.params.uri;
       const fixed = RESOURCES.find((x) => x.uri === uri);
       const tpl = fixed ? undefined : TEMPLATES.map((t) => ({ t, m: t.re.exec(uri) })).find((x) => x.m);
@@ -164,8 +164,25 @@ export class McpEndpoint {
       const text = res.body.toString('utf8');
       if (res.status >= 400) throw new McpError(ErrorCode.InvalidRequest, text);
       return { contents: [{ uri, mimeType: 'application/json', text }] };
-    });
+    }));
     return server;
+  }
+
+  /**
+   * A handler whose unexpected failures reach the client as a generic internal error with a
+   * reference, never the error's own text (which can carry internals); the error is logged.
+   */
+  private guard<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+    return async (...args: A) => {
+      try {
+        return await fn(...args);
+      } catch (err) {
+        if (err instanceof McpError) throw err;
+        const ref = randomUUID();
+        this.o.logger.error({ request_id: ref, err }, 'MCP handler failed');
+        throw new McpError(ErrorCode.InternalError, `internal error (request_id ${ref})`);
+      }
+    };
   }
 
   private invoke(route: RouteDef, c: CallerContext, parts: Pick<InvokeRequest, 'params' | 'query' | 'body'>) {
