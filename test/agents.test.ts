@@ -11,7 +11,9 @@ const clock = new TestClock('2026-08-03T12:00:00Z');
 const logs: string[] = [];
 let t: TestServer;
 /** Names resolve through this map (tests never use real DNS). */
-const dns = new Map<string, string>([['hooks.example.test', '203.0.113.10']]);
+// Global unicast addresses (the documentation ranges 192.0.2/24, 198.51.100/24, 203.0.113/24 are refused now);
+// no connection is made to them: the callback HTTP client is injected.
+const dns = new Map<string, string>([['hooks.example.test', '93.184.215.14']]);
 beforeAll(async () => {
   t = await startTestServer({
     now: clock.now,
@@ -346,8 +348,11 @@ describe('callback URL rules', () => {
     }
     expect(addressRefusal('127.0.0.1', true)).toBeNull();
     expect(addressRefusal('::1', false)).toMatch(/loopback/);
-    expect(addressRefusal('203.0.113.10', false)).toBeNull();
-    expect(addressRefusal('2001:db8::1', false)).toBeNull();
+    expect(addressRefusal('93.184.215.14', false)).toBeNull();
+    expect(addressRefusal('2606:2800:21f:cb07:6820:80da:af6b:8b2c', false)).toBeNull();
+    // Documentation ranges are not globally reachable: refused (they were accepted before).
+    expect(addressRefusal('203.0.113.10', false)).not.toBeNull();
+    expect(addressRefusal('2001:db8::1', false)).not.toBeNull();
   });
 
   it('keeps to CALLBACK_URL_ALLOWED_HOSTS when set', () => {
@@ -377,7 +382,7 @@ describe('callback URL rules', () => {
   });
 
   it('checks the address again before each attempt: a host that now resolves privately is not called', async () => {
-    dns.set('flip.example.test', '203.0.113.20');
+    dns.set('flip.example.test', '93.184.215.20');
     const r = await submit({ code: '99213', callback_url: 'https://flip.example.test/hook' });
     expect(r.status).toBe(202);
     dns.set('flip.example.test', '10.9.9.9');

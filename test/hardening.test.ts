@@ -52,3 +52,52 @@ describe('smaller ones (item 8)', () => {
     expect((await t.request('/v1/payers/medicare_ffs/timely-filing?date_of_service=2199-12-31')).status).toBe(200);
   });
 });
+
+describe('callback targets (item 3): every special-purpose range that is not globally reachable', () => {
+  // One row per range (IANA special-purpose registries), and per way an IPv6 address embeds IPv4.
+  const refused: [string, string][] = [
+    ['0.0.0.1', 'this network 0/8'],
+    ['10.1.2.3', 'private 10/8'],
+    ['100.64.0.1', 'shared CGNAT 100.64/10'],
+    ['169.254.169.254', 'link-local / cloud metadata'],
+    ['172.16.0.1', 'private 172.16/12'],
+    ['192.0.0.8', 'IETF protocol assignments 192.0.0/24'],
+    ['192.0.2.1', 'documentation TEST-NET-1'],
+    ['198.51.100.1', 'documentation TEST-NET-2'],
+    ['203.0.113.5', 'documentation TEST-NET-3'],
+    ['198.18.0.1', 'benchmarking 198.18/15'],
+    ['192.168.1.1', 'private 192.168/16'],
+    ['224.0.0.1', 'multicast'],
+    ['240.0.0.1', 'reserved 240/4'],
+    ['255.255.255.255', 'limited broadcast'],
+    ['::', 'unspecified'],
+    ['fe80::1', 'IPv6 link-local'],
+    ['fc00::1', 'unique local'],
+    ['ff02::1', 'IPv6 multicast'],
+    ['2001:db8::1', 'IPv6 documentation'],
+    ['::ffff:169.254.169.254', 'IPv4-mapped metadata'],
+    ['::ffff:a9fe:a9fe', 'IPv4-mapped metadata, hex'],
+    ['::ffff:0:a9fe:a9fe', 'IPv4-translated metadata'],
+    ['::a9fe:a9fe', 'IPv4-compatible metadata'],
+    ['::127.0.0.1', 'IPv4-compatible loopback'],
+    ['2002:7f00:1::', '6to4 of loopback'],
+    ['2002:a9fe:a9fe::1', '6to4 of metadata'],
+    ['64:ff9b::7f00:1', 'NAT64 of loopback'],
+    ['64:ff9b::a9fe:a9fe', 'NAT64 of metadata'],
+    ['64:ff9b:1::1', 'local-use NAT64 /48'],
+    ['2001:0:a9fe:a9fe::1', 'Teredo with a metadata server'],
+  ];
+  it.each(refused)('refuses %s (%s)', async (ip) => {
+    const { addressRefusal } = await import('../server/agents/callbacks.js');
+    expect(addressRefusal(ip, false)).toMatch(/not globally reachable|loopback/);
+    // Outside production only plain loopback is let through, not these.
+    if (!/^(::127\.0\.0\.1|2002:7f00:1::|64:ff9b::7f00:1)$/.test(ip)) expect(addressRefusal(ip, true)).not.toBeNull();
+  });
+  it('allows global unicast addresses, also embedded in a well-known NAT64 or mapped form', async () => {
+    const { addressRefusal } = await import('../server/agents/callbacks.js');
+    for (const ip of ['8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808']) expect(addressRefusal(ip, false), ip).toBeNull();
+    expect(addressRefusal('127.0.0.1', false)).toMatch(/loopback/);
+    expect(addressRefusal('127.0.0.1', true)).toBeNull();
+    expect(addressRefusal('::1', true)).toBeNull();
+  });
+});

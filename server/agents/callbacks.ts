@@ -2,7 +2,8 @@ import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import type { AgentJob } from '../../warehouse/jobs.js';
 import type { KeyType } from '../../warehouse/state.js';
 
@@ -53,64 +54,58 @@ export function signature(body: string | Buffer, secret: string): string {
 // ---------------------------------------------------------------------------------------------
 // Where a callback may go
 
-/** Addresses no callback may reach, for any key: private, CGNAT, link-local (cloud metadata), ULA, unspecified, multicast, reserved. */
-const FORBIDDEN = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  FORBIDDEN.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [
-  ['::', 128],
-  ['fe80::', 10],
-  ['fc00::', 7],
-  ['ff00::', 8],
-  ['fd00:ec2::', 32],
-] as const) {
-  FORBIDDEN.addSubnet(net, bits, 'ipv6');
-}
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-
-/** The IPv4 address inside an IPv4-mapped (`::ffff:a.b.c.d`), NAT64 (`64:ff9b::`) or compatible IPv6 address. */
-function embeddedV4(ip: string): string | null {
-  const lower = ip.toLowerCase();
-  const dotted = /^(?:::ffff:|::ffff:0:|64:ff9b::|::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1]!;
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const a = parseInt(hex[1]!, 16);
-    const b = parseInt(hex[2]!, 16);
-    return `${a >> 8}.${a & 255}.${b >> 8}.${b & 255}`;
+/**
+ * The IPv4 addresses inside an IPv6 one, decoded the way each transition mechanism embeds them:
+ * IPv4-mapped (`::ffff:0:0/96`), IPv4-translated (`::ffff:0:0:0/96`), IPv4-compatible (`::/96`,
+ * deprecated), 6to4 (`2002::/16`), NAT64 (`64:ff9b::/96` and the local-use `64:ff9b:1::/48`, RFC
+ * 6052's layout with the `u` octet skipped) and Teredo (`2001::/32`: server, and the obfuscated
+ * client). A callback to any of them reaches that IPv4 address, so it is checked too.
+ */
+function embeddedV4(a: ipaddr.IPv6): ipaddr.IPv4[] {
+  const b = a.toByteArray();
+  const at = (i: number) => new ipaddr.IPv4(b.slice(i, i + 4));
+  switch (a.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return [at(12)];
+    case 'rfc6052':
+      return b[4] === 0 && b[5] === 0 ? [at(12)] : [new ipaddr.IPv4([b[6]!, b[7]!, b[9]!, b[10]!])];
+    case '6to4':
+      return [at(2)];
+    case 'teredo':
+      return [at(4), new ipaddr.IPv4(b.slice(12, 16).map((x) => x ^ 0xff))];
+    default:
+      // IPv4-compatible `::a.b.c.d` (but not `::` and `::1`).
+      return b.slice(0, 12).every((x) => x === 0) && (b[12]! | b[13]! | b[14]!) !== 0 ? [at(12)] : [];
   }
-  return null;
 }
 
-/** Why an address may not receive a callback (null when it may). */
+/** IPv6 ranges that only carry an embedded IPv4 address: allowed when every embedded address is. */
+const EMBEDDING: ReadonlySet<string> = new Set(['ipv4Mapped', 'rfc6145', 'rfc6052', '6to4', 'teredo']);
+
+/**
+ * Why an address may not receive a callback (null when it may). Every special-purpose range the
+ * IANA registries mark not globally reachable is refused, using ipaddr.js's range table (private,
+ * loopback, link-local and cloud metadata, CGNAT, documentation 192.0.2/24, 198.51.100/24,
+ * 203.0.113/24 and 2001:db8::/32, benchmarking 198.18/15, unique-local, multicast, reserved ...),
+ * for the address itself and for every IPv4 address it embeds. Loopback is allowed outside
+ * production only (local receivers in development).
+ */
 export function addressRefusal(ip: string, allowLoopback: boolean): string | null {
-  let family = isIP(ip);
-  if (family === 0) return `${ip} is not an IP address`;
-  let addr = ip;
-  if (family === 6) {
-    const v4 = embeddedV4(ip);
-    if (v4) {
-      addr = v4;
-      family = 4;
+  if (!ipaddr.isValid(ip)) return `${ip} is not an IP address`;
+  const a = ipaddr.parse(ip);
+  const embedded = a.kind() === 'ipv6' ? embeddedV4(a as ipaddr.IPv6) : [];
+  // The local-use NAT64 prefix (RFC 8215) is not globally reachable whatever it embeds.
+  if (a.kind() === 'ipv6' && a.toString().startsWith('64:ff9b:1:')) return `${ip} is in the local-use NAT64 prefix 64:ff9b:1::/48, not globally reachable`;
+  for (const t of [a, ...embedded]) {
+    const range = t.range();
+    if (range === 'loopback') {
+      if (!allowLoopback) return `${ip} is a loopback address (allowed only outside production)`;
+      continue;
     }
+    if (range === 'unicast' || (t === a && EMBEDDING.has(range) && embedded.length > 0)) continue;
+    return `${ip} is ${t === a ? '' : `an address embedding ${t.toString()}, `}in a special-purpose range that is not globally reachable (${range}): private, link-local, metadata, documentation or reserved addresses never receive callbacks`;
   }
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (LOOPBACK.check(addr, type)) return allowLoopback ? null : `${ip} is a loopback address (allowed only outside production)`;
-  if (FORBIDDEN.check(addr, type)) return `${ip} is a private, link-local, metadata or reserved address`;
   return null;
 }
 
