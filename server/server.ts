@@ -25,6 +25,8 @@ export interface AgentOptions {
   /** `RCM_AGENT_RUNNER`: run jobs in this process. */
   runner: boolean;
   concurrency: number;
+  /** Callback deliveries in flight at once, apart from job execution (default 4). */
+  callbackConcurrency?: number;
   retentionDays: number;
   llm: Writer | null;
   allowTestKeys: boolean;
@@ -46,6 +48,7 @@ export function makeRunner(o: { state: StateStore; snapshots: SnapshotHolder; lo
     now: o.now,
     logger: o.logger,
     concurrency: a.concurrency,
+    callbackConcurrency: a.callbackConcurrency,
     leaseMs: a.leaseMs,
     retentionDays: a.retentionDays,
     callbacks: { policy: a.policy, resolve: a.resolve ?? systemResolver, http: a.http ?? nodeCallbackHttp, userAgent: `rcm-knowledge/${o.serviceVersion}` },

@@ -101,3 +101,46 @@ describe('callback targets (item 3): every special-purpose range that is not glo
     expect(addressRefusal('::1', true)).toBeNull();
   });
 });
+
+describe('a silent callback receiver (item 1)', () => {
+  it("does not stall another tenant's job: deliveries run apart from job execution", async () => {
+    // A receiver that never answers (until released), reached through the injected HTTP client.
+    const hanging: (() => void)[] = [];
+    const s = await startTestServer({
+      agents: {
+        resolve: async () => [{ address: '93.184.215.14', family: 4 }],
+        http: (url) =>
+          url.hostname === 'silent.example.test'
+            ? new Promise((res) => hanging.push(() => res({ status: 200, retryAfter: null })))
+            : Promise.resolve({ status: 200, retryAfter: null }),
+      },
+    });
+    try {
+      const b = await s.srv.state.admin.createTenant('tenant-b-silent');
+      const keyB = await s.newKey('test', ['agents'], b.name);
+      for (const code of ['99213', '99214']) {
+        const r = await s.request('/v1/agents/code-research', { method: 'POST', key: keyB, body: { code, callback_url: 'https://silent.example.test/hook' } });
+        expect(r.status).toBe(202);
+      }
+      // B's two jobs run and finish; their deliveries start and hang.
+      for (let i = 0; i < 100 && hanging.length < 2; i++) {
+        await s.srv.runner.tick();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(hanging.length).toBe(2);
+      // Tenant A's job is claimed and completed while B's receivers stay silent.
+      const a = await s.request('/v1/agents/code-research', { method: 'POST', body: { code: '99215' } });
+      let status = '';
+      for (let i = 0; i < 100 && status !== 'completed'; i++) {
+        await s.srv.runner.tick();
+        await new Promise((r) => setTimeout(r, 20));
+        status = (await s.request(`/v1/agents/jobs/${a.body.job_id}`)).body.status;
+      }
+      expect(status).toBe('completed');
+      expect(hanging.length).toBe(2); // still in flight
+    } finally {
+      hanging.forEach((release) => release());
+      await s.close();
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { JobQueue, ClaimedJob } from '../../warehouse/jobs.js';
+import type { JobQueue, ClaimedJob, DueCallback } from '../../warehouse/jobs.js';
 import type { MountedSnapshot } from '../../warehouse/snapshot.js';
 import type { Logger } from '../logger.js';
 import { attemptDelivery, callbackBody, MAX_ATTEMPTS, nextAttemptAt, type CallbackHttp, type CallbackPolicy, type Resolver } from './callbacks.js';
@@ -45,6 +45,8 @@ export interface RunnerOptions {
   /** `RCM_JOB_RETENTION_DAYS`: inputs and results are purged this long after a job finished. */
   retentionDays: number;
   onAttempt?: (outcome: string) => void;
+  /** `RCM_CALLBACK_CONCURRENCY`: callback deliveries in flight at once (default 4), apart from job execution. */
+  callbackConcurrency?: number;
   onFinish?: (status: 'completed' | 'failed') => void;
 }
 
@@ -61,7 +63,6 @@ export class JobRunner {
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
-  private delivering: Promise<void> | null = null;
   private lastPurge = 0;
 
   constructor(private readonly o: RunnerOptions) {}
@@ -78,7 +79,7 @@ export class JobRunner {
       const p = this.run(job).finally(() => this.running.delete(p));
       this.running.add(p);
     }
-    await this.deliverDue();
+    void this.kickDeliveries();
     const now = this.o.now();
     if (now.getTime() - this.lastPurge > 3_600_000) {
       this.lastPurge = now.getTime();
@@ -123,44 +124,76 @@ export class JobRunner {
     const kept = await this.o.queue.finish(job.id, job.fence, outcome, this.o.now(), callbackBody);
     if (kept) this.o.onFinish?.(outcome.status);
     else this.o.logger.info({ job_id: job.id, fence: job.fence }, 'stale worker: a newer claim owns the job; result dropped');
-    if (kept) await this.deliverDue();
+    if (kept) void this.kickDeliveries();
   }
 
-  /** Delivers every callback due now, one at a time (one deliverer per process). */
-  deliverDue(): Promise<void> {
-    this.delivering ??= (async () => {
+  /** Callback deliveries in flight (each one attempt to one receiver). */
+  private readonly deliveries = new Set<Promise<void>>();
+  private claiming: Promise<void> | null = null;
+
+  private get deliveryConcurrency(): number {
+    return this.o.callbackConcurrency ?? 4;
+  }
+
+  /**
+   * Starts deliveries of the callbacks due now, up to `callbackConcurrency` at once, and returns
+   * without waiting for them: a job's completion and the next claim never wait for a receiver,
+   * so a slow or silent one stalls only its own deliveries (each bounded by the 10 s timeout).
+   */
+  private kickDeliveries(): Promise<void> {
+    this.claiming ??= (async () => {
       try {
-        for (;;) {
+        while (!this.stopping && this.deliveries.size < this.deliveryConcurrency) {
           const due = await this.o.queue.claimCallback(this.o.now(), 30_000);
           if (!due) return;
-          const started = this.o.now();
-          const r = await attemptDelivery(due, { ...this.o.callbacks, now: this.o.now });
-          const ended = this.o.now();
-          const last = due.attempt >= MAX_ATTEMPTS;
-          const outcome = r.outcome === 'retry' && last ? 'failed' : r.outcome;
-          this.o.onAttempt?.(r.outcome === 'retry' && !last ? 'retry' : outcome);
-          await this.o.queue.recordAttempt(
-            due.job_id,
-            {
-              attempt: due.attempt,
-              started_at: started.toISOString(),
-              finished_at: ended.toISOString(),
-              outcome,
-              http_status: r.http_status,
-              error: r.outcome === 'delivered' ? null : r.error,
-            },
-            r.outcome === 'delivered'
-              ? { state: 'delivered' }
-              : r.outcome === 'retry' && !last
-                ? { state: 'pending', at: nextAttemptAt(due.attempt, ended, r.retryAfterMs) }
-                : { state: 'failed' },
-          );
+          const p: Promise<void> = this.deliverOne(due)
+            .catch((e: unknown) => this.o.logger.error({ job_id: due.job_id, err_name: (e as Error)?.name }, 'callback delivery failed'))
+            .finally(() => {
+              this.deliveries.delete(p);
+              void this.kickDeliveries();
+            });
+          this.deliveries.add(p);
         }
       } finally {
-        this.delivering = null;
+        this.claiming = null;
       }
     })();
-    return this.delivering;
+    return this.claiming;
+  }
+
+  /** One attempt of one callback, recorded with what happens next (delivered, failed, retry at). */
+  private async deliverOne(due: DueCallback): Promise<void> {
+    const started = this.o.now();
+    const r = await attemptDelivery(due, { ...this.o.callbacks, now: this.o.now });
+    const ended = this.o.now();
+    const last = due.attempt >= MAX_ATTEMPTS;
+    const outcome = r.outcome === 'retry' && last ? 'failed' : r.outcome;
+    this.o.onAttempt?.(r.outcome === 'retry' && !last ? 'retry' : outcome);
+    await this.o.queue.recordAttempt(
+      due.job_id,
+      {
+        attempt: due.attempt,
+        started_at: started.toISOString(),
+        finished_at: ended.toISOString(),
+        outcome,
+        http_status: r.http_status,
+        error: r.outcome === 'delivered' ? null : r.error,
+      },
+      r.outcome === 'delivered'
+        ? { state: 'delivered' }
+        : r.outcome === 'retry' && !last
+          ? { state: 'pending', at: nextAttemptAt(due.attempt, ended, r.retryAfterMs) }
+          : { state: 'failed' },
+    );
+  }
+
+  /** Delivers what is due now and waits until no delivery is in flight (tests, `rcm worker --once`). */
+  async deliverDue(): Promise<void> {
+    for (;;) {
+      await this.kickDeliveries();
+      if (this.deliveries.size === 0) return;
+      await Promise.race(this.deliveries);
+    }
   }
 
   /**
@@ -181,6 +214,7 @@ export class JobRunner {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await Promise.allSettled([...this.running]);
-    await this.delivering;
+    await this.claiming;
+    await Promise.allSettled([...this.deliveries]);
   }
 }
