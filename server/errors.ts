@@ -25,6 +25,7 @@ export const STATUS: Record<ErrorCode, number> = {
   live_key_required: 403,
   admin_secret_required: 403,
   rate_limited: 429,
+  queue_full: 429,
   payload_too_large: 413,
   unsupported_media_type: 415,
   method_not_allowed: 405,

@@ -27,6 +27,8 @@ export interface AgentOptions {
   concurrency: number;
   /** Callback deliveries in flight at once, apart from job execution (default 4). */
   callbackConcurrency?: number;
+  /** `RCM_JOBS_QUEUED_PER_TENANT`: jobs one tenant may have waiting (default 100). */
+  maxQueuedPerTenant?: number;
   retentionDays: number;
   llm: Writer | null;
   allowTestKeys: boolean;
@@ -144,7 +146,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const wake = () => {
     if (agents.runner) setImmediate(() => void runner.tick().catch(() => undefined));
   };
-  const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, playground: { enabled: true, keysPerHour: 20, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: 86_400_000, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
+  const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, playground: { enabled: true, keysPerHour: 20, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: 86_400_000, maxQueuedPerTenant: agents.maxQueuedPerTenant ?? 100, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
   routes.forEach(checkRoute);
   const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now, limiters: o.limiters });
   const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now });

@@ -111,8 +111,8 @@ describe('a silent callback receiver (item 1)', () => {
         resolve: async () => [{ address: '93.184.215.14', family: 4 }],
         http: (url) =>
           url.hostname === 'silent.example.test'
-            ? new Promise((res) => hanging.push(() => res({ status: 200, retryAfter: null })))
-            : Promise.resolve({ status: 200, retryAfter: null }),
+            ? new Promise((res) => hanging.push(() => res({ status: 200, retryAfter: undefined })))
+            : Promise.resolve({ status: 200, retryAfter: undefined }),
       },
     });
     try {
@@ -140,6 +140,35 @@ describe('a silent callback receiver (item 1)', () => {
       expect(hanging.length).toBe(2); // still in flight
     } finally {
       hanging.forEach((release) => release());
+      await s.close();
+    }
+  });
+});
+
+describe('the job queue (item 5): bounded per tenant, fair across tenants', () => {
+  it("answers 429 queue_full past a tenant's bound, and claims another tenant's job ahead of a flood", async () => {
+    const s = await startTestServer({ agents: { maxQueuedPerTenant: 5 } });
+    try {
+      const flood = await s.srv.state.admin.createTenant('flooder');
+      const keyF = await s.newKey('test', ['agents'], flood.name);
+      const codes = ['99211', '99212', '99213', '99214', '99215'];
+      for (const code of codes) expect((await s.request('/v1/agents/code-research', { method: 'POST', key: keyF, body: { code } })).status).toBe(202);
+      const sixth = await s.request('/v1/agents/code-research', { method: 'POST', key: keyF, body: { code: '99202' } });
+      expect(sixth.status).toBe(429);
+      expect(sixth.body).toMatchObject({ code: 'queue_full' });
+      expect(sixth.headers['retry-after']).toBe('10');
+      // Another tenant submits after the flood; its job is claimed second, not sixth.
+      const a = await s.request('/v1/agents/code-research', { method: 'POST', body: { code: '99203' } });
+      expect(a.status).toBe(202);
+      const order: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const job = await s.srv.state.jobs.claim('test-worker', new Date(), 60_000);
+        order.push(job!.tenant_id);
+      }
+      expect(order[0]).toBe(flood.id);
+      expect(order[1]).toBe(s.tenantId);
+      expect(order.filter((x) => x === flood.id)).toHaveLength(5);
+    } finally {
       await s.close();
     }
   });

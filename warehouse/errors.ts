@@ -35,6 +35,7 @@ export type ErrorCode =
   | 'live_key_required'
   | 'admin_secret_required'
   | 'rate_limited'
+  | 'queue_full'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'method_not_allowed'

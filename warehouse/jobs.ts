@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
-import { ConflictError, NotFoundError } from './errors.js';
+import { ConflictError, DomainError, NotFoundError } from './errors.js';
 import type { KeyType } from './state.js';
 
 export type JobStatus = 'accepted' | 'running' | 'completed' | 'failed';
@@ -51,6 +51,8 @@ export interface NewJob {
   request_hash: string;
   callback_url?: string;
   callback_secret?: string;
+  /** `RCM_JOBS_QUEUED_PER_TENANT`: refuse the job (429 `queue_full`) when the tenant already has this many waiting. */
+  maxQueued?: number;
 }
 
 /** A job handed to a worker under a lease; `fence` guards its completion. */
@@ -194,6 +196,13 @@ export class SqliteJobs {
             this.db.prepare('UPDATE agent_jobs SET idempotency_key = NULL WHERE id = ?').run(prev.id);
           }
         }
+        if (job.maxQueued !== undefined) {
+          // Checked inside the write transaction, so concurrent submits cannot pass the bound together.
+          const { n } = this.db.prepare(`SELECT count(*) AS n FROM agent_jobs WHERE tenant_id = ? AND status = 'accepted'`).get(tenantId) as { n: number };
+          if (n >= job.maxQueued) {
+            throw new DomainError('queue_full', `${n} of this tenant's jobs are waiting (RCM_JOBS_QUEUED_PER_TENANT ${job.maxQueued}); submit again when some have run`, { headers: { 'retry-after': '10' } });
+          }
+        }
         this.db
           .prepare(
             `INSERT INTO agent_jobs (id, tenant_id, agent_type, status, input, key_type, idempotency_key, request_hash, created_at, callback_url, callback_secret, callback_state)
@@ -226,9 +235,22 @@ export class SqliteJobs {
     const at = now.toISOString();
     const r = this.db
       .prepare(
-        `SELECT id FROM agent_jobs WHERE status = 'accepted' OR (status = 'running' AND lease_until < ?) ORDER BY created_at, id LIMIT 1`,
+        // Fair across tenants: the oldest waiting job of the tenant with the fewest jobs running now,
+        // so a tenant that floods the queue waits behind its own jobs, not everyone else's.
+        `WITH eligible AS (
+           SELECT id, tenant_id, created_at FROM agent_jobs WHERE status = 'accepted' OR (status = 'running' AND lease_until < @at)
+         ),
+         running AS (
+           SELECT tenant_id, count(*) AS n FROM agent_jobs WHERE status = 'running' AND lease_until >= @at GROUP BY tenant_id
+         ),
+         firsts AS (
+           SELECT e.id, e.tenant_id, e.created_at FROM eligible e
+           WHERE e.id = (SELECT x.id FROM eligible x WHERE x.tenant_id = e.tenant_id ORDER BY x.created_at, x.id LIMIT 1)
+         )
+         SELECT f.id FROM firsts f LEFT JOIN running r ON r.tenant_id = f.tenant_id
+         ORDER BY coalesce(r.n, 0), f.created_at, f.id LIMIT 1`,
       )
-      .get(at) as { id: string } | undefined;
+      .get({ at }) as { id: string } | undefined;
     if (!r) return null;
     const until = new Date(now.getTime() + leaseMs).toISOString();
     this.db

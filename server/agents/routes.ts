@@ -11,6 +11,8 @@ export interface AgentRouteDeps {
   resolve: Resolver;
   /** A repeated `Idempotency-Key` returns the same job within this window (24 h). */
   idempotencyWindowMs: number;
+  /** `RCM_JOBS_QUEUED_PER_TENANT`: jobs one tenant may have waiting; past it a submit is 429 `queue_full`. */
+  maxQueuedPerTenant?: number;
   /** Wakes the job runner after a submit (no wait for its next poll). */
   onSubmit: () => void;
 }
@@ -69,7 +71,7 @@ function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; 
     headers: { 'Idempotency-Key': 'a repeated submit with the same key within 24 hours returns the same job (another body with the same key is 409); 1 to 255 visible ASCII characters' },
     response: AgentJobAcceptedSchema,
     status: 202,
-    errors: ['conflict'],
+    errors: ['conflict', 'queue_full'],
     examples: o.examples,
     resolve: submitChecks(d),
     handler: async ({ body, resolved, tenant, auth, now }) => {
@@ -85,6 +87,7 @@ function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; 
           request_hash: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
           callback_url,
           callback_secret,
+          maxQueued: d.maxQueuedPerTenant,
         },
         now(),
         d.idempotencyWindowMs,
