@@ -99,6 +99,8 @@ export interface StartOptions extends PipelineConfig {
   limiters?: Limiters;
   /** How often readiness re-checks the snapshot and the state store (`RCM_READINESS_EVERY_MS`, default 5 s). */
   readinessEveryMs?: number;
+  /** MCP sessions: per key (`RCM_MCP_SESSIONS_PER_KEY`), idle expiry (`RCM_MCP_IDLE_MS`), process total. */
+  mcp?: { sessionsPerKey?: number; idleMs?: number; maxSessions?: number };
 }
 
 /** Mounts the current snapshot read-only, opens the state store and listens. */
@@ -149,7 +151,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, playground: { enabled: true, keysPerHour: 20, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: 86_400_000, maxQueuedPerTenant: agents.maxQueuedPerTenant ?? 100, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
   routes.forEach(checkRoute);
   const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now, limiters: o.limiters });
-  const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now });
+  const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now, ...o.mcp });
   const handler = createHttpHandler(pipeline, routes, { trustProxy: o.trustProxy ?? false, mcp });
   if (agents.runner) runner.start(agents.pollMs);
   const server = createServer(handler);

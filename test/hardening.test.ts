@@ -173,3 +173,90 @@ describe('the job queue (item 5): bounded per tenant, fair across tenants', () =
     }
   });
 });
+
+describe('MCP sessions (item 4): per-key limits, counted, scope-checked, idle expiry', () => {
+  let m: TestServer;
+  let clock = Date.parse('2026-08-01T12:00:00Z');
+  beforeAll(async () => {
+    m = await startTestServer({ rateLimitPerMin: 20, now: () => new Date(clock), mcp: { sessionsPerKey: 3, maxSessions: 8, idleMs: 60_000 } });
+  });
+  afterAll(async () => m.close());
+
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'flood', version: '1' } },
+  };
+  const ACCEPT = 'application/json, text/event-stream';
+  const open = (key: string) => m.request('/v1/mcp', { method: 'POST', key, body: initialize, headers: { Accept: ACCEPT } });
+  const listTools = (key: string, sid: string) =>
+    m.request('/v1/mcp', { method: 'POST', key, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers: { Accept: ACCEPT, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' } });
+
+  it("lets no tenant close another's session, bounds each key, counts initialize and expires idle sessions", async () => {
+    const a = await open(m.key);
+    expect(a.status).toBe(200);
+    const sidA = a.headers['mcp-session-id'] as string;
+    expect(a.headers['ratelimit-remaining']).toBeDefined();
+
+    // Another tenant opens 10 sessions (the 1,100 of the review closed tenant A's): it keeps 3.
+    await m.srv.state.admin.createTenant('mcp-flood');
+    const b = await m.newKey('test', ['knowledge'], 'mcp-flood');
+    const bSids: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const r = await open(b);
+      expect(r.status).toBe(200);
+      bSids.push(r.headers['mcp-session-id'] as string);
+    }
+    expect(m.srv.mcp.sessionCount()).toBe(4);
+    expect((await listTools(b, bSids[0]!)).status).toBe(404);
+    expect((await listTools(b, bSids[9]!)).status).toBe(200);
+    expect((await listTools(m.key, sidA)).status).toBe(200);
+
+    // initialize is counted: the 21st in a minute from one key is 429 with Retry-After.
+    await m.srv.state.admin.createTenant('mcp-rate');
+    const e = await m.newKey('test', ['knowledge'], 'mcp-rate');
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) statuses.push((await open(e)).status);
+    expect(statuses.slice(0, 20).every((s) => s === 200)).toBe(true);
+    const limited = await open(e);
+    expect(limited.status, JSON.stringify(limited.body)).toBe(429);
+    expect(limited.headers['retry-after']).toBeDefined();
+    expect(m.srv.mcp.sessionCount()).toBe(7);
+
+    // Past the process total, a new session is refused (503), never made by closing another key's.
+    await m.srv.state.admin.createTenant('mcp-c');
+    expect((await open(await m.newKey('test', ['knowledge'], 'mcp-c'))).status).toBe(200);
+    await m.srv.state.admin.createTenant('mcp-d');
+    const d = await open(await m.newKey('test', ['knowledge'], 'mcp-d'));
+    expect(d.status).toBe(503);
+    expect(d.body).toMatchObject({ code: 'service_busy' });
+    expect((await listTools(m.key, sidA)).status).toBe(200);
+
+    // Idle past RCM_MCP_IDLE_MS: the session is gone (404; the client opens a new one).
+    clock += 61_000;
+    expect((await listTools(m.key, sidA)).status).toBe(404);
+    expect((await open(m.key)).status).toBe(200);
+    expect(m.srv.mcp.sessionCount()).toBe(1);
+  });
+
+  it('sends the headers of GET /v1/mcp (the event stream) at once, before any event', async () => {
+    const { request } = await import('node:http');
+    const sid = (await open(m.key)).headers['mcp-session-id'] as string;
+    const res = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: m.port, path: '/v1/mcp', headers: { 'X-API-Key': m.key, Accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' } }, resolve);
+      req.on('error', reject);
+      req.end();
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/event-stream');
+    res.destroy();
+  });
+
+  it('refuses to open a session for a key that may call no tool (403 insufficient_scope)', async () => {
+    const k = await m.newKey('test', [] as never[]);
+    const r = await open(k);
+    expect(r.status).toBe(403);
+    expect(r.body).toMatchObject({ code: 'insufficient_scope' });
+  });
+});

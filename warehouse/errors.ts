@@ -36,6 +36,7 @@ export type ErrorCode =
   | 'admin_secret_required'
   | 'rate_limited'
   | 'queue_full'
+  | 'service_busy'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'method_not_allowed'

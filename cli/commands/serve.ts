@@ -56,6 +56,7 @@ export function register(program: Command, ctx: CliContext): void {
           serviceVersion: SERVICE_VERSION,
           pollMs: c.RCM_SNAPSHOT_POLL_MS,
           readinessEveryMs: c.RCM_READINESS_EVERY_MS,
+          mcp: { sessionsPerKey: c.RCM_MCP_SESSIONS_PER_KEY, idleMs: c.RCM_MCP_IDLE_MS },
           logger: loggerOf(c, ctx),
         });
         ctx.io.stderr(`rcm ${SERVICE_VERSION} serving snapshot ${srv.snapshots.snapshot?.id ?? '(none yet)'} on http://localhost:${srv.port}/v1 (data dir ${w.dir}; docs at /docs, playground at /playground)\n`);

@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { randomUUID } from 'node:crypto';
+import { DomainError } from '../../warehouse/errors.js';
 import { bodyOf, statusOf } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { InvokeRequest, Pipeline } from '../pipeline/invoke.js';
@@ -41,11 +42,15 @@ export interface McpOptions {
   serviceVersion: string;
   logger: Logger;
   now: () => Date;
-  /** Open sessions kept at most (the idlest is closed past it). */
+  /** Open sessions the process holds at most; past it an initialize is 503 (no tenant's session is closed for another's). */
   maxSessions?: number;
-  /** A session idle this long is closed. */
+  /** `RCM_MCP_SESSIONS_PER_KEY`: open sessions one API key may hold; its own idlest is closed past it. */
+  sessionsPerKey?: number;
+  /** `RCM_MCP_IDLE_MS`: a session idle this long is closed. */
   idleMs?: number;
 }
+
+export const MCP_DEFAULTS = { maxSessions: 1000, sessionsPerKey: 20, idleMs: 1_800_000 };
 
 const RESOURCES: { uri: string; name: string; title: string; description: string; mimeType: string; operationId: string; query: Record<string, string> }[] = [
   {
@@ -189,16 +194,37 @@ export class McpEndpoint {
     return this.o.pipeline.invoke(route, { ...parts, headers: c.headers, clientIp: c.clientIp, requestId: randomUUID(), transport: 'mcp' });
   }
 
-  private evictIdle(): void {
+  private end(id: string, s: Session): void {
+    this.sessions.delete(id);
+    void s.transport.close();
+  }
+
+  private expired(s: Session, now: number): boolean {
+    return now - s.lastSeen > (this.o.idleMs ?? MCP_DEFAULTS.idleMs);
+  }
+
+  /**
+   * Room for one more session of `keyId`: sessions idle past `idleMs` are closed (any key's: they
+   * have expired), then this key's own idlest while it holds `sessionsPerKey`. Another key's live
+   * session is never closed: past `maxSessions` the answer is 503 instead.
+   */
+  private makeRoom(keyId: string): DomainError | null {
     const now = this.o.now().getTime();
-    const idle = this.o.idleMs ?? 3_600_000;
-    const ordered = [...this.sessions.entries()].sort((a, b) => a[1].lastSeen - b[1].lastSeen);
-    for (const [id, s] of ordered) {
-      if (now - s.lastSeen > idle || this.sessions.size >= (this.o.maxSessions ?? 1000)) {
-        this.sessions.delete(id);
-        void s.transport.close();
-      }
+    for (const [id, s] of this.sessions) if (this.expired(s, now)) this.end(id, s);
+    const own = [...this.sessions.entries()].filter(([, s]) => s.keyId === keyId).sort((a, b) => a[1].lastSeen - b[1].lastSeen);
+    const perKey = this.o.sessionsPerKey ?? MCP_DEFAULTS.sessionsPerKey;
+    for (let i = 0; i <= own.length - perKey; i++) this.end(own[i]![0], own[i]![1]);
+    if (this.sessions.size >= (this.o.maxSessions ?? MCP_DEFAULTS.maxSessions)) {
+      return new DomainError('service_busy', 'the service holds as many MCP sessions as it can; try again shortly', { headers: { 'retry-after': '30' } });
     }
+    return null;
+  }
+
+  /** Open sessions per key (for tests and metrics). */
+  sessionCount(keyId?: string): number {
+    let n = 0;
+    for (const s of this.sessions.values()) if (keyId === undefined || s.keyId === keyId) n++;
+    return n;
   }
 
   /** Handles one HTTP request to `/v1/mcp` (POST JSON-RPC, GET event stream, DELETE session end). */
@@ -220,6 +246,10 @@ export class McpEndpoint {
     }
     const sid = req.headers['mcp-session-id'];
     let session = typeof sid === 'string' ? this.sessions.get(sid) : undefined;
+    if (session && this.expired(session, this.o.now().getTime())) {
+      this.end(sid as string, session);
+      session = undefined;
+    }
     if (typeof sid === 'string' && !session) return this.fail(res, 404, rpcError(-32001, 'Session not found'));
     if (session && session.keyId !== auth.key_id) return this.fail(res, 403, { detail: 'this MCP session belongs to another API key', code: 'session_key_mismatch' });
     let parsed: unknown;
@@ -232,7 +262,21 @@ export class McpEndpoint {
     }
     if (!session) {
       if (req.method !== 'POST' || !isInitializeRequest(parsed)) return this.fail(res, 400, rpcError(-32000, 'Bad Request: no valid session; send initialize first'));
-      this.evictIdle();
+      // Opening a session is a request like any other: counted by the key's rate limit, and only
+      // for a key that may call at least one tool.
+      const limitHeaders: Record<string, string> = {};
+      try {
+        await this.o.pipeline.count(auth, limitHeaders);
+        if (!this.tools.some((t) => typeof t.route.auth === 'object' && canCall(t.route.auth, auth))) {
+          throw new DomainError('insufficient_scope', `this key has no scope an MCP tool needs (${[...new Set(this.tools.flatMap((t) => (typeof t.route.auth === 'object' ? [t.route.auth.scope] : [])))].join(', ')})`);
+        }
+        const full = this.makeRoom(auth.key_id);
+        if (full) throw full;
+      } catch (err) {
+        for (const [k, v] of Object.entries({ ...limitHeaders, ...(err instanceof DomainError ? err.headers : {}) })) res.setHeader(k, v);
+        return this.fail(res, statusOf(err), bodyOf(err, requestId));
+      }
+      for (const [k, v] of Object.entries(limitHeaders)) res.setHeader(k, v);
       const server = this.newServer();
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
@@ -265,6 +309,8 @@ export class McpEndpoint {
     const headers: Record<string, string> = {};
     answer.headers.forEach((v, k) => (headers[k] = v));
     res.writeHead(answer.status, headers);
+    // An event stream's headers leave at once: a client waits for them before it reads events.
+    if ((headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
     if (!answer.body) {
       res.end();
       return answer.status;

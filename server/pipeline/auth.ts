@@ -122,6 +122,12 @@ export class Authorizer {
     return key;
   }
 
+  /** Takes one request of `keyId` from the per-key limiter (429 when its window is full). */
+  async count(keyId: string, out: Record<string, string>): Promise<void> {
+    const limited = takeOrThrow(this.limiters.key, keyId, out);
+    if (limited) await limited;
+  }
+
   /** The key of `X-API-Key`, paired with the host kind (a mismatch returns no data). */
   async keyFor(headers: Headers, hostKind: HostKind): Promise<AuthInfo> {
     const secret = headers['x-api-key'];

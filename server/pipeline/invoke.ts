@@ -163,6 +163,14 @@ export class Pipeline {
     return this.authorizer.keyFor(req.headers, hostKind);
   }
 
+  /**
+   * Counts one request of `key` against its per-key rate limit outside the route table (opening
+   * an MCP session): RateLimit headers go into `out`; a full window throws 429 with Retry-After.
+   */
+  async count(key: AuthInfo, out: Record<string, string>): Promise<void> {
+    await this.authorizer.count(key.key_id, out);
+  }
+
   /** Metrics and one log line per call (the HTTP adapter also records calls no route matched). */
   record(transport: 'http' | 'mcp', method: string, route: string, status: number, started: number, requestId: string, tenantId?: string): void {
     const secs = (this.clock() - started) / 1e3;

@@ -84,6 +84,7 @@ export async function startTestServer(
     extraRoutes?: RouteDef[];
     agents?: Partial<AgentOptions>;
     limiters?: Limiters;
+    mcp?: { sessionsPerKey?: number; idleMs?: number; maxSessions?: number };
   } = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rcm-test-'));
@@ -100,6 +101,7 @@ export async function startTestServer(
     cacheMaxBytes: o.cacheMaxBytes,
     extraRoutes: o.extraRoutes,
     limiters: o.limiters,
+    mcp: o.mcp,
     agents: { ...DEFAULT_AGENTS, runner: false, ...o.agents },
     serviceVersion: '0.1.1',
     pollMs: o.pollMs ?? 100,
