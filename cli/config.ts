@@ -54,6 +54,7 @@ const EnvSchema = z.object({
   RCM_SNAPSHOT_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(500),
   RCM_MCP_SESSIONS_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(20),
   RCM_MCP_IDLE_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(1_800_000),
+  RCM_MIN_FREE_MB: z.coerce.number().int().min(0).max(1_048_576).default(64),
   RCM_READINESS_EVERY_MS: z.coerce.number().int().min(100).max(300_000).default(5_000),
   RCM_MAX_REMOVED: z
     .string()

@@ -27,6 +27,7 @@ export const STATUS: Record<ErrorCode, number> = {
   rate_limited: 429,
   queue_full: 429,
   service_busy: 503,
+  storage_full: 507,
   payload_too_large: 413,
   unsupported_media_type: 415,
   method_not_allowed: 405,

@@ -69,6 +69,7 @@ export interface RunningServer {
   metrics: Metrics;
   cache: AnswerCache;
   mcp: McpEndpoint;
+  readiness: Readiness;
   runner: JobRunner;
   close(): Promise<void>;
 }
@@ -99,6 +100,10 @@ export interface StartOptions extends PipelineConfig {
   limiters?: Limiters;
   /** How often readiness re-checks the snapshot and the state store (`RCM_READINESS_EVERY_MS`, default 5 s). */
   readinessEveryMs?: number;
+  /** `RCM_MIN_FREE_MB` in bytes: readiness fails below this much free space in the data dir (default 64 MB). */
+  minFreeBytes?: number;
+  /** Free bytes of the data dir's file system (tests inject a full disk). */
+  freeBytes?: (dir: string) => Promise<number>;
   /** MCP sessions: per key (`RCM_MCP_SESSIONS_PER_KEY`), idle expiry (`RCM_MCP_IDLE_MS`), process total. */
   mcp?: { sessionsPerKey?: number; idleMs?: number; maxSessions?: number };
 }
@@ -135,7 +140,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
       void readiness?.refresh();
     },
   });
-  readiness = new Readiness(snapshots, state, now);
+  readiness = new Readiness(snapshots, state, now, { dataDir: o.dataDir, minFreeBytes: o.minFreeBytes ?? 64 * 1024 * 1024, freeBytes: o.freeBytes });
   await snapshots.refresh();
   if (snapshots.lastError) o.logger.error({ error: snapshots.lastError }, 'snapshot mount failed');
   snapshots.start(o.pollMs ?? 500);
@@ -173,6 +178,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     metrics,
     cache,
     mcp,
+    readiness: readiness!,
     runner,
     async close() {
       readiness?.stop();

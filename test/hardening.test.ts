@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rm, writeFile } from 'node:fs/promises';
 import { jsonDepth } from '../server/pipeline/input.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
 
@@ -258,5 +259,75 @@ describe('MCP sessions (item 4): per-key limits, counted, scope-checked, idle ex
     const r = await open(k);
     expect(r.status).toBe(403);
     expect(r.body).toMatchObject({ code: 'insufficient_scope' });
+  });
+});
+
+describe('readiness names what is wrong (item 8): every mounted version file, the mount, the disk', () => {
+  const versionFiles = (s: TestServer) => [...s.srv.snapshots.snapshot!.files.keys()];
+
+  it('is 503 naming a version file damaged, changed or deleted after the mount (ready said ready, the dataset answered 500)', async () => {
+    const s = await startTestServer();
+    try {
+      expect((await s.request('/v1/health/ready', { key: null })).body.checks).toEqual({ snapshot: true, version_files: true, state_store: true, disk: true });
+      const [damaged, deleted] = versionFiles(s);
+      await writeFile(damaged!, 'not a database');
+      await rm(deleted!);
+      await s.srv.readiness.refresh();
+      const r = await s.request('/v1/health/ready', { key: null });
+      expect(r.status).toBe(503);
+      expect(r.body.detail).toContain(`version file ${damaged} is not a DuckDB database`);
+      expect(r.body.detail).toContain(`version file ${deleted} is missing`);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('names the missing file when the published snapshot cannot be mounted (it said "run rcm seed")', async () => {
+    const s = await startTestServer();
+    const dir = s.dataDir;
+    const gone = versionFiles(s)[0]!;
+    await s.srv.close();
+    await rm(gone);
+    const again = await startTestServer({ seeded: false, dataDir: dir });
+    try {
+      const ready = await again.request('/v1/health/ready', { key: null });
+      expect(ready.status).toBe(503);
+      expect(ready.body.detail).toContain(`could not be mounted`);
+      expect(ready.body.detail).toContain(`version file ${gone} is missing`);
+      const data = await again.request('/v1/codes/99213');
+      expect(data.status).toBe(503);
+      expect(data.body.detail).toContain(gone);
+      expect(data.body.detail).not.toContain('rcm seed');
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('is 503 when the data dir runs out of room, and a write that meets a full disk is 507 with nothing written (it was a 500)', async () => {
+    let free = 10 * 1024 * 1024 * 1024;
+    const s = await startTestServer({ freeBytes: async () => free });
+    try {
+      expect((await s.request('/v1/health/ready', { key: null })).status).toBe(200);
+      free = 5 * 1024 * 1024;
+      await s.srv.readiness.refresh();
+      const r = await s.request('/v1/health/ready', { key: null });
+      expect(r.status).toBe(503);
+      expect(r.body.detail).toContain('5 MB free');
+      // SQLite at its page limit answers SQLITE_FULL, as on a full disk.
+      const db = (s.srv.state as unknown as { db: { pragma(s: string): unknown } }).db;
+      const pages = (db.pragma('page_count') as { page_count: number }[])[0]!.page_count;
+      db.pragma(`max_page_count = ${pages}`);
+      const statuses = new Set<number>();
+      let last = '';
+      for (let i = 0; i < 300 && !statuses.has(507); i++) {
+        const put = await s.request(`/v1/facilities/05${String(1000 + i).padStart(4, '0')}`, { method: 'PUT', body: { name: `Hospital ${'x'.repeat(180)} ${i}`, state: 'CA' } });
+        statuses.add(put.status);
+        last = JSON.stringify(put.body);
+      }
+      expect([...statuses].filter((x) => x !== 201), last.slice(0, 300)).toEqual([507]);
+      db.pragma('max_page_count = 1073741823');
+    } finally {
+      await s.close();
+    }
   });
 });

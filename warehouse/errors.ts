@@ -37,6 +37,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'queue_full'
   | 'service_busy'
+  | 'storage_full'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'method_not_allowed'

@@ -1,3 +1,4 @@
+import { open as openFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
@@ -68,6 +69,48 @@ function toPlain(v: unknown): unknown {
   return v;
 }
 
+/** A version file's size and modification time (what a later check compares). */
+export interface VersionFileState {
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * A version file's state, or what is wrong with it: missing, or not a DuckDB database (its
+ * header carries the magic bytes `DUCK` at offset 8; a truncated or overwritten file does not).
+ */
+export async function versionFileState(path: string): Promise<VersionFileState | string> {
+  let st;
+  try {
+    st = await stat(path);
+  } catch {
+    return `version file ${path} is missing`;
+  }
+  const head = Buffer.alloc(12);
+  const fh = await openFile(path, 'r');
+  try {
+    await fh.read(head, 0, 12, 0);
+  } finally {
+    await fh.close();
+  }
+  if (head.subarray(8, 12).toString('latin1') !== 'DUCK') return `version file ${path} is not a DuckDB database (damaged or overwritten)`;
+  return { size: st.size, mtimeMs: st.mtimeMs };
+}
+
+/**
+ * What is wrong with a mounted snapshot's files now: one line per file missing, damaged, or
+ * changed since the mount (version files are immutable; a change means someone wrote to one).
+ */
+export async function snapshotFileProblems(s: Pick<MountedSnapshot, 'files'>): Promise<string[]> {
+  const out: string[] = [];
+  for (const [path, was] of s.files) {
+    const now = await versionFileState(path).catch((e: Error) => `version file ${path} cannot be read (${e.message})`);
+    if (typeof now === 'string') out.push(now);
+    else if (now.size !== was.size || now.mtimeMs !== was.mtimeMs) out.push(`version file ${path} changed after it was mounted`);
+  }
+  return out;
+}
+
 /** A snapshot attached read-only in an in-memory DuckDB, with a small connection pool. */
 export class MountedSnapshot implements SnapshotReader {
   private readonly pinned = new Map<string, Promise<unknown>>();
@@ -87,6 +130,8 @@ export class MountedSnapshot implements SnapshotReader {
     private readonly instance: DuckDBInstance,
     private readonly conns: DuckDBConnection[],
     memoMaxBytes: number,
+    /** Each attached version file (absolute path) as it was when mounted: what readiness compares against. */
+    readonly files: Map<string, VersionFileState>,
   ) {
     this.memos = new LRUCache({ maxSize: memoMaxBytes, sizeCalculation: (v, k) => Math.max(1, approxBytes(v.value) + k.length * 2) });
     this.prepared = conns.map(() => new Map());
@@ -94,6 +139,17 @@ export class MountedSnapshot implements SnapshotReader {
   }
 
   static async open(wh: Warehouse, manifest: Manifest, opts: { connections?: number; threads?: number; memoMaxBytes?: number } = {}): Promise<MountedSnapshot> {
+    // Every version file is checked before DuckDB sees it, so a missing or damaged one is named
+    // (dataset, version, path) instead of surfacing as a bare ATTACH error or a 500 later.
+    const files = new Map<string, VersionFileState>();
+    for (const versions of Object.values(manifest.datasets)) {
+      for (const v of versions) {
+        const path = wh.path(v.file);
+        const found = await versionFileState(path);
+        if (typeof found === 'string') throw new Error(`${v.dataset} ${v.version}: ${found}`);
+        files.set(path, found);
+      }
+    }
     const instance = await DuckDBInstance.create(':memory:', { threads: String(opts.threads ?? 2) });
     const conn = await instance.connect();
     for (const [dataset, versions] of Object.entries(manifest.datasets)) {
@@ -114,7 +170,7 @@ export class MountedSnapshot implements SnapshotReader {
     }
     const conns = [conn];
     for (let i = 1; i < (opts.connections ?? 4); i++) conns.push(await instance.connect());
-    return new MountedSnapshot(manifest.id, manifest, resolve(wh.dir), instance, conns, opts.memoMaxBytes ?? MEMO_MAX_BYTES);
+    return new MountedSnapshot(manifest.id, manifest, resolve(wh.dir), instance, conns, opts.memoMaxBytes ?? MEMO_MAX_BYTES, files);
   }
 
   /**

@@ -56,6 +56,7 @@ export function register(program: Command, ctx: CliContext): void {
           serviceVersion: SERVICE_VERSION,
           pollMs: c.RCM_SNAPSHOT_POLL_MS,
           readinessEveryMs: c.RCM_READINESS_EVERY_MS,
+          minFreeBytes: c.RCM_MIN_FREE_MB * 1024 * 1024,
           mcp: { sessionsPerKey: c.RCM_MCP_SESSIONS_PER_KEY, idleMs: c.RCM_MCP_IDLE_MS },
           logger: loggerOf(c, ctx),
         });

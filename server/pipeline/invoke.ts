@@ -28,7 +28,7 @@ export interface PipelineConfig {
 export interface PipelineDeps {
   config: PipelineConfig;
   state: StateStore;
-  snapshots: { readonly snapshot: MountedSnapshot | null };
+  snapshots: { readonly snapshot: MountedSnapshot | null; readonly lastError?: string | null };
   cache: AnswerCache;
   metrics: Metrics;
   logger: Logger;
@@ -127,7 +127,10 @@ export class Pipeline {
       auth = await this.authorizer.authorize(route.auth, req, hostKind, headers, route.rateLimit !== false);
       if (readsSnapshot(route.reads)) {
         snapshot = this.deps.snapshots.snapshot;
-        if (!snapshot) throw notReady('no data snapshot is published yet; run `rcm seed` or `rcm ingest`');
+        if (!snapshot) {
+          const why = this.deps.snapshots.lastError;
+          throw notReady(why ? `the published snapshot could not be mounted: ${why}` : 'no data snapshot is published yet; run `rcm seed` or `rcm ingest`');
+        }
         snapshot.retain();
       }
       const input = await this.inputs.decode(route, req, snapshot, auth);
@@ -147,7 +150,9 @@ export class Pipeline {
   }
 
   /** The answer to an error: its status and body from the one error model; unknown errors logged, never shown. */
-  private failure(err: unknown, req: InvokeRequest, path: string, headers: Record<string, string>): InvokeResult {
+  private failure(thrown: unknown, req: InvokeRequest, path: string, headers: Record<string, string>): InvokeResult {
+    const err = storageFailure(thrown) ?? thrown;
+    if (err !== thrown) this.deps.logger.error({ request_id: req.requestId, route: path, err: thrown }, 'storage full');
     if (err instanceof DomainError) Object.assign(headers, err.headers);
     else this.deps.logger.error({ request_id: req.requestId, route: path, err }, 'unhandled error');
     const status = statusOf(err);
@@ -226,4 +231,14 @@ export class Pipeline {
     // A cached answer gets its own allocation right away (the cache would copy a pooled slice).
     return { status: r.status, headers: { 'content-type': JSON_TYPE, ...r.headers }, body: route.cache ? ownBuffer(text) : Buffer.from(text) };
   }
+}
+
+/**
+ * A write that met a full disk (SQLite's SQLITE_FULL, an ENOSPC): 507 `storage_full` rather than
+ * a 500, and the write did not happen (SQLite rolls the transaction back).
+ */
+export function storageFailure(err: unknown): DomainError | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code !== 'SQLITE_FULL' && code !== 'ENOSPC') return null;
+  return new DomainError('storage_full', 'the service has no disk space left for this write; nothing was written, try again later');
 }

@@ -51,8 +51,8 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       operationId: 'healthReady',
       tag: 'system',
       mcp: false,
-      summary: 'Readiness: a snapshot is mounted and the state store answers',
-      description: 'Never rate limited, and cheap: it reads the state computed at start, after each snapshot mount and every few seconds (`checked_at`).',
+      summary: 'Readiness: a snapshot is mounted, its files intact, the state store answers and the disk has room',
+      description: 'Never rate limited, and cheap: it reads the state computed at start, after each snapshot mount and every few seconds (`checked_at`). A 503 names each problem: the version file missing, damaged or changed since the mount, why the published snapshot could not be mounted, the state store, the free space.',
       auth: 'public',
       rateLimit: false,
       reads: 'none',
@@ -65,7 +65,7 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
       handler: () => {
         const r = d.readiness.last;
         if (!r.ready || !r.snapshot_id) {
-          throw notReady(`not ready: snapshot ${r.checks.snapshot ? 'mounted' : 'missing'}, state store ${r.checks.state_store ? 'ok' : 'failing'} (checked ${r.checked_at})`);
+          throw notReady(`not ready (checked ${r.checked_at}): ${r.problems.join('; ')}`);
         }
         return { status: 'ready' as const, snapshot_id: r.snapshot_id, checks: r.checks, checked_at: r.checked_at };
       },

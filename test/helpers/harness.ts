@@ -85,10 +85,13 @@ export async function startTestServer(
     agents?: Partial<AgentOptions>;
     limiters?: Limiters;
     mcp?: { sessionsPerKey?: number; idleMs?: number; maxSessions?: number };
+    freeBytes?: (dir: string) => Promise<number>;
+    /** An existing data dir to serve (a restart); a fresh copy of the seeded one when not given. */
+    dataDir?: string;
   } = {},
 ): Promise<TestServer> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'rcm-test-'));
-  if (o.seeded !== false) await cp(inject('seededDir'), dataDir, { recursive: true });
+  const dataDir = o.dataDir ?? (await mkdtemp(join(tmpdir(), 'rcm-test-')));
+  if (o.seeded !== false && !o.dataDir) await cp(inject('seededDir'), dataDir, { recursive: true });
   const srv = await startServer({
     dataDir,
     port: 0,
@@ -102,6 +105,7 @@ export async function startTestServer(
     extraRoutes: o.extraRoutes,
     limiters: o.limiters,
     mcp: o.mcp,
+    freeBytes: o.freeBytes,
     agents: { ...DEFAULT_AGENTS, runner: false, ...o.agents },
     serviceVersion: '0.1.1',
     pollMs: o.pollMs ?? 100,
