@@ -226,6 +226,7 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
       responses,
       security,
       ...(scope ? { 'x-required-scope': scope } : {}),
+      ...(typeof r.auth === 'object' && r.auth.alsoScopes ? { 'x-also-required-scopes': r.auth.alsoScopes } : {}),
       ...(typeof r.auth === 'object' && r.auth.keyType ? { 'x-key-type': r.auth.keyType } : {}),
     };
     if (r.body?.kind === 'json') {

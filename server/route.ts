@@ -15,7 +15,12 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
  * - `admin_secret_or_test_key`: `X-Admin-Secret` equal to `RCM_ADMIN_SECRET`, or a test key on the
  *   test host (customer policy parsing).
  */
-export type Auth = 'public' | { scope: KeyScope; keyType?: 'live' } | 'admin_secret_or_test_key';
+/**
+ * Who may call a route. A keyed route names its scope, and `alsoScopes` when its answer carries
+ * data another scope guards (an agent's result cites payment amounts and edits, the `knowledge`
+ * data: an agents-only key would otherwise read through the agent what the REST route refuses).
+ */
+export type Auth = 'public' | { scope: KeyScope; alsoScopes?: KeyScope[]; keyType?: 'live' } | 'admin_secret_or_test_key';
 
 /**
  * What an answer depends on. The answer-cache key derives from it (snapshot id, tenant id and

@@ -213,7 +213,7 @@ describe('code research job', () => {
   it("answers 404 for another tenant's job id", async () => {
     const r = await submit({ code: '99213' });
     await t.srv.state.admin.createTenant('other-agents');
-    const other = await t.newKey('test', ['agents'], 'other-agents');
+    const other = await t.newKey('test', ['agents', 'knowledge'], 'other-agents');
     expect((await poll(r.body.job_id, other)).status).toBe(404);
     expect((await poll(r.body.job_id)).status).toBe(200);
     // The same holds for the jobs that carry clinical inputs, and for a reused Idempotency-Key.
@@ -363,7 +363,7 @@ describe('callback URL rules', () => {
   });
 
   it('answers 422 at submit with the reason, after resolving the host', async () => {
-    const live = await t.newKey('live', ['agents']);
+    const live = await t.newKey('live', ['agents', 'knowledge']);
     const cases: [string, RegExp, string?][] = [
       ['http://hooks.example.test/x', /https/],
       ['https://10.0.0.5/x', /private/],
@@ -453,7 +453,7 @@ describe('LLM writer', () => {
     const url = `http://127.0.0.1:${(llm.address() as { port: number }).port}/v1`;
     const s = await startTestServer({ now: clock.now, agents: { llm: llmWriter({ url, model: 'test-model', timeoutMs: 5000 }), allowTestKeys: false } });
     try {
-      const live = await s.newKey('live', ['agents']);
+      const live = await s.newKey('live', ['agents', 'knowledge']);
       const go = async (key?: string) => {
         const r = await s.request('/v1/agents/code-research', { method: 'POST', body: { code: '99214', query: 'PATIENT-X' }, key, host: key ? LIVE_HOST : undefined });
         await s.srv.runner.settle();

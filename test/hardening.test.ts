@@ -118,7 +118,7 @@ describe('a silent callback receiver (item 1)', () => {
     });
     try {
       const b = await s.srv.state.admin.createTenant('tenant-b-silent');
-      const keyB = await s.newKey('test', ['agents'], b.name);
+      const keyB = await s.newKey('test', ['agents', 'knowledge'], b.name);
       for (const code of ['99213', '99214']) {
         const r = await s.request('/v1/agents/code-research', { method: 'POST', key: keyB, body: { code, callback_url: 'https://silent.example.test/hook' } });
         expect(r.status).toBe(202);
@@ -151,7 +151,7 @@ describe('the job queue (item 5): bounded per tenant, fair across tenants', () =
     const s = await startTestServer({ agents: { maxQueuedPerTenant: 5 } });
     try {
       const flood = await s.srv.state.admin.createTenant('flooder');
-      const keyF = await s.newKey('test', ['agents'], flood.name);
+      const keyF = await s.newKey('test', ['agents', 'knowledge'], flood.name);
       const codes = ['99211', '99212', '99213', '99214', '99215'];
       for (const code of codes) expect((await s.request('/v1/agents/code-research', { method: 'POST', key: keyF, body: { code } })).status).toBe(202);
       const sixth = await s.request('/v1/agents/code-research', { method: 'POST', key: keyF, body: { code: '99202' } });
@@ -329,5 +329,20 @@ describe('readiness names what is wrong (item 8): every mounted version file, th
     } finally {
       await s.close();
     }
+  });
+});
+
+describe("an agent's result is knowledge data (item 8)", () => {
+  it('refuses an agents-only key a submit and a poll, naming the knowledge scope (it read payment amounts through code research)', async () => {
+    const agentsOnly = await t.newKey('test', ['agents']);
+    const submit = await t.request('/v1/agents/code-research', { method: 'POST', key: agentsOnly, body: { code: '99213', query: 'payment?' } });
+    expect(submit.status).toBe(403);
+    expect(submit.body).toMatchObject({ code: 'insufficient_scope', detail: expect.stringContaining("missing 'knowledge'") });
+    const job = await t.request('/v1/agents/code-research', { method: 'POST', body: { code: '99213', query: 'payment?' } });
+    expect(job.status).toBe(202);
+    const poll = await t.request(`/v1/agents/jobs/${job.body.job_id}`, { key: agentsOnly });
+    expect(poll.status).toBe(403);
+    const both = await t.newKey('test', ['agents', 'knowledge']);
+    expect((await t.request(`/v1/agents/jobs/${job.body.job_id}`, { key: both })).status).toBe(200);
   });
 });

@@ -128,8 +128,8 @@ describe('MCP tool calls go through the same pipeline as REST', () => {
   });
 
   it('shows a key only the tools its scopes allow, and refuses the others like REST', async () => {
-    const agentsOnly = await t.newKey('test', ['agents']);
-    const client = await connect(agentsOnly);
+    const auditOnly = await t.newKey('test', ['audit']);
+    const client = await connect(auditOnly);
     const { tools } = await client.listTools();
     expect(tools.some((x) => x.name === 'getCode')).toBe(false);
     const res = await client.callTool({ name: 'getCode', arguments: { code: '99213' } });

@@ -7,7 +7,7 @@ import { expectGolden } from './helpers/golden.js';
 const GOLDEN = join(resolve(import.meta.dirname), 'golden/routes.jsonl');
 
 /** `public`, `<scope>` or `<scope>:live` (live keys only), `admin_secret_or_test_key`. */
-const authOf = (a: Auth): string => (typeof a === 'object' ? `${a.scope}${a.keyType ? `:${a.keyType}` : ''}` : a);
+const authOf = (a: Auth): string => (typeof a === 'object' ? `${[a.scope, ...(a.alsoScopes ?? [])].join('+')}${a.keyType ? `:${a.keyType}` : ''}` : a);
 
 /** One reviewed line per route: `METHOD path operationId auth reads cache mcp`. */
 const routeLine = (r: RouteDef): string =>

@@ -65,7 +65,8 @@ function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; 
     tag: 'agents',
     summary: o.summary,
     description: `${o.description} Answers 202 with the job and a Location to poll; with callback_url the service POSTs the result there (see the README: signature, retries, URL rules). An Idempotency-Key header returns the same job for a repeated submit within 24 hours (another body with the same key is 409).`,
-    auth: { scope: 'agents' },
+    // The result cites payment amounts, edits and coverage: the knowledge data (issue 20).
+    auth: { scope: 'agents', alsoScopes: ['knowledge'] },
     reads: 'tenant',
     body: json(o.body, 64 * 1024),
     headers: { 'Idempotency-Key': 'a repeated submit with the same key within 24 hours returns the same job (another body with the same key is 409); 1 to 255 visible ASCII characters' },
@@ -147,7 +148,7 @@ export function agentRoutes(d: AgentRouteDeps): RouteDef[] {
       tag: 'agents',
       summary: 'Poll an agent job: status, result or error, latency and the callback delivery log',
       description: 'The callback secret is never returned. Another tenant\'s job id is 404.',
-      auth: { scope: 'agents' },
+      auth: { scope: 'agents', alsoScopes: ['knowledge'] },
       reads: 'tenant',
       params: z.object({ job_id: z.uuid() }),
       response: PolledJobSchema,

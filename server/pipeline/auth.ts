@@ -66,7 +66,12 @@ export function refusal(auth: Auth, key: Pick<AuthInfo, 'scopes' | 'key_type'>):
     return key.key_type === 'test' ? null : new DomainError('admin_secret_required', 'this endpoint takes X-Admin-Secret, or a test key on the test host');
   }
   if (auth.keyType === 'live' && key.key_type !== 'live') return new DomainError('live_key_required', 'this endpoint needs a live (kp_live_) key');
-  if (!key.scopes.includes(auth.scope) && !key.scopes.includes('admin')) return new DomainError('insufficient_scope', `this endpoint needs the '${auth.scope}' scope`);
+  if (key.scopes.includes('admin')) return null;
+  const missing = [auth.scope, ...(auth.alsoScopes ?? [])].filter((s) => !key.scopes.includes(s));
+  if (missing.length === 1 && missing[0] === auth.scope && !auth.alsoScopes?.length) return new DomainError('insufficient_scope', `this endpoint needs the '${auth.scope}' scope`);
+  if (missing.length > 0) {
+    return new DomainError('insufficient_scope', `this endpoint needs the ${[auth.scope, ...(auth.alsoScopes ?? [])].map((s) => `'${s}'`).join(' and ')} scopes (missing ${missing.map((s) => `'${s}'`).join(', ')}): its answer cites data the '${auth.alsoScopes?.join("', '")}' scope guards`);
+  }
   return null;
 }
 
