@@ -54,6 +54,8 @@ export interface AuthInfo {
   key_id: string;
   key_type: KeyType;
   scopes: KeyScope[];
+  /** A key minted for a session (the playground's, expiring): its calls never store durable records (`persist`). */
+  ephemeral?: boolean;
 }
 
 const RESULT = Symbol('result');

@@ -51,6 +51,12 @@ export interface AdminStore {
   revokeKey(id: string): Promise<ApiKeyRecord>;
   /** Deletes a tenant's keys that expired before `before` (minted session keys); returns how many. */
   purgeExpiredKeys(tenantId: string, before: Date): Promise<number>;
+  /**
+   * Deletes every tenant named `prefix` or `prefix-...` holding a key labelled `prefix` and whose
+   * keys all expired before `before` (a tenant made for one playground key), with everything it
+   * stored; a tenant with any key that does not expire is never purged. Returns how many.
+   */
+  purgeSessionTenants(prefix: string, before: Date): Promise<number>;
   /** The key whose SHA-256 is `hash` when it is neither revoked nor expired at `at`, else null. */
   findActiveKeyByHash(hash: string, at: Date): Promise<ApiKeyRecord | null>;
 }
@@ -281,6 +287,8 @@ export class SqliteStateStore implements StateStore {
           if (n) this.wrote();
           return n;
         }),
+      purgeSessionTenants: (prefix, before) =>
+        run(() => this.purgeSessionTenants(prefix, before)),
       revokeKey: (id) =>
         run(() => {
           const k = this.db.transaction(() => {
@@ -410,6 +418,33 @@ export class SqliteStateStore implements StateStore {
       },
     };
     return view;
+  }
+
+  private purgeSessionTenants(prefix: string, before: Date): number {
+    const ids = (
+      this.db
+        .prepare(
+          `SELECT t.id FROM tenants t WHERE (t.name = ? OR t.name LIKE ? ESCAPE '\\')
+             AND EXISTS (SELECT 1 FROM api_keys k WHERE k.tenant_id = t.id AND k.label = ?)
+             AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.tenant_id = t.id AND (k.expires_at IS NULL OR k.expires_at >= ?))`,
+        )
+        .all(prefix, `${prefix.replace(/[\\%_]/g, '\\$&')}-%`, prefix, before.toISOString()) as { id: string }[]
+    ).map((r) => r.id);
+    if (ids.length === 0) return 0;
+    // Every table holding a tenant's rows, found from the schema so a table added later is purged too.
+    const tables = (this.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'tenants'").all() as { name: string }[])
+      .map((r) => r.name)
+      .filter((t) => (this.db.prepare(`SELECT 1 FROM pragma_table_info(?) WHERE name = 'tenant_id'`).get(t) ?? null) !== null);
+    this.db.transaction(() => {
+      this.db.pragma('defer_foreign_keys = ON');
+      for (const id of ids) {
+        for (const t of tables) this.db.prepare(`DELETE FROM "${t}" WHERE tenant_id = ?`).run(id);
+        this.db.prepare('DELETE FROM tenants WHERE id = ?').run(id);
+        this.generations.delete(id);
+      }
+    }).immediate();
+    this.wrote();
+    return ids.length;
   }
 
   /** Bumps a tenant's generation (inside the caller's transaction) and forgets its cached value. */

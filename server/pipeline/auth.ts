@@ -142,6 +142,6 @@ export class Authorizer {
     if (key.type !== hostKind) {
       throw new DomainError('key_host_mismatch', key.type === 'test' ? 'a test key cannot be used on the production host' : 'a live key cannot be used on the test host');
     }
-    return { tenant_id: key.tenant_id, key_id: key.id, key_type: key.type, scopes: key.scopes };
+    return { tenant_id: key.tenant_id, key_id: key.id, key_type: key.type, scopes: key.scopes, ...(key.expires_at ? { ephemeral: true } : {}) };
   }
 }

@@ -211,7 +211,8 @@ export class Pipeline {
    */
   private async persist(call: Call, answer: CachedAnswer): Promise<CachedAnswer> {
     const { route, input, auth, snapshot } = call;
-    if (answer.status >= 300 || !auth) return answer;
+    // A session key (the playground's) gets the answer but no durable record of it.
+    if (answer.status >= 300 || !auth || auth.ephemeral) return answer;
     let body: Record<string, unknown> | undefined;
     const parsed = () => (body ??= JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>);
     const ctx = { params: input.params, query: input.query, tenant: this.deps.state.forTenant(auth.tenant_id), snapshotId: snapshot?.id ?? '', now: this.deps.now() };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { StateStore } from '../../warehouse/state.js';
 import { DomainError } from '../../warehouse/errors.js';
 import { rateLimited } from '../errors.js';
@@ -14,15 +15,17 @@ export interface PlaygroundDeps {
   keysPerHour: number;
 }
 
-/** The tenant that owns every playground key (isolated from real tenants like any other). */
+/** Playground tenants are named `playground-<random>`: one per minted key. */
 export const PLAYGROUND_TENANT = 'playground';
 const TTL_MS = 3_600_000;
 
 /**
- * `POST /v1/playground/session`: mints a `knowledge` test key that expires in an hour, bound to
- * the `playground` tenant, so the page never holds a real key ("the playground mints a test key
- * server-side and never exposes a live key in the browser"). Public, limited per client address,
- * and refused on the production host: a test key is useless there and minting must not run there.
+ * `POST /v1/playground/session`: mints a `knowledge` test key that expires in an hour, in a
+ * tenant of its own made for it, so the page never holds a real key ("the playground mints a test
+ * key server-side and never exposes a live key in the browser") and visitors never see each
+ * other's facilities, rosters or notes. The key stores no prior-auth determinations (`persist` is
+ * off for session keys); each mint deletes the tenants whose keys expired, with all they stored.
+ * Public, limited per client address, and refused on the production host.
  */
 export function playgroundRoutes(d: PlaygroundDeps): RouteDef[] {
   const perIp = new MemoryRateLimiter(d.keysPerHour, () => d.now().getTime(), 100_000, TTL_MS);
@@ -35,7 +38,7 @@ export function playgroundRoutes(d: PlaygroundDeps): RouteDef[] {
       mcp: false,
       summary: 'Mint a one-hour test key for the playground page (test host only)',
       description:
-        'Public, limited per client address (RCM_PLAYGROUND_KEYS_PER_HOUR). The key has the knowledge scope, belongs to the playground tenant and expires after one hour. 403 on the production host.',
+        'Public, limited per client address (RCM_PLAYGROUND_KEYS_PER_HOUR). The key has the knowledge scope, a tenant of its own (deleted with everything it stored once the key expires) and expires after one hour; it stores no prior-auth determinations. 403 on the production host.',
       auth: 'public',
       reads: 'none',
       response: PlaygroundSessionSchema,
@@ -50,14 +53,11 @@ export function playgroundRoutes(d: PlaygroundDeps): RouteDef[] {
         if (hostKind === 'live') throw new DomainError('playground_not_on_production', 'the playground mints test keys on the test host only');
         const decision = perIp.take(clientIp);
         if (!decision.allowed) throw rateLimited(decision, `${d.keysPerHour} playground keys per hour from one address`);
-        const tenant = await d.state.admin.getTenant(PLAYGROUND_TENANT).catch(async () =>
-          // Two first mints at once: the loser of the insert reads the winner's row.
-          d.state.admin.createTenant(PLAYGROUND_TENANT).catch(() => d.state.admin.getTenant(PLAYGROUND_TENANT)),
-        );
-        await d.state.admin.purgeExpiredKeys(tenant.id, new Date(now().getTime() - TTL_MS));
+        await d.state.admin.purgeSessionTenants(PLAYGROUND_TENANT, now());
+        const tenant = await d.state.admin.createTenant(`${PLAYGROUND_TENANT}-${randomUUID().slice(0, 13)}`);
         const expires = new Date(now().getTime() + TTL_MS);
         const { record, secret } = await d.state.admin.createKey({ tenant: tenant.id, type: 'test', scopes: ['knowledge'], label: 'playground', expiresAt: expires });
-        return result(201, { key: secret, key_id: record.id, tenant: PLAYGROUND_TENANT, scopes: record.scopes, expires_at: expires.toISOString() });
+        return result(201, { key: secret, key_id: record.id, tenant: tenant.name, scopes: record.scopes, expires_at: expires.toISOString() });
       },
     }),
   ];

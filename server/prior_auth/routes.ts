@@ -23,7 +23,7 @@ export const priorAuthRoutes: RouteDef[] = [
       'Tiers, first match decides: 0 facility_override (with ccn: your override for the CCN), 1 payer_code, 2 payer_category, 3 payer_default ' +
       '(plan type or line of business), 4 national (Medicare FFS: the CMS hospital outpatient department list, at OPD places of service), ' +
       "5 none: determination 'unknown' with pa_required false and a warning, never a silent 'not required'. ccn also fills state and place of service. " +
-      'Every check is stored (tenant-scoped, immutable) and its determination_id answers GET /v1/prior-auth/determinations/{id}; persist=false skips the record.',
+      'Every check is stored (tenant-scoped, immutable) and its determination_id answers GET /v1/prior-auth/determinations/{id}; persist=false skips the record, and a playground key never stores one.',
     auth: { scope: 'knowledge' },
     reads: 'snapshot+tenant',
     cache: 'daily',
