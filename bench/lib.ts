@@ -20,7 +20,17 @@ export interface LoadResult {
 export async function load(
   name: string,
   url: string,
-  opts: { paths: string[]; headers?: Record<string, string>; connections?: number; seconds?: number; amount?: number; method?: string; bodies?: string[] },
+  opts: {
+    paths: string[];
+    headers?: Record<string, string>;
+    /** Headers per request in turn (several tenants' keys), over `headers`. */
+    headerSets?: Record<string, string>[];
+    connections?: number;
+    seconds?: number;
+    amount?: number;
+    method?: string;
+    bodies?: string[];
+  },
 ): Promise<LoadResult> {
   const paths = opts.paths;
   const bodies = opts.bodies;
@@ -37,6 +47,7 @@ export async function load(
           req.path = paths[n % paths.length];
           if (opts.method) req.method = opts.method;
           if (bodies) req.body = bodies[n % bodies.length];
+          if (opts.headerSets) req.headers = { ...(req.headers as Record<string, string>), ...opts.headerSets[n % opts.headerSets.length] };
           return req;
         },
       },
@@ -108,11 +119,11 @@ export async function paired(
 }
 
 /** Creates tenant `bench` (if needed) and a knowledge test key in a data dir; returns the secret. */
-export async function benchKey(stateFile: string, scopes: KeyScope[] = ['knowledge']): Promise<string> {
+export async function benchKey(stateFile: string, scopes: KeyScope[] = ['knowledge'], tenant = 'bench'): Promise<string> {
   const st = new SqliteStateStore(stateFile);
   try {
-    if (!(await st.admin.findTenants()).some((t) => t.name === 'bench')) await st.admin.createTenant('bench');
-    return (await st.admin.createKey({ tenant: 'bench', type: 'test', scopes })).secret;
+    if (!(await st.admin.findTenants()).some((t) => t.name === tenant)) await st.admin.createTenant(tenant);
+    return (await st.admin.createKey({ tenant, type: 'test', scopes })).secret;
   } finally {
     await st.close();
   }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rm, writeFile } from 'node:fs/promises';
 import { jsonDepth } from '../server/pipeline/input.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
+import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
 
 // Issue 20 (hardening): each case answered badly (or not at all) before.
 
@@ -344,5 +344,42 @@ describe("an agent's result is knowledge data (item 8)", () => {
     expect(poll.status).toBe(403);
     const both = await t.newKey('test', ['agents', 'knowledge']);
     expect((await t.request(`/v1/agents/jobs/${job.body.job_id}`, { key: both })).status).toBe(200);
+  });
+});
+
+describe('test and live data apart (item 2)', () => {
+  it("a tenant's test key neither reads nor changes what its live key wrote, through any route", async () => {
+    const s = await startTestServer();
+    try {
+      const live = await s.newKey('live', ['knowledge', 'agents', 'audit']);
+      const test = await s.newKey('test', ['knowledge', 'agents', 'audit']);
+      const asLive = (path: string, o: Parameters<TestServer['request']>[1] = {}) => s.request(path, { ...o, key: live, host: LIVE_HOST });
+      const asTest = (path: string, o: Parameters<TestServer['request']>[1] = {}) => s.request(path, { ...o, key: test });
+      const check = '/v1/prior-auth/check?payer=medicare_ffs&code=64490&ccn=050454&date_of_service=2026-08-01';
+      // The live answer, then a test-key override that used to flip it.
+      expect((await asLive(check)).body.determination).toBe('required');
+      const reg = await asLive('/v1/facilities/050454', { method: 'PUT', body: { name: 'Live hospital' } });
+      expect(reg.status).toBe(201);
+      const ov = await asTest('/v1/facilities/050454/pa-overrides', { method: 'POST', body: { code: '64490', pa_required: false, reason: 'test data' } });
+      expect(ov.status).toBe(201);
+      const liveAnswer = await asLive(check);
+      expect(liveAnswer.body).toMatchObject({ determination: 'required', resolution_tier: 'national' });
+      expect((await asTest(check)).body).toMatchObject({ determination: 'not_required', resolution_tier: 'facility_override' });
+      // Rows the live key wrote are not the test key's: registration, overrides, determinations, jobs.
+      expect((await asLive('/v1/facilities')).body.total).toBe(1);
+      expect((await asTest('/v1/facilities')).body.facilities.map((f: { name: string }) => f.name)).not.toContain('Live hospital');
+      expect((await asLive('/v1/facilities/050454/pa-overrides')).body.total).toBe(0);
+      expect((await asTest(`/v1/prior-auth/determinations/${liveAnswer.body.determination_id}`)).status).toBe(404);
+      expect((await asLive(`/v1/prior-auth/determinations/${liveAnswer.body.determination_id}`)).status).toBe(200);
+      const job = await asLive('/v1/agents/code-research', { method: 'POST', body: { code: '99213', query: 'live job' } });
+      expect(job.status).toBe(202);
+      expect((await asTest(`/v1/agents/jobs/${job.body.job_id}`)).status).toBe(404);
+      expect((await asLive(`/v1/agents/jobs/${job.body.job_id}`)).status).toBe(200);
+      // The test world cannot delete the live registration either.
+      expect((await asTest('/v1/facilities/050454?hard=true', { method: 'DELETE' })).status).not.toBe(500);
+      expect((await asLive('/v1/facilities/050454')).body).toMatchObject({ registered: true, name: 'Live hospital' });
+    } finally {
+      await s.close();
+    }
   });
 });

@@ -22,7 +22,7 @@ afterEach(async () => {
 
 async function submit(id: string, extra: Record<string, unknown> = {}) {
   const t = await store.admin.createTenant(`t-${id}`);
-  return (await store.forTenant(t.id).jobs.create({ id, agent_type: 'code_research', input: { query: 'x' }, key_type: 'test', request_hash: 'h', ...extra }, clock.now(), DAY)).job;
+  return (await store.forTenant(t.id, 'test').jobs.create({ id, agent_type: 'code_research', input: { query: 'x' }, request_hash: 'h', ...extra }, clock.now(), DAY)).job;
 }
 
 describe('job queue: leases and fencing', () => {
@@ -39,7 +39,7 @@ describe('job queue: leases and fencing', () => {
     expect(await store.jobs.finish(b!.id, b!.fence, { status: 'completed', result: { by: 'B' } }, clock.now(), body)).toBe(true);
     expect(await store.jobs.finish(b!.id, b!.fence, { status: 'completed', result: { by: 'B2' } }, clock.now(), body)).toBe(false);
     const t = (await store.admin.findTenants())[0]!;
-    expect((await store.forTenant(t.id).jobs.get(a!.id)).result).toEqual({ by: 'B' });
+    expect((await store.forTenant(t.id, 'test').jobs.get(a!.id)).result).toEqual({ by: 'B' });
   });
 
   it('keeps a renewed lease', async () => {
@@ -68,13 +68,13 @@ describe('job queue: leases and fencing', () => {
 
   it('refuses a reused Idempotency-Key with another body, and starts a new job after 24 hours', async () => {
     const t = await store.admin.createTenant('idem');
-    const jobs = store.forTenant(t.id).jobs;
-    const first = await jobs.create({ id: '00000000-0000-4000-8000-000000000004', agent_type: 'code_research', input: {}, key_type: 'test', idempotency_key: 'k', request_hash: 'h1' }, clock.now(), DAY);
-    const again = await jobs.create({ id: '00000000-0000-4000-8000-000000000005', agent_type: 'code_research', input: {}, key_type: 'test', idempotency_key: 'k', request_hash: 'h1' }, clock.now(), DAY);
+    const jobs = store.forTenant(t.id, 'test').jobs;
+    const first = await jobs.create({ id: '00000000-0000-4000-8000-000000000004', agent_type: 'code_research', input: {}, idempotency_key: 'k', request_hash: 'h1' }, clock.now(), DAY);
+    const again = await jobs.create({ id: '00000000-0000-4000-8000-000000000005', agent_type: 'code_research', input: {}, idempotency_key: 'k', request_hash: 'h1' }, clock.now(), DAY);
     expect(again).toMatchObject({ created: false, job: { id: first.job.id } });
-    await expect(jobs.create({ id: '00000000-0000-4000-8000-000000000006', agent_type: 'code_research', input: {}, key_type: 'test', idempotency_key: 'k', request_hash: 'h2' }, clock.now(), DAY)).rejects.toBeInstanceOf(ConflictError);
+    await expect(jobs.create({ id: '00000000-0000-4000-8000-000000000006', agent_type: 'code_research', input: {}, idempotency_key: 'k', request_hash: 'h2' }, clock.now(), DAY)).rejects.toBeInstanceOf(ConflictError);
     clock.advance(DAY + 1);
-    const later = await jobs.create({ id: '00000000-0000-4000-8000-000000000007', agent_type: 'code_research', input: {}, key_type: 'test', idempotency_key: 'k', request_hash: 'h2' }, clock.now(), DAY);
+    const later = await jobs.create({ id: '00000000-0000-4000-8000-000000000007', agent_type: 'code_research', input: {}, idempotency_key: 'k', request_hash: 'h2' }, clock.now(), DAY);
     expect(later.created).toBe(true);
   });
 
@@ -86,7 +86,7 @@ describe('job queue: leases and fencing', () => {
     clock.advance(31 * DAY);
     expect(await store.jobs.purge(new Date(clock.now().getTime() - 30 * DAY), clock.now())).toBe(1);
     const t = (await store.admin.findTenants())[0]!;
-    const after = await store.forTenant(t.id).jobs.get(j.id);
+    const after = await store.forTenant(t.id, 'test').jobs.get(j.id);
     expect(after).toMatchObject({ input: null, result: null, status: 'completed' });
     expect(after.purged_at).not.toBeNull();
   });

@@ -21,12 +21,20 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** One tenant's live world as `a` and its test world as `b` (issue 20: they shared every row). */
+async function twoWorlds() {
+  const t = await store.admin.createTenant(`worlds-${Math.random().toString(36).slice(2, 8)}`);
+  const keyA = await store.admin.createKey({ tenant: t.id, type: 'live', scopes: ['knowledge'] });
+  const keyB = await store.admin.createKey({ tenant: t.id, type: 'test', scopes: ['knowledge'] });
+  return { a: store.forTenant(t.id, 'live'), b: store.forTenant(t.id, 'test'), keyA, keyB };
+}
+
 async function twoTenants() {
   const a = await store.admin.createTenant('tenant-a');
   const b = await store.admin.createTenant('tenant-b');
   const keyA = await store.admin.createKey({ tenant: a.id, type: 'test', scopes: ['knowledge'] });
   const keyB = await store.admin.createKey({ tenant: b.id, type: 'test', scopes: ['knowledge'] });
-  return { a: store.forTenant(a.id), b: store.forTenant(b.id), keyA, keyB };
+  return { a: store.forTenant(a.id, 'test'), b: store.forTenant(b.id, 'test'), keyA, keyB };
 }
 
 type Fixture = Awaited<ReturnType<typeof twoTenants>>;
@@ -82,15 +90,15 @@ const ISOLATION: Record<string, (f: Fixture) => Promise<void>> = {
   },
   'jobs.create': async ({ a, b }) => {
     const now = clock.now();
-    const ja = await a.jobs.create({ id: 'a0000000-0000-4000-8000-000000000001', agent_type: 'code_research', input: { q: 'a' }, key_type: 'test', idempotency_key: 'same', request_hash: 'h1' }, now, 86_400_000);
+    const ja = await a.jobs.create({ id: 'a0000000-0000-4000-8000-000000000001', agent_type: 'code_research', input: { q: 'a' }, idempotency_key: 'same', request_hash: 'h1' }, now, 86_400_000);
     // The same Idempotency-Key in another tenant is another job, not A's.
-    const jb = await b.jobs.create({ id: 'b0000000-0000-4000-8000-000000000001', agent_type: 'code_research', input: { q: 'b' }, key_type: 'test', idempotency_key: 'same', request_hash: 'h2' }, now, 86_400_000);
+    const jb = await b.jobs.create({ id: 'b0000000-0000-4000-8000-000000000001', agent_type: 'code_research', input: { q: 'b' }, idempotency_key: 'same', request_hash: 'h2' }, now, 86_400_000);
     expect(jb.created).toBe(true);
     expect(jb.job.id).not.toBe(ja.job.id);
     expect((await a.jobs.get(ja.job.id)).input).toEqual({ q: 'a' });
   },
   'jobs.get': async ({ a, b }) => {
-    const { job } = await a.jobs.create({ id: 'a0000000-0000-4000-8000-000000000002', agent_type: 'code_research', input: { q: 'secret' }, key_type: 'test', request_hash: 'h' }, clock.now(), 86_400_000);
+    const { job } = await a.jobs.create({ id: 'a0000000-0000-4000-8000-000000000002', agent_type: 'code_research', input: { q: 'secret' }, request_hash: 'h' }, clock.now(), 86_400_000);
     await expect(b.jobs.get(job.id)).rejects.toBeInstanceOf(NotFoundError);
   },
   'facilities.register': async ({ a, b }) => {
@@ -163,8 +171,22 @@ describe('tenant isolation, one case per repository method', () => {
     });
   }
 
+  for (const [method, check] of Object.entries(ISOLATION)) {
+    it(`${method}: a tenant's test world can neither read nor change its live rows`, async () => {
+      await check(await twoWorlds());
+    });
+  }
+
+  it("keeps a generation per mode: a test write leaves live cached answers alone", async () => {
+    const { a, b } = await twoWorlds();
+    const live0 = await a.generation();
+    await b.facilities.register('050454', { name: 'test only', facility_type: null, place_of_service: null, state: null }, clock.now());
+    expect(await a.generation()).toBe(live0);
+    expect(await b.generation()).toBeGreaterThan(0);
+  });
+
   it('covers every repository method of TenantStore', () => {
-    const view = store.forTenant('x') as unknown as Record<string, unknown>;
+    const view = store.forTenant('x', 'test') as unknown as Record<string, unknown>;
     const methods: string[] = [];
     for (const [repo, v] of Object.entries(view)) {
       if (v && typeof v === 'object') for (const m of Object.keys(v)) methods.push(`${repo}.${m}`);
@@ -260,9 +282,47 @@ describe('migrations', () => {
       expect(await old.schemaVersion()).toBe(MIGRATIONS.at(-1)!.version);
       const k = await old.admin.findActiveKeyByHash(hashKey('kp_test_' + 'a'.repeat(32)), clock.now());
       expect(k).toMatchObject({ id: 'key_1', tenant_id: 't1', expires_at: null });
-      expect(await old.forTenant('t1').generation()).toBe(0);
+      expect(await old.forTenant('t1', 'live').generation()).toBe(0);
     } finally {
       await old.close();
+    }
+  });
+});
+
+describe('migration 5: test and live apart', () => {
+  it('assigns rows written before it to live, and jobs to the key type they recorded', async () => {
+    const file = join(dir, 'v4.sqlite');
+    const db = new Database(file);
+    db.pragma('foreign_keys = ON');
+    db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+    for (const m of MIGRATIONS.filter((x) => x.version <= 4)) {
+      m.up(db);
+      db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, '2026-01-01T00:00:00Z');
+    }
+    db.exec(`INSERT INTO tenants VALUES ('t1', 'old', '2026-01-01T00:00:00Z');
+      INSERT INTO tenant_state VALUES ('t1', 7);
+      INSERT INTO facilities VALUES ('t1', '050454', 'Old Hospital', NULL, NULL, 'CA', 1, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');
+      INSERT INTO facility_payers VALUES ('r1', 't1', '050454', 'cigna', 'Cigna', 'in_network', NULL, NULL, 1, 'note', '[]', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');
+      INSERT INTO pa_overrides (id, tenant_id, ccn, code, pa_required, is_active, created_at) VALUES ('o1', 't1', '050454', '64490', 0, 1, '2026-01-01T00:00:00Z');
+      INSERT INTO pa_determinations VALUES ('d1', 't1', '2026-01-01T00:00:00Z', NULL, 'medicare_ffs', '64490', '{}', '{}', 's', '{}');
+      INSERT INTO agent_jobs (id, tenant_id, agent_type, status, input, key_type, request_hash, created_at, callback_state)
+        VALUES ('j1', 't1', 'code_research', 'accepted', '{}', 'test', 'h', '2026-01-01T00:00:00Z', 'none');`);
+    db.close();
+    const up = new SqliteStateStore(file, clock.now);
+    try {
+      const live = up.forTenant('t1', 'live');
+      const test = up.forTenant('t1', 'test');
+      expect((await live.facilities.list()).map((f) => f.ccn)).toEqual(['050454']);
+      expect(await test.facilities.list()).toEqual([]);
+      expect((await live.rosters.list('050454')).map((r) => r.notes)).toEqual(['note']);
+      expect((await live.overrides.list('050454')).map((o) => o.id)).toEqual(['o1']);
+      expect((await live.determinations.get('d1')).id).toBe('d1');
+      await expect(test.determinations.get('d1')).rejects.toBeInstanceOf(NotFoundError);
+      expect((await test.jobs.get('j1')).id).toBe('j1');
+      await expect(live.jobs.get('j1')).rejects.toBeInstanceOf(NotFoundError);
+      expect(await live.generation()).toBe(7);
+    } finally {
+      await up.close();
     }
   });
 });

@@ -50,9 +50,9 @@ describe('a worker killed mid-job', () => {
     const store = new SqliteStateStore(join(dir, 'state.sqlite'));
     try {
       const tenant = await store.admin.createTenant('kill');
-      const jobs = store.forTenant(tenant.id).jobs;
+      const jobs = store.forTenant(tenant.id, 'test').jobs;
       const { job } = await jobs.create(
-        { id: '1b4e28ba-2fa1-41d2-883f-0016d3cca427', agent_type: 'code_research', input: { code: '99213' }, key_type: 'test', request_hash: 'h', callback_url: rx.url, callback_secret: 'kill-test-secret' },
+        { id: '1b4e28ba-2fa1-41d2-883f-0016d3cca427', agent_type: 'code_research', input: { code: '99213' }, request_hash: 'h', callback_url: rx.url, callback_secret: 'kill-test-secret' },
         new Date(),
         86_400_000,
       );

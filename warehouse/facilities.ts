@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { NotFoundError } from './errors.js';
+import type { KeyType } from './state.js';
 
 const dateTime = z.string().describe('ISO 8601 date-time');
 
@@ -164,118 +165,118 @@ const toDetermination = (r: DeterminationRow): StoredDetermination => ({
 export class SqliteFacilities {
   constructor(private readonly db: Database.Database) {}
 
-  private lookupFacility(tenantId: string, ccn: string): FacilityRegistration | null {
-    const r = this.db.prepare(`SELECT ${FAC_COLS} FROM facilities WHERE tenant_id = ? AND ccn = ?`).get(tenantId, ccn) as FacilityRow | undefined;
+  private lookupFacility(tenantId: string, mode: KeyType, ccn: string): FacilityRegistration | null {
+    const r = this.db.prepare(`SELECT ${FAC_COLS} FROM facilities WHERE tenant_id = ? AND mode = ? AND ccn = ?`).get(tenantId, mode, ccn) as FacilityRow | undefined;
     return r ? toFacility(r) : null;
   }
 
   /** Registers the CCN with no overrides when the tenant has not (roster and override writes). */
-  private ensureFacility(tenantId: string, ccn: string, now: Date): void {
+  private ensureFacility(tenantId: string, mode: KeyType, ccn: string, now: Date): void {
     const at = now.toISOString();
     this.db
-      .prepare('INSERT INTO facilities (tenant_id, ccn, is_active, created_at, updated_at) VALUES (?, ?, 1, ?, ?) ON CONFLICT (tenant_id, ccn) DO NOTHING')
-      .run(tenantId, ccn, at, at);
+      .prepare('INSERT INTO facilities (tenant_id, mode, ccn, is_active, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT (tenant_id, mode, ccn) DO NOTHING')
+      .run(tenantId, mode, ccn, at, at);
   }
 
-  facilities(tenantId: string) {
+  facilities(tenantId: string, mode: KeyType) {
     return {
       register: (ccn: string, f: RegistrationFields, now: Date) => {
-        const prev = this.lookupFacility(tenantId, ccn);
+        const prev = this.lookupFacility(tenantId, mode, ccn);
         const at = now.toISOString();
         this.db
           .prepare(
-            `INSERT INTO facilities (tenant_id, ccn, name, facility_type, place_of_service, state, is_active, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)
-             ON CONFLICT (tenant_id, ccn) DO UPDATE SET name = excluded.name, facility_type = excluded.facility_type,
+            `INSERT INTO facilities (tenant_id, mode, ccn, name, facility_type, place_of_service, state, is_active, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+             ON CONFLICT (tenant_id, mode, ccn) DO UPDATE SET name = excluded.name, facility_type = excluded.facility_type,
                place_of_service = excluded.place_of_service, state = excluded.state, is_active = 1, updated_at = excluded.updated_at`,
           )
-          .run(tenantId, ccn, f.name, f.facility_type, f.place_of_service, f.state, at, at);
-        return { facility: this.lookupFacility(tenantId, ccn)!, created: prev === null };
+          .run(tenantId, mode, ccn, f.name, f.facility_type, f.place_of_service, f.state, at, at);
+        return { facility: this.lookupFacility(tenantId, mode, ccn)!, created: prev === null };
       },
-      lookup: (ccn: string) => this.lookupFacility(tenantId, ccn),
-      list: () => (this.db.prepare(`SELECT ${FAC_COLS} FROM facilities WHERE tenant_id = ? ORDER BY ccn`).all(tenantId) as FacilityRow[]).map(toFacility),
+      lookup: (ccn: string) => this.lookupFacility(tenantId, mode, ccn),
+      list: () => (this.db.prepare(`SELECT ${FAC_COLS} FROM facilities WHERE tenant_id = ? AND mode = ? ORDER BY ccn`).all(tenantId, mode) as FacilityRow[]).map(toFacility),
       remove: (ccn: string, hard: boolean, now: Date) => {
-        const prev = this.lookupFacility(tenantId, ccn);
+        const prev = this.lookupFacility(tenantId, mode, ccn);
         if (!prev) throw new NotFoundError(`facility ${ccn} is not registered by this tenant`);
         if (!hard) {
-          this.db.prepare('UPDATE facilities SET is_active = 0, updated_at = ? WHERE tenant_id = ? AND ccn = ?').run(now.toISOString(), tenantId, ccn);
+          this.db.prepare('UPDATE facilities SET is_active = 0, updated_at = ? WHERE tenant_id = ? AND mode = ? AND ccn = ?').run(now.toISOString(), tenantId, mode, ccn);
           return { ...prev, is_active: false, updated_at: now.toISOString() };
         }
-        this.db.prepare('DELETE FROM pa_overrides WHERE tenant_id = ? AND ccn = ?').run(tenantId, ccn);
-        this.db.prepare('DELETE FROM facility_payers WHERE tenant_id = ? AND ccn = ?').run(tenantId, ccn);
-        this.db.prepare('DELETE FROM facilities WHERE tenant_id = ? AND ccn = ?').run(tenantId, ccn);
+        this.db.prepare('DELETE FROM pa_overrides WHERE tenant_id = ? AND mode = ? AND ccn = ?').run(tenantId, mode, ccn);
+        this.db.prepare('DELETE FROM facility_payers WHERE tenant_id = ? AND mode = ? AND ccn = ?').run(tenantId, mode, ccn);
+        this.db.prepare('DELETE FROM facilities WHERE tenant_id = ? AND mode = ? AND ccn = ?').run(tenantId, mode, ccn);
         return { ...prev, is_active: false };
       },
     };
   }
 
-  rosters(tenantId: string) {
+  rosters(tenantId: string, mode: KeyType) {
     const byPayer = (ccn: string, slug: string) =>
-      this.db.prepare(`SELECT ${ROSTER_COLS} FROM facility_payers WHERE tenant_id = ? AND ccn = ? AND payer_slug = ?`).get(tenantId, ccn, slug) as RosterRow | undefined;
+      this.db.prepare(`SELECT ${ROSTER_COLS} FROM facility_payers WHERE tenant_id = ? AND mode = ? AND ccn = ? AND payer_slug = ?`).get(tenantId, mode, ccn, slug) as RosterRow | undefined;
     return {
       upsert: (ccn: string, f: RosterFields, now: Date) => {
-        this.ensureFacility(tenantId, ccn, now);
+        this.ensureFacility(tenantId, mode, ccn, now);
         const prev = byPayer(ccn, f.payer_slug);
         const at = now.toISOString();
         this.db
           .prepare(
-            `INSERT INTO facility_payers (id, tenant_id, ccn, payer_slug, payer_name, network_status, effective_date, expiration_date, is_active, notes, plan_types, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-             ON CONFLICT (tenant_id, ccn, payer_slug) DO UPDATE SET payer_name = excluded.payer_name, network_status = excluded.network_status,
+            `INSERT INTO facility_payers (id, tenant_id, mode, ccn, payer_slug, payer_name, network_status, effective_date, expiration_date, is_active, notes, plan_types, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (tenant_id, mode, ccn, payer_slug) DO UPDATE SET payer_name = excluded.payer_name, network_status = excluded.network_status,
                effective_date = excluded.effective_date, expiration_date = excluded.expiration_date, is_active = excluded.is_active,
                notes = excluded.notes, plan_types = excluded.plan_types, updated_at = excluded.updated_at`,
           )
           .run(
-            prev?.id ?? randomUUID(), tenantId, ccn, f.payer_slug, f.payer_name, f.network_status, f.effective_date, f.expiration_date,
+            prev?.id ?? randomUUID(), tenantId, mode, ccn, f.payer_slug, f.payer_name, f.network_status, f.effective_date, f.expiration_date,
             f.is_active ? 1 : 0, f.notes, JSON.stringify(f.plan_types), at, at,
           );
         return { entry: toRoster(byPayer(ccn, f.payer_slug)!), created: prev === undefined };
       },
       list: (ccn: string) =>
-        (this.db.prepare(`SELECT ${ROSTER_COLS} FROM facility_payers WHERE tenant_id = ? AND ccn = ? ORDER BY payer_slug`).all(tenantId, ccn) as RosterRow[]).map(toRoster),
+        (this.db.prepare(`SELECT ${ROSTER_COLS} FROM facility_payers WHERE tenant_id = ? AND mode = ? AND ccn = ? ORDER BY payer_slug`).all(tenantId, mode, ccn) as RosterRow[]).map(toRoster),
     };
   }
 
-  overrides(tenantId: string) {
+  overrides(tenantId: string, mode: KeyType) {
     const one = (ccn: string, id: string) =>
-      this.db.prepare(`SELECT ${OVERRIDE_COLS} FROM pa_overrides WHERE tenant_id = ? AND ccn = ? AND id = ?`).get(tenantId, ccn, id) as OverrideRow | undefined;
+      this.db.prepare(`SELECT ${OVERRIDE_COLS} FROM pa_overrides WHERE tenant_id = ? AND mode = ? AND ccn = ? AND id = ?`).get(tenantId, mode, ccn, id) as OverrideRow | undefined;
     return {
       create: (ccn: string, f: PaOverrideFields, now: Date) => {
-        this.ensureFacility(tenantId, ccn, now);
+        this.ensureFacility(tenantId, mode, ccn, now);
         const id = randomUUID();
         this.db
           .prepare(
-            `INSERT INTO pa_overrides (id, tenant_id, ccn, payer_slug, payer_name, code, code_type, service_category, pa_required, auth_type,
+            `INSERT INTO pa_overrides (id, tenant_id, mode, ccn, payer_slug, payer_name, code, code_type, service_category, pa_required, auth_type,
                delegation_vendor, reason, source_document, effective_date, expiration_date, is_active, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
-            id, tenantId, ccn, f.payer_slug, f.payer_name, f.code, f.code_type, f.service_category, f.pa_required ? 1 : 0, f.auth_type,
+            id, tenantId, mode, ccn, f.payer_slug, f.payer_name, f.code, f.code_type, f.service_category, f.pa_required ? 1 : 0, f.auth_type,
             f.delegation_vendor, f.reason, f.source_document, f.effective_date, f.expiration_date, f.is_active ? 1 : 0, now.toISOString(),
           );
         return toOverride(one(ccn, id)!);
       },
       list: (ccn: string) =>
-        (this.db.prepare(`SELECT ${OVERRIDE_COLS} FROM pa_overrides WHERE tenant_id = ? AND ccn = ? ORDER BY created_at, id`).all(tenantId, ccn) as OverrideRow[]).map(toOverride),
+        (this.db.prepare(`SELECT ${OVERRIDE_COLS} FROM pa_overrides WHERE tenant_id = ? AND mode = ? AND ccn = ? ORDER BY created_at, id`).all(tenantId, mode, ccn) as OverrideRow[]).map(toOverride),
       remove: (ccn: string, id: string) => {
         const r = one(ccn, id);
         if (!r) throw new NotFoundError(`prior-auth override ${id} of facility ${ccn} not found`);
-        this.db.prepare('DELETE FROM pa_overrides WHERE tenant_id = ? AND ccn = ? AND id = ?').run(tenantId, ccn, id);
+        this.db.prepare('DELETE FROM pa_overrides WHERE tenant_id = ? AND mode = ? AND ccn = ? AND id = ?').run(tenantId, mode, ccn, id);
         return toOverride(r);
       },
     };
   }
 
-  determinations(tenantId: string) {
+  determinations(tenantId: string, mode: KeyType) {
     return {
       create: (d: StoredDetermination) => {
         this.db
-          .prepare(`INSERT INTO pa_determinations (tenant_id, ${DET_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-          .run(tenantId, d.id, d.created_at, d.ccn, d.payer_slug, d.code, JSON.stringify(d.inputs), JSON.stringify(d.result), d.snapshot_id, JSON.stringify(d.dataset_versions));
+          .prepare(`INSERT INTO pa_determinations (tenant_id, mode, ${DET_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+          .run(tenantId, mode, d.id, d.created_at, d.ccn, d.payer_slug, d.code, JSON.stringify(d.inputs), JSON.stringify(d.result), d.snapshot_id, JSON.stringify(d.dataset_versions));
         return d;
       },
       get: (id: string) => {
-        const r = this.db.prepare(`SELECT ${DET_COLS} FROM pa_determinations WHERE tenant_id = ? AND id = ?`).get(tenantId, id) as DeterminationRow | undefined;
+        const r = this.db.prepare(`SELECT ${DET_COLS} FROM pa_determinations WHERE tenant_id = ? AND mode = ? AND id = ?`).get(tenantId, mode, id) as DeterminationRow | undefined;
         if (!r) throw new NotFoundError(`determination ${id} not found`);
         return toDetermination(r);
       },

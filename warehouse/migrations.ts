@@ -103,4 +103,65 @@ export const MIGRATIONS: Migration[] = [
         CREATE INDEX pa_determinations_tenant ON pa_determinations(tenant_id, created_at);`);
     },
   },
+  {
+    version: 5,
+    name: 'test and live data apart: every tenant-owned row carries its mode',
+    up(db) {
+      // A tenant's test and live keys shared every stored row. The mode is the host kind of the
+      // request that wrote it. Rows written before this migration were written as one world and
+      // become 'live'; jobs already record the key type they were submitted with, which is their
+      // mode. SQLite cannot change a primary key in place, so the facility tables are rebuilt (the
+      // key and the roster/override foreign keys gain the mode); checks wait for the commit.
+      db.pragma('defer_foreign_keys = ON');
+      db.exec(`
+        ALTER TABLE pa_overrides RENAME TO pa_overrides_v4;
+        ALTER TABLE facility_payers RENAME TO facility_payers_v4;
+        ALTER TABLE facilities RENAME TO facilities_v4;
+        DROP INDEX pa_overrides_facility;
+        CREATE TABLE facilities (
+          tenant_id TEXT NOT NULL REFERENCES tenants(id), mode TEXT NOT NULL CHECK (mode IN ('test','live')), ccn TEXT NOT NULL,
+          name TEXT, facility_type TEXT, place_of_service TEXT, state TEXT,
+          is_active INTEGER NOT NULL CHECK (is_active IN (0,1)),
+          created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+          PRIMARY KEY (tenant_id, mode, ccn));
+        CREATE TABLE facility_payers (
+          id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, mode TEXT NOT NULL CHECK (mode IN ('test','live')), ccn TEXT NOT NULL,
+          payer_slug TEXT NOT NULL, payer_name TEXT NOT NULL,
+          network_status TEXT NOT NULL CHECK (network_status IN ('in_network','out_of_network','unknown')),
+          effective_date TEXT, expiration_date TEXT, is_active INTEGER NOT NULL CHECK (is_active IN (0,1)),
+          notes TEXT CHECK (notes IS NULL OR length(notes) <= 2000), plan_types TEXT NOT NULL,
+          created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+          UNIQUE (tenant_id, mode, ccn, payer_slug),
+          FOREIGN KEY (tenant_id, mode, ccn) REFERENCES facilities(tenant_id, mode, ccn) ON DELETE CASCADE);
+        CREATE TABLE pa_overrides (
+          id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, mode TEXT NOT NULL CHECK (mode IN ('test','live')), ccn TEXT NOT NULL,
+          payer_slug TEXT, payer_name TEXT, code TEXT, code_type TEXT, service_category TEXT,
+          pa_required INTEGER NOT NULL CHECK (pa_required IN (0,1)), auth_type TEXT, delegation_vendor TEXT,
+          reason TEXT, source_document TEXT, effective_date TEXT, expiration_date TEXT,
+          is_active INTEGER NOT NULL CHECK (is_active IN (0,1)), created_at TEXT NOT NULL,
+          FOREIGN KEY (tenant_id, mode, ccn) REFERENCES facilities(tenant_id, mode, ccn) ON DELETE CASCADE);
+        CREATE INDEX pa_overrides_facility ON pa_overrides(tenant_id, mode, ccn);
+        INSERT INTO facilities (tenant_id, mode, ccn, name, facility_type, place_of_service, state, is_active, created_at, updated_at)
+          SELECT tenant_id, 'live', ccn, name, facility_type, place_of_service, state, is_active, created_at, updated_at FROM facilities_v4;
+        INSERT INTO facility_payers (id, tenant_id, mode, ccn, payer_slug, payer_name, network_status, effective_date, expiration_date, is_active, notes, plan_types, created_at, updated_at)
+          SELECT id, tenant_id, 'live', ccn, payer_slug, payer_name, network_status, effective_date, expiration_date, is_active, notes, plan_types, created_at, updated_at FROM facility_payers_v4;
+        INSERT INTO pa_overrides (id, tenant_id, mode, ccn, payer_slug, payer_name, code, code_type, service_category, pa_required, auth_type, delegation_vendor, reason, source_document, effective_date, expiration_date, is_active, created_at)
+          SELECT id, tenant_id, 'live', ccn, payer_slug, payer_name, code, code_type, service_category, pa_required, auth_type, delegation_vendor, reason, source_document, effective_date, expiration_date, is_active, created_at FROM pa_overrides_v4;
+        DROP TABLE pa_overrides_v4;
+        DROP TABLE facility_payers_v4;
+        DROP TABLE facilities_v4;
+        ALTER TABLE pa_determinations ADD COLUMN mode TEXT NOT NULL DEFAULT 'live' CHECK (mode IN ('test','live'));
+        DROP INDEX pa_determinations_tenant;
+        CREATE INDEX pa_determinations_tenant ON pa_determinations(tenant_id, mode, created_at);
+        DROP INDEX agent_jobs_idempotency;
+        CREATE UNIQUE INDEX agent_jobs_idempotency ON agent_jobs(tenant_id, key_type, idempotency_key) WHERE idempotency_key IS NOT NULL;
+        ALTER TABLE tenant_state RENAME TO tenant_state_v4;
+        CREATE TABLE tenant_state (
+          tenant_id TEXT NOT NULL REFERENCES tenants(id), mode TEXT NOT NULL CHECK (mode IN ('test','live')), generation INTEGER NOT NULL,
+          PRIMARY KEY (tenant_id, mode));
+        INSERT INTO tenant_state (tenant_id, mode, generation) SELECT tenant_id, 'live', generation FROM tenant_state_v4;
+        INSERT INTO tenant_state (tenant_id, mode, generation) SELECT tenant_id, 'test', generation FROM tenant_state_v4;
+        DROP TABLE tenant_state_v4;`);
+    },
+  },
 ];

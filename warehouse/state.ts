@@ -68,6 +68,8 @@ export interface AdminStore {
  */
 export interface TenantStore {
   readonly tenantId: string;
+  /** Test or live: the host kind of the request. Test and live data of a tenant are separate worlds. */
+  readonly mode: KeyType;
   /** Bumped in the same transaction as every write of this tenant; part of cached answers' keys. */
   generation(): Promise<number>;
   /**
@@ -99,7 +101,8 @@ export interface TenantStore {
  */
 export interface StateStore {
   readonly admin: AdminStore;
-  forTenant(tenantId: string): TenantStore;
+  /** One tenant's data in one mode: every query binds both, so a test key never reads or changes live rows. */
+  forTenant(tenantId: string, mode: KeyType): TenantStore;
   /** The agent job queue across tenants (the job runner's part). */
   readonly jobs: JobQueue;
   /** Changes whenever any process commits a write (auth caches compare it). */
@@ -173,8 +176,8 @@ export class SqliteStateStore implements StateStore {
   readonly db: Database.Database;
   private readonly lock = new Lock();
   private readonly stmtDataVersion: Database.Statement<[], { data_version: number }>;
-  private readonly stmtGeneration: Database.Statement<[string], { generation: number }>;
-  private readonly stmtBump: Database.Statement<[string]>;
+  private readonly stmtGeneration: Database.Statement<[string, KeyType], { generation: number }>;
+  private readonly stmtBump: Database.Statement<[string, KeyType]>;
   private localWrites = 0;
   private readonly listeners = new Set<() => void>();
   private readonly jobTables: SqliteJobs;
@@ -194,9 +197,9 @@ export class SqliteStateStore implements StateStore {
     this.db.pragma('foreign_keys = ON');
     this.migrate();
     this.stmtDataVersion = this.db.prepare('PRAGMA data_version');
-    this.stmtGeneration = this.db.prepare('SELECT generation FROM tenant_state WHERE tenant_id = ?');
+    this.stmtGeneration = this.db.prepare('SELECT generation FROM tenant_state WHERE tenant_id = ? AND mode = ?');
     this.stmtBump = this.db.prepare(
-      'INSERT INTO tenant_state (tenant_id, generation) VALUES (?, 1) ON CONFLICT (tenant_id) DO UPDATE SET generation = generation + 1',
+      'INSERT INTO tenant_state (tenant_id, mode, generation) VALUES (?, ?, 1) ON CONFLICT (tenant_id, mode) DO UPDATE SET generation = generation + 1',
     );
     this.admin = this.makeAdmin();
     this.jobTables = new SqliteJobs(this.db);
@@ -310,9 +313,9 @@ export class SqliteStateStore implements StateStore {
   }
 
   /** Revokes key `id` (of `tenantId` when given); a key of another tenant is not found. */
-  private revokeKeyWhere(id: string, tenantId: string | null): ApiKeyRecord {
-    const owner = tenantId === null ? '' : ' AND tenant_id = ?';
-    const args = tenantId === null ? [id] : [id, tenantId];
+  private revokeKeyWhere(id: string, tenantId: string | null, mode?: KeyType): ApiKeyRecord {
+    const owner = tenantId === null ? '' : ' AND tenant_id = ? AND type = ?';
+    const args = tenantId === null ? [id] : [id, tenantId, mode];
     const r = this.db.prepare(`SELECT ${KEY_COLS} FROM api_keys WHERE id = ?${owner}`).get(...args) as KeyRow | undefined;
     if (!r) throw new NotFoundError(`key ${id} not found`);
     if (!r.revoked_at) {
@@ -324,14 +327,15 @@ export class SqliteStateStore implements StateStore {
 
   private readonly generations = new LRUCache<string, { value: number; at: number }>({ max: 10_000 });
 
-  /** Views are stateless beyond their tenant id: one per tenant, reused (building one is ~40 closures). */
+  /** Views are stateless beyond their tenant id and mode: one per (tenant, mode), reused (building one is ~40 closures). */
   private readonly views = new LRUCache<string, TenantStore>({ max: 10_000 });
 
-  forTenant(tenantId: string): TenantStore {
-    let v = this.views.get(tenantId);
+  forTenant(tenantId: string, mode: KeyType): TenantStore {
+    const k = `${mode}:${tenantId}`;
+    let v = this.views.get(k);
     if (!v) {
-      v = this.tenantView(tenantId, false);
-      this.views.set(tenantId, v);
+      v = this.tenantView(tenantId, mode, false);
+      this.views.set(k, v);
     }
     return v;
   }
@@ -340,14 +344,15 @@ export class SqliteStateStore implements StateStore {
    * A tenant view. Outside a transaction every call takes the lock; inside one (`inTx`) calls run
    * directly, since the transaction already holds it.
    */
-  private tenantView(tenantId: string, inTx: boolean): TenantStore {
+  private tenantView(tenantId: string, mode: KeyType, inTx: boolean): TenantStore {
+    const gk = `${mode}:${tenantId}`;
     const run = <T>(fn: () => T): Promise<T> => (inTx ? Promise.resolve().then(fn) : this.lock.run(fn));
     const write = <T>(fn: () => T): Promise<T> =>
       run(() => {
         if (inTx) return fn(); // the transaction bumps once at commit
         const out = this.db.transaction(() => {
           const o = fn();
-          this.bump(tenantId);
+          this.bump(tenantId, mode);
           return o;
         }).immediate();
         this.wrote();
@@ -361,14 +366,15 @@ export class SqliteStateStore implements StateStore {
     const fac = this.facilityTables;
     const view: TenantStore = {
       tenantId,
+      mode,
       generation: () => {
         // Read on every cached request: answered from memory for GENERATION_TTL_MS. This process's
         // writes drop the entry at once; another process's (the CLI) are seen within the TTL.
-        const c = this.generations.get(tenantId);
+        const c = this.generations.get(gk);
         if (c && this.now().getTime() - c.at < GENERATION_TTL_MS && !inTx) return Promise.resolve(c.value);
         return run(() => {
-          const value = this.stmtGeneration.get(tenantId)?.generation ?? 0;
-          if (!inTx) this.generations.set(tenantId, { value, at: this.now().getTime() });
+          const value = this.stmtGeneration.get(tenantId, mode)?.generation ?? 0;
+          if (!inTx) this.generations.set(gk, { value, at: this.now().getTime() });
           return value;
         });
       },
@@ -377,8 +383,8 @@ export class SqliteStateStore implements StateStore {
         return this.lock.run(async () => {
           this.db.exec('BEGIN IMMEDIATE');
           try {
-            const out = await fn(this.tenantView(tenantId, true));
-            this.bump(tenantId);
+            const out = await fn(this.tenantView(tenantId, mode, true));
+            this.bump(tenantId, mode);
             this.db.exec('COMMIT');
             this.wrote();
             return out;
@@ -389,32 +395,33 @@ export class SqliteStateStore implements StateStore {
         });
       },
       keys: {
-        list: () => run(() => (this.db.prepare(`SELECT ${KEY_COLS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at`).all(tenantId) as KeyRow[]).map(toKey)),
-        revoke: (id) => write(() => this.revokeKeyWhere(id, tenantId)),
+        // A mode's keys only: a test key neither lists nor revokes the tenant's live keys.
+        list: () => run(() => (this.db.prepare(`SELECT ${KEY_COLS} FROM api_keys WHERE tenant_id = ? AND type = ? ORDER BY created_at`).all(tenantId, mode) as KeyRow[]).map(toKey)),
+        revoke: (id) => write(() => this.revokeKeyWhere(id, tenantId, mode)),
       },
       jobs: {
-        create: (job, now, windowMs) => write(() => this.jobTables.forTenant(tenantId).create(job, now, windowMs)),
-        get: (id) => run(() => this.jobTables.forTenant(tenantId).get(id)),
+        create: (job, now, windowMs) => write(() => this.jobTables.forTenant(tenantId, mode).create(job, now, windowMs)),
+        get: (id) => run(() => this.jobTables.forTenant(tenantId, mode).get(id)),
       },
       facilities: {
-        register: (ccn, fields, now) => write(() => fac.facilities(tenantId).register(ccn, fields, now)),
-        lookup: (ccn) => run(() => fac.facilities(tenantId).lookup(ccn)),
-        list: () => run(() => fac.facilities(tenantId).list()),
-        remove: (ccn, hard, now) => write(() => fac.facilities(tenantId).remove(ccn, hard, now)),
+        register: (ccn, fields, now) => write(() => fac.facilities(tenantId, mode).register(ccn, fields, now)),
+        lookup: (ccn) => run(() => fac.facilities(tenantId, mode).lookup(ccn)),
+        list: () => run(() => fac.facilities(tenantId, mode).list()),
+        remove: (ccn, hard, now) => write(() => fac.facilities(tenantId, mode).remove(ccn, hard, now)),
       },
       rosters: {
-        upsert: (ccn, fields, now) => write(() => fac.rosters(tenantId).upsert(ccn, fields, now)),
-        list: (ccn) => run(() => fac.rosters(tenantId).list(ccn)),
+        upsert: (ccn, fields, now) => write(() => fac.rosters(tenantId, mode).upsert(ccn, fields, now)),
+        list: (ccn) => run(() => fac.rosters(tenantId, mode).list(ccn)),
       },
       overrides: {
-        create: (ccn, fields, now) => write(() => fac.overrides(tenantId).create(ccn, fields, now)),
-        list: (ccn) => run(() => fac.overrides(tenantId).list(ccn)),
-        remove: (ccn, id) => write(() => fac.overrides(tenantId).remove(ccn, id)),
+        create: (ccn, fields, now) => write(() => fac.overrides(tenantId, mode).create(ccn, fields, now)),
+        list: (ccn) => run(() => fac.overrides(tenantId, mode).list(ccn)),
+        remove: (ccn, id) => write(() => fac.overrides(tenantId, mode).remove(ccn, id)),
       },
       determinations: {
         // An audit record changes no answer, so it does not bump the generation (cached answers stay).
-        create: (d) => append(() => fac.determinations(tenantId).create(d)),
-        get: (id) => run(() => fac.determinations(tenantId).get(id)),
+        create: (d) => append(() => fac.determinations(tenantId, mode).create(d)),
+        get: (id) => run(() => fac.determinations(tenantId, mode).get(id)),
       },
     };
     return view;
@@ -440,7 +447,7 @@ export class SqliteStateStore implements StateStore {
       for (const id of ids) {
         for (const t of tables) this.db.prepare(`DELETE FROM "${t}" WHERE tenant_id = ?`).run(id);
         this.db.prepare('DELETE FROM tenants WHERE id = ?').run(id);
-        this.generations.delete(id);
+        for (const m of ['test', 'live']) this.generations.delete(`${m}:${id}`);
       }
     }).immediate();
     this.wrote();
@@ -448,9 +455,12 @@ export class SqliteStateStore implements StateStore {
   }
 
   /** Bumps a tenant's generation (inside the caller's transaction) and forgets its cached value. */
-  private bump(tenantId: string): void {
-    this.stmtBump.run(tenantId);
-    this.generations.delete(tenantId);
+  /** `mode` absent: both modes (a change to the tenant's keys, listed in each). */
+  private bump(tenantId: string, mode?: KeyType): void {
+    for (const m of mode ? [mode] : (['test', 'live'] as const)) {
+      this.stmtBump.run(tenantId, m);
+      this.generations.delete(`${m}:${tenantId}`);
+    }
   }
 
   private wrote(): void {

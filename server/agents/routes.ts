@@ -75,7 +75,7 @@ function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; 
     errors: ['conflict', 'queue_full'],
     examples: o.examples,
     resolve: submitChecks(d),
-    handler: async ({ body, resolved, tenant, auth, now }) => {
+    handler: async ({ body, resolved, tenant, now }) => {
       const { callback_url, callback_secret, ...input } = body as { callback_url?: string; callback_secret?: string } & Record<string, unknown>;
       const idem = resolved.idempotencyKey;
       const { job } = await tenant.jobs.create(
@@ -83,7 +83,6 @@ function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; 
           id: randomUUID(),
           agent_type: o.agentType,
           input,
-          key_type: auth!.key_type,
           idempotency_key: idem,
           request_hash: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
           callback_url,

@@ -190,9 +190,10 @@ export class Pipeline {
   private async answer(call: Call): Promise<CachedAnswer> {
     const { route, input, auth, snapshot } = call;
     const scoped = readsTenant(route.reads) && auth !== null && (route.tenantScoped?.({ params: input.params, query: input.query }) ?? true);
-    const tenant = scoped ? this.deps.state.forTenant(auth.tenant_id) : null;
+    // The mode is the key's type, which the host already matched (the admin secret takes the host's).
+    const tenant = scoped ? this.deps.state.forTenant(auth.tenant_id, auth.key_type) : null;
     if (!route.cache || route.method !== 'get') return this.run(call, tenant);
-    const key = answerKey(route, snapshot, tenant ? { id: tenant.tenantId, generation: await tenant.generation() } : null, this.deps.now, input);
+    const key = answerKey(route, snapshot, tenant ? { id: `${tenant.mode}:${tenant.tenantId}`, generation: await tenant.generation() } : null, this.deps.now, input);
     const metrics = this.deps.metrics;
     const hit = this.deps.cache.peek(key);
     if (hit) {
@@ -215,7 +216,7 @@ export class Pipeline {
     if (answer.status >= 300 || !auth || auth.ephemeral) return answer;
     let body: Record<string, unknown> | undefined;
     const parsed = () => (body ??= JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>);
-    const ctx = { params: input.params, query: input.query, tenant: this.deps.state.forTenant(auth.tenant_id), snapshotId: snapshot?.id ?? '', now: this.deps.now() };
+    const ctx = { params: input.params, query: input.query, tenant: this.deps.state.forTenant(auth.tenant_id, auth.key_type), snapshotId: snapshot?.id ?? '', now: this.deps.now() };
     const extra = await route.persist!(ctx, parsed);
     if (!extra) return answer;
     return { ...answer, body: Buffer.from(JSON.stringify({ ...extra, ...parsed() })) };
