@@ -54,6 +54,40 @@ describe('smaller ones (item 8)', () => {
   });
 });
 
+describe('the runner keeps claiming after its slots were full', () => {
+  it('starts the next delivery when one frees a slot (a full-slots call left the claim guard set for good)', async () => {
+    const hanging: (() => void)[] = [];
+    const s = await startTestServer({
+      agents: {
+        callbackConcurrency: 1,
+        resolve: async () => [{ address: '93.184.215.14', family: 4 }],
+        http: () => new Promise((res) => hanging.push(() => res({ status: 200, retryAfter: undefined }))),
+      },
+    });
+    try {
+      for (const code of ['99213', '99214']) {
+        expect((await s.request('/v1/agents/code-research', { method: 'POST', body: { code, callback_url: 'https://rx.example.test/hook' } })).status).toBe(202);
+      }
+      for (let i = 0; i < 50 && hanging.length < 1; i++) {
+        await s.srv.runner.tick();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      // Both jobs done, one delivery in flight; ticks while the only slot is busy must not wedge the claimer.
+      for (let i = 0; i < 3; i++) await s.srv.runner.tick();
+      expect(hanging.length).toBe(1);
+      hanging[0]!();
+      for (let i = 0; i < 50 && hanging.length < 2; i++) {
+        await s.srv.runner.tick();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(hanging.length).toBe(2);
+    } finally {
+      hanging.forEach((release) => release());
+      await s.close();
+    }
+  });
+});
+
 describe('callback targets (item 3): every special-purpose range that is not globally reachable', () => {
   // One row per range (IANA special-purpose registries), and per way an IPv6 address embeds IPv4.
   const refused: [string, string][] = [

@@ -73,12 +73,7 @@ export class JobRunner {
 
   /** Claims as many jobs as free slots allow and starts them; delivers due callbacks; purges old inputs. */
   async tick(): Promise<void> {
-    while (!this.stopping && this.running.size < this.o.concurrency) {
-      const job = await this.o.queue.claim(this.owner, this.o.now(), this.leaseMs);
-      if (!job) break;
-      const p = this.run(job).finally(() => this.running.delete(p));
-      this.running.add(p);
-    }
+    await this.fill();
     void this.kickDeliveries();
     const now = this.o.now();
     if (now.getTime() - this.lastPurge > 3_600_000) {
@@ -86,6 +81,31 @@ export class JobRunner {
       const n = await this.o.queue.purge(new Date(now.getTime() - this.o.retentionDays * 86_400_000), now);
       if (n) this.o.logger.info({ purged: n }, 'agent job inputs and results purged');
     }
+  }
+
+  private filling: Promise<void> | null = null;
+
+  /**
+   * Claims jobs while slots are free (one claimer at a time, so concurrent calls never run more
+   * than `concurrency`). In a started runner a finished job calls it too: the next waiting job
+   * starts at once instead of at the next poll (a backlog drained at two jobs per poll interval).
+   */
+  private fill(): Promise<void> {
+    return (this.filling ??= once(
+      async () => {
+        while (!this.stopping && this.running.size < this.o.concurrency) {
+          const job = await this.o.queue.claim(this.owner, this.o.now(), this.leaseMs);
+          if (!job) break;
+          const p = this.run(job).finally(() => {
+            this.running.delete(p);
+            // Started (serve, worker): the next waiting job starts at once, not at the next poll.
+            if (this.timer && !this.stopping) void this.fill().catch((e: unknown) => this.o.logger.error({ err_name: (e as Error)?.name, err: (e as Error)?.message }, 'job claim failed'));
+          });
+          this.running.add(p);
+        }
+      },
+      () => (this.filling = null),
+    ));
   }
 
   /** Runs jobs and callbacks until nothing is left to do now (tests and `rcm worker --once`). */
@@ -141,8 +161,8 @@ export class JobRunner {
    * so a slow or silent one stalls only its own deliveries (each bounded by the 10 s timeout).
    */
   private kickDeliveries(): Promise<void> {
-    this.claiming ??= (async () => {
-      try {
+    return (this.claiming ??= once(
+      async () => {
         while (!this.stopping && this.deliveries.size < this.deliveryConcurrency) {
           const due = await this.o.queue.claimCallback(this.o.now(), 30_000);
           if (!due) return;
@@ -154,11 +174,9 @@ export class JobRunner {
             });
           this.deliveries.add(p);
         }
-      } finally {
-        this.claiming = null;
-      }
-    })();
-    return this.claiming;
+      },
+      () => (this.claiming = null),
+    ));
   }
 
   /** One attempt of one callback, recorded with what happens next (delivered, failed, retry at). */
@@ -217,4 +235,16 @@ export class JobRunner {
     await this.claiming;
     await Promise.allSettled([...this.deliveries]);
   }
+}
+
+/**
+ * Runs `work` and calls `done` after it settles, always on a later tick: a guard cleared inside
+ * an async function's own `finally` is cleared synchronously when the function finishes without
+ * awaiting (all slots busy), before `??=` stores its promise, which then stays set for good and
+ * no later call ever claims again.
+ */
+function once(work: () => Promise<void>, done: () => void): Promise<void> {
+  return Promise.resolve()
+    .then(work)
+    .finally(done);
 }
