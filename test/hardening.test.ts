@@ -417,3 +417,21 @@ describe('test and live data apart (item 2)', () => {
     }
   });
 });
+
+describe('MCP internal errors (item 8)', () => {
+  it('reach the client as a generic internal error with a reference, never their own text, and are logged', async () => {
+    const { McpEndpoint } = await import('../server/mcp/adapter.js');
+    const { McpError } = await import('@modelcontextprotocol/sdk/types.js');
+    const logged: unknown[] = [];
+    const logger = { error: (o: unknown) => logged.push(o) } as never;
+    const ep = new McpEndpoint({ pipeline: {} as never, routes: [], serviceVersion: 'x', logger, now: () => new Date() });
+    const guarded = (ep as unknown as { guard: (f: () => Promise<never>) => () => Promise<never> }).guard(async () => {
+      throw new Error('SQLITE_CORRUPT at /var/lib/rcm/state.sqlite');
+    });
+    const err = await guarded().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(McpError);
+    expect((err as Error).message).toMatch(/internal error \(request_id [0-9a-f-]{36}\)/);
+    expect((err as Error).message).not.toContain('SQLITE_CORRUPT');
+    expect(logged).toHaveLength(1);
+  });
+});
