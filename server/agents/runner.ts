@@ -60,12 +60,37 @@ export interface RunnerOptions {
  */
 export class JobRunner {
   readonly owner = `worker_${randomUUID()}`;
-  private readonly running = new Set<Promise<void>>();
+  /** Jobs in execution: up to `concurrency`, claimed one claimer at a time. */
+  private readonly jobs: Slots<ClaimedJob>;
+  /** Callback deliveries in flight (each one attempt to one receiver), apart from job execution. */
+  private readonly deliveries: Slots<DueCallback>;
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
   private lastPurge = 0;
 
-  constructor(private readonly o: RunnerOptions) {}
+  constructor(private readonly o: RunnerOptions) {
+    const onError = (what: string) => (e: unknown) => this.o.logger.error({ err_name: (e as Error)?.name, err: (e as Error)?.message }, what);
+    this.jobs = new Slots({
+      size: () => this.o.concurrency,
+      open: () => !this.stopping,
+      claim: () => this.o.queue.claim(this.owner, this.o.now(), this.leaseMs),
+      run: (job) => this.run(job),
+      // Started (serve, worker): the next waiting job starts as one finishes, not at the next poll
+      // (a backlog drained at two jobs per poll interval).
+      refill: () => this.timer !== null && !this.stopping,
+      onError: onError('job claim failed'),
+    });
+    // A job's completion and the next claim never wait for a receiver, so a slow or silent one
+    // stalls only its own deliveries (each bounded by the 10 s timeout).
+    this.deliveries = new Slots({
+      size: () => this.o.callbackConcurrency ?? 4,
+      open: () => !this.stopping,
+      claim: () => this.o.queue.claimCallback(this.o.now(), 30_000),
+      run: (due) => this.deliverOne(due).catch((e: unknown) => this.o.logger.error({ job_id: due.job_id, err_name: (e as Error)?.name }, 'callback delivery failed')),
+      refill: () => true,
+      onError: onError('callback claim failed'),
+    });
+  }
 
   private get leaseMs(): number {
     return this.o.leaseMs ?? 60_000;
@@ -73,8 +98,8 @@ export class JobRunner {
 
   /** Claims as many jobs as free slots allow and starts them; delivers due callbacks; purges old inputs. */
   async tick(): Promise<void> {
-    await this.fill();
-    void this.kickDeliveries();
+    await this.jobs.fill();
+    void this.deliveries.fill();
     const now = this.o.now();
     if (now.getTime() - this.lastPurge > 3_600_000) {
       this.lastPurge = now.getTime();
@@ -83,40 +108,15 @@ export class JobRunner {
     }
   }
 
-  private filling: Promise<void> | null = null;
-
-  /**
-   * Claims jobs while slots are free (one claimer at a time, so concurrent calls never run more
-   * than `concurrency`). In a started runner a finished job calls it too: the next waiting job
-   * starts at once instead of at the next poll (a backlog drained at two jobs per poll interval).
-   */
-  private fill(): Promise<void> {
-    return (this.filling ??= once(
-      async () => {
-        while (!this.stopping && this.running.size < this.o.concurrency) {
-          const job = await this.o.queue.claim(this.owner, this.o.now(), this.leaseMs);
-          if (!job) break;
-          const p = this.run(job).finally(() => {
-            this.running.delete(p);
-            // Started (serve, worker): the next waiting job starts at once, not at the next poll.
-            if (this.timer && !this.stopping) void this.fill().catch((e: unknown) => this.o.logger.error({ err_name: (e as Error)?.name, err: (e as Error)?.message }, 'job claim failed'));
-          });
-          this.running.add(p);
-        }
-      },
-      () => (this.filling = null),
-    ));
-  }
-
   /** Runs jobs and callbacks until nothing is left to do now (tests and `rcm worker --once`). */
   async settle(): Promise<void> {
     for (;;) {
       await this.tick();
-      if (this.running.size === 0) {
+      if (this.jobs.active.size === 0) {
         await this.deliverDue();
         return;
       }
-      await Promise.race(this.running);
+      await Promise.race(this.jobs.active);
     }
   }
 
@@ -144,39 +144,7 @@ export class JobRunner {
     const kept = await this.o.queue.finish(job.id, job.fence, outcome, this.o.now(), callbackBody);
     if (kept) this.o.onFinish?.(outcome.status);
     else this.o.logger.info({ job_id: job.id, fence: job.fence }, 'stale worker: a newer claim owns the job; result dropped');
-    if (kept) void this.kickDeliveries();
-  }
-
-  /** Callback deliveries in flight (each one attempt to one receiver). */
-  private readonly deliveries = new Set<Promise<void>>();
-  private claiming: Promise<void> | null = null;
-
-  private get deliveryConcurrency(): number {
-    return this.o.callbackConcurrency ?? 4;
-  }
-
-  /**
-   * Starts deliveries of the callbacks due now, up to `callbackConcurrency` at once, and returns
-   * without waiting for them: a job's completion and the next claim never wait for a receiver,
-   * so a slow or silent one stalls only its own deliveries (each bounded by the 10 s timeout).
-   */
-  private kickDeliveries(): Promise<void> {
-    return (this.claiming ??= once(
-      async () => {
-        while (!this.stopping && this.deliveries.size < this.deliveryConcurrency) {
-          const due = await this.o.queue.claimCallback(this.o.now(), 30_000);
-          if (!due) return;
-          const p: Promise<void> = this.deliverOne(due)
-            .catch((e: unknown) => this.o.logger.error({ job_id: due.job_id, err_name: (e as Error)?.name }, 'callback delivery failed'))
-            .finally(() => {
-              this.deliveries.delete(p);
-              void this.kickDeliveries();
-            });
-          this.deliveries.add(p);
-        }
-      },
-      () => (this.claiming = null),
-    ));
+    if (kept) void this.deliveries.fill();
   }
 
   /** One attempt of one callback, recorded with what happens next (delivered, failed, retry at). */
@@ -208,9 +176,9 @@ export class JobRunner {
   /** Delivers what is due now and waits until no delivery is in flight (tests, `rcm worker --once`). */
   async deliverDue(): Promise<void> {
     for (;;) {
-      await this.kickDeliveries();
-      if (this.deliveries.size === 0) return;
-      await Promise.race(this.deliveries);
+      await this.deliveries.fill();
+      if (this.deliveries.active.size === 0) return;
+      await Promise.race(this.deliveries.active);
     }
   }
 
@@ -231,20 +199,47 @@ export class JobRunner {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await Promise.allSettled([...this.running]);
-    await this.claiming;
-    await Promise.allSettled([...this.deliveries]);
+    await Promise.allSettled([...this.jobs.active]);
+    await this.deliveries.fill();
+    await Promise.allSettled([...this.deliveries.active]);
   }
 }
 
 /**
- * Runs `work` and calls `done` after it settles, always on a later tick: a guard cleared inside
- * an async function's own `finally` is cleared synchronously when the function finishes without
- * awaiting (all slots busy), before `??=` stores its promise, which then stays set for good and
- * no later call ever claims again.
+ * Bounded work claimed from a queue: while fewer than `size()` items run, one claimer at a time
+ * claims the next and starts it; a finished item frees its slot and, when `refill()`, claims again.
+ * The claimer's guard clears on a later tick: cleared inside an async function's own `finally`, it
+ * would clear synchronously when every slot is busy (no await), before `??=` stores the promise,
+ * which then stayed set for good and nothing more was ever claimed.
  */
-function once(work: () => Promise<void>, done: () => void): Promise<void> {
-  return Promise.resolve()
-    .then(work)
-    .finally(done);
+class Slots<T> {
+  readonly active = new Set<Promise<void>>();
+  private claiming: Promise<void> | null = null;
+
+  constructor(
+    private readonly o: {
+      size: () => number;
+      open: () => boolean;
+      claim: () => Promise<T | null>;
+      run: (item: T) => Promise<void>;
+      refill: () => boolean;
+      onError: (e: unknown) => void;
+    },
+  ) {}
+
+  fill(): Promise<void> {
+    return (this.claiming ??= Promise.resolve()
+      .then(async () => {
+        while (this.o.open() && this.active.size < this.o.size()) {
+          const item = await this.o.claim();
+          if (item === null) return;
+          const p: Promise<void> = this.o.run(item).finally(() => {
+            this.active.delete(p);
+            if (this.o.refill()) void this.fill().catch(this.o.onError);
+          });
+          this.active.add(p);
+        }
+      })
+      .finally(() => (this.claiming = null)));
+  }
 }

@@ -18,7 +18,7 @@ import { DomainError } from '../../warehouse/errors.js';
 import { bodyOf, statusOf } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { InvokeRequest, Pipeline } from '../pipeline/invoke.js';
-import type { AuthInfo, RouteDef } from '../route.js';
+import { scopeOf, type AuthInfo, type RouteDef } from '../route.js';
 import { canCall } from '../pipeline/auth.js';
 import { toInvokeParts, toolsFromRoutes, type ToolDef } from './tools.js';
 
@@ -108,11 +108,14 @@ const FORWARDED = ['host', 'x-api-key', 'x-admin-secret', 'x-request-id'];
 export class McpEndpoint {
   readonly tools: ToolDef[];
   private readonly byName: Map<string, ToolDef>;
+  /** Tools a key's scope opens (not the public ones): a session needs at least one. */
+  private readonly keyedTools: ToolDef[];
   private readonly sessions = new Map<string, Session>();
 
   constructor(private readonly o: McpOptions) {
     this.tools = toolsFromRoutes(o.routes);
     this.byName = new Map(this.tools.map((t) => [t.name, t]));
+    this.keyedTools = this.tools.filter((t) => scopeOf(t.route.auth) !== null);
   }
 
   private routeOf(operationId: string): RouteDef {
@@ -267,8 +270,8 @@ export class McpEndpoint {
       const limitHeaders: Record<string, string> = {};
       try {
         await this.o.pipeline.count(auth, limitHeaders);
-        if (!this.tools.some((t) => typeof t.route.auth === 'object' && canCall(t.route.auth, auth))) {
-          throw new DomainError('insufficient_scope', `this key has no scope an MCP tool needs (${[...new Set(this.tools.flatMap((t) => (typeof t.route.auth === 'object' ? [t.route.auth.scope] : [])))].join(', ')})`);
+        if (!this.keyedTools.some((t) => canCall(t.route.auth, auth))) {
+          throw new DomainError('insufficient_scope', `this key has no scope an MCP tool needs (${[...new Set(this.keyedTools.map((t) => scopeOf(t.route.auth)))].join(', ')})`);
         }
         const full = this.makeRoom(auth.key_id);
         if (full) throw full;

@@ -67,12 +67,14 @@ export function refusal(auth: Auth, key: Pick<AuthInfo, 'scopes' | 'key_type'>):
   }
   if (auth.keyType === 'live' && key.key_type !== 'live') return new DomainError('live_key_required', 'this endpoint needs a live (kp_live_) key');
   if (key.scopes.includes('admin')) return null;
-  const missing = [auth.scope, ...(auth.alsoScopes ?? [])].filter((s) => !key.scopes.includes(s));
-  if (missing.length === 1 && missing[0] === auth.scope && !auth.alsoScopes?.length) return new DomainError('insufficient_scope', `this endpoint needs the '${auth.scope}' scope`);
-  if (missing.length > 0) {
-    return new DomainError('insufficient_scope', `this endpoint needs the ${[auth.scope, ...(auth.alsoScopes ?? [])].map((s) => `'${s}'`).join(' and ')} scopes (missing ${missing.map((s) => `'${s}'`).join(', ')}): its answer cites data the '${auth.alsoScopes?.join("', '")}' scope guards`);
-  }
-  return null;
+  const needed = [auth.scope, ...(auth.alsoScopes ?? [])];
+  const missing = needed.filter((s) => !key.scopes.includes(s));
+  if (missing.length === 0) return null;
+  const q = (xs: string[]) => xs.map((s) => `'${s}'`);
+  return new DomainError(
+    'insufficient_scope',
+    needed.length === 1 ? `this endpoint needs the '${auth.scope}' scope` : `this endpoint needs the ${q(needed).join(' and ')} scopes (missing ${q(missing).join(', ')})`,
+  );
 }
 
 /** True when a key (already paired with its host) may call a route with `auth`. */
@@ -114,7 +116,7 @@ export class Authorizer {
       const given = req.headers['x-admin-secret'];
       if (given !== undefined) {
         if (!this.adminSecret || !secretsEqual(given, this.adminSecret)) throw new DomainError('invalid_admin_secret', 'X-Admin-Secret is not valid');
-        const limited = takeOrThrow(this.limiters.key, 'admin-secret', out);
+        const limited = this.count('admin-secret', out);
         if (limited) await limited;
         return { tenant_id: SERVICE_TENANT, key_id: 'admin_secret', key_type: hostKind, scopes: ['admin'] };
       }
@@ -122,15 +124,17 @@ export class Authorizer {
     const key = await this.keyFor(req.headers, hostKind);
     const refused = refusal(auth, key);
     if (refused) throw refused;
-    const limited = takeOrThrow(this.limiters.key, key.key_id, out);
+    const limited = this.count(key.key_id, out);
     if (limited) await limited;
     return key;
   }
 
-  /** Takes one request of `keyId` from the per-key limiter (429 when its window is full). */
-  async count(keyId: string, out: Record<string, string>): Promise<void> {
-    const limited = takeOrThrow(this.limiters.key, keyId, out);
-    if (limited) await limited;
+  /**
+   * Takes one request of `keyId` from the per-key limiter (429 when its window is full); a promise
+   * only for a networked limiter, so the in-process path adds none.
+   */
+  count(keyId: string, out: Record<string, string>): void | Promise<void> {
+    return takeOrThrow(this.limiters.key, keyId, out);
   }
 
   /** The key of `X-API-Key`, paired with the host kind (a mismatch returns no data). */

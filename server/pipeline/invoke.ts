@@ -172,8 +172,8 @@ export class Pipeline {
    * Counts one request of `key` against its per-key rate limit outside the route table (opening
    * an MCP session): RateLimit headers go into `out`; a full window throws 429 with Retry-After.
    */
-  async count(key: AuthInfo, out: Record<string, string>): Promise<void> {
-    await this.authorizer.count(key.key_id, out);
+  count(key: AuthInfo, out: Record<string, string>): void | Promise<void> {
+    return this.authorizer.count(key.key_id, out);
   }
 
   /** Metrics and one log line per call (the HTTP adapter also records calls no route matched). */
