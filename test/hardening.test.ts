@@ -409,6 +409,11 @@ describe('test and live data apart (item 2)', () => {
       expect(job.status).toBe(202);
       expect((await asTest(`/v1/agents/jobs/${job.body.job_id}`)).status).toBe(404);
       expect((await asLive(`/v1/agents/jobs/${job.body.job_id}`)).status).toBe(200);
+      // Rosters: a test-key roster note is not the live roster's (playground visitors read these once).
+      const roster = await asTest('/v1/facilities/050454/payers', { method: 'POST', body: { payer_slug: 'uhc', network_status: 'in_network', notes: 'test note' } });
+      expect(roster.status).toBe(201);
+      expect((await asLive('/v1/facilities/050454/payers')).body.payers).toEqual([]);
+      expect((await asTest('/v1/facilities/050454/payers')).body.payers.map((p: { notes: string }) => p.notes)).toEqual(['test note']);
       // The test world cannot delete the live registration either.
       expect((await asTest('/v1/facilities/050454?hard=true', { method: 'DELETE' })).status).not.toBe(500);
       expect((await asLive('/v1/facilities/050454')).body).toMatchObject({ registered: true, name: 'Live hospital' });
