@@ -28,6 +28,9 @@ export const STATUS: Record<ErrorCode, number> = {
   queue_full: 429,
   service_busy: 503,
   storage_full: 507,
+  encrypted_pdf: 422,
+  invalid_pdf: 422,
+  too_many_pages: 422,
   payload_too_large: 413,
   unsupported_media_type: 415,
   method_not_allowed: 405,
@@ -74,7 +77,8 @@ export function routeErrorCodes(r: RouteDef): ErrorCode[] {
   const codes = new Set<ErrorCode>(['invalid_host', 'misdirected_request', 'validation_error', 'internal_error']);
   if (r.rateLimit !== false) codes.add('rate_limited');
   const add = (...cs: ErrorCode[]) => cs.forEach((c) => codes.add(c));
-  if (r.auth === 'admin_secret_or_test_key') add('invalid_admin_secret', 'admin_secret_required', 'missing_api_key', 'invalid_api_key', 'key_host_mismatch');
+  // X-Tenant-Id naming no tenant: 404.
+  if (r.auth === 'admin_secret_or_test_key') add('invalid_admin_secret', 'admin_secret_required', 'missing_api_key', 'invalid_api_key', 'key_host_mismatch', 'not_found');
   else if (r.auth !== 'public') {
     add('missing_api_key', 'invalid_api_key', 'key_host_mismatch', 'insufficient_scope');
     if (r.auth.keyType === 'live') add('live_key_required');

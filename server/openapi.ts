@@ -172,6 +172,17 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
     content: { 'application/json': { schema: errSchema } },
     ...(codes?.length ? { 'x-error-codes': codes } : {}),
   });
+  const validation = jsonSchemaOf(ValidationErrorSchema, 'output');
+  // A 422 lists every issue; a route whose handler also refuses input as a whole (a PDF it cannot
+  // read) answers those as `{detail, code}`.
+  const unprocessable = (codes: ErrorCode[]) => {
+    const others = codes.filter((c) => c !== 'validation_error');
+    return {
+      description: others.length ? `Validation error: every issue of path, query and body; or the input as a whole refused (${others.join(', ')})` : 'Validation error: every issue of path, query and body',
+      content: { 'application/json': { schema: others.length ? { oneOf: [validation, errSchema] } : validation } },
+      'x-error-codes': ['validation_error', ...others],
+    };
+  };
   for (const r of routes) {
     const example = r.examples[0]!;
     const parameters: Json[] = [];
@@ -210,7 +221,7 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
     const responses: Json = {
       [String(r.status ?? 200)]: success,
       ...Object.fromEntries((r.alsoStatus ?? []).map((st) => [String(st), { ...success, description: st === 201 ? 'Created' : 'Success' }])),
-      '422': { description: 'Validation error: every issue of path, query and body', content: { 'application/json': { schema: jsonSchemaOf(ValidationErrorSchema, 'output') } }, 'x-error-codes': ['validation_error'] },
+      '422': unprocessable(codesOf(codes, 422)),
       '500': { description: 'Internal error (no internals; quote request_id)', content: { 'application/json': { schema: errSchema } }, 'x-error-codes': ['internal_error'] },
     };
     const statuses = new Set(codes.map((c) => STATUS[c]).filter((st) => st !== 422 && st !== 500));
@@ -235,7 +246,16 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
         content: { 'application/json': { schema: jsonSchemaOf(r.body.schema, 'input'), ...(example.body !== undefined ? { example: example.body } : {}) } },
       };
     } else if (r.body?.kind === 'raw') {
-      op.requestBody = { required: true, content: { [r.body.contentType]: { schema: { type: 'string', contentMediaType: r.body.contentType } } } };
+      const file = { type: 'string', contentMediaType: r.body.contentType };
+      op.requestBody = {
+        required: true,
+        content: {
+          [r.body.contentType]: { schema: file },
+          ...(r.body.multipartField
+            ? { 'multipart/form-data': { schema: { type: 'object', required: [r.body.multipartField], properties: { [r.body.multipartField]: file } } } }
+            : {}),
+        },
+      };
     }
     (paths[r.path] ??= {})[r.method] = op;
   }

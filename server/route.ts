@@ -42,12 +42,14 @@ export interface RawBody {
   kind: 'raw';
   contentType: string;
   maxBytes: number;
+  /** Also accept `multipart/form-data` with the document in this form field (or as the one file part). */
+  multipartField?: string;
 }
 
 export type BodyKind = JsonBody | RawBody;
 
 export const json = <S extends z.ZodType>(schema: S, maxBytes?: number): JsonBody<S> => ({ kind: 'json', schema, ...(maxBytes ? { maxBytes } : {}) });
-export const raw = (contentType: string, maxBytes: number): RawBody => ({ kind: 'raw', contentType, maxBytes });
+export const raw = (contentType: string, maxBytes: number, multipartField?: string): RawBody => ({ kind: 'raw', contentType, maxBytes, ...(multipartField ? { multipartField } : {}) });
 
 export interface AuthInfo {
   tenant_id: string;
@@ -128,7 +130,8 @@ export interface RouteExample {
   /** `'live'`: sent to the production host (the playground's 403); the test host otherwise. */
   host?: 'live';
   /**
-   * Path parameters as sent. A whole value `{job}`, `{override}` or `{determination}` stands for
+   * Path parameters as sent. A whole value `{job}`, `{override}`, `{determination}` or
+   * `{policy_document}` (also as a top-level JSON body value) stands for
    * the id of an agent job, a facility PA override (facility 050454) or a persisted prior-auth
    * determination the contract test creates first; the OpenAPI document shows the first example
    * only, so that one never holds a placeholder.

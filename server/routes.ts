@@ -12,6 +12,8 @@ import { agentRoutes, type AgentRouteDeps } from './agents/routes.js';
 import { payerRoutes } from './payers/routes.js';
 import { priorAuthRoutes } from './prior_auth/routes.js';
 import { systemResolver } from './agents/callbacks.js';
+import { policyDocumentRoutes, type PolicyRouteDeps } from './policy_documents/routes.js';
+import { DEFAULT_POLICY_MAX_BYTES } from './policy_documents/parser.js';
 
 /**
  * The whole /v1 surface. Each area (`server/<area>/routes.ts`) declares its routes once; this
@@ -20,7 +22,7 @@ import { systemResolver } from './agents/callbacks.js';
  * operationId, auth, reads, cache, MCP tool) is in the reviewed golden `test/golden/routes.jsonl`.
  */
 export function buildRoutes(
-  sys: Omit<SystemDeps, 'routes' | 'servers'> & { servers?: SystemDeps['servers']; playground?: Omit<PlaygroundDeps, 'state'>; agents?: AgentRouteDeps },
+  sys: Omit<SystemDeps, 'routes' | 'servers'> & { servers?: SystemDeps['servers']; playground?: Omit<PlaygroundDeps, 'state'>; agents?: AgentRouteDeps; policyDocuments?: PolicyRouteDeps },
 ): RouteDef[] {
   const routes: RouteDef[] = [
     ...systemRoutes({ ...sys, servers: sys.servers ?? DEFAULT_SERVERS, routes: () => routes }),
@@ -32,6 +34,7 @@ export function buildRoutes(
     ...ncciRoutes,
     ...payerRoutes,
     ...priorAuthRoutes,
+    ...policyDocumentRoutes(sys.policyDocuments ?? { parser: inert('policy parser'), maxBytes: DEFAULT_POLICY_MAX_BYTES }),
     ...agentRoutes(sys.agents ?? { policy: { production: false, allowedHosts: [] }, resolve: systemResolver, idempotencyWindowMs: 86_400_000, onSubmit: () => {} }),
     ...playgroundRoutes({ state: sys.state, now: () => new Date(), enabled: true, keysPerHour: 20, ...sys.playground }),
   ];

@@ -19,6 +19,7 @@ import { checkRoute, Pipeline, type PipelineConfig } from './pipeline/invoke.js'
 import type { RouteDef } from './route.js';
 import { buildRoutes } from './routes.js';
 import { Readiness } from './system/readiness.js';
+import { DEFAULT_PARSER, DEFAULT_POLICY_MAX_BYTES, WorkerPolicyParser, type ParserOptions, type PolicyParser } from './policy_documents/parser.js';
 
 export interface AgentOptions {
   policy: CallbackPolicy;
@@ -106,6 +107,8 @@ export interface StartOptions extends PipelineConfig {
   freeBytes?: (dir: string) => Promise<number>;
   /** MCP sessions: per key (`RCM_MCP_SESSIONS_PER_KEY`), idle expiry (`RCM_MCP_IDLE_MS`), process total. */
   mcp?: { sessionsPerKey?: number; idleMs?: number; maxSessions?: number };
+  /** Customer policy PDFs: `RCM_POLICY_MAX_MB` (bytes), `RCM_POLICY_MAX_PAGES`, `RCM_POLICY_PARSE_TIMEOUT_MS`; or a parser (tests). */
+  policyDocuments?: Partial<ParserOptions> & { maxBytes?: number; parser?: PolicyParser };
 }
 
 /** Mounts the current snapshot read-only, opens the state store and listens. */
@@ -153,7 +156,10 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const wake = () => {
     if (agents.runner) setImmediate(() => void runner.tick().catch(() => undefined));
   };
-  const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, playground: { enabled: true, keysPerHour: 20, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: 86_400_000, maxQueuedPerTenant: agents.maxQueuedPerTenant ?? 100, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
+  const pd = o.policyDocuments ?? {};
+  const policyParser = pd.parser ?? new WorkerPolicyParser({ ...DEFAULT_PARSER, ...pd });
+  const policyDocuments = { parser: policyParser, maxBytes: pd.maxBytes ?? DEFAULT_POLICY_MAX_BYTES };
+  const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, policyDocuments, playground: { enabled: true, keysPerHour: 20, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: 86_400_000, maxQueuedPerTenant: agents.maxQueuedPerTenant ?? 100, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
   routes.forEach(checkRoute);
   const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now, limiters: o.limiters });
   const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now, ...o.mcp });
@@ -188,6 +194,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
         server.close(() => res());
         server.closeIdleConnections?.();
       });
+      await policyParser.close();
       await snapshots.stop();
       await state.close();
     },

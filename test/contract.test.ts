@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import SERVED_EXAMPLES from '../server/openapi-examples.json' with { type: 'json' };
 import { isCI } from './helpers/shared.js';
 import type { RouteDef, RouteExample } from '../server/route.js';
+import { examplePolicyPdf } from '../server/policy_documents/example_pdf.js';
 import { routeCatalog } from '../server/routes.js';
 import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
 
@@ -31,6 +32,7 @@ beforeAll(async () => {
   created['{job}'] = (await t.request('/v1/agents/code-research', { method: 'POST', body: { code: '99213' } })).body.job_id;
   created['{override}'] = (await t.request('/v1/facilities/050454/pa-overrides', { method: 'POST', body: { code: '15823', pa_required: true } })).body.id;
   created['{determination}'] = (await t.request('/v1/prior-auth/check?payer=medicare_ffs&code=15823')).body.determination_id;
+  created['{policy_document}'] = (await t.request('/v1/policy/parse', { method: 'POST', body: examplePolicyPdf(), headers: { 'Content-Type': 'application/pdf' } })).body.document_id;
   for (const [k, v] of Object.entries(created)) expect(v, `the id for ${k}`).toBeTruthy();
 });
 afterAll(async () => {
@@ -87,6 +89,18 @@ describe('OpenAPI contract', () => {
     }
   });
 
+  /** A JSON body with its placeholder values (`{"document_id": "{policy_document}"}`) replaced. */
+  function withIds(r: RouteDef, body: unknown): unknown {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+    return Object.fromEntries(
+      Object.entries(body).map(([k, v]) => {
+        if (typeof v !== 'string' || !/^\{\w+\}$/.test(v)) return [k, v];
+        expect(created[v], `${r.operationId}: placeholder ${v} names an id the test creates`).toBeTruthy();
+        return [k, created[v]];
+      }),
+    );
+  }
+
   /** The request an example describes: placeholders replaced, path parameters encoded. */
   function target(r: RouteDef, ex: RouteExample): string {
     const param = (n: string) => {
@@ -116,9 +130,11 @@ describe('OpenAPI contract', () => {
       it(`${r.operationId} example ${i + 1} (${ex.summary}) answers ${expected.join(' or ')} with a documented body`, async () => {
         const res = await t.request(target(r, ex), {
           method: r.method.toUpperCase(),
-          body: ex.body,
+          body: withIds(r, ex.body),
           key: r.auth === 'public' || ex.key === 'none' ? null : undefined,
           host: ex.host === 'live' ? LIVE_HOST : undefined,
+          // A raw body (a PDF upload) goes with its content type.
+          ...(r.body?.kind === 'raw' ? { headers: { 'Content-Type': r.body.contentType } } : {}),
         });
         expect(expected, res.text.slice(0, 300)).toContain(res.status);
         if (res.status < 300 && !(r.operationId in captured)) captured[r.operationId] = exampleOf(r.operationId, res);

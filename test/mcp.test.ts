@@ -35,7 +35,8 @@ describe('MCP tools generated from the route table', () => {
   it('lists one tool per data route, named by operationId, with the route summary and annotations', async () => {
     const client = await connect(t.key);
     const { tools } = await client.listTools();
-    const dataRoutes = t.srv.routes.filter((r) => r.tag !== 'system');
+    // A route declared `mcp: false` (a PDF upload) is no tool.
+    const dataRoutes = t.srv.routes.filter((r) => r.tag !== 'system' && r.mcp !== false);
     expect(tools.map((x) => x.name).sort()).toEqual(dataRoutes.map((r) => r.operationId).sort());
     const pay = tools.find((x) => x.name === 'getCodePayment')!;
     expect(pay.description).toContain('Payment composition');

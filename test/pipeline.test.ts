@@ -34,9 +34,20 @@ describe('auth kinds', () => {
   });
 
   it('admin_secret_or_test_key: takes X-Admin-Secret, or a test key on the test host', async () => {
-    const bySecret = await t.request('/v1/_probe/admin', { key: null, headers: { 'X-Admin-Secret': SECRET } });
+    // The secret acts for the tenant X-Tenant-Id names (by id), in the mode of the host.
+    const bySecret = await t.request('/v1/_probe/admin', { key: null, headers: { 'X-Admin-Secret': SECRET, 'X-Tenant-Id': t.tenantId } });
     expect(bySecret.status).toBe(200);
-    expect(bySecret.body).toMatchObject({ auth: 'admin_secret_or_test_key', tenant_id: '_service' });
+    expect(bySecret.body).toMatchObject({ auth: 'admin_secret_or_test_key', tenant_id: t.tenantId, key_type: 'test' });
+    const onLive = await t.request('/v1/_probe/admin', { key: null, host: LIVE_HOST, headers: { 'X-Admin-Secret': SECRET, 'X-Tenant-Id': t.tenantId } });
+    expect(onLive.body).toMatchObject({ tenant_id: t.tenantId, key_type: 'live' });
+    const noTenant = await t.request('/v1/_probe/admin', { key: null, headers: { 'X-Admin-Secret': SECRET } });
+    expect(noTenant.status).toBe(422);
+    expect(noTenant.body.detail[0].loc).toEqual(['header', 'x-tenant-id']);
+    const unknown = await t.request('/v1/_probe/admin', { key: null, headers: { 'X-Admin-Secret': SECRET, 'X-Tenant-Id': 'no-such-tenant' } });
+    expect(unknown.status).toBe(404);
+    const tenantName = (await t.srv.state.admin.getTenant(t.tenantId)).name;
+    const byName = await t.request('/v1/_probe/admin', { key: null, headers: { 'X-Admin-Secret': SECRET, 'X-Tenant-Id': tenantName } });
+    expect(byName.status, 'an id, not a name').toBe(404);
     const wrong = await t.request('/v1/_probe/admin', { key: null, headers: { 'X-Admin-Secret': `${SECRET}x` } });
     expect(wrong.status).toBe(401);
     expect(wrong.body.code).toBe('invalid_admin_secret');
@@ -106,7 +117,7 @@ describe('body kinds and results', () => {
 
   it('raw: hands the bytes over, checks type, size and emptiness', async () => {
     const pdf = '%PDF-1.7 tiny';
-    const ok = await t.request('/v1/_probe/upload', { method: 'POST', body: pdf, headers: { 'Content-Type': 'application/pdf', 'X-Admin-Secret': SECRET }, key: null });
+    const ok = await t.request('/v1/_probe/upload', { method: 'POST', body: pdf, headers: { 'Content-Type': 'application/pdf', 'X-Admin-Secret': SECRET, 'X-Tenant-Id': t.tenantId }, key: null });
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({ bytes: pdf.length, starts_with: '%PDF-' });
     const wrongType = await t.request('/v1/_probe/upload', { method: 'POST', body: pdf, headers: { 'Content-Type': 'text/plain' } });

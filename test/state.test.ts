@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../warehouse/errors.js';
 import { MIGRATIONS } from '../warehouse/migrations.js';
 import type { PaOverrideFields, RosterFields, StoredDetermination } from '../warehouse/facilities.js';
+import type { StoredChunk, StoredPolicyDocument } from '../warehouse/policy_documents.js';
 import { SqliteStateStore, hashKey, type TenantStore } from '../warehouse/state.js';
 import { TestClock } from './helpers/clock.js';
 
@@ -77,6 +78,28 @@ const determination = (id: string): StoredDetermination => ({
   snapshot_id: 's1',
   dataset_versions: { payers: '2026-11-22' },
 });
+
+/** A parsed policy document with one chunk whose text is `text` and which lists `code`. */
+const policyDoc = (id: string, text: string, code: string): [StoredPolicyDocument, StoredChunk[]] => [
+  {
+    document_id: id,
+    sha256: 'ab'.repeat(32),
+    title: `title of ${text}`,
+    policy_number: null,
+    effective_date: null,
+    payer_slug: null,
+    payer_name: null,
+    page_count: 1,
+    byte_size: 100,
+    structure_source: 'headings',
+    headings: [{ title: 'Coverage Rationale', level: 1, page: 1, index: 0 }],
+    chunk_sections: [0],
+    created_at: clock.now().toISOString(),
+  },
+  [{ chunk_id: `${id}_c1`, ordinal: 1, page_start: 1, page_end: 1, section_path: ['Coverage Rationale'], text, codes: [{ code, system: 'CPT', page: 1 }] }],
+];
+const DOC = 'pd_00000000000000000000000a';
+const search = (terms: string[], codes: string[] = []) => ({ terms, codes, top_k: 10 });
 
 /**
  * One case per repository method of TenantStore: what tenant B sees or may change of tenant
@@ -156,6 +179,34 @@ const ISOLATION: Record<string, (f: Fixture) => Promise<void>> = {
   'determinations.get': async ({ a, b }) => {
     await a.determinations.create(determination('d0000000-0000-4000-8000-000000000002'));
     await expect(b.determinations.get('d0000000-0000-4000-8000-000000000002')).rejects.toBeInstanceOf(NotFoundError);
+  },
+  'policyDocuments.save': async ({ a, b }) => {
+    // The same document id in another tenant (or mode) is another document: B's save neither sees nor replaces A's.
+    expect((await a.policyDocuments.save(...policyDoc(DOC, 'gastric banding criteria', '43770'))).created).toBe(true);
+    expect((await b.policyDocuments.save(...policyDoc(DOC, 'sleep apnea criteria', '95810'))).created).toBe(true);
+    expect((await a.policyDocuments.get(DOC)).chunks[0]!.text).toBe('gastric banding criteria');
+  },
+  'policyDocuments.get': async ({ a, b }) => {
+    await a.policyDocuments.save(...policyDoc(DOC, 'gastric banding criteria', '43770'));
+    await expect(b.policyDocuments.get(DOC)).rejects.toBeInstanceOf(NotFoundError);
+  },
+  'policyDocuments.list': async ({ a, b }) => {
+    await a.policyDocuments.save(...policyDoc(DOC, 'gastric banding criteria', '43770'));
+    expect(await b.policyDocuments.list()).toEqual([]);
+    expect((await a.policyDocuments.list()).map((d) => [d.document_id, d.chunk_count])).toEqual([[DOC, 1]]);
+  },
+  'policyDocuments.remove': async ({ a, b }) => {
+    await a.policyDocuments.save(...policyDoc(DOC, 'gastric banding criteria', '43770'));
+    await expect(b.policyDocuments.remove(DOC)).rejects.toBeInstanceOf(NotFoundError);
+    expect((await a.policyDocuments.search(search(['gastric']))).map((h) => h.chunk.chunk_id)).toEqual([`${DOC}_c1`]);
+  },
+  'policyDocuments.search': async ({ a, b }) => {
+    await a.policyDocuments.save(...policyDoc(DOC, 'gastric banding criteria', '43770'));
+    await b.policyDocuments.save(...policyDoc('pd_00000000000000000000000b', 'unrelated sleep study text', '95810'));
+    // Neither A's words nor A's codes reach B, in all of B's documents or naming A's id.
+    expect(await b.policyDocuments.search(search(['gastric', 'banding'], ['43770']))).toEqual([]);
+    await expect(b.policyDocuments.search({ ...search(['gastric']), document_id: DOC })).rejects.toBeInstanceOf(NotFoundError);
+    expect((await a.policyDocuments.search(search(['gastric'], ['43770'])))[0]!.codes_matched).toEqual(['43770']);
   },
   'keys.revoke': async ({ a, b, keyA }) => {
     await expect(b.keys.revoke(keyA.record.id)).rejects.toBeInstanceOf(NotFoundError);

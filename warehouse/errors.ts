@@ -50,6 +50,10 @@ export type ErrorCode =
   | 'no_code'
   | 'no_denial_code'
   | 'bad_denial_code'
+  // customer policy documents (a PDF the parser cannot take)
+  | 'encrypted_pdf'
+  | 'invalid_pdf'
+  | 'too_many_pages'
   // ingest and the CLI
   | 'ingest_error'
   | 'gate_refused'

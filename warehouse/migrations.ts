@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { POLICY_DOCUMENTS_DDL } from './policy_documents.js';
 
 /**
  * Versioned schema of the state store. Each migration runs once, in its own transaction, and is
@@ -162,6 +163,13 @@ export const MIGRATIONS: Migration[] = [
         INSERT INTO tenant_state (tenant_id, mode, generation) SELECT tenant_id, 'live', generation FROM tenant_state_v4;
         INSERT INTO tenant_state (tenant_id, mode, generation) SELECT tenant_id, 'test', generation FROM tenant_state_v4;
         DROP TABLE tenant_state_v4;`);
+    },
+  },
+  {
+    version: 6,
+    name: 'customer policy documents: documents, chunks, the codes they list and a full-text index',
+    up(db) {
+      db.exec(POLICY_DOCUMENTS_DDL);
     },
   },
 ];

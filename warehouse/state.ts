@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import { NotFoundError } from './errors.js';
 import { SqliteJobs, type JobQueue, type TenantJobs } from './jobs.js';
 import { MIGRATIONS } from './migrations.js';
+import { SqlitePolicyDocuments, type TenantPolicyDocuments } from './policy_documents.js';
 import { SqliteFacilities, type TenantDeterminations, type TenantFacilities, type TenantPaOverrides, type TenantRosters } from './facilities.js';
 
 export type KeyType = 'test' | 'live';
@@ -93,6 +94,8 @@ export interface TenantStore {
   overrides: TenantPaOverrides;
   /** Persisted prior-auth determinations: immutable audit records that outlive the facility. */
   determinations: TenantDeterminations;
+  /** Customer policy documents (parsed PDFs), their chunks and full-text index. */
+  policyDocuments: TenantPolicyDocuments;
 }
 
 /**
@@ -182,6 +185,7 @@ export class SqliteStateStore implements StateStore {
   private readonly listeners = new Set<() => void>();
   private readonly jobTables: SqliteJobs;
   private readonly facilityTables: SqliteFacilities;
+  private readonly policyTables: SqlitePolicyDocuments;
   readonly admin: AdminStore;
   readonly jobs: JobQueue;
 
@@ -204,6 +208,7 @@ export class SqliteStateStore implements StateStore {
     this.admin = this.makeAdmin();
     this.jobTables = new SqliteJobs(this.db);
     this.facilityTables = new SqliteFacilities(this.db);
+    this.policyTables = new SqlitePolicyDocuments(this.db);
     this.jobs = this.makeQueue();
   }
 
@@ -422,6 +427,13 @@ export class SqliteStateStore implements StateStore {
         // An audit record changes no answer, so it does not bump the generation (cached answers stay).
         create: (d) => append(() => fac.determinations(tenantId, mode).create(d)),
         get: (id) => run(() => fac.determinations(tenantId, mode).get(id)),
+      },
+      policyDocuments: {
+        save: (doc, chunks) => write(() => this.policyTables.forTenant(tenantId, mode).save(doc, chunks)),
+        get: (id) => run(() => this.policyTables.forTenant(tenantId, mode).get(id)),
+        list: () => run(() => this.policyTables.forTenant(tenantId, mode).list()),
+        remove: (id) => write(() => this.policyTables.forTenant(tenantId, mode).remove(id)),
+        search: (q) => run(() => this.policyTables.forTenant(tenantId, mode).search(q)),
       },
     };
     return view;

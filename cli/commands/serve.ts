@@ -58,6 +58,7 @@ export function register(program: Command, ctx: CliContext): void {
           readinessEveryMs: c.RCM_READINESS_EVERY_MS,
           minFreeBytes: c.RCM_MIN_FREE_MB * 1024 * 1024,
           mcp: { sessionsPerKey: c.RCM_MCP_SESSIONS_PER_KEY, idleMs: c.RCM_MCP_IDLE_MS },
+          policyDocuments: { maxBytes: c.RCM_POLICY_MAX_MB * 1024 * 1024, maxPages: c.RCM_POLICY_MAX_PAGES, timeoutMs: c.RCM_POLICY_PARSE_TIMEOUT_MS },
           logger: loggerOf(c, ctx),
         });
         ctx.io.stderr(`rcm ${SERVICE_VERSION} serving snapshot ${srv.snapshots.snapshot?.id ?? '(none yet)'} on http://localhost:${srv.port}/v1 (data dir ${w.dir}; docs at /docs, playground at /playground)\n`);

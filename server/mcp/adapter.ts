@@ -97,7 +97,7 @@ const TEMPLATES: { uriTemplate: string; name: string; title: string; description
   },
 ];
 
-const FORWARDED = ['host', 'x-api-key', 'x-admin-secret', 'x-request-id'];
+const FORWARDED = ['host', 'x-api-key', 'x-admin-secret', 'x-tenant-id', 'x-request-id'];
 
 /**
  * `/v1/mcp`: the Model Context Protocol's Streamable HTTP transport through the official SDK's

@@ -1,13 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { DomainError } from '../../warehouse/errors.js';
+import { DomainError, NotFoundError, ValidationError } from '../../warehouse/errors.js';
 import { KEY_RE, hashKey, type ApiKeyRecord, type StateStore } from '../../warehouse/state.js';
 import type { Auth, AuthInfo } from '../route.js';
 import type { HostKind } from './hosts.js';
 import { takeOrThrow, type RateLimiter } from './limits.js';
-
-/** Tenant id under which `X-Admin-Secret` callers (service-authenticated policy routes) act. */
-export const SERVICE_TENANT = '_service';
 
 /**
  * Looks keys up in the state store, answering repeats from memory while the store is unchanged:
@@ -31,6 +28,20 @@ export class KeyAuthenticator {
       this.cache.clear();
       this.checkedAt = -Infinity;
     });
+  }
+
+  /**
+   * The tenant an `X-Admin-Secret` call names by id in `X-Tenant-Id` (the operator's backend acts
+   * for one of its tenants): 422 without it, 404 for an id that is no tenant's.
+   */
+  async namedTenant(id: string | undefined): Promise<string> {
+    if (id === undefined || id.trim() === '') {
+      throw new ValidationError([{ loc: ['header', 'x-tenant-id'], msg: 'X-Tenant-Id is required with X-Admin-Secret: the id of the tenant that owns the data', type: 'missing' }]);
+    }
+    const t = await this.state.admin.getTenant(id).catch(() => null);
+    // getTenant also matches a name; the header takes an id only.
+    if (!t || t.id !== id) throw new NotFoundError(`tenant ${id} not found`);
+    return t.id;
   }
 
   async authenticate(secret: string): Promise<ApiKeyRecord | null> {
@@ -116,9 +127,12 @@ export class Authorizer {
       const given = req.headers['x-admin-secret'];
       if (given !== undefined) {
         if (!this.adminSecret || !secretsEqual(given, this.adminSecret)) throw new DomainError('invalid_admin_secret', 'X-Admin-Secret is not valid');
-        const limited = this.count('admin-secret', out);
+        const tenantId = await this.keys.namedTenant(req.headers['x-tenant-id']);
+        // Limited per named tenant: one tenant's uploads through the operator do not starve another's.
+        const limited = this.count(`admin-secret:${tenantId}`, out);
         if (limited) await limited;
-        return { tenant_id: SERVICE_TENANT, key_id: 'admin_secret', key_type: hostKind, scopes: ['admin'] };
+        // The host decides the mode, as for keys: the test host's calls read and write test data.
+        return { tenant_id: tenantId, key_id: 'admin_secret', key_type: hostKind, scopes: ['admin'] };
       }
     }
     const key = await this.keyFor(req.headers, hostKind);

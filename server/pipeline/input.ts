@@ -3,7 +3,8 @@ import { LRUCache } from 'lru-cache';
 import { DomainError, ValidationError, type Issue } from '../../warehouse/errors.js';
 import type { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { approxBytes } from '../../warehouse/sizeof.js';
-import type { AuthInfo, RawInput, RouteDef } from '../route.js';
+import type { AuthInfo, RawBody, RawInput, RouteDef } from '../route.js';
+import { multipartFile } from './multipart.js';
 import type { Logger } from '../logger.js';
 import { checkQueryShape, toIssues } from '../validation.js';
 
@@ -87,7 +88,7 @@ export class InputDecoder {
       if (decoded !== NO_BODY) body = parse(b.schema, 'body', decoded);
       else decoded = undefined;
     } else if (b?.kind === 'raw') {
-      body = rawBody(req, b.contentType, b.maxBytes);
+      body = rawBody(req, b);
     } else if (req.body && 'bytes' in req.body && req.body.bytes.length > 0) {
       issues.push({ loc: ['body'], msg: 'This endpoint takes no request body', type: 'extra_forbidden' });
     }
@@ -165,11 +166,17 @@ function jsonBody(req: InputRequest, maxBytes: number, issues: Issue[], maxDepth
   }
 }
 
-function rawBody(req: InputRequest, contentType: string, maxBytes: number): Buffer {
-  const bytes = req.body && 'bytes' in req.body ? req.body.bytes : Buffer.alloc(0);
+function rawBody(req: InputRequest, b: RawBody): Buffer {
+  const { contentType, maxBytes } = b;
+  let bytes = req.body && 'bytes' in req.body ? req.body.bytes : Buffer.alloc(0);
   if (bytes.length > maxBytes) throw new DomainError('payload_too_large', `request body exceeds ${maxBytes} bytes`);
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== contentType) throw new DomainError('unsupported_media_type', `send the body as ${contentType} (got ${type || 'no content type'})`);
+  const header = req.headers['content-type'] ?? '';
+  const type = header.split(';')[0]!.trim().toLowerCase();
+  if (type === 'multipart/form-data' && b.multipartField) {
+    bytes = multipartFile(bytes, header, b.multipartField).bytes;
+  } else if (type !== contentType) {
+    throw new DomainError('unsupported_media_type', `send the body as ${contentType}${b.multipartField ? ` or multipart/form-data (field '${b.multipartField}')` : ''} (got ${type || 'no content type'})`);
+  }
   if (bytes.length === 0) throw new ValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
   return bytes;
 }

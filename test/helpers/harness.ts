@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { silentLogger, type Logger } from '../../server/logger.js';
 import type { RouteDef } from '../../server/route.js';
-import { DEFAULT_AGENTS, startServer, type AgentOptions, type RunningServer } from '../../server/server.js';
+import { DEFAULT_AGENTS, startServer, type AgentOptions, type RunningServer, type StartOptions } from '../../server/server.js';
 import type { KeyScope, KeyType } from '../../warehouse/state.js';
 import { Warehouse } from '../../warehouse/store.js';
 import type { Limiters } from '../../server/pipeline/auth.js';
@@ -42,7 +42,7 @@ export interface TestServer {
 export const LIVE_HOST = 'api.example.test';
 
 /** Raw HTTP (fetch cannot set Host, and host pairing is part of what is tested). */
-export function rawRequest(port: number, path: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<TestResponse> {
+export function rawRequest(port: number, path: string, opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: opts.headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -86,6 +86,7 @@ export async function startTestServer(
     limiters?: Limiters;
     mcp?: { sessionsPerKey?: number; idleMs?: number; maxSessions?: number };
     freeBytes?: (dir: string) => Promise<number>;
+    policyDocuments?: StartOptions['policyDocuments'];
     /** An existing data dir to serve (a restart); a fresh copy of the seeded one when not given. */
     dataDir?: string;
   } = {},
@@ -106,6 +107,7 @@ export async function startTestServer(
     limiters: o.limiters,
     mcp: o.mcp,
     freeBytes: o.freeBytes,
+    policyDocuments: o.policyDocuments,
     agents: { ...DEFAULT_AGENTS, runner: false, ...o.agents },
     serviceVersion: '0.1.1',
     pollMs: o.pollMs ?? 100,
@@ -128,9 +130,9 @@ export async function startTestServer(
       const k = opts.key === undefined ? key : opts.key;
       if (k !== null) headers['X-API-Key'] = k;
       if (opts.host) headers.Host = opts.host;
-      let body: string | undefined;
+      let body: string | Buffer | undefined;
       if (opts.body !== undefined) {
-        body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+        body = typeof opts.body === 'string' || Buffer.isBuffer(opts.body) ? opts.body : JSON.stringify(opts.body);
         if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
         headers['Content-Length'] = String(Buffer.byteLength(body));
       }
