@@ -243,7 +243,8 @@ describe('structure, retrieve, list and delete', () => {
     expect(after.body.results.filter((h: { document_id: string }) => h.document_id === doc.document_id)).toEqual([]);
     const db = (t.srv.state as SqliteStateStore).db;
     expect(db.prepare('SELECT count(*) AS n FROM policy_chunks WHERE document_id = ?').get(doc.document_id)).toEqual({ n: 0 });
-    expect(db.prepare("SELECT count(*) AS n FROM policy_chunks_fts WHERE policy_chunks_fts MATCH 'vagal'").get()).toEqual({ n: 0 });
+    expect(db.prepare("SELECT count(*) AS n FROM policy_postings WHERE term = 'vagal'").get()).toEqual({ n: 0 });
+    expect(db.prepare('SELECT count(*) AS n FROM policy_chunk_codes WHERE code = ?').get('64590')).toEqual({ n: 0 });
     expect((await t.request(`/v1/policy/documents/${doc.document_id}`, { method: 'DELETE' })).status).toBe(404);
     // Parsing it again stores it again, under the same id.
     const back = await parse(pdf);

@@ -4,8 +4,11 @@ import type { KeyType } from './state.js';
 
 /**
  * Customer policy documents (parsed payer PDFs): one row per document, its chunks, the codes each
- * chunk lists, and an FTS5 index over chunk text kept in step by triggers. Everything is keyed by
- * tenant and mode; retrieval scores use only the calling tenant's own chunks (see `search`).
+ * chunk lists, and a full-text index: postings (term, chunk, frequency) keyed by tenant and mode,
+ * with terms made by SQLite FTS5's own tokenizer (porter stemming, Unicode, diacritics folded).
+ * An FTS5 table shared by tenants would rank by every tenant's documents (its `bm25()` counts
+ * words over the whole index) and cost more as other tenants store more; keyed postings give
+ * BM25 over the tenant's own chunks, in time that grows with its own documents only.
  */
 
 export interface StoredChunk {
@@ -76,11 +79,12 @@ export const POLICY_DOCUMENTS_DDL = `
     sha256 TEXT NOT NULL, title TEXT, policy_number TEXT, effective_date TEXT, payer_slug TEXT, payer_name TEXT,
     page_count INTEGER NOT NULL, byte_size INTEGER NOT NULL, structure_source TEXT NOT NULL,
     headings TEXT NOT NULL, chunk_sections TEXT NOT NULL, created_at TEXT NOT NULL,
+    chunks INTEGER NOT NULL DEFAULT 0, tokens INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (tenant_id, mode, id));
   CREATE TABLE policy_chunks (
     id INTEGER PRIMARY KEY, tenant_id TEXT NOT NULL, mode TEXT NOT NULL CHECK (mode IN ('test','live')),
     document_id TEXT NOT NULL, chunk_id TEXT NOT NULL, ordinal INTEGER NOT NULL,
-    page_start INTEGER NOT NULL, page_end INTEGER NOT NULL, section_path TEXT NOT NULL, section_text TEXT NOT NULL,
+    page_start INTEGER NOT NULL, page_end INTEGER NOT NULL, section_path TEXT NOT NULL,
     text TEXT NOT NULL, codes TEXT NOT NULL, tokens INTEGER NOT NULL,
     UNIQUE (tenant_id, mode, chunk_id),
     FOREIGN KEY (tenant_id, mode, document_id) REFERENCES policy_documents(tenant_id, mode, id) ON DELETE CASCADE);
@@ -90,14 +94,12 @@ export const POLICY_DOCUMENTS_DDL = `
     chunk INTEGER NOT NULL REFERENCES policy_chunks(id) ON DELETE CASCADE,
     PRIMARY KEY (tenant_id, mode, code, chunk)) WITHOUT ROWID;
   CREATE INDEX policy_chunk_codes_chunk ON policy_chunk_codes(chunk);
-  CREATE VIRTUAL TABLE policy_chunks_fts USING fts5(
-    section_text, text, content='policy_chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
-  CREATE TRIGGER policy_chunks_ai AFTER INSERT ON policy_chunks BEGIN
-    INSERT INTO policy_chunks_fts(rowid, section_text, text) VALUES (new.id, new.section_text, new.text);
-  END;
-  CREATE TRIGGER policy_chunks_ad AFTER DELETE ON policy_chunks BEGIN
-    INSERT INTO policy_chunks_fts(policy_chunks_fts, rowid, section_text, text) VALUES ('delete', old.id, old.section_text, old.text);
-  END;`;
+  CREATE TABLE policy_postings (
+    tenant_id TEXT NOT NULL, mode TEXT NOT NULL, term TEXT NOT NULL,
+    chunk INTEGER NOT NULL REFERENCES policy_chunks(id) ON DELETE CASCADE,
+    tf INTEGER NOT NULL, tokens INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, mode, term, chunk)) WITHOUT ROWID;
+  CREATE INDEX policy_postings_chunk ON policy_postings(chunk);`;
 
 /** A document row: the stored document with its id column and JSON text columns. */
 type DocRow = Omit<StoredPolicyDocument, 'document_id' | 'headings' | 'chunk_sections'> & { id: string; headings: string; chunk_sections: string };
@@ -134,9 +136,6 @@ const toChunk = (r: ChunkRow): StoredChunk => ({
   codes: JSON.parse(r.codes) as StoredChunk['codes'],
 });
 
-/** Words as the index sees them (before stemming): letters and digits. */
-export const wordsOf = (s: string) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-
 /** BM25 parameters (the usual ones; FTS5's own bm25 uses the same). */
 const K1 = 1.2;
 const B = 0.75;
@@ -144,11 +143,39 @@ const B = 0.75;
 const SECTION_WEIGHT = 2;
 /** Added per requested code a chunk lists (codes tables name codes once; text may never repeat them). */
 const CODE_BOOST = 5;
-/** At most this many chunks per term are scored (a term in more chunks than this carries almost no weight). */
-const TERM_ROWS = 5000;
 
 export class SqlitePolicyDocuments {
-  constructor(private readonly db: Database.Database) {}
+  private readonly tokIn: Database.Statement<[string, string]>;
+  private readonly tokOut: Database.Statement<[], { term: string; col: string; n: number }>;
+  private readonly tokClear: Database.Statement<[]>;
+
+  constructor(private readonly db: Database.Database) {
+    // A connection-local one-row FTS5 table: its tokenizer turns text into terms, and its
+    // vocabulary view counts them per column. Chunks and queries go through the same one.
+    db.exec(`
+      CREATE VIRTUAL TABLE IF NOT EXISTS temp.policy_tokenizer USING fts5(section, body, tokenize='porter unicode61 remove_diacritics 2');
+      CREATE VIRTUAL TABLE IF NOT EXISTS temp.policy_tokenizer_terms USING fts5vocab(temp, policy_tokenizer, 'instance');`);
+    this.tokIn = db.prepare('INSERT INTO temp.policy_tokenizer (rowid, section, body) VALUES (1, ?, ?)');
+    this.tokOut = db.prepare('SELECT term, col, count(*) AS n FROM temp.policy_tokenizer_terms GROUP BY term, col ORDER BY min(offset)');
+    this.tokClear = db.prepare('DELETE FROM temp.policy_tokenizer');
+  }
+
+  /** Each term of a section heading and a text with its count in each (FTS5 tokenizer: porter stems). */
+  private terms(section: string, body: string): { term: string; section: number; body: number }[] {
+    this.tokIn.run(section, body);
+    try {
+      const out = new Map<string, { term: string; section: number; body: number }>();
+      for (const r of this.tokOut.all()) {
+        let e = out.get(r.term);
+        if (!e) out.set(r.term, (e = { term: r.term, section: 0, body: 0 }));
+        if (r.col === 'section') e.section += r.n;
+        else e.body += r.n;
+      }
+      return [...out.values()];
+    } finally {
+      this.tokClear.run();
+    }
+  }
 
   forTenant(tenantId: string, mode: KeyType) {
     const db = this.db;
@@ -166,18 +193,24 @@ export class SqlitePolicyDocuments {
           doc.page_count, doc.byte_size, doc.structure_source, JSON.stringify(doc.headings), JSON.stringify(doc.chunk_sections), doc.created_at,
         );
         const ins = db.prepare(
-          `INSERT INTO policy_chunks (tenant_id, mode, document_id, chunk_id, ordinal, page_start, page_end, section_path, section_text, text, codes, tokens)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO policy_chunks (tenant_id, mode, document_id, chunk_id, ordinal, page_start, page_end, section_path, text, codes, tokens)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         );
         const insCode = db.prepare('INSERT OR IGNORE INTO policy_chunk_codes (tenant_id, mode, code, chunk) VALUES (?, ?, ?, ?)');
+        const insTerm = db.prepare('INSERT INTO policy_postings (tenant_id, mode, term, chunk, tf, tokens) VALUES (?, ?, ?, ?, ?, ?)');
+        let total = 0;
         for (const c of chunks) {
-          const section = c.section_path.join(' / ');
-          const row = ins.run(
-            tenantId, mode, doc.document_id, c.chunk_id, c.ordinal, c.page_start, c.page_end, JSON.stringify(c.section_path), section, c.text,
-            JSON.stringify(c.codes), wordsOf(c.text).length + SECTION_WEIGHT * wordsOf(section).length,
-          );
+          const terms = this.terms(c.section_path.join(' / '), c.text);
+          // A heading word counts SECTION_WEIGHT times a text word, in the frequency and the length alike.
+          const weighted = terms.map((t) => ({ term: t.term, tf: SECTION_WEIGHT * t.section + t.body }));
+          const tokens = weighted.reduce((a, t) => a + t.tf, 0);
+          const row = ins.run(tenantId, mode, doc.document_id, c.chunk_id, c.ordinal, c.page_start, c.page_end, JSON.stringify(c.section_path), c.text, JSON.stringify(c.codes), tokens);
           for (const k of c.codes) insCode.run(tenantId, mode, k.code, row.lastInsertRowid);
+          for (const t of weighted) insTerm.run(tenantId, mode, t.term, row.lastInsertRowid, t.tf, tokens);
+          total += tokens;
         }
+        // BM25's corpus figures (chunks, average length) summed per document, read per query.
+        db.prepare('UPDATE policy_documents SET chunks = ?, tokens = ? WHERE tenant_id = ? AND mode = ? AND id = ?').run(chunks.length, total, tenantId, mode, doc.document_id);
         return { document: doc, created: true };
       },
       get: (id: string) => {
@@ -196,7 +229,7 @@ export class SqlitePolicyDocuments {
         ).map(({ chunk_count, ...r }) => ({ ...toDoc(r), chunk_count })),
       remove: (id: string) => {
         const doc = getDoc(id);
-        // Codes and index rows go with their chunks (cascade and trigger), all in the caller's transaction.
+        // Codes and postings go with their chunks (cascade), all in the caller's transaction.
         const chunks_deleted = db.prepare('DELETE FROM policy_chunks WHERE tenant_id = ? AND mode = ? AND document_id = ?').run(tenantId, mode, id).changes;
         db.prepare('DELETE FROM policy_documents WHERE tenant_id = ? AND mode = ? AND id = ?').run(tenantId, mode, id);
         return { document: doc, chunks_deleted };
@@ -206,57 +239,82 @@ export class SqlitePolicyDocuments {
   }
 
   /**
-   * BM25 computed here from this tenant's own chunks (count, average length, how many hold each
-   * term), with FTS5 only finding which chunks hold a term: FTS5's `bm25()` weighs terms by the
-   * whole index, every tenant's chunks, so its scores would move with other tenants' documents.
+   * BM25 (k1 1.2, b 0.75) over this tenant's chunks in this mode (or the one document), plus
+   * CODE_BOOST per requested code a chunk lists; computed in SQL so only the top rows reach JS.
    */
   private search(tenantId: string, mode: KeyType, q: SearchInput, getDoc: (id: string) => StoredPolicyDocument): PolicyHit[] {
-    const db = this.db;
     if (q.document_id !== undefined) getDoc(q.document_id);
-    const scope = q.document_id !== undefined ? ' AND c.document_id = ?' : '';
-    const args = q.document_id !== undefined ? [tenantId, mode, q.document_id] : [tenantId, mode];
-    const stats = db.prepare(`SELECT count(*) AS n, avg(tokens) AS avgdl FROM policy_chunks c WHERE c.tenant_id = ? AND c.mode = ?${scope}`).get(...args) as { n: number; avgdl: number | null };
-    if (stats.n === 0) return [];
-    const avgdl = stats.avgdl ?? 1;
-    const scores = new Map<number, { score: number; tokens: number; codes: string[] }>();
-    const entry = (id: number, tokens: number) => {
-      let e = scores.get(id);
-      if (!e) scores.set(id, (e = { score: 0, tokens, codes: [] }));
-      return e;
-    };
-    const termStmt = db.prepare(
-      `SELECT c.id, c.tokens, highlight(policy_chunks_fts, 0, char(1), char(2)) AS s, highlight(policy_chunks_fts, 1, char(1), char(2)) AS t
-       FROM policy_chunks_fts JOIN policy_chunks c ON c.id = policy_chunks_fts.rowid
-       WHERE policy_chunks_fts MATCH ? AND c.tenant_id = ? AND c.mode = ?${scope} LIMIT ${TERM_ROWS}`,
-    );
-    const marks = (s: string) => s.split('\u0001').length - 1;
-    for (const term of new Set(q.terms)) {
-      const rows = termStmt.all(`"${term.replace(/"/g, '""')}"`, ...args) as { id: number; tokens: number; s: string; t: string }[];
-      if (!rows.length) continue;
-      const idf = Math.log(1 + (stats.n - rows.length + 0.5) / (rows.length + 0.5));
-      for (const r of rows) {
-        const tf = SECTION_WEIGHT * marks(r.s) + marks(r.t);
-        const e = entry(r.id, r.tokens);
-        e.score += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * r.tokens) / avgdl));
+    const docScope = q.document_id !== undefined ? ' AND c.document_id = ?' : '';
+    const scoped = q.document_id !== undefined ? [q.document_id] : [];
+    const stats = this.stmt(`SELECT sum(chunks) AS n, sum(tokens) AS tokens FROM policy_documents WHERE tenant_id = ? AND mode = ?${q.document_id !== undefined ? ' AND id = ?' : ''}`).get(
+      tenantId, mode, ...scoped,
+    ) as { n: number | null; tokens: number | null };
+    const n = stats.n ?? 0;
+    const terms = q.terms.length ? [...new Set(this.terms('', q.terms.join(' ')).map((t) => t.term))] : [];
+    const codes = [...new Set(q.codes)];
+    if (n === 0 || (!terms.length && !codes.length)) return [];
+    const avgdl = (stats.tokens ?? 0) / n || 1;
+    const marks = (xs: unknown[]) => xs.map(() => '?').join(', ');
+    const join = (col: string) => (docScope ? ` JOIN policy_chunks c ON c.id = ${col}` : '');
+    const scores = new Map<number, { score: number; codes: string[] }>();
+    const coded = codes.length ? this.codedChunks(tenantId, mode, codes, docScope, scoped) : [];
+    if (terms.length) {
+      // Document frequency of each term among the tenant's chunks, then BM25 summed per chunk in SQL.
+      const dfs = this.stmt(`SELECT p.term, count(*) AS df FROM policy_postings p${join('p.chunk')} WHERE p.tenant_id = ? AND p.mode = ? AND p.term IN (${marks(terms)})${docScope} GROUP BY p.term`).all(
+        tenantId, mode, ...terms, ...scoped,
+      ) as { term: string; df: number }[];
+      if (dfs.length) {
+        const idf = dfs.flatMap((d) => [d.term, Math.log(1 + (n - d.df + 0.5) / (d.df + 0.5))]);
+        const weight = `CASE p.term ${dfs.map(() => 'WHEN ? THEN ?').join(' ')} END`;
+        const bm25 = `sum(${weight} * p.tf * ${K1 + 1} / (p.tf + ${K1} * (${1 - B} + ${B} * p.tokens / ?)))`;
+        const byChunk = (filter: string, args: unknown[], limit: string) =>
+          this.stmt(`SELECT p.chunk AS id, ${bm25} AS score FROM policy_postings p${join('p.chunk')} WHERE p.tenant_id = ? AND p.mode = ? AND p.term IN (${marks(dfs)})${docScope}${filter} GROUP BY p.chunk ORDER BY score DESC, p.chunk${limit}`).all(
+            ...idf, avgdl, tenantId, mode, ...dfs.map((d) => d.term), ...scoped, ...args,
+          ) as { id: number; score: number }[];
+        for (const r of byChunk('', [q.top_k], ' LIMIT ?')) scores.set(r.id, { score: r.score, codes: [] });
+        // Chunks listing a requested code may rank above the text's top k: their text scores too.
+        const more = coded.map((r) => r.id).filter((id) => !scores.has(id));
+        if (more.length) for (const r of byChunk(` AND p.chunk IN (${marks(more)})`, more, '')) scores.set(r.id, { score: r.score, codes: [] });
       }
     }
-    const codeStmt = db.prepare(
-      `SELECT c.id, c.tokens FROM policy_chunk_codes k JOIN policy_chunks c ON c.id = k.chunk WHERE k.tenant_id = ? AND k.mode = ? AND k.code = ? AND c.tenant_id = ? AND c.mode = ?${scope}`,
-    );
-    for (const code of new Set(q.codes)) {
-      for (const r of codeStmt.all(tenantId, mode, code, ...args) as { id: number; tokens: number }[]) {
-        const e = entry(r.id, r.tokens);
-        e.score += CODE_BOOST;
-        e.codes.push(code);
-      }
+    for (const r of coded) {
+      let e = scores.get(r.id);
+      if (!e) scores.set(r.id, (e = { score: 0, codes: [] }));
+      e.score += CODE_BOOST * r.codes.length;
+      e.codes = codes.filter((c) => r.codes.includes(c));
     }
-    const top = [...scores].filter(([, e]) => e.score > 0).sort((a, b) => b[1].score - a[1].score || a[0] - b[0]).slice(0, q.top_k);
-    const chunkStmt = db.prepare(`SELECT ${CHUNK_COLS} FROM policy_chunks WHERE id = ?`);
+    const top = [...scores]
+      .map(([id, e]) => ({ id, ...e }))
+      .sort((a, b) => b.score - a.score || a.id - b.id)
+      .slice(0, q.top_k);
+    const chunkStmt = this.stmt(`SELECT ${CHUNK_COLS} FROM policy_chunks WHERE id = ?`);
     const titles = new Map<string, string | null>();
-    return top.map(([id, e]) => {
-      const r = chunkStmt.get(id) as ChunkRow;
-      if (!titles.has(r.document_id)) titles.set(r.document_id, getDoc(r.document_id).title);
-      return { document_id: r.document_id, document_title: titles.get(r.document_id) ?? null, chunk: toChunk(r), score: Math.round(e.score * 1e4) / 1e4, codes_matched: e.codes };
-    });
+    return top
+      .filter((t) => t.score > 0)
+      .map((t) => {
+        const r = chunkStmt.get(t.id) as ChunkRow;
+        if (!titles.has(r.document_id)) titles.set(r.document_id, getDoc(r.document_id).title);
+        return { document_id: r.document_id, document_title: titles.get(r.document_id) ?? null, chunk: toChunk(r), score: Math.round(t.score * 1e4) / 1e4, codes_matched: t.codes };
+      });
+  }
+
+  /** The tenant's chunks that list any of `codes`, with the codes each lists. */
+  private codedChunks(tenantId: string, mode: KeyType, codes: string[], docScope: string, scoped: string[]): { id: number; codes: string[] }[] {
+    const rows = this.stmt(
+      `SELECT k.chunk AS id, group_concat(k.code, ' ') AS codes FROM policy_chunk_codes k${docScope ? ' JOIN policy_chunks c ON c.id = k.chunk' : ''}
+       WHERE k.tenant_id = ? AND k.mode = ? AND k.code IN (${codes.map(() => '?').join(', ')})${docScope} GROUP BY k.chunk`,
+    ).all(tenantId, mode, ...codes, ...scoped) as { id: number; codes: string }[];
+    return rows.map((r) => ({ id: r.id, codes: r.codes.split(' ') }));
+  }
+
+  /** Statements by their SQL (the search builds a few shapes, by how many terms and codes). */
+  private readonly statements = new Map<string, Database.Statement>();
+  private stmt(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) {
+      if (this.statements.size > 500) this.statements.clear();
+      this.statements.set(sql, (st = this.db.prepare(sql)));
+    }
+    return st;
   }
 }
