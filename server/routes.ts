@@ -11,6 +11,7 @@ import { playgroundRoutes, type PlaygroundDeps } from './playground/routes.js';
 import { agentRoutes, type AgentRouteDeps } from './agents/routes.js';
 import { payerRoutes } from './payers/routes.js';
 import { priorAuthRoutes } from './prior_auth/routes.js';
+import { mediCalRoutes } from './medi_cal/routes.js';
 import { systemResolver } from './agents/callbacks.js';
 
 /**
@@ -26,6 +27,7 @@ export function buildRoutes(
     ...systemRoutes({ ...sys, servers: sys.servers ?? DEFAULT_SERVERS, routes: () => routes }),
     ...codeRoutes,
     ...paymentRoutes,
+    ...mediCalRoutes,
     ...facilityRoutes,
     ...knowledgeRoutes,
     ...feeScheduleRoutes,
