@@ -50,6 +50,8 @@ export const mediCalRoutes: RouteDef[] = [
       '4331.14 below the 60000 threshold: no outlier; allowed 4668.86, less than the charges: payment 4668.86.',
     auth: { scope: 'knowledge' },
     reads: 'snapshot',
+    // A stay's price depends only on the snapshot and the body: identical questions are answered from the cache.
+    cache: true,
     body: json(AprDrgBodySchema, 16 * 1024),
     resolve: resolveFiscalYear,
     response: AprDrgPaymentSchema,
