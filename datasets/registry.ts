@@ -28,6 +28,9 @@ import { x12Codes } from './x12_codes/dataset.js';
 import { oppsCap } from './opps_cap/dataset.js';
 import { icd10cm } from './icd10cm/dataset.js';
 import { mcdCoverage } from './mcd_coverage/dataset.js';
+import { mediCalAprDrg } from './medi_cal_apr_drg/dataset.js';
+import { mediCalHospitals } from './medi_cal_hospitals/dataset.js';
+import { mediCalDrgPolicy } from './medi_cal_drg_policy/dataset.js';
 
 /** Every dataset the service knows. Adding one: a folder under datasets/ and a line here. */
 export const DATASETS: Dataset<any>[] = [
@@ -60,6 +63,9 @@ export const DATASETS: Dataset<any>[] = [
   oppsCap,
   icd10cm,
   mcdCoverage,
+  mediCalAprDrg,
+  mediCalHospitals,
+  mediCalDrgPolicy,
 ];
 
 const BY_ID = new Map(DATASETS.map((d) => [d.id, d]));

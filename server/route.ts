@@ -149,8 +149,9 @@ export interface RawInput {
   query: Record<string, string | string[]>;
   body: unknown;
   /**
-   * A request header by lower-case name (`idempotency-key`). Body routes only: a body-less
-   * route's validated input is memoised by its target, so its `resolve` must not read headers.
+   * A request header by lower-case name (`idempotency-key`). Uncached body routes only: a
+   * body-less route's validated input is memoised by its target, and a cached route's by its
+   * target and body, so their `resolve` must not read headers.
    */
   header(name: string): string | undefined;
 }
@@ -196,7 +197,9 @@ export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType 
   /**
    * The answer depends only on what `reads` names plus the validated input: memoise it (key:
    * snapshot id, tenant id and state generation, validated input). `'daily'` when it also depends
-   * on today's date (a date parameter defaulting to today): the UTC date joins the key.
+   * on today's date (a date parameter defaulting to today): the UTC date joins the key. GET
+   * routes, and POST routes that only read the snapshot (a JSON body that is a question, not a
+   * write: pricing a stay), whose validated body joins the key.
    */
   cache?: boolean | 'daily';
   /**

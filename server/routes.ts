@@ -11,6 +11,7 @@ import { playgroundRoutes, type PlaygroundDeps } from './playground/routes.js';
 import { agentRoutes, type AgentRouteDeps } from './agents/routes.js';
 import { payerRoutes } from './payers/routes.js';
 import { priorAuthRoutes } from './prior_auth/routes.js';
+import { mediCalRoutes } from './medi_cal/routes.js';
 import { systemResolver } from './agents/callbacks.js';
 import { policyDocumentRoutes, type PolicyRouteDeps } from './policy_documents/routes.js';
 import { DEFAULT_POLICY_MAX_BYTES } from './policy_documents/parser.js';
@@ -28,6 +29,7 @@ export function buildRoutes(
     ...systemRoutes({ ...sys, servers: sys.servers ?? DEFAULT_SERVERS, routes: () => routes }),
     ...codeRoutes,
     ...paymentRoutes,
+    ...mediCalRoutes,
     ...facilityRoutes,
     ...knowledgeRoutes,
     ...feeScheduleRoutes,

@@ -38,6 +38,31 @@ describe('per-snapshot answer cache', () => {
     }
   });
 
+  it('caches a POST that only reads the snapshot by its validated body: the same stay is priced once, another stay again', async () => {
+    const t = await startTestServer();
+    const fill = vi.spyOn(t.srv.cache, 'fill');
+    const path = '/v1/medi-cal/apr-drg/payment';
+    const stay = { apr_drg: '139-2', oshpd_id: '106999002', length_of_stay: 4, patient_age: 67, total_charges: 30000 };
+    try {
+      const a = await t.request(path, { method: 'POST', body: stay });
+      expect(a.status).toBe(200);
+      expect(fill).toHaveBeenCalledTimes(1);
+      // The same question written differently (field order, DRG and SOI apart) validates to the same input: no new pricing.
+      const b = await t.request(path, { method: 'POST', body: { total_charges: 30000, soi: 2, apr_drg: '139', oshpd_id: '106999002', patient_age: 67, length_of_stay: 4 } });
+      expect(fill).toHaveBeenCalledTimes(1);
+      expect(b.text).toBe(a.text);
+      const c = await t.request(path, { method: 'POST', body: { ...stay, total_charges: 3000 } });
+      expect(fill).toHaveBeenCalledTimes(2);
+      expect([a.body.payment_amount, c.body.payment_amount]).toEqual([4668.86, 3000]);
+      // A rejected body is never cached.
+      for (let i = 0; i < 2; i++) expect((await t.request(path, { method: 'POST', body: { ...stay, soi: 3 } })).status).toBe(422);
+      expect(fill).toHaveBeenCalledTimes(2);
+    } finally {
+      fill.mockRestore();
+      await t.close();
+    }
+  });
+
   it('never caches a rejected request: the same bad URL is answered 422 each time', async () => {
     const t = await startTestServer();
     try {

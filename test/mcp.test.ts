@@ -117,6 +117,20 @@ describe('MCP tool calls go through the same pipeline as REST', () => {
     });
   }
 
+  it('priceMediCalAprDrg answers what POST /v1/medi-cal/apr-drg/payment answers, and its 404 with suggestions', async () => {
+    const client = await connect(t.key);
+    const body = { apr_drg: '640', soi: 3, oshpd_id: '106999001', length_of_stay: 4, patient_age: 0, total_charges: 40000, discharge_date: '2025-09-15' };
+    const res = await client.callTool({ name: 'priceMediCalAprDrg', arguments: body });
+    expect(res.isError ?? false, JSON.stringify(res.content)).toBe(false);
+    const rest = await t.request('/v1/medi-cal/apr-drg/payment', { method: 'POST', body });
+    expect(rest.status).toBe(200);
+    expect(stable(res.structuredContent)).toEqual(stable(rest.body));
+    expect((res.structuredContent as { calculation: { policy_adjustor_code: string } }).calculation.policy_adjustor_code).toBe('A');
+    const missing = await client.callTool({ name: 'priceMediCalAprDrg', arguments: { ...body, oshpd_id: '106999099' } });
+    expect(missing.isError).toBe(true);
+    expect(JSON.parse((missing.content as { text: string }[])[0]!.text)).toMatchObject({ code: 'not_found', suggestions: expect.arrayContaining([expect.objectContaining({ oshpd_id: '106999001' })]) });
+  });
+
   it('returns the REST 422 issues as a tool error', async () => {
     const client = await connect(t.key);
     const res = await client.callTool({ name: 'getCodePayment', arguments: { code: '99213', qpp_flag: '2', qpp_flg: '1' } });

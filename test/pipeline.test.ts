@@ -214,6 +214,9 @@ describe('route declarations', () => {
     expect(() => checkRoute(defineRoute({ ...base, auth: 'public', reads: 'tenant' }))).toThrow(/public route cannot read tenant/);
     expect(() => checkRoute(defineRoute({ ...base, auth: { scope: 'knowledge' }, reads: 'none', cache: true }))).toThrow(/must say what it reads/);
     expect(() => checkRoute(defineRoute({ ...base, method: 'post', auth: { scope: 'knowledge' }, reads: 'tenant', cache: true, body: json(WidgetSchema) }))).toThrow(/only GET/);
+    expect(() => checkRoute(defineRoute({ ...base, method: 'put', auth: { scope: 'knowledge' }, reads: 'snapshot', cache: true, body: json(WidgetSchema) }))).toThrow(/only GET/);
+    // A POST that only reads the snapshot (a question in a JSON body, like pricing a stay) may be cached.
+    expect(() => checkRoute(defineRoute({ ...base, method: 'post', auth: { scope: 'knowledge' }, reads: 'snapshot', cache: true, body: json(WidgetSchema) }))).not.toThrow();
     expect(() => checkRoute(defineRoute({ ...base, auth: 'public', reads: 'none', examples: [] }))).toThrow(/example/);
     expect(() => checkRoute(defineRoute({ ...base, auth: 'public', reads: 'none', response: z.object({ a: z.string() }), handler: () => ({ a: 'x' }) }))).toThrow(/\.meta\(\{ id \}\)/);
     expect(() => checkRoute(defineRoute({ ...base, auth: 'public', reads: 'none' }))).not.toThrow();

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import type { Issue } from '../../warehouse/errors.js';
-import { open } from 'node:fs/promises';
 import { readRecords, type FileSample, type SourceFile, type SourceRecord } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
+import { isWorkbook, xlsxCellText } from '../_shared/workbook.js';
 import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
 /** One HCPCS code's OPPS status and payment (Addendum B). */
@@ -158,7 +158,7 @@ export const oppsAddendumB = defineDataset({
     return samples.map(oppsVersionOf).find((v) => v !== undefined);
   },
   async *parse(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<OppsAddendumBRow>> {
-    const records = ((await isZip(file)) ? xlsxRecords(file, ctx) : readRecords(file, { onBytes: ctx.onBytes }))[Symbol.asyncIterator]();
+    const records = ((await isWorkbook(file)) ? xlsxRecords(file, ctx) : readRecords(file, { onBytes: ctx.onBytes }))[Symbol.asyncIterator]();
     const { header, above } = await findHeader(records, file, isOppsHeader, 'HCPCS Code, Short Descriptor, SI, APC, Relative Weight, Payment Rate, …', 40);
     const layout = oppsLayout(header.fields, file.name, header.line);
     const year = titleYear(above.map((r) => r.fields.join(','))) ?? Number(/(20\d{2})/.exec(file.name)?.[1] ?? NaN);
@@ -180,24 +180,6 @@ export const oppsAddendumB = defineDataset({
     }
   },
 });
-
-async function isZip(file: SourceFile): Promise<boolean> {
-  const fh = await open(file.path, 'r');
-  try {
-    const buf = Buffer.alloc(4);
-    const { bytesRead } = await fh.read(buf, 0, 4, 0);
-    return bytesRead === 4 && buf.readUInt32LE(0) === 0x04034b50;
-  } finally {
-    await fh.close();
-  }
-}
-
-/** Workbook cell as the text the 508 CSV would hold: numbers in shortest round-trip form, dates ISO. */
-export function xlsxCellText(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (v instanceof Date) return v.toISOString().slice(0, 10);
-  return String(v);
-}
 
 /**
  * The first sheet of an Addendum B workbook (`2023_January_Web_Addendum_B.12212022.xlsx`) as

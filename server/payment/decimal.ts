@@ -40,6 +40,34 @@ export class Dec {
     return new Dec(this.units * o.units, this.scale + o.scale);
   }
 
+  /**
+   * `this / divisor` rounded half away from zero to `places` decimals, computed exactly (a per
+   * diem is a payment divided by an average length of stay: the one division payment rules need).
+   */
+  divRound(divisor: number | string | Dec, places: number): Dec {
+    const d = Dec.of(divisor);
+    if (d.units === 0n) throw new RangeError('division by zero');
+    // this.units/10^s1 / (d.units/10^s2) = this.units * 10^(s2 + places - s1) / d.units, in units of 10^-places.
+    const shift = d.scale + places - this.scale;
+    let num = this.units * (shift >= 0 ? 10n ** BigInt(shift) : 1n);
+    let den = d.units * (shift < 0 ? 10n ** BigInt(-shift) : 1n);
+    if (den < 0n) {
+      num = -num;
+      den = -den;
+    }
+    const neg = num < 0n;
+    const abs = neg ? -num : num;
+    let q = abs / den;
+    if ((abs % den) * 2n >= den) q += 1n;
+    return new Dec(neg ? -q : q, places);
+  }
+
+  /** -1, 0 or 1 as this is less than, equal to or greater than `v`. */
+  compare(v: number | string | Dec): number {
+    const [a, b] = this.align(Dec.of(v));
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+
   /** Rounds half away from zero to `places` decimals. */
   round(places: number): Dec {
     if (this.scale <= places) return this;

@@ -29,13 +29,22 @@ export interface ValidInput {
 const DEFAULT_JSON_MAX = 1 << 20;
 const NO_BODY = Symbol('no body');
 
-export const inputKey = (input: ValidInput): string => JSON.stringify([input.params ?? null, input.query ?? null]);
+/** JSON with every object's keys sorted: two bodies that differ only in field order are one question. */
+const canonical = (v: unknown): unknown =>
+  Array.isArray(v) ? v.map(canonical) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])])) : v;
+
+/** The validated input as a cache key: path and query, and the body (keys sorted) of a cached POST read. */
+export const inputKey = (input: ValidInput): string =>
+  JSON.stringify(input.body === undefined ? [input.params ?? null, input.query ?? null] : [input.params ?? null, input.query ?? null, canonical(input.body)]);
 
 /**
  * Turns a raw call into a validated input: the body decoded once, path, query and body parsed by
  * the route's schemas, then the route's `resolve` step (even when the schemas failed), with every
  * issue of all of them in one 422.
  */
+/** Largest JSON body whose validated form is memoised (a cached route's body, e.g. one stay to price). */
+const MEMO_BODY_MAX = 4096;
+
 export class InputDecoder {
   constructor(
     private readonly maxDepth: number,
@@ -43,8 +52,8 @@ export class InputDecoder {
   ) {}
 
   /**
-   * Validated inputs of body-less requests by their raw form (route, snapshot, params, query): a
-   * repeated lookup skips the schemas and `resolve`. Bounded by bytes like the answer cache; only
+   * Validated inputs of body-less requests, and of cached routes' JSON bodies, by their raw form
+   * (route, snapshot, params, query, body bytes): a repeated lookup skips the schemas and `resolve`. Bounded by bytes like the answer cache; only
    * successes are kept, and the snapshot id is in the key because `resolve` reads the snapshot.
    */
   private readonly validated = new LRUCache<string, ValidInput>({
@@ -53,10 +62,14 @@ export class InputDecoder {
   });
 
   async decode(route: RouteDef, req: InputRequest, snapshot: MountedSnapshot | null, auth: AuthInfo | null): Promise<ValidInput> {
-    if (route.body || (req.body && !('bytes' in req.body && req.body.bytes.length === 0))) return this.decodeOnce(route, req, snapshot, auth);
+    const bodyBytes = req.body && 'bytes' in req.body ? req.body.bytes : undefined;
+    // A cached route's JSON body is part of its input, so the same bytes validate the same way
+    // (a read such as pricing a stay); any other route with a body is decoded every time.
+    const memoBody = route.cache && route.body?.kind === 'json' && bodyBytes !== undefined && bodyBytes.length <= MEMO_BODY_MAX;
+    if (!memoBody && (route.body || (req.body && !(bodyBytes && bodyBytes.length === 0)))) return this.decodeOnce(route, req, snapshot, auth);
     // An origin-form HTTP target decides params and query alone; other callers key by their parts.
     const raw = req.target !== undefined && req.target.startsWith('/') ? req.target : `${JSON.stringify(req.params)}\u0000${JSON.stringify(req.query)}`;
-    const key = `${route.operationId}\u0000${snapshot?.id ?? ''}\u0000${raw}`;
+    const key = `${route.operationId}\u0000${snapshot?.id ?? ''}\u0000${raw}${memoBody ? `\u0000${req.headers['content-type'] ?? ''}\u0000${bodyBytes.toString('latin1')}` : ''}`;
     const hit = this.validated.get(key);
     if (hit) return hit;
     const input = await this.decodeOnce(route, req, snapshot, auth);

@@ -78,7 +78,10 @@ function ownBuffer(text: string): Buffer {
 export function checkRoute(r: RouteDef): void {
   if (r.auth === 'public' && readsTenant(r.reads)) throw new Error(`${r.operationId}: a public route cannot read tenant state`);
   if (r.persist && (r.auth === 'public' || !readsTenant(r.reads))) throw new Error(`${r.operationId}: a route that persists must be keyed and read tenant state`);
-  if (r.cache && r.method !== 'get') throw new Error(`${r.operationId}: only GET answers are cached`);
+  // A POST answer is cached only when it is a read of the snapshot alone (pricing a stay): never a write, never tenant data.
+  if (r.cache && r.method !== 'get' && (r.method !== 'post' || r.reads !== 'snapshot' || r.persist || r.body?.kind !== 'json')) {
+    throw new Error(`${r.operationId}: only GET answers, and POST reads of the snapshot alone, are cached`);
+  }
   if (r.cache && r.reads === 'none') throw new Error(`${r.operationId}: a cached route must say what it reads`);
   if (r.examples.length === 0) throw new Error(`${r.operationId}: every route carries at least one example`);
   if (r.rateLimit === false && (r.auth !== 'public' || r.reads !== 'none')) throw new Error(`${r.operationId}: only a public probe that reads nothing may skip the rate limit`);
@@ -192,7 +195,7 @@ export class Pipeline {
     const scoped = readsTenant(route.reads) && auth !== null && (route.tenantScoped?.({ params: input.params, query: input.query }) ?? true);
     // The mode is the key's type, which the host already matched (the admin secret takes the host's).
     const tenant = scoped ? this.deps.state.forTenant(auth.tenant_id, auth.key_type) : null;
-    if (!route.cache || route.method !== 'get') return this.run(call, tenant);
+    if (!route.cache) return this.run(call, tenant);
     const key = answerKey(route, snapshot, tenant ? { id: `${tenant.mode}:${tenant.tenantId}`, generation: await tenant.generation() } : null, this.deps.now, input);
     const metrics = this.deps.metrics;
     const hit = this.deps.cache.peek(key);

@@ -4,7 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { openTestSnapshot, parseAll } from '../helpers/datasets.js';
 import { requireShared, sharedDataDir } from '../helpers/shared.js';
-import { isOppsHeader, oppsAddendumB, oppsLayout, xlsxCellText, type OppsAddendumBRow } from '../../datasets/opps_addendum_b/dataset.js';
+import { isOppsHeader, oppsAddendumB, oppsLayout, type OppsAddendumBRow } from '../../datasets/opps_addendum_b/dataset.js';
+import { xlsxCellText } from '../../datasets/_shared/workbook.js';
 import type { Issue } from '../../warehouse/errors.js';
 import { findOppsRates } from '../../datasets/opps_addendum_b/queries.js';
 

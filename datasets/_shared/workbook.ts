@@ -1,0 +1,22 @@
+import { open } from 'node:fs/promises';
+import type { SourceFile } from './source.js';
+
+/** True when a file starts with the zip signature: an `.xlsx` workbook rather than a CSV export. */
+export async function isWorkbook(file: SourceFile): Promise<boolean> {
+  const fh = await open(file.path, 'r');
+  try {
+    const buf = Buffer.alloc(4);
+    const { bytesRead } = await fh.read(buf, 0, 4, 0);
+    return bytesRead === 4 && buf.readUInt32LE(0) === 0x04034b50;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** A workbook cell as the text its CSV export would hold: numbers in shortest round-trip form, dates ISO, booleans Y/N. */
+export function xlsxCellText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (v instanceof Date) return v.toISOString().slice(0, 10);
+  if (typeof v === 'boolean') return v ? 'Y' : 'N';
+  return String(v);
+}

@@ -1,0 +1,39 @@
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import type { PolicyAdjustorRow, PolicyParameter, PolicyParameterRow, TransferStatusRow } from './dataset.js';
+
+/** One fiscal year's DRG payment parameters, policy adjustor table and transfer status codes. */
+export interface DrgPolicy {
+  parameters: Record<PolicyParameter, number>;
+  /** Each parameter's source as the sheet states it. */
+  sources: Record<PolicyParameter, string>;
+  adjustors: PolicyAdjustorRow[];
+  transfer_status_codes: TransferStatusRow[];
+  /** Tables of the year whose sheet is marked illustrative. */
+  illustrative: string[];
+}
+
+/** The policy of one fiscal year (`2025-26`), read once per snapshot; null when the year is not loaded. */
+export function drgPolicy(snapshot: SnapshotReader, fiscalYear: string): Promise<DrgPolicy | null> {
+  return snapshot.memo(
+    `medi_cal_drg_policy:${fiscalYear}`,
+    async () => {
+      const params = await snapshot.all<PolicyParameterRow>(`SELECT * EXCLUDE (version) FROM medi_cal_drg_policy WHERE version = $1`, [fiscalYear]);
+      if (params.length === 0) return null;
+      const adjustors = await snapshot.all<PolicyAdjustorRow>(`SELECT * EXCLUDE (version) FROM medi_cal_drg_policy__policy_adjustors WHERE version = $1 ORDER BY policy_adjustor_code`, [fiscalYear]);
+      const transfer = await snapshot.all<TransferStatusRow>(`SELECT * EXCLUDE (version) FROM medi_cal_drg_policy__transfer_status_codes WHERE version = $1 ORDER BY patient_status_code`, [fiscalYear]);
+      const illustrative = [
+        ...(params.some((r) => r.illustrative) ? ['medi_cal_drg_policy'] : []),
+        ...(adjustors.some((r) => r.illustrative) ? ['medi_cal_drg_policy__policy_adjustors'] : []),
+        ...(transfer.some((r) => r.illustrative) ? ['medi_cal_drg_policy__transfer_status_codes'] : []),
+      ];
+      return {
+        parameters: Object.fromEntries(params.map((r) => [r.parameter, r.value])) as Record<PolicyParameter, number>,
+        sources: Object.fromEntries(params.map((r) => [r.parameter, r.source])) as Record<PolicyParameter, string>,
+        adjustors,
+        transfer_status_codes: transfer,
+        illustrative,
+      };
+    },
+    { pin: true },
+  );
+}
