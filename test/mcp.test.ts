@@ -1,3 +1,4 @@
+import { examplePolicyPdf } from '../server/policy_documents/example_pdf.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -129,6 +130,25 @@ describe('MCP tool calls go through the same pipeline as REST', () => {
     const missing = await client.callTool({ name: 'priceMediCalAprDrg', arguments: { ...body, oshpd_id: '106999099' } });
     expect(missing.isError).toBe(true);
     expect(JSON.parse((missing.content as { text: string }[])[0]!.text)).toMatchObject({ code: 'not_found', suggestions: expect.arrayContaining([expect.objectContaining({ oshpd_id: '106999001' })]) });
+  });
+
+  it('retrievePolicyChunks and getPolicyStructure answer what REST answers, for the key tenant only', async () => {
+    const doc = (await t.request('/v1/policy/parse', { method: 'POST', body: examplePolicyPdf(), headers: { 'Content-Type': 'application/pdf' } })).body;
+    const client = await connect(t.key);
+    const body = { query: 'sleeve gastrectomy prior authorization', top_k: 3 };
+    const res = await client.callTool({ name: 'retrievePolicyChunks', arguments: body });
+    expect(res.isError ?? false, JSON.stringify(res.content)).toBe(false);
+    const rest = await t.request('/v1/policy/retrieve', { method: 'POST', body });
+    expect(stable(res.structuredContent)).toEqual(stable(rest.body));
+    expect((res.structuredContent as { results: { document_id: string }[] }).results[0]!.document_id).toBe(doc.document_id);
+    const tree = await client.callTool({ name: 'getPolicyStructure', arguments: { document_id: doc.document_id } });
+    expect((tree.structuredContent as { tree: { title: string }[] }).tree.map((n) => n.title)).toEqual(['Coverage Rationale', 'Applicable Codes']);
+    // Another tenant's test key: the document is not found through MCP either.
+    const other = await t.srv.state.admin.createTenant(`mcp-policy-${Math.random().toString(36).slice(2, 8)}`);
+    const otherClient = await connect(await t.newKey('test', ['knowledge'], other.name));
+    const hidden = await otherClient.callTool({ name: 'getPolicyStructure', arguments: { document_id: doc.document_id } });
+    expect(hidden.isError).toBe(true);
+    expect(JSON.parse((hidden.content as { text: string }[])[0]!.text)).toMatchObject({ code: 'not_found' });
   });
 
   it('returns the REST 422 issues as a tool error', async () => {
