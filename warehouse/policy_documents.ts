@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from './errors.js';
+import { Fts5Terms, type TermCount } from './policy_terms.js';
 import type { KeyType } from './state.js';
 
 /**
@@ -19,6 +20,8 @@ export interface StoredChunk {
   section_path: string[];
   text: string;
   codes: { code: string; system: string; page: number }[];
+  /** The chunk's index terms with their weighted frequencies (counted when absent). */
+  terms?: TermCount[];
 }
 
 export interface StoredHeading {
@@ -139,42 +142,14 @@ const toChunk = (r: ChunkRow): StoredChunk => ({
 /** BM25 parameters (the usual ones; FTS5's own bm25 uses the same). */
 const K1 = 1.2;
 const B = 0.75;
-/** A hit in the section heading counts this many times a hit in the text. */
-const SECTION_WEIGHT = 2;
 /** Added per requested code a chunk lists (codes tables name codes once; text may never repeat them). */
 const CODE_BOOST = 5;
 
 export class SqlitePolicyDocuments {
-  private readonly tokIn: Database.Statement<[string, string]>;
-  private readonly tokOut: Database.Statement<[], { term: string; col: string; n: number }>;
-  private readonly tokClear: Database.Statement<[]>;
+  private readonly fts5: Fts5Terms;
 
   constructor(private readonly db: Database.Database) {
-    // A connection-local one-row FTS5 table: its tokenizer turns text into terms, and its
-    // vocabulary view counts them per column. Chunks and queries go through the same one.
-    db.exec(`
-      CREATE VIRTUAL TABLE IF NOT EXISTS temp.policy_tokenizer USING fts5(section, body, tokenize='porter unicode61 remove_diacritics 2');
-      CREATE VIRTUAL TABLE IF NOT EXISTS temp.policy_tokenizer_terms USING fts5vocab(temp, policy_tokenizer, 'instance');`);
-    this.tokIn = db.prepare('INSERT INTO temp.policy_tokenizer (rowid, section, body) VALUES (1, ?, ?)');
-    this.tokOut = db.prepare('SELECT term, col, count(*) AS n FROM temp.policy_tokenizer_terms GROUP BY term, col ORDER BY min(offset)');
-    this.tokClear = db.prepare('DELETE FROM temp.policy_tokenizer');
-  }
-
-  /** Each term of a section heading and a text with its count in each (FTS5 tokenizer: porter stems). */
-  private terms(section: string, body: string): { term: string; section: number; body: number }[] {
-    this.tokIn.run(section, body);
-    try {
-      const out = new Map<string, { term: string; section: number; body: number }>();
-      for (const r of this.tokOut.all()) {
-        let e = out.get(r.term);
-        if (!e) out.set(r.term, (e = { term: r.term, section: 0, body: 0 }));
-        if (r.col === 'section') e.section += r.n;
-        else e.body += r.n;
-      }
-      return [...out.values()];
-    } finally {
-      this.tokClear.run();
-    }
+    this.fts5 = new Fts5Terms(db);
   }
 
   forTenant(tenantId: string, mode: KeyType) {
@@ -200,13 +175,12 @@ export class SqlitePolicyDocuments {
         const insTerm = db.prepare('INSERT INTO policy_postings (tenant_id, mode, term, chunk, tf, tokens) VALUES (?, ?, ?, ?, ?, ?)');
         let total = 0;
         for (const c of chunks) {
-          const terms = this.terms(c.section_path.join(' / '), c.text);
-          // A heading word counts SECTION_WEIGHT times a text word, in the frequency and the length alike.
-          const weighted = terms.map((t) => ({ term: t.term, tf: SECTION_WEIGHT * t.section + t.body }));
-          const tokens = weighted.reduce((a, t) => a + t.tf, 0);
+          // Counted by the parser thread when it parsed the PDF; here only for chunks given without them.
+          const weighted = c.terms ?? this.fts5.count(c.section_path.join(' / '), c.text);
+          const tokens = weighted.reduce((a, [, tf]) => a + tf, 0);
           const row = ins.run(tenantId, mode, doc.document_id, c.chunk_id, c.ordinal, c.page_start, c.page_end, JSON.stringify(c.section_path), c.text, JSON.stringify(c.codes), tokens);
           for (const k of c.codes) insCode.run(tenantId, mode, k.code, row.lastInsertRowid);
-          for (const t of weighted) insTerm.run(tenantId, mode, t.term, row.lastInsertRowid, t.tf, tokens);
+          for (const [term, tf] of weighted) insTerm.run(tenantId, mode, term, row.lastInsertRowid, tf, tokens);
           total += tokens;
         }
         // BM25's corpus figures (chunks, average length) summed per document, read per query.
@@ -250,7 +224,7 @@ export class SqlitePolicyDocuments {
       tenantId, mode, ...scoped,
     ) as { n: number | null; tokens: number | null };
     const n = stats.n ?? 0;
-    const terms = q.terms.length ? [...new Set(this.terms('', q.terms.join(' ')).map((t) => t.term))] : [];
+    const terms = q.terms.length ? this.fts5.count('', q.terms.join(' ')).map(([t]) => t) : [];
     const codes = [...new Set(q.codes)];
     if (n === 0 || (!terms.length && !codes.length)) return [];
     const avgdl = (stats.tokens ?? 0) / n || 1;

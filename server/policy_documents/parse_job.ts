@@ -1,6 +1,11 @@
+import Database from 'better-sqlite3';
 import { parentPort } from 'node:worker_threads';
+import { Fts5Terms, type TermCount } from '../../warehouse/policy_terms.js';
 import { extractPdf, PdfError } from './extract.js';
 import { structurePolicy, type StructuredPolicy } from './structure.js';
+
+/** A parsed policy with each chunk's index terms counted (the state store then only writes them). */
+export type ParsedPolicy = StructuredPolicy & { terms: TermCount[][] };
 
 export interface ParseRequest {
   id: number;
@@ -8,11 +13,19 @@ export interface ParseRequest {
   maxPages: number;
 }
 
-export type ParseReply = { id: number; ok: true; value: StructuredPolicy } | { id: number; ok: false; problem: PdfError['problem']; message: string };
+export type ParseReply = { id: number; ok: true; value: ParsedPolicy } | { id: number; ok: false; problem: PdfError['problem']; message: string };
 
-/** Bytes to a structured policy, or why not: the whole parse, run in the worker (or inline). */
-export async function parsePolicyBytes(bytes: Uint8Array, maxPages: number): Promise<StructuredPolicy> {
-  return structurePolicy(await extractPdf(bytes, { maxPages }));
+let fts5: Fts5Terms | null = null;
+
+/**
+ * Bytes to a structured policy with its chunks' terms, or why not: the whole parse, run in the
+ * worker (or inline in tests), so tokenising 300 chunks does not hold the server's event loop.
+ */
+export async function parsePolicyBytes(bytes: Uint8Array, maxPages: number): Promise<ParsedPolicy> {
+  const s = structurePolicy(await extractPdf(bytes, { maxPages }));
+  fts5 ??= new Fts5Terms(new Database(':memory:'));
+  const counter = fts5;
+  return { ...s, terms: s.chunks.map((c) => counter.count(c.section_path.join(' / '), c.text)) };
 }
 
 /** The worker's loop: one parse at a time, each answered with its id. */

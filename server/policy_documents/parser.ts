@@ -1,12 +1,11 @@
 import { Worker } from 'node:worker_threads';
 import { DomainError } from '../../warehouse/errors.js';
 import { PdfError } from './extract.js';
-import type { ParseReply, ParseRequest } from './parse_job.js';
-import type { StructuredPolicy } from './structure.js';
+import type { ParsedPolicy, ParseReply, ParseRequest } from './parse_job.js';
 
 /** Turns PDF bytes into a structured policy (or a `PdfError`). */
 export interface PolicyParser {
-  parse(bytes: Uint8Array): Promise<StructuredPolicy>;
+  parse(bytes: Uint8Array): Promise<ParsedPolicy>;
   close(): Promise<void>;
 }
 
@@ -28,7 +27,7 @@ export const DEFAULT_PARSER: ParserOptions = { maxPages: 300, timeoutMs: 60_000,
 
 interface Pending {
   req: ParseRequest;
-  resolve(v: StructuredPolicy): void;
+  resolve(v: ParsedPolicy): void;
   reject(e: unknown): void;
 }
 
@@ -47,12 +46,12 @@ export class WorkerPolicyParser implements PolicyParser {
 
   constructor(private readonly o: ParserOptions = DEFAULT_PARSER) {}
 
-  parse(bytes: Uint8Array): Promise<StructuredPolicy> {
+  parse(bytes: Uint8Array): Promise<ParsedPolicy> {
     if (this.closed) return Promise.reject(new DomainError('service_busy', 'the server is shutting down', { headers: { 'Retry-After': '5' } }));
     if (this.queue.length >= this.o.maxQueued) {
       return Promise.reject(new DomainError('service_busy', `${this.queue.length} PDFs are waiting to be parsed; retry shortly`, { headers: { 'Retry-After': '5' } }));
     }
-    return new Promise<StructuredPolicy>((resolve, reject) => {
+    return new Promise<ParsedPolicy>((resolve, reject) => {
       this.queue.push({ req: { id: this.nextId++, bytes, maxPages: this.o.maxPages }, resolve, reject });
       this.pump();
     });

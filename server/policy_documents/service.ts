@@ -7,7 +7,7 @@ import type { TenantStore } from '../../warehouse/state.js';
 import { PdfError } from './extract.js';
 import type { PolicyParser } from './parser.js';
 import type { FoundCodeSchema, PolicyChunkSchema, PolicyDocumentSummarySchema, PolicyTreeNode } from './schemas.js';
-import type { StructuredPolicy } from './structure.js';
+import type { ParsedPolicy } from './parse_job.js';
 
 /**
  * The id of a document: derived from the tenant, the mode and the bytes, so the same PDF parsed
@@ -50,7 +50,7 @@ export async function parseForTenant(
   const id = documentIdOf(o.tenant.tenantId, o.tenant.mode, sha256);
   const held = await o.tenant.policyDocuments.get(id).catch(() => null);
   if (held) return { ...held, created: false };
-  let parsed: StructuredPolicy;
+  let parsed: ParsedPolicy;
   try {
     parsed = await o.parser.parse(bytes);
   } catch (e) {
@@ -58,7 +58,7 @@ export async function parseForTenant(
     throw e;
   }
   const payer = detectPayer(o.payers, parsed.first_page_text);
-  const chunks: StoredChunk[] = parsed.chunks.map((c) => ({
+  const chunks: StoredChunk[] = parsed.chunks.map((c, i) => ({
     chunk_id: chunkIdOf(id, c.ordinal),
     ordinal: c.ordinal,
     page_start: c.page_start,
@@ -66,6 +66,7 @@ export async function parseForTenant(
     section_path: c.section_path,
     text: c.text,
     codes: c.codes,
+    terms: parsed.terms[i]!,
   }));
   const doc: StoredPolicyDocument = {
     document_id: id,
