@@ -57,6 +57,9 @@ const EnvSchema = z.object({
   RCM_POLICY_MAX_MB: z.coerce.number().int().min(1).max(1024).default(25),
   RCM_POLICY_MAX_PAGES: z.coerce.number().int().min(1).max(10_000).default(300),
   RCM_POLICY_PARSE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(60_000),
+  RCM_NPPES_URL: z.url().default('https://npiregistry.cms.hhs.gov/api/?version=2.1'),
+  RCM_NPPES_LIVE: flagOf('1'),
+  RCM_NPPES_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   RCM_MIN_FREE_MB: z.coerce.number().int().min(0).max(1_048_576).default(64),
   RCM_READINESS_EVERY_MS: z.coerce.number().int().min(100).max(300_000).default(5_000),
   RCM_MAX_REMOVED: z

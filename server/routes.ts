@@ -14,6 +14,7 @@ import { priorAuthRoutes } from './prior_auth/routes.js';
 import { mediCalRoutes } from './medi_cal/routes.js';
 import { systemResolver } from './agents/callbacks.js';
 import { policyDocumentRoutes, type PolicyRouteDeps } from './policy_documents/routes.js';
+import { npiRoutes, type NpiRouteDeps } from './npi/routes.js';
 import { DEFAULT_POLICY_MAX_BYTES } from './policy_documents/parser.js';
 
 /**
@@ -23,7 +24,7 @@ import { DEFAULT_POLICY_MAX_BYTES } from './policy_documents/parser.js';
  * operationId, auth, reads, cache, MCP tool) is in the reviewed golden `test/golden/routes.jsonl`.
  */
 export function buildRoutes(
-  sys: Omit<SystemDeps, 'routes' | 'servers'> & { servers?: SystemDeps['servers']; playground?: Omit<PlaygroundDeps, 'state'>; agents?: AgentRouteDeps; policyDocuments?: PolicyRouteDeps },
+  sys: Omit<SystemDeps, 'routes' | 'servers'> & { servers?: SystemDeps['servers']; playground?: Omit<PlaygroundDeps, 'state'>; agents?: AgentRouteDeps; policyDocuments?: PolicyRouteDeps; npi?: NpiRouteDeps },
 ): RouteDef[] {
   const routes: RouteDef[] = [
     ...systemRoutes({ ...sys, servers: sys.servers ?? DEFAULT_SERVERS, routes: () => routes }),
@@ -36,6 +37,7 @@ export function buildRoutes(
     ...ncciRoutes,
     ...payerRoutes,
     ...priorAuthRoutes,
+    ...npiRoutes(sys.npi ?? { registry: null }),
     ...policyDocumentRoutes(sys.policyDocuments ?? { parser: inert('policy parser'), maxBytes: DEFAULT_POLICY_MAX_BYTES }),
     ...agentRoutes(sys.agents ?? { policy: { production: false, allowedHosts: [] }, resolve: systemResolver, idempotencyWindowMs: 86_400_000, onSubmit: () => {} }),
     ...playgroundRoutes({ state: sys.state, now: () => new Date(), enabled: true, keysPerHour: 20, ...sys.playground }),

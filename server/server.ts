@@ -19,6 +19,7 @@ import { checkRoute, Pipeline, type PipelineConfig } from './pipeline/invoke.js'
 import type { RouteDef } from './route.js';
 import { buildRoutes } from './routes.js';
 import { Readiness } from './system/readiness.js';
+import type { NppesRegistry } from './npi/registry.js';
 import { DEFAULT_PARSER, DEFAULT_POLICY_MAX_BYTES, WorkerPolicyParser, type ParserOptions, type PolicyParser } from './policy_documents/parser.js';
 
 export interface AgentOptions {
@@ -107,6 +108,8 @@ export interface StartOptions extends PipelineConfig {
   freeBytes?: (dir: string) => Promise<number>;
   /** MCP sessions: per key (`RCM_MCP_SESSIONS_PER_KEY`), idle expiry (`RCM_MCP_IDLE_MS`), process total. */
   mcp?: { sessionsPerKey?: number; idleMs?: number; maxSessions?: number };
+  /** The live NPPES registry (`RCM_NPPES_URL`, `RCM_NPPES_LIVE`); none when not given (tests inject a local one). */
+  npi?: { registry: NppesRegistry | null };
   /** Customer policy PDFs: `RCM_POLICY_MAX_MB` (bytes), `RCM_POLICY_MAX_PAGES`, `RCM_POLICY_PARSE_TIMEOUT_MS`; or a parser (tests). */
   policyDocuments?: Partial<ParserOptions> & { maxBytes?: number; parser?: PolicyParser };
 }
@@ -159,7 +162,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const pd = o.policyDocuments ?? {};
   const policyParser = pd.parser ?? new WorkerPolicyParser({ ...DEFAULT_PARSER, ...pd });
   const policyDocuments = { parser: policyParser, maxBytes: pd.maxBytes ?? DEFAULT_POLICY_MAX_BYTES };
-  const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, policyDocuments, playground: { enabled: true, keysPerHour: 20, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: 86_400_000, maxQueuedPerTenant: agents.maxQueuedPerTenant ?? 100, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
+  const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, policyDocuments, npi: o.npi ?? { registry: null }, playground: { enabled: true, keysPerHour: 20, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: 86_400_000, maxQueuedPerTenant: agents.maxQueuedPerTenant ?? 100, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
   routes.forEach(checkRoute);
   const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now, limiters: o.limiters });
   const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now, ...o.mcp });

@@ -8,6 +8,7 @@ import { isCI } from './helpers/shared.js';
 import type { RouteDef, RouteExample } from '../server/route.js';
 import { examplePolicyPdf } from '../server/policy_documents/example_pdf.js';
 import { routeCatalog } from '../server/routes.js';
+import { fixtureRegistry } from './helpers/nppes.js';
 import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
 
 /** The MCP endpoint's operations, exercised with the official SDK client in test/mcp.test.ts. */
@@ -27,7 +28,8 @@ const addFormats = ((addFormatsPlugin as unknown as { default?: typeof addFormat
 addFormats(ajv);
 
 beforeAll(async () => {
-  t = await startTestServer();
+  // The NPI route asks a registry: a fixture one here (tests never leave loopback).
+  t = await startTestServer({ npi: { registry: fixtureRegistry } });
   doc = (await t.request('/v1/openapi.json')).body;
   created['{job}'] = (await t.request('/v1/agents/code-research', { method: 'POST', body: { code: '99213' } })).body.job_id;
   created['{override}'] = (await t.request('/v1/facilities/050454/pa-overrides', { method: 'POST', body: { code: '15823', pa_required: true } })).body.id;

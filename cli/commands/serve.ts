@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { seedAll } from '../../ingest/seed.js';
 import { createLogger, silentLogger, type Logger } from '../../server/logger.js';
 import { startServer } from '../../server/server.js';
+import { HttpNppesRegistry } from '../../server/npi/registry.js';
 import { worker } from '../../server/worker.js';
 import { agentOptionsOf, SERVICE_VERSION, serversOf, type Config } from '../config.js';
 import { SEEDS_DIR, type CliContext } from '../context.js';
@@ -58,6 +59,7 @@ export function register(program: Command, ctx: CliContext): void {
           readinessEveryMs: c.RCM_READINESS_EVERY_MS,
           minFreeBytes: c.RCM_MIN_FREE_MB * 1024 * 1024,
           mcp: { sessionsPerKey: c.RCM_MCP_SESSIONS_PER_KEY, idleMs: c.RCM_MCP_IDLE_MS },
+          npi: { registry: c.RCM_NPPES_LIVE ? new HttpNppesRegistry({ url: c.RCM_NPPES_URL, timeoutMs: c.RCM_NPPES_TIMEOUT_MS, failuresToOpen: 5, openMs: 30_000 }) : null },
           policyDocuments: { maxBytes: c.RCM_POLICY_MAX_MB * 1024 * 1024, maxPages: c.RCM_POLICY_MAX_PAGES, timeoutMs: c.RCM_POLICY_PARSE_TIMEOUT_MS },
           logger: loggerOf(c, ctx),
         });

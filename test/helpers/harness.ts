@@ -87,6 +87,7 @@ export async function startTestServer(
     mcp?: { sessionsPerKey?: number; idleMs?: number; maxSessions?: number };
     freeBytes?: (dir: string) => Promise<number>;
     policyDocuments?: StartOptions['policyDocuments'];
+    npi?: StartOptions['npi'];
     /** An existing data dir to serve (a restart); a fresh copy of the seeded one when not given. */
     dataDir?: string;
   } = {},
@@ -108,6 +109,7 @@ export async function startTestServer(
     mcp: o.mcp,
     freeBytes: o.freeBytes,
     policyDocuments: o.policyDocuments,
+    npi: o.npi,
     agents: { ...DEFAULT_AGENTS, runner: false, ...o.agents },
     serviceVersion: '0.1.1',
     pollMs: o.pollMs ?? 100,

@@ -1,0 +1,135 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { npiProblem } from '../server/npi/provider.js';
+import { HttpNppesRegistry } from '../server/npi/registry.js';
+import { startTestServer, type TestServer } from './helpers/harness.js';
+import { HIZA } from './helpers/nppes.js';
+
+/** A loopback stand-in for the registry: answers by NPI, counts calls, can hang. */
+let calls = 0;
+let hang = false;
+let registry: Server;
+let url: string;
+beforeAll(async () => {
+  registry = createServer((req, res) => {
+    calls++;
+    const npi = new URL(req.url ?? '/', 'http://x').searchParams.get('number');
+    if (hang || npi === '1234567893') return; // never answers: the client's timeout decides
+    res.setHeader('content-type', 'application/json');
+    if (npi === '1720377294') res.end(JSON.stringify({ result_count: 1, results: [HIZA] }));
+    else if (npi === '1568946812') res.end(JSON.stringify({ Errors: [{ field: 'number', number: '99', description: 'Something went wrong' }] }));
+    else if (npi === '1003000126') res.writeHead(503).end('{}');
+    else res.end(JSON.stringify({ result_count: 0, results: [] }));
+  });
+  await new Promise<void>((r) => registry.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(registry.address() as AddressInfo).port}/api/?version=2.1`;
+});
+afterAll(async () => {
+  registry.closeAllConnections();
+  await new Promise((r) => registry.close(r));
+});
+
+describe('the NPI check digit', () => {
+  it('accepts real NPIs and the CMS worked example, refuses a wrong last digit and other lengths', () => {
+    // CMS: 123456789 -> 80840123456789 -> check digit 3.
+    expect(npiProblem('1234567893')).toBeNull();
+    expect(npiProblem('1720377294')).toBeNull();
+    expect(npiProblem('1568946812')).toBeNull();
+    expect(npiProblem('1720377295')).toMatch(/check digit of 1720377295 should be 4/);
+    expect(npiProblem('172037729')).toBe('an NPI is 10 digits');
+    expect(npiProblem('17203772941')).toBe('an NPI is 10 digits');
+    expect(npiProblem('172037729A')).toBe('an NPI is 10 digits');
+  });
+});
+
+describe('GET /v1/npi/{npi_number} through the live registry', () => {
+  let t: TestServer;
+  let clock = 0;
+  let live: HttpNppesRegistry;
+  beforeAll(async () => {
+    live = new HttpNppesRegistry({ url, timeoutMs: 200, failuresToOpen: 2, openMs: 30_000, now: () => clock });
+    t = await startTestServer({ npi: { registry: live } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('maps a registry record to the provider, keeping the record as raw', async () => {
+    const r = await t.request('/v1/npi/1720377294');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ npi: '1720377294', found: true, source: 'nppes_api', data_sources: ['nppes_api'] });
+    expect(r.body.provider).toEqual({
+      npi: '1720377294',
+      entity_type: 'individual',
+      name: 'ELISE AILEEN HIZA',
+      credential: 'M.D.',
+      gender: 'F',
+      enumeration_date: '2011-04-05',
+      last_updated: '2018-05-08',
+      status: 'active',
+      primary_taxonomy: { code: '207X00000X', description: 'Orthopaedic Surgery', license: '2017-01132', state: 'NC' },
+      other_taxonomies: [{ code: '390200000X', description: 'Student in an Organized Health Care Education/Training Program', license: null, state: null }],
+      practice_address: { address_1: '111 VICTORIA RD', address_2: null, city: 'ASHEVILLE', state: 'NC', postal_code: '288014811', phone: '828-252-7331', fax: null },
+    });
+    expect(r.body.raw.number).toBe(1720377294);
+    expect(r.body.reliability.warnings).toContain('the local NPPES copy (dataset nppes) is not loaded yet: the live NPPES registry answered');
+    expect(r.body.reliability.degraded).toBe(false);
+  });
+
+  it('answers found: false (200) for an NPI the registry does not know', async () => {
+    const r = await t.request('/v1/npi/1003000118?live=true');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ found: false, provider: null, raw: null, source: null });
+    expect(r.body.reliability.degraded).toBe(false);
+  });
+
+  it('refuses a malformed NPI or a wrong check digit with a 422 saying which, without calling the registry', async () => {
+    const before = calls;
+    const short = await t.request('/v1/npi/12345');
+    expect(short.status).toBe(422);
+    expect(short.body.detail[0]).toMatchObject({ loc: ['path', 'npi_number'], msg: 'an NPI is 10 digits' });
+    const check = await t.request('/v1/npi/1720377295?live=maybe');
+    expect(check.status).toBe(422);
+    expect(check.body.detail.map((i: { loc: string[] }) => i.loc.join('.')).sort()).toEqual(['path.npi_number', 'query.live']);
+    expect(check.body.detail.find((i: { loc: string[] }) => i.loc[0] === 'path').msg).toMatch(/should be 4/);
+    expect(calls).toBe(before);
+  });
+
+  it('an outage is found: false, degraded, naming it; the circuit then opens and stops calling until it may retry', async () => {
+    const errors = await t.request('/v1/npi/1568946812');
+    expect(errors.body).toMatchObject({ found: false, reliability: { degraded: true } });
+    expect(errors.body.reliability.warnings).toContainEqual(expect.stringContaining('refused the request: Something went wrong (99)'));
+    // A success closes the circuit again; then two failures in a row open it.
+    await t.request('/v1/npi/1720377294');
+    const slow = await t.request('/v1/npi/1234567893');
+    expect(slow.body.reliability.warnings).toContainEqual(expect.stringContaining('did not answer within 200 ms'));
+    const down = await t.request('/v1/npi/1003000126');
+    expect(down.body.reliability.warnings).toContainEqual(expect.stringContaining('HTTP 503'));
+    const before = calls;
+    const open = await t.request('/v1/npi/1720377294');
+    expect(open.body).toMatchObject({ found: false, reliability: { degraded: true } });
+    expect(open.body.reliability.warnings).toContainEqual(expect.stringContaining('circuit open'));
+    expect(calls).toBe(before);
+    // Past the open time one call goes through, and its success closes the circuit.
+    clock += 30_001;
+    const again = await t.request('/v1/npi/1720377294');
+    expect(again.body.found).toBe(true);
+    expect(calls).toBe(before + 1);
+  });
+});
+
+describe('with live lookups off (RCM_NPPES_LIVE=0)', () => {
+  it('answers found: false, degraded, saying nothing could be asked', async () => {
+    const t = await startTestServer({ npi: { registry: null } });
+    try {
+      const r = await t.request('/v1/npi/1720377294');
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ found: false, data_sources: [], reliability: { degraded: true } });
+      expect(r.body.reliability.warnings).toContainEqual(expect.stringContaining('RCM_NPPES_LIVE=0'));
+    } finally {
+      await t.close();
+    }
+  });
+});
+
