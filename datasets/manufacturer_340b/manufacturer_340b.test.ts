@@ -1,18 +1,13 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectFile, parseItems, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
+import { detectFile, parseItems, parseTables, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
 import { manufacturer340b } from './dataset.js';
 
 const SEEDS = join(REPO_ROOT, 'seeds/manufacturer_340b');
 /** A manufacturer document whose rows break each rule once, beside one good policy. */
 const UGLY = join(REPO_ROOT, 'test/fixtures/manufacturer_340b/acme_pharma.yaml');
 
-async function read(path: string) {
-  const items = await parseItems(manufacturer340b, path);
-  const rows: Record<string, Record<string, unknown>[]> = {};
-  for (const i of items) if (i.row) (rows[i.table!] ??= []).push(i.row);
-  return { rows, rejects: items.filter((i) => i.issues) };
-}
+const read = (path: string) => parseTables(manufacturer340b, path);
 
 describe('manufacturer_340b parser (seed YAML documents)', () => {
   it('detects a manufacturer document and versions it by its curated date', async () => {

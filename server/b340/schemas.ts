@@ -22,7 +22,8 @@ export const ResolveQuerySchema = z
     has_in_house_pharmacy: QueryBoolSchema.optional().describe('whether the covered entity has its own (in-house) pharmacy'),
     as_of: IsoDateSchema.optional().describe('the day to resolve for (default today, UTC)'),
   })
-  .refine((q) => q.manufacturer !== undefined || q.ndc !== undefined, { message: 'give manufacturer or ndc', path: ['manufacturer'] });
+  // `when`: checked even when other parameters failed, so one 422 names every issue.
+  .refine((q) => q.manufacturer !== undefined || q.ndc !== undefined, { message: 'give manufacturer or ndc', path: ['manufacturer'], when: () => true });
 
 const AccessStatusSchema = z.enum(['allowed', 'conditional', 'restricted', 'unknown']);
 
