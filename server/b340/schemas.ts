@@ -8,7 +8,7 @@ export const NdcSchema = z
   .string()
   .trim()
   .regex(/^(\d{4}-\d{4}-\d{2}|\d{5}-\d{3}-\d{2}|\d{5}-\d{4}-\d{1,2}|\d{11})$/, 'NDC must be 4-4-2, 5-3-2 or 5-4-1 with dashes, or 11 digits');
-export const EntityTypeSchema = z.enum(ENTITY_TYPES).describe("HRSA covered entity type (OPAIS code): DSH, PED, CAH, SCH, RRC, CAN, or a grantee type (CH, FQHCLA, RW, HM, BL, FP, STD, TB, NH, UI)");
+export const EntityTypeSchema = z.enum(ENTITY_TYPES).describe('HRSA covered entity type (OPAIS code)');
 const ManufacturerRefSchema = z.string().trim().min(2, 'manufacturer must be at least 2 characters').max(100);
 const DrugSchema = z.string().trim().min(2).max(100);
 
@@ -16,9 +16,9 @@ export const ResolveQuerySchema = z
   .strictObject({
     entity_type: EntityTypeSchema,
     manufacturer: ManufacturerRefSchema.optional().describe('manufacturer id, name or alias (`abbvie`, `Eli Lilly`)'),
-    ndc: NdcSchema.optional().describe("a drug's NDC: its labeler code is matched against the manufacturer files' labeler codes (the FDA directory needs the fda_ndc dataset)"),
-    drug: DrugSchema.optional().describe('brand name, for drug-specific carve-outs and rebate-pilot drugs (`Farxiga`)'),
-    state: StateSchema.optional().describe("the covered entity's state, for state protection laws and manufacturers' state exemptions"),
+    ndc: NdcSchema.optional().describe("a drug's NDC (matched by labeler code)"),
+    drug: DrugSchema.optional().describe('brand name (`Farxiga`)'),
+    state: StateSchema.optional().describe("the covered entity's state"),
     has_in_house_pharmacy: QueryBoolSchema.optional().describe('whether the covered entity has its own (in-house) pharmacy'),
     as_of: IsoDateSchema.optional().describe('the day to resolve for (default today, UTC)'),
   })
