@@ -127,13 +127,13 @@ export interface RouteExample {
   status?: number;
   /** `'none'`: sent without an API key (a keyed route's 401). Public routes never send one. */
   key?: 'none';
-  /** `'live'`: sent to the production host (the playground's 403); the test host otherwise. */
+  /** `'live'`: sent to the production host with a live key (a live-only route's success, the playground's 403); the test host otherwise. */
   host?: 'live';
   /**
-   * Path parameters as sent. A whole value `{job}`, `{override}`, `{determination}` or
-   * `{policy_document}` (also as a top-level JSON body value) stands for
-   * the id of an agent job, a facility PA override (facility 050454) or a persisted prior-auth
-   * determination the contract test creates first; the OpenAPI document shows the first example
+   * Path parameters as sent. A whole value `{job}`, `{override}`, `{determination}`,
+   * `{policy_document}` or `{watch}` (also as a top-level JSON body value) stands for
+   * the id of an agent job, a facility PA override (facility 050454), a persisted prior-auth
+   * determination or a live 340B watch the contract test creates first; the OpenAPI document shows the first example
    * only, so that one never holds a placeholder.
    */
   params?: Record<string, string>;

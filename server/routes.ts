@@ -12,6 +12,7 @@ import { agentRoutes, type AgentRouteDeps } from './agents/routes.js';
 import { payerRoutes } from './payers/routes.js';
 import { priorAuthRoutes } from './prior_auth/routes.js';
 import { mediCalRoutes } from './medi_cal/routes.js';
+import { b340Routes } from './b340/routes.js';
 import { systemResolver } from './agents/callbacks.js';
 import { policyDocumentRoutes, type PolicyRouteDeps } from './policy_documents/routes.js';
 import { npiRoutes, type NpiRouteDeps } from './npi/routes.js';
@@ -37,6 +38,7 @@ export function buildRoutes(
     ...ncciRoutes,
     ...payerRoutes,
     ...priorAuthRoutes,
+    ...b340Routes,
     ...npiRoutes(sys.npi ?? { registry: null }),
     ...policyDocumentRoutes(sys.policyDocuments ?? { parser: inert('policy parser'), maxBytes: DEFAULT_POLICY_MAX_BYTES }),
     ...agentRoutes(sys.agents ?? { policy: { production: false, allowedHosts: [] }, resolve: systemResolver, idempotencyWindowMs: 86_400_000, onSubmit: () => {} }),

@@ -15,6 +15,8 @@ import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.j
 const MCP_OPS = { mcpPost: 'test/mcp.test.ts', mcpGet: 'test/mcp.test.ts', mcpDelete: 'test/mcp.test.ts' };
 
 let t: TestServer;
+/** A live key of the test tenant: examples sent to the production host (`host: 'live'`) use it, as a client there would. */
+let liveKey: string;
 /**
  * Ids the examples name by placeholder (`params: { job_id: '{job}' }`, see `RouteExample`),
  * created before the examples run: a job for the job poll, a PA override of facility 050454 for
@@ -34,6 +36,8 @@ beforeAll(async () => {
   created['{job}'] = (await t.request('/v1/agents/code-research', { method: 'POST', body: { code: '99213' } })).body.job_id;
   created['{override}'] = (await t.request('/v1/facilities/050454/pa-overrides', { method: 'POST', body: { code: '15823', pa_required: true } })).body.id;
   created['{determination}'] = (await t.request('/v1/prior-auth/check?payer=medicare_ffs&code=15823')).body.determination_id;
+  liveKey = await t.newKey('live', ['knowledge', 'agents', 'audit']);
+  created['{watch}'] = (await t.request('/v1/340b/watches', { method: 'POST', body: { manufacturers: ['abbvie'] }, key: liveKey, host: LIVE_HOST })).body.id;
   created['{policy_document}'] = (await t.request('/v1/policy/parse', { method: 'POST', body: examplePolicyPdf(), headers: { 'Content-Type': 'application/pdf' } })).body.document_id;
   for (const [k, v] of Object.entries(created)) expect(v, `the id for ${k}`).toBeTruthy();
 });
@@ -133,7 +137,7 @@ describe('OpenAPI contract', () => {
         const res = await t.request(target(r, ex), {
           method: r.method.toUpperCase(),
           body: withIds(r, ex.body),
-          key: r.auth === 'public' || ex.key === 'none' ? null : undefined,
+          key: r.auth === 'public' || ex.key === 'none' ? null : ex.host === 'live' ? liveKey : undefined,
           host: ex.host === 'live' ? LIVE_HOST : undefined,
           // A raw body (a PDF upload) goes with its content type.
           ...(r.body?.kind === 'raw' ? { headers: { 'Content-Type': r.body.contentType } } : {}),

@@ -36,8 +36,8 @@ describe('MCP tools generated from the route table', () => {
   it('lists one tool per data route, named by operationId, with the route summary and annotations', async () => {
     const client = await connect(t.key);
     const { tools } = await client.listTools();
-    // A route declared `mcp: false` (a PDF upload) is no tool.
-    const dataRoutes = t.srv.routes.filter((r) => r.tag !== 'system' && r.mcp !== false);
+    // A route declared `mcp: false` (a PDF upload) is no tool; a live-key route (340B watches) is none for this test key.
+    const dataRoutes = t.srv.routes.filter((r) => r.tag !== 'system' && r.mcp !== false && !(typeof r.auth === 'object' && r.auth.keyType === 'live'));
     expect(tools.map((x) => x.name).sort()).toEqual(dataRoutes.map((r) => r.operationId).sort());
     const pay = tools.find((x) => x.name === 'getCodePayment')!;
     expect(pay.description).toContain('Payment composition');
@@ -250,7 +250,9 @@ describe('MCP resources', () => {
     const client = await connect(t.key);
     const { tools } = await client.listTools();
     const text = JSON.stringify(tools);
-    expect(text.length).toBeLessThan(80_000); // was 128 KB
+    // A budget per tool (the list grows with every area), no looser than the old 80 KB over 41 tools
+    // after the schemas were cut to their top-level fields (128 KB before).
+    expect(text.length / tools.length, `${text.length} bytes for ${tools.length} tools`).toBeLessThan(1_950);
     let arrays = 0;
     JSON.stringify(tools, (k, v) => {
       if (k === 'type' && Array.isArray(v)) arrays++;

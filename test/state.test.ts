@@ -99,6 +99,7 @@ const policyDoc = (id: string, text: string, code: string): [StoredPolicyDocumen
   [{ chunk_id: `${id}_c1`, ordinal: 1, page_start: 1, page_end: 1, section_path: ['Coverage Rationale'], text, codes: [{ code, system: 'CPT', page: 1 }] }],
 ];
 const DOC = 'pd_00000000000000000000000a';
+const watch = (manufacturers: string[]) => ({ manufacturers, ndcs: [], states: ['AR'], entity_types: [] });
 const search = (terms: string[], codes: string[] = []) => ({ terms, codes, top_k: 10 });
 
 /**
@@ -207,6 +208,27 @@ const ISOLATION: Record<string, (f: Fixture) => Promise<void>> = {
     expect(await b.policyDocuments.search(search(['gastric', 'banding'], ['43770']))).toEqual([]);
     await expect(b.policyDocuments.search({ ...search(['gastric']), document_id: DOC })).rejects.toBeInstanceOf(NotFoundError);
     expect((await a.policyDocuments.search(search(['gastric'], ['43770'])))[0]!.codes_matched).toEqual(['43770']);
+  },
+  'watches.create': async ({ a, b }) => {
+    // The same fields in another tenant (or mode) are another watch: B's create neither sees nor changes A's.
+    const wa = await a.watches.create(watch(['abbvie']), clock.now());
+    const wb = await b.watches.create(watch(['sanofi']), clock.now());
+    expect(wb.id).not.toBe(wa.id);
+    expect((await a.watches.list()).map((w) => w.manufacturers)).toEqual([['abbvie']]);
+  },
+  'watches.list': async ({ a, b }) => {
+    await a.watches.create(watch(['abbvie']), clock.now());
+    expect(await b.watches.list()).toEqual([]);
+  },
+  'watches.get': async ({ a, b }) => {
+    const w = await a.watches.create(watch(['abbvie']), clock.now());
+    await expect(b.watches.get(w.id)).rejects.toBeInstanceOf(NotFoundError);
+    expect((await a.watches.get(w.id)).manufacturers).toEqual(['abbvie']);
+  },
+  'watches.remove': async ({ a, b }) => {
+    const w = await a.watches.create(watch(['abbvie']), clock.now());
+    await expect(b.watches.remove(w.id)).rejects.toBeInstanceOf(NotFoundError);
+    expect((await a.watches.list()).map((x) => x.id)).toEqual([w.id]);
   },
   'keys.revoke': async ({ a, b, keyA }) => {
     await expect(b.keys.revoke(keyA.record.id)).rejects.toBeInstanceOf(NotFoundError);

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { POLICY_DOCUMENTS_DDL } from './policy_documents.js';
+import { WATCHES_DDL } from './watches.js';
 
 /**
  * Versioned schema of the state store. Each migration runs once, in its own transaction, and is
@@ -170,6 +171,13 @@ export const MIGRATIONS: Migration[] = [
     name: 'customer policy documents: documents, chunks, the codes they list and a full-text index',
     up(db) {
       db.exec(POLICY_DOCUMENTS_DDL);
+    },
+  },
+  {
+    version: 7,
+    name: '340B watches: tenant-owned, per mode (written with live keys only)',
+    up(db) {
+      db.exec(WATCHES_DDL);
     },
   },
 ];

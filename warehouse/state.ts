@@ -7,6 +7,7 @@ import { NotFoundError } from './errors.js';
 import { SqliteJobs, type JobQueue, type TenantJobs } from './jobs.js';
 import { MIGRATIONS } from './migrations.js';
 import { SqlitePolicyDocuments, type TenantPolicyDocuments } from './policy_documents.js';
+import { SqliteWatches, type TenantWatches } from './watches.js';
 import { SqliteFacilities, type TenantDeterminations, type TenantFacilities, type TenantPaOverrides, type TenantRosters } from './facilities.js';
 
 export type KeyType = 'test' | 'live';
@@ -96,6 +97,8 @@ export interface TenantStore {
   determinations: TenantDeterminations;
   /** Customer policy documents (parsed PDFs), their chunks and full-text index. */
   policyDocuments: TenantPolicyDocuments;
+  /** 340B watches (what `GET /v1/340b/changes?watch=` follows). */
+  watches: TenantWatches;
 }
 
 /**
@@ -186,6 +189,7 @@ export class SqliteStateStore implements StateStore {
   private readonly jobTables: SqliteJobs;
   private readonly facilityTables: SqliteFacilities;
   private readonly policyTables: SqlitePolicyDocuments;
+  private readonly watchTables: SqliteWatches;
   readonly admin: AdminStore;
   readonly jobs: JobQueue;
 
@@ -209,6 +213,7 @@ export class SqliteStateStore implements StateStore {
     this.jobTables = new SqliteJobs(this.db);
     this.facilityTables = new SqliteFacilities(this.db);
     this.policyTables = new SqlitePolicyDocuments(this.db);
+    this.watchTables = new SqliteWatches(this.db);
     this.jobs = this.makeQueue();
   }
 
@@ -434,6 +439,12 @@ export class SqliteStateStore implements StateStore {
         list: () => run(() => this.policyTables.forTenant(tenantId, mode).list()),
         remove: (id) => write(() => this.policyTables.forTenant(tenantId, mode).remove(id)),
         search: (q) => run(() => this.policyTables.forTenant(tenantId, mode).search(q)),
+      },
+      watches: {
+        create: (fields, now) => write(() => this.watchTables.forTenant(tenantId, mode).create(fields, now)),
+        list: () => run(() => this.watchTables.forTenant(tenantId, mode).list()),
+        get: (id) => run(() => this.watchTables.forTenant(tenantId, mode).get(id)),
+        remove: (id) => write(() => this.watchTables.forTenant(tenantId, mode).remove(id)),
       },
     };
     return view;

@@ -1,19 +1,13 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectFile, parseItems, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
+import { detectFile, parseItems, parseTables, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
 import { payers } from './dataset.js';
 
 const SEEDS = join(REPO_ROOT, 'seeds/payers');
 /** A payer document whose filing and appeal rows break each rule once, beside one good row. */
 const UGLY = join(REPO_ROOT, 'test/fixtures/payers/acme_health.yaml');
 
-/** Rows by table and rejects of one payer document. */
-async function read(path: string) {
-  const items = await parseItems(payers, path);
-  const rows: Record<string, Record<string, unknown>[]> = {};
-  for (const i of items) if (i.row) (rows[i.table!] ??= []).push(i.row);
-  return { rows, rejects: items.filter((i) => i.issues) };
-}
+const read = (path: string) => parseTables(payers, path);
 
 describe('payers parser (seed YAML documents)', () => {
   it('detects a payer document and versions it by its curated date', async () => {

@@ -23,6 +23,14 @@ export async function parseItems<Row extends object>(dataset: Dataset<Row>, path
   return out;
 }
 
+/** Rows by table and rejects (whole items, with their table) of one file of a multi-table dataset. */
+export async function parseTables(dataset: Dataset<Record<string, unknown>>, path: string) {
+  const items = await parseItems(dataset, path);
+  const rows: Record<string, Record<string, unknown>[]> = {};
+  for (const i of items) if (i.row) (rows[i.table!] ??= []).push(i.row);
+  return { rows, rejects: items.filter((i) => i.issues) };
+}
+
 /** Rows and rejects of parsed files, with the dataset's own parser (for parser tests). */
 export async function parseAll<Row extends object>(dataset: Dataset<Row>, paths: string | string[]): Promise<{ rows: Row[]; rejects: { line: number; issues: Issue[] }[] }> {
   const rows: Row[] = [];
