@@ -78,7 +78,6 @@ export interface HttpRegistryOptions {
   fetch?: typeof fetch;
 }
 
-export const DEFAULT_NPPES_URL = 'https://npiregistry.cms.hhs.gov/api/?version=2.1';
 
 /**
  * The registry over HTTP with a time limit and a circuit breaker: after `failuresToOpen`
