@@ -31,6 +31,7 @@ import { mcdCoverage } from './mcd_coverage/dataset.js';
 import { mediCalAprDrg } from './medi_cal_apr_drg/dataset.js';
 import { mediCalHospitals } from './medi_cal_hospitals/dataset.js';
 import { mediCalDrgPolicy } from './medi_cal_drg_policy/dataset.js';
+import { fdaNdc } from './fda_ndc/dataset.js';
 
 /** Every dataset the service knows. Adding one: a folder under datasets/ and a line here. */
 export const DATASETS: Dataset<any>[] = [
@@ -66,6 +67,7 @@ export const DATASETS: Dataset<any>[] = [
   mediCalAprDrg,
   mediCalHospitals,
   mediCalDrgPolicy,
+  fdaNdc,
 ];
 
 const BY_ID = new Map(DATASETS.map((d) => [d.id, d]));
