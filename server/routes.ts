@@ -10,6 +10,7 @@ import { ncciRoutes } from './ncci/routes.js';
 import { playgroundRoutes, type PlaygroundDeps } from './playground/routes.js';
 import { agentRoutes, type AgentRouteDeps } from './agents/routes.js';
 import { payerRoutes } from './payers/routes.js';
+import { drugRoutes } from './drugs/routes.js';
 import { priorAuthRoutes } from './prior_auth/routes.js';
 import { mediCalRoutes } from './medi_cal/routes.js';
 import { systemResolver } from './agents/callbacks.js';
@@ -35,6 +36,7 @@ export function buildRoutes(
     ...feeScheduleRoutes,
     ...ncciRoutes,
     ...payerRoutes,
+    ...drugRoutes,
     ...priorAuthRoutes,
     ...policyDocumentRoutes(sys.policyDocuments ?? { parser: inert('policy parser'), maxBytes: DEFAULT_POLICY_MAX_BYTES }),
     ...agentRoutes(sys.agents ?? { policy: { production: false, allowedHosts: [] }, resolve: systemResolver, idempotencyWindowMs: 86_400_000, onSubmit: () => {} }),

@@ -22,7 +22,7 @@ function mergedColumns(table: 'product' | 'package'): string {
 /**
  * When one ingest reads both the NDC Directory text files and the openFDA JSON export, a product
  * both list becomes one row (`source` `ndc_text+openfda`). Products pair by `product_ndc`; where
- * an NDC has several products on a side (the 2018 unfinished file lists 273 NDCs under two or three
+ * an NDC has several products on a side (the 2018 unfinished file lists 273 NDCs under 2 to 11
  * SPLs), only rows with the same `product_id` pair, so no product is merged into another SPL's.
  * The text files win on every field they fill (FDA's own file; the export is openFDA's
  * derivative of it), the export fills what they leave empty (brand, route and application number

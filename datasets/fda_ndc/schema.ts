@@ -4,7 +4,7 @@ import { table } from '../_shared/table.js';
 /**
  * The FDA NDC Directory as three tables: products (one per FDA `PRODUCTID`), their packages (one
  * per package NDC) and their active ingredients (one per product and position). Product NDCs are
- * not unique: the 2018 unfinished file lists 273 NDCs under two or three SPLs each (0009-5023 three
+ * not unique: the 2018 unfinished file lists 273 NDCs under 2 to 11 SPLs each (0009-5023 three
  * times), so products are keyed by `product_id` (`<product NDC>_<SPL id>`), which is.
  */
 
