@@ -6,7 +6,7 @@ import { createHttpHandler } from './http.js';
 import { McpEndpoint } from './mcp/adapter.js';
 import { codeResearchAgent } from './agents/code_research.js';
 import { warmPtpIndexes } from '../datasets/_ncci_ptp/queries.js';
-import { drugSearchIndex } from './drugs/service.js';
+import { drugDirectory } from './drugs/service.js';
 import { denialResolutionAgent } from './agents/denial_resolution.js';
 import { medicalNecessityAgent } from './agents/medical_necessity.js';
 import { nodeCallbackHttp, systemResolver, type CallbackHttp, type CallbackPolicy, type Resolver } from './agents/callbacks.js';
@@ -128,7 +128,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
       const t0 = Date.now();
       // Held like a request, so a shutdown closes the snapshot only after the build.
       s.retain();
-      return Promise.all([warmPtpIndexes(s), drugSearchIndex(s)])
+      return Promise.all([warmPtpIndexes(s), drugDirectory(s)])
         .finally(() => s.release())
         .then(
         () => o.logger.info({ snapshot: s.id, ms: Date.now() - t0 }, 'lookup indexes ready'),

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectFile, openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
 import { fdaNdc } from './dataset.js';
-import { parsePackageNdc, productNdcOfQuery, publishedForms, segmentsOf, toNdc11 } from './ndc.js';
+import { parsePackageNdc, productNdcOfQuery, segmentsOf, toNdc11 } from './ndc.js';
 import type { IngredientRow, PackageRow, ProductRow } from './schema.js';
 import { splitFdaList } from './text_files.js';
 
@@ -34,13 +34,6 @@ describe('NDC forms', () => {
     expect(parsePackageNdc('10022-3366-1')).toEqual({ ok: true, ndc11: '10022-3366-01' });
     expect(parsePackageNdc('0002322930')).toEqual({ ok: false, msg: expect.stringMatching(/10-digit NDC needs its dashes/) });
     for (const bad of ['0002-3229', '002-3229-30', '0002-3229-3a', '12345-6789-012', '']) expect(parsePackageNdc(bad).ok).toBe(false);
-  });
-
-  it('lists the published forms an 11-digit NDC may stand for (only zero-padded segments)', () => {
-    expect(publishedForms('00002-3229-30')).toEqual(['0002-3229-30']);
-    expect(publishedForms('71610-0199-30')).toEqual(['71610-199-30']);
-    expect(publishedForms('10022-3366-01')).toEqual(['10022-3366-1']);
-    expect(publishedForms('12345-6789-12')).toEqual([]);
   });
 
   it('finds the 9-digit product code a search text names, or null for words', () => {

@@ -41,20 +41,6 @@ export function toNdc11(dashed: string): string {
     .join('-');
 }
 
-/**
- * The dashed 10-digit forms an 11-digit NDC may have been published under: a segment can only
- * have been padded where its first digit is 0 (`00002-3229-30` -> `0002-3229-30`). FDA keeps the
- * 11-digit forms unique, so at most one of these is listed.
- */
-export function publishedForms(ndc11: string): string[] {
-  const [l, p, k] = ndc11.split('-') as [string, string, string];
-  const out: string[] = [];
-  if (l.startsWith('0')) out.push(`${l.slice(1)}-${p}-${k}`);
-  if (p.startsWith('0')) out.push(`${l}-${p.slice(1)}-${k}`);
-  if (k.startsWith('0')) out.push(`${l}-${p}-${k.slice(1)}`);
-  return out;
-}
-
 /** A package NDC as a caller typed it, normalised; or why it is not one. */
 export type PackageNdcInput = { ok: true; ndc11: string } | { ok: false; msg: string };
 
