@@ -32,6 +32,7 @@ import { mediCalAprDrg } from './medi_cal_apr_drg/dataset.js';
 import { mediCalHospitals } from './medi_cal_hospitals/dataset.js';
 import { mediCalDrgPolicy } from './medi_cal_drg_policy/dataset.js';
 import { manufacturer340b } from './manufacturer_340b/dataset.js';
+import { fdaNdc } from './fda_ndc/dataset.js';
 
 /** Every dataset the service knows. Adding one: a folder under datasets/ and a line here. */
 export const DATASETS: Dataset<any>[] = [
@@ -68,6 +69,7 @@ export const DATASETS: Dataset<any>[] = [
   mediCalHospitals,
   mediCalDrgPolicy,
   manufacturer340b,
+  fdaNdc,
 ];
 
 const BY_ID = new Map(DATASETS.map((d) => [d.id, d]));

@@ -10,6 +10,7 @@ import { ncciRoutes } from './ncci/routes.js';
 import { playgroundRoutes, type PlaygroundDeps } from './playground/routes.js';
 import { agentRoutes, type AgentRouteDeps } from './agents/routes.js';
 import { payerRoutes } from './payers/routes.js';
+import { drugRoutes } from './drugs/routes.js';
 import { priorAuthRoutes } from './prior_auth/routes.js';
 import { mediCalRoutes } from './medi_cal/routes.js';
 import { b340Routes } from './b340/routes.js';
@@ -37,6 +38,7 @@ export function buildRoutes(
     ...feeScheduleRoutes,
     ...ncciRoutes,
     ...payerRoutes,
+    ...drugRoutes,
     ...priorAuthRoutes,
     ...b340Routes,
     ...npiRoutes(sys.npi ?? { registry: null }),

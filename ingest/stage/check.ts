@@ -33,14 +33,18 @@ export async function checkRejects(loaded: Loaded, rejectsFile: string, threshol
   }
 }
 
-/** Runs the dataset's `finalize` step, if any, and recounts its main table into `loaded`. */
+/**
+ * Runs the dataset's `finalize` step, if any, and recounts its tables into `loaded` (a merge may
+ * fold rows of any table: the FDA NDC text and JSON sources become one product and package row).
+ */
 export async function finalizeRows(dataset: Dataset<any>, run: RunSql, loaded: Loaded): Promise<void> {
   if (!dataset.finalize) return;
-  const main = dataset.tables[0]!;
-  await dataset.finalize(run, quoteIdent(main.name));
-  const n = Number((await run(`SELECT count(*) AS n FROM ${quoteIdent(main.name)}`))[0]!.n);
-  loaded.rows += n - loaded.tableRows.get(main.name)!;
-  loaded.tableRows.set(main.name, n);
+  await dataset.finalize(run, quoteIdent(dataset.tables[0]!.name));
+  for (const t of dataset.tables) {
+    const n = Number((await run(`SELECT count(*) AS n FROM ${quoteIdent(t.name)}`))[0]!.n);
+    loaded.rows += n - loaded.tableRows.get(t.name)!;
+    loaded.tableRows.set(t.name, n);
+  }
 }
 
 /** Refuses a version in which some table's key columns name one row twice. */

@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDrugIndex, normalizeText, searchDrugIndex, type SearchableProduct } from '../server/drugs/search.js';
+import { startTestServer, type TestServer } from './helpers/harness.js';
+
+// Expected values are the seed's rows (seeds/fda_ndc/): FDA's 2018 unfinished lines, the
+// openFDA 2020-05-01 slice and the finished rows re-typed from it (datasets/fda_ndc/README.md).
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({});
+});
+afterAll(async () => t.close());
+
+const STRATTERA = '0002-3229_f1ee27ad-c38e-430a-b027-0b7ebad7403e';
+
+describe('GET /v1/drugs/ndc/package/{package_ndc}', () => {
+  it('answers a 4-4-2 package typed in every accepted form with both forms, its product and ingredients', async () => {
+    for (const form of ['0002-3229-30', '00002-3229-30', '00002322930']) {
+      const r = await t.request(`/v1/drugs/ndc/package/${form}`);
+      expect(r.status, form).toBe(200);
+      expect(r.body.package).toMatchObject({ package_ndc: '0002-3229-30', package_ndc_11: '00002-3229-30', ndc_segments: '4-4-2', description: '30 CAPSULE in 1 BOTTLE (0002-3229-30)', sample: false, marketing_start_date: '2003-01-10' });
+      expect(r.body.product).toMatchObject({ product_id: STRATTERA, brand_name: 'Strattera', openfda_rxcui: expect.stringContaining('349592'), source: 'ndc_text+openfda' });
+      expect(r.body.ingredients).toEqual([{ ingredient_ordinal: 1, ingredient_name: 'ATOMOXETINE HYDROCHLORIDE', ingredient_strength: '40 mg/1', strength_value: '40', strength_unit: 'mg/1' }]);
+      expect(r.body.reliability.dataset_versions).toEqual({ fda_ndc: '2020-05-01' });
+    }
+  });
+
+  it('pads the product segment of a 5-3-2 NDC and the package segment of a 5-4-1 NDC', async () => {
+    const lorazepam = await t.request('/v1/drugs/ndc/package/71610-0199-30');
+    expect(lorazepam.body.package).toMatchObject({ package_ndc: '71610-199-30', package_ndc_11: '71610-0199-30' });
+    const ranitidine = await t.request('/v1/drugs/ndc/package/10022336601');
+    expect(ranitidine.status).toBe(200);
+    expect(ranitidine.body.package).toMatchObject({ package_ndc: '10022-3366-1', package_ndc_11: '10022-3366-01', ndc_segments: '5-4-1', sample: null });
+    expect(ranitidine.body.product).toMatchObject({ finished: false, brand_name: null, labeler_name: expect.stringMatching(/^Saraca/) });
+  });
+
+  it('lists every ingredient of a multi-ingredient product in order, and a CP1252 labeler decoded', async () => {
+    const r = await t.request('/v1/drugs/ndc/package/0023-6100-00');
+    expect(r.body.ingredients.map((i: { ingredient_ordinal: number; ingredient_name: string }) => [i.ingredient_ordinal, i.ingredient_name])).toEqual([
+      [1, 'PANCRELIPASE LIPASE'],
+      [2, 'PANCRELIPASE PROTEASE'],
+      [3, 'PANCRELIPASE AMYLASE'],
+    ]);
+    const weleda = await t.request('/v1/drugs/ndc/package/00164-0025-00');
+    expect(weleda.body.product.labeler_name).toBe('Weleda A.G. Schwäbisch Gmünd, Zweigniederlassung der Weled');
+  });
+
+  it('refuses a malformed NDC with 422 saying why, and answers 404 for one the directory lacks', async () => {
+    const undashed = await t.request('/v1/drugs/ndc/package/0002322930');
+    expect(undashed.status).toBe(422);
+    expect(undashed.body.detail).toEqual([expect.objectContaining({ loc: ['path', 'package_ndc'], msg: expect.stringMatching(/needs its dashes/), input: '0002322930' })]);
+    for (const bad of ['0002-3229', 'abc', '000023229301', '00002-3229-3x']) expect((await t.request(`/v1/drugs/ndc/package/${bad}`)).status, bad).toBe(422);
+    const missing = await t.request('/v1/drugs/ndc/package/12345-6789-01');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ code: 'not_found', detail: expect.stringContaining('12345-6789-01') });
+    // 00002-3229-31 could only be 0002-3229-31, which FDA does not list.
+    expect((await t.request('/v1/drugs/ndc/package/00002-3229-31')).status).toBe(404);
+  });
+});
+
+describe('GET /v1/drugs/ndc/search', () => {
+  const ndcs = (r: { body: { results: { product_ndc: string }[] } }) => r.body.results.map((p) => p.product_ndc);
+
+  it('finds a product by its NDC in any form, a package NDC finding its product', async () => {
+    for (const q of ['71610-199', '71610-0199', '716100199', '71610-199-30', '71610019930']) {
+      const r = await t.request(`/v1/drugs/ndc/search?q=${q}`);
+      expect(ndcs(r), q).toEqual(['71610-199']);
+      expect(r.body.total_count).toBe(1);
+    }
+    // Three SPLs under one product NDC: all three.
+    expect(ndcs(await t.request('/v1/drugs/ndc/search?q=0009-5023'))).toEqual(['0009-5023', '0009-5023', '0009-5023']);
+  });
+
+  it('tolerates typos in brand and generic names, and matches labeler words without their umlauts', async () => {
+    expect(ndcs(await t.request('/v1/drugs/ndc/search?q=stratera'))).toEqual(['0002-3229']);
+    expect(ndcs(await t.request('/v1/drugs/ndc/search?q=atomoxitine'))).toEqual(['0002-3229']);
+    expect(ndcs(await t.request('/v1/drugs/ndc/search?q=schwabisch%20gm%C3%BCnd'))).toEqual(['0164-0025']);
+    const none = await t.request('/v1/drugs/ndc/search?q=zzzzqqq');
+    expect(none.body).toMatchObject({ total_count: 0, results: [] });
+  });
+
+  it('ranks brand and generic prefixes before word matches, and counts every match before the limit', async () => {
+    // "Bisacodyl" is the brand of 71610-219 and the generic of 10237-905.
+    const r = await t.request('/v1/drugs/ndc/search?q=bisacodyl&limit=1');
+    expect(r.body.total_count).toBe(2);
+    expect(r.body.results).toHaveLength(1);
+    // Aphena's three products: by labeler words only; Lorazepam's brand prefix ranks first.
+    const lor = await t.request('/v1/drugs/ndc/search?q=lor');
+    expect(ndcs(lor)[0]).toBe('71610-199');
+  });
+
+  it('refuses a one-character query, a limit out of range and an unknown parameter, every issue at once', async () => {
+    const r = await t.request('/v1/drugs/ndc/search?q=s&limit=101&sort=brand');
+    expect(r.status).toBe(422);
+    expect(r.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual(['query.limit', 'query.q', 'query.sort']);
+  });
+});
+
+describe('drug search index', () => {
+  const products: SearchableProduct[] = [
+    { product_ndc: '0002-3229', brand_name: 'Strattera', generic_name: 'Atomoxetine hydrochloride', labeler_name: 'Eli Lilly and Company' },
+    { product_ndc: '11111-222', brand_name: 'Lilly Mix', generic_name: 'lispro insulin', labeler_name: 'Other Labs' },
+    { product_ndc: '33333-4444', brand_name: null, generic_name: 'Insulin human', labeler_name: 'Eli Lilly and Company' },
+    { product_ndc: '55555-666', brand_name: 'Insulinex', generic_name: 'insulin glargine', labeler_name: 'Acme' },
+  ];
+  const idx = buildDrugIndex(products);
+  const order = (q: string, limit = 10) => searchDrugIndex(idx, q, limit).hits.map((h) => [products[h.index]!.product_ndc, h.tier]);
+
+  it('puts whole-name prefixes (tier 2) before word matches (tier 1) before typos (tier 0)', () => {
+    expect(order('insulin')).toEqual([
+      ['33333-4444', 2],
+      ['55555-666', 2],
+      ['11111-222', 1],
+    ]);
+    expect(order('lilly')).toEqual([
+      ['11111-222', 2],
+      // equal scores: the shorter brand name first (33333-4444 has none)
+      ['33333-4444', 1],
+      ['0002-3229', 1],
+    ]);
+    expect(order('insulim human')).toEqual([['33333-4444', 0]]);
+  });
+
+  it('requires every typed word, and puts the NDC match first (tier 3)', () => {
+    expect(order('insulin acme')).toEqual([['55555-666', 1]]);
+    expect(order('00002-3229')).toEqual([['0002-3229', 3]]);
+    expect(searchDrugIndex(idx, 'insulin', 1)).toMatchObject({ total: 3, hits: [{ tier: 2 }] });
+  });
+
+  it('normalises accents, case and punctuation', () => {
+    expect(normalizeText('Weleda A.G. Schwäbisch Gmünd')).toBe('weleda a g schwabisch gmund');
+  });
+});
