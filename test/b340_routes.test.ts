@@ -41,12 +41,27 @@ describe('GET /v1/340b/manufacturers', () => {
 });
 
 describe('GET /v1/340b/restrictions/resolve', () => {
-  it('resolves a seeded Lilly NDC by its labeler code, says fda_ndc is needed, and carries the disclaimer', async () => {
+  it('resolves an NDC through the FDA NDC directory: labeler code and brand from fda_ndc, in any NDC form', async () => {
+    const ask = async (ndc: string) => (await t.request(`/v1/340b/restrictions/resolve?entity_type=CH&ndc=${ndc}&has_in_house_pharmacy=true&as_of=2023-06-01`)).body;
+    // Strattera (0002-3229-30, seeded in fda_ndc): Lilly's labeler 0002, padded to 00002.
+    for (const form of ['0002-3229-30', '00002-3229-30', '00002322930']) {
+      const r = await ask(form);
+      expect(r, form).toMatchObject({ manufacturer_id: 'eli_lilly', drug: 'Strattera', access_status: 'conditional', policy: { policy_id: '2021-12-16' } });
+      expect(r.reliability.dataset_versions).toHaveProperty('fda_ndc');
+      expect(r.reliability.warnings.some((w: string) => w.includes('needs the fda_ndc dataset') || w.includes('not in the FDA NDC directory')), form).toBe(false);
+      expect(r.disclaimer).toMatch(/^Informational use only/);
+    }
+    // Viagra (0069-4200-30): FDA names the labeler, and no curated manufacturer has it: unknown, never allowed.
+    const pfizer = await ask('0069-4200-30');
+    expect(pfizer).toMatchObject({ access_status: 'unknown', manufacturer_id: null });
+    expect(pfizer.conditions[0]).toMatch(/^labeler code 00069 \(Pfizer.*\) of NDC 0069-4200-30 is not among the curated manufacturers$/);
+  });
+
+  it('matches an NDC FDA does not list by its own labeler segment, and says so', async () => {
     const r = await t.request('/v1/340b/restrictions/resolve?entity_type=CH&ndc=0002-1402-71&has_in_house_pharmacy=true&as_of=2023-06-01');
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ manufacturer_id: 'eli_lilly', access_status: 'conditional', policy: { policy_id: '2021-12-16' } });
-    expect(r.body.reliability.warnings.some((w: string) => w.includes('fda_ndc'))).toBe(true);
-    expect(r.body.disclaimer).toMatch(/^Informational use only/);
+    expect(r.body.reliability.warnings).toContainEqual(expect.stringMatching(/^NDC 0002-1402-71 is not in the FDA NDC directory \(fda_ndc .+\): matched by its own labeler segment only$/));
   });
 
   it('is 422 with every issue: an unknown entity type, and neither manufacturer nor ndc', async () => {

@@ -10,6 +10,12 @@ export const DISCLAIMER =
 export const FDA_NDC_WARNING =
   'NDC -> labeler resolution through the FDA NDC directory needs the fda_ndc dataset, which is not loaded: the NDC was matched only against the labeler codes the manufacturer files list';
 
+/** What the FDA NDC directory says of an NDC: its labeler code (from FDA's own segments) and labeler name. */
+export interface NdcLabeler {
+  labeler_code: string;
+  labeler_name: string | null;
+}
+
 export type AccessStatus = 'allowed' | 'conditional' | 'restricted' | 'unknown';
 
 export interface ResolveInput {
@@ -18,6 +24,8 @@ export interface ResolveInput {
   manufacturer_id?: string;
   manufacturer?: string;
   ndc?: string;
+  /** The NDC as the FDA directory knows it; absent: the NDC's own first segment is the labeler code. */
+  ndc_labeler?: NdcLabeler;
   drug?: string;
   state?: string;
   has_in_house_pharmacy?: boolean;
@@ -59,12 +67,14 @@ function identify(k: Knowledge340b, q: ResolveInput): { row: ManufacturerRow } |
   const known = q.manufacturer_id !== undefined ? k.manufacturers.get(q.manufacturer_id) : undefined;
   if (known) return { row: known };
   const byName = q.manufacturer !== undefined ? findManufacturer(k, q.manufacturer) : null;
-  const labeler = q.ndc !== undefined ? labelerOf(q.ndc) : null;
-  const byNdc = labeler !== null ? (k.labelers.get(labeler) ?? null) : null;
+  const labeler = q.ndc_labeler?.labeler_code ?? (q.ndc !== undefined ? labelerOf(q.ndc) : null);
+  // The labeler code the manufacturer files list, else the FDA labeler name as a manufacturer name or alias.
+  const fdaName = q.ndc_labeler?.labeler_name;
+  const byNdc = labeler !== null ? (k.labelers.get(labeler) ?? (fdaName ? findManufacturer(k, fdaName) : null)) : null;
   if (q.manufacturer !== undefined && byName === null) return { why: `manufacturer "${q.manufacturer}" is not in the curated 340B dataset (or names several manufacturers)` };
   if (byName !== null && byNdc !== null && byNdc !== byName) return { why: `the NDC's labeler code ${labeler} belongs to ${k.manufacturers.get(byNdc)!.name}, not ${k.manufacturers.get(byName)!.name}` };
   const id = byName ?? byNdc;
-  if (id === null) return { why: `labeler code ${labeler} of NDC ${q.ndc} is not among the labeler codes of the curated manufacturers` };
+  if (id === null) return { why: `labeler code ${labeler}${fdaName ? ` (${fdaName})` : ''} of NDC ${q.ndc} is not among the curated manufacturers` };
   return { row: k.manufacturers.get(id)! };
 }
 
@@ -89,7 +99,7 @@ export function resolveAccess(k: Knowledge340b, q: ResolveInput): Resolution340b
   const citations = new Map<string, Citation340b>();
   const cite = (c: Citation340b) => citations.set(`${c.url} ${c.title}`, c);
   const warnings: string[] = [];
-  if (q.ndc !== undefined) warnings.push(FDA_NDC_WARNING);
+  if (q.ndc !== undefined && q.ndc_labeler === undefined) warnings.push(FDA_NDC_WARNING);
   const out: Resolution340b = {
     access_status: 'unknown',
     policy_status: 'unknown',

@@ -3,7 +3,9 @@ import { DomainError, ValidationError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { todayOf } from '../calendar.js';
 import { defineRoute, json, result, type RouteDef } from '../route.js';
-import { DISCLAIMER, resolveAccess } from './resolve.js';
+import { DISCLAIMER, labelerOf, resolveAccess, type NdcLabeler } from './resolve.js';
+import { drugDirectory, productOfNdc } from '../drugs/service.js';
+import type { Trace } from '../trace.js';
 import {
   AccessResolutionSchema,
   ChangeListSchema,
@@ -24,6 +26,25 @@ const LIVE = { scope: 'knowledge', keyType: 'live' } as const;
 const EXAMPLE_WATCH = { manufacturers: ['AbbVie', 'eli_lilly'], states: ['AR'] };
 
 /** The loaded 340B knowledge; 503 `not_ready` when the dataset is not loaded. */
+/**
+ * What the FDA NDC directory says of an NDC: the labeler code of FDA's own segments (an 11-digit
+ * NDC's first five digits may pad a four-digit labeler) and labeler name, and the brand (else
+ * generic) name. Nothing when fda_ndc is not loaded (the resolver then warns it matched the NDC's
+ * own labeler segment only).
+ */
+async function ndcViaFda(snapshot: SnapshotReader, ndc: string, trace: Trace): Promise<{ labeler?: NdcLabeler; drug?: string }> {
+  const dir = await drugDirectory(snapshot);
+  if (!dir) return {};
+  trace.use('fda_ndc', dir.version);
+  const p = productOfNdc(dir, ndc);
+  if (!p) {
+    trace.warn(`NDC ${ndc} is not in the FDA NDC directory (fda_ndc ${dir.version}): matched by its own labeler segment only`);
+    return { labeler: { labeler_code: labelerOf(ndc), labeler_name: null } };
+  }
+  const drug = p.brand_name ?? p.generic_name ?? undefined;
+  return { labeler: { labeler_code: p.product_ndc.split('-')[0]!.padStart(5, '0'), labeler_name: p.labeler_name }, ...(drug ? { drug } : {}) };
+}
+
 async function loaded(snapshot: SnapshotReader): Promise<Knowledge340b> {
   const k = await knowledge340b(snapshot);
   if (!k) throw new DomainError('not_ready', 'the manufacturer_340b dataset is not loaded');
@@ -73,7 +94,8 @@ export const b340Routes: RouteDef[] = [
     operationId: 'resolve340bRestrictions',
     tag: TAG,
     summary: '340B access through a contract pharmacy: allowed, conditional, restricted or unknown',
-    description: 'NDCs match by labeler code (the FDA lookup needs fda_ndc). Unknown manufacturer or NDC: `unknown`.',
+    description:
+      "An NDC is looked up in the FDA NDC directory (fda_ndc): its labeler code, from FDA's own segments, or its labeler name finds the manufacturer, and its brand name is the drug when `drug` is not given. An NDC FDA does not list is matched by its own first segment, with a warning. Unknown manufacturer or NDC: `unknown`.",
     auth: { scope: 'knowledge' },
     reads: 'snapshot',
     cache: 'daily',
@@ -82,14 +104,16 @@ export const b340Routes: RouteDef[] = [
     examples: [
       { summary: 'a hospital without an in-house pharmacy, AbbVie, in Texas', query: { entity_type: 'DSH', manufacturer: 'abbvie', state: 'TX', has_in_house_pharmacy: 'false', as_of: '2024-09-01' } },
       { summary: 'the same hospital in Arkansas (state law)', query: { entity_type: 'DSH', manufacturer: 'abbvie', state: 'AR', has_in_house_pharmacy: 'true', as_of: '2024-01-15' } },
-      { summary: 'a Lilly NDC by its labeler code', query: { entity_type: 'CH', ndc: '0002-1402-71', as_of: '2023-06-01' } },
+      { summary: 'a Lilly NDC (Strattera), through the FDA NDC directory', query: { entity_type: 'CH', ndc: '0002-3229-30', as_of: '2023-06-01' } },
       { summary: 'a rebate-pilot drug after the court order', query: { entity_type: 'DSH', manufacturer: 'Bristol Myers Squibb', drug: 'Eliquis', has_in_house_pharmacy: 'false', as_of: '2026-01-15' } },
       { summary: 'an unknown entity type and no manufacturer or NDC', status: 422, query: { entity_type: 'XYZ' } },
     ],
     handler: async ({ query, snapshot, trace, now }) => {
       const k = await loaded(snapshot);
       const asOf = query.as_of ?? todayOf(now());
-      const r = resolveAccess(k, { ...query, as_of: asOf });
+      const fda = query.ndc !== undefined ? await ndcViaFda(snapshot, query.ndc, trace) : {};
+      const drug = query.drug ?? fda.drug;
+      const r = resolveAccess(k, { ...query, ...(drug !== undefined ? { drug } : {}), ...(fda.labeler ? { ndc_labeler: fda.labeler } : {}), as_of: asOf });
       trace.use('manufacturer_340b', k.version).warn(...r.warnings);
       return {
         access_status: r.access_status,
@@ -98,7 +122,7 @@ export const b340Routes: RouteDef[] = [
         entity_type: query.entity_type,
         manufacturer: r.manufacturer,
         manufacturer_id: r.manufacturer_id,
-        drug: query.drug ?? null,
+        drug: drug ?? null,
         ndc: query.ndc ?? null,
         has_in_house_pharmacy: query.has_in_house_pharmacy ?? null,
         conditions: r.conditions,

@@ -1,6 +1,6 @@
 import { findAllIngredients, findAllPackages, findAllProducts, ndcVersion } from '../../datasets/fda_ndc/queries.js';
 import type { IngredientRow, PackageRow, ProductRow } from '../../datasets/fda_ndc/schema.js';
-import { toNdc11 } from '../../datasets/fda_ndc/ndc.js';
+import { parsePackageNdc, productNdcOfQuery, toNdc11 } from '../../datasets/fda_ndc/ndc.js';
 import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { Trace } from '../trace.js';
@@ -12,6 +12,8 @@ export interface DrugDirectory {
   products: ProductRow[];
   index: DrugIndex;
   productById: Map<string, ProductRow>;
+  /** 9-digit 5-4 product NDC -> products (several label versions may share one). */
+  productsByNdc: Map<string, ProductRow[]>;
   /** 11-digit NDC -> packages (one, unless FDA lists two whose 11-digit forms collide). */
   packages: Map<string, PackageRow[]>;
   ingredients: Map<string, IngredientRow[]>;
@@ -45,6 +47,7 @@ export function drugDirectory(snapshot: SnapshotReader): Promise<DrugDirectory |
         products,
         index: buildDrugIndex(products),
         productById: new Map(products.map((p) => [p.product_id, p])),
+        productsByNdc: groupBy(products, (p) => toNdc11(p.product_ndc)),
         packages: groupBy(packages, (p) => toNdc11(p.package_ndc)),
         ingredients: groupBy(ingredients, (i) => i.product_id),
       };
@@ -83,4 +86,15 @@ export async function searchDrugs(snapshot: SnapshotReader, q: string, limit: nu
   const dir = await directoryOrThrow(snapshot, trace);
   const { hits, total } = searchDrugIndex(dir.index, q, limit);
   return { total_count: total, reliability: trace.reliability(), results: hits.map((h) => dir.products[h.index]!) };
+}
+
+/** The product an NDC names in any accepted form (a package NDC names its product), or null. */
+export function productOfNdc(dir: DrugDirectory, ndc: string): ProductRow | null {
+  const pkg = parsePackageNdc(ndc);
+  if (pkg.ok) {
+    const p = dir.packages.get(pkg.ndc11)?.[0];
+    if (p) return dir.productById.get(p.product_id) ?? null;
+  }
+  const product = productNdcOfQuery(ndc);
+  return product ? (dir.productsByNdc.get(product)?.[0] ?? null) : null;
 }
