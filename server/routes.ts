@@ -17,6 +17,7 @@ import { b340Routes } from './b340/routes.js';
 import { systemResolver } from './agents/callbacks.js';
 import { policyDocumentRoutes, type PolicyRouteDeps } from './policy_documents/routes.js';
 import { npiRoutes, type NpiRouteDeps } from './npi/routes.js';
+import { conceptRoutes } from './concepts/routes.js';
 import { DEFAULT_POLICY_MAX_BYTES } from './policy_documents/parser.js';
 
 /**
@@ -41,6 +42,7 @@ export function buildRoutes(
     ...drugRoutes,
     ...priorAuthRoutes,
     ...b340Routes,
+    ...conceptRoutes,
     ...npiRoutes(sys.npi ?? { registry: null }),
     ...policyDocumentRoutes(sys.policyDocuments ?? { parser: inert('policy parser'), maxBytes: DEFAULT_POLICY_MAX_BYTES }),
     ...agentRoutes(sys.agents ?? { policy: { production: false, allowedHosts: [] }, resolve: systemResolver, idempotencyWindowMs: 86_400_000, onSubmit: () => {} }),

@@ -7,6 +7,7 @@ import { McpEndpoint } from './mcp/adapter.js';
 import { codeResearchAgent } from './agents/code_research.js';
 import { warmPtpIndexes } from '../datasets/_ncci_ptp/queries.js';
 import { drugDirectory } from './drugs/service.js';
+import { conceptIndex } from './concepts/index.js';
 import { denialResolutionAgent } from './agents/denial_resolution.js';
 import { medicalNecessityAgent } from './agents/medical_necessity.js';
 import { nodeCallbackHttp, systemResolver, type CallbackHttp, type CallbackPolicy, type Resolver } from './agents/callbacks.js';
@@ -126,12 +127,12 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   let readiness: Readiness | undefined;
   const snapshots = new SnapshotHolder(wh, {
     memoMaxBytes: o.memoMaxBytes,
-    // Whole-table lookup indexes (PTP, the drug search index) are built right after a mount, not on the first request.
+    // Whole-table lookup indexes (PTP, the drug directory, the concept index) are built right after a mount, not on the first request.
     onMount: (s) => {
       const t0 = Date.now();
       // Held like a request, so a shutdown closes the snapshot only after the build.
       s.retain();
-      return Promise.all([warmPtpIndexes(s), drugDirectory(s)])
+      return Promise.all([warmPtpIndexes(s), drugDirectory(s), conceptIndex(s)])
         .finally(() => s.release())
         .then(
         () => o.logger.info({ snapshot: s.id, ms: Date.now() - t0 }, 'lookup indexes ready'),

@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { IngestError } from '../_shared/issue.js';
+import { readText, type FileSample, type SourceFile } from '../_shared/source.js';
+import { defineDataset, type ParsedItem, type VersionInfo } from '../types.js';
+
+/**
+ * One atom of the UMLS Metathesaurus concept names file (MRCONSO.RRF, NLM's Rich Release Format):
+ * the 18 fields in NLM's order (Reference Manual, section 3.3.4 "Concept Names and Sources").
+ */
+export const UmlsConceptRowSchema = z.object({
+  cui: z.string().describe('concept unique identifier (C + 7 digits)'),
+  lat: z.string().describe('language (ENG, SPA, ...)'),
+  ts: z.string().describe('term status: P preferred LUI of the CUI, S non-preferred'),
+  lui: z.string(),
+  stt: z.string().describe('string type'),
+  sui: z.string(),
+  ispref: z.string().describe('Y when the atom is preferred within its term'),
+  aui: z.string().describe('atom unique identifier (A + digits): the row key'),
+  saui: z.string().nullable(),
+  scui: z.string().nullable(),
+  sdui: z.string().nullable(),
+  sab: z.string().describe('source abbreviation (ICD10CM, RXNORM, MSH, ...)'),
+  tty: z.string().describe('term type in the source (PT, SY, SCD, ...)'),
+  code: z.string().describe('the code in the source'),
+  str: z.string().describe('the string'),
+  srl: z.int().describe('source restriction level (0 unrestricted ... 9)'),
+  suppress: z.string().describe('O obsolete, E suppressed by an editor, Y suppressible by the source, N not suppressed'),
+  cvf: z.string().nullable().describe('content view flag'),
+});
+export type UmlsConceptRow = z.infer<typeof UmlsConceptRowSchema>;
+
+const FIELDS = ['cui', 'lat', 'ts', 'lui', 'stt', 'sui', 'ispref', 'aui', 'saui', 'scui', 'sdui', 'sab', 'tty', 'code', 'str', 'srl', 'suppress', 'cvf'] as const;
+const LINE = /^C\d{7}\|[A-Z]{3}\|[PS]\|L\d+\|/;
+/** A release label: `2025AA`, `2025AB` (the release folder's name, or in the file name). */
+const RELEASE = /(\d{4}A[AB])/;
+
+const blank = (s: string) => (s === '' ? null : s);
+
+export const umlsConcepts = defineDataset({
+  id: 'umls_concepts',
+  title: 'UMLS Metathesaurus concept names (MRCONSO.RRF)',
+  publisher: 'U.S. National Library of Medicine (UMLS, licensed)',
+  formats: ['MRCONSO.RRF as NLM ships it: pipe-delimited, no header, 18 fields and a trailing |, UTF-8; the release (2025AA) in the file name, e.g. MRCONSO.2025AA.RRF, or given with --version'],
+  row: UmlsConceptRowSchema,
+  key: ['aui'],
+  detect: (s: FileSample) => {
+    // Most of the first lines decide (a bad line is a reject of the layout, not another layout).
+    const lines = s.lines.filter((l) => l !== '').slice(0, 20);
+    return /MRCONSO/i.test(s.name) && lines.length > 0 && lines.filter((l) => LINE.test(l)).length >= Math.ceil(lines.length * 0.75);
+  },
+  version(samples): VersionInfo | undefined {
+    const m = samples.map((s) => RELEASE.exec(s.name)).find((x) => x !== null);
+    if (!m) return undefined;
+    // NLM releases AA in May and AB in November.
+    const year = m[1]!.slice(0, 4);
+    const illustrative = samples.some((s) => /illustrative/i.test(s.name));
+    return { label: `${m[1]}${illustrative ? '-illustrative' : ''}`, effective_date: `${year}-${m[1]!.endsWith('AA') ? '05' : '11'}-01` };
+  },
+  async *parse(file: SourceFile): AsyncIterable<ParsedItem<UmlsConceptRow>> {
+    const { text } = await readText(file);
+    const lines = text.split(/\r?\n/);
+    if (lines.length && lines.at(-1) === '') lines.pop();
+    if (lines.length && !LINE.test(lines[0]!)) throw new IngestError('not an MRCONSO.RRF file: the first line is not CUI|LAT|TS|LUI|...', file.name, 1);
+    for (const [i, raw] of lines.entries()) {
+      const line = i + 1;
+      const f = raw.split('|');
+      // 18 fields and the trailing | leave 19 parts, the last empty.
+      if (f.length !== 19 || f[18] !== '') {
+        yield { line, issues: [{ loc: ['row', line, 'row'], msg: `an MRCONSO line has 18 fields and a trailing | (found ${f.length - 1} separators)`, type: 'value_error', input: raw.slice(0, 200) }] };
+        continue;
+      }
+      const v = Object.fromEntries(FIELDS.map((name, k) => [name, f[k]!])) as Record<(typeof FIELDS)[number], string>;
+      const issues = [];
+      if (!/^C\d{7}$/.test(v.cui)) issues.push({ loc: ['row', line, 'cui'], msg: `'${v.cui}' is not a CUI (C and 7 digits)`, type: 'value_error', input: v.cui });
+      if (!/^A\d+$/.test(v.aui)) issues.push({ loc: ['row', line, 'aui'], msg: `'${v.aui}' is not an AUI`, type: 'value_error', input: v.aui });
+      if (!/^\d$/.test(v.srl)) issues.push({ loc: ['row', line, 'srl'], msg: `'${v.srl}' is not a restriction level 0-9`, type: 'value_error', input: v.srl });
+      if (v.str === '') issues.push({ loc: ['row', line, 'str'], msg: 'the string is empty', type: 'missing', input: v.str });
+      if (issues.length) {
+        yield { line, issues };
+        continue;
+      }
+      yield {
+        line,
+        row: { ...v, saui: blank(v.saui), scui: blank(v.scui), sdui: blank(v.sdui), cvf: blank(v.cvf), srl: Number(v.srl) },
+      };
+    }
+  },
+});

@@ -1,0 +1,36 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { detectFile, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
+import { umlsConcepts } from './dataset.js';
+
+const SEED = join(REPO_ROOT, 'seeds/umls_concepts/MRCONSO.2025AA.illustrative.RRF');
+const UGLY = join(REPO_ROOT, 'test/fixtures/umls_concepts/MRCONSO.2025AB.RRF');
+
+describe('umls_concepts parser (MRCONSO.RRF)', () => {
+  it('detects MRCONSO lines and takes the release from the file name (AA from May, AB from November)', async () => {
+    expect(await detectFile(umlsConcepts, SEED)).toEqual({ detected: true, version: { label: '2025AA-illustrative', effective_date: '2025-05-01' } });
+    expect((await detectFile(umlsConcepts, UGLY)).version).toEqual({ label: '2025AB', effective_date: '2025-11-01' });
+    const noRelease = await writeTempFile('MRCONSO.RRF', 'C9000001|ENG|P|L9000001|PF|S9000001|Y|A90000001||||MSH|MH|D1|x|0|N||\n');
+    expect(await detectFile(umlsConcepts, noRelease)).toEqual({ detected: true, version: null });
+  });
+
+  it('reads the 18 fields in order, empty optional ids as null, SRL as a number', async () => {
+    const { rows, rejects } = await parseAll(umlsConcepts, SEED);
+    expect(rejects).toEqual([]);
+    expect(rows).toHaveLength(9);
+    expect(rows[0]).toEqual({
+      cui: 'C9000001', lat: 'ENG', ts: 'P', lui: 'L9000001', stt: 'PF', sui: 'S9000001', ispref: 'Y', aui: 'A90000001',
+      saui: null, scui: null, sdui: null, sab: 'ICD10CM', tty: 'PT', code: 'E11.9', str: 'Type 2 diabetes mellitus without complications', srl: 0, suppress: 'N', cvf: null,
+    });
+  });
+
+  it('rejects a short CUI, a line without its trailing bar and an empty string, naming line and field; keeps UTF-8', async () => {
+    const { rows, rejects } = await parseAll(umlsConcepts, UGLY);
+    expect(rejects.map((r) => [r.line, r.issues[0]!.loc.at(-1)])).toEqual([
+      [2, 'cui'],
+      [3, 'row'],
+      [5, 'str'],
+    ]);
+    expect(rows.find((r) => r.aui === 'A90000022')).toMatchObject({ str: 'Gmünd — UTF-8 γαστήρ', cvf: '256' });
+  });
+});

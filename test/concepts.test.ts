@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './helpers/harness.js';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const search = async (qs: string) => (await t.request(`/v1/concepts/umls/search?${qs}`)).body;
+const rows = (b: { results: { sab: string; source_code: string }[] }) => b.results.map((r) => `${r.sab}:${r.source_code}`);
+
+describe('GET /v1/concepts/umls/search', () => {
+  it('finds a UMLS concept and the ICD-10-CM code by words, UMLS atoms with their CUI', async () => {
+    const b = await search('q=type%202%20diabetes%20mellitus%20without&limit=10');
+    expect(b.results[0]).toMatchObject({ cui: 'C9000001', sab: 'ICD10CM', source_code: 'E11.9', term: 'Type 2 diabetes mellitus without complications', dataset: 'umls_concepts', term_type: 'PT' });
+    // The same code from the icd10cm dataset: no CUI, its own version.
+    expect(b.results).toContainEqual(expect.objectContaining({ cui: null, sab: 'ICD10CM', source_code: 'E11.9', dataset: 'icd10cm' }));
+    expect(b.reliability.dataset_versions).toMatchObject({ umls_concepts: '2025AA-illustrative' });
+    expect(b.reliability.warnings).toContainEqual(expect.stringContaining('umls_concepts 2025AA-illustrative is illustrative'));
+  });
+
+  it('puts the code itself first, typed with or without its dot', async () => {
+    for (const q of ['E11.9', 'e119']) {
+      const b = await search(`q=${q}`);
+      expect(rows(b).slice(0, 2).sort(), q).toEqual(['ICD10CM:E11.9', 'ICD10CM:E11.9']);
+      expect(b.results[0].cui).toBe('C9000001');
+    }
+  });
+
+  it('reads CPT descriptors of the RVU file and keeps to the sources asked', async () => {
+    const cpt = await search('q=99213');
+    expect(cpt.results[0]).toMatchObject({ cui: null, sab: 'CPT', source_code: '99213', term_type: 'SD', dataset: 'mpfs_rvu' });
+    const only = await search('q=diabetes&sab=MSH,MTH');
+    expect(only.results.map((r: { sab: string }) => r.sab).every((s: string) => s === 'MSH' || s === 'MTH')).toBe(true);
+    expect(only.results.map((r: { term: string }) => r.term)).toContain('Diabetes Mellitus, Type 2');
+  });
+
+  it("answers RxNorm ids from the FDA directory's openFDA fields, by name or by RxCUI", async () => {
+    const byName = await search('q=lorazepam&sab=RXNORM');
+    expect(byName.results).toContainEqual({ cui: null, term: 'Lorazepam', sab: 'RXNORM', source_code: '197900', term_type: 'openfda_brand', dataset: 'fda_ndc', version: expect.any(String) });
+    const byCode = await search('q=197900');
+    expect(byCode.results[0]).toMatchObject({ sab: 'RXNORM', source_code: '197900', term: 'Lorazepam' });
+    expect(byCode.reliability.dataset_versions).toHaveProperty('fda_ndc');
+  });
+
+  it('leaves out obsolete and non-English atoms', async () => {
+    expect((await search('q=dimethylbiguanide')).results).toEqual([]);
+    expect((await search('q=gastrectomia')).results).toEqual([]);
+    const sleeve = await search('q=sleeve%20gastrec');
+    expect(sleeve.results.map((r: { term: string }) => r.term)).toContain('Sleeve gastrectomy');
+  });
+
+  it('ranks a whole-term match above a term that merely contains the words, and counts every match', async () => {
+    const b = await search('q=hypertension&limit=1');
+    expect(b.results).toHaveLength(1);
+    expect(b.total_count).toBeGreaterThan(1);
+    const all = await search('q=hypertension&limit=100');
+    expect(all.total_count).toBe(all.results.length);
+  });
+
+  it('refuses a short query, a bad source and a limit out of range with every issue', async () => {
+    const r = await t.request('/v1/concepts/umls/search?q=a&sab=icd10cm&limit=0');
+    expect(r.status).toBe(422);
+    expect(r.body.detail.map((i: { loc: string[] }) => i.loc.join('.')).sort()).toEqual(['query.limit', 'query.q', 'query.sab']);
+  });
+});
