@@ -33,6 +33,7 @@ import { mediCalHospitals } from './medi_cal_hospitals/dataset.js';
 import { mediCalDrgPolicy } from './medi_cal_drg_policy/dataset.js';
 import { manufacturer340b } from './manufacturer_340b/dataset.js';
 import { fdaNdc } from './fda_ndc/dataset.js';
+import { nppes } from './nppes/dataset.js';
 
 /** Every dataset the service knows. Adding one: a folder under datasets/ and a line here. */
 export const DATASETS: Dataset<any>[] = [
@@ -70,6 +71,7 @@ export const DATASETS: Dataset<any>[] = [
   mediCalDrgPolicy,
   manufacturer340b,
   fdaNdc,
+  nppes,
 ];
 
 const BY_ID = new Map(DATASETS.map((d) => [d.id, d]));
