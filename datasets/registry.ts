@@ -34,6 +34,7 @@ import { mediCalDrgPolicy } from './medi_cal_drg_policy/dataset.js';
 import { manufacturer340b } from './manufacturer_340b/dataset.js';
 import { fdaNdc } from './fda_ndc/dataset.js';
 import { umlsConcepts } from './umls_concepts/dataset.js';
+import { nppes } from './nppes/dataset.js';
 
 /** Every dataset the service knows. Adding one: a folder under datasets/ and a line here. */
 export const DATASETS: Dataset<any>[] = [
@@ -72,6 +73,7 @@ export const DATASETS: Dataset<any>[] = [
   manufacturer340b,
   fdaNdc,
   umlsConcepts,
+  nppes,
 ];
 
 const BY_ID = new Map(DATASETS.map((d) => [d.id, d]));

@@ -40,6 +40,8 @@ export interface ParseContext {
 export interface NativeLoadResult {
   rows: number;
   rejects: { line: number; issues: Issue[] }[];
+  /** Rows per table, for a loader that fills several (default: all `rows` in the main table). */
+  tables?: Record<string, number>;
 }
 
 /**

@@ -30,6 +30,22 @@ afterAll(async () => {
   await new Promise((r) => registry.close(r));
 });
 
+/** NPI 1720377294 as the spec's provider, from the local copy (no taxonomy descriptions in the bulk file). */
+const HIZA_PROVIDER = {
+  npi: '1720377294',
+  entity_type: 'individual',
+  name: 'ELISE AILEEN HIZA',
+  credential: 'M.D.',
+  gender: 'F',
+  enumeration_date: '2011-04-05',
+  last_updated: '2018-05-08',
+  status: 'active',
+  deactivation_date: null,
+  primary_taxonomy: { code: '207X00000X', description: null, license: '2017-01132', state: 'NC' },
+  other_taxonomies: [{ code: '390200000X', description: null, license: null, state: null }],
+  practice_address: { address_1: '111 VICTORIA RD', address_2: null, city: 'ASHEVILLE', state: 'NC', postal_code: '288014811', phone: '828-252-7331', fax: null },
+};
+
 describe('the NPI check digit', () => {
   it('accepts real NPIs and the CMS worked example, refuses a wrong last digit and other lengths', () => {
     // CMS: 123456789 -> 80840123456789 -> check digit 3.
@@ -56,24 +72,16 @@ describe('GET /v1/npi/{npi_number} through the live registry', () => {
   });
 
   it('maps a registry record to the provider, keeping the record as raw', async () => {
-    const r = await t.request('/v1/npi/1720377294');
+    const r = await t.request('/v1/npi/1720377294?live=true');
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ npi: '1720377294', found: true, source: 'nppes_api', data_sources: ['nppes_api'] });
     expect(r.body.provider).toEqual({
-      npi: '1720377294',
-      entity_type: 'individual',
-      name: 'ELISE AILEEN HIZA',
-      credential: 'M.D.',
-      gender: 'F',
-      enumeration_date: '2011-04-05',
-      last_updated: '2018-05-08',
-      status: 'active',
-      primary_taxonomy: { code: '207X00000X', description: 'Orthopaedic Surgery', license: '2017-01132', state: 'NC' },
-      other_taxonomies: [{ code: '390200000X', description: 'Student in an Organized Health Care Education/Training Program', license: null, state: null }],
-      practice_address: { address_1: '111 VICTORIA RD', address_2: null, city: 'ASHEVILLE', state: 'NC', postal_code: '288014811', phone: '828-252-7331', fax: null },
+      ...HIZA_PROVIDER,
+      primary_taxonomy: { ...HIZA_PROVIDER.primary_taxonomy, description: 'Orthopaedic Surgery' },
+      other_taxonomies: [{ ...HIZA_PROVIDER.other_taxonomies[0], description: 'Student in an Organized Health Care Education/Training Program' }],
     });
     expect(r.body.raw.number).toBe(1720377294);
-    expect(r.body.reliability.warnings).toContain('the local NPPES copy (dataset nppes) is not loaded yet: the live NPPES registry answered');
+    expect(r.body.reliability.warnings).toEqual([]);
     expect(r.body.reliability.degraded).toBe(false);
   });
 
@@ -97,39 +105,86 @@ describe('GET /v1/npi/{npi_number} through the live registry', () => {
   });
 
   it('an outage is found: false, degraded, naming it; the circuit then opens and stops calling until it may retry', async () => {
-    const errors = await t.request('/v1/npi/1568946812');
+    const errors = await t.request('/v1/npi/1568946812?live=true');
     expect(errors.body).toMatchObject({ found: false, reliability: { degraded: true } });
     expect(errors.body.reliability.warnings).toContainEqual(expect.stringContaining('refused the request: Something went wrong (99)'));
     // A success closes the circuit again; then two failures in a row open it.
-    await t.request('/v1/npi/1720377294');
+    await t.request('/v1/npi/1720377294?live=true');
     const slow = await t.request('/v1/npi/1234567893');
     expect(slow.body.reliability.warnings).toContainEqual(expect.stringContaining('did not answer within 200 ms'));
     const down = await t.request('/v1/npi/1003000126');
     expect(down.body.reliability.warnings).toContainEqual(expect.stringContaining('HTTP 503'));
     const before = calls;
-    const open = await t.request('/v1/npi/1720377294');
+    const open = await t.request('/v1/npi/1720377294?live=true');
     expect(open.body).toMatchObject({ found: false, reliability: { degraded: true } });
     expect(open.body.reliability.warnings).toContainEqual(expect.stringContaining('circuit open'));
     expect(calls).toBe(before);
     // Past the open time one call goes through, and its success closes the circuit.
     clock += 30_001;
-    const again = await t.request('/v1/npi/1720377294');
+    const again = await t.request('/v1/npi/1720377294?live=true');
     expect(again.body.found).toBe(true);
     expect(calls).toBe(before + 1);
   });
 });
 
+describe('GET /v1/npi/{npi_number} from the local NPPES copy (the seed version)', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ npi: { registry: new HttpNppesRegistry({ url, timeoutMs: 200, failuresToOpen: 100, openMs: 1 }) } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers a loaded NPI locally, naming the version, with the local record as raw, without calling the registry', async () => {
+    const before = calls;
+    const r = await t.request('/v1/npi/1720377294');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ npi: '1720377294', found: true, source: 'nppes_local', data_sources: ['nppes_local@2019-06-09'] });
+    // The same person as the registry answers, except that the bulk file has no taxonomy descriptions.
+    expect(r.body.provider).toEqual(HIZA_PROVIDER);
+    expect(r.body.raw.provider.taxonomies[0].group).toBe('193200000X MULTI-SPECIALTY GROUP');
+    expect(r.body.raw.practice_locations.map((l: { city: string }) => l.city)).toEqual(['ATLANTA']);
+    expect(r.body.reliability).toMatchObject({ degraded: false, warnings: [] });
+    expect(calls).toBe(before);
+  });
+
+  it('answers a deactivated NPI found: true, status deactivated with its date', async () => {
+    const r = await t.request('/v1/npi/1003000142');
+    expect(r.body).toMatchObject({ found: true, source: 'nppes_local', provider: { npi: '1003000142', status: 'deactivated', deactivation_date: '2019-05-20', entity_type: null, primary_taxonomy: null } });
+  });
+
+  it('live=true bypasses the local copy and asks the registry', async () => {
+    const before = calls;
+    const r = await t.request('/v1/npi/1720377294?live=true');
+    expect(r.body).toMatchObject({ found: true, source: 'nppes_api', data_sources: ['nppes_api'] });
+    expect(r.body.provider.primary_taxonomy.description).toBe('Orthopaedic Surgery');
+    expect(calls).toBe(before + 1);
+  });
+
+  it('a local miss falls back to the registry, saying so; a miss in both is found: false', async () => {
+    const before = calls;
+    const miss = await t.request('/v1/npi/1003000118');
+    expect(miss.body).toMatchObject({ found: false, source: null, data_sources: ['nppes_local@2019-06-09', 'nppes_api'], reliability: { degraded: false } });
+    expect(miss.body.reliability.warnings).toEqual(['NPI 1003000118 is not in the local NPPES copy (nppes 2019-06-09): the live NPPES registry was asked']);
+    const outage = await t.request('/v1/npi/1003000126');
+    expect(outage.body).toMatchObject({ found: false, data_sources: ['nppes_local@2019-06-09', 'nppes_api'], reliability: { degraded: true } });
+    expect(calls).toBe(before + 2);
+  });
+});
+
 describe('with live lookups off (RCM_NPPES_LIVE=0)', () => {
-  it('answers found: false, degraded, saying nothing could be asked', async () => {
+  it('still answers from the local copy; a local miss is found: false, degraded, saying the registry could not be asked', async () => {
     const t = await startTestServer({ npi: { registry: null } });
     try {
-      const r = await t.request('/v1/npi/1720377294');
+      expect((await t.request('/v1/npi/1568946812')).body).toMatchObject({ found: true, source: 'nppes_local', provider: { name: 'CSP ANESTHESIA LLC', entity_type: 'organization' } });
+      const r = await t.request('/v1/npi/1003000118');
       expect(r.status).toBe(200);
-      expect(r.body).toMatchObject({ found: false, data_sources: [], reliability: { degraded: true } });
+      expect(r.body).toMatchObject({ found: false, data_sources: ['nppes_local@2019-06-09'], reliability: { degraded: true } });
       expect(r.body.reliability.warnings).toContainEqual(expect.stringContaining('RCM_NPPES_LIVE=0'));
     } finally {
       await t.close();
     }
   });
-});
 
+});

@@ -75,7 +75,8 @@ export async function loadRows(
   const res = dataset.loadNative ? await dataset.loadNative(files, samples, run, quoteIdent(main.name), label) : null;
   if (res) {
     const tableRows = new Map<string, number>(dataset.tables.map((t) => [t.name, 0]));
-    tableRows.set(main.name, res.rows);
+    if (res.tables) for (const [t, n] of Object.entries(res.tables)) tableRows.set(t, n);
+    else tableRows.set(main.name, res.rows);
     // A native loader names the part a reject came from in its issues' ctx.file.
     const rejectLines = res.rejects.map((r) => JSON.stringify({ file: String(r.issues[0]?.ctx?.file ?? files[0]!.name), line: r.line, issues: r.issues }));
     onProgress?.({ dataset: dataset.id, file: files.map((f) => f.name).join(','), rows: res.rows, rejects: res.rejects.length, bytes: totalBytes, total_bytes: totalBytes, elapsed_ms: Date.now() - started });

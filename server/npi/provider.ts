@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ProviderSchema } from './schemas.js';
+import type { LocalNpiRecord } from '../../datasets/nppes/queries.js';
 import type { ApiResult } from './registry.js';
 
 /**
@@ -45,6 +46,7 @@ export function providerOf(r: ApiResult): Provider {
     enumeration_date: blank(b.enumeration_date),
     last_updated: blank(b.last_updated),
     status: b.status === 'A' ? 'active' : b.status === 'D' ? 'deactivated' : blank(b.status) ?? 'unknown',
+    deactivation_date: blank(b.deactivation_date),
     primary_taxonomy: primary ? strip(primary) : null,
     other_taxonomies: tax.filter((t) => t !== primary).map(strip),
     practice_address: location
@@ -58,5 +60,33 @@ export function providerOf(r: ApiResult): Provider {
           fax: blank(location.fax_number),
         }
       : null,
+  };
+}
+
+/**
+ * A local NPPES row as the spec's provider: the data file's practice location is the practice
+ * address. The bulk file has no taxonomy descriptions (codes only): `description` is null.
+ */
+export function providerOfLocal(r: LocalNpiRecord): Provider {
+  const p = r.provider;
+  const tax = p.taxonomies.map((t) => ({ code: t.code, description: null, license: t.license, state: t.license_state, primary: t.primary }));
+  const primary = tax.find((t) => t.primary) ?? null;
+  const strip = ({ primary: _p, ...t }: (typeof tax)[number]) => t;
+  const individual = p.entity_type === 'individual';
+  const personal = [p.first_name, p.middle_name, p.last_name].filter((x) => x !== null).join(' ');
+  const a = p.practice_address;
+  return {
+    npi: p.npi,
+    entity_type: p.entity_type,
+    name: (individual ? personal : p.organization_name) ?? '',
+    credential: individual ? p.credential : null,
+    gender: individual ? p.sex : null,
+    enumeration_date: p.enumeration_date,
+    last_updated: p.last_updated,
+    status: p.status,
+    deactivation_date: p.deactivation_date,
+    primary_taxonomy: primary ? strip(primary) : null,
+    other_taxonomies: tax.filter((t) => t !== primary).map(strip),
+    practice_address: a ? { address_1: a.address_1, address_2: a.address_2, city: a.city, state: a.state, postal_code: a.postal_code, phone: a.telephone, fax: a.fax } : null,
   };
 }

@@ -32,6 +32,7 @@ export const ApiResultSchema = z.looseObject({
     enumeration_date: z.string().optional(),
     last_updated: z.string().optional(),
     status: z.string().optional(),
+    deactivation_date: z.string().optional(),
   }),
   addresses: z.array(AddressSchema).default([]),
   taxonomies: z.array(z.looseObject({ code: z.string(), desc: z.string().optional(), primary: z.boolean().optional(), state: z.string().optional(), license: z.string().optional() })).default([]),

@@ -1,5 +1,6 @@
+import { findNpi, nppesVersion } from '../../datasets/nppes/queries.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { providerOf } from './provider.js';
+import { providerOf, providerOfLocal } from './provider.js';
 import type { NppesRegistry } from './registry.js';
 import { NpiLookupSchema, NpiParamsSchema, NpiQuerySchema } from './schemas.js';
 
@@ -9,9 +10,10 @@ export interface NpiRouteDeps {
 }
 
 /**
- * `GET /v1/npi/{npi_number}`: who a provider is. The local NPPES copy (dataset `nppes`) is not
- * built yet, so every answer comes from the live registry (a local miss, in the spec's terms),
- * and says so; an outage answers `found: false`, degraded, never a cached miss.
+ * `GET /v1/npi/{npi_number}`: who a provider is. The local NPPES copy (dataset `nppes`, newest
+ * version) answers first; `live=true` bypasses it; a local miss (or no local copy) asks the live
+ * registry. An outage answers `found: false`, degraded. Not cached: an answer that used or needed
+ * the registry must not be kept, and a local hit is one indexed query (see datasets/nppes/README.md).
  */
 export function npiRoutes(d: NpiRouteDeps): RouteDef[] {
   return [
@@ -23,35 +25,47 @@ export function npiRoutes(d: NpiRouteDeps): RouteDef[] {
       summary: 'Provider lookup by NPI: name, entity type, status, taxonomies and practice address',
       description:
         'The NPI must be 10 digits with a valid check digit (422 otherwise, saying which). ' +
-        'Answers come from the live NPPES NPI Registry API v2.1 (RCM_NPPES_URL) until the local NPPES copy is loaded; `live=true` asks it directly. ' +
+        'The local NPPES copy (dataset nppes, its newest version) answers first: `source: nppes_local`, `data_sources` naming `nppes_local@<version>`, `raw` the local record. ' +
+        'A deactivated NPI answers `found: true` with `provider.status` deactivated and its deactivation date. ' +
+        'An NPI the local copy lacks (or no local copy) is asked of the live NPPES NPI Registry API v2.1 (RCM_NPPES_URL; off with RCM_NPPES_LIVE=0); `live=true` asks it directly. ' +
         'No match is `found: false` (200). When the registry cannot answer (timeout, outage, circuit open) the answer is `found: false` with `reliability.degraded` and a warning naming the outage. ' +
-        'Not cached: every call asks the registry.',
+        'Not cached.',
       auth: { scope: 'knowledge' },
-      // Nothing local yet (the nppes dataset is to come): the registry answers.
-      reads: 'none',
+      reads: 'snapshot',
       params: NpiParamsSchema,
       query: NpiQuerySchema,
       response: NpiLookupSchema,
       examples: [
-        { summary: 'an orthopaedic surgeon in Asheville, NC', params: { npi_number: '1720377294' } },
-        { summary: 'an NPI the registry does not know', params: { npi_number: '1234567893' } },
+        { summary: 'an orthopaedic surgeon in Asheville, NC (local copy)', params: { npi_number: '1720377294' } },
+        { summary: 'a deactivated NPI (local copy)', params: { npi_number: '1003000142' } },
+        { summary: 'the same surgeon asked of the live registry', params: { npi_number: '1720377294' }, query: { live: 'true' } },
+        { summary: 'an NPI neither the local copy nor the registry knows', params: { npi_number: '1234567893' } },
         { summary: 'a check digit that does not match', status: 422, params: { npi_number: '1720377295' } },
         { summary: 'not 10 digits', status: 422, params: { npi_number: '12345' } },
       ],
-      handler: async ({ params, trace }) => {
+      handler: async ({ params, query, snapshot, trace }) => {
         const npi = params.npi_number;
-        trace.warn('the local NPPES copy (dataset nppes) is not loaded yet: the live NPPES registry answered');
+        const asked: string[] = [];
+        const version = query.live ? null : nppesVersion(snapshot);
+        if (version !== null) {
+          asked.push(`nppes_local@${version}`);
+          const rec = await findNpi(snapshot, version, npi);
+          trace.use('nppes', version);
+          if (rec) return { npi, found: true, source: 'nppes_local' as const, data_sources: asked, raw: { ...rec }, provider: providerOfLocal(rec), reliability: trace.reliability() };
+          trace.warn(`NPI ${npi} is not in the local NPPES copy (nppes ${version}): the live NPPES registry was asked`);
+        } else if (!query.live) trace.warn('the local NPPES copy (dataset nppes) is not loaded: the live NPPES registry was asked');
         if (!d.registry) {
-          trace.fallback('live NPPES lookups are off (RCM_NPPES_LIVE=0) and no local copy is loaded: nothing could be asked');
-          return { npi, found: false, source: null, data_sources: [], raw: null, provider: null, reliability: trace.reliability() };
+          trace.fallback(`live NPPES lookups are off (RCM_NPPES_LIVE=0)${version === null ? ' and no local copy is loaded' : ''}: the registry could not be asked`);
+          return { npi, found: false, source: null, data_sources: asked, raw: null, provider: null, reliability: trace.reliability() };
         }
+        asked.push('nppes_api');
         const a = await d.registry.lookup(npi);
         if (a.kind === 'unavailable') {
           trace.fallback(`NPPES registry unavailable: ${a.reason}`);
-          return { npi, found: false, source: null, data_sources: ['nppes_api'], raw: null, provider: null, reliability: trace.reliability() };
+          return { npi, found: false, source: null, data_sources: asked, raw: null, provider: null, reliability: trace.reliability() };
         }
-        if (a.kind === 'not_found') return { npi, found: false, source: null, data_sources: ['nppes_api'], raw: null, provider: null, reliability: trace.reliability() };
-        return { npi, found: true, source: 'nppes_api' as const, data_sources: ['nppes_api'], raw: a.raw, provider: providerOf(a.result), reliability: trace.reliability() };
+        if (a.kind === 'not_found') return { npi, found: false, source: null, data_sources: asked, raw: null, provider: null, reliability: trace.reliability() };
+        return { npi, found: true, source: 'nppes_api' as const, data_sources: asked, raw: a.raw, provider: providerOf(a.result), reliability: trace.reliability() };
       },
     }),
   ];

@@ -24,13 +24,14 @@ const TaxonomySchema = z.object({ code: z.string(), description: z.string().null
 export const ProviderSchema = z
   .object({
     npi: z.string(),
-    entity_type: z.enum(['individual', 'organization']),
+    entity_type: z.enum(['individual', 'organization']).nullable().describe('null for a deactivated NPI the local copy knows only by number and date'),
     name: z.string(),
     credential: z.string().nullable(),
     gender: z.string().nullable(),
     enumeration_date: z.string().nullable(),
     last_updated: z.string().nullable(),
     status: z.string().describe('active or deactivated'),
+    deactivation_date: z.string().nullable().describe('YYYY-MM-DD, when deactivated'),
     primary_taxonomy: TaxonomySchema.nullable(),
     other_taxonomies: z.array(TaxonomySchema),
     practice_address: z
@@ -51,9 +52,9 @@ export const NpiLookupSchema = z
   .object({
     npi: z.string(),
     found: z.boolean(),
-    source: z.enum(['nppes_api']).nullable().describe('which source answered: nppes_api (the live registry); null when none had it'),
-    data_sources: z.array(z.string()).describe('every source asked, in order'),
-    raw: z.record(z.string(), z.unknown()).nullable().describe('the source record as the registry sent it'),
+    source: z.enum(['nppes_local', 'nppes_api']).nullable().describe('which source answered: nppes_local (the loaded NPPES copy) or nppes_api (the live registry); null when none had it'),
+    data_sources: z.array(z.string()).describe('every source asked, in order: nppes_local@<version>, nppes_api'),
+    raw: z.record(z.string(), z.unknown()).nullable().describe('the source record: the local row (provider, practice_locations, other_names) or the registry result as sent'),
     provider: ProviderSchema.nullable(),
     reliability: ReliabilitySchema,
   })

@@ -1,0 +1,142 @@
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ingestFiles } from '../../ingest/pipeline.js';
+import { Warehouse } from '../../warehouse/store.js';
+import { openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
+import { nppes } from './dataset.js';
+import { kindOfHeader, layoutOf } from './layout.js';
+import { findNpi } from './queries.js';
+import type { OtherNameRow, PracticeLocationRow, ProviderRow } from './schema.js';
+
+const SEED_NAMES = ['npidata_pfile_20050523-20190609.csv', 'pl_pfile_20050523-20190609.csv', 'othername_pfile_20050523-20190609.csv'];
+const SEEDS = SEED_NAMES.map((n) => join(REPO_ROOT, 'seeds/nppes', n));
+const FIXTURE = join(REPO_ROOT, 'test/fixtures/nppes/npidata_pfile_20050523-20191110.csv');
+type Row = ProviderRow & PracticeLocationRow & OtherNameRow;
+
+describe('the NPPES header map', () => {
+  it('maps the V.1 header by name, slots included, and a reordered V.2-style header with the renamed sex column', async () => {
+    const v1 = (await readFile(SEEDS[0]!, 'utf8')).split('\r\n')[0]!.slice(1, -1).split('","');
+    expect(v1).toHaveLength(330);
+    const l1 = layoutOf('npidata', v1, 'f');
+    expect(l1.taxonomies).toHaveLength(15);
+    expect(l1.identifiers).toHaveLength(50);
+    expect(l1.at.get('sex')).toBe(v1.indexOf('Provider Gender Code'));
+    expect(l1.taxonomies[14]!.get('group')).toBe(v1.indexOf('Healthcare Provider Taxonomy Group_15'));
+    const v2 = ['Provider Sex Code', 'NPI', 'ENTITY TYPE CODE', 'NPI Deactivation Date', 'Healthcare Provider Taxonomy Code_2', 'Healthcare Provider Taxonomy Code_1', 'Healthcare Provider Primary Taxonomy Switch_1'];
+    const l2 = layoutOf('npidata', v2, 'f');
+    expect([l2.at.get('sex'), l2.at.get('npi'), l2.at.get('entity_type')]).toEqual([0, 1, 2]);
+    expect(l2.taxonomies.map((m) => m.get('code'))).toEqual([5, 4]);
+    expect(l2.at.has('ein')).toBe(false);
+  });
+
+  it('tells the three files apart by header, and names a missing required column or a column given twice', () => {
+    expect(kindOfHeader(['NPI', 'Provider Secondary Practice Location Address-  Address Line 1'])).toBe('pl');
+    expect(kindOfHeader(['NPI', 'Provider Other Organization Name', 'Provider Other Organization Name Type Code'])).toBe('othername');
+    expect(kindOfHeader(['HCPCS', 'MOD'])).toBeUndefined();
+    expect(() => layoutOf('npidata', ['NPI', 'Entity Type Code'], 'x.csv')).toThrow(/x\.csv, line 1, field NPI Deactivation Date: no 'NPI Deactivation Date' column/);
+    expect(() => layoutOf('npidata', ['NPI', 'Entity Type Code', 'NPI Deactivation Date', 'Provider Gender Code', 'Provider Sex Code'], 'x.csv')).toThrow(/'Provider Sex Code' maps to sex/);
+  });
+});
+
+describe('parsing the seed files (re-typed real registry records)', () => {
+  it('reads an individual: names, dates as ISO, taxonomies with license and group, identifiers, addresses', async () => {
+    const { rows, rejects } = await parseAll(nppes, SEEDS[0]!);
+    expect(rejects).toEqual([]);
+    const hiza = rows.find((r) => (r as Row).npi === '1720377294') as ProviderRow;
+    expect(hiza).toMatchObject({ entity_type: 'individual', status: 'active', last_name: 'HIZA', first_name: 'ELISE', middle_name: 'AILEEN', credential: 'M.D.', sex: 'F', enumeration_date: '2011-04-05', last_updated: '2018-05-08', ein: null, ein_withheld: null, sole_proprietor: 'Y' });
+    expect(hiza.taxonomies).toEqual([
+      { code: '207X00000X', license: '2017-01132', license_withheld: null, license_state: 'NC', primary: true, group: '193200000X MULTI-SPECIALTY GROUP' },
+      { code: '390200000X', license: null, license_withheld: null, license_state: null, primary: false, group: null },
+    ]);
+    expect(hiza.identifiers).toEqual([{ identifier: '1720377294', withheld: null, type_code: '05', state: 'NC', issuer: null }]);
+    expect(hiza.practice_address).toEqual({ address_1: '111 VICTORIA RD', address_2: null, city: 'ASHEVILLE', state: 'NC', postal_code: '288014811', country_code: 'US', telephone: '828-252-7331', fax: null });
+  });
+
+  it('keeps masks out of values: an organization EIN CMS does not release (seeds; SSN/ITIN/EIN masks: the fixture below)', async () => {
+    const { rows } = await parseAll(nppes, SEEDS[0]!);
+    const bob = rows.find((r) => (r as Row).npi === '1114920071') as ProviderRow;
+    expect(bob.identifiers).toHaveLength(5);
+    const csp = rows.find((r) => (r as Row).npi === '1568946812') as ProviderRow;
+    expect(csp).toMatchObject({ entity_type: 'organization', organization_name: 'CSP ANESTHESIA LLC', ein: null, ein_withheld: 'unavailable', organization_subpart: 'N' });
+    expect(csp.authorized_official).toMatchObject({ last_name: 'BARTON', first_name: 'TIMOTHY', title: 'MANAGING MEMBER', credential: 'CRNA' });
+    expect(JSON.stringify(rows)).not.toMatch(/\$\$\$|\*\*\*|===|UNAVAIL/);
+  });
+
+  it('stores a deactivated NPI as its number, status and date only', async () => {
+    const { rows } = await parseAll(nppes, SEEDS[0]!);
+    const dead = rows.find((r) => (r as Row).npi === '1003000142') as ProviderRow;
+    expect(dead).toMatchObject({ status: 'deactivated', deactivation_date: '2019-05-20', entity_type: null, last_name: null, taxonomies: [], identifiers: [], practice_address: null });
+  });
+
+  it('reads practice locations and other names, numbered per NPI in file order', async () => {
+    const pl = (await parseAll(nppes, SEEDS[1]!)).rows as PracticeLocationRow[];
+    expect(pl.find((r) => r.npi === '1720377294')).toEqual({ npi: '1720377294', ordinal: 1, address_1: '49 JESSE HILL JR DR SE # 307', address_2: null, city: 'ATLANTA', state: 'GA', postal_code: '303033049', country_code: 'US', telephone: '404-778-1567', fax: null, telephone_extension: null });
+    const dup = await writeTempFile('pl_pfile_20050523-20190609.csv', `"NPI","Provider Secondary Practice Location Address- Address Line 1"\n"1720377294","A"\n"1568946812","B"\n"1720377294","C"\n`);
+    expect(((await parseAll(nppes, dup)).rows as PracticeLocationRow[]).map((r) => [r.address_1, r.ordinal])).toEqual([['A', 1], ['B', 1], ['C', 2]]);
+    const on = (await parseAll(nppes, SEEDS[2]!)).rows as OtherNameRow[];
+    expect(on).toEqual([{ npi: '1467486373', ordinal: 1, organization_name: 'EMORY SPINE PHYSIATRY OUTPATIENT CENTER', type_code: '5' }]);
+  });
+});
+
+describe('the ugly fixture (V.2-style header, masks, bad rows)', () => {
+  it('reads masks, <UNAVAIL>, a reactivated NPI as active, and rejects bad rows naming line and field', async () => {
+    const { rows, rejects } = await parseAll(nppes, FIXTURE);
+    const byNpi = new Map((rows as ProviderRow[]).map((r) => [r.npi, r]));
+    expect(byNpi.get('1003000001')).toMatchObject({ sex: 'F', taxonomies: [{ code: '207X00000X', license: null, license_withheld: 'itin', primary: true }] });
+    expect(byNpi.get('1003000001')!.identifiers.map((i) => i.withheld)).toEqual(['ssn', 'ein']);
+    expect(byNpi.get('1003000019')).toMatchObject({ ein_withheld: 'unavailable', parent_organization_tin: null, parent_organization_tin_withheld: 'unavailable' });
+    expect(byNpi.get('1003000027')).toMatchObject({ status: 'deactivated', deactivation_date: '2019-05-20' });
+    expect(byNpi.get('1003000035')).toMatchObject({ status: 'active', deactivation_date: '2015-03-01', reactivation_date: '2016-04-01' });
+    const where = rejects.map((r) => [r.line, r.issues.map((i) => `${i.loc.slice(2).join('.')}: ${i.msg}`)]);
+    expect(where).toEqual([
+      [6, ["Healthcare Provider Primary Taxonomy Switch_1: primary taxonomy switch is not 'Y', 'N' or 'X'", 'Provider Enumeration Date: not a date in MM/DD/YYYY form', 'Last Update Date: not a date in MM/DD/YYYY form']],
+      [7, ["Entity Type Code: entity type is not '1' (individual) or '2' (organization)"]],
+      [8, ['NPI: an NPI is 10 digits']],
+      [9, [': 3 fields, the header has 21']],
+    ]);
+  });
+});
+
+describe('ingesting NPPES files', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rcm-nppes-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('loads the seed set natively into three tables, value for value what the row parser reads; the version is the file end date', async () => {
+    const snap = await openTestSnapshot([{ dataset: nppes, files: SEEDS }]);
+    try {
+      const v = snap.versions('nppes')[0]!;
+      expect(v).toMatchObject({ version: '2019-06-09', effective_date: '2019-06-09', tables: { provider: 5, practice_location: 2, other_name: 1 }, rejects: 0 });
+      const parsed = (await parseAll(nppes, SEEDS[0]!)).rows as ProviderRow[];
+      for (const p of parsed) expect((await findNpi(snap, '2019-06-09', p.npi))!.provider).toEqual(p);
+      const hiza = await findNpi(snap, '2019-06-09', '1720377294');
+      expect(hiza!.practice_locations.map((l) => l.city)).toEqual(['ATLANTA']);
+      expect(await findNpi(snap, '2019-06-09', '1003000118')).toBeNull();
+    } finally {
+      snap.close();
+    }
+  });
+
+  it('hands a file with bad rows to the row parser: the rejects name file, line and field; good rows load', async () => {
+    const wh = new Warehouse(join(dir, 'wh1'));
+    const s = await ingestFiles(wh, { dataset: nppes, files: [FIXTURE], rejectThreshold: 1 });
+    expect(s).toMatchObject({ version: '2019-11-10', rows: 4, rejects: 4 });
+    const lines = (await readFile(s.rejects_file!.startsWith('/') ? s.rejects_file! : wh.path(s.rejects_file!), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ file: 'npidata_pfile_20050523-20191110.csv', line: 6, issues: [{ loc: ['row', 6, 'Healthcare Provider Primary Taxonomy Switch_1'] }, { loc: ['row', 6, 'Provider Enumeration Date'] }, {}] });
+  });
+
+  it('refuses a weekly file (a delta) and publishes nothing, and refuses a set without its data file', async () => {
+    const wh = new Warehouse(join(dir, 'wh2'));
+    const weekly = join(dir, 'npidata_pfile_20190603-20190609.csv');
+    await copyFile(SEEDS[0]!, weekly);
+    await expect(ingestFiles(wh, { dataset: nppes, files: [weekly] })).rejects.toThrow(/npidata_pfile_20190603-20190609\.csv: a weekly NPPES file \(2019-06-03 to 2019-06-09\) is a delta .* deltas are not supported yet/);
+    await expect(ingestFiles(wh, { dataset: nppes, files: [SEEDS[1]!] })).rejects.toThrow(/one npidata_pfile data file .* 0 data files were given/);
+    expect(await wh.current()).toBeNull();
+  });
+});
