@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDrugIndex, normalizeText, searchDrugIndex, type SearchableProduct } from '../server/drugs/search.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
+import { drugDirectory } from '../server/drugs/service.js';
+import { MountedSnapshot } from '../warehouse/snapshot.js';
+import { Warehouse } from '../warehouse/store.js';
 
 // Expected values are the seed's rows (seeds/fda_ndc/): FDA's 2018 unfinished lines, the
 // openFDA 2020-05-01 slice and the finished rows re-typed from it (datasets/fda_ndc/README.md).
@@ -129,5 +132,22 @@ describe('drug search index', () => {
 
   it('normalises accents, case and punctuation', () => {
     expect(normalizeText('Weleda A.G. Schwäbisch Gmünd')).toBe('weleda a g schwabisch gmund');
+  });
+});
+
+describe('the drug directory across snapshots', () => {
+  it('is built once per version file: a second snapshot of the same files shares it', async () => {
+    const wh = new Warehouse(t.dataDir);
+    const manifest = (await wh.current())!;
+    const a = await MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1 });
+    const b = await MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1 });
+    try {
+      const first = await drugDirectory(a);
+      expect(first?.products.length).toBeGreaterThan(0);
+      expect(await drugDirectory(b)).toBe(first);
+    } finally {
+      a.close();
+      b.close();
+    }
   });
 });

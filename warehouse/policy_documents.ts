@@ -123,7 +123,7 @@ interface ChunkRow {
 const DOC_COLS = 'id, sha256, title, policy_number, effective_date, payer_slug, payer_name, page_count, byte_size, structure_source, headings, chunk_sections, created_at';
 const CHUNK_COLS = 'id, document_id, chunk_id, ordinal, page_start, page_end, section_path, text, codes, tokens';
 
-const toDoc = ({ id, headings, chunk_sections, ...r }: DocRow): StoredPolicyDocument => ({
+const documentOf = ({ id, headings, chunk_sections, ...r }: DocRow): StoredPolicyDocument => ({
   document_id: id,
   ...r,
   headings: JSON.parse(headings) as StoredHeading[],
@@ -157,12 +157,12 @@ export class SqlitePolicyDocuments {
     const getDoc = (id: string) => {
       const r = db.prepare(`SELECT ${DOC_COLS} FROM policy_documents WHERE tenant_id = ? AND mode = ? AND id = ?`).get(tenantId, mode, id) as DocRow | undefined;
       if (!r) throw new NotFoundError(`policy document ${id} not found`);
-      return toDoc(r);
+      return documentOf(r);
     };
     return {
       save: (doc: StoredPolicyDocument, chunks: StoredChunk[]) => {
         const prev = db.prepare(`SELECT ${DOC_COLS} FROM policy_documents WHERE tenant_id = ? AND mode = ? AND id = ?`).get(tenantId, mode, doc.document_id) as DocRow | undefined;
-        if (prev) return { document: toDoc(prev), created: false };
+        if (prev) return { document: documentOf(prev), created: false };
         db.prepare(`INSERT INTO policy_documents (tenant_id, mode, ${DOC_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
           tenantId, mode, doc.document_id, doc.sha256, doc.title, doc.policy_number, doc.effective_date, doc.payer_slug, doc.payer_name,
           doc.page_count, doc.byte_size, doc.structure_source, JSON.stringify(doc.headings), JSON.stringify(doc.chunk_sections), doc.created_at,
@@ -200,7 +200,7 @@ export class SqlitePolicyDocuments {
                FROM policy_documents d WHERE d.tenant_id = ? AND d.mode = ? ORDER BY d.created_at, d.id`,
             )
             .all(tenantId, mode) as (DocRow & { chunk_count: number })[]
-        ).map(({ chunk_count, ...r }) => ({ ...toDoc(r), chunk_count })),
+        ).map(({ chunk_count, ...r }) => ({ ...documentOf(r), chunk_count })),
       remove: (id: string) => {
         const doc = getDoc(id);
         // Codes and postings go with their chunks (cascade), all in the caller's transaction.

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import { FileShared } from '../../warehouse/file_shared.js';
 import { quoteIdent } from '../../warehouse/snapshot.js';
 import { selectVersion, type VersionPick } from '../_shared/versions.js';
 import type { PtpRow } from './row.js';
@@ -22,8 +23,7 @@ export function ptpIndexes(snapshot: SnapshotReader, dataset: PtpDatasetId): Pro
       const out = new Map<string, PtpVersionIndex>();
       try {
         for (const v of versions) {
-          const build = () => buildPtpIndex(snapshot, dataset, v.version);
-          const idx = await (snapshot.location ? sharedIndex(`${snapshot.location}\u0000${dataset}\u0000${v.file}`, build) : build());
+          const idx = await shared.get(snapshot, dataset, v.file, () => buildPtpIndex(snapshot, dataset, v.version));
           if (!idx) return null;
           out.set(v.version, idx);
         }
@@ -31,12 +31,7 @@ export function ptpIndexes(snapshot: SnapshotReader, dataset: PtpDatasetId): Pro
         // A version the index cannot read (an unexpected code shape) keeps the per-code queries.
         return null;
       } finally {
-        // Only the newest snapshot's files stay shared; older snapshots keep their own Map.
-        if (snapshot.location) {
-          const prefix = `${snapshot.location}\u0000${dataset}\u0000`;
-          const keep = new Set(versions.map((v) => prefix + v.file));
-          for (const k of built.keys()) if (k.startsWith(prefix) && !keep.has(k)) built.delete(k);
-        }
+        shared.prune(snapshot, dataset, versions.map((v) => v.file));
       }
       return out;
     },
@@ -44,26 +39,11 @@ export function ptpIndexes(snapshot: SnapshotReader, dataset: PtpDatasetId): Pro
   );
 }
 
-/**
- * Indexes by warehouse, dataset and version file. Version files are immutable (a replaced label gets a new file), so a
- * snapshot mounting a file an earlier snapshot indexed reuses that index: a hot swap for another
- * dataset neither rebuilds ~3 s of PTP indexes nor holds two copies while both snapshots serve.
- */
-const built = new Map<string, Promise<PtpVersionIndex | null>>();
-
-function sharedIndex(key: string, build: () => Promise<PtpVersionIndex | null>): Promise<PtpVersionIndex | null> {
-  let p = built.get(key);
-  if (!p) {
-    p = build();
-    built.set(key, p);
-    // A failed build is not kept: the next snapshot tries again.
-    p.then((v) => v === null && built.get(key) === p && built.delete(key), () => built.get(key) === p && built.delete(key));
-  }
-  return p;
-}
+/** PTP indexes shared across snapshots by version file (a hot swap of another dataset rebuilds nothing). */
+const shared = new FileShared<PtpVersionIndex>();
 
 /** The shared indexes' keys (warehouse, dataset, version file), for tests. */
-export const sharedPtpIndexKeys = (): string[] => [...built.keys()];
+export const sharedPtpIndexKeys = (): string[] => shared.keys();
 
 /** Starts building the PTP indexes of a freshly mounted snapshot (so no lookup waits for DuckDB). */
 export function warmPtpIndexes(snapshot: SnapshotReader): Promise<unknown> {

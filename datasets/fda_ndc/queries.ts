@@ -2,9 +2,9 @@ import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { selectVersion } from '../_shared/versions.js';
 import type { IngredientRow, PackageRow, ProductRow } from './schema.js';
 
-/** The NDC directory version that answers: the newest loaded (the directory is a current listing, not dated rules). */
-export function ndcVersion(snapshot: SnapshotReader): string | null {
-  return selectVersion('fda_ndc', snapshot.versions('fda_ndc'), { rule: 'effective' })?.version.version ?? null;
+/** The NDC directory version that answers, with its version file: the newest loaded (the directory is a current listing, not dated rules). */
+export function ndcVersion(snapshot: SnapshotReader): { version: string; file: string } | null {
+  return selectVersion('fda_ndc', snapshot.versions('fda_ndc'), { rule: 'effective' })?.version ?? null;
 }
 
 /** Every product of a version, in product_id order (what the search index is built from). */

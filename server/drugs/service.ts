@@ -1,4 +1,5 @@
 import { findAllIngredients, findAllPackages, findAllProducts, ndcVersion } from '../../datasets/fda_ndc/queries.js';
+import { FileShared } from '../../warehouse/file_shared.js';
 import type { IngredientRow, PackageRow, ProductRow } from '../../datasets/fda_ndc/schema.js';
 import { parsePackageNdc, productNdcOfQuery, toNdc11 } from '../../datasets/fda_ndc/ndc.js';
 import { NotFoundError } from '../../warehouse/errors.js';
@@ -36,24 +37,34 @@ function groupBy<R>(rows: R[], key: (r: R) => string): Map<string, R[]> {
  * and ~111,000 products measured 226 req/s at 16 connections (p99 459 ms) in `npm run bench -- drugs`.
  */
 export function drugDirectory(snapshot: SnapshotReader): Promise<DrugDirectory | null> {
-  const version = ndcVersion(snapshot);
-  if (!version) return Promise.resolve(null);
+  const picked = ndcVersion(snapshot);
+  if (!picked) return Promise.resolve(null);
+  const { version, file } = picked;
   return snapshot.memo(
     `fda_ndc:directory:${version}`,
     async () => {
-      const [products, packages, ingredients] = await Promise.all([findAllProducts(snapshot, version), findAllPackages(snapshot, version), findAllIngredients(snapshot, version)]);
-      return {
-        version,
-        products,
-        index: buildDrugIndex(products),
-        productById: new Map(products.map((p) => [p.product_id, p])),
-        productsByNdc: groupBy(products, (p) => toNdc11(p.product_ndc)),
-        packages: groupBy(packages, (p) => toNdc11(p.package_ndc)),
-        ingredients: groupBy(ingredients, (i) => i.product_id),
-      };
+      // Shared with every snapshot mounting the same version file: a swap of another dataset rebuilds nothing.
+      const dir = await shared.get(snapshot, 'fda_ndc', file, () => buildDirectory(snapshot, version));
+      shared.prune(snapshot, 'fda_ndc', [file]);
+      return dir;
     },
     { pin: true },
   );
+}
+
+const shared = new FileShared<DrugDirectory>();
+
+async function buildDirectory(snapshot: SnapshotReader, version: string): Promise<DrugDirectory> {
+  const [products, packages, ingredients] = await Promise.all([findAllProducts(snapshot, version), findAllPackages(snapshot, version), findAllIngredients(snapshot, version)]);
+  return {
+    version,
+    products,
+    index: buildDrugIndex(products),
+    productById: new Map(products.map((p) => [p.product_id, p])),
+    productsByNdc: groupBy(products, (p) => toNdc11(p.product_ndc)),
+    packages: groupBy(packages, (p) => toNdc11(p.package_ndc)),
+    ingredients: groupBy(ingredients, (i) => i.product_id),
+  };
 }
 
 async function directoryOrThrow(snapshot: SnapshotReader, trace: Trace): Promise<DrugDirectory> {
