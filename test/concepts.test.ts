@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/harness.js';
+import { conceptIndex } from '../server/concepts/index.js';
+import { MountedSnapshot } from '../warehouse/snapshot.js';
+import { Warehouse } from '../warehouse/store.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -65,5 +68,22 @@ describe('GET /v1/concepts/umls/search', () => {
     const r = await t.request('/v1/concepts/umls/search?q=a&sab=icd10cm&limit=0');
     expect(r.status).toBe(422);
     expect(r.body.detail.map((i: { loc: string[] }) => i.loc.join('.')).sort()).toEqual(['query.limit', 'query.q', 'query.sab']);
+  });
+});
+
+describe('the concept index across snapshots', () => {
+  it('is built once for the same source files: a second snapshot of them shares it', async () => {
+    const wh = new Warehouse(t.dataDir);
+    const manifest = (await wh.current())!;
+    const a = await MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1 });
+    const b = await MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1 });
+    try {
+      const first = await conceptIndex(a);
+      expect(first.entries.length).toBeGreaterThan(0);
+      expect(await conceptIndex(b)).toBe(first);
+    } finally {
+      a.close();
+      b.close();
+    }
   });
 });

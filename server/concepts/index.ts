@@ -1,6 +1,7 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { icd10Index } from '../../datasets/icd10cm/queries.js';
 import { drugDirectory } from '../drugs/service.js';
+import { FileShared } from '../../warehouse/file_shared.js';
 
 /** One searchable term: a UMLS atom, or a code's name in a public vocabulary we hold. */
 export interface ConceptEntry {
@@ -58,56 +59,67 @@ export function conceptIndex(snapshot: SnapshotReader): Promise<ConceptIndex> {
   return snapshot.memo(
     'concepts:index',
     async () => {
-      const entries: ConceptEntry[] = [];
-      const versions: Record<string, string> = {};
-      const umls = latest(snapshot, 'umls_concepts');
-      if (umls) {
-        versions.umls_concepts = umls;
-        const atoms = await snapshot.all<UmlsAtom>(
-          "SELECT cui, sab, tty, code, str FROM umls_concepts WHERE version = $1 AND lat = 'ENG' AND suppress NOT IN ('O', 'E', 'Y') ORDER BY cui, aui",
-          [umls],
-        );
-        for (const a of atoms) entries.push({ cui: a.cui, term: a.str, sab: a.sab, source_code: a.code, term_type: a.tty, dataset: 'umls_concepts', version: umls });
-      }
-      const icd = await icd10Index(snapshot);
-      if (icd) {
-        versions.icd10cm = icd.version;
-        for (const r of icd.codes.values()) {
-          const term = r.long_description ?? r.short_description;
-          if (term) entries.push({ cui: null, term, sab: 'ICD10CM', source_code: r.code_dotted, term_type: r.billable ? 'PT' : 'HT', dataset: 'icd10cm', version: icd.version });
-        }
-      }
-      const drugs = await drugDirectory(snapshot);
-      if (drugs) {
-        versions.fda_ndc = drugs.version;
-        const seen = new Set<string>();
-        for (const p of drugs.products) {
-          const name = p.brand_name ?? p.generic_name;
-          if (!p.openfda_rxcui || !name) continue;
-          for (const rxcui of p.openfda_rxcui.split('; ')) {
-            const k = `${rxcui}\u0000${name.toLowerCase()}`;
-            if (seen.has(k)) continue;
-            seen.add(k);
-            entries.push({ cui: null, term: name, sab: 'RXNORM', source_code: rxcui, term_type: p.brand_name ? 'openfda_brand' : 'openfda_generic', dataset: 'fda_ndc', version: drugs.version });
-          }
-        }
-      }
-      const rvu = latest(snapshot, 'mpfs_rvu');
-      if (rvu) {
-        versions.mpfs_rvu = rvu;
-        const rows = await snapshot.all<{ hcpcs: string; description: string }>(
-          "SELECT hcpcs, min(description) AS description FROM mpfs_rvu WHERE version = $1 AND modifier = '' GROUP BY hcpcs ORDER BY hcpcs",
-          [rvu],
-        );
-        for (const r of rows) {
-          if (!r.description) continue;
-          entries.push({ cui: null, term: r.description, sab: /^\d{4}[0-9A-Z]$/.test(r.hcpcs) ? 'CPT' : 'HCPCS', source_code: r.hcpcs, term_type: 'SD', dataset: 'mpfs_rvu', version: rvu });
-        }
-      }
-      return build(entries, versions);
+      // Shared by every snapshot mounting the same files of the four sources (a swap of another dataset rebuilds nothing).
+      const files = SOURCES.map((d) => snapshot.versions(d).map((v) => v.file).join(',')).join('|');
+      const ix = await shared.get(snapshot, 'concepts', files, () => buildIndex(snapshot));
+      shared.prune(snapshot, 'concepts', [files]);
+      return ix!;
     },
     { pin: true },
   );
+}
+
+const SOURCES = ['umls_concepts', 'icd10cm', 'fda_ndc', 'mpfs_rvu'];
+const shared = new FileShared<ConceptIndex>();
+
+async function buildIndex(snapshot: SnapshotReader): Promise<ConceptIndex> {
+  const entries: ConceptEntry[] = [];
+  const versions: Record<string, string> = {};
+  const umls = latest(snapshot, 'umls_concepts');
+  if (umls) {
+    versions.umls_concepts = umls;
+    const atoms = await snapshot.all<UmlsAtom>(
+      "SELECT cui, sab, tty, code, str FROM umls_concepts WHERE version = $1 AND lat = 'ENG' AND suppress NOT IN ('O', 'E', 'Y') ORDER BY cui, aui",
+      [umls],
+    );
+    for (const a of atoms) entries.push({ cui: a.cui, term: a.str, sab: a.sab, source_code: a.code, term_type: a.tty, dataset: 'umls_concepts', version: umls });
+  }
+  const icd = await icd10Index(snapshot);
+  if (icd) {
+    versions.icd10cm = icd.version;
+    for (const r of icd.codes.values()) {
+      const term = r.long_description ?? r.short_description;
+      if (term) entries.push({ cui: null, term, sab: 'ICD10CM', source_code: r.code_dotted, term_type: r.billable ? 'PT' : 'HT', dataset: 'icd10cm', version: icd.version });
+    }
+  }
+  const drugs = await drugDirectory(snapshot);
+  if (drugs) {
+    versions.fda_ndc = drugs.version;
+    const seen = new Set<string>();
+    for (const p of drugs.products) {
+      const name = p.brand_name ?? p.generic_name;
+      if (!p.openfda_rxcui || !name) continue;
+      for (const rxcui of p.openfda_rxcui.split('; ')) {
+        const k = `${rxcui}\u0000${name.toLowerCase()}`;
+        if (seen.has(k)) continue;
+        seen.add(k);
+        entries.push({ cui: null, term: name, sab: 'RXNORM', source_code: rxcui, term_type: p.brand_name ? 'openfda_brand' : 'openfda_generic', dataset: 'fda_ndc', version: drugs.version });
+      }
+    }
+  }
+  const rvu = latest(snapshot, 'mpfs_rvu');
+  if (rvu) {
+    versions.mpfs_rvu = rvu;
+    const rows = await snapshot.all<{ hcpcs: string; description: string }>(
+      "SELECT hcpcs, min(description) AS description FROM mpfs_rvu WHERE version = $1 AND modifier = '' GROUP BY hcpcs ORDER BY hcpcs",
+      [rvu],
+    );
+    for (const r of rows) {
+      if (!r.description) continue;
+      entries.push({ cui: null, term: r.description, sab: /^\d{4}[0-9A-Z]$/.test(r.hcpcs) ? 'CPT' : 'HCPCS', source_code: r.hcpcs, term_type: 'SD', dataset: 'mpfs_rvu', version: rvu });
+    }
+  }
+  return build(entries, versions);
 }
 
 function build(entries: ConceptEntry[], versions: Record<string, string>): ConceptIndex {
