@@ -115,6 +115,8 @@ describe('340B watches (live data)', () => {
 
   it("answers 404 for another tenant's watch id and for the id under a test key (test mode)", async () => {
     const w = (await t.request('/v1/340b/watches', { method: 'POST', body: { states: ['AR'] }, ...live(liveA) })).body;
+    // A's answer is cached first: the same URL from B or from a test key must not be served from it.
+    expect((await t.request(`/v1/340b/changes?watch=${w.id}`, live(liveA))).status).toBe(200);
     expect((await t.request(`/v1/340b/changes?watch=${w.id}`, live(liveB))).status).toBe(404);
     expect((await t.request(`/v1/340b/changes?watch=${w.id}`)).status).toBe(404);
     expect((await t.request(`/v1/340b/changes?watch=${w.id}`, live(liveA))).status).toBe(200);
@@ -122,6 +124,9 @@ describe('340B watches (live data)', () => {
 
   it('keeps tenants apart: B neither lists, reads nor deletes A’s watch', async () => {
     const w = (await t.request('/v1/340b/watches', { method: 'POST', body: { entity_types: ['CH'] }, ...live(liveA) })).body;
+    // A's list and watch are cached first; B's same URLs must not be served from A's entries.
+    expect(ids_((await t.request('/v1/340b/watches', live(liveA))).body)).toContain(w.id);
+    expect((await t.request(`/v1/340b/watches/${w.id}`, live(liveA))).status).toBe(200);
     expect(ids_((await t.request('/v1/340b/watches', live(liveB))).body)).not.toContain(w.id);
     expect((await t.request(`/v1/340b/watches/${w.id}`, live(liveB))).status).toBe(404);
     expect((await t.request(`/v1/340b/watches/${w.id}`, { method: 'DELETE', ...live(liveB) })).status).toBe(404);

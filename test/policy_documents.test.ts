@@ -283,6 +283,16 @@ describe('ownership: tenants and modes', () => {
     expect(liveParse.status).toBe(201);
     expect(testIds).not.toContain(liveParse.body.document_id);
     expect((await post('/v1/policy/structure', { document_id: liveParse.body.document_id })).status).toBe(404);
+    // Nor can the live world read, search or delete a test document (or the test world a live one).
+    const onLive = { key: null, host: LIVE_HOST, headers: admin };
+    const testId = testIds[0]!;
+    expect((await post('/v1/policy/structure', { document_id: testId }, onLive)).status).toBe(404);
+    expect((await post('/v1/policy/retrieve', { query: 'gastric', document_id: testId }, onLive)).status).toBe(404);
+    expect((await t.request(`/v1/policy/documents/${testId}`, { method: 'DELETE', ...onLive })).status).toBe(404);
+    const liveHits = (await post('/v1/policy/retrieve', { query: 'gastric stimulation emptying', top_k: 50 }, onLive)).body.results;
+    expect(liveHits.map((h: { document_id: string }) => h.document_id).every((d: string) => d === liveParse.body.document_id)).toBe(true);
+    expect((await t.request(`/v1/policy/documents/${liveParse.body.document_id}`, { method: 'DELETE' })).status).toBe(404);
+    expect((await post('/v1/policy/structure', { document_id: testId })).status).toBe(200);
     // A live key is refused (the routes take the secret, or a test key on the test host).
     const liveKey = await t.newKey('live', ['admin']);
     const refused = await t.request('/v1/policy/documents', { key: liveKey, host: LIVE_HOST });
