@@ -1,11 +1,14 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { toNdc11 } from '../datasets/fda_ndc/ndc.js';
 import { ingestFiles } from '../ingest/pipeline.js';
+import { seedAll } from '../ingest/seed.js';
 import { Warehouse } from '../warehouse/store.js';
-import { benchKey, benchRow, load, rssOf, shuffle, warmPaired } from './lib.js';
+import { benchKey, benchRow, load, ratio, readCsvBaselineMs, rssOf, shuffle, warmPaired } from './lib.js';
 import { spawnApi, spawnBare } from './procs.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
 
 /** openFDA's 2020-05-01 drug-ndc export held this many products (its meta `results.total`). */
 const PRODUCTS = 111_502;
@@ -108,16 +111,28 @@ export async function run(): Promise<Record<string, string | number>[]> {
     const t1 = Date.now();
     const summary = await ingestFiles(wh, { dataset: 'fda_ndc', files: [join(src, 'product.txt'), join(src, 'package.txt')], version: '2026-11-24' });
     const ingestMs = Date.now() - t1;
-    rows.push({ case: `ingest generated product.txt + package.txt: ${PRODUCTS.toLocaleString('en-US')} products, ${dirInfo.packageCount.toLocaleString('en-US')} packages (${summary.rows.toLocaleString('en-US')} rows with ingredients; files written in ${genMs} ms)`, 'req/s': '', 'p50 ms': ingestMs, 'p99 ms': '', 'non-2xx': summary.rejects, 'bare req/s': '', 'ratio vs bare': '' });
+    // Baseline: DuckDB's own reader of the same two files (tab, no quoting, CP1252 as Latin-1), every column VARCHAR.
+    const readCsvMs = await readCsvBaselineMs([join(src, 'product.txt'), join(src, 'package.txt')], `header=true, all_varchar=true, delim='\t', quote='', escape='', encoding='latin-1'`);
+    rows.push({ case: `ingest generated product.txt + package.txt: ${PRODUCTS.toLocaleString('en-US')} products, ${dirInfo.packageCount.toLocaleString('en-US')} packages (${summary.rows.toLocaleString('en-US')} rows with ingredients; files written in ${genMs} ms); baseline duckdb read_csv of both into memory`, 'req/s': '', 'p50 ms': ingestMs, 'p99 ms': '', 'non-2xx': summary.rejects, 'bare req/s': `${readCsvMs} ms`, 'ratio vs bare': ratio(ingestMs, readCsvMs) });
     const key = await benchKey(wh.path('state.sqlite'));
     const headers = { 'X-API-Key': key };
+    // Baseline: the same server over the seeds alone (no large directory to build at mount).
+    const seeded = await mkdtemp(join(tmpdir(), 'rcm-bench-drugs-seeded-'));
+    await seedAll(new Warehouse(seeded), join(ROOT, 'seeds'));
+    const ts = Date.now();
+    const small = await spawnApi(seeded);
+    const seededStartMs = Date.now() - ts;
+    const seededRss = await rssOf(small.proc.pid!);
+    await small.stop();
+    await rm(seeded, { recursive: true, force: true });
     const t2 = Date.now();
     const api = await spawnApi(dir);
     // The index is built at mount, before the server listens: start to listening is its cost.
     const startMs = Date.now() - t2;
     const bare = await spawnBare();
     try {
-      rows.push({ case: 'server start to listening, search index built at mount (RSS after)', 'req/s': '', 'p50 ms': startMs, 'p99 ms': '', 'non-2xx': '', 'bare req/s': '', 'ratio vs bare': `${Math.round((await rssOf(api.proc.pid!)) / 2 ** 20)} MB` });
+      const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
+      rows.push({ case: `server start to listening, directory and index built at mount (RSS after); baseline the same server over the seeds alone`, 'req/s': '', 'p50 ms': startMs, 'p99 ms': '', 'non-2xx': '', 'bare req/s': `${seededStartMs} ms, ${mb(seededRss)}`, 'ratio vs bare': `${ratio(startMs, seededStartMs)}, RSS ${mb(await rssOf(api.proc.pid!))}` });
       const forms = (pkg: string) => [pkg, toNdc11(pkg), toNdc11(pkg).replace(/-/g, '')];
       const lookups = shuffle(
         dirInfo.packages.filter((_, i) => i % 113 === 0).flatMap((p) => forms(p).map((f) => `/v1/drugs/ndc/package/${f}`)),
@@ -125,7 +140,8 @@ export async function run(): Promise<Record<string, string | number>[]> {
       );
       // First pass: every path once (a package's three forms share one validated input, so one answer).
       const first = await load('package lookup, first pass', api.url, { paths: lookups, headers, connections: 16, amount: lookups.length });
-      rows.push(benchRow(`package lookup, first pass: ${lookups.length} paths (${lookups.length / 3} packages x 3 forms: published, 11 digits dashed and bare), 16 conns`, first));
+      const bareFirst = await load('bare, same paths once', bare.url, { paths: lookups, connections: 16, amount: lookups.length });
+      rows.push(benchRow(`package lookup, first pass: ${lookups.length} paths (${lookups.length / 3} packages x 3 forms: published, 11 digits dashed and bare), 16 conns`, first, bareFirst, first.requests_per_s / bareFirst.requests_per_s));
       rows.push(await warmPaired(`package lookup, the same paths again (answer cache), warm`, api.url, bare.url, lookups, headers));
       const queryOf = (i: number): string => {
         const p = dirInfo.products[Math.floor(r() * dirInfo.products.length)]!;
@@ -148,7 +164,8 @@ export async function run(): Promise<Record<string, string | number>[]> {
       const distinct = [...new Set(search)];
       // Every query new: one connection, each path once, so each answer is computed (no cache hit).
       const cold = await load('search, every query new', api.url, { paths: distinct, headers, connections: 1, amount: distinct.length });
-      rows.push(benchRow(`search, ${distinct.length} distinct queries (brand prefix, generic, typo, labeler, NDC, two words), 1 conn, uncached`, cold));
+      const bareCold = await load('bare, same paths once', bare.url, { paths: distinct, connections: 1, amount: distinct.length });
+      rows.push(benchRow(`search, ${distinct.length} distinct queries (brand prefix, generic, typo, labeler, NDC, two words), 1 conn, uncached`, cold, bareCold, cold.requests_per_s / bareCold.requests_per_s));
       rows.push(await warmPaired(`search, the same ${distinct.length} queries again (answer cache), warm`, api.url, bare.url, distinct, headers));
     } finally {
       await api.stop();

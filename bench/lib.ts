@@ -1,6 +1,8 @@
 import autocannon from 'autocannon';
 import Koa from 'koa';
 import { readFile } from 'node:fs/promises';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { quoteString } from '../warehouse/snapshot.js';
 import type { Server } from 'node:http';
 import { type KeyScope, SqliteStateStore } from '../warehouse/state.js';
 
@@ -183,4 +185,21 @@ export async function warmPaired(label: string, apiUrl: string, bareUrl: string,
     () => load(label, apiUrl, { paths, headers, seconds: 4, connections: 16 }),
   );
   return benchRow(label, p.subject, p.base, p.ratio);
+}
+
+/**
+ * The ingest baseline: DuckDB's own `read_csv` of the same files (every column VARCHAR) into an
+ * in-memory table, in ms. `options` is read_csv's option list for the files' dialect.
+ */
+export async function readCsvBaselineMs(files: string[], options: string): Promise<number> {
+  const inst = await DuckDBInstance.create(':memory:');
+  const c = await inst.connect();
+  try {
+    const t0 = Date.now();
+    for (const [i, f] of files.entries()) await c.run(`CREATE TABLE t${i} AS SELECT * FROM read_csv(${quoteString(f)}, ${options})`);
+    return Date.now() - t0;
+  } finally {
+    c.closeSync();
+    inst.closeSync();
+  }
 }
