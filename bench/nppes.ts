@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -20,7 +20,7 @@ const npiOf = (nine: string): string => `${nine}${[...'0123456789'].find((d) => 
  * streamed: individuals and organizations with 1-3 taxonomies, an identifier on every third row,
  * a masked one on every 97th, and a deactivated NPI (number and date only) every 500th.
  */
-async function writeDataFile(path: string, header: string, n: number): Promise<string[]> {
+async function writeDataFile(path: string, header: string, n: number, row: (j: number) => number = (j) => j, updated = '05/08/2018'): Promise<string[]> {
   const cols = header.slice(1, -1).split('","');
   const at = (name: string) => cols.indexOf(name);
   const idx = {
@@ -47,7 +47,8 @@ async function writeDataFile(path: string, header: string, n: number): Promise<s
   const sample: string[] = [];
   out.write(`${header}\r\n`);
   const cells = new Array<string>(cols.length);
-  for (let i = 0; i < n; i++) {
+  for (let j = 0; j < n; j++) {
+    const i = row(j);
     const nine = String(100000000 + i * 7);
     const npi = npiOf(nine);
     if (i % 4999 === 0) sample.push(npi);
@@ -70,7 +71,7 @@ async function writeDataFile(path: string, header: string, n: number): Promise<s
       cells[idx.state] = 'NC';
       cells[idx.zip] = '288014811';
       cells[idx.enumd] = `0${1 + (i % 9)}/1${i % 10}/20${10 + (i % 10)}`;
-      cells[idx.upd] = '05/08/2018';
+      cells[idx.upd] = updated;
       for (let t = 0; t < 1 + (i % 3); t++) {
         const k = cols.indexOf(`Healthcare Provider Taxonomy Code_${t + 1}`);
         cells[k] = taxonomy[(i + t) % taxonomy.length]!;
@@ -122,6 +123,24 @@ export async function run(): Promise<Record<string, string | number>[]> {
       value: `${ingestMs} ms, ${Math.round(summary.rows / (ingestMs / 1000)).toLocaleString('en-US')} rows/s, peak RSS ${mb(peak)} (${mb(rssBefore)} before)`,
       baseline: `duckdb read_csv into memory ${readCsvMs} ms`,
       ratio: ratio(ingestMs, readCsvMs),
+    });
+    // A weekly file over it: 1% of the NPIs updated plus 1,000 new ones, with empty reference files.
+    const week = join(dir, 'week');
+    await mkdir(week);
+    const weekRows = Math.floor(ROWS / 100);
+    await writeDataFile(join(week, 'npidata_pfile_20261109-20261115.csv'), header, weekRows + 1000, (j) => (j < weekRows ? j * 100 : ROWS + j), '11/12/2026');
+    for (const kind of ['pl', 'othername']) {
+      const h = (await readFile(join(import.meta.dirname, `../seeds/nppes/${kind}_pfile_20050523-20190609.csv`), 'utf8')).split('\r\n')[0]!;
+      await writeFile(join(week, `${kind}_pfile_20261109-20261115.csv`), `${h}\r\n`);
+    }
+    const t2 = Date.now();
+    const weekly = await ingestFiles(wh, { dataset: 'nppes', files: ['npidata', 'pl', 'othername'].map((k) => join(week, `${k}_pfile_20261109-20261115.csv`)) });
+    const weeklyMs = Date.now() - t2;
+    rows.push({
+      case: `ingest a weekly file (delta) of ${(weekRows + 1000).toLocaleString('en-US')} NPIs over that version: folded into a whole version of ${weekly.rows.toLocaleString('en-US')} rows`,
+      value: `${weeklyMs} ms (${weekly.change.summary.replace(/^.*: /, '')})`,
+      baseline: `the full ingest above ${ingestMs} ms`,
+      ratio: ratio(weeklyMs, ingestMs),
     });
     const key = await benchKey(wh.path('state.sqlite'));
     const api = await spawnApi(dir, { RCM_NPPES_LIVE: '0' });

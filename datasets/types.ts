@@ -78,6 +78,14 @@ export interface Dataset<Row extends object = Record<string, unknown>> {
    */
   finalize?(run: (sql: string) => Promise<Record<string, unknown>[]>, table: string): Promise<void>;
   /**
+   * For a publisher that ships deltas between whole releases (NPPES's weekly files): which
+   * inputs are a delta and how one folds into its base. A delta version is materialised (the
+   * base version's rows plus the delta's upserts), so a reader sees a whole version either way.
+   */
+  delta?: DeltaSpec;
+  /** True for a file that may carry its header and no rows (an NPPES reference file of a week with no such changes). */
+  mayBeEmpty?(file: SourceFile): boolean;
+  /**
    * Optional fast path: load straight into `table` (already created with `columns` + version)
    * with DuckDB's own reader. `run` executes SQL on the new version file. Null hands the files to
    * `parse` instead (the loader found something only the row parser reports exactly), with the
@@ -90,6 +98,19 @@ export interface Dataset<Row extends object = Record<string, unknown>> {
     table: string,
     version: string,
   ): Promise<NativeLoadResult | null>;
+}
+
+/** How a dataset's delta releases fold into the version before them (`Dataset.delta`). */
+export interface DeltaSpec {
+  /** The dates (`YYYY-MM-DD`) a delta release covers; undefined when the inputs are a whole release. */
+  rangeOf(samples: FileSample[]): { from: string; to: string } | undefined;
+  /**
+   * SQL on the staging connection, whose tables hold the delta's rows: adds the rows of the base
+   * version (attached as schema `base`) that the delta does not replace, each with `version`.
+   * Returns how many of the base's keys the delta explicitly removes (NPPES: deactivations), the
+   * only removals the publish guard counts for a delta.
+   */
+  fold(run: (sql: string) => Promise<Record<string, unknown>[]>, base: string, version: string): Promise<{ explicitRemovals: number }>;
 }
 
 /** A dataset's `loadNative`. */

@@ -177,8 +177,11 @@ export interface DiffReport extends DiffResult {
   to_version: string;
   /** Keys of the previous version (removed + changed + unchanged). */
   from_rows: number;
+  /** Share of the previous keys removed (a delta release: its explicit removals only). */
   removed_pct: number;
   changed_pct: number;
+  /** A delta release's explicit removals (NPPES deactivations), the removals its gate counts. */
+  explicit_removals?: number;
   thresholds: { removed_pct?: number; changed_pct?: number; changed_columns?: string[] };
   /** Crossed `--fail-on-*` thresholds and publish guards, in words; empty when the change may publish. */
   failed: string[];
@@ -193,6 +196,12 @@ export interface Gate {
   failOnChangedColumns?: string[];
   /** `RCM_MAX_REMOVED`, a share (0.05); undefined: no guard (rcm diff). */
   maxRemovedShare?: number;
+  /**
+   * A delta release: the base keys it explicitly removes (NPPES deactivations). Then only these
+   * count as removals for `--fail-on-removed` and the guard (rows the delta replaced wholesale,
+   * such as an NPI's practice locations, are not removals of the registry).
+   */
+  explicitRemovals?: number;
 }
 
 /**
@@ -204,7 +213,8 @@ export function toReport(dataset: string, from: string | null, to: string, d: Di
   const c = d.counts;
   const base = c.removed + c.changed + c.unchanged;
   const after = c.added + c.changed + c.unchanged;
-  const removedPct = base ? (c.removed * 100) / base : 0;
+  const removed = gate.explicitRemovals ?? c.removed;
+  const removedPct = base ? (removed * 100) / base : 0;
   const changedPct = base ? (c.changed * 100) / base : 0;
   const cols = gate.failOnChangedColumns?.length ? gate.failOnChangedColumns : undefined;
   const gatedPct = cols ? (base ? ((d.watched_changed ?? 0) * 100) / base : 0) : changedPct;
@@ -216,8 +226,8 @@ export function toReport(dataset: string, from: string | null, to: string, d: Di
     }
     const m = gate.maxRemovedShare;
     if (m !== undefined) {
-      if (c.removed > m * base) failed.push(`removes ${c.removed} of ${base} keys of ${from} (${removedPct.toFixed(2)}% > RCM_MAX_REMOVED ${(m * 100).toFixed(2)}%); pass --allow-removals if that is intended`);
-      else if (after < (1 - m) * base) failed.push(`leaves ${after} rows where ${from} had ${base} (fewer than ${((1 - m) * 100).toFixed(2)}%); pass --allow-removals if that is intended`);
+      if (removed > m * base) failed.push(`removes ${removed} of ${base} keys of ${from} (${removedPct.toFixed(2)}% > RCM_MAX_REMOVED ${(m * 100).toFixed(2)}%); pass --allow-removals if that is intended`);
+      else if (gate.explicitRemovals === undefined && after < (1 - m) * base) failed.push(`leaves ${after} rows where ${from} had ${base} (fewer than ${((1 - m) * 100).toFixed(2)}%); pass --allow-removals if that is intended`);
     }
   }
   return {
@@ -228,6 +238,7 @@ export function toReport(dataset: string, from: string | null, to: string, d: Di
     ...d,
     removed_pct: removedPct,
     changed_pct: changedPct,
+    ...(gate.explicitRemovals !== undefined ? { explicit_removals: gate.explicitRemovals } : {}),
     thresholds: { removed_pct: gate.failOnRemovedPct, changed_pct: gate.failOnChangedPct, ...(cols ? { changed_columns: cols } : {}) },
     failed,
   };

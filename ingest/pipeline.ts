@@ -9,6 +9,7 @@ import { newSnapshotId, type Warehouse } from '../warehouse/store.js';
 import { firstLoadDiff, valueColumns, type DiffReport, type DiffResult } from './diff.js';
 import { withWriteLock } from './lock.js';
 import { checkKeys, checkRejects, finalizeRows } from './stage/check.js';
+import { foldDelta, planDelta } from './stage/delta.js';
 import { hashSources, readInputs, resolveDataset } from './stage/inputs.js';
 import { loadRows, type Loaded } from './stage/load.js';
 import { baselineOf, recordVersion, replacedVersion } from './stage/record.js';
@@ -112,6 +113,7 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
   const inputs = await readInputs(dataset, opts, wh.path('tmp'));
   const { files, samples, label, effective } = inputs;
   const prevVersions = parent?.datasets[dataset.id] ?? [];
+  const delta = planDelta(dataset, samples, prevVersions, label, files[0]!.name);
   const same = replacedVersion(dataset, prevVersions, label, opts.replace);
   const out = wh.newVersionFiles(dataset.id, label);
   const hashing = hashSources(files);
@@ -119,6 +121,7 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
 
   let loaded: Loaded;
   let firstDiff: DiffResult | null = null;
+  let explicitRemovals = 0;
   const inst = await DuckDBInstance.create(out.staged);
   const conn = await inst.connect();
   const run = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS();
@@ -126,6 +129,7 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
     loaded = await loadRows(dataset, conn, run, files, samples, label, opts.onProgress);
     await checkRejects(loaded, out.rejects, opts.rejectThreshold ?? 0.01, files[0]!.name);
     await finalizeRows(dataset, run, loaded);
+    if (delta) explicitRemovals = await foldDelta(dataset, run, wh.path(delta.base.file), label, loaded);
     await checkKeys(dataset, run, files[0]!.name);
     // A first load's diff reads the staged tables on this connection (no second instance).
     if (!base) firstDiff = await firstLoadDiff(dataset, run);
@@ -138,7 +142,8 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
   }
   conn.closeSync();
   inst.closeSync();
-  return recordVersion(wh, { dataset, inputs, files: out, loaded, hashing, base, same, firstDiff }, opts, opts.now ?? (() => new Date()));
+  const deltaOf = delta ? { base: delta.base.version, explicitRemovals } : undefined;
+  return recordVersion(wh, { dataset, inputs, files: out, loaded, hashing, base, same, firstDiff, delta: deltaOf }, opts, opts.now ?? (() => new Date()));
 }
 
 /**

@@ -20,6 +20,11 @@ export interface DatasetVersion {
    * guard (a seed is a sample, so a real file "removes" nothing).
    */
   seed?: true;
+  /**
+   * The version this one is a delta over (a publisher's delta release, e.g. an NPPES weekly
+   * file): the file holds that version's rows plus the delta's upserts, a whole version.
+   */
+  delta_of?: string;
 }
 
 export interface ChangeCounts {
@@ -55,6 +60,8 @@ export interface ChangeRecord {
    * columns}`), relative to the data dir; absent on a first load (every key is added).
    */
   keys_file?: string;
+  /** The version a delta release was folded into (`DatasetVersion.delta_of`); absent for a whole release. */
+  delta_of?: string;
 }
 
 /** What a snapshot serves: every dataset's versions in force plus the change records so far. */

@@ -1,6 +1,7 @@
 import { IngestError } from '../_shared/issue.js';
 import type { FileSample, SourceFile } from '../_shared/source.js';
 import { defineMultiTableDataset, type VersionInfo } from '../types.js';
+import { NPPES_DELTA } from './delta.js';
 import { FULL_FILE_FROM, kindOfHeader, parseNppesName } from './layout.js';
 import { loadNppesNative } from './native.js';
 import { parseNppesFile, splitCsv, type NppesRow } from './parse.js';
@@ -18,8 +19,8 @@ function isNppesSample(s: FileSample): boolean {
 /**
  * NPPES Data Dissemination: the local copy of the NPI registry (CMS's monthly full file, ~9 GB,
  * 8 M NPIs), with its practice location and other name reference files. The version is the end
- * date of the file name's range; only full files (range from 2005-05-23) are versions: a weekly
- * file is a delta and is refused (see README).
+ * date of the file name's range. A full file (range from 2005-05-23) is a whole version; a weekly
+ * file is a delta, folded into the version before it (see README and `delta.ts`).
  */
 export const nppes = defineMultiTableDataset<NppesRow>({
   id: 'nppes',
@@ -27,6 +28,7 @@ export const nppes = defineMultiTableDataset<NppesRow>({
   publisher: 'CMS National Plan and Provider Enumeration System (NPPES) Data Dissemination',
   formats: [
     'npidata_pfile_<from>-<to>.csv (330 quoted columns, header row; V.1 or V.2 layout), with optional pl_pfile_ and othername_pfile_ files of the same range (the _FileHeader.csv files are not read: each data file has its header row)',
+    'a weekly release (a range not starting 20050523) is a delta: all three of its files, folded into the version before it',
   ],
   tables: [NPPES_TABLES.provider, NPPES_TABLES.practice_location, NPPES_TABLES.other_name],
   detect: isNppesSample,
@@ -39,6 +41,13 @@ export const nppes = defineMultiTableDataset<NppesRow>({
     const kinds = samples.map((s) => kindOfHeader(splitCsv(s.lines[0] ?? '').fields));
     const data = kinds.filter((k) => k === 'npidata').length;
     if (data !== 1) throw new IngestError(`an nppes version is one npidata_pfile data file with its pl_pfile and othername_pfile files; ${data} data files were given`, files.map((f) => f.name).join(', '));
+    const weekly = parseNppesName(files[0]?.name ?? '');
+    if (weekly && weekly.from !== FULL_FILE_FROM && new Set(kinds).size < 3) {
+      throw new IngestError(
+        `a weekly release is folded NPI by NPI: its pl_pfile and othername_pfile files decide the practice locations and other names of every NPI it carries (an NPI they do not list has none), so all three files of the week are needed; ${files.length} given`,
+        files.map((f) => f.name).join(', '),
+      );
+    }
     for (const [i, f] of files.entries()) {
       const n = parseNppesName(f.name);
       if (!n) {
@@ -48,16 +57,14 @@ export const nppes = defineMultiTableDataset<NppesRow>({
         );
       }
       if (n.kind !== kinds[i]) throw new IngestError(`the file is named as a ${n.kind} file but its header is a ${kinds[i]} file's`, f.name, 1);
-      if (n.from !== FULL_FILE_FROM) {
-        throw new IngestError(
-          `a weekly NPPES file (${iso(n.from)} to ${iso(n.to)}) is a delta over the last full file, and deltas are not supported yet: load the monthly full file (${n.kind}_pfile_${FULL_FILE_FROM}-<date>.csv); nothing was loaded`,
-          f.name,
-        );
-      }
       const first = parseNppesName(files[0]!.name)!;
-      if (n.to !== first.to) throw new IngestError(`files of different releases: this one ends ${iso(n.to)}, ${files[0]!.name} ends ${iso(first.to)}`, f.name);
+      if (n.to !== first.to || n.from !== first.from) {
+        throw new IngestError(`files of different releases: this one covers ${iso(n.from)} to ${iso(n.to)}, ${files[0]!.name} ${iso(first.from)} to ${iso(first.to)}`, f.name);
+      }
     }
   },
+  delta: NPPES_DELTA,
+  mayBeEmpty: (file) => parseNppesName(file.name)?.kind !== 'npidata',
   parse: (file, ctx) => parseNppesFile(file, ctx),
   loadNative: loadNppesNative,
 });

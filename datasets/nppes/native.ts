@@ -161,7 +161,7 @@ export async function loadNppesNative(files: SourceFile[], samples: FileSample[]
     const broken = await count(`SELECT count(*) FROM ${tag}_t`);
     await run(`DROP TABLE IF EXISTS ${tag}_t; DROP TABLE IF EXISTS ${tag}_s`);
     const bad = await count(`SELECT count(*) FROM ${target} WHERE version IS NULL`);
-    if (broken > 0 || bad > 0 || inserted === 0) return undo();
+    if (broken > 0 || bad > 0 || (inserted === 0 && kind === 'npidata')) return undo();
     tables[TABLE_OF[kind]]! += inserted;
   }
   const rows = Object.values(tables).reduce((a, b) => a + b, 0);

@@ -1,8 +1,9 @@
-import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../ingest/pipeline.js';
+import { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
 import { openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
 import { nppes } from './dataset.js';
@@ -131,12 +132,109 @@ describe('ingesting NPPES files', () => {
     expect(lines[0]).toMatchObject({ file: 'npidata_pfile_20050523-20191110.csv', line: 6, issues: [{ loc: ['row', 6, 'Healthcare Provider Primary Taxonomy Switch_1'] }, { loc: ['row', 6, 'Provider Enumeration Date'] }, {}] });
   });
 
-  it('refuses a weekly file (a delta) and publishes nothing, and refuses a set without its data file', async () => {
+  it('refuses a set without its data file, and files of different ranges', async () => {
     const wh = new Warehouse(join(dir, 'wh2'));
-    const weekly = join(dir, 'npidata_pfile_20190603-20190609.csv');
-    await copyFile(SEEDS[0]!, weekly);
-    await expect(ingestFiles(wh, { dataset: nppes, files: [weekly] })).rejects.toThrow(/npidata_pfile_20190603-20190609\.csv: a weekly NPPES file \(2019-06-03 to 2019-06-09\) is a delta .* deltas are not supported yet/);
     await expect(ingestFiles(wh, { dataset: nppes, files: [SEEDS[1]!] })).rejects.toThrow(/one npidata_pfile data file .* 0 data files were given/);
+    const pl = join(dir, 'pl_pfile_20190603-20190609.csv');
+    await copyFile(SEEDS[1]!, pl);
+    await expect(ingestFiles(wh, { dataset: nppes, files: [SEEDS[0]!, pl] })).rejects.toThrow(/pl_pfile_20190603-20190609\.csv: files of different releases: this one covers 2019-06-03 to 2019-06-09/);
     expect(await wh.current()).toBeNull();
+  });
+});
+
+describe('weekly files: deltas folded into the version before them', () => {
+  let dir: string;
+  let header: string[];
+  let lines: string[];
+  /** A weekly set in `dir`: the data file's lines and each reference file's rows (header of the seed). */
+  async function weekly(range: string, data: string[], pl: string[] = [], other: string[] = []): Promise<string[]> {
+    const d = await mkdtemp(join(dir, 'w-'));
+    const files: [string, string[]][] = [['npidata', data], ['pl', pl], ['othername', other]];
+    return Promise.all(
+      files.map(async ([kind, rows], i) => {
+        const f = join(d, `${kind}_pfile_${range}.csv`);
+        const head = (await readFile(SEEDS[[0, 1, 2][i]!]!, 'utf8')).split('\r\n')[0]!;
+        await writeFile(f, [head, ...rows].join('\r\n') + '\r\n');
+        return f;
+      }),
+    );
+  }
+  /** A deactivated NPI as the files carry it: its number and deactivation date, every other value empty. */
+  const deactivated = (npi: string, date: string) => `"${header.map((h) => (h === 'NPI' ? npi : h === 'NPI Deactivation Date' ? date : '')).join('","')}"`;
+  const line = (npi: string) => lines.find((l) => l.startsWith(`"${npi}"`))!;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rcm-nppes-delta-'));
+    lines = (await readFile(SEEDS[0]!, 'utf8')).split('\r\n').filter(Boolean);
+    header = lines[0]!.slice(1, -1).split('","');
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('materialises a weekly file as its base plus upserts: an NPI it carries is replaced with its reference rows, others keep theirs', async () => {
+    const wh = new Warehouse(join(dir, 'wh-a'));
+    await ingestFiles(wh, { dataset: nppes, files: SEEDS });
+    // Elise Hiza's record updated (a later Last Update Date) and her secondary location gone.
+    const w1 = await weekly('20190610-20190616', [line('1720377294').replace('"05/08/2018"', '"06/12/2019"')]);
+    const s = await ingestFiles(wh, { dataset: nppes, files: w1 });
+    expect(s.change).toMatchObject({ from_version: '2019-06-09', to_version: '2019-06-16', delta_of: '2019-06-09', counts: { added: 0, removed: 1, changed: 1 } });
+    expect(s.change.summary).toContain('(delta over 2019-06-09: 0 explicit removals)');
+    // one practice location row went (1 of 8 keys, above the 5% guard) but no NPI was deactivated: it publishes
+    expect(s.report).toMatchObject({ explicit_removals: 0, removed_pct: 0, failed: [] });
+    expect(s.rows).toBe(5 + 1 + 1);
+    const m = await wh.current();
+    expect(m!.datasets.nppes!.map((v) => [v.version, v.delta_of ?? null, v.tables])).toEqual([
+      ['2019-06-09', null, { provider: 5, practice_location: 2, other_name: 1 }],
+      ['2019-06-16', '2019-06-09', { provider: 5, practice_location: 1, other_name: 1 }],
+    ]);
+    const snap = await MountedSnapshot.open(wh, m!, { connections: 1, threads: 1 });
+    try {
+      const hiza = await findNpi(snap, '2019-06-16', '1720377294');
+      expect(hiza).toMatchObject({ provider: { last_updated: '2019-06-12', first_name: 'ELISE' }, practice_locations: [] });
+      expect((await findNpi(snap, '2019-06-09', '1720377294'))!.practice_locations).toHaveLength(1);
+      for (const npi of ['1568946812', '1467486373', '1114920071', '1003000142']) {
+        expect(await findNpi(snap, '2019-06-16', npi)).toEqual(await findNpi(snap, '2019-06-09', npi));
+      }
+    } finally {
+      snap.close();
+    }
+  });
+
+  it('counts only explicit deactivations for the removal guard, and a delta follows a delta', async () => {
+    const wh = new Warehouse(join(dir, 'wh-b'));
+    await ingestFiles(wh, { dataset: nppes, files: SEEDS });
+    await ingestFiles(wh, { dataset: nppes, files: await weekly('20190610-20190616', [line('1720377294')]) });
+    const w2 = await weekly('20190617-20190623', [deactivated('1568946812', '06/18/2019')]);
+    // 1 NPI deactivated of 7 base keys: above the 5% guard, refused, nothing published
+    await expect(ingestFiles(wh, { dataset: nppes, files: w2 })).rejects.toThrow(/removes 1 of 7 keys of 2019-06-16 .*--allow-removals/);
+    expect((await wh.current())!.datasets.nppes!.map((v) => v.version)).toEqual(['2019-06-09', '2019-06-16']);
+    const s = await ingestFiles(wh, { dataset: nppes, files: w2, allowRemovals: true });
+    expect(s.change).toMatchObject({ delta_of: '2019-06-16', to_version: '2019-06-23' });
+    expect(s.report.explicit_removals).toBe(1);
+    const m = await wh.current();
+    const snap = await MountedSnapshot.open(wh, m!, { connections: 1, threads: 1 });
+    try {
+      // the deactivated NPI answers with its status and date, and its practice location row is gone with it
+      expect(await findNpi(snap, '2019-06-23', '1568946812')).toMatchObject({ provider: { status: 'deactivated', deactivation_date: '2019-06-18', organization_name: null }, practice_locations: [] });
+      expect(m!.datasets.nppes!.at(-1)!.tables).toEqual({ provider: 5, practice_location: 0, other_name: 1 });
+    } finally {
+      snap.close();
+    }
+  });
+
+  it('refuses a weekly file with no version to fold into, one its base covers, and one after a missed week; nothing is published', async () => {
+    const wh = new Warehouse(join(dir, 'wh-c'));
+    const w = await weekly('20190610-20190616', [line('1720377294')]);
+    await expect(ingestFiles(wh, { dataset: nppes, files: w })).rejects.toThrow(/npidata_pfile_20190610-20190616\.csv: a delta release \(2019-06-10 to 2019-06-16\) folds into the version before it, and no nppes version dated on or before 2019-06-16 is loaded: load a full release first/);
+    expect(await wh.current()).toBeNull();
+    await ingestFiles(wh, { dataset: nppes, files: SEEDS });
+    await expect(ingestFiles(wh, { dataset: nppes, files: await weekly('20190603-20190609', [line('1720377294')]) })).rejects.toThrow(/a delta release \(2019-06-03 to 2019-06-09\) is already covered by version 2019-06-09, a whole release/);
+    await expect(ingestFiles(wh, { dataset: nppes, files: await weekly('20190617-20190623', [line('1720377294')]) })).rejects.toThrow(
+      /a delta release \(2019-06-17 to 2019-06-23\) follows a release dated 2019-06-16, but the newest nppes version before it is 2019-06-09 \(dated 2019-06-09\): the deltas between are missing/,
+    );
+    const [data, pl] = await weekly('20190610-20190616', [line('1720377294')]);
+    await expect(ingestFiles(wh, { dataset: nppes, files: [data!, pl!] })).rejects.toThrow(/all three files of the week are needed; 2 given/);
+    expect((await wh.current())!.datasets.nppes!.map((v) => v.version)).toEqual(['2019-06-09']);
   });
 });

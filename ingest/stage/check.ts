@@ -40,6 +40,11 @@ export async function checkRejects(loaded: Loaded, rejectsFile: string, threshol
 export async function finalizeRows(dataset: Dataset<any>, run: RunSql, loaded: Loaded): Promise<void> {
   if (!dataset.finalize) return;
   await dataset.finalize(run, quoteIdent(dataset.tables[0]!.name));
+  await recountTables(dataset, run, loaded);
+}
+
+/** Counts every table's rows again into `loaded` (after a step that merged or folded rows). */
+export async function recountTables(dataset: Dataset<any>, run: RunSql, loaded: Loaded): Promise<void> {
   for (const t of dataset.tables) {
     const n = Number((await run(`SELECT count(*) AS n FROM ${quoteIdent(t.name)}`))[0]!.n);
     loaded.rows += n - loaded.tableRows.get(t.name)!;

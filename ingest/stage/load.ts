@@ -143,7 +143,7 @@ async function appendParsed(
     if (last?.rejected && !(await endsWithNewline(file))) {
       throw new IngestError('the file is truncated: it ends inside a record (no final line break, and the last line does not parse)', file.name, last.line);
     }
-    if (fileRows === 0) {
+    if (fileRows === 0 && !(last === null && dataset.mayBeEmpty?.(file))) {
       const why = rejectCount > 0 ? `every data row was rejected (${rejectCount}); first: ${rejectLines[0]}` : 'header found but no data rows';
       throw new IngestError(why, file.name);
     }

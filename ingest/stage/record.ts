@@ -49,6 +49,8 @@ export interface StagedLoad {
   same: DatasetVersion | undefined;
   /** A first load's diff, computed on the staging connection; otherwise the files are diffed here. */
   firstDiff: DiffResult | null;
+  /** A delta release folded into `base` (the version it follows) and the base keys it explicitly removed. */
+  delta?: { base: string; explicitRemovals: number };
 }
 
 /**
@@ -70,6 +72,7 @@ export async function recordVersion(
     failOnChangedColumns: opts.failOnChangedColumns,
     // Replacing seed (sample) data with a release removes nothing real: no removal guard.
     maxRemovedShare: opts.allowRemovals || base?.seed ? undefined : (opts.maxRemoved ?? 0.05),
+    explicitRemovals: s.delta?.explicitRemovals,
   });
   const sources = await s.hashing;
   const loadedAt = now().toISOString();
@@ -81,7 +84,7 @@ export async function recordVersion(
     from_version: base?.version ?? null,
     to_version: label,
     effective_date: effective,
-    summary: `${dataset.id} ${base ? `${base.version}${base.seed ? ' (seed)' : ''} -> ${label}` : `${label} (first load)`}${opts.seed ? ' (seed)' : ''}${same ? (same.seed ? ' (replaces the seed version of this label)' : ' (replaces the earlier load of this label)') : ''}: ${c.added} added, ${c.removed} removed, ${c.changed} changed, ${c.unchanged} unchanged`,
+    summary: `${dataset.id} ${base ? `${base.version}${base.seed ? ' (seed)' : ''} -> ${label}` : `${label} (first load)`}${s.delta ? ` (delta over ${s.delta.base}: ${s.delta.explicitRemovals} explicit removals)` : ''}${opts.seed ? ' (seed)' : ''}${same ? (same.seed ? ' (replaces the seed version of this label)' : ' (replaces the earlier load of this label)') : ''}: ${c.added} added, ${c.removed} removed, ${c.changed} changed, ${c.unchanged} unchanged`,
     counts: c,
     ...(multi ? { tables: Object.fromEntries(Object.entries(diff.tables).map(([n, t]) => [n, t.counts])) } : {}),
     samples: diff.samples,
@@ -90,6 +93,7 @@ export async function recordVersion(
     ...(base?.seed ? { replaces_seed: true as const } : {}),
     ...(opts.seed ? { seed: true as const } : {}),
     ...(base ? { keys_file: s.files.keysFile } : {}),
+    ...(s.delta ? { delta_of: s.delta.base } : {}),
   };
   const { rows, rejects } = loaded;
   const entry: DatasetVersion = {
@@ -103,6 +107,7 @@ export async function recordVersion(
     rejects,
     loaded_at: loadedAt,
     ...(opts.seed ? { seed: true as const } : {}),
+    ...(s.delta ? { delta_of: s.delta.base } : {}),
   };
   const summary = {
     dataset: dataset.id,

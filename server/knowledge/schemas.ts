@@ -16,6 +16,10 @@ export const ChangeSchema = z
     supersedes: z.string().optional(),
     seed: z.boolean().describe('the version is seed (sample) data of the repository (`rcm seed`), not a publisher release'),
     replaces_seed: z.boolean().describe('this release replaced seed data (no removal guard applies to that)'),
+    delta_of: z
+      .string()
+      .nullable()
+      .describe('a delta release (an NPPES weekly file) folded into this version, which it follows: `to_version` holds its rows plus the delta; null for a whole release'),
     created_at: z.string(),
   })
   .meta({ id: 'DatasetChange' });

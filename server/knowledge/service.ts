@@ -25,6 +25,7 @@ export function findChanges(manifest: Manifest, q: z.output<typeof ChangeQuerySc
       ...(c.supersedes ? { supersedes: c.supersedes } : {}),
       seed: c.seed === true,
       replaces_seed: c.replaces_seed === true,
+      delta_of: c.delta_of ?? null,
       created_at: c.created_at,
     })),
     total: matches.length,
