@@ -51,7 +51,7 @@ async function writeDataFile(path: string, header: string, n: number, row: (j: n
     const i = row(j);
     const nine = String(100000000 + i * 7);
     const npi = npiOf(nine);
-    if (i % 4999 === 0) sample.push(npi);
+    if (i % 499 === 0) sample.push(npi);
     cells.fill('');
     cells[idx.npi] = npi;
     if (i % 500 === 499) {

@@ -171,6 +171,21 @@ describe('GET /v1/npi/{npi_number} from the local NPPES copy (the seed version)'
     expect(outage.body).toMatchObject({ found: false, data_sources: ['nppes_local@2019-06-09', 'nppes_api'], reliability: { degraded: true } });
     expect(calls).toBe(before + 2);
   });
+
+  it('keeps a local answer in the answer cache; an answer that used or needed the registry is no-store and asks again every time', async () => {
+    const size0 = t.srv.cache.size;
+    const local = [await t.request('/v1/npi/1568946812'), await t.request('/v1/npi/1568946812')];
+    expect(local.map((r) => r.headers['cache-control'])).toEqual([undefined, undefined]);
+    expect(t.srv.cache.size).toBe(size0 + 1);
+    const before = calls;
+    for (const path of ['/v1/npi/1003000118', '/v1/npi/1720377294?live=true', '/v1/npi/1003000126']) {
+      const [a, b] = [await t.request(path), await t.request(path)];
+      expect([a.headers['cache-control'], b.headers['cache-control']]).toEqual(['no-store', 'no-store']);
+      expect(b.body.found).toBe(a.body.found);
+    }
+    expect(calls).toBe(before + 6);
+    expect(t.srv.cache.size).toBe(size0 + 1);
+  });
 });
 
 describe('with live lookups off (RCM_NPPES_LIVE=0)', () => {

@@ -1,5 +1,6 @@
 import { findNpi, nppesVersion } from '../../datasets/nppes/queries.js';
-import { defineRoute, type RouteDef } from '../route.js';
+import { NO_STORE } from '../pipeline/answer.js';
+import { defineRoute, result, type RouteDef } from '../route.js';
 import { providerOf, providerOfLocal } from './provider.js';
 import type { NppesRegistry } from './registry.js';
 import { NpiLookupSchema, NpiParamsSchema, NpiQuerySchema } from './schemas.js';
@@ -12,8 +13,9 @@ export interface NpiRouteDeps {
 /**
  * `GET /v1/npi/{npi_number}`: who a provider is. The local NPPES copy (dataset `nppes`, newest
  * version) answers first; `live=true` bypasses it; a local miss (or no local copy) asks the live
- * registry. An outage answers `found: false`, degraded. Not cached: an answer that used or needed
- * the registry must not be kept, and a local hit is one indexed query (see datasets/nppes/README.md).
+ * registry. An outage answers `found: false`, degraded. A local hit is kept in the answer cache (a
+ * snapshot never changes); an answer that used or needed the registry is marked no-store and
+ * never kept, so a miss or an outage is asked again next time.
  */
 export function npiRoutes(d: NpiRouteDeps): RouteDef[] {
   return [
@@ -29,9 +31,10 @@ export function npiRoutes(d: NpiRouteDeps): RouteDef[] {
         'A deactivated NPI answers `found: true` with `provider.status` deactivated and its deactivation date. ' +
         'An NPI the local copy lacks (or no local copy) is asked of the live NPPES NPI Registry API v2.1 (RCM_NPPES_URL; off with RCM_NPPES_LIVE=0); `live=true` asks it directly. ' +
         'No match is `found: false` (200). When the registry cannot answer (timeout, outage, circuit open) the answer is `found: false` with `reliability.degraded` and a warning naming the outage. ' +
-        'Not cached.',
+        'A local answer is cached per snapshot; an answer that used or needed the live registry carries `Cache-Control: no-store` and is never kept (no cached miss, no cached outage).',
       auth: { scope: 'knowledge' },
       reads: 'snapshot',
+      cache: true,
       params: NpiParamsSchema,
       query: NpiQuerySchema,
       response: NpiLookupSchema,
@@ -56,16 +59,16 @@ export function npiRoutes(d: NpiRouteDeps): RouteDef[] {
         } else if (!query.live) trace.warn('the local NPPES copy (dataset nppes) is not loaded: the live NPPES registry was asked');
         if (!d.registry) {
           trace.fallback(`live NPPES lookups are off (RCM_NPPES_LIVE=0)${version === null ? ' and no local copy is loaded' : ''}: the registry could not be asked`);
-          return { npi, found: false, source: null, data_sources: asked, raw: null, provider: null, reliability: trace.reliability() };
+          return result(200, { npi, found: false, source: null, data_sources: asked, raw: null, provider: null, reliability: trace.reliability() }, NO_STORE);
         }
         asked.push('nppes_api');
         const a = await d.registry.lookup(npi);
         if (a.kind === 'unavailable') {
           trace.fallback(`NPPES registry unavailable: ${a.reason}`);
-          return { npi, found: false, source: null, data_sources: asked, raw: null, provider: null, reliability: trace.reliability() };
+          return result(200, { npi, found: false, source: null, data_sources: asked, raw: null, provider: null, reliability: trace.reliability() }, NO_STORE);
         }
-        if (a.kind === 'not_found') return { npi, found: false, source: null, data_sources: asked, raw: null, provider: null, reliability: trace.reliability() };
-        return { npi, found: true, source: 'nppes_api' as const, data_sources: asked, raw: a.raw, provider: providerOf(a.result), reliability: trace.reliability() };
+        if (a.kind === 'not_found') return result(200, { npi, found: false, source: null, data_sources: asked, raw: null, provider: null, reliability: trace.reliability() }, NO_STORE);
+        return result(200, { npi, found: true, source: 'nppes_api' as const, data_sources: asked, raw: a.raw, provider: providerOf(a.result), reliability: trace.reliability() }, NO_STORE);
       },
     }),
   ];

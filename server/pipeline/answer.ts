@@ -4,7 +4,10 @@ import { todayOf } from '../calendar.js';
 import type { RouteDef } from '../route.js';
 import { inputKey, type ValidInput } from './input.js';
 
-/** An answer as sent: status, headers and the serialized body. Only 200 answers are kept. */
+/**
+ * An answer as sent: status, headers and the serialized body. Only 200 answers are kept, and
+ * never one whose handler marked it `Cache-Control: no-store` (it used a live outside service).
+ */
 export interface CachedAnswer {
   status: number;
   headers: Record<string, string>;
@@ -42,6 +45,18 @@ function intern(h: Record<string, string>): Record<string, string> {
   return v;
 }
 
+/** The header a handler sets on an answer that must not be kept (see `NO_STORE`). */
+function isNoStore(h: Record<string, string>): boolean {
+  return h['cache-control'] === NO_STORE['cache-control'];
+}
+
+/**
+ * Headers of an answer of a cached route that the answer cache must not keep, and clients and
+ * proxies should not either: it used or needed a live outside service (the NPPES registry), so
+ * the next call must ask again rather than repeat it.
+ */
+export const NO_STORE: Readonly<Record<string, string>> = Object.freeze({ 'cache-control': 'no-store' });
+
 /**
  * Answers memoised by validated input (never by raw URL), bounded by bytes: an LRU whose entry
  * size is the body, the key (two bytes a character) and a fixed overhead, so a caller sending many distinct valid requests can never grow the
@@ -76,7 +91,7 @@ export class AnswerCache {
     const running = this.inflight.get(key);
     if (running) return running;
     const p = compute().then((v) => {
-      if (v.status === 200 && v.body.length + key.length * 2 + ENTRY_OVERHEAD <= this.maxBytes) {
+      if (v.status === 200 && !isNoStore(v.headers) && v.body.length + key.length * 2 + ENTRY_OVERHEAD <= this.maxBytes) {
         this.lru.set(key, { status: v.status, headers: intern(v.headers), body: unpooled(v.body), snapshot });
       }
       return v;
