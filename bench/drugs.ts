@@ -1,14 +1,12 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { toNdc11 } from '../datasets/fda_ndc/ndc.js';
 import { ingestFiles } from '../ingest/pipeline.js';
-import { seedAll } from '../ingest/seed.js';
 import { Warehouse } from '../warehouse/store.js';
-import { benchKey, benchRow, load, ratio, readCsvBaselineMs, rssOf, shuffle, warmPaired } from './lib.js';
-import { spawnApi, spawnBare } from './procs.js';
+import { benchKey, benchRow, firstPassAndWarm, load, ratio, readCsvBaselineMs, rssOf, shuffle, warmPaired } from './lib.js';
+import { seededStart, spawnApi, spawnBare } from './procs.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
 
 /** openFDA's 2020-05-01 drug-ndc export held this many products (its meta `results.total`). */
 const PRODUCTS = 111_502;
@@ -117,14 +115,7 @@ export async function run(): Promise<Record<string, string | number>[]> {
     const key = await benchKey(wh.path('state.sqlite'));
     const headers = { 'X-API-Key': key };
     // Baseline: the same server over the seeds alone (no large directory to build at mount).
-    const seeded = await mkdtemp(join(tmpdir(), 'rcm-bench-drugs-seeded-'));
-    await seedAll(new Warehouse(seeded), join(ROOT, 'seeds'));
-    const ts = Date.now();
-    const small = await spawnApi(seeded);
-    const seededStartMs = Date.now() - ts;
-    const seededRss = await rssOf(small.proc.pid!);
-    await small.stop();
-    await rm(seeded, { recursive: true, force: true });
+    const { ms: seededStartMs, rss: seededRss } = await seededStart();
     const t2 = Date.now();
     const api = await spawnApi(dir);
     // The index is built at mount, before the server listens: start to listening is its cost.
@@ -162,11 +153,7 @@ export async function run(): Promise<Record<string, string | number>[]> {
       };
       const search = Array.from({ length: 3000 }, (_, i) => `/v1/drugs/ndc/search?q=${encodeURIComponent(queryOf(i))}&limit=20`);
       const distinct = [...new Set(search)];
-      // Every query new: one connection, each path once, so each answer is computed (no cache hit).
-      const cold = await load('search, every query new', api.url, { paths: distinct, headers, connections: 1, amount: distinct.length });
-      const bareCold = await load('bare, same paths once', bare.url, { paths: distinct, connections: 1, amount: distinct.length });
-      rows.push(benchRow(`search, ${distinct.length} distinct queries (brand prefix, generic, typo, labeler, NDC, two words), 1 conn, uncached`, cold, bareCold, cold.requests_per_s / bareCold.requests_per_s));
-      rows.push(await warmPaired(`search, the same ${distinct.length} queries again (answer cache), warm`, api.url, bare.url, distinct, headers));
+      rows.push(...(await firstPassAndWarm('search, distinct queries (brand prefix, generic, typo, labeler, NDC, two words)', api.url, bare.url, distinct, headers)));
     } finally {
       await api.stop();
       await bare.stop();

@@ -177,6 +177,19 @@ export function benchRow(label: string, r: LoadResult, bare: LoadResult | null =
   };
 }
 
+/**
+ * A route's first pass (each path once on one connection, so every answer is computed: no cache
+ * hit) beside the bare route asked the same paths once, then the same paths warm (answer cache).
+ */
+export async function firstPassAndWarm(label: string, apiUrl: string, bareUrl: string, paths: string[], headers: Record<string, string>): Promise<Record<string, string | number>[]> {
+  const first = await load('first pass', apiUrl, { paths, headers, connections: 1, amount: paths.length });
+  const bare = await load('bare, same paths once', bareUrl, { paths, connections: 1, amount: paths.length });
+  return [
+    benchRow(`${label}: first pass, ${paths.length} paths once each, 1 conn (each answer computed)`, first, bare, first.requests_per_s / bare.requests_per_s),
+    await warmPaired(`${label}: the same paths again (answer cache), warm`, apiUrl, bareUrl, paths, headers),
+  ];
+}
+
 /** Warms both servers, then runs `paired` rounds of 4 s at 16 connections: the usual read-route comparison. */
 export async function warmPaired(label: string, apiUrl: string, bareUrl: string, paths: string[], headers: Record<string, string>): Promise<Record<string, string | number>> {
   await load('warmup', apiUrl, { paths, headers, seconds: 2, connections: 16 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { seedAll } from '../ingest/seed.js';
 import { Warehouse } from '../warehouse/store.js';
-import { benchKey } from './lib.js';
+import { benchKey, rssOf } from './lib.js';
 import type { KeyScope } from '../warehouse/state.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -51,6 +51,25 @@ export async function spawnBare(): Promise<Child> {
   const proc = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'bench/bare.ts')], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await waitFor(proc, /(http:\/\/[\d.]+:\d+)/, 'stdout');
   return { url, proc, stop: stop(proc) };
+}
+
+/**
+ * The baseline of a start measurement: the API server over the seeds alone, its time to
+ * listening and RSS there (what a large dataset's mount-time work is compared with).
+ */
+export async function seededStart(): Promise<{ ms: number; rss: number }> {
+  const seeded = await mkdtemp(join(tmpdir(), 'rcm-bench-seeded-start-'));
+  try {
+    await seedAll(new Warehouse(seeded), join(ROOT, 'seeds'));
+    const t = Date.now();
+    const small = await spawnApi(seeded);
+    const ms = Date.now() - t;
+    const rss = await rssOf(small.proc.pid!);
+    await small.stop();
+    return { ms, rss };
+  } finally {
+    await rm(seeded, { recursive: true, force: true });
+  }
 }
 
 /**

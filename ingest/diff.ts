@@ -1,5 +1,5 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import type { TableSpec } from '../datasets/_shared/table.js';
+import { sourceTables, type TableSpec } from '../datasets/_shared/table.js';
 import type { Dataset } from '../datasets/types.js';
 import type { ChangeCounts } from '../warehouse/manifest.js';
 import { quoteIdent, quoteString } from '../warehouse/snapshot.js';
@@ -56,7 +56,7 @@ async function firstLoadTable(query: (sql: string) => Promise<Record<string, unk
  * same result `diffVersionFiles` gives with no previous file).
  */
 export async function firstLoadDiff(dataset: Dataset<any>, query: (sql: string) => Promise<Record<string, unknown>[]>, sampleSize = 5): Promise<DiffResult> {
-  return combine(dataset, Object.fromEntries(await Promise.all(dataset.tables.map(async (t) => [t.name, await firstLoadTable(query, t, quoteIdent(t.name), sampleSize)] as const))), sampleSize);
+  return combine(dataset, Object.fromEntries(await Promise.all(sourceTables(dataset.tables).map(async (t) => [t.name, await firstLoadTable(query, t, quoteIdent(t.name), sampleSize)] as const))), sampleSize);
 }
 
 async function diffTable(conn: DuckDBConnection, t: TableSpec, hasOld: boolean, sampleSize: number, watch: string[]): Promise<TableDiff> {
@@ -117,7 +117,7 @@ function combine(dataset: Dataset<any>, tables: Record<string, TableDiff>, sampl
   const sum: ChangeCounts = { added: 0, removed: 0, changed: 0, unchanged: 0 };
   for (const td of Object.values(tables)) for (const k of Object.keys(sum) as (keyof ChangeCounts)[]) sum[k] += td.counts[k];
   const main = tables[dataset.tables[0]!.name];
-  const multi = dataset.tables.length > 1;
+  const multi = sourceTables(dataset.tables).length > 1;
   const samples: Samples = multi
     ? {
         added: Object.entries(tables).flatMap(([n, t]) => t.samples.added.map((k) => `${n}:${k}`)).slice(0, sampleSize),
@@ -150,9 +150,9 @@ export async function diffVersionFiles(dataset: Dataset<any>, fromFile: string |
     }
     const present = await tableNames(conn, 'new_v');
     const tables: Record<string, TableDiff> = {};
-    for (const t of dataset.tables) if (present.has(t.name)) tables[t.name] = await diffTable(conn, t, old.has(t.name), sampleSize, watch);
+    for (const t of sourceTables(dataset.tables)) if (present.has(t.name)) tables[t.name] = await diffTable(conn, t, old.has(t.name), sampleSize, watch);
     // Every key that changed, kept beside the change record (the change feeds name what changed).
-    const compared = dataset.tables.filter((t) => present.has(t.name) && old.has(t.name));
+    const compared = sourceTables(dataset.tables).filter((t) => present.has(t.name) && old.has(t.name));
     if (keysOut && compared.length) {
       const parts = compared.map((t) => `SELECT ${quoteString(t.name)} AS "table", kind, k AS "key", coalesce(cols, []::VARCHAR[]) AS columns FROM d_${t.name.replace(/\W/g, '_')} WHERE kind <> 'unchanged'`);
       await conn.run(`COPY (${parts.join(' UNION ALL ')} ORDER BY "table", kind, "key") TO ${quoteString(keysOut)} (FORMAT json)`);
@@ -166,8 +166,9 @@ export async function diffVersionFiles(dataset: Dataset<any>, fromFile: string |
 
 /** The columns a diff compares: each table's columns but its key and its release metadata (`table.column` when several tables). */
 export function valueColumns(dataset: Dataset<any>): string[] {
-  const multi = dataset.tables.length > 1;
-  return dataset.tables.flatMap((t) => t.columns.map((c) => c.name).filter((c) => !t.key.includes(c) && !t.meta.includes(c)).map((c) => (multi ? `${t.name}.${c}` : c)));
+  const tables = sourceTables(dataset.tables);
+  const multi = tables.length > 1;
+  return tables.flatMap((t) => t.columns.map((c) => c.name).filter((c) => !t.key.includes(c) && !t.meta.includes(c)).map((c) => (multi ? `${t.name}.${c}` : c)));
 }
 
 /** What `rcm diff` prints and a dry run reports: the diff, the shares it implies, and what failed. */

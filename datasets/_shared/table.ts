@@ -16,6 +16,16 @@ export interface TableSpec<S extends z.ZodObject = z.ZodObject> {
    * effective date or conversion factor): a diff does not count a row changed because they moved.
    */
   meta: string[];
+  /**
+   * Built by the dataset's `finalize` from its other tables (a search index), never parsed: a
+   * diff, the change counts, the key check and the ingest's row count leave it out.
+   */
+  derived?: true;
+}
+
+/** The tables a release's rows live in: every table but the derived ones (diffs and counts read these). */
+export function sourceTables<T extends Pick<TableSpec, 'derived'>>(tables: T[]): T[] {
+  return tables.filter((t) => !t.derived);
 }
 
 type Def = { type: string; innerType?: unknown; in?: unknown; format?: string | null };
@@ -73,6 +83,11 @@ export function table<S extends z.ZodObject>(name: string, row: S, key: (keyof z
   for (const k of key) if (!columns.some((c) => c.name === k)) throw new Error(`table ${name}: key column ${k} is not in its row schema`);
   for (const k of meta) if (!columns.some((c) => c.name === k)) throw new Error(`table ${name}: metadata column ${k} is not in its row schema`);
   return { name, row, key, columns, meta };
+}
+
+/** Declares a derived table (see `TableSpec.derived`), filled by the dataset's `finalize`. */
+export function derivedTable<S extends z.ZodObject>(name: string, row: S, key: (keyof z.infer<S> & string)[]): TableSpec<S> {
+  return { ...table(name, row, key), derived: true };
 }
 
 

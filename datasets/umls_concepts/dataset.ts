@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { IngestError } from '../_shared/issue.js';
-import { readText, type FileSample, type SourceFile } from '../_shared/source.js';
-import { defineDataset, type ParsedItem, type VersionInfo } from '../types.js';
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { type FileSample, type SourceFile } from '../_shared/source.js';
+import { derivedTable, table } from '../_shared/table.js';
+import { defineMultiTableDataset, type ParsedItem, type VersionInfo } from '../types.js';
 
 /**
  * One atom of the UMLS Metathesaurus concept names file (MRCONSO.RRF, NLM's Rich Release Format):
@@ -29,6 +32,26 @@ export const UmlsConceptRowSchema = z.object({
 });
 export type UmlsConceptRow = z.infer<typeof UmlsConceptRowSchema>;
 
+/**
+ * The search index of a release, built at ingest (`finalize`) and stored in the version file: one
+ * row per word of each English, unsuppressed atom's normalised string, and one per atom for its
+ * code (`#` + the code in capitals without dots), sorted by word, so a word prefix is a range
+ * scan that DuckDB's zone maps narrow to a few row groups, and the row carries what an answer
+ * shows (no join back to 16 M atoms).
+ */
+export const UmlsWordRowSchema = z.object({
+  word: z.string().describe('a word of the normalised string (lower case, accents folded, letters and digits), or # + the code'),
+  aui: z.string(),
+  cui: z.string(),
+  sab: z.string(),
+  tty: z.string(),
+  code: z.string(),
+  str: z.string(),
+});
+
+/** The one normalisation of a UMLS string for search, in SQL (the query side is `umlsWords`). */
+export const UMLS_NORM_SQL = (col: string) => `trim(regexp_replace(lower(strip_accents(${col})), '[^a-z0-9]+', ' ', 'g'))`;
+
 const FIELDS = ['cui', 'lat', 'ts', 'lui', 'stt', 'sui', 'ispref', 'aui', 'saui', 'scui', 'sdui', 'sab', 'tty', 'code', 'str', 'srl', 'suppress', 'cvf'] as const;
 const LINE = /^C\d{7}\|[A-Z]{3}\|[PS]\|L\d+\|/;
 /** A release label: `2025AA`, `2025AB` (the release folder's name, or in the file name). */
@@ -36,13 +59,22 @@ const RELEASE = /(\d{4}A[AB])/;
 
 const blank = (s: string) => (s === '' ? null : s);
 
-export const umlsConcepts = defineDataset({
+export const umlsConcepts = defineMultiTableDataset<UmlsConceptRow>({
   id: 'umls_concepts',
   title: 'UMLS Metathesaurus concept names (MRCONSO.RRF)',
   publisher: 'U.S. National Library of Medicine (UMLS, licensed)',
   formats: ['MRCONSO.RRF as NLM ships it: pipe-delimited, no header, 18 fields and a trailing |, UTF-8; the release (2025AA) in the file name, e.g. MRCONSO.2025AA.RRF, or given with --version'],
-  row: UmlsConceptRowSchema,
-  key: ['aui'],
+  tables: [table('umls_concepts', UmlsConceptRowSchema, ['aui']), derivedTable('word', UmlsWordRowSchema, ['word', 'aui'])],
+  async finalize(run, main) {
+    const atoms = `FROM ${main} WHERE lat = 'ENG' AND suppress NOT IN ('O', 'E', 'Y')`;
+    await run(
+      `INSERT INTO word (word, aui, cui, sab, tty, code, str, version) ` +
+        `SELECT w, aui, cui, sab, tty, code, str, version FROM (` +
+        `SELECT unnest(list_distinct(string_split(${UMLS_NORM_SQL('str')}, ' '))) AS w, aui, cui, sab, tty, code, str, version ${atoms} ` +
+        `UNION ALL SELECT '#' || upper(replace(trim(code), '.', '')), aui, cui, sab, tty, code, str, version ${atoms}` +
+        `) WHERE w <> '' ORDER BY w, aui`,
+    );
+  },
   detect: (s: FileSample) => {
     // Most of the first lines decide (a bad line is a reject of the layout, not another layout).
     const lines = s.lines.filter((l) => l !== '').slice(0, 20);
@@ -56,13 +88,21 @@ export const umlsConcepts = defineDataset({
     const illustrative = samples.some((s) => /illustrative/i.test(s.name));
     return { label: `${m[1]}${illustrative ? '-illustrative' : ''}`, effective_date: `${year}-${m[1]!.endsWith('AA') ? '05' : '11'}-01` };
   },
-  async *parse(file: SourceFile): AsyncIterable<ParsedItem<UmlsConceptRow>> {
-    const { text } = await readText(file);
-    const lines = text.split(/\r?\n/);
-    if (lines.length && lines.at(-1) === '') lines.pop();
-    if (lines.length && !LINE.test(lines[0]!)) throw new IngestError('not an MRCONSO.RRF file: the first line is not CUI|LAT|TS|LUI|...', file.name, 1);
-    for (const [i, raw] of lines.entries()) {
-      const line = i + 1;
+  /**
+   * Streams the file line by line: a whole release's MRCONSO is ~2 GB and 16 M lines, more than
+   * one string can hold (the file is UTF-8, as NLM ships it).
+   */
+  async *parse(file: SourceFile, ctx): AsyncIterable<ParsedItem<UmlsConceptRow>> {
+    const input = createReadStream(file.path, { encoding: 'utf8', highWaterMark: 1 << 20 });
+    const lines = createInterface({ input, crlfDelay: Infinity });
+    let line = 0;
+    for await (const raw of lines) {
+      line++;
+      if (line % 65536 === 0) ctx.onBytes(input.bytesRead);
+      if (line === 1 && !LINE.test(raw)) {
+        input.destroy();
+        throw new IngestError('not an MRCONSO.RRF file: the first line is not CUI|LAT|TS|LUI|...', file.name, 1);
+      }
       const f = raw.split('|');
       // 18 fields and the trailing | leave 19 parts, the last empty.
       if (f.length !== 19 || f[18] !== '') {

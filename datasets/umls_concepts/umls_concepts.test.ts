@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectFile, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
+import { detectFile, openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
 import { umlsConcepts } from './dataset.js';
 
 const SEED = join(REPO_ROOT, 'seeds/umls_concepts/MRCONSO.2025AA.illustrative.RRF');
@@ -32,5 +32,26 @@ describe('umls_concepts parser (MRCONSO.RRF)', () => {
       [5, 'str'],
     ]);
     expect(rows.find((r) => r.aui === 'A90000022')).toMatchObject({ str: 'Gmünd — UTF-8 γαστήρ', cvf: '256' });
+  });
+});
+
+describe('umls_concepts ingest: the word table', () => {
+  it('stores one row per word of each English, unsuppressed atom and one per code; diffs and counts leave it out', async () => {
+    const snap = await openTestSnapshot([{ dataset: umlsConcepts, files: [SEED] }]);
+    try {
+      const v = snap.versions('umls_concepts')[0]!;
+      expect(v.rows).toBe(9);
+      expect(snap.manifest.changes.at(-1)!.counts).toEqual({ added: 9, removed: 0, changed: 0, unchanged: 0 });
+      const words = await snap.all<{ word: string; aui: string }>('SELECT word, aui FROM umls_concepts__word');
+      expect(v.tables!.word).toBe(words.length);
+      const e119 = words.filter((w) => w.aui === 'A90000001').map((w) => w.word);
+      expect(e119.sort()).toEqual(['#E119', '2', 'complications', 'diabetes', 'mellitus', 'type', 'without']);
+      // the obsolete and the Spanish atom have no words
+      const atoms = await snap.all<{ aui: string }>("SELECT aui FROM umls_concepts WHERE lat <> 'ENG' OR suppress IN ('O', 'E', 'Y')");
+      expect(atoms.length).toBe(2);
+      expect(words.some((w) => atoms.some((a) => a.aui === w.aui))).toBe(false);
+    } finally {
+      snap.close();
+    }
   });
 });

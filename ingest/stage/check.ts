@@ -1,3 +1,4 @@
+import { sourceTables } from '../../datasets/_shared/table.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { IngestError } from '../../datasets/_shared/issue.js';
@@ -47,14 +48,14 @@ export async function finalizeRows(dataset: Dataset<any>, run: RunSql, loaded: L
 export async function recountTables(dataset: Dataset<any>, run: RunSql, loaded: Loaded): Promise<void> {
   for (const t of dataset.tables) {
     const n = Number((await run(`SELECT count(*) AS n FROM ${quoteIdent(t.name)}`))[0]!.n);
-    loaded.rows += n - loaded.tableRows.get(t.name)!;
+    if (!t.derived) loaded.rows += n - loaded.tableRows.get(t.name)!;
     loaded.tableRows.set(t.name, n);
   }
 }
 
-/** Refuses a version in which some table's key columns name one row twice. */
+/** Refuses a version in which some source table's key columns name one row twice. */
 export async function checkKeys(dataset: Dataset<any>, run: RunSql, firstFile: string): Promise<void> {
-  for (const t of dataset.tables) {
+  for (const t of sourceTables(dataset.tables)) {
     const keyList = t.key.map(quoteIdent).join(', ');
     const dup = await run(`SELECT ${keyList}, count(*)::INTEGER AS n FROM ${quoteIdent(t.name)} GROUP BY ALL HAVING count(*) > 1 LIMIT 1`);
     if (dup.length > 0) {

@@ -1,3 +1,4 @@
+import { sourceTables } from '../../datasets/_shared/table.js';
 import { IngestError } from '../../datasets/_shared/issue.js';
 import { compareVersions } from '../../datasets/_shared/versions.js';
 import type { Dataset } from '../../datasets/types.js';
@@ -77,7 +78,7 @@ export async function recordVersion(
   const sources = await s.hashing;
   const loadedAt = now().toISOString();
   const c = diff.counts;
-  const multi = dataset.tables.length > 1;
+  const multi = sourceTables(dataset.tables).length > 1;
   const change: ChangeRecord = {
     id: `chg_${dataset.id}_${s.files.id.replace(/[^A-Za-z0-9]/g, '_')}`,
     dataset: dataset.id,

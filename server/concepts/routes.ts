@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ReliabilitySchema } from '../schemas.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { conceptIndex, searchConcepts } from './index.js';
+import { searchConcepts } from './index.js';
 
 const SabSchema = z.string().regex(/^[A-Z0-9_.-]{2,20}$/, 'a source abbreviation in capitals (ICD10CM, RXNORM, CPT, HCPCS, MSH, ...)');
 
@@ -66,16 +66,14 @@ export const conceptRoutes: RouteDef[] = [
       { summary: 'too short, and a lower-case source', status: 422, query: { q: 'a', sab: 'icd10cm' } },
     ],
     handler: async ({ query, snapshot, trace }) => {
-      const ix = await conceptIndex(snapshot);
-      const hits = searchConcepts(ix, query.q, query.sab ?? null);
-      const shown = hits.slice(0, query.limit);
-      for (const [dataset, version] of Object.entries(ix.versions)) if (shown.some((h) => h.entry.dataset === dataset)) trace.use(dataset, version);
-      const umls = ix.versions.umls_concepts;
-      if (umls?.includes('illustrative') && shown.some((h) => h.entry.dataset === 'umls_concepts')) {
+      const found = await searchConcepts(snapshot, query.q, query.sab ?? null, query.limit);
+      for (const [dataset, version] of Object.entries(found.versions)) if (found.hits.some((h) => h.dataset === dataset)) trace.use(dataset, version);
+      const umls = found.versions.umls_concepts;
+      if (umls?.includes('illustrative') && found.hits.some((h) => h.dataset === 'umls_concepts')) {
         trace.warn(`umls_concepts ${umls} is illustrative (made-up CUIs in NLM's layout, datasets/umls_concepts/README.md): load a licensed MRCONSO.RRF for real concepts`);
       }
       if (!umls) trace.warn('no UMLS release is loaded (dataset umls_concepts): terms come from the public vocabularies only, with no CUIs');
-      return { q: query.q, sab: query.sab ?? null, total_count: hits.length, results: shown.map((h) => h.entry), reliability: trace.reliability() };
+      return { q: query.q, sab: query.sab ?? null, total_count: found.total, results: found.hits, reliability: trace.reliability() };
     },
   }),
 ];
