@@ -233,7 +233,7 @@ async function searchUmls(snapshot: SnapshotReader, version: string, q: string, 
   };
 }
 
-export interface ConceptSearch {
+export interface ConceptMatches {
   /** The first `limit` matches, best first. */
   hits: ConceptEntry[];
   /** Every match. */
@@ -248,7 +248,7 @@ export interface ConceptSearch {
  * starting with it, then terms holding every query word whole, then as prefixes; within a tier
  * shorter terms first, UMLS atoms before other sources, then code.
  */
-export async function searchConcepts(snapshot: SnapshotReader, q: string, sabs: string[] | null, limit: number): Promise<ConceptSearch> {
+export async function searchConcepts(snapshot: SnapshotReader, q: string, sabs: string[] | null, limit: number): Promise<ConceptMatches> {
   const ix = await conceptIndex(snapshot);
   const own = searchIndex(ix, q, sabs);
   const umlsVersion = latest(snapshot, 'umls_concepts');
