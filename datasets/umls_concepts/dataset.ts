@@ -4,6 +4,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { type FileSample, type SourceFile } from '../_shared/source.js';
 import { derivedTable, table } from '../_shared/table.js';
+import { loadMrconsoNative } from './native.js';
 import { defineMultiTableDataset, type ParsedItem, type VersionInfo } from '../types.js';
 
 /**
@@ -88,6 +89,7 @@ export const umlsConcepts = defineMultiTableDataset<UmlsConceptRow>({
     const illustrative = samples.some((s) => /illustrative/i.test(s.name));
     return { label: `${m[1]}${illustrative ? '-illustrative' : ''}`, effective_date: `${year}-${m[1]!.endsWith('AA') ? '05' : '11'}-01` };
   },
+  loadNative: loadMrconsoNative,
   /**
    * Streams the file line by line: a whole release's MRCONSO is ~2 GB and 16 M lines, more than
    * one string can hold (the file is UTF-8, as NLM ships it).

@@ -1,5 +1,9 @@
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTableSql } from '../_shared/table.js';
+import { loadMrconsoNative } from './native.js';
+import { toSourceFile } from '../_shared/source.js';
 import { detectFile, openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
 import { umlsConcepts } from './dataset.js';
 
@@ -35,7 +39,27 @@ describe('umls_concepts parser (MRCONSO.RRF)', () => {
   });
 });
 
-describe('umls_concepts ingest: the word table', () => {
+let mem: { run: (sql: string) => Promise<Record<string, unknown>[]>; close(): void };
+beforeAll(async () => {
+  const inst = await DuckDBInstance.create(':memory:');
+  const conn = await inst.connect();
+  await conn.run(createTableSql('umls_concepts', umlsConcepts.columns));
+  mem = { run: async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[], close: () => (conn.closeSync(), inst.closeSync()) };
+});
+afterAll(() => mem.close());
+
+describe('umls_concepts ingest', () => {
+  it('loads natively (DuckDB read_csv), value for value what the row parser reads; a file with bad lines goes to the parser, which names them', async () => {
+    const native = await loadMrconsoNative([await toSourceFile(SEED)], [], mem.run, 'umls_concepts', 'v1');
+    expect(native).toEqual({ rows: 9, rejects: [] });
+    const stored = await mem.run('SELECT * EXCLUDE (version) FROM umls_concepts ORDER BY aui');
+    const parsed = (await parseAll(umlsConcepts, SEED)).rows.sort((a, b) => (a.aui < b.aui ? -1 : 1));
+    expect(stored).toEqual(parsed);
+    await mem.run('DELETE FROM umls_concepts');
+    expect(await loadMrconsoNative([await toSourceFile(UGLY)], [], mem.run, 'umls_concepts', 'v1')).toBeNull();
+    expect(await mem.run('SELECT count(*)::INTEGER AS n FROM umls_concepts')).toEqual([{ n: 0 }]);
+  });
+
   it('stores one row per word of each English, unsuppressed atom and one per code; diffs and counts leave it out', async () => {
     const snap = await openTestSnapshot([{ dataset: umlsConcepts, files: [SEED] }]);
     try {
