@@ -3,9 +3,9 @@ import { findRvuRows } from '../../datasets/mpfs_rvu/queries.js';
 import { payerKnowledge, type PayerKnowledge } from '../../datasets/payers/queries.js';
 import type { PayerRow } from '../../datasets/payers/schema.js';
 import { x12Index } from '../../datasets/x12_codes/queries.js';
-import { ValidationError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { todayOf } from '../calendar.js';
+import { offsetPage } from '../paging.js';
 import { selectRvu } from '../payment/service.js';
 import type { Trace } from '../trace.js';
 import { defineRoute, type RouteDef } from '../route.js';
@@ -33,19 +33,6 @@ const PAYERS_TAG = 'payers';
 const PUBLIC_TAG = 'payers-public';
 
 const byName = (a: PayerRow, b: PayerRow) => a.name.localeCompare(b.name);
-
-/** `next_cursor`: the offset of the next page, opaque to callers. */
-const encodeCursor = (offset: number) => Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
-function decodeCursor(c: string | undefined): number {
-  if (c === undefined) return 0;
-  try {
-    const v = JSON.parse(Buffer.from(c, 'base64url').toString('utf8')) as { o?: unknown };
-    if (typeof v.o === 'number' && Number.isInteger(v.o) && v.o >= 0) return v.o;
-  } catch {
-    /* reported below */
-  }
-  throw new ValidationError([{ loc: ['query', 'cursor'], msg: 'cursor is not a next_cursor this service returned', type: 'value_error', input: c }]);
-}
 
 const withoutSlug = <R extends { payer_slug: string }>(rows: R[] | undefined) => (rows ?? []).map(({ payer_slug: _s, ...r }) => r);
 
@@ -91,7 +78,6 @@ export const payerRoutes: RouteDef[] = [
     ],
     handler: async ({ query, snapshot, trace }) => {
       const k = await payerKnowledge(snapshot);
-      const offset = decodeCursor(query.cursor);
       const keep = (p: PayerRow) => !query.payer_type || p.payer_type === query.payer_type;
       const all = query.q
         ? searchPayers(k, query.q, keep).map(searchResult)
@@ -104,10 +90,10 @@ export const payerRoutes: RouteDef[] = [
             knowledge_depth: p.knowledge_depth,
             data_quality_score: p.data_quality_score,
           }));
-      const page = all.slice(offset, offset + query.limit);
+      const { page, next_cursor } = offsetPage(all, query.cursor, query.limit);
       return {
         results: page,
-        next_cursor: offset + query.limit < all.length ? encodeCursor(offset + query.limit) : null,
+        next_cursor,
         total: all.length,
         reliability: trace.use('payers', k.version).reliability(),
       };
