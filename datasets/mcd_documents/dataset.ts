@@ -59,8 +59,10 @@ export function parseContractors(cell: string): Contractor[] | undefined {
 }
 
 /**
- * The listing's release label: the latest `updated_on` of its rows (the harvest carries no date
- * of its own; SOURCE.md). Read from `updated_on_sort` (`YYYYMMDDhhmmss`) of the sampled rows.
+ * The listing's release label: the latest `updated_on` of the sampled rows (the file's first
+ * 64 KB), read from `updated_on_sort` (`YYYYMMDDhhmmss`). The harvest carries no date of its own
+ * (SOURCE.md); for documents_latest.csv of 2025-08-17 this gives 2025-08-06, though a row further
+ * down was updated 2025-08-08. `--version` names a release otherwise.
  */
 function versionOf(samples: FileSample[]): VersionInfo | undefined {
   const stamps = samples.flatMap((s) => [...s.text.matchAll(/,(20\d{2})(\d{2})(\d{2})\d{6},https?:/g)].map((m) => `${m[1]}-${m[2]}-${m[3]}`)).sort();

@@ -12,6 +12,7 @@ import { isKnownCode } from '../codes/service.js';
 import { isHospitalType, type Facility, type PaymentSystem } from '../facilities/service.js';
 import type { FacilityReference } from '../facilities/schemas.js';
 import type { Trace } from '../trace.js';
+import { MEDICARE_FFS, policyRulesFor } from '../policies/service.js';
 import type { PaymentQuerySchema } from './schemas.js';
 import { choosePeSetting, composePayment, conversionFactor, type Composition, type FacilityBlock, type GpciInput, type PaymentInputs, type RvuInput } from './calculate.js';
 
@@ -20,7 +21,7 @@ import { choosePeSetting, composePayment, conversionFactor, type Composition, ty
  * conversion factor and caps apply without a date of service), and the facility of `ccn` as the
  * calling tenant sees it (`resolveFacility`), null without `ccn`.
  */
-export type PaymentRequest = z.output<typeof PaymentQuerySchema> & { code: string; today?: string; facility: Facility | null };
+export type PaymentRequest = z.output<typeof PaymentQuerySchema> & { code: string; today: string; facility: Facility | null };
 
 /**
  * Modifiers that select a different PPRRVU row (professional/technical component, reduced or
@@ -204,6 +205,8 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
   // The reference row (payment prices with its geography) with the active registration's type.
   let facility: FacilityReference | null = null;
   let gpci: GpciInput;
+  // Where the service is: the facility's state, else the locality's (its MAC jurisdiction decides which LCDs apply).
+  let state: string | null = null;
   const f = q.facility;
   if (f?.reference) {
     if (q.locality) trace.warn(`locality ${q.locality} ignored: ccn ${f.ccn} sets the locality`);
@@ -212,6 +215,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
       trace.warn(`facility type ${f.effective.facility_type} from your registration of ${f.ccn} (reference data: ${ref.facility_type})`);
     }
     facility = { ...ref, facility_type: f.effective.facility_type };
+    state = ref.state;
     trace.useAll(ref.versions).warn(...ref.warnings);
     gpci = await gpciFor(snapshot, ref.locality, q.date_of_service, trace, `facility ${ref.ccn}`);
   } else if (q.locality) {
@@ -228,6 +232,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
     }
     trace.fallback(...g.warnings);
     trace.use('gpci', g.version);
+    state = g.row.state;
     gpci = { locality: q.locality, pw_gpci: g.row.pw_gpci, pe_gpci: g.row.pe_gpci, mp_gpci: g.row.mp_gpci };
   } else {
     trace.warn('no ccn or locality given: national amounts (every GPCI 1.000); pass locality for a geographically adjusted amount');
@@ -283,6 +288,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
   const cfYear = yearOf(q.date_of_service) ?? yearOf(q.today) ?? rvuRow?.year ?? 2026;
   const cf = conversionFactorFor(rvuRow, rvu?.source ?? '', cfYear, qpp, trace);
   const cap = rvuRow && rvu && gpci.locality !== NATIONAL_LOCALITY ? await capFor(snapshot, code, rvuRow.modifier, gpci.locality, cfYear, pe.facility, trace) : null;
+  const policy_rules = await policyRulesFor(snapshot, { payer: { slug: MEDICARE_FFS, medicare: true }, code, date: q.date_of_service ?? q.today, state }, trace);
   const { composition, warnings: calcWarnings } = composePayment({
     cf,
     opps_cap: cap,
@@ -297,6 +303,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
     opps,
     lab,
     dme,
+    policy_rules,
   });
   trace.warn(...calcWarnings);
   return composition;
