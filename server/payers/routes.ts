@@ -7,7 +7,7 @@ import { offsetPage } from '../paging.js';
 import { selectRvu } from '../payment/service.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { policyPayer, policyRulesFor } from '../policies/service.js';
-import { appealDeadlines, filingDeadline, filingLimit, receiptConvention } from './deadlines.js';
+import { appealDeadlines, filingDeadlineRow, filingLimit, receiptConvention } from './deadlines.js';
 import {
   AppealDeadlineSchema,
   AppealQuerySchema,
@@ -264,10 +264,7 @@ export const payerRoutes: RouteDef[] = [
         payer_name: p.name,
         date_of_service: query.date_of_service,
         as_of: asOf,
-        deadlines: rules.map((r) => {
-          const d = filingDeadline(r, { ...query, as_of: asOf });
-          return { ...d, deadline_date: d.deadline_date ?? null, days_remaining: d.days_remaining ?? null, is_expired: d.is_expired ?? null, business_day_adjustment: d.business_day_adjustment ?? null };
-        }),
+        deadlines: rules.map((r) => filingDeadlineRow(r, { ...query, as_of: asOf })),
         reliability: trace.reliability(),
       };
     },

@@ -152,7 +152,7 @@ export const TimelyFilingQuerySchema = z.object({
   primary_payment_date: IsoDateSchema.optional().describe('for rules counting from the primary payer’s payment'),
 });
 
-const FilingDeadlineOut = z.object({
+export const FilingDeadlineOut = z.object({
   rule_id: z.string(),
   claim_type: z.string(),
   plan_type: z.string().nullable(),

@@ -9,7 +9,8 @@ import type { z } from 'zod';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { lookupOppsCap } from '../../datasets/opps_cap/queries.js';
 import { isKnownCode } from '../codes/service.js';
-import { isHospitalType, type Facility, type PaymentSystem } from '../facilities/service.js';
+import { isHospitalType, resolveFacility, type Facility, type PaymentSystem } from '../facilities/service.js';
+import type { TenantStore } from '../../warehouse/state.js';
 import type { FacilityReference } from '../facilities/schemas.js';
 import type { Trace } from '../trace.js';
 import { MEDICARE_FFS, policyRulesFor } from '../policies/service.js';
@@ -306,6 +307,26 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
     policy_rules,
   });
   trace.warn(...calcWarnings);
+  return composition;
+}
+
+/**
+ * The payment route's composition for a query as a tenant sees the facility: an active
+ * registration's facility type, and its place of service unless the query pins one. One home for
+ * `GET /v1/codes/{code}/payment` and knowledge resolve L6, so the two never disagree.
+ */
+export async function paymentFor(
+  snapshot: SnapshotReader,
+  tenant: TenantStore | null,
+  q: z.output<typeof PaymentQuerySchema> & { code: string },
+  today: string,
+  trace: Trace,
+): Promise<Composition> {
+  const facility = q.ccn ? await resolveFacility(snapshot, tenant, q.ccn, 'reference') : null;
+  const own = facility?.fromRegistration.includes('place_of_service') ? facility.effective.place_of_service! : undefined;
+  const pos = q.place_of_service ?? own;
+  const composition = await composePaymentFor(snapshot, { ...q, today, place_of_service: pos, facility }, trace);
+  if (pos !== undefined && q.place_of_service === undefined) trace.warn(`place of service ${pos} from your registration of ${q.ccn}`);
   return composition;
 }
 
