@@ -28,6 +28,8 @@ import { x12Codes } from './x12_codes/dataset.js';
 import { oppsCap } from './opps_cap/dataset.js';
 import { icd10cm } from './icd10cm/dataset.js';
 import { mcdCoverage } from './mcd_coverage/dataset.js';
+import { mcdDocuments } from './mcd_documents/dataset.js';
+import { macJurisdictions } from './mac_jurisdictions/dataset.js';
 import { mediCalAprDrg } from './medi_cal_apr_drg/dataset.js';
 import { mediCalHospitals } from './medi_cal_hospitals/dataset.js';
 import { mediCalDrgPolicy } from './medi_cal_drg_policy/dataset.js';
@@ -67,6 +69,8 @@ export const DATASETS: Dataset<any>[] = [
   oppsCap,
   icd10cm,
   mcdCoverage,
+  mcdDocuments,
+  macJurisdictions,
   mediCalAprDrg,
   mediCalHospitals,
   mediCalDrgPolicy,

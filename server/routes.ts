@@ -5,6 +5,7 @@ import { codeRoutes } from './codes/routes.js';
 import { paymentRoutes } from './payment/routes.js';
 import { facilityRoutes } from './facilities/routes.js';
 import { knowledgeRoutes } from './knowledge/routes.js';
+import { policyRoutes } from './policies/routes.js';
 import { feeScheduleRoutes } from './fee_schedules/routes.js';
 import { ncciRoutes } from './ncci/routes.js';
 import { playgroundRoutes, type PlaygroundDeps } from './playground/routes.js';
@@ -36,6 +37,7 @@ export function buildRoutes(
     ...mediCalRoutes,
     ...facilityRoutes,
     ...knowledgeRoutes,
+    ...policyRoutes,
     ...feeScheduleRoutes,
     ...ncciRoutes,
     ...payerRoutes,

@@ -28,6 +28,12 @@ export const QueryBoolSchema = z
   .enum(['true', 'false', '1', '0', 'True', 'False'])
   .transform((s) => s === 'true' || s === '1' || s === 'True');
 
+/** A payer slug or alias as callers type it (`Medi-Cal`, `UHC`); resolved against the payers dataset. */
+export const PayerRefSchema = z.string().trim().min(2, 'payer must be at least 2 characters').max(100);
+
+/** A plan type or line of business (`hmo`, `ppo`, `group`), lower-cased. */
+export const PlanTypeSchema = z.string().trim().toLowerCase().regex(/^[a-z0-9_]{2,40}$/, 'plan_type is a short snake_case word (hmo, ppo, group, ...)');
+
 export const CcnSchema = z.string().regex(/^[0-9A-Z]{6}$/, 'CCN must be 6 characters (CMS Certification Number)');
 
 /** The spec's reliability object: which dataset versions and source files an answer came from. */

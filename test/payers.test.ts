@@ -190,9 +190,26 @@ describe('claim intelligence', () => {
     const r = await t.request('/v1/payers/medicare_ffs/claim-intelligence?code=15823');
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ payer_slug: 'medicare_ffs', payer_type: 'medicare', code: '15823' });
-    // The loaded MCD export (illustrative seeds) lists 15823 in billing article A99003.
-    expect(r.body.coverage_determinations).toEqual([expect.objectContaining({ kind: 'lcd_billing_article', article_id: 'A99003' })]);
-    expect(r.body.coverage_determinations[0].covered_diagnosis_count).toBeGreaterThan(0);
+    // The loaded MCD export (illustrative seeds) lists 15823 in billing article A99003, whose LCD is L99003.
+    expect(r.body.policy_rules.map((x: { doc_id: string; kind: string; discovery_depth: number }) => [x.doc_id, x.kind, x.discovery_depth])).toEqual([
+      ['A99003', 'article', 0],
+      ['L99003', 'lcd', 1],
+    ]);
+    expect(r.body.policy_rules[0]).toMatchObject({
+      code: '15823',
+      source_key: 'cms_mcd',
+      action: 'coverage_criteria',
+      license_kind: 'public',
+      pdf_uri: 'https://www.cms.gov/medicare-coverage-database/view/article.aspx?articleid=99003&ver=1',
+      parent_doc_id: 'L99003',
+      lineage_root_doc_id: 'A99003',
+      effective_from: '2024-07-01',
+      illustrative: true,
+      jurisdiction_resolved: false,
+    });
+    expect(r.body.policy_rules[0].rule_text).toMatch(/^Illustrative billing and coding: Blepharoplasty\. Covered when billed with one of the 2 ICD-10-CM codes the article lists \(H02\.831, H02\.834\)/);
+    // The deprecated alias is the Medicare subset of policy_rules, row for row.
+    expect(r.body.coverage_determinations).toEqual(r.body.policy_rules.filter((x: { source_key: string }) => x.source_key === 'cms_mcd'));
     expect(r.body.reliability.dataset_versions.mcd_coverage).toBeTruthy();
     expect(r.body.prior_auth).toMatchObject({ pa_required: true, matched_rules: ['opd_blepharoplasty'] });
     expect(r.body.prior_auth_rules[0]).toMatchObject({ service_category: 'blepharoplasty', turnaround_standard_days: 10, turnaround_standard_unit: 'business_days' });
@@ -223,7 +240,19 @@ describe('claim intelligence', () => {
     const r = await t.request('/v1/payers/uhc/claim-intelligence?code=43644&plan_type=group');
     expect(r.body.edi_payer_ids).toEqual({ default: '87726' });
     expect(r.body.policy_rules).toHaveLength(1);
-    expect(r.body.policy_rules[0]).toMatchObject({ doc_id: '2025T0362PP', code: '43644', effective_from: '2025-05-01' });
+    expect(r.body.policy_rules[0]).toMatchObject({
+      doc_id: '2025T0362PP',
+      code: '43644',
+      effective_from: '2025-05-01',
+      kind: 'coverage',
+      source_key: 'uhc-commercial-medical-policy',
+      license_kind: 'payer_published_not_redistributable',
+      payer_slug: 'uhc',
+      rule_id: 'bariatric_43644',
+      illustrative: false,
+    });
+    // CMS documents are for Medicare FFS only: a commercial payer's answer carries none.
+    expect(r.body.coverage_determinations).toEqual([]);
     expect(r.body.appeal_rules[0]).toMatchObject({ plan_type: 'group', deadline_days: 180 });
     const other = await t.request('/v1/payers/uhc/claim-intelligence?code=99213');
     expect(other.body.policy_rules).toEqual([]);

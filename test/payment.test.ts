@@ -51,7 +51,8 @@ describe('without ccn: physician block only', () => {
     });
     expect(r.body.physician).toMatchObject({ allowed_phy_payment: 103.89, pe_rvu: 1.35, pe_rvu_source: 'non_facility', rvu_year: 2025, rvu_quarter: 4 });
     expect(r.body.physician.rvu_source).toContain('PPRRVU2025_Oct.csv');
-    expect(r.body.reliability.dataset_versions).toEqual({ mpfs_rvu: '2025D', gpci: '2026' });
+    // mcd_coverage was read for the code's Medicare coverage rules (none lists 99213).
+    expect(r.body.reliability.dataset_versions).toEqual({ mpfs_rvu: '2025D', gpci: '2026', mcd_coverage: '2025-10-01' });
     expect(r.body.reliability.warnings).toEqual([]);
   });
 

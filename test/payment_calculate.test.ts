@@ -154,6 +154,7 @@ const base: PaymentInputs = {
   dme: null,
   cf: { value: CF_NON_QPP, source: 'spec rule 1: CY2026 non-QPP constant' },
   opps_cap: null,
+  policy_rules: [],
 };
 
 describe('composePayment', () => {
@@ -168,6 +169,11 @@ describe('composePayment', () => {
     expect([c.pw_gpci, c.pe_gpci, c.mp_gpci, c.locality]).toEqual([1.064, 1.162, 1.586, '1320201']);
     expect(c.outpatient_facility).toBeNull();
     expect(c.policy_rules).toEqual([]);
+  });
+
+  it('carries the policy rules it is given into the composition unchanged', () => {
+    const rule = { code: '99213', doc_id: 'A99001', kind: 'article', pdf_uri: 'https://example.org/a', rule_text: 'x', source_key: 'cms_mcd', discovery_depth: 0, license_kind: 'public', payer_slug: 'medicare_ffs', illustrative: true };
+    expect(composePayment({ ...base, policy_rules: [rule] }).composition.policy_rules).toEqual([rule]);
   });
 
   it('sums every applicable block, each rounded once: physician + OPPS + lab + DME', () => {

@@ -23,7 +23,7 @@ afterAll(() => snap.close());
 async function compose(q: { code: string; ccn?: string; today?: string }) {
   const trace = new Trace(snap, () => new Date('2026-03-02T00:00:00Z'));
   const facility = q.ccn ? await resolveFacility(snap, null, q.ccn, 'reference') : null;
-  const composition = await composePaymentFor(snap, { ...q, facility }, trace);
+  const composition = await composePaymentFor(snap, { today: '2026-03-02', ...q, facility }, trace);
   return { composition, warnings: trace.warnings, degraded: trace.degraded, reliability: trace.reliability() };
 }
 

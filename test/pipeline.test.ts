@@ -215,10 +215,62 @@ describe('route declarations', () => {
     expect(() => checkRoute(defineRoute({ ...base, auth: { scope: 'knowledge' }, reads: 'none', cache: true }))).toThrow(/must say what it reads/);
     expect(() => checkRoute(defineRoute({ ...base, method: 'post', auth: { scope: 'knowledge' }, reads: 'tenant', cache: true, body: json(WidgetSchema) }))).toThrow(/only GET/);
     expect(() => checkRoute(defineRoute({ ...base, method: 'put', auth: { scope: 'knowledge' }, reads: 'snapshot', cache: true, body: json(WidgetSchema) }))).toThrow(/only GET/);
-    // A POST that only reads the snapshot (a question in a JSON body, like pricing a stay) may be cached.
+    // A POST that reads the snapshot (a question in a JSON body, like pricing a stay, or with tenant state, knowledge resolve) may be cached.
     expect(() => checkRoute(defineRoute({ ...base, method: 'post', auth: { scope: 'knowledge' }, reads: 'snapshot', cache: true, body: json(WidgetSchema) }))).not.toThrow();
+    expect(() => checkRoute(defineRoute({ ...base, method: 'post', auth: { scope: 'knowledge' }, reads: 'snapshot+tenant', cache: 'daily', body: json(WidgetSchema) }))).not.toThrow();
     expect(() => checkRoute(defineRoute({ ...base, auth: 'public', reads: 'none', examples: [] }))).toThrow(/example/);
     expect(() => checkRoute(defineRoute({ ...base, auth: 'public', reads: 'none', response: z.object({ a: z.string() }), handler: () => ({ a: 'x' }) }))).toThrow(/\.meta\(\{ id \}\)/);
     expect(() => checkRoute(defineRoute({ ...base, auth: 'public', reads: 'none' }))).not.toThrow();
+  });
+});
+
+describe('a cached POST that reads tenant state (a question, like knowledge resolve)', () => {
+  const Answer = z.object({ facilities: z.number(), wrote: z.string() }).meta({ id: 'ProbeQuestionAnswer' });
+  let runs = 0;
+  const question = defineRoute({
+    method: 'post',
+    path: '/v1/_probe/question',
+    operationId: 'probeQuestion',
+    tag: 'system',
+    summary: 'a tenant-reading question',
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot+tenant',
+    cache: true,
+    body: json(WidgetSchema),
+    response: Answer,
+    examples: [{ summary: 'ask', body: { name: 'x' } }],
+    handler: async ({ body, tenant }) => {
+      runs++;
+      const facilities = (await tenant.facilities.list()).length;
+      let wrote = 'no';
+      if (body.name === 'write') {
+        try {
+          await tenant.facilities.register('050454', { name: null, facility_type: null, place_of_service: null, state: null }, new Date());
+          wrote = 'yes';
+        } catch (e) {
+          wrote = (e as Error).message;
+        }
+      }
+      return { facilities, wrote };
+    },
+  });
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ extraRoutes: [question] });
+  });
+  afterAll(async () => s.close());
+
+  it("reads the caller's state, refuses to write it, and is answered again from the cache until a write of the tenant", async () => {
+    const ask = (name: string) => s.request('/v1/_probe/question', { method: 'POST', body: { name } });
+    expect((await ask('write')).body).toEqual({ facilities: 0, wrote: 'probeQuestion: a cached POST answers a question and writes nothing (facilities.register refused)' });
+    expect((await s.request('/v1/facilities')).body.total).toBe(0);
+    expect((await ask('read')).body.facilities).toBe(0);
+    const before = runs;
+    expect((await ask('read')).body.facilities).toBe(0);
+    expect(runs).toBe(before);
+    await s.request('/v1/facilities/050454', { method: 'PUT', body: {} });
+    // The PUT bumped the tenant's generation: the same question is computed again.
+    expect((await ask('read')).body.facilities).toBe(1);
+    expect(runs).toBe(before + 1);
   });
 });

@@ -45,6 +45,7 @@ export type ArticleRow = z.infer<typeof ArticleRowSchema>;
 export type LcdArticleRow = z.infer<typeof LcdArticleRowSchema>;
 export type ArticleHcpcRow = z.infer<typeof ArticleHcpcRowSchema>;
 export type ArticleIcd10Row = z.infer<typeof ArticleIcd10RowSchema>;
+export type NcdRow = z.infer<typeof NcdRowSchema>;
 
 export const MCD_TABLES = {
   lcd: table('lcd', LcdRowSchema, ['lcd_id', 'lcd_version']),

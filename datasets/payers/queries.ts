@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { fromStored, type TableSpec } from '../_shared/table.js';
 import { selectVersion } from '../_shared/versions.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
@@ -56,6 +57,13 @@ export const aliasKey = (s: string): string =>
     .replace(/[^a-z0-9]+/g, ' ')
     .trim();
 
+/** The rows of one table of a loaded payers release (e.g. a release's policy rules, for a change feed). */
+export async function readPayerTable<N extends PayerTableName>(snapshot: SnapshotReader, name: N, version: string): Promise<z.infer<(typeof PAYER_TABLES)[N]['row']>[]> {
+  const t: TableSpec = PAYER_TABLES[name];
+  const rows = await snapshot.all<Record<string, unknown>>(`SELECT * EXCLUDE (version) FROM "${viewName('payers', name)}" WHERE version = $1`, [version]);
+  return rows.map((r) => fromStored(t, r)) as never;
+}
+
 /** The loaded payer knowledge (empty, with `version` '', when the dataset is not loaded). */
 export function payerKnowledge(snapshot: SnapshotReader): Promise<PayerKnowledge> {
   const pick = selectVersion('payers', snapshot.versions('payers'), { rule: 'effective' });
@@ -64,11 +72,7 @@ export function payerKnowledge(snapshot: SnapshotReader): Promise<PayerKnowledge
   return snapshot.memo(
     `payers:knowledge:${version}`,
     async () => {
-      const read = async <N extends PayerTableName>(name: N) => {
-        const t: TableSpec = PAYER_TABLES[name];
-        const rows = await snapshot.all<Record<string, unknown>>(`SELECT * EXCLUDE (version) FROM "${viewName('payers', name)}" WHERE version = $1`, [version]);
-        return rows.map((r) => fromStored(t, r)) as never;
-      };
+      const read = (name: PayerTableName) => readPayerTable(snapshot, name, version) as never;
       const payers: PayerRow[] = await read('payers');
       const aliases = new Map<string, string[]>();
       const add = (k: string, slug: string) => {

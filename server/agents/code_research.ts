@@ -63,7 +63,7 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
   try {
     const facility = ccn ? await resolveFacility(snapshot, null, ccn, 'reference') : null;
     const payTrace = new Trace(snapshot, ctx.now);
-    const c = await composePaymentFor(snapshot, { code, ccn, date_of_service: today, facility }, payTrace);
+    const c = await composePaymentFor(snapshot, { code, ccn, date_of_service: today, today, facility }, payTrace);
     const used = payTrace.versions;
     if (c.applicable_blocks.length) {
       const where = ccn ? `at facility ${ccn}` : 'nationally (GPCI 1.000)';

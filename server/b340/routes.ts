@@ -18,7 +18,8 @@ import {
   WatchParamsSchema,
   WatchSchema,
 } from './schemas.js';
-import { afterCursor, changeFeed, encodeFeedCursor, feedMatches, manufacturerIds, manufacturerPolicies, watchFilter, type FeedFilter } from './service.js';
+import { afterCursor, encodeFeedCursor } from '../paging.js';
+import { changeFeed, feedMatches, manufacturerIds, manufacturerPolicies, watchFilter, type FeedFilter } from './service.js';
 
 const TAG = '340B Policy';
 /** Watches are live-mode tenant data: a test key is refused on any host (403 `live_key_required`). */

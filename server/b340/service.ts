@@ -3,7 +3,6 @@ import type { Knowledge340b } from '../../datasets/manufacturer_340b/queries.js'
 import { scopeIncludes } from '../../datasets/manufacturer_340b/queries.js';
 import type { ManufacturerRow, PolicyRow } from '../../datasets/manufacturer_340b/schema.js';
 import type { ChangeRecord } from '../../warehouse/manifest.js';
-import { ValidationError } from '../../warehouse/errors.js';
 import type { Watch } from '../../warehouse/watches.js';
 import { findManufacturer, labelerOf, resolveAccess } from './resolve.js';
 import type { ChangeItemSchema, ManufacturerPolicySchema } from './schemas.js';
@@ -155,26 +154,6 @@ export function feedMatches(item: ChangeItem, f: FeedFilter): boolean {
   const axis = (have: string[], want: string[]) => want.length === 0 || have.length === 0 || have.some((h) => want.includes(h));
   const types = f.entity_types.length === 0 || item.entity_types.length === 0 || f.entity_types.some((t) => scopeIncludes(item.entity_types as never, t, false));
   return axis(item.manufacturers, f.manufacturers) && axis(item.states, f.states) && types;
-}
-
-/** `next_cursor`: the last item's date and id (keyset: items added later never shift a page). */
-export const encodeFeedCursor = (i: ChangeItem) => Buffer.from(JSON.stringify({ d: i.date, i: i.id })).toString('base64url');
-
-/** Items after a cursor in the feed's order (date descending, id ascending); a foreign cursor is a 422. */
-export function afterCursor(items: ChangeItem[], cursor: string | undefined): ChangeItem[] {
-  if (cursor === undefined) return items;
-  let c: { d?: unknown; i?: unknown } = {};
-  try {
-    c = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as typeof c;
-  } catch {
-    /* reported below */
-  }
-  if (typeof c.d !== 'string' || typeof c.i !== 'string') {
-    throw new ValidationError([{ loc: ['query', 'cursor'], msg: 'cursor is not a next_cursor this service returned', type: 'value_error', input: cursor }]);
-  }
-  const d = c.d;
-  const id = c.i;
-  return items.filter((x) => x.date < d || (x.date === d && x.id > id));
 }
 
 /** Resolves manufacturer references to ids; each unknown one is an issue at `loc` + its index. */

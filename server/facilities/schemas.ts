@@ -61,7 +61,7 @@ const DateOrDateTime = z.union([IsoDateSchema, z.iso.datetime({ offset: true })]
 const Slug = z.string().trim().min(1).max(100);
 const Text = (max: number) => z.string().trim().min(1).max(max);
 const FacilityTypeSchema = z.string().regex(/^[a-z][a-z0-9_]{1,63}$/, 'facility_type is a snake_case type such as critical_access_hospital');
-const PosSchema = z.string().regex(/^\d{2}$/, 'place_of_service is a 2-digit CMS place-of-service code');
+export const PosSchema = z.string().regex(/^\d{2}$/, 'place_of_service is a 2-digit CMS place-of-service code');
 
 export const FacilityParamsSchema = z.object({ ccn: z.string().trim().toUpperCase().pipe(CcnSchema) });
 

@@ -29,6 +29,35 @@ export function paymentSystemOf(ccn: string, facilityType: string): PaymentSyste
   return 'opps';
 }
 
+/**
+ * CCN number series of the last four digits (CMS State Operations Manual, chapter 2, section
+ * 2779A1, "CMS Certification Number"): the ranges kept here are those for hospitals, hospices,
+ * dialysis facilities and skilled nursing facilities; a CCN outside them (or with a letter in the
+ * third position: a distinct-part unit or swing-bed number) has no category here.
+ */
+const CCN_SERIES: [number, number, string][] = [
+  [1, 879, 'short-term (general and specialty) hospital'],
+  [1300, 1399, 'critical access hospital'],
+  [1500, 1799, 'hospice'],
+  [2000, 2299, 'long-term care hospital'],
+  [2300, 2499, 'hospital-based renal dialysis facility'],
+  [2500, 2899, 'independent renal dialysis facility'],
+  [3025, 3099, 'rehabilitation hospital'],
+  [3300, 3399, "children's hospital"],
+  [4000, 4499, 'psychiatric hospital'],
+  [5000, 6499, 'skilled nursing facility'],
+];
+
+/** The category a CCN's number series names, or null outside the kept ranges (see CCN_SERIES). */
+export function ccnCategory(ccn: string): { range: string; category: string; citation: string } | null {
+  if (!/^\d{6}$/.test(ccn)) return null;
+  const n = Number(ccn.slice(2));
+  const hit = CCN_SERIES.find(([lo, hi]) => n >= lo && n <= hi);
+  if (!hit) return null;
+  const pad = (x: number) => String(x).padStart(4, '0');
+  return { range: `${pad(hit[0])}-${pad(hit[1])}`, category: hit[2], citation: 'CMS State Operations Manual, chapter 2, section 2779A1 (CCN number series)' };
+}
+
 /** A CCN as one tenant sees it: the reference row, the tenant's registration, and what they make together. */
 export interface Facility {
   ccn: string;

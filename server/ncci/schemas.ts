@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { MUE_TYPES } from '../../datasets/_ncci_mue/mue.js';
 import { PROC_CODE_RE } from '../../datasets/_ncci_mue/quarter.js';
-import { PayerRefSchema } from '../payers/schemas.js';
-import { HcpcsSchema, IsoDateSchema, QueryBoolSchema, ReliabilitySchema, StateSchema } from '../schemas.js';
+import { HcpcsSchema, IsoDateSchema, PayerRefSchema, QueryBoolSchema, ReliabilitySchema, StateSchema } from '../schemas.js';
 
 /** A payer slug or alias; checked against the loaded payers dataset (its `ncci_edit_set` selects the files). */
 const PayerSchema = PayerRefSchema;

@@ -53,6 +53,12 @@ export interface FilingDeadline extends Partial<DeadlineStatus> {
   citation: Citation;
 }
 
+/** A rule's deadline as the answers show it: every field present, null where the rule computes none. */
+export function filingDeadlineRow(rule: FilingRuleRow, input: FilingInput) {
+  const d = filingDeadline(rule, input);
+  return { ...d, deadline_date: d.deadline_date ?? null, days_remaining: d.days_remaining ?? null, is_expired: d.is_expired ?? null, business_day_adjustment: d.business_day_adjustment ?? null };
+}
+
 /** The limit a rule gives for a plan type and state: a state override wins over a plan override. */
 export function filingLimit(rule: FilingRuleRow, planType?: string, state?: string): { value: number; unit: 'days' | 'months'; override: string | null } {
   if (state && rule.state_override_days[state] !== undefined) return { value: rule.state_override_days[state]!, unit: 'days', override: `state:${state}` };

@@ -1,15 +1,13 @@
-import { coverageIndex, findArticlesForCode, ILLUSTRATIVE_MCD_ID } from '../../datasets/mcd_coverage/queries.js';
 import { findRvuRows } from '../../datasets/mpfs_rvu/queries.js';
 import { payerKnowledge, type PayerKnowledge } from '../../datasets/payers/queries.js';
 import type { PayerRow } from '../../datasets/payers/schema.js';
 import { x12Index } from '../../datasets/x12_codes/queries.js';
-import { ValidationError } from '../../warehouse/errors.js';
-import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { todayOf } from '../calendar.js';
+import { offsetPage } from '../paging.js';
 import { selectRvu } from '../payment/service.js';
-import type { Trace } from '../trace.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { appealDeadlines, filingDeadline, filingLimit, receiptConvention } from './deadlines.js';
+import { policyPayer, policyRulesFor } from '../policies/service.js';
+import { appealDeadlines, filingDeadlineRow, filingLimit, receiptConvention } from './deadlines.js';
 import {
   AppealDeadlineSchema,
   AppealQuerySchema,
@@ -33,19 +31,6 @@ const PAYERS_TAG = 'payers';
 const PUBLIC_TAG = 'payers-public';
 
 const byName = (a: PayerRow, b: PayerRow) => a.name.localeCompare(b.name);
-
-/** `next_cursor`: the offset of the next page, opaque to callers. */
-const encodeCursor = (offset: number) => Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
-function decodeCursor(c: string | undefined): number {
-  if (c === undefined) return 0;
-  try {
-    const v = JSON.parse(Buffer.from(c, 'base64url').toString('utf8')) as { o?: unknown };
-    if (typeof v.o === 'number' && Number.isInteger(v.o) && v.o >= 0) return v.o;
-  } catch {
-    /* reported below */
-  }
-  throw new ValidationError([{ loc: ['query', 'cursor'], msg: 'cursor is not a next_cursor this service returned', type: 'value_error', input: c }]);
-}
 
 const withoutSlug = <R extends { payer_slug: string }>(rows: R[] | undefined) => (rows ?? []).map(({ payer_slug: _s, ...r }) => r);
 
@@ -91,7 +76,6 @@ export const payerRoutes: RouteDef[] = [
     ],
     handler: async ({ query, snapshot, trace }) => {
       const k = await payerKnowledge(snapshot);
-      const offset = decodeCursor(query.cursor);
       const keep = (p: PayerRow) => !query.payer_type || p.payer_type === query.payer_type;
       const all = query.q
         ? searchPayers(k, query.q, keep).map(searchResult)
@@ -104,10 +88,10 @@ export const payerRoutes: RouteDef[] = [
             knowledge_depth: p.knowledge_depth,
             data_quality_score: p.data_quality_score,
           }));
-      const page = all.slice(offset, offset + query.limit);
+      const { page, next_cursor } = offsetPage(all, query.cursor, query.limit);
       return {
         results: page,
-        next_cursor: offset + query.limit < all.length ? encodeCursor(offset + query.limit) : null,
+        next_cursor,
         total: all.length,
         reliability: trace.use('payers', k.version).reliability(),
       };
@@ -280,10 +264,7 @@ export const payerRoutes: RouteDef[] = [
         payer_name: p.name,
         date_of_service: query.date_of_service,
         as_of: asOf,
-        deadlines: rules.map((r) => {
-          const d = filingDeadline(r, { ...query, as_of: asOf });
-          return { ...d, deadline_date: d.deadline_date ?? null, days_remaining: d.days_remaining ?? null, is_expired: d.is_expired ?? null, business_day_adjustment: d.business_day_adjustment ?? null };
-        }),
+        deadlines: rules.map((r) => filingDeadlineRow(r, { ...query, as_of: asOf })),
         reliability: trace.reliability(),
       };
     },
@@ -295,7 +276,7 @@ export const payerRoutes: RouteDef[] = [
     tag: PAYERS_TAG,
     summary: 'Everything a biller needs for one payer and code: identity, EDI ids, Medicare fee reference, policies, denial patterns, appeal, filing and prior-auth rules',
     description:
-      'Filing rules carry the limit after plan and state overrides (`applied_limit`). `prior_auth` summarises the payer’s matching prior-auth rules. `fee` follows the payment rule for modifiers (26/TC/53 select their row, any other modifier the unmodified one). Coverage determinations (the LCD billing articles of the loaded MCD export that list the code) apply to Medicare FFS only. An empty `policy_rules` means none is loaded for the code.',
+      'Filing rules carry the limit after plan and state overrides (`applied_limit`). `prior_auth` summarises the payer’s matching prior-auth rules. `fee` follows the payment rule for modifiers (26/TC/53 select their row, any other modifier the unmodified one). `policy_rules`: the payer\u2019s curated rules for the code, and for Medicare FFS only the LCD billing articles listing it and their LCDs (in the MAC jurisdictions of `state`); `coverage_determinations` is a deprecated alias of those Medicare rows. An empty list means none is loaded for the code.',
     auth: { scope: 'knowledge' },
     reads: 'snapshot',
     cache: 'daily',
@@ -318,7 +299,8 @@ export const payerRoutes: RouteDef[] = [
       if (rvu) trace.use('mpfs_rvu', rvu.version);
       else trace.warn(`no Medicare physician fee schedule row for ${query.code}${query.modifier ? `-${query.modifier}` : ''} in the loaded RVU releases`);
       const pa = matchingPriorAuthRules(k, p.slug, query.code, { serviceCategory: query.service_category, planType: query.plan_type, state: query.state });
-      const coverage = p.payer_type === 'medicare' ? await coverageFor(snapshot, query.code, todayOf(now()), trace) : [];
+      // CMS documents (LCDs, articles) only for Medicare FFS; every payer's own curated rules.
+      const rules = await policyRulesFor(snapshot, { payer: policyPayer(p), code: query.code, date: todayOf(now()), state: query.state }, trace);
       const paRequired = pa.length ? pa.some((r) => r.pa_required) : null;
       return {
         payer_slug: p.slug,
@@ -342,8 +324,8 @@ export const payerRoutes: RouteDef[] = [
               source: `CMS Medicare Physician Fee Schedule RVU file, release ${rvu.version}`,
             }
           : null,
-        policy_rules: (k.policies.get(p.slug) ?? []).filter((r) => r.code === null || r.code === query.code),
-        coverage_determinations: coverage,
+        policy_rules: rules,
+        coverage_determinations: rules.filter((r) => r.source_key === 'cms_mcd'),
         denial_patterns: (k.denials.get(p.slug) ?? []).map((d) => denialPattern(p, d)),
         appeal_rules: withoutSlug(k.appeals.get(p.slug)).filter((l) => !query.plan_type || l.plan_type === null || l.plan_type === query.plan_type),
         filing_rules: withoutSlug(k.filing.get(p.slug)).map((r) => {
@@ -366,26 +348,3 @@ export const payerRoutes: RouteDef[] = [
     },
   }),
 ];
-
-/** The LCD billing articles that list a code (Medicare FFS), with a warning when none is loaded or the rows are illustrative. */
-async function coverageFor(snapshot: SnapshotReader, code: string, date: string, trace: Trace) {
-  const idx = await coverageIndex(snapshot);
-  if (!idx) {
-    trace.warn('coverage_determinations: mcd_coverage is not loaded, so Medicare coverage articles are not checked');
-    return [];
-  }
-  trace.use('mcd_coverage', idx.version);
-  const found = findArticlesForCode(idx, code, date);
-  if (found.some((f) => ILLUSTRATIVE_MCD_ID.test(f.article.display_id))) {
-    trace.warn('coverage_determinations: the loaded coverage rows are illustrative seeds (no real MCD code-level export is loaded): do not rely on them');
-  }
-  return found.map(({ article: a, lcds, covered }) => ({
-    kind: 'lcd_billing_article' as const,
-    article_id: a.display_id,
-    article_version: a.article_version,
-    title: a.title,
-    lcds: lcds.map((l) => ({ lcd_id: l.display_id, lcd_version: l.lcd_version, title: l.title })),
-    covered_diagnosis_count: covered.length,
-    documentation_requirements: a.doc_reqs,
-  }));
-}

@@ -5,15 +5,12 @@ import {
   DenialPatternRowSchema,
   FilingRuleRowSchema,
   PayerRowSchema,
-  PolicyRuleRowSchema,
   PriorAuthRuleRowSchema,
 } from '../../datasets/payers/schema.js';
-import { IsoDateSchema, ReliabilitySchema, StateSchema } from '../schemas.js';
+import { PolicyRuleSchema } from '../policies/schemas.js';
+import { IsoDateSchema, PayerRefSchema, PlanTypeSchema, ReliabilitySchema, StateSchema } from '../schemas.js';
 
-/** A payer slug or alias as callers type it (`Medi-Cal`, `UHC`); resolved against the payers dataset. */
-export const PayerRefSchema = z.string().trim().min(2, 'payer must be at least 2 characters').max(100);
 export const SlugParams = z.object({ slug: PayerRefSchema.describe('payer slug or alias (`medicare_ffs`, `medicare`, `Medi-Cal`)') });
-const PlanTypeSchema = z.string().trim().toLowerCase().regex(/^[a-z0-9_]{2,40}$/, 'plan_type is a short snake_case word (hmo, ppo, group, ...)');
 
 export const PayerSearchResultSchema = PayerRowSchema.pick({
   slug: true,
@@ -155,7 +152,7 @@ export const TimelyFilingQuerySchema = z.object({
   primary_payment_date: IsoDateSchema.optional().describe('for rules counting from the primary payer’s payment'),
 });
 
-const FilingDeadlineOut = z.object({
+export const FilingDeadlineOut = z.object({
   rule_id: z.string(),
   claim_type: z.string(),
   plan_type: z.string().nullable(),
@@ -215,20 +212,11 @@ export const ClaimIntelligenceSchema = z
     plan_type: z.string().nullable(),
     edi_payer_ids: z.record(z.string(), z.string()),
     fee: FeeSchema.nullable().describe('Medicare physician fee schedule RVUs of the release in force (a reference for every payer)'),
-    policy_rules: z.array(PolicyRuleRowSchema),
+    policy_rules: z.array(PolicyRuleSchema),
     coverage_determinations: z
-      .array(
-        z.object({
-          kind: z.literal('lcd_billing_article'),
-          article_id: z.string(),
-          article_version: z.int(),
-          title: z.string(),
-          lcds: z.array(z.object({ lcd_id: z.string(), lcd_version: z.int(), title: z.string() })),
-          covered_diagnosis_count: z.int().describe('ICD-10-CM codes on the article\'s covered list (the medical-necessity agent checks a claim\'s diagnoses against them)'),
-          documentation_requirements: z.string().nullable(),
-        }),
-      )
-      .describe('Medicare FFS only: the LCD billing articles (mcd_coverage) that list the code'),
+      .array(PolicyRuleSchema)
+      .meta({ deprecated: true })
+      .describe('deprecated alias: the Medicare (`source_key` cms_mcd) rows of policy_rules, Medicare FFS only; read policy_rules'),
     denial_patterns: z.array(DenialPatternSchema),
     appeal_rules: z.array(AppealLevelRowSchema.omit({ payer_slug: true })),
     filing_rules: z.array(

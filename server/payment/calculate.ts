@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { Dec, toCents } from './decimal.js';
+import type { PolicyRule } from '../policies/schemas.js';
 import type { DmeSchema, FacilityBlockSchema, LabSchema, OutpatientSchema, PaymentCompositionSchema, PhysicianSchema } from './schemas.js';
 
 /**
@@ -216,6 +217,8 @@ export interface PaymentInputs {
   cf: { value: string; source: string };
   /** The OPPS cap of the code, modifier and locality for the setting (DRA 2005), when one applies. */
   opps_cap: { amount: number; version: string } | null;
+  /** Medicare coverage rules for the code (`policyRulesFor`), carried into the composition as they are. */
+  policy_rules: PolicyRule[];
 }
 
 /** PFS status codes paid separately on RVUs (RVU25D.pdf, "Status Code"). */
@@ -340,7 +343,7 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
       lab,
       dme,
       facility: i.facility,
-      policy_rules: [],
+      policy_rules: i.policy_rules,
     },
     warnings,
   };

@@ -3,8 +3,7 @@ import { defineRoute, type RouteDef } from '../route.js';
 import { todayOf } from '../calendar.js';
 import { HcpcsSchema } from '../schemas.js';
 import { PaymentCompositionSchema, PaymentQuerySchema } from './schemas.js';
-import { resolveFacility } from '../facilities/service.js';
-import { composePaymentFor } from './service.js';
+import { paymentFor } from './service.js';
 
 /** `GET /v1/codes/{code}/payment`: the payment composition of a code (spec rules 1-5). */
 export const paymentRoutes: RouteDef[] = [
@@ -35,12 +34,7 @@ export const paymentRoutes: RouteDef[] = [
     // Without ccn the answer does not depend on the tenant: one cached answer serves every tenant.
     tenantScoped: ({ query }) => query.ccn !== undefined,
     handler: async ({ params, query, snapshot, tenant, trace, now }) => {
-      // The facility as this tenant sees it: an active registration's facility type and place of service win.
-      const facility = query.ccn ? await resolveFacility(snapshot, tenant, query.ccn, 'reference') : null;
-      const own = facility?.fromRegistration.includes('place_of_service') ? facility.effective.place_of_service! : undefined;
-      const pos = query.place_of_service ?? own;
-      const composition = await composePaymentFor(snapshot, { ...query, code: params.code, today: todayOf(now()), place_of_service: pos, facility }, trace);
-      if (pos !== undefined && query.place_of_service === undefined) trace.warn(`place of service ${pos} from your registration of ${query.ccn}`);
+      const composition = await paymentFor(snapshot, query.ccn ? tenant : null, { ...query, code: params.code }, todayOf(now()), trace);
       return { ...composition, reliability: trace.reliability() };
     },
   }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PolicyRuleSchema } from '../policies/schemas.js';
 import { CcnSchema, IsoDateSchema, QueryBoolSchema, ReliabilitySchema } from '../schemas.js';
 
 /** Medicare locality: 7 digits MAC + locality (`1320201`), or `13202-01`; normalised to 7 digits. */
@@ -98,22 +99,6 @@ export const FacilityBlockSchema = z.object({
   wage_index: z.number().nullable(),
 }).meta({ id: 'PaymentFacilityBlock' });
 
-export const PolicyRuleSchema = z.object({
-  code: z.string(),
-  doc_id: z.string(),
-  kind: z.string(),
-  pdf_uri: z.string(),
-  rule_text: z.string(),
-  source_key: z.string(),
-  action: z.string().optional(),
-  change_type: z.string().optional(),
-  effective_from: z.string().optional(),
-  lineage_root_doc_id: z.string().optional(),
-  parent_doc_id: z.string().optional(),
-  trigger_condition: z.string().optional(),
-  discovery_depth: z.number().int(),
-  license_kind: z.string(),
-}).meta({ id: 'PolicyRule' });
 
 /**
  * Spec "Payment composition". Blocks that do not apply are null (and absent from
@@ -141,7 +126,7 @@ export const PaymentCompositionSchema = z.object({
   lab: LabSchema.nullable(),
   dme: DmeSchema.nullable(),
   facility: FacilityBlockSchema.nullable(),
-  policy_rules: z.array(PolicyRuleSchema),
+  policy_rules: z.array(PolicyRuleSchema).describe('Medicare coverage rules for the code: the billing articles listing it and their LCDs, in the MAC jurisdictions of the facility\'s (or locality\'s) state'),
   reliability: ReliabilitySchema,
 }).meta({ id: 'PaymentComposition' });
 

@@ -9,9 +9,11 @@ import type { z } from 'zod';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { lookupOppsCap } from '../../datasets/opps_cap/queries.js';
 import { isKnownCode } from '../codes/service.js';
-import { isHospitalType, type Facility, type PaymentSystem } from '../facilities/service.js';
+import { isHospitalType, resolveFacility, type Facility, type PaymentSystem } from '../facilities/service.js';
+import type { TenantStore } from '../../warehouse/state.js';
 import type { FacilityReference } from '../facilities/schemas.js';
 import type { Trace } from '../trace.js';
+import { MEDICARE_FFS, policyRulesFor } from '../policies/service.js';
 import type { PaymentQuerySchema } from './schemas.js';
 import { choosePeSetting, composePayment, conversionFactor, type Composition, type FacilityBlock, type GpciInput, type PaymentInputs, type RvuInput } from './calculate.js';
 
@@ -20,7 +22,7 @@ import { choosePeSetting, composePayment, conversionFactor, type Composition, ty
  * conversion factor and caps apply without a date of service), and the facility of `ccn` as the
  * calling tenant sees it (`resolveFacility`), null without `ccn`.
  */
-export type PaymentRequest = z.output<typeof PaymentQuerySchema> & { code: string; today?: string; facility: Facility | null };
+export type PaymentRequest = z.output<typeof PaymentQuerySchema> & { code: string; today: string; facility: Facility | null };
 
 /**
  * Modifiers that select a different PPRRVU row (professional/technical component, reduced or
@@ -204,6 +206,8 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
   // The reference row (payment prices with its geography) with the active registration's type.
   let facility: FacilityReference | null = null;
   let gpci: GpciInput;
+  // Where the service is: the facility's state, else the locality's (its MAC jurisdiction decides which LCDs apply).
+  let state: string | null = null;
   const f = q.facility;
   if (f?.reference) {
     if (q.locality) trace.warn(`locality ${q.locality} ignored: ccn ${f.ccn} sets the locality`);
@@ -212,6 +216,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
       trace.warn(`facility type ${f.effective.facility_type} from your registration of ${f.ccn} (reference data: ${ref.facility_type})`);
     }
     facility = { ...ref, facility_type: f.effective.facility_type };
+    state = ref.state;
     trace.useAll(ref.versions).warn(...ref.warnings);
     gpci = await gpciFor(snapshot, ref.locality, q.date_of_service, trace, `facility ${ref.ccn}`);
   } else if (q.locality) {
@@ -228,6 +233,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
     }
     trace.fallback(...g.warnings);
     trace.use('gpci', g.version);
+    state = g.row.state;
     gpci = { locality: q.locality, pw_gpci: g.row.pw_gpci, pe_gpci: g.row.pe_gpci, mp_gpci: g.row.mp_gpci };
   } else {
     trace.warn('no ccn or locality given: national amounts (every GPCI 1.000); pass locality for a geographically adjusted amount');
@@ -283,6 +289,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
   const cfYear = yearOf(q.date_of_service) ?? yearOf(q.today) ?? rvuRow?.year ?? 2026;
   const cf = conversionFactorFor(rvuRow, rvu?.source ?? '', cfYear, qpp, trace);
   const cap = rvuRow && rvu && gpci.locality !== NATIONAL_LOCALITY ? await capFor(snapshot, code, rvuRow.modifier, gpci.locality, cfYear, pe.facility, trace) : null;
+  const policy_rules = await policyRulesFor(snapshot, { payer: { slug: MEDICARE_FFS, medicare: true }, code, date: q.date_of_service ?? q.today, state }, trace);
   const { composition, warnings: calcWarnings } = composePayment({
     cf,
     opps_cap: cap,
@@ -297,8 +304,29 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
     opps,
     lab,
     dme,
+    policy_rules,
   });
   trace.warn(...calcWarnings);
+  return composition;
+}
+
+/**
+ * The payment route's composition for a query as a tenant sees the facility: an active
+ * registration's facility type, and its place of service unless the query pins one. One home for
+ * `GET /v1/codes/{code}/payment` and knowledge resolve L6, so the two never disagree.
+ */
+export async function paymentFor(
+  snapshot: SnapshotReader,
+  tenant: TenantStore | null,
+  q: z.output<typeof PaymentQuerySchema> & { code: string },
+  today: string,
+  trace: Trace,
+): Promise<Composition> {
+  const facility = q.ccn ? await resolveFacility(snapshot, tenant, q.ccn, 'reference') : null;
+  const own = facility?.fromRegistration.includes('place_of_service') ? facility.effective.place_of_service! : undefined;
+  const pos = q.place_of_service ?? own;
+  const composition = await composePaymentFor(snapshot, { ...q, today, place_of_service: pos, facility }, trace);
+  if (pos !== undefined && q.place_of_service === undefined) trace.warn(`place of service ${pos} from your registration of ${q.ccn}`);
   return composition;
 }
 

@@ -41,7 +41,8 @@ export class CallContext implements RouteContext<unknown, unknown, unknown, unkn
   }
 
   get tenant(): TenantStore {
-    if (this.tenantStore) return this.tenantStore;
+    // A cached POST is a question: its answer may be served again without running it, so it writes nothing.
+    if (this.tenantStore) return this.route.method !== 'get' && this.route.cache ? readOnly(this.tenantStore, this.route.operationId) : this.tenantStore;
     if (!readsTenant(this.route.reads)) throw new Error(`${this.route.operationId} reads tenant state but declares reads: '${this.route.reads}'`);
     // The route reads tenant state, but `tenantScoped` said this call's answer does not depend on
     // it (it is shared across tenants): any use of the store is a bug, refused loudly.
@@ -67,3 +68,24 @@ const unscoped = (operationId: string): TenantStore =>
       throw new Error(`${operationId}: tenant state (${String(name)}) read on a call its tenantScoped() declared tenant-independent`);
     },
   });
+
+/** The store's reads only (a cached POST's handler): its `get`, `lookup`, `list` and `search`, and the generation. */
+const READS = new Set(['get', 'lookup', 'list', 'search']);
+function readOnly(store: TenantStore, operationId: string): TenantStore {
+  return new Proxy(store, {
+    get(target, name) {
+      const v = (target as unknown as Record<string | symbol, unknown>)[name];
+      if (name === 'tenantId' || name === 'mode' || name === 'generation') return typeof v === 'function' ? v.bind(target) : v;
+      if (name === 'transaction' || typeof v !== 'object' || v === null) {
+        throw new Error(`${operationId}: a cached POST answers a question and writes nothing (tenant ${String(name)} refused)`);
+      }
+      return new Proxy(v, {
+        get(repo, method) {
+          if (!READS.has(String(method))) throw new Error(`${operationId}: a cached POST answers a question and writes nothing (${String(name)}.${String(method)} refused)`);
+          const f = (repo as Record<string | symbol, unknown>)[method];
+          return typeof f === 'function' ? f.bind(repo) : f;
+        },
+      });
+    },
+  });
+}

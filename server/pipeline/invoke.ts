@@ -78,9 +78,10 @@ function ownBuffer(text: string): Buffer {
 export function checkRoute(r: RouteDef): void {
   if (r.auth === 'public' && readsTenant(r.reads)) throw new Error(`${r.operationId}: a public route cannot read tenant state`);
   if (r.persist && (r.auth === 'public' || !readsTenant(r.reads))) throw new Error(`${r.operationId}: a route that persists must be keyed and read tenant state`);
-  // A POST answer is cached only when it is a read of the snapshot alone (pricing a stay): never a write, never tenant data.
-  if (r.cache && r.method !== 'get' && (r.method !== 'post' || r.reads !== 'snapshot' || r.persist || r.body?.kind !== 'json')) {
-    throw new Error(`${r.operationId}: only GET answers, and POST reads of the snapshot alone, are cached`);
+  // A POST answer is cached only when it is a question in a JSON body that reads the snapshot (pricing a stay; with
+  // tenant state too, knowledge resolve): never a write. Its handler gets a tenant store that refuses writes.
+  if (r.cache && r.method !== 'get' && (r.method !== 'post' || !readsSnapshot(r.reads) || r.persist || r.body?.kind !== 'json')) {
+    throw new Error(`${r.operationId}: only GET answers, and POST questions that read the snapshot (and maybe tenant state) and write nothing, are cached`);
   }
   if (r.cache && r.reads === 'none') throw new Error(`${r.operationId}: a cached route must say what it reads`);
   if (r.examples.length === 0) throw new Error(`${r.operationId}: every route carries at least one example`);
