@@ -11,7 +11,7 @@ import {
   toRoster,
   type DeterminationRow,
   type FacilityRegistration,
-  type FacilityRow,
+  type RegistrationRow,
   type OverrideRow,
   type PaOverride,
   type PaOverrideFields,
@@ -33,7 +33,7 @@ import type { Sql } from './sql.js';
  */
 
 async function lookupFacility(db: Sql, tenantId: string, mode: KeyType, ccn: string): Promise<FacilityRegistration | null> {
-  const r = await db.get<FacilityRow>(`SELECT ${FAC_COLS} FROM facilities WHERE tenant_id = ? AND mode = ? AND ccn = ?`, [tenantId, mode, ccn]);
+  const r = await db.get<RegistrationRow>(`SELECT ${FAC_COLS} FROM facilities WHERE tenant_id = ? AND mode = ? AND ccn = ?`, [tenantId, mode, ccn]);
   return r ? toFacility(r) : null;
 }
 
@@ -61,7 +61,7 @@ export function pgFacilities(db: Sql, tenantId: string, mode: KeyType) {
       return { facility: (await lookupFacility(db, tenantId, mode, ccn))!, created: prev === null };
     },
     lookup: (ccn: string) => lookupFacility(db, tenantId, mode, ccn),
-    list: async () => (await db.all<FacilityRow>(`SELECT ${FAC_COLS} FROM facilities WHERE tenant_id = ? AND mode = ? ORDER BY ccn`, [tenantId, mode])).map(toFacility),
+    list: async () => (await db.all<RegistrationRow>(`SELECT ${FAC_COLS} FROM facilities WHERE tenant_id = ? AND mode = ? ORDER BY ccn`, [tenantId, mode])).map(toFacility),
     remove: async (ccn: string, hard: boolean, now: Date): Promise<FacilityRegistration> => {
       const prev = await lookupFacility(db, tenantId, mode, ccn);
       if (!prev) throw new NotFoundError(`facility ${ccn} is not registered by this tenant`);
