@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ValidationError } from '../warehouse/errors.js';
+import { isStateUrl } from '../warehouse/open_state.js';
 import { normalizeHostList } from '../server/pipeline/hosts.js';
 import { toIssues } from '../server/validation.js';
 import { llmWriter } from '../server/agents/writer.js';
@@ -19,6 +20,7 @@ const flag = flagOf('0');
 
 const EnvSchema = z.object({
   RCM_DATA_DIR: z.string().min(1).default('./var'),
+  RCM_STATE_URL: z.string().refine(isStateUrl, 'RCM_STATE_URL is postgres://user@host:port/database (unset: SQLite in RCM_DATA_DIR)').optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
   RCM_LIVE_HOSTS: hostList,

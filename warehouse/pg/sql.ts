@@ -45,6 +45,10 @@ const types: pg.CustomTypesConfig = {
 
 /** A pool on `url` whose clients parse counts as numbers. */
 export function newPool(url: string, max = 10): pg.Pool {
-  return new pg.Pool({ connectionString: url, max, types });
+  const pool = new pg.Pool({ connectionString: url, max, types });
+  // An idle client whose connection dies (a restart, a failover) is dropped by the pool, which
+  // connects anew for the next query; unheard, the 'error' event would end the process.
+  pool.on('error', () => undefined);
+  return pool;
 }
 
