@@ -317,7 +317,34 @@ for (const kind of storeKinds()) {
         expect((await outside)[0]!.revoked_at).toBeNull();
       });
 
-      it('keys expire at their time on the injected clock', async () => {
+      it('purges session tenants with every row they stored, and never a tenant holding a key that does not expire', async () => {
+      const hour = new Date(clock.now().getTime() + 3_600_000);
+      const session = await store.admin.createTenant('playground-abc');
+      await store.admin.createKey({ tenant: session.id, type: 'test', scopes: ['knowledge'], label: 'playground', expiresAt: hour });
+      const kept = await store.admin.createTenant('playground-def');
+      await store.admin.createKey({ tenant: kept.id, type: 'test', scopes: ['knowledge'], label: 'playground', expiresAt: hour });
+      await store.admin.createKey({ tenant: kept.id, type: 'test', scopes: ['knowledge'] });
+      const other = await store.admin.createTenant('playgroundish');
+      await store.admin.createKey({ tenant: other.id, type: 'test', scopes: ['knowledge'], label: 'playground', expiresAt: hour });
+      for (const t of [session, kept]) {
+        const v = store.forTenant(t.id, 'test');
+        await v.rosters.upsert(CCN, roster('aetna'), clock.now());
+        await v.policyDocuments.save(...policyDoc(DOC, 'gastric banding criteria', '43770'));
+        await v.jobs.create({ id: `${t.id.slice(0, 8)}-0000-4000-8000-000000000001`, agent_type: 'code_research', input: {}, request_hash: 'h' }, clock.now(), 86_400_000);
+      }
+      expect(await store.admin.purgeSessionTenants('playground', clock.now())).toBe(0); // keys still valid
+      expect(await store.admin.purgeSessionTenants('playground', new Date(hour.getTime() + 1))).toBe(1);
+      expect((await store.admin.findTenants()).map((t) => t.name).sort()).toEqual(['playground-def', 'playgroundish']);
+      expect(await store.admin.findKeys(session.id)).toEqual([]);
+      // The purged tenant's id now finds nothing; the kept one's rows are whole.
+      expect(await store.forTenant(session.id, 'test').rosters.list(CCN)).toEqual([]);
+      expect(await store.forTenant(kept.id, 'test').rosters.list(CCN)).toHaveLength(1);
+      expect((await store.forTenant(kept.id, 'test').policyDocuments.search(search(['gastric']))).length).toBe(1);
+      expect(await store.admin.purgeExpiredKeys(kept.id, new Date(hour.getTime() + 1))).toBe(1);
+      expect(await store.admin.findKeys(kept.id)).toHaveLength(1);
+    });
+
+    it('keys expire at their time on the injected clock', async () => {
         const t = await store.admin.createTenant('p');
         const k = await store.admin.createKey({ tenant: t.id, type: 'test', scopes: ['knowledge'], expiresAt: new Date(clock.now().getTime() + 3_600_000) });
         expect(await store.admin.findActiveKeyByHash(hashKey(k.secret), clock.now())).not.toBeNull();
