@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -113,6 +113,17 @@ describe.skipIf(!PG_URL)('rcm state copy and rcm state migrate on PostgreSQL', (
       src.close();
       await pgs.close();
     }
+  });
+
+  it('refuses a source whose tables are not the schema it claims', async () => {
+    const odd = join(dir, 'odd.sqlite');
+    await copyFile(file, odd);
+    const w = new Database(odd);
+    w.exec('CREATE TABLE "x""; DROP TABLE tenants; --" (a TEXT)');
+    w.close();
+    const r = await rcm({ RCM_DATA_DIR: dir }, 'state', 'copy', '--from', `sqlite:${odd}`, '--to', db.url);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('schemas differ in tables x"; DROP TABLE tenants; --');
   });
 
   it('refuses a target that already holds state, changing nothing', async () => {

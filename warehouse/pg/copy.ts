@@ -37,6 +37,12 @@ export async function copySqliteToPostgres(file: string, url: string, now: () =>
   const client = await pg.pool.connect();
   try {
     const tables = (src.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'schema_migrations' AND name NOT LIKE 'sqlite_%' ORDER BY rowid").all() as { name: string }[]).map((r) => r.name);
+    // The same tables on both sides (the versions agree; a hand-made extra table is refused, not guessed at).
+    const known = new Set(
+      (await client.query<{ t: string }>(`SELECT table_name AS t FROM information_schema.tables WHERE table_schema = current_schema() AND table_name NOT IN ('schema_migrations', 'rate_windows')`)).rows.map((r) => r.t),
+    );
+    const odd = [...tables.filter((t) => !known.has(t)), ...[...known].filter((t) => !tables.includes(t))];
+    if (odd.length) throw new ConflictError(`the SQLite and PostgreSQL schemas differ in tables ${odd.join(', ')}`);
     await client.query('BEGIN');
     // No one writes the target while it is checked and filled.
     await client.query(`LOCK TABLE ${tables.map((t) => `"${t}"`).join(', ')} IN EXCLUSIVE MODE`);
