@@ -344,6 +344,15 @@ for (const kind of storeKinds()) {
       expect(await store.admin.findKeys(kept.id)).toHaveLength(1);
     });
 
+    it("an operator's revoke and the tenant's own revoke of one key at once both succeed", async () => {
+      const { a } = await twoTenants();
+      for (let i = 0; i < 5; i++) {
+        const k = await store.admin.createKey({ tenant: a.tenantId, type: 'test', scopes: ['knowledge'] });
+        const [x, y] = await Promise.all([store.admin.revokeKey(k.record.id), a.keys.revoke(k.record.id)]);
+        expect([x.revoked_at, y.revoked_at].every((r) => r !== null)).toBe(true);
+      }
+    });
+
     it('keys expire at their time on the injected clock', async () => {
         const t = await store.admin.createTenant('p');
         const k = await store.admin.createKey({ tenant: t.id, type: 'test', scopes: ['knowledge'], expiresAt: new Date(clock.now().getTime() + 3_600_000) });

@@ -235,10 +235,13 @@ export class PgStateStore implements StateStore {
       },
       revokeKey: (id) =>
         this.tx(async (db, changed) => {
-          const rec = await this.revokeKeyWhere(db, id);
-          // The tenant's cached answers that list keys are stale now, in both modes.
-          for (const m of MODES) await this.bump(db, changed, rec.tenant_id, m);
-          return rec;
+          const owner = await db.get<{ tenant_id: string }>('SELECT tenant_id FROM api_keys WHERE id = ?', [id]);
+          if (!owner) throw new NotFoundError(`key ${id} not found`);
+          // The tenant's cached answers that list keys are stale now, in both modes. Generation rows
+          // are locked before the key's row, the order a tenant view's revoke takes, so the two
+          // never wait on each other.
+          for (const m of MODES) await this.bump(db, changed, owner.tenant_id, m);
+          return this.revokeKeyWhere(db, id);
         }),
       purgeExpiredKeys: (tenantId, before) =>
         this.tx(async (db, changed) => {
