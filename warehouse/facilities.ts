@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from './ids.js';
 import { z } from 'zod';
 import { NotFoundError } from './errors.js';
 import type { KeyType } from './state.js';
@@ -227,7 +227,7 @@ export class SqliteFacilities {
                notes = excluded.notes, plan_types = excluded.plan_types, updated_at = excluded.updated_at`,
           )
           .run(
-            prev?.id ?? randomUUID(), tenantId, mode, ccn, f.payer_slug, f.payer_name, f.network_status, f.effective_date, f.expiration_date,
+            prev?.id ?? uuidv7(now.getTime()), tenantId, mode, ccn, f.payer_slug, f.payer_name, f.network_status, f.effective_date, f.expiration_date,
             f.is_active ? 1 : 0, f.notes, JSON.stringify(f.plan_types), at, at,
           );
         return { entry: toRoster(byPayer(ccn, f.payer_slug)!), created: prev === undefined };
@@ -243,7 +243,7 @@ export class SqliteFacilities {
     return {
       create: (ccn: string, f: PaOverrideFields, now: Date) => {
         this.ensureFacility(tenantId, mode, ccn, now);
-        const id = randomUUID();
+        const id = uuidv7(now.getTime());
         this.db
           .prepare(
             `INSERT INTO pa_overrides (id, tenant_id, mode, ccn, payer_slug, payer_name, code, code_type, service_category, pa_required, auth_type,

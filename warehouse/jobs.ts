@@ -199,31 +199,55 @@ export class SqliteJobs {
           }
         }
         if (job.maxQueued !== undefined) {
-          // Checked inside the write transaction, so concurrent submits cannot pass the bound together.
-          const { n } = this.db.prepare(`SELECT count(*) AS n FROM agent_jobs WHERE tenant_id = ? AND key_type = ? AND status = 'accepted'`).get(tenantId, mode) as { n: number };
+          // Checked inside the write transaction, so concurrent submits cannot pass the bound together;
+          // counted on the waiting-jobs index and no further than the bound.
+          const { n } = this.db
+            .prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM agent_jobs WHERE tenant_id = ? AND key_type = ? AND status = 'accepted' LIMIT ?)`)
+            .get(tenantId, mode, job.maxQueued) as { n: number };
           if (n >= job.maxQueued) {
             throw new DomainError('queue_full', `${n} of this tenant's jobs are waiting (RCM_JOBS_QUEUED_PER_TENANT ${job.maxQueued}); submit again when some have run`, { headers: { 'retry-after': '10' } });
           }
         }
+        const created: AgentJob = {
+          id: job.id,
+          tenant_id: tenantId,
+          agent_type: job.agent_type,
+          status: 'accepted',
+          input: job.input,
+          result: null,
+          error: null,
+          key_type: mode,
+          idempotency_key: job.idempotency_key ?? null,
+          created_at: now.toISOString(),
+          started_at: null,
+          finished_at: null,
+          latency_ms: null,
+          runs: 0,
+          callback_url: job.callback_url ?? null,
+          callback_state: job.callback_url ? 'waiting' : 'none',
+          callback_attempts: [],
+          purged_at: null,
+        };
         this.db
           .prepare(
             `INSERT INTO agent_jobs (id, tenant_id, agent_type, status, input, key_type, idempotency_key, request_hash, created_at, callback_url, callback_secret, callback_state)
              VALUES (?, ?, ?, 'accepted', ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
-            job.id,
+            created.id,
             tenantId,
-            job.agent_type,
+            created.agent_type,
             JSON.stringify(job.input),
             mode,
-            job.idempotency_key ?? null,
+            created.idempotency_key,
             job.request_hash,
-            now.toISOString(),
-            job.callback_url ?? null,
+            created.created_at,
+            created.callback_url,
             job.callback_secret ?? null,
-            job.callback_url ? 'waiting' : 'none',
+            created.callback_state,
           );
-        return { job: this.toJob(this.row(job.id)!), created: true };
+        // The job as stored, without reading it back (the insert wrote exactly these values).
+        return { job: created, created: true };
       },
       get: (id: string): AgentJob => {
         const r = this.row(id, tenantId, mode);

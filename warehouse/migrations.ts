@@ -180,4 +180,13 @@ export const MIGRATIONS: Migration[] = [
       db.exec(WATCHES_DDL);
     },
   },
+  {
+    version: 8,
+    name: "agent jobs: a tenant's waiting jobs by index (the queue bound counted at submit, the fair claim's per-tenant head)",
+    up(db) {
+      // Partial: only waiting jobs, so it stays as small as the queue. Before it, the bound's count
+      // scanned every waiting job of every tenant (a submit cost grew with the whole backlog).
+      db.exec(`CREATE INDEX agent_jobs_waiting ON agent_jobs(tenant_id, key_type, created_at) WHERE status = 'accepted';`);
+    },
+  },
 ];
