@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { seedAll } from '../ingest/seed.js';
 import { Warehouse } from '../warehouse/store.js';
-import { benchKey, load, type LoadResult } from './lib.js';
+import { benchKey, load, toLoadResult, type LoadResult } from './lib.js';
 import { spawnApi } from './procs.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -44,7 +44,7 @@ async function mcpLoad(url: string, key: string, sid: string, args: Record<strin
       },
     ],
   });
-  return { name: 'mcp', requests_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, non_2xx: r.non2xx, errors: r.errors + r.timeouts };
+  return toLoadResult('mcp', r);
 }
 
 /**

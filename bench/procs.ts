@@ -47,8 +47,9 @@ export async function spawnApi(dataDir: string, env: Record<string, string> = {}
   return { url: `http://127.0.0.1:${port}`, proc, stop: stop(proc) };
 }
 
-export async function spawnBare(): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'bench/bare.ts')], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** A baseline server in its own process (`bench/bare.ts`; `args` picks the durable-write or canned-answer route). */
+export async function spawnBare(args: string[] = []): Promise<Child> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'bench/bare.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await waitFor(proc, /(http:\/\/[\d.]+:\d+)/, 'stdout');
   return { url, proc, stop: stop(proc) };
 }
