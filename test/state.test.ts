@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../warehouse/errors.js';
 import { MIGRATIONS } from '../warehouse/migrations.js';
-import type { PaOverrideFields, RosterFields, StoredDetermination } from '../warehouse/facilities.js';
+import type { NewDetermination, PaOverrideFields, RosterFields } from '../warehouse/facilities.js';
 import type { StoredChunk, StoredPolicyDocument } from '../warehouse/policy_documents.js';
 import { SqliteStateStore, hashKey, type TenantStore } from '../warehouse/state.js';
 import { TestClock } from './helpers/clock.js';
@@ -67,14 +67,14 @@ const override = (required: boolean): PaOverrideFields => ({
   expiration_date: null,
   is_active: true,
 });
-const determination = (id: string): StoredDetermination => ({
+const determination = (id: string): NewDetermination => ({
   id,
   created_at: clock.now().toISOString(),
   ccn: CCN,
   payer_slug: 'aetna',
   code: '70553',
   inputs: { payer: 'aetna' },
-  result: { determination: 'unknown' },
+  result_json: JSON.stringify({ determination: 'unknown' }),
   snapshot_id: 's1',
   dataset_versions: { payers: '2026-11-22' },
 });

@@ -112,8 +112,11 @@ export interface TenantPaOverrides {
   remove(ccn: string, id: string): Promise<PaOverride>;
 }
 
+/** A determination to store, its answer as the JSON text that was sent (stored as is, not serialised again). */
+export type NewDetermination = Omit<StoredDetermination, 'result'> & { result_json: string };
+
 export interface TenantDeterminations {
-  create(d: StoredDetermination): Promise<StoredDetermination>;
+  create(d: NewDetermination): Promise<void>;
   /** @throws NotFoundError for an id of another tenant (or none). */
   get(id: string): Promise<StoredDetermination>;
 }
@@ -269,11 +272,10 @@ export class SqliteFacilities {
 
   determinations(tenantId: string, mode: KeyType) {
     return {
-      create: (d: StoredDetermination) => {
+      create: (d: NewDetermination) => {
         this.db
           .prepare(`INSERT INTO pa_determinations (tenant_id, mode, ${DET_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-          .run(tenantId, mode, d.id, d.created_at, d.ccn, d.payer_slug, d.code, JSON.stringify(d.inputs), JSON.stringify(d.result), d.snapshot_id, JSON.stringify(d.dataset_versions));
-        return d;
+          .run(tenantId, mode, d.id, d.created_at, d.ccn, d.payer_slug, d.code, JSON.stringify(d.inputs), d.result_json, d.snapshot_id, JSON.stringify(d.dataset_versions));
       },
       get: (id: string) => {
         const r = this.db.prepare(`SELECT ${DET_COLS} FROM pa_determinations WHERE tenant_id = ? AND mode = ? AND id = ?`).get(tenantId, mode, id) as DeterminationRow | undefined;

@@ -44,7 +44,7 @@ export const priorAuthRoutes: RouteDef[] = [
     },
     persist: async ({ query, tenant, snapshotId, now }, answer) => {
       if (query.persist === false) return null;
-      const body = answer();
+      const body = answer.value();
       const id = uuidv7(now.getTime());
       await tenant.determinations.create({
         id,
@@ -53,7 +53,7 @@ export const priorAuthRoutes: RouteDef[] = [
         payer_slug: body.payer_slug,
         code: body.code,
         inputs: query,
-        result: body,
+        result_json: answer.json,
         snapshot_id: snapshotId,
         dataset_versions: body.reliability.dataset_versions,
       });
