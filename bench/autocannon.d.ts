@@ -12,8 +12,6 @@ declare module 'autocannon' {
     non2xx: number;
     errors: number;
     timeouts: number;
-    /** Seconds the run took. */
-    duration: number;
     statusCodeStats?: Record<string, { count: number }>;
   }
   interface Options {

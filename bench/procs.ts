@@ -31,8 +31,10 @@ function waitFor(proc: ChildProcess, re: RegExp, stream: 'stdout' | 'stderr'): P
   });
 }
 
+/** Ends a child (once: stopping one that already exited resolves at once). */
 const stop = (proc: ChildProcess) => () =>
   new Promise<void>((r) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return r();
     proc.once('exit', () => r());
     proc.kill('SIGTERM');
   });
@@ -58,12 +60,12 @@ export async function spawnBare(args: string[] = []): Promise<Child> {
  * A seeded data dir with a bench key, the API server over it and a bare Koa server: what most
  * area benches start from. `stop` ends both and removes the dir.
  */
-export async function seededPair(prefix: string, scopes: KeyScope[] = ['knowledge']): Promise<{ dir: string; key: string; api: Child; bare: Child; stop(): Promise<void> }> {
+export async function seededPair(prefix: string, scopes: KeyScope[] = ['knowledge'], env: Record<string, string> = {}): Promise<{ dir: string; key: string; api: Child; bare: Child; stop(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   const wh = new Warehouse(dir);
   await seedAll(wh, join(ROOT, 'seeds'));
   const key = await benchKey(wh.path('state.sqlite'), scopes);
-  const api = await spawnApi(dir);
+  const api = await spawnApi(dir, env);
   const bare = await spawnBare();
   return {
     dir,
