@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { SnapshotHolder } from '../warehouse/snapshot.js';
-import { SqliteStateStore, type StateStore } from '../warehouse/state.js';
+import { SqliteStateStore, type SqliteOptions, type StateStore } from '../warehouse/state.js';
 import { Warehouse } from '../warehouse/store.js';
 import { createHttpHandler } from './http.js';
 import { McpEndpoint } from './mcp/adapter.js';
@@ -98,6 +98,8 @@ export interface StartOptions extends PipelineConfig {
   now?: () => Date;
   /** Agent jobs: callback rules, the runner (off when `rcm worker` runs jobs elsewhere), the optional LLM writer. */
   agents?: AgentOptions;
+  /** How the state store commits (`RCM_STATE_SYNC`, `RCM_STATE_BATCH_MAX`). */
+  state?: SqliteOptions;
   /** Extra routes (the test suite's probes of each auth and body kind). */
   extraRoutes?: RouteDef[];
   /** Rate limiters shared by replicas (a networked store); in-process windows when not given. */
@@ -121,7 +123,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const now = o.now ?? (() => new Date());
   const wh = new Warehouse(o.dataDir);
   await wh.init();
-  const state = new SqliteStateStore(wh.path('state.sqlite'), now);
+  const state = new SqliteStateStore(wh.path('state.sqlite'), now, o.state);
   const metrics = new Metrics();
   const cache = new AnswerCache(o.cacheMaxBytes ?? 64 * 1024 * 1024);
   let readiness: Readiness | undefined;

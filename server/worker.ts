@@ -1,5 +1,5 @@
 import { SnapshotHolder } from '../warehouse/snapshot.js';
-import { SqliteStateStore } from '../warehouse/state.js';
+import { SqliteStateStore, type SqliteOptions } from '../warehouse/state.js';
 import { Warehouse } from '../warehouse/store.js';
 import type { JobRunner } from './agents/runner.js';
 import type { Logger } from './logger.js';
@@ -10,11 +10,19 @@ import { DEFAULT_AGENTS, makeRunner, type AgentOptions } from './server.js';
  * `rcm worker`: the job runner on its own (no HTTP), over the same data dir as the servers:
  * it mounts the current snapshot (following swaps) and claims jobs from the state store.
  */
-export async function worker(o: { dataDir: string; logger: Logger; serviceVersion: string; agents: Partial<AgentOptions>; pollMs?: number; now?: () => Date }): Promise<{ runner: JobRunner; close(): Promise<void> }> {
+export async function worker(o: {
+  dataDir: string;
+  logger: Logger;
+  serviceVersion: string;
+  agents: Partial<AgentOptions>;
+  pollMs?: number;
+  now?: () => Date;
+  state?: SqliteOptions;
+}): Promise<{ runner: JobRunner; close(): Promise<void> }> {
   const now = o.now ?? (() => new Date());
   const wh = new Warehouse(o.dataDir);
   await wh.init();
-  const state = new SqliteStateStore(wh.path('state.sqlite'), now);
+  const state = new SqliteStateStore(wh.path('state.sqlite'), now, o.state);
   const snapshots = new SnapshotHolder(wh);
   await snapshots.refresh();
   snapshots.start(o.pollMs ?? 500);
