@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort, useSeededDir } from './helpers/harness.js';
+import { freePort, useSeededDir, waitUntil } from './helpers/harness.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const seeded = useSeededDir('rcm-launcher-');
@@ -19,16 +19,6 @@ const answers = (port: number) =>
     req.end();
   });
 
-/** Polls until `ok` (bounded: a process test waits for real time, never forever). */
-async function until(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('the bin/rcm.js launcher (issue 20, item 8)', () => {
   it('takes its re-executed server down with it when it is SIGKILLed (the server no longer runs on, orphaned)', async () => {
     const port = await freePort();
@@ -37,10 +27,10 @@ describe('the bin/rcm.js launcher (issue 20, item 8)', () => {
       stdio: 'ignore',
     });
     try {
-      expect(await until(() => answers(port), 30_000)).toBe(true);
+      expect(await waitUntil(() => answers(port), 30_000)).toBe(true);
       launcher.kill('SIGKILL');
       // The child's IPC channel to the launcher closes: it exits, and the port stops answering.
-      expect(await until(async () => !(await answers(port)), 15_000)).toBe(true);
+      expect(await waitUntil(async () => !(await answers(port)), 15_000)).toBe(true);
     } finally {
       launcher.kill('SIGKILL');
     }

@@ -123,7 +123,7 @@ export class GroupCommit {
 
   private commit(batch: Pending[]): void {
     const outcomes = new Map<Pending, Outcome>();
-    let todo = batch;
+    let remaining = batch;
     for (;;) {
       try {
         this.begin.run();
@@ -132,7 +132,7 @@ export class GroupCommit {
         return;
       }
       let restart = false;
-      for (const w of todo) {
+      for (const w of remaining) {
         this.savepoint.run();
         try {
           outcomes.set(w, { ok: true, value: w.fn() });
@@ -149,8 +149,8 @@ export class GroupCommit {
         }
       }
       if (!restart) break;
-      todo = todo.filter((w) => outcomes.get(w)?.ok !== false);
-      for (const w of todo) outcomes.delete(w);
+      remaining = remaining.filter((w) => outcomes.get(w)?.ok !== false);
+      for (const w of remaining) outcomes.delete(w);
     }
     try {
       this.commitStmt.run();

@@ -160,6 +160,16 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Polls `check` until it holds or `ms` pass (bounded: a process test waits for real time, never forever). */
+export async function waitUntil(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /**
  * A copy of the seeded data dir for this test file's child processes (servers, workers), made
  * before its tests and removed after them; call at the top of the file, read the path in tests.
