@@ -6,19 +6,20 @@ declare module 'autocannon' {
     p50: number;
     p99: number;
   }
-  interface Result {
-    requests: Histogram;
+  export interface Result {
+    requests: Histogram & { total: number };
     latency: Histogram;
+    throughput: Histogram;
     non2xx: number;
     errors: number;
     timeouts: number;
-    /** Seconds the run took (10 ms resolution). */
-    duration: number;
+    statusCodeStats?: Record<string, { count: number }>;
   }
   interface Options {
     url: string;
     connections?: number;
     duration?: number;
+    amount?: number;
     headers?: Record<string, string>;
     requests?: { method?: string; setupRequest?: (req: Record<string, unknown>) => Record<string, unknown> }[];
   }

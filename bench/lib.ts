@@ -1,10 +1,11 @@
-import autocannon from 'autocannon';
+import autocannon, { type Result as AutocannonResult } from 'autocannon';
 import Koa from 'koa';
 import { readFile } from 'node:fs/promises';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { quoteString } from '../warehouse/snapshot.js';
 import type { Server } from 'node:http';
-import { type KeyScope, SqliteStateStore } from '../warehouse/state.js';
+import { randomUUID } from 'node:crypto';
+import { type KeyScope, openSqlite, SqliteStateStore, type SyncMode } from '../warehouse/state.js';
 
 /**
  * Shared benchmark tools: a load run against a local server (autocannon, in-process, loopback
@@ -17,6 +18,10 @@ export interface LoadResult {
   p99_ms: number;
   non_2xx: number;
   errors: number;
+  /** Answers by status (a write bench counts 429s apart from its 2xx). */
+  statuses: Record<string, number>;
+  /** Bytes of answers received per second. */
+  bytes_per_s: number;
 }
 
 export async function load(
@@ -37,6 +42,7 @@ export async function load(
   const paths = opts.paths;
   const bodies = opts.bodies;
   let i = 0;
+  const t0 = performance.now();
   const r = await autocannon({
     url,
     connections: opts.connections ?? 50,
@@ -55,15 +61,26 @@ export async function load(
       },
     ],
   });
+  return toLoadResult(name, r, opts.amount ? (performance.now() - t0) / 1000 : undefined);
+}
+
+/**
+ * A load result from autocannon's. A run of a fixed `amount` is rated as requests over the
+ * `seconds` it took (timed by the caller), not by autocannon's average over whole-second samples
+ * (1,500 requests done in 1.2 s read as 750 req/s). Even so it is a lower bound: autocannon ends
+ * such a run on its one-second tick, so benches that rate throughput run for a duration, and
+ * fixed amounts serve CPU per request (`cpu`).
+ */
+export function toLoadResult(name: string, r: AutocannonResult, seconds?: number): LoadResult {
   return {
     name,
-    // A run of a fixed amount is over in a second or two: the mean of per-second buckets would
-    // count a partial last second as a whole one, so divide the total by the elapsed time.
-    requests_per_s: Math.round(opts.amount ? r.requests.total / Math.max(r.duration, 0.01) : r.requests.average),
+    requests_per_s: Math.round(seconds ? r.requests.total / seconds : r.requests.average),
     p50_ms: r.latency.p50,
     p99_ms: r.latency.p99,
     non_2xx: r.non2xx,
     errors: r.errors + r.timeouts,
+    statuses: Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([k, v]) => [k, v.count])),
+    bytes_per_s: Math.round(r.throughput.average),
   };
 }
 
@@ -73,10 +90,64 @@ export async function startBareKoa(): Promise<{ url: string; close(): Promise<vo
   app.use((ctx) => {
     ctx.body = { code: ctx.path.slice(-5), ok: true };
   });
+  return listen(app);
+}
+
+/** The request body as bytes (no body-parser: what any JSON route must do at least). */
+async function bodyOf(req: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The write baseline: a bare Koa handler doing one better-sqlite3 insert per request (its JSON
+ * body and a timestamp, autocommitted) into a file opened with the state store's own pragmas
+ * (`openSqlite`: WAL, `synchronous` as given), answering 201 with a small JSON body.
+ */
+export async function startBareDurable(file: string, sync: SyncMode = 'full'): Promise<{ url: string; close(): Promise<void> }> {
+  const db = openSqlite(file, sync);
+  db.exec('CREATE TABLE IF NOT EXISTS bare_writes (id TEXT PRIMARY KEY, body TEXT NOT NULL, created_at TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO bare_writes (id, body, created_at) VALUES (?, ?, ?)');
+  const app = new Koa();
+  app.use(async (ctx) => {
+    const body = JSON.parse((await bodyOf(ctx.req)).toString('utf8') || '{}') as unknown;
+    const id = randomUUID();
+    insert.run(id, JSON.stringify(body), new Date().toISOString());
+    ctx.status = 201;
+    ctx.body = { id, ok: true };
+  });
+  return listen(app, () => db.close());
+}
+
+/**
+ * The answer baseline: a bare Koa handler that reads and parses the JSON body and answers a
+ * precomputed body (a real answer of the route under test, so both write the same bytes).
+ */
+export async function startBareAnswer(answer: Buffer): Promise<{ url: string; close(): Promise<void> }> {
+  const app = new Koa();
+  app.use(async (ctx) => {
+    JSON.parse((await bodyOf(ctx.req)).toString('utf8') || '{}');
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = answer;
+  });
+  return listen(app);
+}
+
+async function listen(app: Koa, onClose: () => void = () => undefined): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const port = (server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((r) =>
+        server.close(() => {
+          onClose();
+          r();
+        }),
+      ),
+  };
 }
 
 export function table(rows: Record<string, string | number>[]): string {
@@ -124,10 +195,16 @@ export async function paired(
 
 /** Creates tenant `bench` (if needed) and a knowledge test key in a data dir; returns the secret. */
 export async function benchKey(stateFile: string, scopes: KeyScope[] = ['knowledge'], tenant = 'bench'): Promise<string> {
+  return (await benchKeys(stateFile, scopes, [tenant]))[0]!;
+}
+
+/** A test key for each of `tenants` (each created if needed), in order; the writes join group commits. */
+export async function benchKeys(stateFile: string, scopes: KeyScope[], tenants: string[]): Promise<string[]> {
   const st = new SqliteStateStore(stateFile);
   try {
-    if (!(await st.admin.findTenants()).some((t) => t.name === tenant)) await st.admin.createTenant(tenant);
-    return (await st.admin.createKey({ tenant, type: 'test', scopes })).secret;
+    const have = new Set((await st.admin.findTenants()).map((t) => t.name));
+    await Promise.all(tenants.filter((t) => !have.has(t)).map((t) => st.admin.createTenant(t)));
+    return await Promise.all(tenants.map(async (tenant) => (await st.admin.createKey({ tenant, type: 'test', scopes })).secret));
   } finally {
     await st.close();
   }
@@ -216,5 +293,15 @@ export async function readCsvBaselineMs(files: string[], options: string): Promi
   } finally {
     c.closeSync();
     inst.closeSync();
+  }
+}
+
+/** Registers each CCN with a roster entry and an override (uhc, 70553), so checks with ccn walk tier 0 for real. */
+export async function registerBenchFacilities(apiUrl: string, headers: Record<string, string>, ccns: string[]): Promise<void> {
+  const send = (path: string, body: unknown, method = 'POST') => fetch(`${apiUrl}${path}`, { method, headers, body: JSON.stringify(body) });
+  for (const ccn of ccns) {
+    await send(`/v1/facilities/${ccn}`, {}, 'PUT');
+    await send(`/v1/facilities/${ccn}/payers`, { payer_slug: 'uhc', network_status: 'in_network' });
+    await send(`/v1/facilities/${ccn}/pa-overrides`, { payer_slug: 'uhc', code: '70553', pa_required: true });
   }
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { seedAll } from '../ingest/seed.js';
 import { Warehouse } from '../warehouse/store.js';
-import { benchKey, load, type LoadResult } from './lib.js';
+import { benchKey, load, toLoadResult, type LoadResult } from './lib.js';
 import { spawnApi } from './procs.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -27,8 +27,12 @@ async function session(url: string, key: string): Promise<string> {
 
 let nextId = 1;
 
-/** Tool calls with a fresh JSON-RPC id each, as a client sends them (the SDK routes answers by id). */
-async function mcpLoad(url: string, key: string, sid: string, args: Record<string, unknown>): Promise<LoadResult> {
+/**
+ * Tool calls with a fresh JSON-RPC id each, as a client sends them (the SDK routes answers by id).
+ * `batched`: each call as a one-message JSON-RPC batch, which the service hands to the SDK's own
+ * transport (the path every call took before issue 26).
+ */
+async function mcpLoad(url: string, key: string, sid: string, args: Record<string, unknown>, batched = false): Promise<LoadResult> {
   const r = await autocannon({
     url: `${url}/v1/mcp`,
     connections: 16,
@@ -38,20 +42,24 @@ async function mcpLoad(url: string, key: string, sid: string, args: Record<strin
       {
         method: 'POST',
         setupRequest: (req: Record<string, unknown>) => {
-          req.body = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'getCodePayment', arguments: args } });
+          const call = { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'getCodePayment', arguments: args } };
+          req.body = JSON.stringify(batched ? [call] : call);
           return req;
         },
       },
     ],
   });
-  return { name: 'mcp', requests_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, non_2xx: r.non2xx, errors: r.errors + r.timeouts };
+  return toLoadResult('mcp', r);
 }
 
 /**
  * An MCP tool call next to the same REST call, on one server (seeds): `tools/call getCodePayment`
  * over Streamable HTTP with a session, against `GET /v1/codes/99213/payment?...`. Both answer
  * from the snapshot cache after the first call, so the figure is the MCP layer's own cost
- * (JSON-RPC parse, session lookup, SDK dispatch, answer wrapping). Alternating rounds, medians.
+ * (JSON-RPC parse, session lookup, answer wrapping). Compared in requests and in bytes a second:
+ * a tool result carries the answer twice (as structured content and as text). The same call as a
+ * one-message batch goes through the SDK's transport, the path of every call before issue 26.
+ * Alternating rounds, medians.
  */
 export async function run(): Promise<Record<string, string | number>[]> {
   const dir = await mkdtemp(join(tmpdir(), 'rcm-bench-mcp-'));
@@ -67,18 +75,30 @@ export async function run(): Promise<Record<string, string | number>[]> {
     // Warm-up of both paths (JIT), not measured.
     await mcpLoad(api.url, key, sid, args);
     await load('warm', api.url, { paths: [path], headers: { 'X-API-Key': key }, connections: 16, seconds: SECONDS });
+    await mcpLoad(api.url, key, sid, args, true);
     const rest: LoadResult[] = [];
     const mcp: LoadResult[] = [];
+    const sdk: LoadResult[] = [];
     for (let i = 0; i < 3; i++) {
       rest.push(await load('rest', api.url, { paths: [path], headers: { 'X-API-Key': key }, connections: 16, seconds: SECONDS }));
       mcp.push(await mcpLoad(api.url, key, sid, args));
+      sdk.push(await mcpLoad(api.url, key, sid, args, true));
     }
-    const med = (xs: LoadResult[]) => [...xs].sort((a, b) => a.requests_per_s - b.requests_per_s)[1]!;
-    const ratios = rest.map((r, i) => mcp[i]!.requests_per_s / r.requests_per_s).sort((a, b) => a - b);
-    const r = med(rest);
-    const m = med(mcp);
-    rows.push({ case: 'REST GET /v1/codes/99213/payment (16 conns, median of 3)', 'req/s': r.requests_per_s, 'p50 ms': r.p50_ms, 'p99 ms': r.p99_ms, 'non-2xx': r.non_2xx + r.errors, ratio: '1.00' });
-    rows.push({ case: 'MCP tools/call getCodePayment, same inputs', 'req/s': m.requests_per_s, 'p50 ms': m.p50_ms, 'p99 ms': m.p99_ms, 'non-2xx': m.non_2xx + m.errors, ratio: `${ratios[1]!.toFixed(2)} (target >= 0.5)` });
+    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[1]!;
+    const row = (label: string, xs: LoadResult[]) => ({
+      case: label,
+      'req/s': med(xs.map((x) => x.requests_per_s)),
+      'MB/s': (med(xs.map((x) => x.bytes_per_s)) / 1e6).toFixed(1),
+      'bytes/answer': Math.round(med(xs.map((x) => x.bytes_per_s / x.requests_per_s))),
+      'p50 ms': med(xs.map((x) => x.p50_ms)),
+      'p99 ms': med(xs.map((x) => x.p99_ms)),
+      'non-2xx': xs.reduce((a, x) => a + x.non_2xx + x.errors, 0),
+      'ratio req/s': xs === rest ? '1.00' : med(xs.map((x, i) => x.requests_per_s / rest[i]!.requests_per_s)).toFixed(2),
+      'ratio bytes/s': xs === rest ? '1.00' : med(xs.map((x, i) => x.bytes_per_s / rest[i]!.bytes_per_s)).toFixed(2),
+    });
+    rows.push(row('REST GET /v1/codes/99213/payment (16 conns, medians of 3 alternating rounds)', rest));
+    rows.push(row('MCP tools/call getCodePayment, same inputs (target >= 0.5)', mcp));
+    rows.push(row("the same call as a one-message batch, through the SDK's transport", sdk));
   } finally {
     await api.stop();
     await rm(dir, { recursive: true, force: true });

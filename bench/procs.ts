@@ -31,8 +31,10 @@ function waitFor(proc: ChildProcess, re: RegExp, stream: 'stdout' | 'stderr'): P
   });
 }
 
+/** Ends a child (once: stopping one that already exited resolves at once). */
 const stop = (proc: ChildProcess) => () =>
   new Promise<void>((r) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return r();
     proc.once('exit', () => r());
     proc.kill('SIGTERM');
   });
@@ -47,8 +49,9 @@ export async function spawnApi(dataDir: string, env: Record<string, string> = {}
   return { url: `http://127.0.0.1:${port}`, proc, stop: stop(proc) };
 }
 
-export async function spawnBare(): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'bench/bare.ts')], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** A baseline server in its own process (`bench/bare.ts`; `args` picks the durable-write or canned-answer route). */
+export async function spawnBare(args: string[] = []): Promise<Child> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'bench/bare.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await waitFor(proc, /(http:\/\/[\d.]+:\d+)/, 'stdout');
   return { url, proc, stop: stop(proc) };
 }
@@ -76,12 +79,12 @@ export async function seededStart(): Promise<{ ms: number; rss: number }> {
  * A seeded data dir with a bench key, the API server over it and a bare Koa server: what most
  * area benches start from. `stop` ends both and removes the dir.
  */
-export async function seededPair(prefix: string, scopes: KeyScope[] = ['knowledge']): Promise<{ dir: string; key: string; api: Child; bare: Child; stop(): Promise<void> }> {
+export async function seededPair(prefix: string, scopes: KeyScope[] = ['knowledge'], env: Record<string, string> = {}): Promise<{ dir: string; key: string; api: Child; bare: Child; stop(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   const wh = new Warehouse(dir);
   await seedAll(wh, join(ROOT, 'seeds'));
   const key = await benchKey(wh.path('state.sqlite'), scopes);
-  const api = await spawnApi(dir);
+  const api = await spawnApi(dir, env);
   const bare = await spawnBare();
   return {
     dir,

@@ -5,6 +5,8 @@ import { normalizeHostList } from '../server/pipeline/hosts.js';
 import { toIssues } from '../server/validation.js';
 import { llmWriter } from '../server/agents/writer.js';
 import type { AgentOptions } from '../server/server.js';
+import type { SqliteOptions } from '../warehouse/state.js';
+import { DEFAULT_BATCH_MAX } from '../warehouse/sqlite_commit.js';
 
 /** Service version reported by /v1/meta and the OpenAPI document (spec revision 0.1.1). */
 export const SERVICE_VERSION = '0.1.1';
@@ -79,6 +81,8 @@ const EnvSchema = z.object({
   RCM_ZIP_MAX_MB: z.coerce.number().int().min(1).max(1_048_576).default(4096),
   RCM_REJECT_THRESHOLD: z.coerce.number().min(0).max(1).default(0.01),
   RCM_LOG: z.enum(['json', 'silent']).default('json'),
+  RCM_STATE_SYNC: z.enum(['full', 'normal']).default('full'),
+  RCM_STATE_BATCH_MAX: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_BATCH_MAX),
 });
 
 export type Config = z.output<typeof EnvSchema>;
@@ -103,6 +107,11 @@ export function agentOptionsOf(c: Config): AgentOptions {
     llm: c.RCM_LLM_URL && c.RCM_LLM_MODEL ? llmWriter({ url: c.RCM_LLM_URL, model: c.RCM_LLM_MODEL, apiKey: c.RCM_LLM_API_KEY, timeoutMs: c.RCM_LLM_TIMEOUT_MS }) : null,
     allowTestKeys: c.RCM_LLM_ALLOW_TEST,
   };
+}
+
+/** How the state store commits (`RCM_STATE_SYNC`, `RCM_STATE_BATCH_MAX`). */
+export function stateOptionsOf(c: Config): SqliteOptions {
+  return { sync: c.RCM_STATE_SYNC, batchMax: c.RCM_STATE_BATCH_MAX };
 }
 
 /** OpenAPI `servers` from the configured base URLs (undefined: the serving host itself). */

@@ -83,13 +83,13 @@ function splitTarget(url: string): { path: string; rawQuery: string } {
 }
 
 /**
- * The request listener: a route of the table goes straight from Node's request to the pipeline
- * and back (Koa's context objects cost more per request than the whole pipeline, measured in
- * `npm run bench`), whatever the target's form; only pages, `/v1/mcp` and unmatched paths go
+ * The request listener: a route of the table, and `/v1/mcp`, go straight from Node's request to
+ * the pipeline and back (Koa's context objects cost more per request than the whole pipeline,
+ * measured in `npm run bench`), whatever the target's form; only pages and unmatched paths go
  * through the Koa app.
  */
 export function createHttpHandler(pipeline: Pipeline, routes: RouteDef[], opts: HttpOptions): RequestListener {
-  const koa = createHttpApp(pipeline, routes, opts).callback();
+  const koa = createHttpApp(pipeline, routes).callback();
   const dispatcher = new Dispatcher(routes);
   return (req, res) => {
     // Node keeps the first of two Host headers; which host a request addresses decides test or
@@ -100,6 +100,12 @@ export function createHttpHandler(pipeline: Pipeline, routes: RouteDef[], opts: 
       return;
     }
     const { path, rawQuery } = splitTarget(req.url ?? '/');
+    if (path === MCP_PATH && opts.mcp && MCP_METHODS.includes(req.method ?? '')) {
+      serveMcp(pipeline, opts.mcp, req, res, opts).catch((e: unknown) => {
+        res.destroy(e as Error);
+      });
+      return;
+    }
     const m = path === MCP_PATH ? null : dispatcher.match(req.method ?? 'GET', path);
     if (m === null || 'allowed' in m) {
       void koa(req, res);
@@ -109,6 +115,20 @@ export function createHttpHandler(pipeline: Pipeline, routes: RouteDef[], opts: 
       res.destroy(e as Error);
     });
   };
+}
+
+/** `/v1/mcp`: the body read and bounded here, the rest (each answer with its X-Request-Id) is the MCP adapter's. */
+async function serveMcp(pipeline: Pipeline, mcp: McpEndpoint, req: IncomingMessage, res: ServerResponse, opts: HttpOptions): Promise<void> {
+  const started = pipeline.started();
+  const requestId = requestIdOf(req);
+  const { bytes, overLimit } = req.method === 'POST' ? await readBody(req, 1 << 20) : { bytes: EMPTY, overLimit: false };
+  if (overLimit) {
+    res.writeHead(413, { 'content-type': JSON_TYPE, connection: 'close', 'x-request-id': requestId }).end(JSON.stringify({ detail: 'request body exceeds 1048576 bytes', code: 'payload_too_large' }));
+    pipeline.record('http', req.method ?? 'POST', MCP_PATH, 413, started, requestId);
+    return;
+  }
+  const status = await mcp.handle(req, res, bytes, clientIp(req, opts.trustProxy), requestId);
+  pipeline.record('http', req.method ?? 'POST', MCP_PATH, status, started, requestId);
 }
 
 async function invokeRoute(pipeline: Pipeline, route: RouteDef, params: Record<string, string>, req: IncomingMessage, res: ServerResponse, rawQuery: string, opts: HttpOptions): Promise<void> {
@@ -161,11 +181,10 @@ class HttpCall implements InvokeRequest {
 }
 
 /**
- * The Koa app behind the listener: the pages (`/docs`, `/playground`), `/v1/mcp` (the second
- * adapter over the pipeline) and the 404/405 answers of paths no route matches. Routes of the
- * table never reach it.
+ * The Koa app behind the listener: the pages (`/docs`, `/playground`) and the 404/405 answers of
+ * paths no route matches. Routes of the table and `/v1/mcp` never reach it.
  */
-export function createHttpApp(pipeline: Pipeline, routes: RouteDef[], opts: HttpOptions): Koa {
+function createHttpApp(pipeline: Pipeline, routes: RouteDef[]): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
@@ -174,18 +193,6 @@ export function createHttpApp(pipeline: Pipeline, routes: RouteDef[], opts: Http
     const started = pipeline.started();
     const requestId = requestIdOf(ctx.req);
     ctx.set('X-Request-Id', requestId);
-    if (ctx.path === MCP_PATH && opts.mcp && MCP_METHODS.includes(ctx.method)) {
-      const { bytes, overLimit } = ctx.method === 'POST' ? await readBody(ctx.req, 1 << 20) : { bytes: Buffer.alloc(0), overLimit: false };
-      ctx.respond = false;
-      if (overLimit) {
-        ctx.res.writeHead(413, { 'content-type': JSON_TYPE, connection: 'close' }).end(JSON.stringify({ detail: 'request body exceeds 1048576 bytes', code: 'payload_too_large' }));
-        pipeline.record('http', ctx.method, MCP_PATH, 413, started, requestId);
-        return;
-      }
-      const status = await opts.mcp.handle(ctx.req, ctx.res, bytes, clientIp(ctx.req, opts.trustProxy), requestId);
-      pipeline.record('http', ctx.method, MCP_PATH, status, started, requestId);
-      return;
-    }
     const page = ctx.method === 'GET' || ctx.method === 'HEAD' ? pageAt(ctx.path) : undefined;
     if (page) {
       for (const [k, v] of Object.entries(page.headers)) ctx.set(k, v);

@@ -220,10 +220,16 @@ export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType 
   /**
    * A durable write after the answer (which may come from the cache): it records the answer in
    * the tenant's state and returns fields that join the body (a persisted determination's id), or
-   * null to skip (e.g. `persist=false`). `body()` parses the answer only when the write needs it.
-   * Keyed routes only.
+   * null to skip (e.g. `persist=false`). `answer.value()` parses the answer only when the write
+   * needs it; `answer.json` is its text as sent (stored as is, not serialised again). Keyed routes only.
    */
-  persist?(ctx: PersistContext<Infer<P>, Infer<Q>>, body: () => z.output<R>): Promise<Record<string, unknown> | null>;
+  persist?(ctx: PersistContext<Infer<P>, Infer<Q>>, answer: PersistedAnswer<z.output<R>>): Promise<Record<string, unknown> | null>;
+}
+
+/** The answer a `persist` step records: parsed on demand, and its JSON text. */
+export interface PersistedAnswer<T> {
+  value(): T;
+  readonly json: string;
 }
 
 export interface PersistContext<P, Q> {
@@ -239,7 +245,7 @@ export interface RouteDef extends Omit<RouteSpec<z.ZodType | undefined, z.ZodTyp
   tenantScoped?(input: { params: any; query: any }): boolean;
   resolve?(input: RawInput, snapshot: SnapshotReader | null): Promise<Resolution<unknown>>;
   handler(ctx: RouteContext<any, any, any, any>): MaybePromise<unknown>;
-  persist?(ctx: PersistContext<any, any>, body: () => any): Promise<Record<string, unknown> | null>;
+  persist?(ctx: PersistContext<any, any>, answer: PersistedAnswer<any>): Promise<Record<string, unknown> | null>;
 }
 
 /**

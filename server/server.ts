@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { SnapshotHolder } from '../warehouse/snapshot.js';
 import { openStateStore, stateLocationOf } from '../warehouse/open_state.js';
 import { PgStateStore } from '../warehouse/pg/state.js';
-import type { StateStore } from '../warehouse/state.js';
+import type { SqliteOptions, StateStore } from '../warehouse/state.js';
 import { Warehouse } from '../warehouse/store.js';
 import { createHttpHandler } from './http.js';
 import { McpEndpoint } from './mcp/adapter.js';
@@ -103,6 +103,8 @@ export interface StartOptions extends PipelineConfig {
   now?: () => Date;
   /** Agent jobs: callback rules, the runner (off when `rcm worker` runs jobs elsewhere), the optional LLM writer. */
   agents?: AgentOptions;
+  /** How the state store commits (`RCM_STATE_SYNC`, `RCM_STATE_BATCH_MAX`). */
+  state?: SqliteOptions;
   /** Extra routes (the test suite's probes of each auth and body kind). */
   extraRoutes?: RouteDef[];
   /** Rate limiters shared by replicas (a networked store); in-process windows when not given. */
@@ -126,7 +128,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const now = o.now ?? (() => new Date());
   const wh = new Warehouse(o.dataDir);
   await wh.init();
-  const state = await openStateStore(stateLocationOf(wh.dir, o.stateUrl), now);
+  const state = await openStateStore(stateLocationOf(wh.dir, o.stateUrl), now, o.state);
   // On PostgreSQL the rate limits are shared by the replicas too (one counter table beside the state).
   const limiters = o.limiters ?? (state instanceof PgStateStore ? await pgLimiters(state.pool, o, () => now().getTime()) : undefined);
   const metrics = new Metrics();

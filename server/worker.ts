@@ -1,5 +1,6 @@
 import { SnapshotHolder } from '../warehouse/snapshot.js';
 import { openStateStore, stateLocationOf } from '../warehouse/open_state.js';
+import type { SqliteOptions } from '../warehouse/state.js';
 import { Warehouse } from '../warehouse/store.js';
 import type { JobRunner } from './agents/runner.js';
 import type { Logger } from './logger.js';
@@ -10,11 +11,21 @@ import { DEFAULT_AGENTS, makeRunner, type AgentOptions } from './server.js';
  * `rcm worker`: the job runner on its own (no HTTP), over the same data dir as the servers:
  * it mounts the current snapshot (following swaps) and claims jobs from the state store.
  */
-export async function worker(o: { dataDir: string; stateUrl?: string; logger: Logger; serviceVersion: string; agents: Partial<AgentOptions>; pollMs?: number; now?: () => Date }): Promise<{ runner: JobRunner; close(): Promise<void> }> {
+export async function worker(o: {
+  dataDir: string;
+  /** `RCM_STATE_URL`: unset is SQLite in the data dir. */
+  stateUrl?: string;
+  logger: Logger;
+  serviceVersion: string;
+  agents: Partial<AgentOptions>;
+  pollMs?: number;
+  now?: () => Date;
+  state?: SqliteOptions;
+}): Promise<{ runner: JobRunner; close(): Promise<void> }> {
   const now = o.now ?? (() => new Date());
   const wh = new Warehouse(o.dataDir);
   await wh.init();
-  const state = await openStateStore(stateLocationOf(wh.dir, o.stateUrl), now);
+  const state = await openStateStore(stateLocationOf(wh.dir, o.stateUrl), now, o.state);
   const snapshots = new SnapshotHolder(wh);
   await snapshots.refresh();
   snapshots.start(o.pollMs ?? 500);

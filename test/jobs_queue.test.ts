@@ -1,7 +1,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError } from '../warehouse/errors.js';
 import type { StateStore } from '../warehouse/state.js';
+import type { MountedSnapshot } from '../warehouse/snapshot.js';
+import { JobRunner } from '../server/agents/runner.js';
+import { silentLogger } from '../server/logger.js';
 import { TestClock } from './helpers/clock.js';
+import { waitUntil } from './helpers/harness.js';
 import { storeKinds } from './helpers/state_stores.js';
 
 let store: StateStore;
@@ -115,6 +119,57 @@ for (const kind of storeKinds()) {
       } finally {
         await other.close();
       }
+    });
+
+    describe('job runner: claiming ahead (issue 26)', () => {
+      /** A runner over the store whose one agent runs `agent`; the snapshot is a stand-in (the agent reads none). */
+      function runnerWith(agent: (n: number) => Promise<unknown>) {
+        let n = 0;
+        const snapshot = { retain: () => undefined, release: () => undefined } as unknown as MountedSnapshot;
+        return new JobRunner({
+          queue: store.jobs,
+          snapshots: { snapshot },
+          agents: [{ type: 'code_research', run: () => agent(n++) }],
+          now: clock.now,
+          logger: silentLogger,
+          concurrency: 2,
+          callbacks: { policy: { production: false, allowedHosts: [] }, resolve: async () => [], http: async () => ({ status: 204, retryAfter: undefined }), userAgent: 'test' },
+          retentionDays: 30,
+        });
+      }
+      const running = async () => (await store.jobs.countByStatus()).running;
+
+      it('claims no job ahead before its agent has run quickly (an agent waiting on an LLM never has), so another worker can take what it has not started', async () => {
+        for (let i = 0; i < 12; i++) await submit(`00000000-0000-4000-8000-1000000000${String(i).padStart(2, '0')}`);
+        let open!: () => void;
+        const gate = new Promise<void>((r) => (open = r));
+        const slow = runnerWith(() => gate.then(() => ({})));
+        await slow.tick();
+        expect(await running()).toBe(2);
+        // Another worker takes the waiting jobs.
+        const other = await store.jobs.claim('other', clock.now(), 60_000);
+        expect(other).not.toBeNull();
+        open();
+        await slow.drain();
+      });
+
+      it('claims a few jobs ahead while its agent runs quickly, and runs every one of them', async () => {
+        for (let i = 0; i < 40; i++) await submit(`00000000-0000-4000-8000-2000000000${String(i).padStart(2, '0')}`);
+        let open!: () => void;
+        const gate = new Promise<void>((r) => (open = r));
+        // Quick for 20 jobs, then every run waits: what it holds then is running plus claimed ahead.
+        const r = runnerWith((n) => (n < 20 ? Promise.resolve({ n }) : gate.then(() => ({ n }))));
+        r.start(60_000);
+        await r.tick();
+        // Bounded in time, not turns: on PostgreSQL each claim and completion is a round trip.
+        await waitUntil(async () => (await running()) >= 10, 10_000);
+        expect(await running()).toBe(2 + 2 * 4);
+        open();
+        await r.drain();
+        const counts = await store.jobs.countByStatus();
+        expect(counts.completed).toBe(40 - counts.accepted);
+        expect(counts.running).toBe(0);
+      });
     });
   });
 }

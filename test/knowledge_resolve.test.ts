@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SqliteStateStore } from '../warehouse/state.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
+import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
 
 // Seeded world (seeds/): facilities 050454 (UCSF, CA acute care), 011300 (AL critical access),
 // 330101 (NY acute care), 013300 (AL children's); Medicare FFS with the CMS OPD prior-auth list;
@@ -192,6 +192,25 @@ describe('tenant state in L2-L4: isolation, writes seen at once, cached layers c
     expect(a.body.layers.L4_payer_rules.roster).toBeNull();
     expect(a.body.layers.L4_payer_rules.prior_auth.resolution_tier).not.toBe('facility_override');
     expect(JSON.stringify(a.body)).not.toContain('out_of_network');
+  });
+
+  it("the same tenant's live world and test world stay apart in L2-L4, cached answers included", async () => {
+    const live = await t.newKey('live', ['knowledge']);
+    const asLive = (path: string, method: string, body?: Json) => t.request(path, { method, ...(body ? { body } : {}), key: live, host: LIVE_HOST });
+    const q = { ccn: '013300', cpt: '99213', payer: 'uhc', date_of_service: D };
+    const before = await resolve(q);
+    expect(before.body.layers.L2_facility_type.registered).toBe(false);
+    expect((await asLive('/v1/facilities/013300', 'PUT', { facility_type: 'clinic' })).status).toBeLessThan(300);
+    expect((await asLive('/v1/facilities/013300/payers', 'POST', { payer_slug: 'uhc', network_status: 'out_of_network' })).status).toBeLessThan(300);
+    expect((await asLive('/v1/facilities/013300/pa-overrides', 'POST', { payer_slug: 'uhc', code: '99213', pa_required: true })).status).toBeLessThan(300);
+    const inLive = await asLive('/v1/knowledge/resolve', 'POST', q);
+    expect(inLive.body.layers.L2_facility_type).toMatchObject({ registered: true, facility_type: 'clinic' });
+    expect(inLive.body.layers.L4_payer_rules.roster).toMatchObject({ network_status: 'out_of_network' });
+    // The test world asks the same question again: its cached answer and layers, none of the live rows.
+    const inTest = await resolve(q);
+    expect(inTest.body.layers.L2_facility_type).toMatchObject({ registered: false, overrides: [] });
+    expect(inTest.body.layers.L4_payer_rules.roster).toBeNull();
+    expect(JSON.stringify(inTest.body)).not.toContain('out_of_network');
   });
 
   it('caches each layer by what it depends on: another question at the facility reuses L1-L3, a tenant write recomputes the tenant layers only', async () => {

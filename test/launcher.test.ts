@@ -1,27 +1,11 @@
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { createServer, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { request } from 'node:http';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freePort, useSeededDir, waitUntil } from './helpers/harness.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'rcm-launcher-'));
-  await cp(inject('seededDir'), dir, { recursive: true });
-});
-afterAll(async () => rm(dir, { recursive: true, force: true }));
-
-const freePort = () =>
-  new Promise<number>((res, rej) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-    s.on('error', rej);
-  });
+const seeded = useSeededDir('rcm-launcher-');
 
 /** Whether something answers /v1/health on the port (a refused connection is false). */
 const answers = (port: number) =>
@@ -35,28 +19,18 @@ const answers = (port: number) =>
     req.end();
   });
 
-/** Polls until `ok` (bounded: a process test waits for real time, never forever). */
-async function until(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('the bin/rcm.js launcher (issue 20, item 8)', () => {
   it('takes its re-executed server down with it when it is SIGKILLed (the server no longer runs on, orphaned)', async () => {
     const port = await freePort();
     const launcher = spawn(process.execPath, [join(ROOT, 'bin/rcm.js'), 'serve', '--port', String(port)], {
-      env: { ...process.env, RCM_DATA_DIR: dir, RCM_LOG: 'silent', RCM_AGENT_RUNNER: '0' },
+      env: { ...process.env, RCM_DATA_DIR: seeded(), RCM_LOG: 'silent', RCM_AGENT_RUNNER: '0' },
       stdio: 'ignore',
     });
     try {
-      expect(await until(() => answers(port), 30_000)).toBe(true);
+      expect(await waitUntil(() => answers(port), 30_000)).toBe(true);
       launcher.kill('SIGKILL');
       // The child's IPC channel to the launcher closes: it exits, and the port stops answering.
-      expect(await until(async () => !(await answers(port)), 15_000)).toBe(true);
+      expect(await waitUntil(async () => !(await answers(port)), 15_000)).toBe(true);
     } finally {
       launcher.kill('SIGKILL');
     }

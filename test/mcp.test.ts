@@ -1,5 +1,6 @@
 import { examplePolicyPdf } from '../server/policy_documents/example_pdf.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -220,6 +221,51 @@ describe('MCP endpoint auth and sessions', () => {
     expect(del.status).toBe(200);
     const after = await post({ 'X-API-Key': t.key, 'Mcp-Session-Id': sid }, list);
     expect(after.status).toBe(404);
+  });
+});
+
+describe('MCP tools/call answered beside the SDK transport (issue 26)', () => {
+  const post = (headers: Record<string, string>, body: unknown) => {
+    const text = JSON.stringify(body);
+    return rawRequest(t.port, '/v1/mcp', {
+      method: 'POST',
+      headers: { 'X-API-Key': t.key, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Content-Length': String(Buffer.byteLength(text)), ...headers },
+      body: text,
+    });
+  };
+  const open = async () => {
+    const r = await post({}, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    return { 'Mcp-Session-Id': r.headers['mcp-session-id'] as string, 'Mcp-Protocol-Version': '2025-06-18' };
+  };
+  const call = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+
+  it("answers a tools/call exactly as the SDK's transport does, and the answer is a valid CallToolResult", async () => {
+    const session = await open();
+    for (const [name, args] of [
+      ['getCodePayment', { code: '99213', locality: '1320201', date_of_service: '2026-03-02' }],
+      ['getCodePayment', { code: '99213', qpp_flag: '2' }], // a 422: an error result
+      ['searchPayers', { q: 'aetna' }], // an array answer, wrapped as {results}
+    ] as const) {
+      await post(session, call(1, name, args)); // fills the answer cache, so both answers below are the same bytes
+      const direct = await post(session, call(7, name, args));
+      const viaSdk = await post(session, [call(7, name, args)]); // a batch: the SDK's transport answers (one message, one answer)
+      expect(direct.status).toBe(200);
+      expect(direct.headers['content-type']).toBe('application/json');
+      expect(direct.headers['mcp-session-id']).toBe(session['Mcp-Session-Id']);
+      expect(direct.body).toEqual(viaSdk.body);
+      expect(CallToolResultSchema.safeParse(direct.body.result).success).toBe(true);
+    }
+  });
+
+  it("leaves every request it does not answer to the SDK: its errors for a bad Accept, protocol version or tool", async () => {
+    const session = await open();
+    const args = { code: '99213' };
+    expect((await post({ ...session, Accept: 'application/json' }, call(1, 'getCode', args))).status).toBe(406);
+    const version = await post({ ...session, 'Mcp-Protocol-Version': '1999-01-01' }, call(2, 'getCode', args));
+    expect(version.status).toBe(400);
+    expect(version.body.error.message).toMatch(/Unsupported protocol version/);
+    const unknown = await post(session, call(3, 'noSuchTool', args));
+    expect(unknown.body).toMatchObject({ id: 3, error: { code: -32602, message: expect.stringContaining('noSuchTool') } });
   });
 });
 

@@ -16,6 +16,13 @@ import { PG_URL, pgDatabase } from './helpers/state_stores.js';
 // The repository behaviour both engines share is test/state.test.ts and test/jobs_queue.test.ts.
 const clock = new TestClock();
 
+describe('PostgreSQL migrations', () => {
+  it("reach SQLite's latest version, each step's DDL built from SQLite's schema", () => {
+    expect(PG_MIGRATIONS.at(-1)!.version).toBe(MIGRATIONS.at(-1)!.version);
+    for (const m of PG_MIGRATIONS) expect(m.sql()).toMatch(/CREATE (TABLE|INDEX)/);
+  });
+});
+
 describe.skipIf(!PG_URL)('PostgreSQL state store: migrations', () => {
   let db: Awaited<ReturnType<typeof pgDatabase>>;
   beforeAll(async () => {
@@ -35,17 +42,24 @@ describe.skipIf(!PG_URL)('PostgreSQL state store: migrations', () => {
     }
   });
 
-  it("has SQLite's tables and columns of the same version, in the same order", async () => {
-    const version = PG_MIGRATIONS.at(-1)!.version;
+  it("has SQLite's tables, columns and indexes of the same version, in the same order", async () => {
+    const version = MIGRATIONS.at(-1)!.version;
     const lite = new Database(':memory:');
     for (const m of MIGRATIONS) if (m.version <= version) m.up(lite);
     const want = (lite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => ({
       table: t.name,
       columns: (lite.prepare('SELECT name, type FROM pragma_table_info(?) ORDER BY cid').all(t.name) as { name: string; type: string }[]).map((c) => `${c.name} ${c.type.toLowerCase()}`),
     }));
+    const indexes = (lite.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").all() as { name: string }[]).map((i) => i.name);
     lite.close();
     const store = await PgStateStore.open(db.url, clock.now, 2);
     try {
+      expect(await store.schemaVersion()).toBe(version);
+      // The indexes made by CREATE INDEX (not those behind a primary key or UNIQUE constraint).
+      const pgIndexes = await store.pool.query<{ n: string }>(
+        `SELECT indexname AS n FROM pg_indexes i WHERE schemaname = current_schema() AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname) ORDER BY indexname COLLATE "C"`,
+      );
+      expect(pgIndexes.rows.map((r) => r.n)).toEqual(indexes);
       const cols = (
         await store.pool.query<{ table_name: string; column_name: string; data_type: string }>(
           `SELECT c.table_name, c.column_name, c.data_type FROM information_schema.columns c

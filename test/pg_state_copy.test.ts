@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIO } from '../cli/main.js';
+import { MIGRATIONS } from '../warehouse/migrations.js';
 import { PgStateStore } from '../warehouse/pg/state.js';
 import { SqliteStateStore, hashKey } from '../warehouse/state.js';
 import { TestClock } from './helpers/clock.js';
@@ -27,7 +28,7 @@ async function fill(file: string): Promise<{ secret: string; tenantId: string }>
     const v = st.forTenant(t.id, 'live');
     await v.rosters.upsert('050454', { payer_slug: 'aetna', payer_name: 'Aetna', network_status: 'in_network', effective_date: null, expiration_date: null, is_active: true, notes: 'n', plan_types: ['hmo'] }, clock.now());
     await v.overrides.create('050454', { payer_slug: null, payer_name: null, code: '70553', code_type: 'CPT', service_category: null, pa_required: true, auth_type: null, delegation_vendor: null, reason: 'r', source_document: null, effective_date: null, expiration_date: null, is_active: true }, clock.now());
-    await v.determinations.create({ id: 'd0000000-0000-4000-8000-000000000001', created_at: clock.now().toISOString(), ccn: '050454', payer_slug: 'aetna', code: '70553', inputs: { a: 1 }, result: { b: 2 }, snapshot_id: 's', dataset_versions: { payers: 'v' } });
+    await v.determinations.create({ id: 'd0000000-0000-4000-8000-000000000001', created_at: clock.now().toISOString(), ccn: '050454', payer_slug: 'aetna', code: '70553', inputs: { a: 1 }, result_json: '{"b":2}', snapshot_id: 's', dataset_versions: { payers: 'v' } });
     await v.watches.create({ manufacturers: ['abbvie'], ndcs: [], states: ['AR'], entity_types: [] }, clock.now());
     await v.policyDocuments.save(
       {
@@ -78,7 +79,7 @@ describe.skipIf(!PG_URL)('rcm state copy and rcm state migrate on PostgreSQL', (
 
   it('rcm state migrate migrates the configured store and prints its version', async () => {
     const r = await rcm({ RCM_DATA_DIR: dir, RCM_STATE_URL: db.url }, 'state', 'migrate');
-    expect(r).toMatchObject({ code: 0, out: 'state store (postgres) at schema version 7\n' });
+    expect(r).toMatchObject({ code: 0, out: `state store (postgres) at schema version ${MIGRATIONS.at(-1)!.version}\n` });
     expect((await rcm({ RCM_DATA_DIR: dir }, 'state', 'migrate')).out).toMatch(/^state store \(sqlite\) at schema version \d+\n$/);
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MemoryRateLimiter } from '../server/pipeline/limits.js';
-import { checkRoute } from '../server/pipeline/invoke.js';
+import { checkRoute, withFieldsFirst } from '../server/pipeline/invoke.js';
 import { defineRoute, json } from '../server/route.js';
 import { TestClock } from './helpers/clock.js';
 import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
@@ -272,5 +272,20 @@ describe('a cached POST that reads tenant state (a question, like knowledge reso
     // The PUT bumped the tenant's generation: the same question is computed again.
     expect((await ask('read')).body.facilities).toBe(1);
     expect(runs).toBe(before + 1);
+  });
+});
+
+describe('fields a persist step adds to an answer (issue 26: no second parse and stringify)', () => {
+  const join = (fields: Record<string, unknown>, answer: string) => JSON.parse(withFieldsFirst(fields, Buffer.from(answer)).toString('utf8')) as unknown;
+
+  it('puts the fields first and keeps the answer, as {...fields, ...answer} would', () => {
+    const out = withFieldsFirst({ determination_id: 'd1' }, Buffer.from('{"pa_required":true,"code":"70553"}')).toString('utf8');
+    expect(out).toBe('{"determination_id":"d1","pa_required":true,"code":"70553"}');
+  });
+
+  it('lets the answer win a member both have, and handles an empty answer object', () => {
+    expect(join({ a: 1 }, '{"a":2,"b":3}')).toEqual({ a: 2, b: 3 });
+    expect(join({ a: 1 }, '{ }')).toEqual({ a: 1 });
+    expect(join({}, '{"b":3}')).toEqual({ b: 3 });
   });
 });

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { signature } from '../server/agents/callbacks.js';
 import { routeCatalog } from '../server/routes.js';
+import { freePort } from './helpers/harness.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const readme = () => readFile(join(ROOT, 'README.md'), 'utf8');
@@ -55,13 +55,3 @@ describe('the README tells the truth', () => {
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-    s.on('error', rej);
-  });
-}

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFile, cp, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SqliteStateStore } from '../warehouse/state.js';
+import { freePort, waitUntil } from './helpers/harness.js';
 
 // Two `rcm serve` replicas over one data dir (the shared-volume deployment, README "Scale-out"):
 // a snapshot published once reaches both within the poll interval, and a key made by the CLI works
@@ -15,31 +15,12 @@ let dir: string;
 let key: string;
 const replicas: { proc: ChildProcess; port: number }[] = [];
 
-const freePort = () =>
-  new Promise<number>((res, rej) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-    s.on('error', rej);
-  });
-
 async function meta(port: number): Promise<{ status: number; snapshot_id?: string }> {
   try {
     const r = await fetch(`http://127.0.0.1:${port}/v1/meta`, { headers: { 'X-API-Key': key }, signal: AbortSignal.timeout(2000) });
     return { status: r.status, ...((await r.json()) as { snapshot_id?: string }) };
   } catch {
     return { status: 0 };
-  }
-}
-
-async function until(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -64,7 +45,7 @@ beforeAll(async () => {
     });
     replicas.push({ proc, port });
   }
-  for (const r of replicas) expect(await until(async () => (await meta(r.port)).status === 200, 60_000)).toBe(true);
+  for (const r of replicas) expect(await waitUntil(async () => (await meta(r.port)).status === 200, 60_000)).toBe(true);
 }, 90_000);
 
 afterAll(async () => {
@@ -83,6 +64,6 @@ describe('two replicas over one data dir', () => {
     expect(await rcm(['ingest', 'umls_concepts', file])).toBe(0);
     const next = (await readFile(join(dir, 'CURRENT'), 'utf8')).trim();
     expect(next).not.toBe(current);
-    for (const r of replicas) expect(await until(async () => (await meta(r.port)).snapshot_id === next, 20_000)).toBe(true);
+    for (const r of replicas) expect(await waitUntil(async () => (await meta(r.port)).snapshot_id === next, 20_000)).toBe(true);
   }, 60_000);
 });

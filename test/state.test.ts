@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../warehouse/errors.js';
 import { MIGRATIONS } from '../warehouse/migrations.js';
-import type { PaOverrideFields, RosterFields, StoredDetermination } from '../warehouse/facilities.js';
+import type { NewDetermination, PaOverrideFields, RosterFields } from '../warehouse/facilities.js';
 import type { StoredChunk, StoredPolicyDocument } from '../warehouse/policy_documents.js';
 import { GENERATION_TTL_MS, SqliteStateStore, hashKey, type StateStore, type TenantStore } from '../warehouse/state.js';
 import { TestClock } from './helpers/clock.js';
@@ -58,14 +58,14 @@ const override = (required: boolean): PaOverrideFields => ({
   expiration_date: null,
   is_active: true,
 });
-const determination = (id: string): StoredDetermination => ({
+const determination = (id: string): NewDetermination => ({
   id,
   created_at: clock.now().toISOString(),
   ccn: CCN,
   payer_slug: 'aetna',
   code: '70553',
   inputs: { payer: 'aetna' },
-  result: { determination: 'unknown' },
+  result_json: JSON.stringify({ determination: 'unknown' }),
   snapshot_id: 's1',
   dataset_versions: { payers: '2026-11-22' },
 });
@@ -552,5 +552,117 @@ describe('SQLite state file', () => {
         await up.close();
       }
     });
+  });
+});
+
+describe('group commit (issue 26)', () => {
+  let dir: string;
+  let sq: SqliteStateStore;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rcm-group-'));
+    store = sq = new SqliteStateStore(join(dir, 'state.sqlite'), clock.now);
+  });
+  afterEach(async () => {
+    await sq.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const reader = () => new Database(join(dir, 'state.sqlite'), { readonly: true });
+
+  it('commits concurrent writes of several tenants in one transaction, and answers none before that commit is visible to another connection', async () => {
+    const { a, b } = await twoTenants();
+    const before = { ...sq.commits.stats };
+    const other = reader();
+    try {
+      const ids = Array.from({ length: 20 }, (_, i) => `d0000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+      const seenAtFirstAnswer: number[] = [];
+      const writes = ids.map((id, i) => {
+        const w = (i % 2 ? a : b).determinations.create(determination(id));
+        // When the first write answers, every write of its batch is already committed.
+        if (i === 0) void w.then(() => seenAtFirstAnswer.push((other.prepare('SELECT count(*) AS n FROM pa_determinations').get() as { n: number }).n));
+        return w;
+      });
+      // Queued, not yet written: nothing is visible before the batch commits.
+      expect((other.prepare('SELECT count(*) AS n FROM pa_determinations').get() as { n: number }).n).toBe(0);
+      await Promise.all(writes);
+      expect(seenAtFirstAnswer).toEqual([20]);
+      expect(sq.commits.stats.batches - before.batches).toBe(1);
+      expect(sq.commits.stats.writes - before.writes).toBe(20);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('rolls back a failing write alone: the other writes of its batch commit, and only the failing one rejects', async () => {
+    const { a, b } = await twoTenants();
+    const before = sq.commits.stats.batches;
+    const [first, bad, last] = await Promise.allSettled([
+      a.rosters.upsert(CCN, roster('aetna'), clock.now()),
+      a.rosters.upsert('330101', { ...roster('cigna'), notes: 'x'.repeat(2001) }, clock.now()), // CHECK constraint, after registering 330101
+      b.overrides.create(CCN, override(true), clock.now()),
+    ]);
+    expect(sq.commits.stats.batches - before).toBe(1);
+    expect(first.status).toBe('fulfilled');
+    expect(bad).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ message: expect.stringMatching(/CHECK constraint/) }) });
+    expect(last.status).toBe('fulfilled');
+    expect(await a.rosters.list(CCN)).toHaveLength(1);
+    expect(await b.overrides.list(CCN)).toHaveLength(1);
+    // The failed write's own implicit registration went with it.
+    expect(await a.facilities.lookup('330101')).toBeNull();
+  });
+
+  it('rejects every write of a batch whose COMMIT fails, and leaves none of them', async () => {
+    const { a } = await twoTenants();
+    const writes = [
+      a.determinations.create(determination('d0000000-0000-4000-8000-00000000c001')),
+      // A foreign key checked only at COMMIT (deferred) and broken: the COMMIT itself fails.
+      sq.commits.write(() => {
+        sq.db.pragma('defer_foreign_keys = ON');
+        sq.db.prepare("INSERT INTO tenant_state (tenant_id, mode, generation) VALUES ('no-such-tenant', 'test', 1)").run();
+      }, false),
+      a.determinations.create(determination('d0000000-0000-4000-8000-00000000c002')),
+    ];
+    const settled = await Promise.allSettled(writes);
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(String((settled[0] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/);
+    await expect(a.determinations.get('d0000000-0000-4000-8000-00000000c001')).rejects.toThrow(NotFoundError);
+    expect(sq.db.inTransaction).toBe(false);
+    // The store goes on: the next write commits.
+    await a.determinations.create(determination('d0000000-0000-4000-8000-00000000c003'));
+    expect((await a.determinations.get('d0000000-0000-4000-8000-00000000c003')).id).toBe('d0000000-0000-4000-8000-00000000c003');
+  });
+
+  it('runs the batch again without a write under which SQLite rolled the whole transaction back, so the others still commit', async () => {
+    const { a } = await twoTenants();
+    const settled = await Promise.allSettled([
+      a.determinations.create(determination('d0000000-0000-4000-8000-00000000e001')),
+      sq.commits.write(() => {
+        // What SQLite does on some SQLITE_FULL and I/O errors: the transaction is gone, not just this write.
+        sq.db.exec('ROLLBACK');
+        throw new Error('transaction rolled back under this write');
+      }, false),
+      a.determinations.create(determination('d0000000-0000-4000-8000-00000000e002')),
+    ]);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await a.determinations.get('d0000000-0000-4000-8000-00000000e001')).id).toBe('d0000000-0000-4000-8000-00000000e001');
+    expect((await a.determinations.get('d0000000-0000-4000-8000-00000000e002')).id).toBe('d0000000-0000-4000-8000-00000000e002');
+  });
+
+  it('writes queued when the store closes are committed before it closes', async () => {
+    const { a } = await twoTenants();
+    const w = a.determinations.create(determination('d0000000-0000-4000-8000-00000000f001'));
+    await store.close();
+    await w;
+    store = sq = new SqliteStateStore(join(dir, 'state.sqlite'), clock.now);
+    expect((await store.forTenant(a.tenantId, 'test').determinations.get('d0000000-0000-4000-8000-00000000f001')).ccn).toBe(CCN);
+  });
+
+  it('fsyncs every commit by default (synchronous=FULL) and only at checkpoints with RCM_STATE_SYNC=normal', async () => {
+    expect(sq.db.pragma('synchronous', { simple: true })).toBe(2);
+    const normal = new SqliteStateStore(join(dir, 'normal.sqlite'), clock.now, { sync: 'normal' });
+    try {
+      expect(normal.db.pragma('synchronous', { simple: true })).toBe(1);
+    } finally {
+      await normal.close();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from './ids.js';
 import { z } from 'zod';
 import { NotFoundError } from './errors.js';
 import type { KeyType } from './state.js';
@@ -112,8 +112,11 @@ export interface TenantPaOverrides {
   remove(ccn: string, id: string): Promise<PaOverride>;
 }
 
+/** A determination to store, its answer as the JSON text that was sent (stored as is, not serialised again). */
+export type NewDetermination = Omit<StoredDetermination, 'result'> & { result_json: string };
+
 export interface TenantDeterminations {
-  create(d: StoredDetermination): Promise<StoredDetermination>;
+  create(d: NewDetermination): Promise<void>;
   /** @throws NotFoundError for an id of another tenant (or none). */
   get(id: string): Promise<StoredDetermination>;
 }
@@ -227,7 +230,7 @@ export class SqliteFacilities {
                notes = excluded.notes, plan_types = excluded.plan_types, updated_at = excluded.updated_at`,
           )
           .run(
-            prev?.id ?? randomUUID(), tenantId, mode, ccn, f.payer_slug, f.payer_name, f.network_status, f.effective_date, f.expiration_date,
+            prev?.id ?? uuidv7(now.getTime()), tenantId, mode, ccn, f.payer_slug, f.payer_name, f.network_status, f.effective_date, f.expiration_date,
             f.is_active ? 1 : 0, f.notes, JSON.stringify(f.plan_types), at, at,
           );
         return { entry: toRoster(byPayer(ccn, f.payer_slug)!), created: prev === undefined };
@@ -243,7 +246,7 @@ export class SqliteFacilities {
     return {
       create: (ccn: string, f: PaOverrideFields, now: Date) => {
         this.ensureFacility(tenantId, mode, ccn, now);
-        const id = randomUUID();
+        const id = uuidv7(now.getTime());
         this.db
           .prepare(
             `INSERT INTO pa_overrides (id, tenant_id, mode, ccn, payer_slug, payer_name, code, code_type, service_category, pa_required, auth_type,
@@ -269,11 +272,10 @@ export class SqliteFacilities {
 
   determinations(tenantId: string, mode: KeyType) {
     return {
-      create: (d: StoredDetermination) => {
+      create: (d: NewDetermination) => {
         this.db
           .prepare(`INSERT INTO pa_determinations (tenant_id, mode, ${DET_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-          .run(tenantId, mode, d.id, d.created_at, d.ccn, d.payer_slug, d.code, JSON.stringify(d.inputs), JSON.stringify(d.result), d.snapshot_id, JSON.stringify(d.dataset_versions));
-        return d;
+          .run(tenantId, mode, d.id, d.created_at, d.ccn, d.payer_slug, d.code, JSON.stringify(d.inputs), d.result_json, d.snapshot_id, JSON.stringify(d.dataset_versions));
       },
       get: (id: string) => {
         const r = this.db.prepare(`SELECT ${DET_COLS} FROM pa_determinations WHERE tenant_id = ? AND mode = ? AND id = ?`).get(tenantId, mode, id) as DeterminationRow | undefined;

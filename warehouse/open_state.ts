@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ValidationError } from './errors.js';
 import { PgStateStore } from './pg/state.js';
-import { SqliteStateStore, type StateStore } from './state.js';
+import { SqliteStateStore, type SqliteOptions, type StateStore } from './state.js';
 
 /** Where the state lives: `RCM_STATE_URL` unset is SQLite in the data dir; `postgres://...` is PostgreSQL. */
 export type StateLocation = { engine: 'sqlite'; file: string } | { engine: 'postgres'; url: string };
@@ -22,8 +22,9 @@ export function stateLocationOf(dataDir: string, url?: string): StateLocation {
 
 /**
  * Opens the state store at `loc`: the one place that picks the adapter, used by `rcm serve`,
- * `rcm worker` and the CLI's admin commands alike. PostgreSQL runs its pending migrations first.
+ * `rcm worker` and the CLI's admin commands alike. PostgreSQL runs its pending migrations first;
+ * `sqlite` (`RCM_STATE_SYNC`, `RCM_STATE_BATCH_MAX`) applies to the embedded engine only.
  */
-export async function openStateStore(loc: StateLocation, now: () => Date = () => new Date()): Promise<StateStore> {
-  return loc.engine === 'sqlite' ? new SqliteStateStore(loc.file, now) : PgStateStore.open(loc.url, now);
+export async function openStateStore(loc: StateLocation, now: () => Date = () => new Date(), sqlite?: SqliteOptions): Promise<StateStore> {
+  return loc.engine === 'sqlite' ? new SqliteStateStore(loc.file, now, sqlite) : PgStateStore.open(loc.url, now);
 }

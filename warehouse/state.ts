@@ -6,6 +6,9 @@ import { dirname } from 'node:path';
 import { NotFoundError } from './errors.js';
 import { SqliteJobs, type JobQueue, type TenantJobs } from './jobs.js';
 import { MIGRATIONS } from './migrations.js';
+import { cachePreparedStatements, DEFAULT_BATCH_MAX, GroupCommit, Lock, type SyncMode } from './sqlite_commit.js';
+
+export type { SyncMode } from './sqlite_commit.js';
 import { SqlitePolicyDocuments, type TenantPolicyDocuments } from './policy_documents.js';
 import { SqliteWatches, type TenantWatches } from './watches.js';
 import { SqliteFacilities, type TenantDeterminations, type TenantFacilities, type TenantPaOverrides, type TenantRosters } from './facilities.js';
@@ -111,9 +114,9 @@ export interface StateStore {
   forTenant(tenantId: string, mode: KeyType): TenantStore;
   /** The agent job queue across tenants (the job runner's part). */
   readonly jobs: JobQueue;
-  /** Changes whenever any process commits a write (auth caches compare it). */
+  /** Changes whenever another process commits a write, or this one changes tenants or keys (auth caches compare it). */
   changeMarker(): Promise<string>;
-  /** Calls `listener` after each write this process commits (so its caches drop at once); returns an unsubscribe. */
+  /** Calls `listener` after each commit of this process that changed tenants or keys (so auth caches drop at once); returns an unsubscribe. */
   onWrite(listener: () => void): () => void;
   /** Schema version after migrations. */
   schemaVersion(): Promise<number>;
@@ -165,23 +168,38 @@ export const KEY_COLS = 'id, tenant_id, type, scopes, prefix, created_at, revoke
 export const toKey = (r: KeyRow): ApiKeyRecord => ({ ...r, scopes: JSON.parse(r.scopes) as KeyScope[] });
 
 /**
- * Serialises access to the one SQLite connection: a transaction that awaits between statements
- * must not let another request's statements run inside it (they would share its uncommitted
- * writes). Each statement itself is synchronous, so the lock is held for microseconds.
+ * A SQLite connection with the state store's settings: WAL (the CLI writes while the server
+ * runs), `synchronous` per `sync`, a busy timeout and foreign keys. The bench's bare durable-write
+ * route opens its file with this too, so the comparison uses the same pragmas.
  */
-class Lock {
-  private tail: Promise<unknown> = Promise.resolve();
-  run<T>(fn: () => T | Promise<T>): Promise<T> {
-    const next = this.tail.then(fn, fn);
-    this.tail = next.catch(() => undefined);
-    return next;
-  }
+export function openSqlite(file: string, sync: SyncMode): Database.Database {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${sync === 'normal' ? 'NORMAL' : 'FULL'}`);
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  return db;
 }
 
-/** SQLite in WAL mode: durable before a 2xx (`synchronous=FULL`), and the CLI can write while the server runs. */
+/** How the SQLite adapter commits (`RCM_STATE_SYNC`, `RCM_STATE_BATCH_MAX`). */
+export interface SqliteOptions {
+  /** `full` (default): durable against power loss before a write is acknowledged; `normal`: against process death only. */
+  sync?: SyncMode;
+  /** Writes one group commit takes at most (default 256). */
+  batchMax?: number;
+}
+
+/**
+ * SQLite in WAL mode: durable before a 2xx (`synchronous=FULL` by default), and the CLI can write
+ * while the server runs. Writes are group-committed (`GroupCommit`): concurrent requests' writes
+ * share one transaction and one fsync, each answered once its batch is on disk.
+ */
 export class SqliteStateStore implements StateStore {
   readonly db: Database.Database;
   private readonly lock = new Lock();
+  /** The write path: every write of this store goes through it (outside an open `transaction`). */
+  readonly commits: GroupCommit;
   private readonly stmtDataVersion: Database.Statement<[], { data_version: number }>;
   private readonly stmtGeneration: Database.Statement<[string, KeyType], { generation: number }>;
   private readonly stmtBump: Database.Statement<[string, KeyType]>;
@@ -197,14 +215,12 @@ export class SqliteStateStore implements StateStore {
   constructor(
     file: string,
     private readonly now: () => Date = () => new Date(),
+    opts: SqliteOptions = {},
   ) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('foreign_keys = ON');
+    this.db = openSqlite(file, opts.sync ?? 'full');
+    cachePreparedStatements(this.db);
     this.migrate();
+    this.commits = new GroupCommit(this.db, this.lock, { maxBatch: opts.batchMax ?? DEFAULT_BATCH_MAX, onCommit: () => this.wrote() });
     this.stmtDataVersion = this.db.prepare('PRAGMA data_version');
     this.stmtGeneration = this.db.prepare('SELECT generation FROM tenant_state WHERE tenant_id = ? AND mode = ?');
     this.stmtBump = this.db.prepare(
@@ -218,10 +234,10 @@ export class SqliteStateStore implements StateStore {
     this.jobs = this.makeQueue();
   }
 
-  /** The runner's queue: each operation is one locked (and, when it writes, transactional) step. */
+  /** The runner's queue: each operation that writes is one group-committed write; counts are locked reads. */
   private makeQueue(): JobQueue {
     const t = this.jobTables;
-    const tx = <T>(fn: () => T) => this.lock.run(() => this.db.transaction(fn).immediate());
+    const tx = <T>(fn: () => T) => this.commits.write(fn, false);
     return {
       claim: (owner, now, leaseMs) => tx(() => t.claim(owner, now, leaseMs)),
       renew: (id, fence, until) => tx(() => t.renew(id, fence, until)),
@@ -253,6 +269,8 @@ export class SqliteStateStore implements StateStore {
   private makeAdmin(): AdminStore {
     const db = this.db;
     const run = <T>(fn: () => T) => this.lock.run(fn);
+    /** A write of tenants or keys: committed with the others, then the auth caches drop. */
+    const write = <T>(fn: () => T) => this.commits.write(fn, true);
     const getTenant = (idOrName: string): Tenant => {
       const t = db.prepare('SELECT id, name, created_at FROM tenants WHERE id = ? OR name = ?').get(idOrName, idOrName) as Tenant | undefined;
       if (!t) throw new NotFoundError(`tenant ${idOrName} not found`);
@@ -260,16 +278,15 @@ export class SqliteStateStore implements StateStore {
     };
     return {
       createTenant: (name) =>
-        run(() => {
+        write(() => {
           const t: Tenant = { id: randomUUID(), name, created_at: this.now().toISOString() };
           db.prepare('INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)').run(t.id, t.name, t.created_at);
-          this.wrote();
           return t;
         }),
       getTenant: (idOrName) => run(() => getTenant(idOrName)),
       findTenants: () => run(() => db.prepare('SELECT id, name, created_at FROM tenants ORDER BY created_at, name').all() as Tenant[]),
       createKey: (input) =>
-        run(() => {
+        write(() => {
           const tenant = getTenant(input.tenant);
           const secret = newSecret(input.type);
           const row: KeyRow = {
@@ -286,7 +303,6 @@ export class SqliteStateStore implements StateStore {
           db.prepare(`INSERT INTO api_keys (${KEY_COLS}, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
             row.id, row.tenant_id, row.type, row.scopes, row.prefix, row.created_at, row.revoked_at, row.expires_at, row.label, hashKey(secret),
           );
-          this.wrote();
           return { record: toKey(row), secret };
         }),
       findKeys: (tenantId) =>
@@ -296,22 +312,13 @@ export class SqliteStateStore implements StateStore {
           return rows.map(toKey);
         }),
       purgeExpiredKeys: (tenantId, before) =>
-        run(() => {
-          const n = db.prepare('DELETE FROM api_keys WHERE tenant_id = ? AND expires_at IS NOT NULL AND expires_at < ?').run(tenantId, before.toISOString()).changes;
-          if (n) this.wrote();
-          return n;
-        }),
-      purgeSessionTenants: (prefix, before) =>
-        run(() => this.purgeSessionTenants(prefix, before)),
+        write(() => db.prepare('DELETE FROM api_keys WHERE tenant_id = ? AND expires_at IS NOT NULL AND expires_at < ?').run(tenantId, before.toISOString()).changes),
+      purgeSessionTenants: (prefix, before) => write(() => this.purgeSessionTenants(prefix, before)),
       revokeKey: (id) =>
-        run(() => {
-          const k = this.db.transaction(() => {
-            const rec = this.revokeKeyWhere(id, null);
-            this.bump(rec.tenant_id); // the tenant's cached answers that list keys are stale now
-            return rec;
-          }).immediate();
-          this.wrote();
-          return k;
+        write(() => {
+          const rec = this.revokeKeyWhere(id, null);
+          this.bump(rec.tenant_id); // the tenant's cached answers that list keys are stale now
+          return rec;
         }),
       findActiveKeyByHash: (hash, at) =>
         run(() => {
@@ -358,22 +365,22 @@ export class SqliteStateStore implements StateStore {
   private tenantView(tenantId: string, mode: KeyType, inTx: boolean): TenantStore {
     const gk = `${mode}:${tenantId}`;
     const run = <T>(fn: () => T): Promise<T> => (inTx ? Promise.resolve().then(fn) : this.lock.run(fn));
-    const write = <T>(fn: () => T): Promise<T> =>
-      run(() => {
-        if (inTx) return fn(); // the transaction bumps once at commit
-        const out = this.db.transaction(() => {
-          const o = fn();
-          this.bump(tenantId, mode);
-          return o;
-        }).immediate();
-        this.wrote();
-        return out;
-      });
+    // Inside a transaction a write runs at once (the transaction bumps once at its commit);
+    // outside, it joins the next group commit with its generation bump. Only a write that
+    // changes keys (`keysChanged`) tells the auth caches: a roster write leaves them warm.
+    const write = <T>(fn: () => T, keysChanged = false): Promise<T> =>
+      inTx
+        ? run(fn)
+        : this.commits.write(() => {
+            const o = fn();
+            this.bump(tenantId, mode);
+            return o;
+          }, keysChanged);
     /**
      * A durable insert that changes no cached answer and no key: committed before it returns, but
      * neither the generation nor the write listeners (auth caches) move.
      */
-    const append = <T>(fn: () => T): Promise<T> => run(() => (inTx ? fn() : this.db.transaction(fn).immediate()));
+    const append = <T>(fn: () => T): Promise<T> => (inTx ? run(fn) : this.commits.write(fn, false));
     const fac = this.facilityTables;
     const view: TenantStore = {
       tenantId,
@@ -408,10 +415,12 @@ export class SqliteStateStore implements StateStore {
       keys: {
         // A mode's keys only: a test key neither lists nor revokes the tenant's live keys.
         list: () => run(() => (this.db.prepare(`SELECT ${KEY_COLS} FROM api_keys WHERE tenant_id = ? AND type = ? ORDER BY created_at`).all(tenantId, mode) as KeyRow[]).map(toKey)),
-        revoke: (id) => write(() => this.revokeKeyWhere(id, tenantId, mode)),
+        revoke: (id) => write(() => this.revokeKeyWhere(id, tenantId, mode), true),
       },
       jobs: {
-        create: (job, now, windowMs) => write(() => this.jobTables.forTenant(tenantId, mode).create(job, now, windowMs)),
+        // No cached answer reads jobs (the poll is not cached; the runner's own job writes never
+        // bumped), so a submit is an append: durable, no generation bump.
+        create: (job, now, windowMs) => append(() => this.jobTables.forTenant(tenantId, mode).create(job, now, windowMs)),
         get: (id) => run(() => this.jobTables.forTenant(tenantId, mode).get(id)),
       },
       facilities: {
@@ -466,15 +475,19 @@ export class SqliteStateStore implements StateStore {
     const tables = (this.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'tenants'").all() as { name: string }[])
       .map((r) => r.name)
       .filter((t) => (this.db.prepare(`SELECT 1 FROM pragma_table_info(?) WHERE name = 'tenant_id'`).get(t) ?? null) !== null);
-    this.db.transaction(() => {
-      this.db.pragma('defer_foreign_keys = ON');
+    // Inside the group commit's transaction: the deletes commit together or not at all. Foreign
+    // keys are checked at the end of this write only (the tables are deleted in schema order), so
+    // the other writes of the batch keep their immediate checks.
+    this.db.pragma('defer_foreign_keys = ON');
+    try {
       for (const id of ids) {
         for (const t of tables) this.db.prepare(`DELETE FROM "${t}" WHERE tenant_id = ?`).run(id);
         this.db.prepare('DELETE FROM tenants WHERE id = ?').run(id);
         for (const m of ['test', 'live']) this.generations.delete(`${m}:${id}`);
       }
-    }).immediate();
-    this.wrote();
+    } finally {
+      this.db.pragma('defer_foreign_keys = OFF');
+    }
     return ids.length;
   }
 
@@ -510,6 +523,9 @@ export class SqliteStateStore implements StateStore {
   }
 
   async close(): Promise<void> {
-    await this.lock.run(() => this.db.close());
+    await this.lock.run(() => {
+      this.commits.drain();
+      this.db.close();
+    });
   }
 }

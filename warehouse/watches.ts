@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from './ids.js';
 import { z } from 'zod';
 import { NotFoundError } from './errors.js';
 import type { KeyType } from './state.js';
@@ -64,7 +64,7 @@ export class SqliteWatches {
     };
     return {
       create: (f: WatchFields, now: Date): Watch => {
-        const w: Watch = { id: randomUUID(), ...f, created_at: now.toISOString() };
+        const w: Watch = { id: uuidv7(now.getTime()), ...f, created_at: now.toISOString() };
         this.db
           .prepare(`INSERT INTO watches_340b (tenant_id, mode, ${WATCH_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
           .run(tenantId, mode, w.id, ...LISTS.map((k) => JSON.stringify(w[k])), w.created_at);

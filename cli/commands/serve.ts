@@ -4,7 +4,7 @@ import { createLogger, silentLogger, type Logger } from '../../server/logger.js'
 import { startServer } from '../../server/server.js';
 import { HttpNppesRegistry } from '../../server/npi/registry.js';
 import { worker } from '../../server/worker.js';
-import { agentOptionsOf, SERVICE_VERSION, serversOf, type Config } from '../config.js';
+import { agentOptionsOf, SERVICE_VERSION, serversOf, stateOptionsOf, type Config } from '../config.js';
 import { SEEDS_DIR, type CliContext } from '../context.js';
 
 const loggerOf = (c: Config, ctx: CliContext): Logger => (c.RCM_LOG === 'silent' ? silentLogger : createLogger({ write: (l: string) => ctx.io.stdout(l) }));
@@ -55,6 +55,7 @@ export function register(program: Command, ctx: CliContext): void {
           servers: serversOf(c),
           playground: { enabled: c.RCM_PLAYGROUND, keysPerHour: c.RCM_PLAYGROUND_KEYS_PER_HOUR },
           agents: agentOptionsOf(c),
+          state: stateOptionsOf(c),
           serviceVersion: SERVICE_VERSION,
           pollMs: c.RCM_SNAPSHOT_POLL_MS,
           readinessEveryMs: c.RCM_READINESS_EVERY_MS,
@@ -78,7 +79,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (o: { once?: boolean }) => {
       const c = ctx.cfg();
       const agents = agentOptionsOf(c);
-      const wk = await worker({ dataDir: ctx.wh().dir, stateUrl: c.RCM_STATE_URL, logger: loggerOf(c, ctx), serviceVersion: SERVICE_VERSION, agents, pollMs: c.RCM_SNAPSHOT_POLL_MS });
+      const wk = await worker({ dataDir: ctx.wh().dir, stateUrl: c.RCM_STATE_URL, logger: loggerOf(c, ctx), serviceVersion: SERVICE_VERSION, agents, pollMs: c.RCM_SNAPSHOT_POLL_MS, state: stateOptionsOf(c) });
       if (o.once) {
         await wk.runner.settle();
       } else {

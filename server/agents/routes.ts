@@ -1,4 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { uuidv7 } from '../../warehouse/ids.js';
 import { z } from 'zod';
 import type { AgentJob } from '../../warehouse/jobs.js';
 import type { Issue } from '../../warehouse/errors.js';
@@ -78,9 +79,10 @@ function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; 
     handler: async ({ body, resolved, tenant, now }) => {
       const { callback_url, callback_secret, ...input } = body as { callback_url?: string; callback_secret?: string } & Record<string, unknown>;
       const idem = resolved.idempotencyKey;
+      const at = now();
       const { job } = await tenant.jobs.create(
         {
-          id: randomUUID(),
+          id: uuidv7(at.getTime()),
           agent_type: o.agentType,
           input,
           idempotency_key: idem,
@@ -89,7 +91,7 @@ function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; 
           callback_secret,
           maxQueued: d.maxQueuedPerTenant,
         },
-        now(),
+        at,
         d.idempotencyWindowMs,
       );
       d.onSubmit();

@@ -209,28 +209,38 @@ async function searchUmls(snapshot: SnapshotReader, version: string, q: string, 
   const nq = umlsNorm(q);
   const words = [...new Set(nq.split(' ').filter(Boolean))].sort((a, b) => b.length - a.length).slice(0, MAX_WORDS);
   const scan = words[0] ?? '';
-  // $1 version, $2 the code word, $3/$4 the scan range, $5 the normalised query, $6.. the words
-  const params = [version, `#${codeKey(q)}`, scan, scan ? `${scan}\u007f` : '', nq, ...words];
-  const w = (k: number) => `$${6 + k}`;
-  const everyPrefix = words.length ? words.map((_, k) => `contains(' ' || nrm, ' ' || ${w(k)})`).join(' AND ') : 'false';
-  const everyWhole = words.length ? words.map((_, k) => `contains(' ' || nrm || ' ', ' ' || ${w(k)} || ' ')`).join(' AND ') : 'false';
   // Source abbreviations are validated (capitals, digits, _ . -) before they get here.
   const sabFilter = sabs ? ` AND sab IN (${sabs.map((x) => `'${x.replace(/'/g, "''")}'`).join(', ')})` : '';
-  const rows = await snapshot.all<{ cui: string; sab: string; tty: string; code: string; str: string; tier: number; total: bigint | number }>(
-    // Two scans, not one with OR: an OR of the code and the range keeps DuckDB from narrowing
-    // the scan by zone maps (measured 54 ms against 3 ms on 2 M atoms); no GROUP BY (43 ms of 61):
-    // an atom the code found is left out of the range's rows, and one word scan meets an atom once.
-    `WITH k AS (SELECT aui, cui, sab, tty, code, str, true AS by_code FROM umls_concepts__word WHERE version = $1 AND word = $2${sabFilter}), ` +
-      `c AS (SELECT * FROM k UNION ALL SELECT aui, cui, sab, tty, code, str, false FROM umls_concepts__word WHERE version = $1 AND word >= $3 AND word < $4${sabFilter} AND aui NOT IN (SELECT aui FROM k)), ` +
-      `n AS (SELECT *, ${UMLS_NORM_SQL('str')} AS nrm FROM c), ` +
-      `m AS (SELECT *, CASE WHEN by_code THEN 0 WHEN nrm = $5 THEN 1 WHEN starts_with(nrm, $5) THEN 2 WHEN ${everyWhole} THEN 3 ELSE 4 END AS tier FROM n WHERE by_code OR (${everyPrefix})) ` +
-      `SELECT cui, sab, tty, code, str, tier, count(*) OVER () AS total FROM m ORDER BY tier, length(str), code, str, aui LIMIT ${Math.trunc(limit)}`,
-    params,
-  );
-  return {
-    total: Number(rows[0]?.total ?? 0),
-    hits: rows.map((r) => ({ tier: Number(r.tier), entry: { cui: r.cui, term: r.str, sab: r.sab, source_code: r.code, term_type: r.tty, dataset: 'umls_concepts', version } })),
-  };
+  type Row = { aui: string; cui: string; sab: string; tty: string; code: string; str: string; nrm: string };
+  const entry = (r: Row) => ({ cui: r.cui, term: r.str, sab: r.sab, source_code: r.code, term_type: r.tty, dataset: 'umls_concepts', version });
+  // The code as typed: an equality scan (a few atoms), ranked here.
+  const byCode = await snapshot.all<Row>(`SELECT aui, cui, sab, tty, code, str, ${UMLS_NORM_SQL('str')} AS nrm FROM umls_concepts__word WHERE version = $1 AND word = $2${sabFilter}`, [version, `#${codeKey(q)}`]);
+  const everyWordPrefix = (n: string) => words.length > 0 && words.every((w) => ` ${n}`.includes(` ${w}`));
+  const codeAuis = new Set(byCode.map((r) => r.aui));
+  const hits: ConceptHit[] = byCode.map((r) => ({ tier: 0, entry: entry(r) }));
+  let total = byCode.length;
+  if (scan) {
+    // The longest word as a prefix range (zone maps narrow it to a few row groups; one query per
+    // part, plain filters: an OR of code and range defeated the zone maps, and a NOT IN over an
+    // empty code list with a window count crashed DuckDB 1.5 now and then under parallel load).
+    const w = (k: number) => `$${4 + k}`;
+    const nqAt = `$${4 + words.length}`;
+    const filter =
+      `FROM (SELECT aui, cui, sab, tty, code, str, ${UMLS_NORM_SQL('str')} AS nrm FROM umls_concepts__word WHERE version = $1 AND word >= $2 AND word < $3${sabFilter}) ` +
+      `WHERE ${words.map((_, k) => `contains(' ' || nrm, ' ' || ${w(k)})`).join(' AND ')}`;
+    const everyWhole = words.map((_, k) => `contains(' ' || nrm || ' ', ' ' || ${w(k)} || ' ')`).join(' AND ');
+    const params = [version, scan, `${scan}\u007f`, ...words];
+    const [count] = await snapshot.all<{ n: bigint | number }>(`SELECT count(*) AS n ${filter}`, params);
+    const rows = await snapshot.all<Row & { tier: number }>(
+      `SELECT *, CASE WHEN nrm = ${nqAt} THEN 1 WHEN starts_with(nrm, ${nqAt}) THEN 2 WHEN ${everyWhole} THEN 3 ELSE 4 END AS tier ${filter} ` +
+        `ORDER BY tier, length(str), code, str, aui LIMIT ${Math.trunc(limit) + codeAuis.size}`,
+      [...params, nq],
+    );
+    // An atom the code found is counted and shown once, at tier 0.
+    total += Number(count?.n ?? 0) - byCode.filter((r) => everyWordPrefix(r.nrm)).length;
+    for (const r of rows) if (!codeAuis.has(r.aui)) hits.push({ tier: Number(r.tier), entry: entry(r) });
+  }
+  return { total, hits: hits.sort(byRank).slice(0, limit) };
 }
 
 export interface ConceptMatches {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { InvokeRequest } from '../pipeline/invoke.js';
+import type { InvokeRequest, InvokeResult } from '../pipeline/invoke.js';
 import { isToolRoute, type RouteDef } from '../route.js';
 import { objectFields } from '../validation.js';
 
@@ -158,4 +158,17 @@ export function toInvokeParts(tool: ToolDef, args: Record<string, unknown>): Pic
     else query[k] = asQueryValue(v);
   }
   return { params, query, body: takesBody ? { value: body } : undefined };
+}
+
+/**
+ * A tool call's answer (MCP `CallToolResult`) as JSON bytes, built from the REST answer's bytes:
+ * the answer as text content and, as it is, as structured content (an array wrapped as
+ * `{results: [...]}`); an error answer is `isError` with its text. Built as bytes so a call pays
+ * no parse and stringify of the answer, and the answer's bytes are not encoded again; the SDK's
+ * handler parses them (one definition for both paths).
+ */
+export function toolResultBytes(tool: ToolDef, res: InvokeResult): Buffer {
+  const content = `{"content":[{"type":"text","text":${JSON.stringify(res.body.toString('utf8'))}}]`;
+  if (res.status >= 400) return Buffer.from(`${content},"isError":true}`);
+  return Buffer.concat([Buffer.from(`${content},"structuredContent":${tool.wrapsArray ? '{"results":' : ''}`), res.body, Buffer.from(tool.wrapsArray ? '}}' : '}')]);
 }

@@ -241,6 +241,9 @@ const validateRoute = defineRoute({
     '`payer` medicaid/masshealth/medi_cal selects the Medicaid PTP and MUE files. `summary.clean` is true only when nothing failed and nothing lacked data.',
   auth: { scope: 'knowledge' },
   reads: 'snapshot',
+  // A claim is a question about the snapshot: the same claim sent again (fields in any order) is
+  // answered from the answer cache, as a priced stay is. A new claim is checked in full.
+  cache: true,
   body: json(ValidateBodySchema, 64 * 1024),
   resolve: resolvePayerIn('body', 'payer'),
   response: ClaimValidationSchema,

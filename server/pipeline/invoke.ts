@@ -218,12 +218,13 @@ export class Pipeline {
     const { route, input, auth, snapshot } = call;
     // A session key (the playground's) gets the answer but no durable record of it.
     if (answer.status >= 300 || !auth || auth.ephemeral) return answer;
+    const json = answer.body.toString('utf8');
     let body: Record<string, unknown> | undefined;
-    const parsed = () => (body ??= JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>);
+    const value = () => (body ??= JSON.parse(json) as Record<string, unknown>);
     const ctx = { params: input.params, query: input.query, tenant: this.deps.state.forTenant(auth.tenant_id, auth.key_type), snapshotId: snapshot?.id ?? '', now: this.deps.now() };
-    const extra = await route.persist!(ctx, parsed);
+    const extra = await route.persist!(ctx, { value, json });
     if (!extra) return answer;
-    return { ...answer, body: Buffer.from(JSON.stringify({ ...extra, ...parsed() })) };
+    return { ...answer, body: withFieldsFirst(extra, answer.body) };
   }
 
   private async run({ route, req, input, auth, snapshot, hostKind }: Call, tenant: TenantStore | null): Promise<CachedAnswer> {
@@ -237,6 +238,19 @@ export class Pipeline {
     // A cached answer gets its own allocation right away (the cache would copy a pooled slice).
     return { status: r.status, headers: { 'content-type': JSON_TYPE, ...r.headers }, body: route.cache ? ownBuffer(text) : Buffer.from(text) };
   }
+}
+
+/**
+ * `{...fields, ...answer}` as JSON text without parsing the answer again: the fields' members go
+ * in front of the answer object's own (a member the answer has too appears twice, and JSON
+ * readers keep the last, the answer's, as the spread would).
+ */
+export function withFieldsFirst(fields: Record<string, unknown>, answer: Buffer): Buffer {
+  const head = JSON.stringify(fields);
+  if (head === '{}') return answer;
+  const empty = /^\{\s*\}$/.test(answer.toString('utf8', 0, Math.min(answer.length, 16)));
+  if (answer[0] !== 0x7b || empty) return Buffer.from(JSON.stringify({ ...fields, ...(JSON.parse(answer.toString('utf8')) as object) }));
+  return Buffer.concat([Buffer.from(`${head.slice(0, -1)},`), answer.subarray(1)]);
 }
 
 /**

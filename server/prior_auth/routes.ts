@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../../warehouse/ids.js';
 import { z } from 'zod';
 import { todayOf } from '../calendar.js';
 import { resolvePayerIn } from '../payers/service.js';
@@ -44,8 +44,8 @@ export const priorAuthRoutes: RouteDef[] = [
     },
     persist: async ({ query, tenant, snapshotId, now }, answer) => {
       if (query.persist === false) return null;
-      const body = answer();
-      const id = randomUUID();
+      const body = answer.value();
+      const id = uuidv7(now.getTime());
       await tenant.determinations.create({
         id,
         created_at: now.toISOString(),
@@ -53,7 +53,7 @@ export const priorAuthRoutes: RouteDef[] = [
         payer_slug: body.payer_slug,
         code: body.code,
         inputs: query,
-        result: body,
+        result_json: answer.json,
         snapshot_id: snapshotId,
         dataset_versions: body.reliability.dataset_versions,
       });

@@ -1,8 +1,9 @@
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { silentLogger, type Logger } from '../../server/logger.js';
 import type { RouteDef } from '../../server/route.js';
 import { DEFAULT_AGENTS, startServer, type AgentOptions, type RunningServer, type StartOptions } from '../../server/server.js';
@@ -148,4 +149,40 @@ export async function startTestServer(
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A port nothing listens on now (for a child process told to listen there). */
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createNetServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+    s.on('error', rej);
+  });
+}
+
+/** Polls `check` until it holds or `ms` pass (bounded: a process test waits for real time, never forever). */
+export async function waitUntil(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * A copy of the seeded data dir for this test file's child processes (servers, workers), made
+ * before its tests and removed after them; call at the top of the file, read the path in tests.
+ */
+export function useSeededDir(prefix: string): () => string {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+    await cp(inject('seededDir'), dir, { recursive: true });
+  });
+  afterAll(async () => rm(dir, { recursive: true, force: true }));
+  return () => dir;
 }

@@ -19,6 +19,7 @@ import {
   type RosterEntry,
   type RosterFields,
   type RosterRow,
+  type NewDetermination,
   type StoredDetermination,
 } from '../facilities.js';
 import type { KeyType } from '../state.js';
@@ -132,11 +133,10 @@ export function pgOverrides(db: Sql, tenantId: string, mode: KeyType) {
 
 export function pgDeterminations(db: Sql, tenantId: string, mode: KeyType) {
   return {
-    create: async (d: StoredDetermination): Promise<StoredDetermination> => {
+    create: async (d: NewDetermination): Promise<void> => {
       await db.run(`INSERT INTO pa_determinations (tenant_id, mode, ${DET_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-        tenantId, mode, d.id, d.created_at, d.ccn, d.payer_slug, d.code, JSON.stringify(d.inputs), JSON.stringify(d.result), d.snapshot_id, JSON.stringify(d.dataset_versions),
+        tenantId, mode, d.id, d.created_at, d.ccn, d.payer_slug, d.code, JSON.stringify(d.inputs), d.result_json, d.snapshot_id, JSON.stringify(d.dataset_versions),
       ]);
-      return d;
     },
     get: async (id: string): Promise<StoredDetermination> => {
       const r = await db.get<DeterminationRow>(`SELECT ${DET_COLS} FROM pa_determinations WHERE tenant_id = ? AND mode = ? AND id = ?`, [tenantId, mode, id]);
