@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { openStateStore, stateLocationOf } from '../warehouse/open_state.js';
 import type { StateStore } from '../warehouse/state.js';
 import { Warehouse } from '../warehouse/store.js';
-import { loadConfig, type Config } from './config.js';
+import { loadConfig, stateOptionsOf, type Config } from './config.js';
 
 export interface CliIO {
   stdout(s: string): void;
@@ -49,7 +49,7 @@ export class CliContext {
 
   /** Runs `fn` with the state store open (`RCM_STATE_URL`, else SQLite in the data dir), closing it afterwards. */
   async withState<T>(fn: (st: StateStore) => Promise<T>): Promise<T> {
-    const st = await openStateStore(stateLocationOf(this.wh().dir, this.cfg().RCM_STATE_URL));
+    const st = await openStateStore(stateLocationOf(this.wh().dir, this.cfg().RCM_STATE_URL), undefined, stateOptionsOf(this.cfg()));
     try {
       return await fn(st);
     } finally {

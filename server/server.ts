@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { SnapshotHolder } from '../warehouse/snapshot.js';
-import { openStateStore, stateLocationOf } from '../warehouse/open_state.js';
+import { openStateStore, stateLocationOf, type StateOptions } from '../warehouse/open_state.js';
 import { PgStateStore } from '../warehouse/pg/state.js';
-import type { SqliteOptions, StateStore } from '../warehouse/state.js';
+import type { StateStore } from '../warehouse/state.js';
 import { Warehouse } from '../warehouse/store.js';
 import { createHttpHandler } from './http.js';
 import { McpEndpoint } from './mcp/adapter.js';
@@ -104,7 +104,7 @@ export interface StartOptions extends PipelineConfig {
   /** Agent jobs: callback rules, the runner (off when `rcm worker` runs jobs elsewhere), the optional LLM writer. */
   agents?: AgentOptions;
   /** How the state store commits (`RCM_STATE_SYNC`, `RCM_STATE_BATCH_MAX`). */
-  state?: SqliteOptions;
+  state?: StateOptions;
   /** Extra routes (the test suite's probes of each auth and body kind). */
   extraRoutes?: RouteDef[];
   /** Rate limiters shared by replicas (a networked store); in-process windows when not given. */

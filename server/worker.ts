@@ -1,6 +1,5 @@
 import { SnapshotHolder } from '../warehouse/snapshot.js';
-import { openStateStore, stateLocationOf } from '../warehouse/open_state.js';
-import type { SqliteOptions } from '../warehouse/state.js';
+import { openStateStore, stateLocationOf, type StateOptions } from '../warehouse/open_state.js';
 import { Warehouse } from '../warehouse/store.js';
 import type { JobRunner } from './agents/runner.js';
 import type { Logger } from './logger.js';
@@ -20,7 +19,7 @@ export async function worker(o: {
   agents: Partial<AgentOptions>;
   pollMs?: number;
   now?: () => Date;
-  state?: SqliteOptions;
+  state?: StateOptions;
 }): Promise<{ runner: JobRunner; close(): Promise<void> }> {
   const now = o.now ?? (() => new Date());
   const wh = new Warehouse(o.dataDir);

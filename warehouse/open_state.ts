@@ -3,6 +3,9 @@ import { ValidationError } from './errors.js';
 import { PgStateStore } from './pg/state.js';
 import { SqliteStateStore, type SqliteOptions, type StateStore } from './state.js';
 
+/** How the state store commits (`RCM_STATE_SYNC`, `RCM_STATE_BATCH_MAX`: SQLite) and connects (`RCM_STATE_POOL`: PostgreSQL). */
+export type StateOptions = SqliteOptions & { poolSize?: number };
+
 /** Where the state lives: `RCM_STATE_URL` unset is SQLite in the data dir; `postgres://...` is PostgreSQL. */
 export type StateLocation = { engine: 'sqlite'; file: string } | { engine: 'postgres'; url: string };
 
@@ -23,8 +26,8 @@ export function stateLocationOf(dataDir: string, url?: string): StateLocation {
 /**
  * Opens the state store at `loc`: the one place that picks the adapter, used by `rcm serve`,
  * `rcm worker` and the CLI's admin commands alike. PostgreSQL runs its pending migrations first;
- * `sqlite` (`RCM_STATE_SYNC`, `RCM_STATE_BATCH_MAX`) applies to the embedded engine only.
+ * `sync` and `batchMax` apply to the embedded engine only, `poolSize` to PostgreSQL only.
  */
-export async function openStateStore(loc: StateLocation, now: () => Date = () => new Date(), sqlite?: SqliteOptions): Promise<StateStore> {
-  return loc.engine === 'sqlite' ? new SqliteStateStore(loc.file, now, sqlite) : PgStateStore.open(loc.url, now);
+export async function openStateStore(loc: StateLocation, now: () => Date = () => new Date(), o: StateOptions = {}): Promise<StateStore> {
+  return loc.engine === 'sqlite' ? new SqliteStateStore(loc.file, now, o) : PgStateStore.open(loc.url, now, o.poolSize);
 }

@@ -27,19 +27,19 @@ export interface StoreKind {
   teardown(): Promise<void>;
 }
 
-/** A database of its own on the test server (dropped by `drop`); `label` names the test file. */
-export async function pgDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
+/** A database of its own on the test server, or on `server` (dropped by `drop`); `label` names the test file. */
+export async function pgDatabase(label: string, server = PG_URL): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `rcm_${label.replace(/\W/g, '_')}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`.toLowerCase();
-  const admin = new pg.Client({ connectionString: PG_URL });
+  const admin = new pg.Client({ connectionString: server });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const url = new URL(PG_URL!);
+  const url = new URL(server!);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     drop: async () => {
-      const c = new pg.Client({ connectionString: PG_URL });
+      const c = new pg.Client({ connectionString: server });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();

@@ -30,6 +30,13 @@ import { pgWatches } from './watches.js';
 const CHANNEL = 'rcm_state';
 const MODES = ['test', 'live'] as const;
 
+const { escapeLiteral } = pg;
+const generationKey = (tenantId: string, mode: KeyType) => `${mode}:${tenantId}`;
+
+/** The statement bumping a tenant's generation, its values inlined as literals (it travels with BEGIN). */
+const bumpSql = (tenantId: string, mode: KeyType) =>
+  `INSERT INTO tenant_state (tenant_id, mode, generation) VALUES (${escapeLiteral(tenantId)}, ${escapeLiteral(mode)}, 1) ON CONFLICT (tenant_id, mode) DO UPDATE SET generation = tenant_state.generation + 1`;
+
 /** Runs functions one at a time per key, in call order (a tenant's writes from this process). */
 class KeyedLock {
   private readonly tails = new Map<string, Promise<unknown>>();
@@ -145,18 +152,26 @@ export class PgStateStore implements StateStore {
    * this process's memoised generations of those keys drop and the write listeners run, and the
    * NOTIFY sent inside tells the other replicas the same.
    */
-  private async tx<T>(fn: (db: Sql, changed: (keys?: string[]) => void) => Promise<T>): Promise<T> {
+  private async tx<T>(fn: (db: Sql, changed: (keys?: string[]) => void) => Promise<T>, bumping?: { tenantId: string; mode: KeyType }): Promise<T> {
     const client = await this.pool.connect();
     const changes: Changes = { keys: [], any: false };
+    const changed = (keys: string[] = []) => {
+      changes.any = true;
+      changes.keys.push(...keys);
+    };
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
-      const out = await fn(sqlOf(client), (keys = []) => {
-        changes.any = true;
-        changes.keys.push(...keys);
-      });
-      if (changes.any) await client.query('SELECT pg_notify($1, $2)', [CHANNEL, [...new Set(changes.keys)].join(' ')]);
-      await client.query('COMMIT');
+      // Round trips are most of a write's time (each one also costs this process CPU), so the
+      // first and last statements ride with BEGIN and COMMIT in one simple-protocol message each,
+      // their values as escaped literals.
+      if (bumping) {
+        await client.query(`BEGIN; ${bumpSql(bumping.tenantId, bumping.mode)}`);
+        changed([generationKey(bumping.tenantId, bumping.mode)]);
+      } else {
+        await client.query('BEGIN');
+      }
+      const out = await fn(sqlOf(client), changed);
+      await client.query(changes.any ? `SELECT pg_notify('${CHANNEL}', ${escapeLiteral([...new Set(changes.keys)].join(' '))}); COMMIT` : 'COMMIT');
       for (const k of changes.keys) this.generations.delete(k);
       if (changes.any) this.wrote();
       return out;
@@ -170,11 +185,8 @@ export class PgStateStore implements StateStore {
 
   /** Bumps a tenant's generation in the caller's transaction (taking its row lock until commit). */
   private async bump(db: Sql, changed: (keys: string[]) => void, tenantId: string, mode: KeyType): Promise<void> {
-    await db.run(
-      'INSERT INTO tenant_state (tenant_id, mode, generation) VALUES (?, ?, 1) ON CONFLICT (tenant_id, mode) DO UPDATE SET generation = tenant_state.generation + 1',
-      [tenantId, mode],
-    );
-    changed([`${mode}:${tenantId}`]);
+    await db.run(bumpSql(tenantId, mode));
+    changed([generationKey(tenantId, mode)]);
   }
 
   private async getTenant(db: Sql, idOrName: string): Promise<Tenant> {
@@ -282,7 +294,7 @@ export class PgStateStore implements StateStore {
   }
 
   forTenant(tenantId: string, mode: KeyType): TenantStore {
-    const k = `${mode}:${tenantId}`;
+    const k = generationKey(tenantId, mode);
     let v = this.views.get(k);
     if (!v) {
       v = this.tenantView(tenantId, mode, null);
@@ -296,15 +308,10 @@ export class PgStateStore implements StateStore {
    * own transaction; inside one every call runs on the transaction's client.
    */
   private tenantView(tenantId: string, mode: KeyType, txDb: Sql | null): TenantStore {
-    const gk = `${mode}:${tenantId}`;
+    const gk = generationKey(tenantId, mode);
     const read = <T>(fn: (db: Sql) => Promise<T>): Promise<T> => fn(txDb ?? this.db);
-    const inWrite = <T>(fn: (db: Sql, changed: (keys?: string[]) => void) => Promise<T>): Promise<T> =>
-      this.locks.run(gk, () =>
-        this.tx(async (db, changed) => {
-          await this.bump(db, changed, tenantId, mode); // first: the row lock orders this tenant's writes
-          return fn(db, changed);
-        }),
-      );
+    // The bump comes first: its row lock orders this tenant's writes.
+    const inWrite = <T>(fn: (db: Sql, changed: (keys?: string[]) => void) => Promise<T>): Promise<T> => this.locks.run(gk, () => this.tx(fn, { tenantId, mode }));
     const write = <T>(fn: (db: Sql) => Promise<T>): Promise<T> => (txDb ? fn(txDb) : inWrite((db) => fn(db)));
     /** A durable insert that changes no cached answer: one autocommit statement, no bump, no listeners. */
     const append = <T>(fn: (db: Sql) => Promise<T>): Promise<T> => fn(txDb ?? this.db);
