@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PgStateStore } from '../warehouse/pg/state.js';
+import { waitUntil } from './helpers/harness.js';
 import { freePort } from './helpers/pg_cluster.js';
 import { startReceiver } from './helpers/receiver.js';
 import { PG_URL, pgDatabase } from './helpers/state_stores.js';
@@ -25,15 +26,6 @@ async function call(port: number, path: string, key: string, body?: unknown): Pr
     return { status: r.status, body: await r.json() };
   } catch {
     return { status: 0, body: null };
-  }
-}
-
-async function until(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 200));
   }
 }
 
@@ -61,7 +53,7 @@ describe.skipIf(!PG_URL)('two rcm serve processes on one PostgreSQL state store'
       replicas.push({ proc, port });
     }
     const key = await newKey();
-    for (const r of replicas) expect(await until(async () => (await call(r.port, '/v1/meta', key)).status === 200, 60_000)).toBe(true);
+    for (const r of replicas) expect(await waitUntil(async () => (await call(r.port, '/v1/meta', key)).status === 200, 60_000)).toBe(true);
   }, 90_000);
 
   afterAll(async () => {
@@ -87,6 +79,16 @@ describe.skipIf(!PG_URL)('two rcm serve processes on one PostgreSQL state store'
     for (const r of replicas) expect((await call(r.port, '/v1/meta', secret)).status).toBe(200);
   }, 30_000);
 
+  it("reads on B a roster write made on A, past B's cached answer", async () => {
+    const key = await newKey();
+    const path = '/v1/facilities/330101/payers';
+    const [a, b] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
+    expect((await call(b.port, path, key)).body.payers).toEqual([]); // cached on B under the tenant's generation
+    expect((await call(a.port, path, key, { payer_slug: 'aetna' })).status).toBe(201);
+    // The notification takes milliseconds (the README's bound is 200 ms); the wait is only bounded, not timed.
+    expect(await waitUntil(async () => ((await call(b.port, path, key)).body?.payers ?? []).length === 1, 5_000)).toBe(true);
+  }, 30_000);
+
   it('holds the per-key limit across both: N + 1 requests split over A and B get one 429', async () => {
     const key = await newKey();
     const statuses: number[] = [];
@@ -103,7 +105,7 @@ describe.skipIf(!PG_URL)('two rcm serve processes on one PostgreSQL state store'
       expect(r.status).toBe(202);
       let job: any = null;
       expect(
-        await until(async () => {
+        await waitUntil(async () => {
           job = (await call(replicas[1]!.port, `/v1/agents/jobs/${r.body.job_id}`, key)).body;
           return job?.callback?.state === 'delivered' || job?.callback_state === 'delivered' || rx.received.length > 0;
         }, 30_000),
@@ -131,7 +133,7 @@ describe.skipIf(!PG_URL)('two rcm serve processes on one PostgreSQL state store'
       }
     };
     const writers = [writer(), writer(), writer()];
-    await until(async () => acked.length >= 10, 20_000);
+    await waitUntil(async () => acked.length >= 10, 20_000);
     process.kill(-replicas[0]!.proc.pid!, 'SIGKILL');
     stop = true;
     await Promise.all(writers);
