@@ -5,7 +5,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { quoteString } from '../warehouse/snapshot.js';
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { type KeyScope, openSqlite, SqliteStateStore, type SyncMode } from '../warehouse/state.js';
+import { isStateUrl, openStateStore } from '../warehouse/open_state.js';
+import { type KeyScope, openSqlite, type SyncMode } from '../warehouse/state.js';
 
 /**
  * Shared benchmark tools: a load run against a local server (autocannon, in-process, loopback
@@ -198,9 +199,9 @@ export async function benchKey(stateFile: string, scopes: KeyScope[] = ['knowled
   return (await benchKeys(stateFile, scopes, [tenant]))[0]!;
 }
 
-/** A test key for each of `tenants` (each created if needed), in order; the writes join group commits. */
+/** A test key for each of `tenants` (each created if needed), in order, in a SQLite file or a PostgreSQL URL's store. */
 export async function benchKeys(stateFile: string, scopes: KeyScope[], tenants: string[]): Promise<string[]> {
-  const st = new SqliteStateStore(stateFile);
+  const st = await openStateStore(isStateUrl(stateFile) ? { engine: 'postgres', url: stateFile } : { engine: 'sqlite', file: stateFile });
   try {
     const have = new Set((await st.admin.findTenants()).map((t) => t.name));
     await Promise.all(tenants.filter((t) => !have.has(t)).map((t) => st.admin.createTenant(t)));

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { ValidationError } from '../warehouse/errors.js';
+import { isStateUrl, type StateOptions } from '../warehouse/open_state.js';
 import { normalizeHostList } from '../server/pipeline/hosts.js';
 import { toIssues } from '../server/validation.js';
 import { llmWriter } from '../server/agents/writer.js';
 import type { AgentOptions } from '../server/server.js';
-import type { SqliteOptions } from '../warehouse/state.js';
 import { DEFAULT_BATCH_MAX } from '../warehouse/sqlite_commit.js';
 
 /** Service version reported by /v1/meta and the OpenAPI document (spec revision 0.1.1). */
@@ -21,6 +21,7 @@ const flag = flagOf('0');
 
 const EnvSchema = z.object({
   RCM_DATA_DIR: z.string().min(1).default('./var'),
+  RCM_STATE_URL: z.string().refine(isStateUrl, 'RCM_STATE_URL is postgres://user@host:port/database (unset: SQLite in RCM_DATA_DIR)').optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
   RCM_LIVE_HOSTS: hostList,
@@ -81,6 +82,7 @@ const EnvSchema = z.object({
   RCM_LOG: z.enum(['json', 'silent']).default('json'),
   RCM_STATE_SYNC: z.enum(['full', 'normal']).default('full'),
   RCM_STATE_BATCH_MAX: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_BATCH_MAX),
+  RCM_STATE_POOL: z.coerce.number().int().min(2).max(1000).default(10),
 });
 
 export type Config = z.output<typeof EnvSchema>;
@@ -107,9 +109,9 @@ export function agentOptionsOf(c: Config): AgentOptions {
   };
 }
 
-/** How the state store commits (`RCM_STATE_SYNC`, `RCM_STATE_BATCH_MAX`). */
-export function stateOptionsOf(c: Config): SqliteOptions {
-  return { sync: c.RCM_STATE_SYNC, batchMax: c.RCM_STATE_BATCH_MAX };
+/** How the state store commits and connects (`RCM_STATE_SYNC`, `RCM_STATE_BATCH_MAX`, `RCM_STATE_POOL`). */
+export function stateOptionsOf(c: Config): StateOptions {
+  return { sync: c.RCM_STATE_SYNC, batchMax: c.RCM_STATE_BATCH_MAX, poolSize: c.RCM_STATE_POOL };
 }
 
 /** OpenAPI `servers` from the configured base URLs (undefined: the serving host itself). */

@@ -1,9 +1,10 @@
 import { InvalidArgumentError } from 'commander';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SqliteStateStore } from '../warehouse/state.js';
+import { openStateStore, stateLocationOf } from '../warehouse/open_state.js';
+import type { StateStore } from '../warehouse/state.js';
 import { Warehouse } from '../warehouse/store.js';
-import { loadConfig, type Config } from './config.js';
+import { loadConfig, stateOptionsOf, type Config } from './config.js';
 
 export interface CliIO {
   stdout(s: string): void;
@@ -46,9 +47,9 @@ export class CliContext {
     this.io.stdout(JSON.stringify(v, null, 2) + '\n');
   }
 
-  /** Runs `fn` with the state store open, closing it afterwards. */
-  async withState<T>(fn: (st: SqliteStateStore) => Promise<T>): Promise<T> {
-    const st = new SqliteStateStore(this.wh().path('state.sqlite'));
+  /** Runs `fn` with the state store open (`RCM_STATE_URL`, else SQLite in the data dir), closing it afterwards. */
+  async withState<T>(fn: (st: StateStore) => Promise<T>): Promise<T> {
+    const st = await openStateStore(stateLocationOf(this.wh().dir, this.cfg().RCM_STATE_URL), undefined, stateOptionsOf(this.cfg()));
     try {
       return await fn(st);
     } finally {

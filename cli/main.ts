@@ -9,6 +9,7 @@ import { register as keys } from './commands/keys.js';
 import { register as seed } from './commands/seed.js';
 import { register as serve } from './commands/serve.js';
 import { register as snapshots } from './commands/snapshots.js';
+import { register as state } from './commands/state.js';
 
 export { EXIT, type CliIO } from './context.js';
 
@@ -28,7 +29,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   program.hook('preAction', (cmd) => {
     debug = Boolean(cmd.optsWithGlobals().debug);
   });
-  for (const register of [datasets, ingest, snapshots, diff, seed, serve, keys]) register(program, ctx);
+  for (const register of [datasets, ingest, snapshots, diff, seed, serve, keys, state]) register(program, ctx);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { SnapshotHolder } from '../warehouse/snapshot.js';
-import { SqliteStateStore, type SqliteOptions, type StateStore } from '../warehouse/state.js';
+import { openStateStore, stateLocationOf, type StateOptions } from '../warehouse/open_state.js';
+import { PgStateStore } from '../warehouse/pg/state.js';
+import type { StateStore } from '../warehouse/state.js';
 import { Warehouse } from '../warehouse/store.js';
 import { createHttpHandler } from './http.js';
 import { McpEndpoint } from './mcp/adapter.js';
@@ -17,6 +19,7 @@ import type { Logger } from './logger.js';
 import { AnswerCache } from './pipeline/answer.js';
 import { Metrics } from './pipeline/metrics.js';
 import type { Limiters } from './pipeline/auth.js';
+import { pgLimiters } from './pipeline/pg_limits.js';
 import { checkRoute, Pipeline, type PipelineConfig } from './pipeline/invoke.js';
 import type { RouteDef } from './route.js';
 import { buildRoutes } from './routes.js';
@@ -80,6 +83,8 @@ export interface RunningServer {
 
 export interface StartOptions extends PipelineConfig {
   dataDir: string;
+  /** `RCM_STATE_URL`: PostgreSQL shared by replicas; unset, SQLite in the data dir. */
+  stateUrl?: string;
   port: number;
   host?: string;
   serviceVersion: string;
@@ -99,7 +104,7 @@ export interface StartOptions extends PipelineConfig {
   /** Agent jobs: callback rules, the runner (off when `rcm worker` runs jobs elsewhere), the optional LLM writer. */
   agents?: AgentOptions;
   /** How the state store commits (`RCM_STATE_SYNC`, `RCM_STATE_BATCH_MAX`). */
-  state?: SqliteOptions;
+  state?: StateOptions;
   /** Extra routes (the test suite's probes of each auth and body kind). */
   extraRoutes?: RouteDef[];
   /** Rate limiters shared by replicas (a networked store); in-process windows when not given. */
@@ -123,7 +128,9 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const now = o.now ?? (() => new Date());
   const wh = new Warehouse(o.dataDir);
   await wh.init();
-  const state = new SqliteStateStore(wh.path('state.sqlite'), now, o.state);
+  const state = await openStateStore(stateLocationOf(wh.dir, o.stateUrl), now, o.state);
+  // On PostgreSQL the rate limits are shared by the replicas too (one counter table beside the state).
+  const limiters = o.limiters ?? (state instanceof PgStateStore ? await pgLimiters(state.pool, o, () => now().getTime()) : undefined);
   const metrics = new Metrics();
   const cache = new AnswerCache(o.cacheMaxBytes ?? 64 * 1024 * 1024);
   let readiness: Readiness | undefined;
@@ -168,7 +175,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const policyDocuments = { parser: policyParser, maxBytes: pd.maxBytes ?? DEFAULT_POLICY_MAX_BYTES };
   const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, policyDocuments, npi: o.npi ?? { registry: null }, playground: { enabled: true, keysPerHour: 20, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: 86_400_000, maxQueuedPerTenant: agents.maxQueuedPerTenant ?? 100, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
   routes.forEach(checkRoute);
-  const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now, limiters: o.limiters });
+  const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now, limiters });
   const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now, ...o.mcp });
   const handler = createHttpHandler(pipeline, routes, { trustProxy: o.trustProxy ?? false, mcp });
   if (agents.runner) runner.start(agents.pollMs);

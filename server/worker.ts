@@ -1,5 +1,5 @@
 import { SnapshotHolder } from '../warehouse/snapshot.js';
-import { SqliteStateStore, type SqliteOptions } from '../warehouse/state.js';
+import { openStateStore, stateLocationOf, type StateOptions } from '../warehouse/open_state.js';
 import { Warehouse } from '../warehouse/store.js';
 import type { JobRunner } from './agents/runner.js';
 import type { Logger } from './logger.js';
@@ -12,17 +12,19 @@ import { DEFAULT_AGENTS, makeRunner, type AgentOptions } from './server.js';
  */
 export async function worker(o: {
   dataDir: string;
+  /** `RCM_STATE_URL`: unset is SQLite in the data dir. */
+  stateUrl?: string;
   logger: Logger;
   serviceVersion: string;
   agents: Partial<AgentOptions>;
   pollMs?: number;
   now?: () => Date;
-  state?: SqliteOptions;
+  state?: StateOptions;
 }): Promise<{ runner: JobRunner; close(): Promise<void> }> {
   const now = o.now ?? (() => new Date());
   const wh = new Warehouse(o.dataDir);
   await wh.init();
-  const state = new SqliteStateStore(wh.path('state.sqlite'), now, o.state);
+  const state = await openStateStore(stateLocationOf(wh.dir, o.stateUrl), now, o.state);
   const snapshots = new SnapshotHolder(wh);
   await snapshots.refresh();
   snapshots.start(o.pollMs ?? 500);

@@ -1,146 +1,175 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError } from '../warehouse/errors.js';
-import { SqliteStateStore } from '../warehouse/state.js';
+import type { StateStore } from '../warehouse/state.js';
 import type { MountedSnapshot } from '../warehouse/snapshot.js';
 import { JobRunner } from '../server/agents/runner.js';
 import { silentLogger } from '../server/logger.js';
 import { TestClock } from './helpers/clock.js';
+import { waitUntil } from './helpers/harness.js';
+import { storeKinds } from './helpers/state_stores.js';
 
-let dir: string;
-let store: SqliteStateStore;
+let store: StateStore;
 const clock = new TestClock();
 const DAY = 86_400_000;
 const body = () => '{}';
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'rcm-jobs-'));
-  store = new SqliteStateStore(join(dir, 'state.sqlite'), clock.now);
-});
-afterEach(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
 
 async function submit(id: string, extra: Record<string, unknown> = {}) {
   const t = await store.admin.createTenant(`t-${id}`);
   return (await store.forTenant(t.id, 'test').jobs.create({ id, agent_type: 'code_research', input: { query: 'x' }, request_hash: 'h', ...extra }, clock.now(), DAY)).job;
 }
 
-describe('job queue: leases and fencing', () => {
-  it('hands a job to one worker at a time and takes it back only when the lease lapses', async () => {
-    await submit('00000000-0000-4000-8000-000000000001');
-    const a = await store.jobs.claim('A', clock.now(), 10_000);
-    expect(a).toMatchObject({ fence: 1, runs: 1 });
-    expect(await store.jobs.claim('B', clock.now(), 10_000)).toBeNull();
-    clock.advance(10_001);
-    const b = await store.jobs.claim('B', clock.now(), 10_000);
-    expect(b).toMatchObject({ id: a!.id, fence: 2, runs: 2 });
-    // The first worker wakes up late: its result is refused, the job completes once, by B.
-    expect(await store.jobs.finish(a!.id, a!.fence, { status: 'completed', result: { by: 'A' } }, clock.now(), body)).toBe(false);
-    expect(await store.jobs.finish(b!.id, b!.fence, { status: 'completed', result: { by: 'B' } }, clock.now(), body)).toBe(true);
-    expect(await store.jobs.finish(b!.id, b!.fence, { status: 'completed', result: { by: 'B2' } }, clock.now(), body)).toBe(false);
-    const t = (await store.admin.findTenants())[0]!;
-    expect((await store.forTenant(t.id, 'test').jobs.get(a!.id)).result).toEqual({ by: 'B' });
-  });
-
-  it('keeps a renewed lease', async () => {
-    await submit('00000000-0000-4000-8000-000000000002');
-    const a = (await store.jobs.claim('A', clock.now(), 10_000))!;
-    clock.advance(8_000);
-    expect(await store.jobs.renew(a.id, a.fence, new Date(clock.now().getTime() + 10_000))).toBe(true);
-    clock.advance(8_000);
-    expect(await store.jobs.claim('B', clock.now(), 10_000)).toBeNull();
-  });
-
-  it('schedules the callback at completion with the exact body, and records attempts', async () => {
-    await submit('00000000-0000-4000-8000-000000000003', { callback_url: 'https://hooks.example.com/x', callback_secret: 'supersecret' });
-    const j = (await store.jobs.claim('A', clock.now(), 10_000))!;
-    expect(await store.jobs.claimCallback(clock.now(), 1000)).toBeNull(); // nothing until the job ends
-    await store.jobs.finish(j.id, j.fence, { status: 'completed', result: { ok: 1 } }, clock.now(), () => 'BODY');
-    const due = (await store.jobs.claimCallback(clock.now(), 1000))!;
-    expect(due).toMatchObject({ url: 'https://hooks.example.com/x', secret: 'supersecret', body: 'BODY', attempt: 1 });
-    expect(await store.jobs.claimCallback(clock.now(), 1000)).toBeNull(); // leased to one deliverer
-    const at = clock.now().toISOString();
-    await store.jobs.recordAttempt(j.id, { attempt: 1, started_at: at, finished_at: at, outcome: 'retry', http_status: 503, error: 'x' }, { state: 'pending', at: new Date(clock.now().getTime() + 2000) });
-    expect(await store.jobs.claimCallback(clock.now(), 1000)).toBeNull();
-    clock.advance(2000);
-    expect((await store.jobs.claimCallback(clock.now(), 1000))!.attempt).toBe(2);
-  });
-
-  it('refuses a reused Idempotency-Key with another body, and starts a new job after 24 hours', async () => {
-    const t = await store.admin.createTenant('idem');
-    const jobs = store.forTenant(t.id, 'test').jobs;
-    const first = await jobs.create({ id: '00000000-0000-4000-8000-000000000004', agent_type: 'code_research', input: {}, idempotency_key: 'k', request_hash: 'h1' }, clock.now(), DAY);
-    const again = await jobs.create({ id: '00000000-0000-4000-8000-000000000005', agent_type: 'code_research', input: {}, idempotency_key: 'k', request_hash: 'h1' }, clock.now(), DAY);
-    expect(again).toMatchObject({ created: false, job: { id: first.job.id } });
-    await expect(jobs.create({ id: '00000000-0000-4000-8000-000000000006', agent_type: 'code_research', input: {}, idempotency_key: 'k', request_hash: 'h2' }, clock.now(), DAY)).rejects.toBeInstanceOf(ConflictError);
-    clock.advance(DAY + 1);
-    const later = await jobs.create({ id: '00000000-0000-4000-8000-000000000007', agent_type: 'code_research', input: {}, idempotency_key: 'k', request_hash: 'h2' }, clock.now(), DAY);
-    expect(later.created).toBe(true);
-  });
-
-  it('purges inputs and results after the retention period, keeping the record', async () => {
-    await submit('00000000-0000-4000-8000-000000000008');
-    const j = (await store.jobs.claim('A', clock.now(), 10_000))!;
-    await store.jobs.finish(j.id, j.fence, { status: 'completed', result: { phi: 'x' } }, clock.now(), body);
-    expect(await store.jobs.purge(new Date(clock.now().getTime() - 1), clock.now())).toBe(0);
-    clock.advance(31 * DAY);
-    expect(await store.jobs.purge(new Date(clock.now().getTime() - 30 * DAY), clock.now())).toBe(1);
-    const t = (await store.admin.findTenants())[0]!;
-    const after = await store.forTenant(t.id, 'test').jobs.get(j.id);
-    expect(after).toMatchObject({ input: null, result: null, status: 'completed' });
-    expect(after.purged_at).not.toBeNull();
-  });
-});
-
-describe('job runner: claiming ahead (issue 26)', () => {
-  /** A runner over the store whose one agent runs `agent`; the snapshot is a stand-in (the agent reads none). */
-  function runnerWith(agent: (n: number) => Promise<unknown>) {
-    let n = 0;
-    const snapshot = { retain: () => undefined, release: () => undefined } as unknown as MountedSnapshot;
-    return new JobRunner({
-      queue: store.jobs,
-      snapshots: { snapshot },
-      agents: [{ type: 'code_research', run: () => agent(n++) }],
-      now: clock.now,
-      logger: silentLogger,
-      concurrency: 2,
-      callbacks: { policy: { production: false, allowedHosts: [] }, resolve: async () => [], http: async () => ({ status: 204, retryAfter: undefined }), userAgent: 'test' },
-      retentionDays: 30,
+for (const kind of storeKinds()) {
+  describe.skipIf(kind.skip)(`job queue on ${kind.name}: leases and fencing`, () => {
+    beforeAll(() => kind.setup('jobs_queue'));
+    afterAll(() => kind.teardown());
+    beforeEach(async () => {
+      store = await kind.open(clock.now);
     });
-  }
-  const running = async () => (await store.jobs.countByStatus()).running;
+    afterEach(async () => {
+      await store.close();
+    });
 
-  it('claims no job ahead before its agent has run quickly (an agent waiting on an LLM never has), so another worker can take what it has not started', async () => {
-    for (let i = 0; i < 12; i++) await submit(`00000000-0000-4000-8000-1000000000${String(i).padStart(2, '0')}`);
-    let open!: () => void;
-    const gate = new Promise<void>((r) => (open = r));
-    const slow = runnerWith(() => gate.then(() => ({})));
-    await slow.tick();
-    expect(await running()).toBe(2);
-    // Another worker takes the waiting jobs.
-    const other = await store.jobs.claim('other', clock.now(), 60_000);
-    expect(other).not.toBeNull();
-    open();
-    await slow.drain();
-  });
+    it('hands a job to one worker at a time and takes it back only when the lease lapses', async () => {
+      await submit('00000000-0000-4000-8000-000000000001');
+      const a = await store.jobs.claim('A', clock.now(), 10_000);
+      expect(a).toMatchObject({ fence: 1, runs: 1 });
+      expect(await store.jobs.claim('B', clock.now(), 10_000)).toBeNull();
+      clock.advance(10_001);
+      const b = await store.jobs.claim('B', clock.now(), 10_000);
+      expect(b).toMatchObject({ id: a!.id, fence: 2, runs: 2 });
+      // The first worker wakes up late: its result is refused, the job completes once, by B.
+      expect(await store.jobs.finish(a!.id, a!.fence, { status: 'completed', result: { by: 'A' } }, clock.now(), body)).toBe(false);
+      expect(await store.jobs.finish(b!.id, b!.fence, { status: 'completed', result: { by: 'B' } }, clock.now(), body)).toBe(true);
+      expect(await store.jobs.finish(b!.id, b!.fence, { status: 'completed', result: { by: 'B2' } }, clock.now(), body)).toBe(false);
+      const t = (await store.admin.findTenants())[0]!;
+      expect((await store.forTenant(t.id, 'test').jobs.get(a!.id)).result).toEqual({ by: 'B' });
+    });
 
-  it('claims a few jobs ahead while its agent runs quickly, and runs every one of them', async () => {
-    for (let i = 0; i < 40; i++) await submit(`00000000-0000-4000-8000-2000000000${String(i).padStart(2, '0')}`);
-    let open!: () => void;
-    const gate = new Promise<void>((r) => (open = r));
-    // Quick for 20 jobs, then every run waits: what it holds then is running plus claimed ahead.
-    const r = runnerWith((n) => (n < 20 ? Promise.resolve({ n }) : gate.then(() => ({ n }))));
-    r.start(60_000);
-    await r.tick();
-    for (let i = 0; i < 200 && (await running()) < 10; i++) await new Promise((res) => setImmediate(res));
-    expect(await running()).toBe(2 + 2 * 4);
-    open();
-    await r.drain();
-    const counts = await store.jobs.countByStatus();
-    expect(counts.completed).toBe(40 - counts.accepted);
-    expect(counts.running).toBe(0);
+    it('keeps a renewed lease', async () => {
+      await submit('00000000-0000-4000-8000-000000000002');
+      const a = (await store.jobs.claim('A', clock.now(), 10_000))!;
+      clock.advance(8_000);
+      expect(await store.jobs.renew(a.id, a.fence, new Date(clock.now().getTime() + 10_000))).toBe(true);
+      clock.advance(8_000);
+      expect(await store.jobs.claim('B', clock.now(), 10_000)).toBeNull();
+    });
+
+    it('schedules the callback at completion with the exact body, and records attempts', async () => {
+      await submit('00000000-0000-4000-8000-000000000003', { callback_url: 'https://hooks.example.com/x', callback_secret: 'supersecret' });
+      const j = (await store.jobs.claim('A', clock.now(), 10_000))!;
+      expect(await store.jobs.claimCallback(clock.now(), 1000)).toBeNull(); // nothing until the job ends
+      await store.jobs.finish(j.id, j.fence, { status: 'completed', result: { ok: 1 } }, clock.now(), () => 'BODY');
+      const due = (await store.jobs.claimCallback(clock.now(), 1000))!;
+      expect(due).toMatchObject({ url: 'https://hooks.example.com/x', secret: 'supersecret', body: 'BODY', attempt: 1 });
+      expect(await store.jobs.claimCallback(clock.now(), 1000)).toBeNull(); // leased to one deliverer
+      const at = clock.now().toISOString();
+      await store.jobs.recordAttempt(j.id, { attempt: 1, started_at: at, finished_at: at, outcome: 'retry', http_status: 503, error: 'x' }, { state: 'pending', at: new Date(clock.now().getTime() + 2000) });
+      expect(await store.jobs.claimCallback(clock.now(), 1000)).toBeNull();
+      clock.advance(2000);
+      expect((await store.jobs.claimCallback(clock.now(), 1000))!.attempt).toBe(2);
+    });
+
+    it('refuses a reused Idempotency-Key with another body, and starts a new job after 24 hours', async () => {
+      const t = await store.admin.createTenant('idem');
+      const jobs = store.forTenant(t.id, 'test').jobs;
+      const first = await jobs.create({ id: '00000000-0000-4000-8000-000000000004', agent_type: 'code_research', input: {}, idempotency_key: 'k', request_hash: 'h1' }, clock.now(), DAY);
+      const again = await jobs.create({ id: '00000000-0000-4000-8000-000000000005', agent_type: 'code_research', input: {}, idempotency_key: 'k', request_hash: 'h1' }, clock.now(), DAY);
+      expect(again).toMatchObject({ created: false, job: { id: first.job.id } });
+      await expect(jobs.create({ id: '00000000-0000-4000-8000-000000000006', agent_type: 'code_research', input: {}, idempotency_key: 'k', request_hash: 'h2' }, clock.now(), DAY)).rejects.toBeInstanceOf(ConflictError);
+      clock.advance(DAY + 1);
+      const later = await jobs.create({ id: '00000000-0000-4000-8000-000000000007', agent_type: 'code_research', input: {}, idempotency_key: 'k', request_hash: 'h2' }, clock.now(), DAY);
+      expect(later.created).toBe(true);
+    });
+
+    it('purges inputs and results after the retention period, keeping the record', async () => {
+      await submit('00000000-0000-4000-8000-000000000008');
+      const j = (await store.jobs.claim('A', clock.now(), 10_000))!;
+      await store.jobs.finish(j.id, j.fence, { status: 'completed', result: { phi: 'x' } }, clock.now(), body);
+      expect(await store.jobs.purge(new Date(clock.now().getTime() - 1), clock.now())).toBe(0);
+      clock.advance(31 * DAY);
+      expect(await store.jobs.purge(new Date(clock.now().getTime() - 30 * DAY), clock.now())).toBe(1);
+      const t = (await store.admin.findTenants())[0]!;
+      const after = await store.forTenant(t.id, 'test').jobs.get(j.id);
+      expect(after).toMatchObject({ input: null, result: null, status: 'completed' });
+      expect(after.purged_at).not.toBeNull();
+    });
+
+    it('two replicas claiming at once never take the same job, and every job is taken once', async () => {
+      for (let i = 0; i < 12; i++) await submit(`00000000-0000-4000-8000-0000000001${String(i).padStart(2, '0')}`);
+      const other = await kind.openAgain(clock.now);
+      try {
+        const claims = await Promise.all(Array.from({ length: 16 }, (_, i) => (i % 2 ? store : other).jobs.claim(`W${i}`, clock.now(), 10_000)));
+        const got = claims.filter((c) => c !== null).map((c) => c!.id);
+        expect(got).toHaveLength(12);
+        expect(new Set(got).size).toBe(12);
+        expect((await store.jobs.countByStatus()).running).toBe(12);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('a callback due once is leased to one of two replicas claiming at once', async () => {
+      await submit('00000000-0000-4000-8000-000000000201', { callback_url: 'https://hooks.example.com/x' });
+      const j = (await store.jobs.claim('A', clock.now(), 10_000))!;
+      await store.jobs.finish(j.id, j.fence, { status: 'completed', result: {} }, clock.now(), () => 'BODY');
+      const other = await kind.openAgain(clock.now);
+      try {
+        const due = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? store : other).jobs.claimCallback(clock.now(), 1000)));
+        expect(due.filter((d) => d !== null)).toHaveLength(1);
+      } finally {
+        await other.close();
+      }
+    });
+
+    describe('job runner: claiming ahead (issue 26)', () => {
+      /** A runner over the store whose one agent runs `agent`; the snapshot is a stand-in (the agent reads none). */
+      function runnerWith(agent: (n: number) => Promise<unknown>) {
+        let n = 0;
+        const snapshot = { retain: () => undefined, release: () => undefined } as unknown as MountedSnapshot;
+        return new JobRunner({
+          queue: store.jobs,
+          snapshots: { snapshot },
+          agents: [{ type: 'code_research', run: () => agent(n++) }],
+          now: clock.now,
+          logger: silentLogger,
+          concurrency: 2,
+          callbacks: { policy: { production: false, allowedHosts: [] }, resolve: async () => [], http: async () => ({ status: 204, retryAfter: undefined }), userAgent: 'test' },
+          retentionDays: 30,
+        });
+      }
+      const running = async () => (await store.jobs.countByStatus()).running;
+
+      it('claims no job ahead before its agent has run quickly (an agent waiting on an LLM never has), so another worker can take what it has not started', async () => {
+        for (let i = 0; i < 12; i++) await submit(`00000000-0000-4000-8000-1000000000${String(i).padStart(2, '0')}`);
+        let open!: () => void;
+        const gate = new Promise<void>((r) => (open = r));
+        const slow = runnerWith(() => gate.then(() => ({})));
+        await slow.tick();
+        expect(await running()).toBe(2);
+        // Another worker takes the waiting jobs.
+        const other = await store.jobs.claim('other', clock.now(), 60_000);
+        expect(other).not.toBeNull();
+        open();
+        await slow.drain();
+      });
+
+      it('claims a few jobs ahead while its agent runs quickly, and runs every one of them', async () => {
+        for (let i = 0; i < 40; i++) await submit(`00000000-0000-4000-8000-2000000000${String(i).padStart(2, '0')}`);
+        let open!: () => void;
+        const gate = new Promise<void>((r) => (open = r));
+        // Quick for 20 jobs, then every run waits: what it holds then is running plus claimed ahead.
+        const r = runnerWith((n) => (n < 20 ? Promise.resolve({ n }) : gate.then(() => ({ n }))));
+        r.start(60_000);
+        await r.tick();
+        // Bounded in time, not turns: on PostgreSQL each claim and completion is a round trip.
+        await waitUntil(async () => (await running()) >= 10, 10_000);
+        expect(await running()).toBe(2 + 2 * 4);
+        open();
+        await r.drain();
+        const counts = await store.jobs.countByStatus();
+        expect(counts.completed).toBe(40 - counts.accepted);
+        expect(counts.running).toBe(0);
+      });
+    });
   });
-});
+}

@@ -2,26 +2,17 @@ import Database from 'better-sqlite3';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../warehouse/errors.js';
 import { MIGRATIONS } from '../warehouse/migrations.js';
 import type { NewDetermination, PaOverrideFields, RosterFields } from '../warehouse/facilities.js';
 import type { StoredChunk, StoredPolicyDocument } from '../warehouse/policy_documents.js';
-import { SqliteStateStore, hashKey, type TenantStore } from '../warehouse/state.js';
+import { GENERATION_TTL_MS, SqliteStateStore, hashKey, type StateStore, type TenantStore } from '../warehouse/state.js';
 import { TestClock } from './helpers/clock.js';
+import { storeKinds } from './helpers/state_stores.js';
 
-let dir: string;
-let store: SqliteStateStore;
 const clock = new TestClock();
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'rcm-state-'));
-  store = new SqliteStateStore(join(dir, 'state.sqlite'), clock.now);
-});
-afterEach(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
+let store: StateStore;
 /** One tenant's live world as `a` and its test world as `b` (issue 20: they shared every row). */
 async function twoWorlds() {
   const t = await store.admin.createTenant(`worlds-${Math.random().toString(36).slice(2, 8)}`);
@@ -237,240 +228,349 @@ const ISOLATION: Record<string, (f: Fixture) => Promise<void>> = {
   },
 };
 
-describe('tenant isolation, one case per repository method', () => {
-  for (const [method, check] of Object.entries(ISOLATION)) {
-    it(`${method}: tenant B can neither read nor change tenant A's rows`, async () => {
-      await check(await twoTenants());
+for (const kind of storeKinds()) {
+  describe.skipIf(kind.skip)(`the ${kind.name} state store`, () => {
+    beforeAll(() => kind.setup('state'));
+    afterAll(() => kind.teardown());
+    beforeEach(async () => {
+      store = await kind.open(clock.now);
     });
-  }
-
-  for (const [method, check] of Object.entries(ISOLATION)) {
-    it(`${method}: a tenant's test world can neither read nor change its live rows`, async () => {
-      await check(await twoWorlds());
+    afterEach(async () => {
+      await store.close();
     });
-  }
 
-  it("keeps a generation per mode: a test write leaves live cached answers alone", async () => {
-    const { a, b } = await twoWorlds();
-    const live0 = await a.generation();
-    await b.facilities.register('050454', { name: 'test only', facility_type: null, place_of_service: null, state: null }, clock.now());
-    expect(await a.generation()).toBe(live0);
-    expect(await b.generation()).toBeGreaterThan(0);
-  });
+    describe('tenant isolation, one case per repository method', () => {
+      for (const [method, check] of Object.entries(ISOLATION)) {
+        it(`${method}: tenant B can neither read nor change tenant A's rows`, async () => {
+          await check(await twoTenants());
+        });
+      }
 
-  it('covers every repository method of TenantStore', () => {
-    const view = store.forTenant('x', 'test') as unknown as Record<string, unknown>;
-    const methods: string[] = [];
-    for (const [repo, v] of Object.entries(view)) {
-      if (v && typeof v === 'object') for (const m of Object.keys(v)) methods.push(`${repo}.${m}`);
-    }
-    expect(methods.sort()).toEqual(Object.keys(ISOLATION).sort());
-  });
-});
+      for (const [method, check] of Object.entries(ISOLATION)) {
+        it(`${method}: a tenant's test world can neither read nor change its live rows`, async () => {
+          await check(await twoWorlds());
+        });
+      }
 
-describe('writes', () => {
-  it('bumps the tenant generation with every write, in the same transaction', async () => {
-    const { a, b, keyA } = await twoTenants();
-    const g0 = await a.generation();
-    await a.keys.revoke(keyA.record.id);
-    expect(await a.generation()).toBe(g0 + 1);
-    expect(await b.generation()).toBe(0);
-  });
+      it("keeps a generation per mode: a test write leaves live cached answers alone", async () => {
+        const { a, b } = await twoWorlds();
+        const live0 = await a.generation();
+        await b.facilities.register('050454', { name: 'test only', facility_type: null, place_of_service: null, state: null }, clock.now());
+        expect(await a.generation()).toBe(live0);
+        expect(await b.generation()).toBeGreaterThan(0);
+      });
 
-  it('a transaction that fails mid-way leaves nothing half-done and the generation unchanged', async () => {
-    const { a } = await twoTenants();
-    const k2 = await store.admin.createKey({ tenant: a.tenantId, type: 'test', scopes: ['knowledge'] });
-    const [k1] = await a.keys.list();
-    const g0 = await a.generation();
-    await expect(
-      a.transaction(async (tx) => {
-        await tx.keys.revoke(k1!.id);
-        await tx.keys.revoke(k2.record.id);
-        throw new Error('forced failure after two writes');
-      }),
-    ).rejects.toThrow('forced failure');
-    expect((await a.keys.list()).every((k) => k.revoked_at === null)).toBe(true);
-    expect(await a.generation()).toBe(g0);
-    // And a transaction that succeeds commits both writes with one bump.
-    await a.transaction(async (tx) => {
-      await tx.keys.revoke(k1!.id);
-      await tx.keys.revoke(k2.record.id);
+      it('covers every repository method of TenantStore', () => {
+        const view = store.forTenant('x', 'test') as unknown as Record<string, unknown>;
+        const methods: string[] = [];
+        for (const [repo, v] of Object.entries(view)) {
+          if (v && typeof v === 'object') for (const m of Object.keys(v)) methods.push(`${repo}.${m}`);
+        }
+        expect(methods.sort()).toEqual(Object.keys(ISOLATION).sort());
+      });
     });
-    expect((await a.keys.list()).every((k) => k.revoked_at !== null)).toBe(true);
-    expect(await a.generation()).toBe(g0 + 1);
-  });
 
-  it('other callers wait for an open transaction instead of seeing its uncommitted rows', async () => {
-    const { a, keyA } = await twoTenants();
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const tx = a.transaction(async (t: TenantStore) => {
-      await t.keys.revoke(keyA.record.id);
-      await gate;
-      throw new Error('rolled back');
+    describe('writes', () => {
+      it('bumps the tenant generation with every write, in the same transaction', async () => {
+        const { a, b, keyA } = await twoTenants();
+        const g0 = await a.generation();
+        await a.keys.revoke(keyA.record.id);
+        expect(await a.generation()).toBe(g0 + 1);
+        expect(await b.generation()).toBe(0);
+      });
+
+      it('a transaction that fails mid-way leaves nothing half-done and the generation unchanged', async () => {
+        const { a } = await twoTenants();
+        const k2 = await store.admin.createKey({ tenant: a.tenantId, type: 'test', scopes: ['knowledge'] });
+        const [k1] = await a.keys.list();
+        const g0 = await a.generation();
+        await expect(
+          a.transaction(async (tx) => {
+            await tx.keys.revoke(k1!.id);
+            await tx.keys.revoke(k2.record.id);
+            throw new Error('forced failure after two writes');
+          }),
+        ).rejects.toThrow('forced failure');
+        expect((await a.keys.list()).every((k) => k.revoked_at === null)).toBe(true);
+        expect(await a.generation()).toBe(g0);
+        // And a transaction that succeeds commits both writes with one bump.
+        await a.transaction(async (tx) => {
+          await tx.keys.revoke(k1!.id);
+          await tx.keys.revoke(k2.record.id);
+        });
+        expect((await a.keys.list()).every((k) => k.revoked_at !== null)).toBe(true);
+        expect(await a.generation()).toBe(g0 + 1);
+      });
+
+      it('other callers wait for an open transaction instead of seeing its uncommitted rows', async () => {
+        const { a, keyA } = await twoTenants();
+        let release!: () => void;
+        const gate = new Promise<void>((r) => (release = r));
+        const tx = a.transaction(async (t: TenantStore) => {
+          await t.keys.revoke(keyA.record.id);
+          await gate;
+          throw new Error('rolled back');
+        });
+        const outside = a.keys.list();
+        release();
+        await expect(tx).rejects.toThrow('rolled back');
+        expect((await outside)[0]!.revoked_at).toBeNull();
+      });
+
+      it('purges session tenants with every row they stored, and never a tenant holding a key that does not expire', async () => {
+      const hour = new Date(clock.now().getTime() + 3_600_000);
+      const session = await store.admin.createTenant('playground-abc');
+      await store.admin.createKey({ tenant: session.id, type: 'test', scopes: ['knowledge'], label: 'playground', expiresAt: hour });
+      const kept = await store.admin.createTenant('playground-def');
+      await store.admin.createKey({ tenant: kept.id, type: 'test', scopes: ['knowledge'], label: 'playground', expiresAt: hour });
+      await store.admin.createKey({ tenant: kept.id, type: 'test', scopes: ['knowledge'] });
+      const other = await store.admin.createTenant('playgroundish');
+      await store.admin.createKey({ tenant: other.id, type: 'test', scopes: ['knowledge'], label: 'playground', expiresAt: hour });
+      for (const t of [session, kept]) {
+        const v = store.forTenant(t.id, 'test');
+        await v.rosters.upsert(CCN, roster('aetna'), clock.now());
+        await v.policyDocuments.save(...policyDoc(DOC, 'gastric banding criteria', '43770'));
+        await v.jobs.create({ id: `${t.id.slice(0, 8)}-0000-4000-8000-000000000001`, agent_type: 'code_research', input: {}, request_hash: 'h' }, clock.now(), 86_400_000);
+      }
+      expect(await store.admin.purgeSessionTenants('playground', clock.now())).toBe(0); // keys still valid
+      expect(await store.admin.purgeSessionTenants('playground', new Date(hour.getTime() + 1))).toBe(1);
+      expect((await store.admin.findTenants()).map((t) => t.name).sort()).toEqual(['playground-def', 'playgroundish']);
+      expect(await store.admin.findKeys(session.id)).toEqual([]);
+      // The purged tenant's id now finds nothing; the kept one's rows are whole.
+      expect(await store.forTenant(session.id, 'test').rosters.list(CCN)).toEqual([]);
+      expect(await store.forTenant(kept.id, 'test').rosters.list(CCN)).toHaveLength(1);
+      expect((await store.forTenant(kept.id, 'test').policyDocuments.search(search(['gastric']))).length).toBe(1);
+      expect(await store.admin.purgeExpiredKeys(kept.id, new Date(hour.getTime() + 1))).toBe(1);
+      expect(await store.admin.findKeys(kept.id)).toHaveLength(1);
     });
-    const outside = a.keys.list();
-    release();
-    await expect(tx).rejects.toThrow('rolled back');
-    expect((await outside)[0]!.revoked_at).toBeNull();
-  });
 
-  it('keys expire at their time on the injected clock', async () => {
-    const t = await store.admin.createTenant('p');
-    const k = await store.admin.createKey({ tenant: t.id, type: 'test', scopes: ['knowledge'], expiresAt: new Date(clock.now().getTime() + 3_600_000) });
-    expect(await store.admin.findActiveKeyByHash(hashKey(k.secret), clock.now())).not.toBeNull();
-    expect(await store.admin.findActiveKeyByHash(hashKey(k.secret), new Date(clock.now().getTime() + 3_600_001))).toBeNull();
-  });
+    it("an operator's revoke and the tenant's own revoke of one key at once both succeed", async () => {
+      const { a } = await twoTenants();
+      for (let i = 0; i < 5; i++) {
+        const k = await store.admin.createKey({ tenant: a.tenantId, type: 'test', scopes: ['knowledge'] });
+        const [x, y] = await Promise.all([store.admin.revokeKey(k.record.id), a.keys.revoke(k.record.id)]);
+        expect([x.revoked_at, y.revoked_at].every((r) => r !== null)).toBe(true);
+      }
+    });
 
-  it('issues keys of the documented shape, each character drawn evenly', async () => {
-    const t = await store.admin.createTenant('shape');
-    const k = await store.admin.createKey({ tenant: t.id, type: 'live', scopes: ['knowledge'] });
-    expect(k.secret).toMatch(/^kp_live_[A-Za-z0-9]{32}$/);
-    expect(k.record.prefix).toBe(k.secret.slice(0, 12));
-  });
-});
+    it('keys expire at their time on the injected clock', async () => {
+        const t = await store.admin.createTenant('p');
+        const k = await store.admin.createKey({ tenant: t.id, type: 'test', scopes: ['knowledge'], expiresAt: new Date(clock.now().getTime() + 3_600_000) });
+        expect(await store.admin.findActiveKeyByHash(hashKey(k.secret), clock.now())).not.toBeNull();
+        expect(await store.admin.findActiveKeyByHash(hashKey(k.secret), new Date(clock.now().getTime() + 3_600_001))).toBeNull();
+      });
 
-describe('migrations', () => {
-  it('records each versioned migration once', async () => {
-    expect(await store.schemaVersion()).toBe(MIGRATIONS.at(-1)!.version);
+      it('issues keys of the documented shape, each character drawn evenly', async () => {
+        const t = await store.admin.createTenant('shape');
+        const k = await store.admin.createKey({ tenant: t.id, type: 'live', scopes: ['knowledge'] });
+        expect(k.secret).toMatch(/^kp_live_[A-Za-z0-9]{32}$/);
+        expect(k.record.prefix).toBe(k.secret.slice(0, 12));
+      });
+    });
+
+    describe('facility state', () => {
+      it('soft delete keeps the roster and overrides; hard delete removes them and the registration, not the determinations', async () => {
+        const { a } = await twoTenants();
+        await a.rosters.upsert(CCN, roster('aetna'), clock.now()); // registers implicitly
+        await a.overrides.create(CCN, override(true), clock.now());
+        await a.determinations.create(determination('d0000000-0000-4000-8000-000000000003'));
+        expect((await a.facilities.remove(CCN, false, clock.now())).is_active).toBe(false);
+        expect((await a.facilities.lookup(CCN))!.is_active).toBe(false);
+        expect(await a.rosters.list(CCN)).toHaveLength(1);
+        // Registering again re-activates the same registration.
+        expect((await a.facilities.register(CCN, NO_FIELDS, clock.now())).created).toBe(false);
+        expect((await a.facilities.lookup(CCN))!.is_active).toBe(true);
+        await a.facilities.remove(CCN, true, clock.now());
+        expect(await a.facilities.lookup(CCN)).toBeNull();
+        expect(await a.rosters.list(CCN)).toEqual([]);
+        expect(await a.overrides.list(CCN)).toEqual([]);
+        expect((await a.determinations.get('d0000000-0000-4000-8000-000000000003')).ccn).toBe(CCN);
+      });
+
+      it('a hard delete that fails mid-way (after the overrides and roster went) leaves everything in place', async () => {
+        const { a } = await twoTenants();
+        await a.rosters.upsert(CCN, roster('aetna'), clock.now());
+        await a.overrides.create(CCN, override(true), clock.now());
+        const g0 = await a.generation();
+        // Forced error inside the repository's own transaction: the last of its three deletes fails.
+        const restore = await kind.failFacilityDeletes(store);
+        await expect(a.facilities.remove(CCN, true, clock.now())).rejects.toThrow('forced failure');
+        await restore();
+        expect(await a.facilities.lookup(CCN)).not.toBeNull();
+        expect(await a.rosters.list(CCN)).toHaveLength(1);
+        expect(await a.overrides.list(CCN)).toHaveLength(1);
+        expect(await a.generation()).toBe(g0);
+      });
+
+      it('a roster upsert that fails after registering the facility implicitly leaves no registration', async () => {
+        const { a } = await twoTenants();
+        await expect(a.rosters.upsert(CCN, { ...roster('aetna'), notes: 'x'.repeat(2001) }, clock.now())).rejects.toThrow(/check constraint/i);
+        expect(await a.facilities.lookup(CCN)).toBeNull();
+      });
+
+      it('20 concurrent upserts of one facility and payer leave one row with one id', async () => {
+        const { a } = await twoTenants();
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => a.rosters.upsert(CCN, { ...roster('aetna'), notes: `write ${i}` }, clock.now())),
+        );
+        expect(results.filter((r) => r.created)).toHaveLength(1);
+        expect(new Set(results.map((r) => r.entry.id)).size).toBe(1);
+        const rows = await a.rosters.list(CCN);
+        expect(rows).toHaveLength(1);
+        expect(rows[0]!.notes).toBe('write 19');
+      });
+
+      it('20 concurrent upserts of one facility and payer split over two replicas leave one row with one id', async () => {
+      const { a } = await twoTenants();
+      const other = await kind.openAgain(clock.now);
+      try {
+        const b = other.forTenant(a.tenantId, a.mode);
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).rosters.upsert(CCN, { ...roster('aetna'), notes: `write ${i}` }, clock.now())),
+        );
+        expect(results.filter((r) => r.created)).toHaveLength(1);
+        expect(new Set(results.map((r) => r.entry.id)).size).toBe(1);
+        expect(await a.rosters.list(CCN)).toHaveLength(1);
+        expect(await a.generation()).toBe(20);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it("moves the change marker when another replica commits, and shows that replica's write in the generation", async () => {
+      const { a } = await twoTenants();
+      const other = await kind.openAgain(clock.now);
+      try {
+        const m0 = await store.changeMarker();
+        const g0 = await a.generation();
+        await other.forTenant(a.tenantId, a.mode).facilities.register(CCN, NO_FIELDS, clock.now());
+        // PostgreSQL delivers the commit's notification asynchronously: wait for it (no clock moves,
+        // so the generation memo has not expired: the notification itself must drop it).
+        const deadline = Date.now() + 2000;
+        while ((await store.changeMarker()) === m0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+        expect(await store.changeMarker()).not.toBe(m0);
+        if (kind.name === 'postgres') expect(await a.generation()).toBe(g0 + 1);
+        clock.advance(GENERATION_TTL_MS);
+        expect(await a.generation()).toBe(g0 + 1);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('writes move the generation; a stored determination does not (no cached answer changes)', async () => {
+        const { a } = await twoTenants();
+        const g0 = await a.generation();
+        await a.facilities.register(CCN, NO_FIELDS, clock.now());
+        await a.rosters.upsert(CCN, roster('aetna'), clock.now());
+        const o = await a.overrides.create(CCN, override(true), clock.now());
+        await a.overrides.remove(CCN, o.id);
+        expect(await a.generation()).toBe(g0 + 4);
+        await a.determinations.create(determination('d0000000-0000-4000-8000-000000000004'));
+        expect(await a.generation()).toBe(g0 + 4);
+      });
+    });
+  });
+}
+
+describe('SQLite state file', () => {
+  let dir: string;
+  let store: SqliteStateStore;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rcm-state-'));
+    store = new SqliteStateStore(join(dir, 'state.sqlite'), clock.now);
+  });
+  afterEach(async () => {
     await store.close();
-    store = new SqliteStateStore(join(dir, 'state.sqlite'), clock.now); // reopening applies nothing twice
-    const db = new Database(join(dir, 'state.sqlite'), { readonly: true });
-    const rows = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as { version: number }[];
-    db.close();
-    expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    await rm(dir, { recursive: true, force: true });
   });
 
-  it('upgrades a state file written before migrations existed, keeping its keys', async () => {
-    const file = join(dir, 'old.sqlite');
-    const db = new Database(file);
-    db.exec(`CREATE TABLE tenants (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL);
-      CREATE TABLE api_keys (id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL REFERENCES tenants(id), type TEXT NOT NULL, scopes TEXT NOT NULL,
-        prefix TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, label TEXT, created_at TEXT NOT NULL, revoked_at TEXT);
-      INSERT INTO tenants VALUES ('t1', 'old', '2026-01-01T00:00:00Z');
-      INSERT INTO api_keys VALUES ('key_1', 't1', 'test', '["knowledge"]', 'kp_test_abcd', '${hashKey('kp_test_' + 'a'.repeat(32))}', NULL, '2026-01-01T00:00:00Z', NULL);`);
-    db.close();
-    const old = new SqliteStateStore(file, clock.now);
-    try {
-      expect(await old.schemaVersion()).toBe(MIGRATIONS.at(-1)!.version);
-      const k = await old.admin.findActiveKeyByHash(hashKey('kp_test_' + 'a'.repeat(32)), clock.now());
-      expect(k).toMatchObject({ id: 'key_1', tenant_id: 't1', expires_at: null });
-      expect(await old.forTenant('t1', 'live').generation()).toBe(0);
-    } finally {
-      await old.close();
-    }
-  });
-});
+  describe('migrations', () => {
+    it('records each versioned migration once', async () => {
+      expect(await store.schemaVersion()).toBe(MIGRATIONS.at(-1)!.version);
+      await store.close();
+      store = new SqliteStateStore(join(dir, 'state.sqlite'), clock.now); // reopening applies nothing twice
+      const db = new Database(join(dir, 'state.sqlite'), { readonly: true });
+      const rows = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as { version: number }[];
+      db.close();
+      expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    });
 
-describe('migration 5: test and live apart', () => {
-  it('assigns rows written before it to live, and jobs to the key type they recorded', async () => {
-    const file = join(dir, 'v4.sqlite');
-    const db = new Database(file);
-    db.pragma('foreign_keys = ON');
-    db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-    for (const m of MIGRATIONS.filter((x) => x.version <= 4)) {
-      m.up(db);
-      db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, '2026-01-01T00:00:00Z');
-    }
-    db.exec(`INSERT INTO tenants VALUES ('t1', 'old', '2026-01-01T00:00:00Z');
-      INSERT INTO tenant_state VALUES ('t1', 7);
-      INSERT INTO facilities VALUES ('t1', '050454', 'Old Hospital', NULL, NULL, 'CA', 1, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');
-      INSERT INTO facility_payers VALUES ('r1', 't1', '050454', 'cigna', 'Cigna', 'in_network', NULL, NULL, 1, 'note', '[]', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');
-      INSERT INTO pa_overrides (id, tenant_id, ccn, code, pa_required, is_active, created_at) VALUES ('o1', 't1', '050454', '64490', 0, 1, '2026-01-01T00:00:00Z');
-      INSERT INTO pa_determinations VALUES ('d1', 't1', '2026-01-01T00:00:00Z', NULL, 'medicare_ffs', '64490', '{}', '{}', 's', '{}');
-      INSERT INTO agent_jobs (id, tenant_id, agent_type, status, input, key_type, request_hash, created_at, callback_state)
-        VALUES ('j1', 't1', 'code_research', 'accepted', '{}', 'test', 'h', '2026-01-01T00:00:00Z', 'none');`);
-    db.close();
-    const up = new SqliteStateStore(file, clock.now);
-    try {
-      const live = up.forTenant('t1', 'live');
-      const test = up.forTenant('t1', 'test');
-      expect((await live.facilities.list()).map((f) => f.ccn)).toEqual(['050454']);
-      expect(await test.facilities.list()).toEqual([]);
-      expect((await live.rosters.list('050454')).map((r) => r.notes)).toEqual(['note']);
-      expect((await live.overrides.list('050454')).map((o) => o.id)).toEqual(['o1']);
-      expect((await live.determinations.get('d1')).id).toBe('d1');
-      await expect(test.determinations.get('d1')).rejects.toBeInstanceOf(NotFoundError);
-      expect((await test.jobs.get('j1')).id).toBe('j1');
-      await expect(live.jobs.get('j1')).rejects.toBeInstanceOf(NotFoundError);
-      expect(await live.generation()).toBe(7);
-    } finally {
-      await up.close();
-    }
-  });
-});
-
-describe('facility state', () => {
-  it('soft delete keeps the roster and overrides; hard delete removes them and the registration, not the determinations', async () => {
-    const { a } = await twoTenants();
-    await a.rosters.upsert(CCN, roster('aetna'), clock.now()); // registers implicitly
-    await a.overrides.create(CCN, override(true), clock.now());
-    await a.determinations.create(determination('d0000000-0000-4000-8000-000000000003'));
-    expect((await a.facilities.remove(CCN, false, clock.now())).is_active).toBe(false);
-    expect((await a.facilities.lookup(CCN))!.is_active).toBe(false);
-    expect(await a.rosters.list(CCN)).toHaveLength(1);
-    // Registering again re-activates the same registration.
-    expect((await a.facilities.register(CCN, NO_FIELDS, clock.now())).created).toBe(false);
-    expect((await a.facilities.lookup(CCN))!.is_active).toBe(true);
-    await a.facilities.remove(CCN, true, clock.now());
-    expect(await a.facilities.lookup(CCN)).toBeNull();
-    expect(await a.rosters.list(CCN)).toEqual([]);
-    expect(await a.overrides.list(CCN)).toEqual([]);
-    expect((await a.determinations.get('d0000000-0000-4000-8000-000000000003')).ccn).toBe(CCN);
+    it('upgrades a state file written before migrations existed, keeping its keys', async () => {
+      const file = join(dir, 'old.sqlite');
+      const db = new Database(file);
+      db.exec(`CREATE TABLE tenants (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL);
+        CREATE TABLE api_keys (id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL REFERENCES tenants(id), type TEXT NOT NULL, scopes TEXT NOT NULL,
+          prefix TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, label TEXT, created_at TEXT NOT NULL, revoked_at TEXT);
+        INSERT INTO tenants VALUES ('t1', 'old', '2026-01-01T00:00:00Z');
+        INSERT INTO api_keys VALUES ('key_1', 't1', 'test', '["knowledge"]', 'kp_test_abcd', '${hashKey('kp_test_' + 'a'.repeat(32))}', NULL, '2026-01-01T00:00:00Z', NULL);`);
+      db.close();
+      const old = new SqliteStateStore(file, clock.now);
+      try {
+        expect(await old.schemaVersion()).toBe(MIGRATIONS.at(-1)!.version);
+        const k = await old.admin.findActiveKeyByHash(hashKey('kp_test_' + 'a'.repeat(32)), clock.now());
+        expect(k).toMatchObject({ id: 'key_1', tenant_id: 't1', expires_at: null });
+        expect(await old.forTenant('t1', 'live').generation()).toBe(0);
+      } finally {
+        await old.close();
+      }
+    });
   });
 
-  it('a hard delete that fails mid-way (after the overrides and roster went) leaves everything in place', async () => {
-    const { a } = await twoTenants();
-    await a.rosters.upsert(CCN, roster('aetna'), clock.now());
-    await a.overrides.create(CCN, override(true), clock.now());
-    const g0 = await a.generation();
-    // Forced error inside the repository's own transaction: the last of its three deletes fails.
-    store.db.exec(`CREATE TRIGGER fail_facility_delete BEFORE DELETE ON facilities BEGIN SELECT RAISE(ABORT, 'forced failure'); END`);
-    await expect(a.facilities.remove(CCN, true, clock.now())).rejects.toThrow('forced failure');
-    store.db.exec('DROP TRIGGER fail_facility_delete');
-    expect(await a.facilities.lookup(CCN)).not.toBeNull();
-    expect(await a.rosters.list(CCN)).toHaveLength(1);
-    expect(await a.overrides.list(CCN)).toHaveLength(1);
-    expect(await a.generation()).toBe(g0);
-  });
-
-  it('a roster upsert that fails after registering the facility implicitly leaves no registration', async () => {
-    const { a } = await twoTenants();
-    await expect(a.rosters.upsert(CCN, { ...roster('aetna'), notes: 'x'.repeat(2001) }, clock.now())).rejects.toThrow(/CHECK constraint/);
-    expect(await a.facilities.lookup(CCN)).toBeNull();
-  });
-
-  it('20 concurrent upserts of one facility and payer leave one row with one id', async () => {
-    const { a } = await twoTenants();
-    const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => a.rosters.upsert(CCN, { ...roster('aetna'), notes: `write ${i}` }, clock.now())),
-    );
-    expect(results.filter((r) => r.created)).toHaveLength(1);
-    expect(new Set(results.map((r) => r.entry.id)).size).toBe(1);
-    const rows = await a.rosters.list(CCN);
-    expect(rows).toHaveLength(1);
-    expect(rows[0]!.notes).toBe('write 19');
-  });
-
-  it('writes move the generation; a stored determination does not (no cached answer changes)', async () => {
-    const { a } = await twoTenants();
-    const g0 = await a.generation();
-    await a.facilities.register(CCN, NO_FIELDS, clock.now());
-    await a.rosters.upsert(CCN, roster('aetna'), clock.now());
-    const o = await a.overrides.create(CCN, override(true), clock.now());
-    await a.overrides.remove(CCN, o.id);
-    expect(await a.generation()).toBe(g0 + 4);
-    await a.determinations.create(determination('d0000000-0000-4000-8000-000000000004'));
-    expect(await a.generation()).toBe(g0 + 4);
+  describe('migration 5: test and live apart', () => {
+    it('assigns rows written before it to live, and jobs to the key type they recorded', async () => {
+      const file = join(dir, 'v4.sqlite');
+      const db = new Database(file);
+      db.pragma('foreign_keys = ON');
+      db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+      for (const m of MIGRATIONS.filter((x) => x.version <= 4)) {
+        m.up(db);
+        db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, '2026-01-01T00:00:00Z');
+      }
+      db.exec(`INSERT INTO tenants VALUES ('t1', 'old', '2026-01-01T00:00:00Z');
+        INSERT INTO tenant_state VALUES ('t1', 7);
+        INSERT INTO facilities VALUES ('t1', '050454', 'Old Hospital', NULL, NULL, 'CA', 1, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');
+        INSERT INTO facility_payers VALUES ('r1', 't1', '050454', 'cigna', 'Cigna', 'in_network', NULL, NULL, 1, 'note', '[]', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');
+        INSERT INTO pa_overrides (id, tenant_id, ccn, code, pa_required, is_active, created_at) VALUES ('o1', 't1', '050454', '64490', 0, 1, '2026-01-01T00:00:00Z');
+        INSERT INTO pa_determinations VALUES ('d1', 't1', '2026-01-01T00:00:00Z', NULL, 'medicare_ffs', '64490', '{}', '{}', 's', '{}');
+        INSERT INTO agent_jobs (id, tenant_id, agent_type, status, input, key_type, request_hash, created_at, callback_state)
+          VALUES ('j1', 't1', 'code_research', 'accepted', '{}', 'test', 'h', '2026-01-01T00:00:00Z', 'none');`);
+      db.close();
+      const up = new SqliteStateStore(file, clock.now);
+      try {
+        const live = up.forTenant('t1', 'live');
+        const test = up.forTenant('t1', 'test');
+        expect((await live.facilities.list()).map((f) => f.ccn)).toEqual(['050454']);
+        expect(await test.facilities.list()).toEqual([]);
+        expect((await live.rosters.list('050454')).map((r) => r.notes)).toEqual(['note']);
+        expect((await live.overrides.list('050454')).map((o) => o.id)).toEqual(['o1']);
+        expect((await live.determinations.get('d1')).id).toBe('d1');
+        await expect(test.determinations.get('d1')).rejects.toBeInstanceOf(NotFoundError);
+        expect((await test.jobs.get('j1')).id).toBe('j1');
+        await expect(live.jobs.get('j1')).rejects.toBeInstanceOf(NotFoundError);
+        expect(await live.generation()).toBe(7);
+      } finally {
+        await up.close();
+      }
+    });
   });
 });
 
 describe('group commit (issue 26)', () => {
+  let dir: string;
+  let sq: SqliteStateStore;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rcm-group-'));
+    store = sq = new SqliteStateStore(join(dir, 'state.sqlite'), clock.now);
+  });
+  afterEach(async () => {
+    await sq.close();
+    await rm(dir, { recursive: true, force: true });
+  });
   const reader = () => new Database(join(dir, 'state.sqlite'), { readonly: true });
 
   it('commits concurrent writes of several tenants in one transaction, and answers none before that commit is visible to another connection', async () => {
     const { a, b } = await twoTenants();
-    const before = { ...store.commits.stats };
+    const before = { ...sq.commits.stats };
     const other = reader();
     try {
       const ids = Array.from({ length: 20 }, (_, i) => `d0000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
@@ -485,8 +585,8 @@ describe('group commit (issue 26)', () => {
       expect((other.prepare('SELECT count(*) AS n FROM pa_determinations').get() as { n: number }).n).toBe(0);
       await Promise.all(writes);
       expect(seenAtFirstAnswer).toEqual([20]);
-      expect(store.commits.stats.batches - before.batches).toBe(1);
-      expect(store.commits.stats.writes - before.writes).toBe(20);
+      expect(sq.commits.stats.batches - before.batches).toBe(1);
+      expect(sq.commits.stats.writes - before.writes).toBe(20);
     } finally {
       other.close();
     }
@@ -494,13 +594,13 @@ describe('group commit (issue 26)', () => {
 
   it('rolls back a failing write alone: the other writes of its batch commit, and only the failing one rejects', async () => {
     const { a, b } = await twoTenants();
-    const before = store.commits.stats.batches;
+    const before = sq.commits.stats.batches;
     const [first, bad, last] = await Promise.allSettled([
       a.rosters.upsert(CCN, roster('aetna'), clock.now()),
       a.rosters.upsert('330101', { ...roster('cigna'), notes: 'x'.repeat(2001) }, clock.now()), // CHECK constraint, after registering 330101
       b.overrides.create(CCN, override(true), clock.now()),
     ]);
-    expect(store.commits.stats.batches - before).toBe(1);
+    expect(sq.commits.stats.batches - before).toBe(1);
     expect(first.status).toBe('fulfilled');
     expect(bad).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ message: expect.stringMatching(/CHECK constraint/) }) });
     expect(last.status).toBe('fulfilled');
@@ -515,9 +615,9 @@ describe('group commit (issue 26)', () => {
     const writes = [
       a.determinations.create(determination('d0000000-0000-4000-8000-00000000c001')),
       // A foreign key checked only at COMMIT (deferred) and broken: the COMMIT itself fails.
-      store.commits.write(() => {
-        store.db.pragma('defer_foreign_keys = ON');
-        store.db.prepare("INSERT INTO tenant_state (tenant_id, mode, generation) VALUES ('no-such-tenant', 'test', 1)").run();
+      sq.commits.write(() => {
+        sq.db.pragma('defer_foreign_keys = ON');
+        sq.db.prepare("INSERT INTO tenant_state (tenant_id, mode, generation) VALUES ('no-such-tenant', 'test', 1)").run();
       }, false),
       a.determinations.create(determination('d0000000-0000-4000-8000-00000000c002')),
     ];
@@ -525,7 +625,7 @@ describe('group commit (issue 26)', () => {
     expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
     expect(String((settled[0] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/);
     await expect(a.determinations.get('d0000000-0000-4000-8000-00000000c001')).rejects.toThrow(NotFoundError);
-    expect(store.db.inTransaction).toBe(false);
+    expect(sq.db.inTransaction).toBe(false);
     // The store goes on: the next write commits.
     await a.determinations.create(determination('d0000000-0000-4000-8000-00000000c003'));
     expect((await a.determinations.get('d0000000-0000-4000-8000-00000000c003')).id).toBe('d0000000-0000-4000-8000-00000000c003');
@@ -535,9 +635,9 @@ describe('group commit (issue 26)', () => {
     const { a } = await twoTenants();
     const settled = await Promise.allSettled([
       a.determinations.create(determination('d0000000-0000-4000-8000-00000000e001')),
-      store.commits.write(() => {
+      sq.commits.write(() => {
         // What SQLite does on some SQLITE_FULL and I/O errors: the transaction is gone, not just this write.
-        store.db.exec('ROLLBACK');
+        sq.db.exec('ROLLBACK');
         throw new Error('transaction rolled back under this write');
       }, false),
       a.determinations.create(determination('d0000000-0000-4000-8000-00000000e002')),
@@ -552,12 +652,12 @@ describe('group commit (issue 26)', () => {
     const w = a.determinations.create(determination('d0000000-0000-4000-8000-00000000f001'));
     await store.close();
     await w;
-    store = new SqliteStateStore(join(dir, 'state.sqlite'), clock.now);
+    store = sq = new SqliteStateStore(join(dir, 'state.sqlite'), clock.now);
     expect((await store.forTenant(a.tenantId, 'test').determinations.get('d0000000-0000-4000-8000-00000000f001')).ccn).toBe(CCN);
   });
 
   it('fsyncs every commit by default (synchronous=FULL) and only at checkpoints with RCM_STATE_SYNC=normal', async () => {
-    expect(store.db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(sq.db.pragma('synchronous', { simple: true })).toBe(2);
     const normal = new SqliteStateStore(join(dir, 'normal.sqlite'), clock.now, { sync: 'normal' });
     try {
       expect(normal.db.pragma('synchronous', { simple: true })).toBe(1);

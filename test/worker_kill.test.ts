@@ -5,13 +5,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { SqliteStateStore } from '../warehouse/state.js';
+import { openStateStore, stateLocationOf } from '../warehouse/open_state.js';
 import { startReceiver } from './helpers/receiver.js';
+import { PG_URL, pgDatabase } from './helpers/state_stores.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 let dir: string;
 let hanging: Server;
 let llmUrl: string;
+/** The workers' RCM_STATE_URL (PostgreSQL), or none (SQLite in the data dir). */
+let stateEnv: Record<string, string> = {};
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rcm-kill-'));
   await cp(inject('seededDir'), dir, { recursive: true });
@@ -28,7 +31,7 @@ afterAll(async () => {
 
 function worker(env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, [join(ROOT, 'bin/rcm.js'), 'worker'], {
-    env: { ...process.env, RCM_DATA_DIR: dir, RCM_LOG: 'silent', RCM_AGENT_LEASE_MS: '1000', ...env },
+    env: { ...process.env, RCM_DATA_DIR: dir, RCM_LOG: 'silent', RCM_AGENT_LEASE_MS: '1000', ...stateEnv, ...env },
     stdio: 'ignore',
     detached: true, // its own process group: the kill reaches the re-executed child too
   });
@@ -44,44 +47,49 @@ async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 30_0
   }
 }
 
-describe('a worker killed mid-job', () => {
-  it('leaves the job to the next worker after its lease: it completes once and its callback is sent once', async () => {
-    const rx = await startReceiver('kill-test-secret');
-    const store = new SqliteStateStore(join(dir, 'state.sqlite'));
-    try {
-      const tenant = await store.admin.createTenant('kill');
-      const jobs = store.forTenant(tenant.id, 'test').jobs;
-      const { job } = await jobs.create(
-        { id: '1b4e28ba-2fa1-41d2-883f-0016d3cca427', agent_type: 'code_research', input: { code: '99213' }, request_hash: 'h', callback_url: rx.url, callback_secret: 'kill-test-secret' },
-        new Date(),
-        86_400_000,
-      );
-      const first = worker({ RCM_LLM_URL: llmUrl, RCM_LLM_MODEL: 'hang', RCM_LLM_ALLOW_TEST: '1', RCM_LLM_TIMEOUT_MS: '300000' });
-      const running = await until(() => jobs.get(job.id), (j) => j.status === 'running');
-      expect(running.status).toBe('running');
-      process.kill(-first.pid!, 'SIGKILL');
-      await new Promise((r) => first.once('exit', r));
-      expect((await jobs.get(job.id)).status).toBe('running'); // left behind by the dead worker
-
-      const second = worker({});
+for (const engine of ['sqlite', 'postgres'] as const) {
+  describe.skipIf(engine === 'postgres' && !PG_URL)(`a worker killed mid-job (state on ${engine})`, () => {
+    it('leaves the job to the next worker after its lease: it completes once and its callback is sent once', async () => {
+      const rx = await startReceiver('kill-test-secret');
+      const db = engine === 'postgres' ? await pgDatabase('worker_kill') : null;
+      stateEnv = db ? { RCM_STATE_URL: db.url } : {};
+      const store = await openStateStore(stateLocationOf(dir, db?.url));
       try {
-        const done = await until(() => jobs.get(job.id), (j) => j.callback_state === 'delivered');
-        expect(done).toMatchObject({ status: 'completed', runs: 2, callback_state: 'delivered' });
+        const tenant = await store.admin.createTenant('kill');
+        const jobs = store.forTenant(tenant.id, 'test').jobs;
+        const { job } = await jobs.create(
+          { id: '1b4e28ba-2fa1-41d2-883f-0016d3cca427', agent_type: 'code_research', input: { code: '99213' }, request_hash: 'h', callback_url: rx.url, callback_secret: 'kill-test-secret' },
+          new Date(),
+          86_400_000,
+        );
+        const first = worker({ RCM_LLM_URL: llmUrl, RCM_LLM_MODEL: 'hang', RCM_LLM_ALLOW_TEST: '1', RCM_LLM_TIMEOUT_MS: '300000' });
+        const running = await until(() => jobs.get(job.id), (j) => j.status === 'running');
+        expect(running.status).toBe('running');
+        process.kill(-first.pid!, 'SIGKILL');
+        await new Promise((r) => first.once('exit', r));
+        expect((await jobs.get(job.id)).status).toBe('running'); // left behind by the dead worker
+
+        const second = worker({});
+        try {
+          const done = await until(() => jobs.get(job.id), (j) => j.callback_state === 'delivered');
+          expect(done).toMatchObject({ status: 'completed', runs: 2, callback_state: 'delivered' });
+          expect(rx.received).toHaveLength(1);
+          expect(rx.received[0]!.signatureValid).toBe(true);
+        } finally {
+          process.kill(-second.pid!, 'SIGTERM');
+          await new Promise((r) => second.once('exit', r));
+        }
+        // A restart sends nothing again.
+        const third = worker({});
+        await new Promise((r) => setTimeout(r, 1500));
+        process.kill(-third.pid!, 'SIGTERM');
+        await new Promise((r) => third.once('exit', r));
         expect(rx.received).toHaveLength(1);
-        expect(rx.received[0]!.signatureValid).toBe(true);
       } finally {
-        process.kill(-second.pid!, 'SIGTERM');
-        await new Promise((r) => second.once('exit', r));
+        await store.close();
+        await rx.close();
+        await db?.drop();
       }
-      // A restart sends nothing again.
-      const third = worker({});
-      await new Promise((r) => setTimeout(r, 1500));
-      process.kill(-third.pid!, 'SIGTERM');
-      await new Promise((r) => third.once('exit', r));
-      expect(rx.received).toHaveLength(1);
-    } finally {
-      await store.close();
-      await rx.close();
-    }
+    });
   });
-});
+}

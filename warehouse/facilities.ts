@@ -121,18 +121,18 @@ export interface TenantDeterminations {
   get(id: string): Promise<StoredDetermination>;
 }
 
-interface FacilityRow extends Omit<FacilityRegistration, 'is_active'> {
+export interface RegistrationRow extends Omit<FacilityRegistration, 'is_active'> {
   is_active: number;
 }
-interface RosterRow extends Omit<RosterEntry, 'is_active' | 'plan_types'> {
+export interface RosterRow extends Omit<RosterEntry, 'is_active' | 'plan_types'> {
   is_active: number;
   plan_types: string;
 }
-interface OverrideRow extends Omit<PaOverride, 'is_active' | 'pa_required'> {
+export interface OverrideRow extends Omit<PaOverride, 'is_active' | 'pa_required'> {
   is_active: number;
   pa_required: number;
 }
-interface DeterminationRow {
+export interface DeterminationRow {
   id: string;
   created_at: string;
   ccn: string | null;
@@ -144,16 +144,16 @@ interface DeterminationRow {
   dataset_versions: string;
 }
 
-const FAC_COLS = 'ccn, name, facility_type, place_of_service, state, is_active, created_at, updated_at';
-const ROSTER_COLS = 'id, ccn, payer_slug, payer_name, network_status, effective_date, expiration_date, is_active, notes, plan_types, created_at, updated_at';
-const OVERRIDE_COLS =
+export const FAC_COLS = 'ccn, name, facility_type, place_of_service, state, is_active, created_at, updated_at';
+export const ROSTER_COLS = 'id, ccn, payer_slug, payer_name, network_status, effective_date, expiration_date, is_active, notes, plan_types, created_at, updated_at';
+export const OVERRIDE_COLS =
   'id, ccn, payer_slug, payer_name, code, code_type, service_category, pa_required, auth_type, delegation_vendor, reason, source_document, effective_date, expiration_date, is_active, created_at';
-const DET_COLS = 'id, created_at, ccn, payer_slug, code, inputs, result, snapshot_id, dataset_versions';
+export const DET_COLS = 'id, created_at, ccn, payer_slug, code, inputs, result, snapshot_id, dataset_versions';
 
-const toFacility = (r: FacilityRow): FacilityRegistration => ({ ...r, is_active: r.is_active === 1 });
-const toRoster = (r: RosterRow): RosterEntry => ({ ...r, is_active: r.is_active === 1, plan_types: JSON.parse(r.plan_types) as string[] });
-const toOverride = (r: OverrideRow): PaOverride => ({ ...r, is_active: r.is_active === 1, pa_required: r.pa_required === 1 });
-const toDetermination = (r: DeterminationRow): StoredDetermination => ({
+export const toFacility = (r: RegistrationRow): FacilityRegistration => ({ ...r, is_active: r.is_active === 1 });
+export const toRoster = (r: RosterRow): RosterEntry => ({ ...r, is_active: r.is_active === 1, plan_types: JSON.parse(r.plan_types) as string[] });
+export const toOverride = (r: OverrideRow): PaOverride => ({ ...r, is_active: r.is_active === 1, pa_required: r.pa_required === 1 });
+export const toDetermination = (r: DeterminationRow): StoredDetermination => ({
   ...r,
   inputs: JSON.parse(r.inputs) as Record<string, unknown>,
   result: JSON.parse(r.result) as Record<string, unknown>,
@@ -169,7 +169,7 @@ export class SqliteFacilities {
   constructor(private readonly db: Database.Database) {}
 
   private lookupFacility(tenantId: string, mode: KeyType, ccn: string): FacilityRegistration | null {
-    const r = this.db.prepare(`SELECT ${FAC_COLS} FROM facilities WHERE tenant_id = ? AND mode = ? AND ccn = ?`).get(tenantId, mode, ccn) as FacilityRow | undefined;
+    const r = this.db.prepare(`SELECT ${FAC_COLS} FROM facilities WHERE tenant_id = ? AND mode = ? AND ccn = ?`).get(tenantId, mode, ccn) as RegistrationRow | undefined;
     return r ? toFacility(r) : null;
   }
 
@@ -197,7 +197,7 @@ export class SqliteFacilities {
         return { facility: this.lookupFacility(tenantId, mode, ccn)!, created: prev === null };
       },
       lookup: (ccn: string) => this.lookupFacility(tenantId, mode, ccn),
-      list: () => (this.db.prepare(`SELECT ${FAC_COLS} FROM facilities WHERE tenant_id = ? AND mode = ? ORDER BY ccn`).all(tenantId, mode) as FacilityRow[]).map(toFacility),
+      list: () => (this.db.prepare(`SELECT ${FAC_COLS} FROM facilities WHERE tenant_id = ? AND mode = ? ORDER BY ccn`).all(tenantId, mode) as RegistrationRow[]).map(toFacility),
       remove: (ccn: string, hard: boolean, now: Date) => {
         const prev = this.lookupFacility(tenantId, mode, ccn);
         if (!prev) throw new NotFoundError(`facility ${ccn} is not registered by this tenant`);

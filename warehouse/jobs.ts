@@ -106,7 +106,7 @@ export interface JobQueue {
   countByStatus(): Promise<Record<JobStatus, number>>;
 }
 
-interface JobRow {
+export interface JobRow {
   id: string;
   tenant_id: string;
   agent_type: string;
@@ -128,10 +128,34 @@ interface JobRow {
   purged_at: string | null;
 }
 
-const COLS =
+export const JOB_COLS =
   'id, tenant_id, agent_type, status, input, result, error, key_type, idempotency_key, request_hash, created_at, started_at, finished_at, latency_ms, runs, fence, callback_url, callback_state, purged_at';
 
-const parse = (s: string | null) => (s === null ? null : (JSON.parse(s) as unknown));
+export const parse = (s: string | null) => (s === null ? null : (JSON.parse(s) as unknown));
+
+/** A stored job row and its callback attempts as the API shows the job (both engines). */
+export function jobOf(r: JobRow, attempts: CallbackAttempt[]): AgentJob {
+  return {
+    id: r.id,
+    tenant_id: r.tenant_id,
+    agent_type: r.agent_type,
+    status: r.status,
+    input: parse(r.input),
+    result: parse(r.result),
+    error: parse(r.error) as AgentJob['error'],
+    key_type: r.key_type,
+    idempotency_key: r.idempotency_key,
+    created_at: r.created_at,
+    started_at: r.started_at,
+    finished_at: r.finished_at,
+    latency_ms: r.latency_ms,
+    runs: r.runs,
+    callback_url: r.callback_url,
+    callback_state: r.callback_state,
+    callback_attempts: attempts,
+    purged_at: r.purged_at,
+  };
+}
 
 /**
  * SQLite implementation of the job tables. Every statement is synchronous; the state store runs
@@ -147,32 +171,13 @@ export class SqliteJobs {
   }
 
   private toJob(r: JobRow): AgentJob {
-    return {
-      id: r.id,
-      tenant_id: r.tenant_id,
-      agent_type: r.agent_type,
-      status: r.status,
-      input: parse(r.input),
-      result: parse(r.result),
-      error: parse(r.error) as AgentJob['error'],
-      key_type: r.key_type,
-      idempotency_key: r.idempotency_key,
-      created_at: r.created_at,
-      started_at: r.started_at,
-      finished_at: r.finished_at,
-      latency_ms: r.latency_ms,
-      runs: r.runs,
-      callback_url: r.callback_url,
-      callback_state: r.callback_state,
-      callback_attempts: this.attempts(r.id),
-      purged_at: r.purged_at,
-    };
+    return jobOf(r, this.attempts(r.id));
   }
 
   private row(id: string, tenantId?: string, mode?: KeyType): JobRow | undefined {
     return (tenantId === undefined
-      ? this.db.prepare(`SELECT ${COLS} FROM agent_jobs WHERE id = ?`).get(id)
-      : this.db.prepare(`SELECT ${COLS} FROM agent_jobs WHERE id = ? AND tenant_id = ? AND key_type = ?`).get(id, tenantId, mode)) as JobRow | undefined;
+      ? this.db.prepare(`SELECT ${JOB_COLS} FROM agent_jobs WHERE id = ?`).get(id)
+      : this.db.prepare(`SELECT ${JOB_COLS} FROM agent_jobs WHERE id = ? AND tenant_id = ? AND key_type = ?`).get(id, tenantId, mode)) as JobRow | undefined;
   }
 
   /**
@@ -184,7 +189,7 @@ export class SqliteJobs {
       create: (job: NewJob, now: Date, windowMs: number): { job: AgentJob; created: boolean } => {
         if (job.idempotency_key) {
           const prev = this.db
-            .prepare(`SELECT ${COLS} FROM agent_jobs WHERE tenant_id = ? AND key_type = ? AND idempotency_key = ?`)
+            .prepare(`SELECT ${JOB_COLS} FROM agent_jobs WHERE tenant_id = ? AND key_type = ? AND idempotency_key = ?`)
             .get(tenantId, mode, job.idempotency_key) as JobRow | undefined;
           if (prev) {
             const fresh = now.getTime() - Date.parse(prev.created_at) < windowMs;

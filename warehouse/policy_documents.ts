@@ -105,9 +105,9 @@ export const POLICY_DOCUMENTS_DDL = `
   CREATE INDEX policy_postings_chunk ON policy_postings(chunk);`;
 
 /** A document row: the stored document with its id column and JSON text columns. */
-type DocRow = Omit<StoredPolicyDocument, 'document_id' | 'headings' | 'chunk_sections'> & { id: string; headings: string; chunk_sections: string };
+export type DocRow = Omit<StoredPolicyDocument, 'document_id' | 'headings' | 'chunk_sections'> & { id: string; headings: string; chunk_sections: string };
 
-interface ChunkRow {
+export interface ChunkRow {
   id: number;
   document_id: string;
   chunk_id: string;
@@ -120,16 +120,16 @@ interface ChunkRow {
   tokens: number;
 }
 
-const DOC_COLS = 'id, sha256, title, policy_number, effective_date, payer_slug, payer_name, page_count, byte_size, structure_source, headings, chunk_sections, created_at';
-const CHUNK_COLS = 'id, document_id, chunk_id, ordinal, page_start, page_end, section_path, text, codes, tokens';
+export const DOC_COLS = 'id, sha256, title, policy_number, effective_date, payer_slug, payer_name, page_count, byte_size, structure_source, headings, chunk_sections, created_at';
+export const CHUNK_COLS = 'id, document_id, chunk_id, ordinal, page_start, page_end, section_path, text, codes, tokens';
 
-const documentOf = ({ id, headings, chunk_sections, ...r }: DocRow): StoredPolicyDocument => ({
+export const documentOf = ({ id, headings, chunk_sections, ...r }: DocRow): StoredPolicyDocument => ({
   document_id: id,
   ...r,
   headings: JSON.parse(headings) as StoredHeading[],
   chunk_sections: JSON.parse(chunk_sections) as number[],
 });
-const toChunk = (r: ChunkRow): StoredChunk => ({
+export const toChunk = (r: ChunkRow): StoredChunk => ({
   chunk_id: r.chunk_id,
   ordinal: r.ordinal,
   page_start: r.page_start,
@@ -140,10 +140,95 @@ const toChunk = (r: ChunkRow): StoredChunk => ({
 });
 
 /** BM25 parameters (the usual ones; FTS5's own bm25 uses the same). */
-const K1 = 1.2;
-const B = 0.75;
+export const K1 = 1.2;
+export const B = 0.75;
 /** Added per requested code a chunk lists (codes tables name codes once; text may never repeat them). */
-const CODE_BOOST = 5;
+export const CODE_BOOST = 5;
+
+/** One statement of a search: its SQL (valid on SQLite and PostgreSQL alike) and its arguments. */
+export interface SearchStep {
+  sql: string;
+  args: unknown[];
+}
+
+/**
+ * BM25 (k1 1.2, b 0.75) over one tenant's chunks in one mode (or the one document), plus
+ * CODE_BOOST per requested code a chunk lists; computed in SQL so only the top rows reach JS.
+ * Written once for both engines: it yields each statement and is sent back its rows (SQLite runs
+ * them synchronously, PostgreSQL awaits them), so ranking is the same on both by construction.
+ * `stems` turns query words into index terms (FTS5's tokenizer on both engines).
+ */
+export function* searchSteps(tenantId: string, mode: KeyType, q: SearchInput, stems: (text: string) => TermCount[]): Generator<SearchStep, PolicyHit[], unknown[]> {
+  const title = function* (id: string): Generator<SearchStep, string | null, unknown[]> {
+    const rows = (yield { sql: 'SELECT title FROM policy_documents WHERE tenant_id = ? AND mode = ? AND id = ?', args: [tenantId, mode, id] }) as { title: string | null }[];
+    if (!rows.length) throw new NotFoundError(`policy document ${id} not found`);
+    return rows[0]!.title;
+  };
+  if (q.document_id !== undefined) yield* title(q.document_id);
+  const docScope = q.document_id !== undefined ? ' AND c.document_id = ?' : '';
+  const scoped = q.document_id !== undefined ? [q.document_id] : [];
+  const [stats] = (yield {
+    sql: `SELECT sum(chunks) AS n, sum(tokens) AS tokens FROM policy_documents WHERE tenant_id = ? AND mode = ?${q.document_id !== undefined ? ' AND id = ?' : ''}`,
+    args: [tenantId, mode, ...scoped],
+  }) as { n: number | null; tokens: number | null }[];
+  const n = stats?.n ?? 0;
+  const terms = q.terms.length ? stems(q.terms.join(' ')).map(([t]) => t) : [];
+  const codes = [...new Set(q.codes)];
+  if (n === 0 || (!terms.length && !codes.length)) return [];
+  const avgdl = (stats?.tokens ?? 0) / n || 1;
+  const marks = (xs: unknown[]) => xs.map(() => '?').join(', ');
+  const join = (col: string) => (docScope ? ` JOIN policy_chunks c ON c.id = ${col}` : '');
+  const scores = new Map<number, { score: number; codes: string[] }>();
+  // The tenant's chunks that list any of `codes`, with the codes each lists.
+  const coded = new Map<number, string[]>();
+  if (codes.length) {
+    const rows = (yield {
+      sql: `SELECT k.chunk AS id, k.code FROM policy_chunk_codes k${join('k.chunk')} WHERE k.tenant_id = ? AND k.mode = ? AND k.code IN (${marks(codes)})${docScope} ORDER BY k.chunk`,
+      args: [tenantId, mode, ...codes, ...scoped],
+    }) as { id: number; code: string }[];
+    for (const r of rows) coded.set(r.id, [...(coded.get(r.id) ?? []), r.code]);
+  }
+  if (terms.length) {
+    // Document frequency of each term among the tenant's chunks, then BM25 summed per chunk in SQL.
+    const dfs = (yield {
+      sql: `SELECT p.term, count(*) AS df FROM policy_postings p${join('p.chunk')} WHERE p.tenant_id = ? AND p.mode = ? AND p.term IN (${marks(terms)})${docScope} GROUP BY p.term`,
+      args: [tenantId, mode, ...terms, ...scoped],
+    }) as { term: string; df: number }[];
+    if (dfs.length) {
+      const idf = dfs.flatMap((d) => [d.term, Math.log(1 + (n - d.df + 0.5) / (d.df + 0.5))]);
+      // Typed placeholders: PostgreSQL infers a bare one's type from its neighbour (integer here).
+      const weight = `CASE p.term ${dfs.map(() => 'WHEN CAST(? AS TEXT) THEN CAST(? AS DOUBLE PRECISION)').join(' ')} END`;
+      const bm25 = `sum(${weight} * p.tf * ${K1 + 1} / (p.tf + ${K1} * (${1 - B} + ${B} * p.tokens / CAST(? AS DOUBLE PRECISION))))`;
+      const byChunk = (filter: string, args: unknown[], limit: string): SearchStep => ({
+        sql: `SELECT p.chunk AS id, ${bm25} AS score FROM policy_postings p${join('p.chunk')} WHERE p.tenant_id = ? AND p.mode = ? AND p.term IN (${marks(dfs)})${docScope}${filter} GROUP BY p.chunk ORDER BY score DESC, p.chunk${limit}`,
+        args: [...idf, avgdl, tenantId, mode, ...dfs.map((d) => d.term), ...scoped, ...args],
+      });
+      for (const r of (yield byChunk('', [q.top_k], ' LIMIT ?')) as { id: number; score: number }[]) scores.set(r.id, { score: r.score, codes: [] });
+      // Chunks listing a requested code may rank above the text's top k: their text scores too.
+      const more = [...coded.keys()].filter((id) => !scores.has(id));
+      if (more.length) for (const r of (yield byChunk(` AND p.chunk IN (${marks(more)})`, more, '')) as { id: number; score: number }[]) scores.set(r.id, { score: r.score, codes: [] });
+    }
+  }
+  for (const [id, listed] of coded) {
+    let e = scores.get(id);
+    if (!e) scores.set(id, (e = { score: 0, codes: [] }));
+    e.score += CODE_BOOST * listed.length;
+    e.codes = codes.filter((c) => listed.includes(c));
+  }
+  const top = [...scores]
+    .map(([id, e]) => ({ id, ...e }))
+    .sort((a, b) => b.score - a.score || a.id - b.id)
+    .slice(0, q.top_k)
+    .filter((t) => t.score > 0);
+  const titles = new Map<string, string | null>();
+  const hits: PolicyHit[] = [];
+  for (const t of top) {
+    const [r] = (yield { sql: `SELECT ${CHUNK_COLS} FROM policy_chunks WHERE id = ?`, args: [t.id] }) as ChunkRow[];
+    if (!titles.has(r!.document_id)) titles.set(r!.document_id, yield* title(r!.document_id));
+    hits.push({ document_id: r!.document_id, document_title: titles.get(r!.document_id) ?? null, chunk: toChunk(r!), score: Math.round(t.score * 1e4) / 1e4, codes_matched: t.codes });
+  }
+  return hits;
+}
 
 export class SqlitePolicyDocuments {
   private readonly fts5: Fts5Terms;
@@ -208,77 +293,17 @@ export class SqlitePolicyDocuments {
         db.prepare('DELETE FROM policy_documents WHERE tenant_id = ? AND mode = ? AND id = ?').run(tenantId, mode, id);
         return { document: doc, chunks_deleted };
       },
-      search: (q: SearchInput) => this.search(tenantId, mode, q, getDoc),
+      search: (q: SearchInput) => this.search(tenantId, mode, q),
     };
   }
 
-  /**
-   * BM25 (k1 1.2, b 0.75) over this tenant's chunks in this mode (or the one document), plus
-   * CODE_BOOST per requested code a chunk lists; computed in SQL so only the top rows reach JS.
-   */
-  private search(tenantId: string, mode: KeyType, q: SearchInput, getDoc: (id: string) => StoredPolicyDocument): PolicyHit[] {
-    if (q.document_id !== undefined) getDoc(q.document_id);
-    const docScope = q.document_id !== undefined ? ' AND c.document_id = ?' : '';
-    const scoped = q.document_id !== undefined ? [q.document_id] : [];
-    const stats = this.stmt(`SELECT sum(chunks) AS n, sum(tokens) AS tokens FROM policy_documents WHERE tenant_id = ? AND mode = ?${q.document_id !== undefined ? ' AND id = ?' : ''}`).get(
-      tenantId, mode, ...scoped,
-    ) as { n: number | null; tokens: number | null };
-    const n = stats.n ?? 0;
-    const terms = q.terms.length ? this.fts5.count('', q.terms.join(' ')).map(([t]) => t) : [];
-    const codes = [...new Set(q.codes)];
-    if (n === 0 || (!terms.length && !codes.length)) return [];
-    const avgdl = (stats.tokens ?? 0) / n || 1;
-    const marks = (xs: unknown[]) => xs.map(() => '?').join(', ');
-    const join = (col: string) => (docScope ? ` JOIN policy_chunks c ON c.id = ${col}` : '');
-    const scores = new Map<number, { score: number; codes: string[] }>();
-    const coded = codes.length ? this.codedChunks(tenantId, mode, codes, docScope, scoped) : [];
-    if (terms.length) {
-      // Document frequency of each term among the tenant's chunks, then BM25 summed per chunk in SQL.
-      const dfs = this.stmt(`SELECT p.term, count(*) AS df FROM policy_postings p${join('p.chunk')} WHERE p.tenant_id = ? AND p.mode = ? AND p.term IN (${marks(terms)})${docScope} GROUP BY p.term`).all(
-        tenantId, mode, ...terms, ...scoped,
-      ) as { term: string; df: number }[];
-      if (dfs.length) {
-        const idf = dfs.flatMap((d) => [d.term, Math.log(1 + (n - d.df + 0.5) / (d.df + 0.5))]);
-        const weight = `CASE p.term ${dfs.map(() => 'WHEN ? THEN ?').join(' ')} END`;
-        const bm25 = `sum(${weight} * p.tf * ${K1 + 1} / (p.tf + ${K1} * (${1 - B} + ${B} * p.tokens / ?)))`;
-        const byChunk = (filter: string, args: unknown[], limit: string) =>
-          this.stmt(`SELECT p.chunk AS id, ${bm25} AS score FROM policy_postings p${join('p.chunk')} WHERE p.tenant_id = ? AND p.mode = ? AND p.term IN (${marks(dfs)})${docScope}${filter} GROUP BY p.chunk ORDER BY score DESC, p.chunk${limit}`).all(
-            ...idf, avgdl, tenantId, mode, ...dfs.map((d) => d.term), ...scoped, ...args,
-          ) as { id: number; score: number }[];
-        for (const r of byChunk('', [q.top_k], ' LIMIT ?')) scores.set(r.id, { score: r.score, codes: [] });
-        // Chunks listing a requested code may rank above the text's top k: their text scores too.
-        const more = coded.map((r) => r.id).filter((id) => !scores.has(id));
-        if (more.length) for (const r of byChunk(` AND p.chunk IN (${marks(more)})`, more, '')) scores.set(r.id, { score: r.score, codes: [] });
-      }
+  /** Runs the search's statements (`searchSteps`) on this database, one after another. */
+  private search(tenantId: string, mode: KeyType, q: SearchInput): PolicyHit[] {
+    const steps = searchSteps(tenantId, mode, q, (text) => this.fts5.count('', text));
+    for (let step = steps.next(); ; ) {
+      if (step.done) return step.value;
+      step = steps.next(this.stmt(step.value.sql).all(...step.value.args));
     }
-    for (const r of coded) {
-      let e = scores.get(r.id);
-      if (!e) scores.set(r.id, (e = { score: 0, codes: [] }));
-      e.score += CODE_BOOST * r.codes.length;
-      e.codes = codes.filter((c) => r.codes.includes(c));
-    }
-    const top = [...scores]
-      .map(([id, e]) => ({ id, ...e }))
-      .sort((a, b) => b.score - a.score || a.id - b.id)
-      .slice(0, q.top_k);
-    const chunkStmt = this.stmt(`SELECT ${CHUNK_COLS} FROM policy_chunks WHERE id = ?`);
-    const titles = new Map<string, string | null>();
-    return top
-      .filter((t) => t.score > 0)
-      .map((t) => {
-        const r = chunkStmt.get(t.id) as ChunkRow;
-        if (!titles.has(r.document_id)) titles.set(r.document_id, getDoc(r.document_id).title);
-        return { document_id: r.document_id, document_title: titles.get(r.document_id) ?? null, chunk: toChunk(r), score: Math.round(t.score * 1e4) / 1e4, codes_matched: t.codes };
-      });
-  }
-
-  /** The tenant's chunks that list any of `codes`, with the codes each lists. */
-  private codedChunks(tenantId: string, mode: KeyType, codes: string[], docScope: string, scoped: string[]): { id: number; codes: string[] }[] {
-    const rows = this.stmt(
-      `SELECT k.chunk AS id, group_concat(k.code, ' ') AS codes FROM policy_chunk_codes k${docScope ? ' JOIN policy_chunks c ON c.id = k.chunk' : ''}
-       WHERE k.tenant_id = ? AND k.mode = ? AND k.code IN (${codes.map(() => '?').join(', ')})${docScope} GROUP BY k.chunk`,
-    ).all(tenantId, mode, ...codes, ...scoped) as { id: number; codes: string }[];
-    return rows.map((r) => ({ id: r.id, codes: r.codes.split(' ') }));
   }
 
   /** Statements by their SQL (the search builds a few shapes, by how many terms and codes). */

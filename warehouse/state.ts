@@ -139,7 +139,8 @@ export function hashKey(secret: string): string {
 /** The shape of every key this service issues; anything else is refused without a lookup. */
 export const KEY_RE = /^kp_(test|live)_[A-Za-z0-9]{32}$/;
 
-function newSecret(type: KeyType): string {
+/** A new key secret of `type` (`kp_<type>_` and 32 characters drawn evenly from [A-Za-z0-9]). */
+export function newSecret(type: KeyType): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
   // Rejection sampling keeps every character equally likely (256 is not a multiple of 62).
   let s = '';
@@ -151,7 +152,7 @@ function newSecret(type: KeyType): string {
   return `kp_${type}_${s}`;
 }
 
-interface KeyRow {
+export interface KeyRow {
   id: string;
   tenant_id: string;
   type: KeyType;
@@ -163,8 +164,8 @@ interface KeyRow {
   label: string | null;
 }
 
-const KEY_COLS = 'id, tenant_id, type, scopes, prefix, created_at, revoked_at, expires_at, label';
-const toKey = (r: KeyRow): ApiKeyRecord => ({ ...r, scopes: JSON.parse(r.scopes) as KeyScope[] });
+export const KEY_COLS = 'id, tenant_id, type, scopes, prefix, created_at, revoked_at, expires_at, label';
+export const toKey = (r: KeyRow): ApiKeyRecord => ({ ...r, scopes: JSON.parse(r.scopes) as KeyScope[] });
 
 /**
  * A SQLite connection with the state store's settings: WAL (the CLI writes while the server

@@ -32,7 +32,7 @@ export const WATCHES_DDL = `
     manufacturers TEXT NOT NULL, ndcs TEXT NOT NULL, states TEXT NOT NULL, entity_types TEXT NOT NULL, created_at TEXT NOT NULL);
   CREATE INDEX watches_340b_tenant ON watches_340b(tenant_id, mode, created_at);`;
 
-interface WatchRow {
+export interface WatchRow {
   id: string;
   manufacturers: string;
   ndcs: string;
@@ -40,10 +40,10 @@ interface WatchRow {
   entity_types: string;
   created_at: string;
 }
-const COLS = 'id, manufacturers, ndcs, states, entity_types, created_at';
-const LISTS = ['manufacturers', 'ndcs', 'states', 'entity_types'] as const;
+export const WATCH_COLS = 'id, manufacturers, ndcs, states, entity_types, created_at';
+export const LISTS = ['manufacturers', 'ndcs', 'states', 'entity_types'] as const;
 const list = (s: string) => JSON.parse(s) as string[];
-const toWatch = (r: WatchRow): Watch => ({
+export const toWatch = (r: WatchRow): Watch => ({
   id: r.id,
   manufacturers: list(r.manufacturers),
   ndcs: list(r.ndcs),
@@ -58,7 +58,7 @@ export class SqliteWatches {
 
   forTenant(tenantId: string, mode: KeyType) {
     const one = (id: string) => {
-      const r = this.db.prepare(`SELECT ${COLS} FROM watches_340b WHERE tenant_id = ? AND mode = ? AND id = ?`).get(tenantId, mode, id) as WatchRow | undefined;
+      const r = this.db.prepare(`SELECT ${WATCH_COLS} FROM watches_340b WHERE tenant_id = ? AND mode = ? AND id = ?`).get(tenantId, mode, id) as WatchRow | undefined;
       if (!r) throw new NotFoundError(`watch ${id} not found`);
       return toWatch(r);
     };
@@ -66,12 +66,12 @@ export class SqliteWatches {
       create: (f: WatchFields, now: Date): Watch => {
         const w: Watch = { id: uuidv7(now.getTime()), ...f, created_at: now.toISOString() };
         this.db
-          .prepare(`INSERT INTO watches_340b (tenant_id, mode, ${COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+          .prepare(`INSERT INTO watches_340b (tenant_id, mode, ${WATCH_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
           .run(tenantId, mode, w.id, ...LISTS.map((k) => JSON.stringify(w[k])), w.created_at);
         return w;
       },
       list: (): Watch[] =>
-        (this.db.prepare(`SELECT ${COLS} FROM watches_340b WHERE tenant_id = ? AND mode = ? ORDER BY created_at, id`).all(tenantId, mode) as WatchRow[]).map(toWatch),
+        (this.db.prepare(`SELECT ${WATCH_COLS} FROM watches_340b WHERE tenant_id = ? AND mode = ? ORDER BY created_at, id`).all(tenantId, mode) as WatchRow[]).map(toWatch),
       get: one,
       remove: (id: string): Watch => {
         const w = one(id);

@@ -41,6 +41,7 @@ export function register(program: Command, ctx: CliContext): void {
         if (prepare) await prepareDemo(ctx);
         const srv = await startServer({
           dataDir: w.dir,
+          stateUrl: c.RCM_STATE_URL,
           port: o.port ?? c.PORT,
           host: c.HOST,
           hosts: { liveHosts: c.RCM_LIVE_HOSTS, testHosts: c.RCM_TEST_HOSTS },
@@ -78,7 +79,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (o: { once?: boolean }) => {
       const c = ctx.cfg();
       const agents = agentOptionsOf(c);
-      const wk = await worker({ dataDir: ctx.wh().dir, logger: loggerOf(c, ctx), serviceVersion: SERVICE_VERSION, agents, pollMs: c.RCM_SNAPSHOT_POLL_MS, state: stateOptionsOf(c) });
+      const wk = await worker({ dataDir: ctx.wh().dir, stateUrl: c.RCM_STATE_URL, logger: loggerOf(c, ctx), serviceVersion: SERVICE_VERSION, agents, pollMs: c.RCM_SNAPSHOT_POLL_MS, state: stateOptionsOf(c) });
       if (o.once) {
         await wk.runner.settle();
       } else {

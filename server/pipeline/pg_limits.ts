@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import type { Limiters } from './auth.js';
 import type { RateDecision, RateLimiter } from './limits.js';
 
 /** Tokens a replica reserves per round trip: 1% of the limit (at least 1), so little is held idle. */
@@ -31,7 +32,20 @@ export class PgRateLimiter implements RateLimiter {
 
   /** Creates the counter table (counters are not state worth a migration: losing them resets a minute). */
   async init(): Promise<void> {
-    await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.table} (key TEXT NOT NULL, start BIGINT NOT NULL, count INTEGER NOT NULL, granted INTEGER NOT NULL, PRIMARY KEY (key, start))`);
+    // Under an advisory lock: two replicas starting together would both pass IF NOT EXISTS and
+    // one would fail on the catalog's unique index.
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [this.table]);
+      await c.query(`CREATE TABLE IF NOT EXISTS ${this.table} (key TEXT NOT NULL, start BIGINT NOT NULL, count INTEGER NOT NULL, granted INTEGER NOT NULL, PRIMARY KEY (key, start))`);
+      await c.query('COMMIT');
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      c.release();
+    }
   }
 
   async take(key: string): Promise<RateDecision> {
@@ -68,4 +82,14 @@ export class PgRateLimiter implements RateLimiter {
     // What the shared window had left at the last reservation, plus this replica's unspent tokens.
     return { allowed: true, limit: this.perMinute, remaining: mine.shared + mine.left, reset };
   }
+}
+
+/**
+ * The pipeline's two limiters (per key, per client address on public routes) on PostgreSQL, so
+ * every replica on the database shares them; one counter table (key ids and addresses never meet).
+ */
+export async function pgLimiters(pool: Pool, limits: { rateLimitPerMin: number; publicRateLimitPerMin: number }, now: () => number): Promise<Limiters> {
+  const key = new PgRateLimiter(pool, limits.rateLimitPerMin, now);
+  await key.init();
+  return { key, ip: new PgRateLimiter(pool, limits.publicRateLimitPerMin, now) };
 }

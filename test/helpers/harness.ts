@@ -91,12 +91,15 @@ export async function startTestServer(
     npi?: StartOptions['npi'];
     /** An existing data dir to serve (a restart); a fresh copy of the seeded one when not given. */
     dataDir?: string;
+    /** `RCM_STATE_URL`: a PostgreSQL state store instead of the data dir's SQLite file. */
+    stateUrl?: string;
   } = {},
 ): Promise<TestServer> {
   const dataDir = o.dataDir ?? (await mkdtemp(join(tmpdir(), 'rcm-test-')));
   if (o.seeded !== false && !o.dataDir) await cp(inject('seededDir'), dataDir, { recursive: true });
   const srv = await startServer({
     dataDir,
+    stateUrl: o.stateUrl,
     port: 0,
     host: '127.0.0.1',
     hosts: { liveHosts: o.liveHosts ?? [LIVE_HOST], testHosts: o.testHosts ?? [] },

@@ -29,7 +29,8 @@ function pg(program: string, args: string[]): void {
   if (r.status !== 0) throw new Error(`${program} failed (${r.status}): ${r.stderr || r.stdout}`);
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free on loopback now (for a cluster, or a server process a test starts). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
