@@ -4,7 +4,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { toolsFromRoutes } from '../server/mcp/tools.js';
+import { toolResultBytes, toolsFromRoutes } from '../server/mcp/tools.js';
 import { defineRoute } from '../server/route.js';
 import { LIVE_HOST, rawRequest, startTestServer, type TestServer } from './helpers/harness.js';
 
@@ -96,6 +96,18 @@ describe('MCP tools generated from the route table', () => {
     expect(tool!.wrapsArray).toBe(true);
     expect(tool!.outputSchema).toMatchObject({ type: 'object', required: ['results'], properties: { results: { type: 'array' } } });
     expect(tool!.description).toMatch(/wraps the REST array/);
+  });
+
+  it("builds a cached answer's tool result once, and never hands it to another tool or status", () => {
+    const def = (operationId: string, response: z.ZodType) =>
+      defineRoute({ method: 'get', path: `/v1/${operationId}`, operationId, tag: 'payers', summary: 's', auth: { scope: 'knowledge' }, reads: 'none', response, examples: [{ summary: 'x' }], handler: () => [] });
+    const [one, many] = toolsFromRoutes([def('one', z.object({ slug: z.string() })), def('many', z.array(z.object({ slug: z.string() })))]);
+    const body = Buffer.from('[{"slug":"a\\"b"}]');
+    const first = toolResultBytes(many!, { status: 200, headers: {}, body });
+    expect(toolResultBytes(many!, { status: 200, headers: {}, body })).toBe(first); // the same bytes, not built again
+    expect(JSON.parse(first.toString())).toEqual({ content: [{ type: 'text', text: '[{"slug":"a\\"b"}]' }], structuredContent: { results: [{ slug: 'a"b' }] } });
+    expect(JSON.parse(toolResultBytes(one!, { status: 200, headers: {}, body }).toString()).structuredContent).toEqual([{ slug: 'a"b' }]);
+    expect(JSON.parse(toolResultBytes(one!, { status: 404, headers: {}, body }).toString())).toMatchObject({ isError: true });
   });
 });
 

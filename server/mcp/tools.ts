@@ -168,7 +168,18 @@ export function toInvokeParts(tool: ToolDef, args: Record<string, unknown>): Pic
  * handler parses them (one definition for both paths).
  */
 export function toolResultBytes(tool: ToolDef, res: InvokeResult): Buffer {
+  // A cached answer comes back as the same Buffer each time: its tool result is built once (the
+  // text block's escaping was most of an MCP call's own CPU after the socket write).
+  const memo = built.get(res.body);
+  if (memo && memo.tool === tool && memo.status === res.status) return memo.bytes;
   const content = `{"content":[{"type":"text","text":${JSON.stringify(res.body.toString('utf8'))}}]`;
-  if (res.status >= 400) return Buffer.from(`${content},"isError":true}`);
-  return Buffer.concat([Buffer.from(`${content},"structuredContent":${tool.wrapsArray ? '{"results":' : ''}`), res.body, Buffer.from(tool.wrapsArray ? '}}' : '}')]);
+  const bytes =
+    res.status >= 400
+      ? Buffer.from(`${content},"isError":true}`)
+      : Buffer.concat([Buffer.from(`${content},"structuredContent":${tool.wrapsArray ? '{"results":' : ''}`), res.body, Buffer.from(tool.wrapsArray ? '}}' : '}')]);
+  built.set(res.body, { tool, status: res.status, bytes });
+  return bytes;
 }
+
+/** Tool results by the answer bytes they wrap; held only as long as the answer itself (the answer cache bounds it). */
+const built = new WeakMap<Buffer, { tool: ToolDef; status: number; bytes: Buffer }>();
