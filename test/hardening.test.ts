@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rm, writeFile } from 'node:fs/promises';
 import { jsonDepth } from '../server/pipeline/input.js';
+import { storageFailure } from '../server/pipeline/invoke.js';
 import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
 
 // Issue 20 (hardening): each case answered badly (or not at all) before.
@@ -363,6 +364,11 @@ describe('readiness names what is wrong (item 8): every mounted version file, th
     } finally {
       await s.close();
     }
+  });
+
+  it("reads a full disk the same way on PostgreSQL (disk_full, 53100) and in the file system (ENOSPC), and nothing else as one", () => {
+    for (const code of ['SQLITE_FULL', '53100', 'ENOSPC']) expect(storageFailure(Object.assign(new Error('full'), { code }))?.code).toBe('storage_full');
+    for (const code of ['23505', 'SQLITE_BUSY', undefined]) expect(storageFailure(Object.assign(new Error('other'), { code }))).toBeNull();
   });
 });
 

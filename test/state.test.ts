@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { NotFoundError } from '../warehouse/errors.js';
+import { ConflictError, NotFoundError } from '../warehouse/errors.js';
 import { MIGRATIONS } from '../warehouse/migrations.js';
 import type { NewDetermination, PaOverrideFields, RosterFields } from '../warehouse/facilities.js';
 import type { StoredChunk, StoredPolicyDocument } from '../warehouse/policy_documents.js';
@@ -237,6 +237,12 @@ for (const kind of storeKinds()) {
     });
     afterEach(async () => {
       await store.close();
+    });
+
+    it('refuses a second tenant of the same name as a conflict naming it, and keeps the first', async () => {
+      const first = await store.admin.createTenant('acme');
+      await expect(store.admin.createTenant('acme')).rejects.toThrow(new ConflictError('tenant acme exists; its keys: rcm keys create --tenant acme'));
+      expect((await store.admin.findTenants()).filter((t) => t.name === 'acme')).toEqual([first]);
     });
 
     describe('tenant isolation, one case per repository method', () => {

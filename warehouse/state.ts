@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { NotFoundError } from './errors.js';
+import { ConflictError, NotFoundError } from './errors.js';
 import { SqliteJobs, type JobQueue, type TenantJobs } from './jobs.js';
 import { MIGRATIONS } from './migrations.js';
 import { cachePreparedStatements, DEFAULT_BATCH_MAX, GroupCommit, Lock, type SyncMode } from './sqlite_commit.js';
@@ -129,6 +129,9 @@ export interface StateStore {
  * seen at once; a write by another process (`rcm keys revoke`) within this time.
  */
 export const GENERATION_TTL_MS = 200;
+
+/** A tenant name is unique: creating it again is a conflict on either engine, said the same way. */
+export const tenantExists = (name: string): string => `tenant ${name} exists; its keys: rcm keys create --tenant ${name}`;
 
 /** Keys are 32 random characters after the prefix; SHA-256 is enough for secrets with that much entropy. */
 export function hashKey(secret: string): string {
@@ -280,7 +283,8 @@ export class SqliteStateStore implements StateStore {
       createTenant: (name) =>
         write(() => {
           const t: Tenant = { id: randomUUID(), name, created_at: this.now().toISOString() };
-          db.prepare('INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)').run(t.id, t.name, t.created_at);
+          const added = db.prepare('INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING').run(t.id, t.name, t.created_at).changes;
+          if (added === 0) throw new ConflictError(tenantExists(name));
           return t;
         }),
       getTenant: (idOrName) => run(() => getTenant(idOrName)),

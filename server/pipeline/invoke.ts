@@ -254,11 +254,12 @@ export function withFieldsFirst(fields: Record<string, unknown>, answer: Buffer)
 }
 
 /**
- * A write that met a full disk (SQLite's SQLITE_FULL, an ENOSPC): 507 `storage_full` rather than
- * a 500, and the write did not happen (SQLite rolls the transaction back).
+ * A write that met a full disk (SQLite's SQLITE_FULL, PostgreSQL's disk_full 53100, an ENOSPC):
+ * 507 `storage_full` rather than a 500, and the write did not happen (the engine rolls the
+ * transaction back).
  */
 export function storageFailure(err: unknown): DomainError | null {
   const code = (err as { code?: unknown } | null)?.code;
-  if (code !== 'SQLITE_FULL' && code !== 'ENOSPC') return null;
+  if (code !== 'SQLITE_FULL' && code !== '53100' && code !== 'ENOSPC') return null;
   return new DomainError('storage_full', 'the service has no disk space left for this write; nothing was written, try again later');
 }

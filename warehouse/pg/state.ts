@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../errors.js';
 import type { JobQueue } from '../jobs.js';
 import { Fts5Terms } from '../policy_terms.js';
 import {
@@ -10,6 +10,7 @@ import {
   KEY_COLS,
   hashKey,
   newSecret,
+  tenantExists,
   toKey,
   type AdminStore,
   type ApiKeyRecord,
@@ -213,7 +214,8 @@ export class PgStateStore implements StateStore {
       createTenant: (name) =>
         this.tx(async (db, changed) => {
           const t: Tenant = { id: randomUUID(), name, created_at: this.now().toISOString() };
-          await db.run('INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)', [t.id, t.name, t.created_at]);
+          const added = await db.run('INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING', [t.id, t.name, t.created_at]);
+          if (added === 0) throw new ConflictError(tenantExists(name));
           changed();
           return t;
         }),
