@@ -28,6 +28,7 @@ export const STATUS: Record<ErrorCode, number> = {
   queue_full: 429,
   service_busy: 503,
   storage_full: 507,
+  state_unavailable: 503,
   encrypted_pdf: 422,
   invalid_pdf: 422,
   too_many_pages: 422,
@@ -84,6 +85,8 @@ export function routeErrorCodes(r: RouteDef): ErrorCode[] {
     if (r.auth.keyType === 'live') add('live_key_required');
   }
   if (readsSnapshot(r.reads)) add('not_ready');
+  // Keys, tenant state and (on PostgreSQL) the shared rate limits live in the state store.
+  if (r.auth !== 'public' || r.rateLimit !== false) add('state_unavailable');
   if (r.body) add('payload_too_large', 'unsupported_media_type');
   add(...(r.errors ?? []));
   return [...codes];

@@ -38,6 +38,7 @@ export type ErrorCode =
   | 'queue_full'
   | 'service_busy'
   | 'storage_full'
+  | 'state_unavailable'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'method_not_allowed'

@@ -156,7 +156,7 @@ export class Pipeline {
   /** The answer to an error: its status and body from the one error model; unknown errors logged, never shown. */
   private failure(thrown: unknown, req: InvokeRequest, path: string, headers: Record<string, string>): InvokeResult {
     const err = storageFailure(thrown) ?? thrown;
-    if (err !== thrown) this.deps.logger.error({ request_id: req.requestId, route: path, err: thrown }, 'storage full');
+    if (err !== thrown) this.deps.logger.error({ request_id: req.requestId, route: path, err: thrown }, 'state store failure');
     if (err instanceof DomainError) Object.assign(headers, err.headers);
     else this.deps.logger.error({ request_id: req.requestId, route: path, err }, 'unhandled error');
     const status = statusOf(err);
@@ -256,10 +256,13 @@ export function withFieldsFirst(fields: Record<string, unknown>, answer: Buffer)
 /**
  * A write that met a full disk (SQLite's SQLITE_FULL, PostgreSQL's disk_full 53100, an ENOSPC):
  * 507 `storage_full` rather than a 500, and the write did not happen (the engine rolls the
- * transaction back).
+ * transaction back). SQLite busy past its timeout is 503 `state_unavailable` (PostgreSQL's
+ * store raises that one itself: `pgFailure`).
  */
 export function storageFailure(err: unknown): DomainError | null {
   const code = (err as { code?: unknown } | null)?.code;
+  // Another process (the CLI) held SQLite's write lock past busy_timeout: unavailable for now, not broken.
+  if (code === 'SQLITE_BUSY') return new DomainError('state_unavailable', 'the state store is busy with another writer; try again shortly', { headers: { 'retry-after': '5' } });
   if (code !== 'SQLITE_FULL' && code !== '53100' && code !== 'ENOSPC') return null;
   return new DomainError('storage_full', 'the service has no disk space left for this write; nothing was written, try again later');
 }

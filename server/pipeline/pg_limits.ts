@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { Limiters } from './auth.js';
 import type { RateDecision, RateLimiter } from './limits.js';
+import { pgFailure } from '../../warehouse/pg/sql.js';
 
 /** Tokens a replica reserves per round trip: 1% of the limit (at least 1), so little is held idle. */
 export const batchFor = (perMinute: number): number => Math.max(1, Math.floor(perMinute / 100));
@@ -63,12 +64,17 @@ export class PgRateLimiter implements RateLimiter {
       // The tokens the window still has: floor(limit - prev x weight - count), at most `batch`.
       const prev = `coalesce((SELECT p.count FROM ${this.table} p WHERE p.key = $1 AND p.start = $2 - $6::bigint), 0) * $5::float8`;
       const grant = (count: string) => `greatest(0, least($3::int, floor($4::float8 - ${prev} - ${count})::int))`;
-      const r = await this.pool.query<{ granted: number; shared: number }>(
-        `INSERT INTO ${this.table} AS w (key, start, count, granted) SELECT $1, $2, g, g FROM (SELECT ${grant('0')} AS g) s ` +
-          `ON CONFLICT (key, start) DO UPDATE SET granted = ${grant('w.count')}, count = w.count + ${grant('w.count')} ` +
-          `RETURNING granted, greatest(0, floor($4::float8 - ${prev} - count))::int AS shared`,
-        [key, start, this.batch, this.perMinute, weight, W],
-      );
+      // PostgreSQL out of reach: 503 state_unavailable (the limit cannot be checked, so nothing passes).
+      const r = await this.pool
+        .query<{ granted: number; shared: number }>(
+          `INSERT INTO ${this.table} AS w (key, start, count, granted) SELECT $1, $2, g, g FROM (SELECT ${grant('0')} AS g) s ` +
+            `ON CONFLICT (key, start) DO UPDATE SET granted = ${grant('w.count')}, count = w.count + ${grant('w.count')} ` +
+            `RETURNING granted, greatest(0, floor($4::float8 - ${prev} - count))::int AS shared`,
+          [key, start, this.batch, this.perMinute, weight, W],
+        )
+        .catch((e: unknown) => {
+          throw pgFailure(e);
+        });
       mine.left = r.rows[0]!.granted;
       mine.shared = r.rows[0]!.shared;
       if (start !== this.swept) {

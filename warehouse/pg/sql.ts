@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { DomainError } from '../errors.js';
 
 /**
  * The few calls the PostgreSQL repositories make, over a pool (one statement, autocommit) or over
@@ -25,8 +26,31 @@ function number(text: string): string {
   return out;
 }
 
+/** SQLSTATEs of a server that is down, restarting or out of connections (class 08, 57P01-57P03, 53300). */
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
+/** The socket errors of a server that cannot be reached. */
+const UNAVAILABLE_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** node-postgres's own words for a connection lost or never made (they carry no code). */
+const UNAVAILABLE_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+
+/**
+ * PostgreSQL out of reach (down, restarting, failing over, no connection left) as the service's
+ * 503 `state_unavailable` with a `Retry-After`, which a client may retry, rather than a 500 that
+ * reads as a bug; any other error as it was.
+ */
+export function pgFailure(e: unknown): unknown {
+  const code = (e as { code?: unknown } | null)?.code;
+  const message = (e as Error | null)?.message ?? '';
+  const unavailable = typeof code === 'string' ? UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SOCKET.has(code) : UNAVAILABLE_MESSAGE.test(message);
+  return unavailable ? new DomainError('state_unavailable', 'the state store (PostgreSQL) does not answer; try again shortly', { headers: { 'retry-after': '5' } }) : e;
+}
+
+const rethrow = (e: unknown): never => {
+  throw pgFailure(e);
+};
+
 export function sqlOf(q: pg.Pool | pg.PoolClient): Sql {
-  const exec = (text: string, args: unknown[] = []) => q.query(number(text), args);
+  const exec = (text: string, args: unknown[] = []) => q.query(number(text), args).catch(rethrow);
   return {
     all: async <R>(text: string, args?: unknown[]) => (await exec(text, args)).rows as R[],
     get: async <R>(text: string, args?: unknown[]) => (await exec(text, args)).rows[0] as R | undefined,

@@ -24,7 +24,7 @@ import { pgDeterminations, pgFacilities, pgOverrides, pgRosters } from './facili
 import { pgJobQueue, pgTenantJobs } from './jobs.js';
 import { pgPolicyDocuments } from './policy_documents.js';
 import { migrate } from './schema.js';
-import { newPool, sqlOf, type Sql } from './sql.js';
+import { newPool, pgFailure, sqlOf, type Sql } from './sql.js';
 import { pgWatches } from './watches.js';
 
 /** The channel every write transaction notifies (at its commit) and every store listens on. */
@@ -154,7 +154,9 @@ export class PgStateStore implements StateStore {
    * NOTIFY sent inside tells the other replicas the same.
    */
   private async tx<T>(fn: (db: Sql, changed: (keys?: string[]) => void) => Promise<T>, bumping?: { tenantId: string; mode: KeyType }): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((e: unknown) => {
+      throw pgFailure(e);
+    });
     const changes: Changes = { keys: [], any: false };
     const changed = (keys: string[] = []) => {
       changes.any = true;
@@ -178,7 +180,7 @@ export class PgStateStore implements StateStore {
       return out;
     } catch (e) {
       await client.query('ROLLBACK').catch((r: Error) => (broken = r));
-      throw e;
+      throw pgFailure(e);
     } finally {
       client.release(broken);
     }

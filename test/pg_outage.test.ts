@@ -1,0 +1,102 @@
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { pgFailure } from '../warehouse/pg/sql.js';
+import { freePort, startTestServer, waitUntil, type TestServer } from './helpers/harness.js';
+import { PG_URL, pgDatabase } from './helpers/state_stores.js';
+
+describe('PostgreSQL failures the service reads as unavailable', () => {
+  it('maps a server that is down, restarting or out of connections to 503 state_unavailable, and nothing else', () => {
+    const unavailable = [
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
+      Object.assign(new Error('sorry, too many clients already'), { code: '53300' }),
+      Object.assign(new Error('connection failure'), { code: '08006' }),
+      new Error('Connection terminated unexpectedly'),
+      new Error('timeout exceeded when trying to connect'),
+    ];
+    for (const e of unavailable) expect(pgFailure(e), e.message).toMatchObject({ code: 'state_unavailable', headers: { 'retry-after': '5' } });
+    const others = [Object.assign(new Error('duplicate key value'), { code: '23505' }), Object.assign(new Error('syntax error'), { code: '42601' }), new Error('something else')];
+    for (const e of others) expect(pgFailure(e)).toBe(e);
+  });
+});
+
+/** A TCP relay to PostgreSQL that the test can cut (every connection dropped, new ones refused) and restore. */
+async function relay(target: URL): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+  const port = await freePort();
+  const sockets = new Set<Socket>();
+  let server: Server | null = null;
+  const open = () =>
+    new Promise<void>((resolve) => {
+      server = createServer((client) => {
+        const upstream = connect(Number(target.port), target.hostname);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('error', () => undefined);
+          s.on('close', () => {
+            sockets.delete(s);
+            client.destroy();
+            upstream.destroy();
+          });
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+  const cut = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server!.close(() => resolve());
+    });
+  await open();
+  const url = new URL(target.toString());
+  url.port = String(port);
+  return { url: url.toString(), cut, restore: open, close: cut };
+}
+
+describe.skipIf(!PG_URL)('a PostgreSQL outage', () => {
+  let db: Awaited<ReturnType<typeof pgDatabase>>;
+  let dataDir: string;
+  let link: Awaited<ReturnType<typeof relay>>;
+  let s: TestServer;
+  beforeAll(async () => {
+    db = await pgDatabase('pg_outage');
+    dataDir = await mkdtemp(join(tmpdir(), 'rcm-pg-outage-'));
+    await cp(inject('seededDir'), dataDir, { recursive: true });
+    link = await relay(new URL(db.url));
+    s = await startTestServer({ dataDir, stateUrl: link.url });
+  });
+  afterAll(async () => {
+    await s?.srv.close();
+    await link?.close();
+    await rm(dataDir, { recursive: true, force: true });
+    await db?.drop();
+  });
+
+  it('answers 503 state_unavailable with Retry-After while PostgreSQL is out of reach (never a 500), and serves again once it is back', async () => {
+    expect((await s.request('/v1/codes/99213')).status).toBe(200);
+    await link.cut();
+    const seen: number[] = [];
+    const read = async () => {
+      const r = await s.request('/v1/codes/99214');
+      seen.push(r.status);
+      return r;
+    };
+    // Bounded wait: the first call may still find a pooled connection the cut has not yet closed.
+    expect(await waitUntil(async () => (await read()).body?.code === 'state_unavailable', 10_000)).toBe(true);
+    const r = await read();
+    expect(r).toMatchObject({ status: 503, body: { code: 'state_unavailable' } });
+    expect(r.headers['retry-after']).toBe('5');
+    const write = await s.request('/v1/facilities/330101/payers', { method: 'POST', body: { payer_slug: 'aetna' } });
+    expect(write).toMatchObject({ status: 503, body: { code: 'state_unavailable' } });
+    await s.srv.readiness.refresh();
+    expect((await s.request('/v1/health/ready', { key: null })).status).toBe(503);
+    expect(seen.filter((x) => x === 500)).toEqual([]);
+    await link.restore();
+    expect(await waitUntil(async () => (await s.request('/v1/codes/99214')).status === 200, 15_000)).toBe(true);
+    expect((await s.request('/v1/facilities/330101/payers', { method: 'POST', body: { payer_slug: 'aetna' } })).status).toBe(201);
+  }, 40_000);
+});
