@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ConflictError } from '../warehouse/errors.js';
 import type { StateStore } from '../warehouse/state.js';
 import type { MountedSnapshot } from '../warehouse/snapshot.js';
-import { JobRunner } from '../server/agents/runner.js';
+import { AHEAD_PER_SLOT, JobRunner } from '../server/agents/runner.js';
 import { silentLogger } from '../server/logger.js';
 import { TestClock } from './helpers/clock.js';
 import { waitUntil } from './helpers/harness.js';
@@ -154,7 +154,9 @@ for (const kind of storeKinds()) {
       });
 
       it('claims a few jobs ahead while its agent runs quickly, and runs every one of them', async () => {
-        for (let i = 0; i < 40; i++) await submit(`00000000-0000-4000-8000-2000000000${String(i).padStart(2, '0')}`);
+        // 20 quick runs, then as many as the runner holds (running and claimed ahead), and more it must leave.
+        const total = 20 + 2 + 2 * AHEAD_PER_SLOT + 10;
+        for (let i = 0; i < total; i++) await submit(`00000000-0000-4000-8000-2000000000${String(i).padStart(2, '0')}`);
         let open!: () => void;
         const gate = new Promise<void>((r) => (open = r));
         // Quick for 20 jobs, then every run waits: what it holds then is running plus claimed ahead.
@@ -162,12 +164,12 @@ for (const kind of storeKinds()) {
         r.start(60_000);
         await r.tick();
         // Bounded in time, not turns: on PostgreSQL each claim and completion is a round trip.
-        await waitUntil(async () => (await running()) >= 10, 10_000);
-        expect(await running()).toBe(2 + 2 * 4);
+        await waitUntil(async () => (await running()) >= 2 + 2 * AHEAD_PER_SLOT, 10_000);
+        expect(await running()).toBe(2 + 2 * AHEAD_PER_SLOT);
         open();
         await r.drain();
         const counts = await store.jobs.countByStatus();
-        expect(counts.completed).toBe(40 - counts.accepted);
+        expect(counts.completed).toBe(total - counts.accepted);
         expect(counts.running).toBe(0);
       });
     });

@@ -249,8 +249,13 @@ export class JobRunner {
 
 /** Agent runs shorter than this (moving average) are quick: the runner claims some ahead. */
 const QUICK_JOB_MS = 10;
-/** Jobs claimed ahead per slot while runs are quick. */
-const AHEAD_PER_SLOT = 4;
+/**
+ * Jobs claimed ahead per slot while runs are quick: enough that each group commit carries many
+ * claims and completions (its fsync, not the jobs, was most of a quick job's time) and a slot
+ * never waits on one. Measured at concurrency 2 on a 2,000-job backlog: 4 ahead 2,900 jobs/s,
+ * 8 ahead 3,200, 16 ahead 3,700 (a quick job takes ~0.3 ms, so 16 are ~5 ms of one slot's work).
+ */
+export const AHEAD_PER_SLOT = 16;
 
 /**
  * Bounded work claimed from a queue: at most `size()` items run at once, and up to `ahead()` more
