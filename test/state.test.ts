@@ -598,6 +598,38 @@ describe('group commit (issue 26)', () => {
     }
   });
 
+  it('gathers writes that keep arriving over the next turns of the event loop into the same batch, and commits once they stop', async () => {
+    const { a, b } = await twoTenants();
+    const before = { ...sq.commits.stats };
+    const turn = () => new Promise<void>((r) => setImmediate(r));
+    // One write now, one a turn later, one two turns later: requests a few awaits apart.
+    const writes = [a.determinations.create(determination('d0000000-0000-4000-8000-00000000a001'))];
+    await turn();
+    writes.push(b.determinations.create(determination('d0000000-0000-4000-8000-00000000a002')));
+    await turn();
+    writes.push(a.determinations.create(determination('d0000000-0000-4000-8000-00000000a003')));
+    await Promise.all(writes);
+    expect(sq.commits.stats.batches - before.batches).toBe(1);
+    expect(sq.commits.stats.writes - before.writes).toBe(3);
+    // A lone write still commits by itself, without waiting for company that never comes.
+    await a.determinations.create(determination('d0000000-0000-4000-8000-00000000a004'));
+    expect(sq.commits.stats.batches - before.batches).toBe(2);
+  });
+
+  it("stops gathering at the job runner's write: it batches its own claims and completions, and waits for no request's", async () => {
+    const { a } = await twoTenants();
+    const before = { ...sq.commits.stats };
+    const turn = () => new Promise<void>((r) => setImmediate(r));
+    const writes: Promise<unknown>[] = [a.determinations.create(determination('d0000000-0000-4000-8000-00000000b001'))];
+    await turn();
+    writes.push(sq.jobs.claim('runner', clock.now(), 10_000)); // the runner's: commits at the next turn, with what is queued
+    await turn();
+    writes.push(a.determinations.create(determination('d0000000-0000-4000-8000-00000000b002')));
+    await Promise.all(writes);
+    expect(sq.commits.stats.batches - before.batches).toBe(2);
+    expect(sq.commits.stats.writes - before.writes).toBe(3);
+  });
+
   it('rolls back a failing write alone: the other writes of its batch commit, and only the failing one rejects', async () => {
     const { a, b } = await twoTenants();
     const before = sq.commits.stats.batches;

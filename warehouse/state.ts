@@ -240,7 +240,8 @@ export class SqliteStateStore implements StateStore {
   /** The runner's queue: each operation that writes is one group-committed write; counts are locked reads. */
   private makeQueue(): JobQueue {
     const t = this.jobTables;
-    const tx = <T>(fn: () => T) => this.commits.write(fn, false);
+    // The runner claims ahead and batches by itself: its writes do not wait for company.
+    const tx = <T>(fn: () => T) => this.commits.write(fn, false, true);
     return {
       claim: (owner, now, leaseMs) => tx(() => t.claim(owner, now, leaseMs)),
       renew: (id, fence, until) => tx(() => t.renew(id, fence, until)),
