@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pgFailure } from '../warehouse/pg/sql.js';
+import { PgStateStore } from '../warehouse/pg/state.js';
 import { freePort, startTestServer, waitUntil, type TestServer } from './helpers/harness.js';
 import { PG_URL, pgDatabase } from './helpers/state_stores.js';
 
@@ -21,6 +22,17 @@ describe('PostgreSQL failures the service reads as unavailable', () => {
     for (const e of unavailable) expect(pgFailure(e), e.message).toMatchObject({ code: 'state_unavailable', headers: { 'retry-after': '5' } });
     const others = [Object.assign(new Error('duplicate key value'), { code: '23505' }), Object.assign(new Error('syntax error'), { code: '42601' }), new Error('something else')];
     for (const e of others) expect(pgFailure(e)).toBe(e);
+  });
+});
+
+describe('a state store that cannot be reached at start', () => {
+  it('is refused naming where it looked (never the password) and what to check', async () => {
+    const port = await freePort(); // nothing listens there
+    const err = await PgStateStore.open(`postgres://rcm:s3cret@127.0.0.1:${port}/rcm`).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'state_unavailable' });
+    expect((err as Error).message).toContain(`postgres://rcm@127.0.0.1:${port}/rcm`);
+    expect((err as Error).message).toMatch(/ECONNREFUSED.*RCM_STATE_URL/);
+    expect((err as Error).message).not.toContain('s3cret');
   });
 });
 

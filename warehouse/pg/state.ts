@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, DomainError, NotFoundError } from '../errors.js';
 import type { JobQueue } from '../jobs.js';
 import { Fts5Terms } from '../policy_terms.js';
 import {
@@ -116,7 +116,12 @@ export class PgStateStore implements StateStore {
       }
     } catch (e) {
       await pool.end();
-      throw e;
+      const failure = pgFailure(e);
+      if (!(failure instanceof DomainError)) throw e;
+      // At start (rcm serve, rcm worker, the CLI): say where, never the password.
+      const where = new URL(url);
+      where.password = '';
+      throw new DomainError('state_unavailable', `cannot reach the state store at ${where.toString()} (${(e as Error).message}): is PostgreSQL running, and RCM_STATE_URL right?`);
     }
     const store = new PgStateStore(pool, url, now);
     await store.listen();
