@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { startReceiver } from '../test/helpers/receiver.js';
-import { benchKeys, load } from './lib.js';
+import { benchKeys, load, median } from './lib.js';
 import { seededPair, spawnApi } from './procs.js';
 
 const JOBS = Number(process.env.BENCH_AGENT_JOBS ?? 8000);
@@ -120,15 +120,14 @@ export async function run(): Promise<Record<string, string | number>[]> {
     for (const f of floods) if (f.status === 429) refused++;
     const busy: number[] = [];
     for (let i = 0; i < 5; i++) busy.push(await latency());
-    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     rows.push({
       case: `one tenant's job, submit to done, while another floods the queue (150 submits, ${refused} refused 429 past its bound of 100) vs an idle queue`,
       'req/s': '',
-      'p50 ms': Math.round(med(busy)),
+      'p50 ms': Math.round(median(busy)),
       'p99 ms': Math.round(Math.max(...busy)),
       'non-2xx': refused,
-      'bare req/s': `idle p50 ${Math.round(med(idle))} ms`,
-      'ratio vs bare': (med(busy) / med(idle)).toFixed(2),
+      'bare req/s': `idle p50 ${Math.round(median(idle))} ms`,
+      'ratio vs bare': (median(busy) / median(idle)).toFixed(2),
     });
   } finally {
     await stopLast();

@@ -151,6 +151,9 @@ async function listen(app: Koa, onClose: () => void = () => undefined): Promise<
   };
 }
 
+/** The middle value (of an odd count; the upper middle of an even one). */
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
 export function table(rows: Record<string, string | number>[]): string {
   if (!rows.length) return '';
   const cols = Object.keys(rows[0]!);

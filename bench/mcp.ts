@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { seedAll } from '../ingest/seed.js';
 import { Warehouse } from '../warehouse/store.js';
-import { benchKey, load, toLoadResult, type LoadResult } from './lib.js';
+import { benchKey, load, type LoadResult, median, toLoadResult } from './lib.js';
 import { spawnApi } from './procs.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -84,17 +84,16 @@ export async function run(): Promise<Record<string, string | number>[]> {
       mcp.push(await mcpLoad(api.url, key, sid, args));
       sdk.push(await mcpLoad(api.url, key, sid, args, true));
     }
-    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[1]!;
     const row = (label: string, xs: LoadResult[]) => ({
       case: label,
-      'req/s': med(xs.map((x) => x.requests_per_s)),
-      'MB/s': (med(xs.map((x) => x.bytes_per_s)) / 1e6).toFixed(1),
-      'bytes/answer': Math.round(med(xs.map((x) => x.bytes_per_s / x.requests_per_s))),
-      'p50 ms': med(xs.map((x) => x.p50_ms)),
-      'p99 ms': med(xs.map((x) => x.p99_ms)),
+      'req/s': median(xs.map((x) => x.requests_per_s)),
+      'MB/s': (median(xs.map((x) => x.bytes_per_s)) / 1e6).toFixed(1),
+      'bytes/answer': Math.round(median(xs.map((x) => x.bytes_per_s / x.requests_per_s))),
+      'p50 ms': median(xs.map((x) => x.p50_ms)),
+      'p99 ms': median(xs.map((x) => x.p99_ms)),
       'non-2xx': xs.reduce((a, x) => a + x.non_2xx + x.errors, 0),
-      'ratio req/s': xs === rest ? '1.00' : med(xs.map((x, i) => x.requests_per_s / rest[i]!.requests_per_s)).toFixed(2),
-      'ratio bytes/s': xs === rest ? '1.00' : med(xs.map((x, i) => x.bytes_per_s / rest[i]!.bytes_per_s)).toFixed(2),
+      'ratio req/s': xs === rest ? '1.00' : median(xs.map((x, i) => x.requests_per_s / rest[i]!.requests_per_s)).toFixed(2),
+      'ratio bytes/s': xs === rest ? '1.00' : median(xs.map((x, i) => x.bytes_per_s / rest[i]!.bytes_per_s)).toFixed(2),
     });
     rows.push(row('REST GET /v1/codes/99213/payment (16 conns, medians of 3 alternating rounds)', rest));
     rows.push(row('MCP tools/call getCodePayment, same inputs (target >= 0.5)', mcp));

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { benchRow, load, type LoadResult } from './lib.js';
+import { benchRow, load, type LoadResult, median } from './lib.js';
 import { seededPair, spawnBare } from './procs.js';
 
 /** Codes of the seeded NCCI, fee schedule and add-on files, so every check family has work to do. */
@@ -51,10 +51,9 @@ export async function run(): Promise<Record<string, string | number>[]> {
       for (let i = 0; i < 3; i++) {
         rounds.push({ bare: await load('bare', bare.url, { paths, seconds: 4, connections: 16 }), same: await load('same', same.url, sameOpts), validate: await load('validate', api.url, opts) });
       }
-      const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[1]!;
       const pick = (k: 'bare' | 'same' | 'validate') => rounds.map((r) => r[k]).sort((a, b) => a.requests_per_s - b.requests_per_s)[1]!;
       const v = pick('validate');
-      const ratio = (k: 'bare' | 'same') => med(rounds.map((r) => r.validate.requests_per_s / r[k].requests_per_s));
+      const ratio = (k: 'bare' | 'same') => median(rounds.map((r) => r.validate.requests_per_s / r[k].requests_per_s));
       if (bodies === repeated) {
         rows.push({ ...benchRow('bare Koa JSON route (30-byte answer)', pick('bare')), 'lines/s': '' });
         rows.push({ ...benchRow(`bare Koa route: parses the claim body, answers a precomputed validate answer (${Math.round(pick('same').bytes_per_s / pick('same').requests_per_s).toLocaleString()} bytes)`, pick('same')), 'lines/s': '' });

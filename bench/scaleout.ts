@@ -5,7 +5,7 @@ import { seedAll } from '../ingest/seed.js';
 import { Warehouse } from '../warehouse/store.js';
 import { pgBin, startCluster, stopCluster } from '../test/helpers/pg_cluster.js';
 import { pgDatabase } from '../test/helpers/state_stores.js';
-import { benchKeys, load, registerBenchFacilities, type LoadResult } from './lib.js';
+import { benchKeys, load, type LoadResult, median, registerBenchFacilities } from './lib.js';
 import { spawnApi, spawnBare, type Child } from './procs.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -16,7 +16,6 @@ const TENANTS = 64;
 /** Codes of the seeded fee schedule (`seeds/mpfs_rvu`): each GET answers 200. */
 const SEEDED_CODES = ['11042', '15823', '20610', '22551', '27447', '36475', '43239', '64490', '70450', '71046'];
 
-const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 interface Case {
   name: string;
@@ -139,18 +138,18 @@ export async function run(): Promise<Record<string, string | number>[]> {
       bares.push(await bareRun(SECONDS));
       for (const [ci, c] of cases.entries()) for (const [si, s] of setups.entries()) got[si]![ci]!.push(await runOn(s, c, SECONDS));
     }
-    const ratio = (xs: LoadResult[], base: LoadResult[]) => med(xs.map((x, i) => x.requests_per_s / base[i]!.requests_per_s)).toFixed(2);
+    const ratio = (xs: LoadResult[], base: LoadResult[]) => median(xs.map((x, i) => x.requests_per_s / base[i]!.requests_per_s)).toFixed(2);
     const rows: Record<string, string | number>[] = [
-      { case: 'bare Koa JSON route', 'req/s': med(bares.map((b) => b.requests_per_s)), 'p50 ms': med(bares.map((b) => b.p50_ms)), 'p99 ms': med(bares.map((b) => b.p99_ms)), 'non-2xx': 0, 'x bare': '1.00', 'x SQLite': '' },
+      { case: 'bare Koa JSON route', 'req/s': median(bares.map((b) => b.requests_per_s)), 'p50 ms': median(bares.map((b) => b.p50_ms)), 'p99 ms': median(bares.map((b) => b.p99_ms)), 'non-2xx': 0, 'x bare': '1.00', 'x SQLite': '' },
     ];
     for (const [ci, c] of cases.entries()) {
       for (const [si, s] of setups.entries()) {
         const xs = got[si]![ci]!;
         rows.push({
           case: `${c.name} [${s.name}]`,
-          'req/s': med(xs.map((x) => x.requests_per_s)),
-          'p50 ms': med(xs.map((x) => x.p50_ms)),
-          'p99 ms': med(xs.map((x) => x.p99_ms)),
+          'req/s': median(xs.map((x) => x.requests_per_s)),
+          'p50 ms': median(xs.map((x) => x.p50_ms)),
+          'p99 ms': median(xs.map((x) => x.p99_ms)),
           'non-2xx': xs.reduce((a, x) => a + x.non_2xx + x.errors, 0),
           'x bare': ratio(xs, bares),
           'x SQLite': ratio(xs, got[0]![ci]!),

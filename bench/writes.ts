@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { seedAll } from '../ingest/seed.js';
 import { Warehouse } from '../warehouse/store.js';
 import type { SyncMode } from '../warehouse/state.js';
-import { benchKeys, load, registerBenchFacilities, type LoadResult } from './lib.js';
+import { benchKeys, load, type LoadResult, median, registerBenchFacilities } from './lib.js';
 import { spawnApi, spawnBare } from './procs.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -21,7 +21,6 @@ interface Case {
   headerSets?: Record<string, string>[];
 }
 
-const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /**
  * Durable writes (issue 26): agent submit, roster upsert, prior-auth override and the persisted
@@ -89,9 +88,9 @@ async function runMode(sync: SyncMode): Promise<Record<string, string | number>[
       const other = xs.reduce((a, x) => a + x.non_2xx + x.errors, 0) - refused;
       return {
         case: name,
-        'req/s': med(xs.map((x) => x.requests_per_s)),
-        'p50 ms': med(xs.map((x) => x.p50_ms)),
-        'p99 ms': med(xs.map((x) => x.p99_ms)),
+        'req/s': median(xs.map((x) => x.requests_per_s)),
+        'p50 ms': median(xs.map((x) => x.p50_ms)),
+        'p99 ms': median(xs.map((x) => x.p99_ms)),
         'p99 ms (worst round)': Math.max(...xs.map((x) => x.p99_ms)),
         '429s': refused,
         'other non-2xx': other,
@@ -99,7 +98,7 @@ async function runMode(sync: SyncMode): Promise<Record<string, string | number>[
         'x bare durable': vsDurable,
       };
     };
-    const ratio = (xs: LoadResult[], base: LoadResult[]) => med(xs.map((x, i) => x.requests_per_s / base[i]!.requests_per_s)).toFixed(2);
+    const ratio = (xs: LoadResult[], base: LoadResult[]) => median(xs.map((x, i) => x.requests_per_s / base[i]!.requests_per_s)).toFixed(2);
     const out = [
       row(`[${setting}] bare Koa JSON route`, bares, '1.00', ''),
       row(`[${setting}] bare durable-write route (one better-sqlite3 insert per request)`, durables, ratio(durables, bares), '1.00'),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rm, writeFile } from 'node:fs/promises';
 import { jsonDepth } from '../server/pipeline/input.js';
-import { storageFailure } from '../server/pipeline/invoke.js';
+import { stateFailure } from '../server/pipeline/invoke.js';
 import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
 
 // Issue 20 (hardening): each case answered badly (or not at all) before.
@@ -367,10 +367,10 @@ describe('readiness names what is wrong (item 8): every mounted version file, th
   });
 
   it("reads a full disk the same way on PostgreSQL (disk_full, 53100) and in the file system (ENOSPC), and nothing else as one", () => {
-    for (const code of ['SQLITE_FULL', '53100', 'ENOSPC']) expect(storageFailure(Object.assign(new Error('full'), { code }))?.code).toBe('storage_full');
-    for (const code of ['23505', 'SQLITE_CONSTRAINT', undefined]) expect(storageFailure(Object.assign(new Error('other'), { code }))).toBeNull();
+    for (const code of ['SQLITE_FULL', '53100', 'ENOSPC']) expect(stateFailure(Object.assign(new Error('full'), { code }))?.code).toBe('storage_full');
+    for (const code of ['23505', 'SQLITE_CONSTRAINT', undefined]) expect(stateFailure(Object.assign(new Error('other'), { code }))).toBeNull();
     // Busy past its timeout (the CLI holding the write lock) is unavailable for now: 503 with Retry-After.
-    expect(storageFailure(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }))).toMatchObject({ code: 'state_unavailable', headers: { 'retry-after': '5' } });
+    expect(stateFailure(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }))).toMatchObject({ code: 'state_unavailable', headers: { 'retry-after': '5' } });
   });
 });
 

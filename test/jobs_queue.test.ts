@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConflictError } from '../warehouse/errors.js';
 import type { StateStore } from '../warehouse/state.js';
 import type { MountedSnapshot } from '../warehouse/snapshot.js';
@@ -6,7 +6,7 @@ import { AHEAD_PER_SLOT, JobRunner } from '../server/agents/runner.js';
 import { silentLogger } from '../server/logger.js';
 import { TestClock } from './helpers/clock.js';
 import { waitUntil } from './helpers/harness.js';
-import { storeKinds } from './helpers/state_stores.js';
+import { storeKinds, storePerTest } from './helpers/state_stores.js';
 
 let store: StateStore;
 const clock = new TestClock();
@@ -20,14 +20,7 @@ async function submit(id: string, extra: Record<string, unknown> = {}) {
 
 for (const kind of storeKinds()) {
   describe.skipIf(kind.skip)(`job queue on ${kind.name}: leases and fencing`, () => {
-    beforeAll(() => kind.setup('jobs_queue'));
-    afterAll(() => kind.teardown());
-    beforeEach(async () => {
-      store = await kind.open(clock.now);
-    });
-    afterEach(async () => {
-      await store.close();
-    });
+    storePerTest(kind, 'jobs_queue', clock.now, (s) => (store = s));
 
     it('hands a job to one worker at a time and takes it back only when the lease lapses', async () => {
       await submit('00000000-0000-4000-8000-000000000001');

@@ -2,14 +2,14 @@ import Database from 'better-sqlite3';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '../warehouse/errors.js';
 import { MIGRATIONS } from '../warehouse/migrations.js';
 import type { NewDetermination, PaOverrideFields, RosterFields } from '../warehouse/facilities.js';
 import type { StoredChunk, StoredPolicyDocument } from '../warehouse/policy_documents.js';
 import { GENERATION_TTL_MS, SqliteStateStore, hashKey, type StateStore, type TenantStore } from '../warehouse/state.js';
 import { TestClock } from './helpers/clock.js';
-import { storeKinds } from './helpers/state_stores.js';
+import { storeKinds, storePerTest } from './helpers/state_stores.js';
 
 const clock = new TestClock();
 let store: StateStore;
@@ -230,14 +230,7 @@ const ISOLATION: Record<string, (f: Fixture) => Promise<void>> = {
 
 for (const kind of storeKinds()) {
   describe.skipIf(kind.skip)(`the ${kind.name} state store`, () => {
-    beforeAll(() => kind.setup('state'));
-    afterAll(() => kind.teardown());
-    beforeEach(async () => {
-      store = await kind.open(clock.now);
-    });
-    afterEach(async () => {
-      await store.close();
-    });
+    storePerTest(kind, 'state', clock.now, (s) => (store = s));
 
     it('refuses a second tenant of the same name as a conflict naming it, and keeps the first', async () => {
       const first = await store.admin.createTenant('acme');

@@ -130,6 +130,25 @@ export interface StateStore {
  */
 export const GENERATION_TTL_MS = 200;
 
+/**
+ * This process's committed writes, counted (one half of a store's change marker) and told to the
+ * write listeners (auth caches), for either engine.
+ */
+export class LocalWrites {
+  count = 0;
+  private readonly listeners = new Set<() => void>();
+
+  wrote(): void {
+    this.count++;
+    for (const l of this.listeners) l();
+  }
+
+  onWrite(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
 /** A tenant name is unique: creating it again is a conflict on either engine, said the same way. */
 export const tenantExists = (name: string): string => `tenant ${name} exists; its keys: rcm keys create --tenant ${name}`;
 
@@ -206,8 +225,7 @@ export class SqliteStateStore implements StateStore {
   private readonly stmtDataVersion: Database.Statement<[], { data_version: number }>;
   private readonly stmtGeneration: Database.Statement<[string, KeyType], { generation: number }>;
   private readonly stmtBump: Database.Statement<[string, KeyType]>;
-  private localWrites = 0;
-  private readonly listeners = new Set<() => void>();
+  private readonly local = new LocalWrites();
   private readonly jobTables: SqliteJobs;
   private readonly facilityTables: SqliteFacilities;
   private readonly policyTables: SqlitePolicyDocuments;
@@ -223,7 +241,7 @@ export class SqliteStateStore implements StateStore {
     this.db = openSqlite(file, opts.sync ?? 'full');
     cachePreparedStatements(this.db);
     this.migrate();
-    this.commits = new GroupCommit(this.db, this.lock, { maxBatch: opts.batchMax ?? DEFAULT_BATCH_MAX, onCommit: () => this.wrote() });
+    this.commits = new GroupCommit(this.db, this.lock, { maxBatch: opts.batchMax ?? DEFAULT_BATCH_MAX, onCommit: () => this.local.wrote() });
     this.stmtDataVersion = this.db.prepare('PRAGMA data_version');
     this.stmtGeneration = this.db.prepare('SELECT generation FROM tenant_state WHERE tenant_id = ? AND mode = ?');
     this.stmtBump = this.db.prepare(
@@ -409,7 +427,7 @@ export class SqliteStateStore implements StateStore {
             const out = await fn(this.tenantView(tenantId, mode, true));
             this.bump(tenantId, mode);
             this.db.exec('COMMIT');
-            this.wrote();
+            this.local.wrote();
             return out;
           } catch (e) {
             if (this.db.inTransaction) this.db.exec('ROLLBACK');
@@ -505,14 +523,8 @@ export class SqliteStateStore implements StateStore {
     }
   }
 
-  private wrote(): void {
-    this.localWrites++;
-    for (const l of this.listeners) l();
-  }
-
   onWrite(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.local.onWrite(listener);
   }
 
   /**
@@ -520,7 +532,7 @@ export class SqliteStateStore implements StateStore {
    * counted here. Together they tell an auth cache that keys may have changed.
    */
   async changeMarker(): Promise<string> {
-    return this.lock.run(() => `${this.stmtDataVersion.get()!.data_version}:${this.localWrites}`);
+    return this.lock.run(() => `${this.stmtDataVersion.get()!.data_version}:${this.local.count}`);
   }
 
   async ping(): Promise<boolean> {

@@ -155,7 +155,7 @@ export class Pipeline {
 
   /** The answer to an error: its status and body from the one error model; unknown errors logged, never shown. */
   private failure(thrown: unknown, req: InvokeRequest, path: string, headers: Record<string, string>): InvokeResult {
-    const err = storageFailure(thrown) ?? thrown;
+    const err = stateFailure(thrown) ?? thrown;
     if (err !== thrown) this.deps.logger.error({ request_id: req.requestId, route: path, err: thrown }, 'state store failure');
     if (err instanceof DomainError) Object.assign(headers, err.headers);
     else this.deps.logger.error({ request_id: req.requestId, route: path, err }, 'unhandled error');
@@ -254,12 +254,12 @@ export function withFieldsFirst(fields: Record<string, unknown>, answer: Buffer)
 }
 
 /**
- * A write that met a full disk (SQLite's SQLITE_FULL, PostgreSQL's disk_full 53100, an ENOSPC):
- * 507 `storage_full` rather than a 500, and the write did not happen (the engine rolls the
- * transaction back). SQLite busy past its timeout is 503 `state_unavailable` (PostgreSQL's
- * store raises that one itself: `pgFailure`).
+ * A state-store failure that is not a bug, as its answer (null: any other error). A write that
+ * met a full disk (SQLite's SQLITE_FULL, PostgreSQL's disk_full 53100, an ENOSPC) is 507
+ * `storage_full`, and did not happen (the engine rolls the transaction back); SQLite busy past
+ * its timeout is 503 `state_unavailable` (the PostgreSQL store raises that one itself: `pgFailure`).
  */
-export function storageFailure(err: unknown): DomainError | null {
+export function stateFailure(err: unknown): DomainError | null {
   const code = (err as { code?: unknown } | null)?.code;
   // Another process (the CLI) held SQLite's write lock past busy_timeout: unavailable for now, not broken.
   if (code === 'SQLITE_BUSY') return new DomainError('state_unavailable', 'the state store is busy with another writer; try again shortly', { headers: { 'retry-after': '5' } });

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { Limiters } from './auth.js';
 import type { RateDecision, RateLimiter } from './limits.js';
-import { pgFailure } from '../../warehouse/pg/sql.js';
+import { throwPgFailure } from '../../warehouse/pg/sql.js';
 
 /** Tokens a replica reserves per round trip: 1% of the limit (at least 1), so little is held idle. */
 export const batchFor = (perMinute: number): number => Math.max(1, Math.floor(perMinute / 100));
@@ -72,9 +72,7 @@ export class PgRateLimiter implements RateLimiter {
             `RETURNING granted, greatest(0, floor($4::float8 - ${prev} - count))::int AS shared`,
           [key, start, this.batch, this.perMinute, weight, W],
         )
-        .catch((e: unknown) => {
-          throw pgFailure(e);
-        });
+        .catch(throwPgFailure);
       mine.left = r.rows[0]!.granted;
       mine.shared = r.rows[0]!.shared;
       if (start !== this.swept) {

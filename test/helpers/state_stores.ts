@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { PgStateStore } from '../../warehouse/pg/state.js';
 import { SqliteStateStore, type StateStore } from '../../warehouse/state.js';
 
@@ -93,6 +94,21 @@ function postgresKind(): StoreKind {
       await db?.drop();
     },
   };
+}
+
+/**
+ * The hooks of a suite run on `kind`: its database for the file (`label`), and an empty store for
+ * each test, handed to `use` and closed after it.
+ */
+export function storePerTest(kind: StoreKind, label: string, now: () => Date, use: (store: StateStore) => void): void {
+  let store: StateStore;
+  beforeAll(() => kind.setup(label));
+  afterAll(() => kind.teardown());
+  beforeEach(async () => {
+    store = await kind.open(now);
+    use(store);
+  });
+  afterEach(() => store.close());
 }
 
 /** Both engines, each test file getting fresh instances (setup state is per file). */

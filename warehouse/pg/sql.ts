@@ -45,12 +45,13 @@ export function pgFailure(e: unknown): unknown {
   return unavailable ? new DomainError('state_unavailable', 'the state store (PostgreSQL) does not answer; try again shortly', { headers: { 'retry-after': '5' } }) : e;
 }
 
-const rethrow = (e: unknown): never => {
+/** Throws `e` as `pgFailure` reads it (for a driver call's `.catch`). */
+export const throwPgFailure = (e: unknown): never => {
   throw pgFailure(e);
 };
 
 export function sqlOf(q: pg.Pool | pg.PoolClient): Sql {
-  const exec = (text: string, args: unknown[] = []) => q.query(number(text), args).catch(rethrow);
+  const exec = (text: string, args: unknown[] = []) => q.query(number(text), args).catch(throwPgFailure);
   return {
     all: async <R>(text: string, args?: unknown[]) => (await exec(text, args)).rows as R[],
     get: async <R>(text: string, args?: unknown[]) => (await exec(text, args)).rows[0] as R | undefined,

@@ -8,6 +8,7 @@ import { Fts5Terms } from '../policy_terms.js';
 import {
   GENERATION_TTL_MS,
   KEY_COLS,
+  LocalWrites,
   hashKey,
   newSecret,
   tenantExists,
@@ -24,7 +25,7 @@ import { pgDeterminations, pgFacilities, pgOverrides, pgRosters } from './facili
 import { pgJobQueue, pgTenantJobs } from './jobs.js';
 import { pgPolicyDocuments } from './policy_documents.js';
 import { migrate } from './schema.js';
-import { newPool, pgFailure, sqlOf, type Sql } from './sql.js';
+import { newPool, pgFailure, sqlOf, throwPgFailure, type Sql } from './sql.js';
 import { pgWatches } from './watches.js';
 
 /** The channel every write transaction notifies (at its commit) and every store listens on. */
@@ -79,14 +80,13 @@ interface Changes {
 export class PgStateStore implements StateStore {
   readonly admin: AdminStore;
   readonly jobs: JobQueue;
-  private localWrites = 0;
+  private readonly local = new LocalWrites();
   private remoteWrites = 0;
   private listening = false;
   private reconnecting: Promise<void> | null = null;
   private downReads = 0;
   private listener: pg.Client | null = null;
   private closed = false;
-  private readonly listeners = new Set<() => void>();
   private readonly locks = new KeyedLock();
   private readonly generations = new LRUCache<string, { value: number; at: number }>({ max: 10_000 });
   private readonly views = new LRUCache<string, TenantStore>({ max: 10_000 });
@@ -159,9 +159,7 @@ export class PgStateStore implements StateStore {
    * NOTIFY sent inside tells the other replicas the same.
    */
   private async tx<T>(fn: (db: Sql, changed: (keys?: string[]) => void) => Promise<T>, bumping?: { tenantId: string; mode: KeyType }): Promise<T> {
-    const client = await this.pool.connect().catch((e: unknown) => {
-      throw pgFailure(e);
-    });
+    const client = await this.pool.connect().catch(throwPgFailure);
     const changes: Changes = { keys: [], any: false };
     const changed = (keys: string[] = []) => {
       changes.any = true;
@@ -181,7 +179,7 @@ export class PgStateStore implements StateStore {
       const out = await fn(sqlOf(client), changed);
       await client.query(changes.any ? `SELECT pg_notify('${CHANNEL}', ${escapeLiteral([...new Set(changes.keys)].join(' '))}); COMMIT` : 'COMMIT');
       for (const k of changes.keys) this.generations.delete(k);
-      if (changes.any) this.wrote();
+      if (changes.any) this.local.wrote();
       return out;
     } catch (e) {
       await client.query('ROLLBACK').catch((r: Error) => (broken = r));
@@ -381,14 +379,8 @@ export class PgStateStore implements StateStore {
     return view;
   }
 
-  private wrote(): void {
-    this.localWrites++;
-    for (const l of this.listeners) l();
-  }
-
   onWrite(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.local.onWrite(listener);
   }
 
   /**
@@ -405,7 +397,7 @@ export class PgStateStore implements StateStore {
       }
       return `down:${++this.downReads}`;
     }
-    return `${this.remoteWrites}:${this.localWrites}`;
+    return `${this.remoteWrites}:${this.local.count}`;
   }
 
   async schemaVersion(): Promise<number> {
