@@ -31,6 +31,13 @@ export const TAGS = [
 
 export type Tag = (typeof TAGS)[number]['name'];
 
+const unavailableText = (codes: ErrorCode[]): string | undefined => {
+  const parts = codes.map((c) => UNAVAILABLE_TEXT[c]).filter((t): t is string => t !== undefined);
+  if (!parts.length) return undefined;
+  const text = parts.join('; or ');
+  return text[0]!.toUpperCase() + text.slice(1);
+};
+
 const ERROR_TEXT: Record<number, string> = {
   400: 'The Host header is not a valid host name',
   401: 'Missing or invalid credentials',
@@ -42,6 +49,14 @@ const ERROR_TEXT: Record<number, string> = {
   421: 'Misdirected request: this service does not answer for that host',
   429: 'Rate limit exceeded (see Retry-After)',
   503: 'Not ready: no data snapshot is published yet',
+};
+
+/** A 503 means one of several things: its description names those the route can answer. */
+const UNAVAILABLE_TEXT: Partial<Record<ErrorCode, string>> = {
+  not_ready: 'not ready: no data snapshot is published yet',
+  state_unavailable: 'the state store does not answer (see Retry-After)',
+  service_busy: 'busy (see Retry-After)',
+  agent_unavailable: 'the agent cannot run now',
 };
 
 /**
@@ -168,7 +183,7 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
   const paths: Record<string, Json> = {};
   const errSchema = jsonSchemaOf(ErrorBodySchema, 'output');
   const errorResponse = (s: number, codes?: ErrorCode[]) => ({
-    description: ERROR_TEXT[s] ?? 'Error',
+    description: (s === 503 && codes?.length ? unavailableText(codes) : undefined) ?? ERROR_TEXT[s] ?? 'Error',
     content: { 'application/json': { schema: errSchema } },
     ...(codes?.length ? { 'x-error-codes': codes } : {}),
   });

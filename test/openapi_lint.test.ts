@@ -21,6 +21,15 @@ afterAll(async () => {
 });
 
 describe('OpenAPI document', () => {
+  it("describes each route's 503 by the causes it can answer: the state store for keyed routes, the snapshot for data routes", async () => {
+    const doc = (await t.request('/v1/openapi.json', { key: null })).body as { paths: Record<string, Record<string, { responses: Record<string, { description: string; 'x-error-codes'?: string[] }> }>> };
+    const write = doc.paths['/v1/facilities/{ccn}/payers']!.post!.responses['503']!;
+    expect(write['x-error-codes']).toContain('state_unavailable');
+    expect(write.description).toMatch(/state store does not answer/);
+    const read = doc.paths['/v1/codes/{code}']!.get!.responses['503']!;
+    expect(read.description).toMatch(/^Not ready: no data snapshot is published yet; or the state store does not answer/);
+  });
+
   it('passes `redocly lint` with the recommended ruleset, without errors or warnings', async () => {
     const doc = await t.request('/v1/openapi.json', { key: null });
     const file = join(dir, 'openapi.json');
