@@ -24,16 +24,18 @@ const aoc = (addon: string, primary: string, type: number): AocRow => ({
 function fake(o: { ptp?: PtpRow[]; mue?: Record<string, { value: number; mai: 1 | 2 | 3 | null }>; aoc?: AocRow[]; unknown?: string[] }): ClaimLookups {
   const choice = { version: { version: '32.2', effective_date: '2026-07-01' }, covered: true } as PtpLookup['choice'];
   return {
-    known: async (code) => !(o.unknown ?? []).includes(code),
-    ptpDay: async (_codes, dos) => (a, b) => {
-      const row = (o.ptp ?? []).find((r) => (r.column1 === a && r.column2 === b) || (r.column1 === b && r.column2 === a)) ?? null;
-      return { dataset: 'ncci_ptp_prac', choice, row, status: row ? ptpEditStatus(row, dos) : 'no_edit' };
-    },
-    mue: async (code): Promise<MueFound> => {
-      const m = o.mue?.[code];
-      return { dataset: 'ncci_mue_prac', version: '2026Q3', row: m ? { mue_value: m.value, mue_adj_ind: m.mai, mue_adj_ind_label: null, mue_rationale: 'Clinical: Data' } : null };
-    },
-    aoc: async (code) => ({ dataset: 'ncci_aoc', version: '2026Q3', as_addon: (o.aoc ?? []).filter((r) => r.addon_code === code) }),
+    day: async (_codes, dos) => ({
+      known: (code) => !(o.unknown ?? []).includes(code),
+      ptp: (a, b) => {
+        const row = (o.ptp ?? []).find((r) => (r.column1 === a && r.column2 === b) || (r.column1 === b && r.column2 === a)) ?? null;
+        return { dataset: 'ncci_ptp_prac', choice, row, status: row ? ptpEditStatus(row, dos) : 'no_edit' };
+      },
+      mue: (code): MueFound => {
+        const m = o.mue?.[code];
+        return { dataset: 'ncci_mue_prac', version: '2026Q3', row: m ? { mue_value: m.value, mue_adj_ind: m.mai, mue_adj_ind_label: null, mue_rationale: 'Clinical: Data' } : null };
+      },
+      aoc: (code) => ({ dataset: 'ncci_aoc', version: '2026Q3', as_addon: (o.aoc ?? []).filter((r) => r.addon_code === code) }),
+    }),
   };
 }
 

@@ -29,6 +29,10 @@ describe('PTP in-memory index', () => {
   it('codes round-trip through their keys', () => {
     for (const c of ['00001', '99213', 'G0463', 'ZZZZZ', '0001U', 'A4636']) expect(decodeKey(codeKey(c))).toBe(c);
     expect(codeKey('9921')).toBe(-1);
+    // Only digits and capitals: a lower-case letter or a character just outside either range is no code.
+    for (const c of ['g0463', '9921/', '9921:', '9921@', '9921[', '9921 ']) expect(codeKey(c)).toBe(-1);
+    expect(codeKey('00000')).toBe(0);
+    expect(codeKey('0000Z')).toBe(35);
   });
 
   for (const dataset of ['ncci_ptp_prac', 'medicaid_ptp_prac'] as const) {

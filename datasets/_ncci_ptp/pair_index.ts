@@ -29,7 +29,10 @@ export function codeKey(code: string): number {
   if (code.length !== 5) return -1;
   let k = 0;
   for (let i = 0; i < 5; i++) {
-    const d = ALPHABET.indexOf(code[i]!);
+    // ALPHABET's index of the character, from its char code (a string search per character cost
+    // a 20-line claim's 380 pair lookups about 30 us).
+    const c = code.charCodeAt(i);
+    const d = c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 90 ? c - 55 : -1;
     if (d < 0) return -1;
     k = k * 36 + d;
   }

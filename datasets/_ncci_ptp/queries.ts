@@ -230,9 +230,14 @@ export async function ptpPairFinder(snapshot: SnapshotReader, dataset: PtpDatase
   const v = choice.version.version;
   const idx = (await ptpIndexes(snapshot, dataset))?.get(v);
   if (idx) {
-    // The in-memory index: two binary searches a pair, nothing loaded per code.
+    // The in-memory index: two binary searches a pair, nothing loaded per code. Most pairs of a
+    // claim have no edit: they share one answer instead of allocating one each.
+    const none: PtpLookup = { dataset, choice, row: null, status: 'no_edit' };
     return (a, b) => {
-      const row = pickRow([...pairRows(idx, a, b), ...(a === b ? [] : pairRows(idx, b, a))], dos);
+      const ab = pairRows(idx, a, b);
+      const ba = a === b ? [] : pairRows(idx, b, a);
+      if (ab.length + ba.length === 0) return none;
+      const row = pickRow(ba.length === 0 ? ab : ab.length === 0 ? ba : [...ab, ...ba], dos);
       return { dataset, choice, row, status: row ? ptpEditStatus(row, dos) : 'no_edit' };
     };
   }

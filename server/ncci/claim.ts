@@ -1,11 +1,12 @@
-import { lookupMueInDataset, MEDICAID_MUE_IDS, MEDICARE_MUE_IDS } from '../../datasets/_ncci_mue/queries.js';
+import { lookupMueInDataset, MEDICAID_MUE_IDS, MEDICARE_MUE_IDS, versionIndex } from '../../datasets/_ncci_mue/queries.js';
 import type { MedicaidMueRow, MueRow, MueType } from '../../datasets/_ncci_mue/mue.js';
-import { aocIndex, lookupAocEdits } from '../../datasets/ncci_aoc/queries.js';
+import { aocApplies, aocIndex, lookupAocEdits } from '../../datasets/ncci_aoc/queries.js';
 import { ptpCodeSet, ptpPairFinder, type PtpDatasetId } from '../../datasets/_ncci_ptp/queries.js';
+import { selectVersion } from '../../datasets/_shared/versions.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { isKnownCode } from '../codes/service.js';
 import type { NcciSources } from './sources.js';
-import type { ClaimLookups } from './validate.js';
+import type { AocFound, ClaimLookups, DayLookups, MueFound } from './validate.js';
 
 /** True when any loaded NCCI file names the code (an MUE of any setting, an add-on edit, a PTP edit). */
 async function inNcciFiles(snapshot: SnapshotReader, code: string, dos: string, ptp: PtpDatasetId): Promise<boolean> {
@@ -20,39 +21,52 @@ async function inNcciFiles(snapshot: SnapshotReader, code: string, dos: string, 
   return snapshot.has(ptp) && (await ptpCodeSet(snapshot, ptp)).has(code);
 }
 
+/**
+ * The codes of `codes` some loaded file knows on `dos`: a fee schedule (each an in-memory index
+ * per snapshot), else an NCCI file of the date's quarter (asked only for a code no fee schedule
+ * has, and kept in the snapshot's memo: it walks seven datasets' version picks).
+ */
+async function knownCodes(snapshot: SnapshotReader, codes: string[], dos: string, ptp: PtpDatasetId): Promise<Set<string>> {
+  const inNcci = (c: string) => snapshot.memo(`claim:ncci-known\u0000${ptp}\u0000${c}\u0000${dos}`, () => inNcciFiles(snapshot, c, dos, ptp));
+  const found = await Promise.all(codes.map(async (c) => (await isKnownCode(snapshot, c)) || inNcci(c)));
+  return new Set(codes.filter((_, i) => found[i]));
+}
+
+/** MUE answers of one table on one date: the quarter's version, read once per snapshot into a Map. */
+async function mueOn(snapshot: SnapshotReader, dataset: string, dos: string): Promise<DayLookups['mue']> {
+  const choice = selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dos });
+  if (!choice) return () => null;
+  const version = choice.version.version;
+  const index = await versionIndex<MueRow | MedicaidMueRow>(snapshot, dataset, version);
+  return (code): MueFound => {
+    const r = index.get(code);
+    if (!r) return { dataset, version, row: null };
+    const mai = 'mue_adj_ind' in r ? (r.mue_adj_ind as 1 | 2 | 3) : null;
+    return { dataset, version, row: { mue_value: r.mue_value, mue_adj_ind: mai, mue_adj_ind_label: 'mue_adj_ind_label' in r ? r.mue_adj_ind_label : null, mue_rationale: r.mue_rationale } };
+  };
+}
+
+/** Add-on code edits on one date: the quarter's version, indexed once per snapshot, filtered to edits in force. */
+async function aocOn(snapshot: SnapshotReader, dos: string): Promise<DayLookups['aoc']> {
+  const choice = selectVersion('ncci_aoc', snapshot.versions('ncci_aoc'), { rule: 'quarter', date: dos });
+  if (!choice) return () => null;
+  const version = choice.version.version;
+  const idx = await aocIndex(snapshot, version);
+  return (code): AocFound => ({ dataset: 'ncci_aoc', version, as_addon: (idx.byAddon.get(code) ?? []).filter((r) => aocApplies(r, dos)) });
+}
+
 /** The claim checker's lookups over the snapshot, for one payer's NCCI files in one setting. */
 export function claimLookups(snapshot: SnapshotReader, sources: NcciSources): ClaimLookups {
-  const { ptp, mueType, mue: mueId } = sources;
-  const plain = lookupsOf(snapshot, ptp, mueType, mueId);
-  // Per-code answers go through the snapshot's memo (bounded by bytes): a scrubber asks the same
-  // codes all day, and each answer walks several datasets' version picks. The checker only reads them.
+  const { ptp, mue } = sources;
   return {
-    known: (code, dos) => snapshot.memo(`claim:known\u0000${ptp}\u0000${code}\u0000${dos}`, () => plain.known(code, dos)),
-    ptpDay: plain.ptpDay,
-    mue: (code, dos) => snapshot.memo(`claim:mue\u0000${mueId}\u0000${code}\u0000${dos}`, () => plain.mue(code, dos)),
-    aoc: (code, dos) => snapshot.memo(`claim:aoc\u0000${code}\u0000${dos}`, () => plain.aoc(code, dos)),
-  };
-}
-
-function lookupsOf(snapshot: SnapshotReader, ptp: PtpDatasetId, mueType: 'practitioner' | 'hosp-op', mueId: string): ClaimLookups {
-  return {
-    known: async (code, dos) => (await isKnownCode(snapshot, code)) || inNcciFiles(snapshot, code, dos, ptp),
-    ptpDay: (codes, dos) => ptpPairFinder(snapshot, ptp, codes, dos),
-    mue: async (code, dos) => {
-      const m = await lookupMueInDataset<MueRow | MedicaidMueRow>(snapshot, mueId, mueType, code, dos);
-      if (!m) return null;
-      const r = m.row;
-      const mai = r && 'mue_adj_ind' in r ? (r.mue_adj_ind as 1 | 2 | 3) : null;
-      return {
-        dataset: mueId,
-        version: m.used.version,
-        row: r ? { mue_value: r.mue_value, mue_adj_ind: mai, mue_adj_ind_label: r && 'mue_adj_ind_label' in r ? r.mue_adj_ind_label : null, mue_rationale: r.mue_rationale } : null,
-      };
-    },
-    aoc: async (code, dos) => {
-      const f = await lookupAocEdits(snapshot, code, dos);
-      return f ? { dataset: 'ncci_aoc', version: f.used.version, as_addon: f.as_addon } : null;
+    async day(codes, dos) {
+      const [known, ptpOf, mueOf, aocOf] = await Promise.all([
+        knownCodes(snapshot, codes, dos, ptp),
+        ptpPairFinder(snapshot, ptp, codes, dos),
+        mueOn(snapshot, mue, dos),
+        aocOn(snapshot, dos),
+      ]);
+      return { known: (code) => known.has(code), ptp: ptpOf, mue: mueOf, aoc: aocOf };
     },
   };
 }
-
