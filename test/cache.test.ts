@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { startTestServer } from './helpers/harness.js';
+import { inputKey } from '../server/pipeline/input.js';
 
 describe('per-snapshot answer cache', () => {
   it("keys 'daily' routes by today's date, so a default date of service never goes stale", async () => {
@@ -63,6 +64,25 @@ describe('per-snapshot answer cache', () => {
     }
   });
 
+  it('answers a repeated body whose answer is not cached: the body is decoded again from its bytes', async () => {
+    // An answer cache too small for any answer: every repeat finds only the body's answer key.
+    const t = await startTestServer({ cacheMaxBytes: 64 });
+    try {
+      const claim = { date_of_service: '2026-08-01', setting: 'prac', lines: [{ code: '99213', modifiers: ['25'] }, { code: '11042' }, { code: '97597', units: 2 }] };
+      const first = await t.request('/v1/ncci/validate', { method: 'POST', body: claim });
+      expect(first.status).toBe(200);
+      expect(first.body.lines).toHaveLength(3);
+      for (let i = 0; i < 2; i++) {
+        const again = await t.request('/v1/ncci/validate', { method: 'POST', body: claim });
+        expect(again.status).toBe(200);
+        // Computed again (a new generated_at), from the same claim.
+        expect({ ...again.body, reliability: { ...again.body.reliability, generated_at: null } }).toEqual({ ...first.body, reliability: { ...first.body.reliability, generated_at: null } });
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
   it('never caches a rejected request: the same bad URL is answered 422 each time', async () => {
     const t = await startTestServer();
     try {
@@ -75,5 +95,29 @@ describe('per-snapshot answer cache', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('keys a validated body by its JSON with every object\'s keys sorted, undefined members left out', () => {
+    // What the key was before it was written directly: sorted copies of every object, then JSON.stringify.
+    const sorted = (v: unknown): unknown =>
+      Array.isArray(v) ? v.map(sorted) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v;
+    const bodies: unknown[] = [
+      { b: 1, a: [{ z: 'x"y', y: null, w: undefined }, [], [undefined, 2.5, -0, true]], c: { e: {}, d: 'caf\u00e9\n' } },
+      { lines: [{ units: 2, code: '99213', modifiers: ['25'] }], date_of_service: '2026-08-01' },
+      [],
+      'text',
+      0,
+      null,
+      // An own `__proto__` member (JSON.parse makes one): other objects must not gain it from their prototype.
+      JSON.parse('{"b": {"c": 1}, "__proto__": {"x": 1}, "a": [{"d": 2}]}'),
+    ];
+    for (const body of bodies) {
+      expect(inputKey({ params: { code: '1' }, query: { b: 1, a: 2 }, body, resolved: null })).toBe(JSON.stringify([{ code: '1' }, { a: 2, b: 1 }, sorted(body)]));
+    }
+    expect(inputKey({ params: { code: '1' }, query: { a: 'b' }, body: undefined, resolved: null })).toBe('[{"code":"1"},{"a":"b"}]');
+    // Field order does not matter; values do.
+    const key = (body: unknown) => inputKey({ params: null, query: null, body, resolved: null });
+    expect(key({ a: 1, b: [{ c: 1, d: 2 }] })).toBe(key({ b: [{ d: 2, c: 1 }], a: 1 }));
+    expect(key({ a: 1, b: 2 })).not.toBe(key({ a: 2, b: 1 }));
   });
 });

@@ -205,7 +205,9 @@ export class Pipeline {
       return hit;
     }
     metrics.cacheLookup(false);
-    const answer = await this.deps.cache.fill(key, snapshot?.id ?? '', () => this.run(call, tenant));
+    const answer = await this.deps.cache.fill(key, snapshot?.id ?? '', async () =>
+      this.run({ ...call, input: await this.inputs.complete(route, call.req, snapshot, auth, input) }, tenant),
+    );
     metrics.cacheBytes.set(this.deps.cache.bytes);
     return answer;
   }
