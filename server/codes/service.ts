@@ -1,10 +1,9 @@
 import { findHcpcsForNdc, findNdcsForHcpcs } from '../../datasets/asp_crosswalk/queries.js';
-import { toNdc11 } from '../../datasets/_shared/codes.js';
+import { knownCodes, toNdc11 } from '../../datasets/_shared/codes.js';
 import { findAspPaymentLimits } from '../../datasets/asp_pricing/queries.js';
 import { isLabCode } from '../../datasets/clfs/queries.js';
 import { STATUS_CODES, findRvuRows } from '../../datasets/mpfs_rvu/queries.js';
 import { findOppsRates, isOppsCode } from '../../datasets/opps_addendum_b/queries.js';
-import { isDmeCode } from '../../datasets/dmepos/queries.js';
 import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { CodeLookupSchema, CrosswalkEntry } from './schemas.js';
@@ -132,8 +131,23 @@ export function groupBySystem(entries: CrosswalkEntry[]): Record<string, Crosswa
   return out;
 }
 
+/**
+ * Every code of a loaded fee schedule (physician RVUs, OPPS Addendum B, CLFS, DMEPOS) in one set
+ * per snapshot: a claim asks it of every line (one await for all of them, where four per code
+ * cost a 20-line claim about 10 us).
+ */
+export function feeScheduleCodes(snapshot: SnapshotReader): Promise<ReadonlySet<string>> {
+  return snapshot.memo(
+    'codes:fee-schedules',
+    async () => {
+      const sets = await Promise.all([knownCodes(snapshot, 'mpfs_rvu', 'hcpcs'), knownCodes(snapshot, 'opps_addendum_b'), knownCodes(snapshot, 'clfs'), knownCodes(snapshot, 'dmepos')]);
+      return new Set(sets.flatMap((s) => [...s]));
+    },
+    { pin: true },
+  );
+}
+
 /** True when a loaded fee schedule (physician RVUs, OPPS Addendum B, CLFS, DMEPOS) has the code. */
 export async function isKnownCode(snapshot: SnapshotReader, code: string): Promise<boolean> {
-  if ((await findRvuRows(snapshot, code)).length > 0) return true;
-  return (await isOppsCode(snapshot, code)) || (await isLabCode(snapshot, code)) || (await isDmeCode(snapshot, code));
+  return (await feeScheduleCodes(snapshot)).has(code);
 }

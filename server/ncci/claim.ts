@@ -4,7 +4,7 @@ import { aocApplies, aocIndex, lookupAocEdits } from '../../datasets/ncci_aoc/qu
 import { ptpCodeSet, ptpPairFinder, type PtpDatasetId } from '../../datasets/_ncci_ptp/queries.js';
 import { selectVersion } from '../../datasets/_shared/versions.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import { isKnownCode } from '../codes/service.js';
+import { feeScheduleCodes } from '../codes/service.js';
 import type { NcciSources } from './sources.js';
 import type { AocFound, ClaimLookups, DayLookups, MueFound } from './validate.js';
 
@@ -22,14 +22,16 @@ async function inNcciFiles(snapshot: SnapshotReader, code: string, dos: string, 
 }
 
 /**
- * The codes of `codes` some loaded file knows on `dos`: a fee schedule (each an in-memory index
- * per snapshot), else an NCCI file of the date's quarter (asked only for a code no fee schedule
- * has, and kept in the snapshot's memo: it walks seven datasets' version picks).
+ * The codes of `codes` some loaded file knows on `dos`: a fee schedule (one set per snapshot),
+ * else an NCCI file of the date's quarter (asked only for a code no fee schedule has, and kept in
+ * the snapshot's memo: it walks seven datasets' version picks).
  */
-async function knownCodes(snapshot: SnapshotReader, codes: string[], dos: string, ptp: PtpDatasetId): Promise<Set<string>> {
-  const inNcci = (c: string) => snapshot.memo(`claim:ncci-known\u0000${ptp}\u0000${c}\u0000${dos}`, () => inNcciFiles(snapshot, c, dos, ptp));
-  const found = await Promise.all(codes.map(async (c) => (await isKnownCode(snapshot, c)) || inNcci(c)));
-  return new Set(codes.filter((_, i) => found[i]));
+async function knownCodes(snapshot: SnapshotReader, codes: string[], dos: string, ptp: PtpDatasetId): Promise<(code: string) => boolean> {
+  const fees = await feeScheduleCodes(snapshot);
+  const others = codes.filter((c) => !fees.has(c));
+  const inNcci = await Promise.all(others.map((c) => snapshot.memo(`claim:ncci-known\u0000${ptp}\u0000${c}\u0000${dos}`, () => inNcciFiles(snapshot, c, dos, ptp))));
+  const ncci = new Set(others.filter((_, i) => inNcci[i]));
+  return (code) => fees.has(code) || ncci.has(code);
 }
 
 /** MUE answers of one table on one date: the quarter's version, read once per snapshot into a Map. */
@@ -66,7 +68,7 @@ export function claimLookups(snapshot: SnapshotReader, sources: NcciSources): Cl
         mueOn(snapshot, mue, dos),
         aocOn(snapshot, dos),
       ]);
-      return { known: (code) => known.has(code), ptp: ptpOf, mue: mueOf, aoc: aocOf };
+      return { known, ptp: ptpOf, mue: mueOf, aoc: aocOf };
     },
   };
 }
