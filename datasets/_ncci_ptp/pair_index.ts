@@ -96,10 +96,15 @@ function rowAt(idx: PtpVersionIndex, i: number, column1: string, column2: string
   };
 }
 
-/** The published rows of one (column 1, column 2) pair in one version: a binary search, no scan. */
-export function pairRows(idx: PtpVersionIndex, column1: string, column2: string): PtpRow[] {
+const NO_ROWS: readonly PtpRow[] = Object.freeze([]);
+
+/**
+ * The published rows of one (column 1, column 2) pair in one version: a binary search, no scan.
+ * A pair with no edit (most pairs of a claim) shares one empty, frozen list.
+ */
+export function pairRows(idx: PtpVersionIndex, column1: string, column2: string): readonly PtpRow[] {
   const r = idx.ranges.get(codeKey(column1));
-  if (!r) return [];
+  if (!r) return NO_ROWS;
   const k = codeKey(column2);
   let lo = r[0];
   let hi = r[1];
@@ -108,6 +113,7 @@ export function pairRows(idx: PtpVersionIndex, column1: string, column2: string)
     if (idx.c2[mid]! < k) lo = mid + 1;
     else hi = mid;
   }
+  if (lo >= r[1] || idx.c2[lo] !== k) return NO_ROWS;
   const out: PtpRow[] = [];
   for (let i = lo; i < r[1] && idx.c2[i] === k; i++) out.push(rowAt(idx, i, column1, column2));
   return out;

@@ -189,7 +189,7 @@ const NO_GROUPS = new Map<string, Group>();
 const STATUS_RANK: Record<PtpEditStatus, number> = { active: 0, deleted: 1, not_applicable: 2, not_yet_effective: 3 };
 
 /** Of several rows for a pair, the one that tells most about `dos`: in force, else the latest started. */
-function pickRow(rows: PtpRow[], dos: string): PtpRow | null {
+function pickRow(rows: readonly PtpRow[], dos: string): PtpRow | null {
   let best: PtpRow | null = null;
   let bestKey: [number, string] = [99, ''];
   for (const r of rows) {
