@@ -368,6 +368,21 @@ for (const kind of storeKinds()) {
     });
 
     describe('facility state', () => {
+      it('a roster upsert and an override answer exactly what a read of them then shows (created, then updated)', async () => {
+        const { a } = await twoTenants();
+        const first = await a.rosters.upsert(CCN, { ...roster('aetna'), plan_types: ['hmo', 'ppo'], notes: 'n1' }, clock.now());
+        expect([first.entry]).toEqual(await a.rosters.list(CCN));
+        clock.advance(60_000);
+        const second = await a.rosters.upsert(CCN, { ...roster('aetna'), network_status: 'out_of_network', is_active: false, effective_date: '2026-01-01', plan_types: [], notes: null }, clock.now());
+        expect(second.created).toBe(false);
+        expect(second.entry.id).toBe(first.entry.id);
+        expect(second.entry.created_at).toBe(first.entry.created_at);
+        expect(second.entry.updated_at).not.toBe(first.entry.updated_at);
+        expect([second.entry]).toEqual(await a.rosters.list(CCN));
+        const o = await a.overrides.create(CCN, { ...override(false), payer_slug: 'aetna', payer_name: 'Aetna', reason: 'contract', expiration_date: '2027-01-01', is_active: false }, clock.now());
+        expect([o]).toEqual(await a.overrides.list(CCN));
+      });
+
       it('soft delete keeps the roster and overrides; hard delete removes them and the registration, not the determinations', async () => {
         const { a } = await twoTenants();
         await a.rosters.upsert(CCN, roster('aetna'), clock.now()); // registers implicitly

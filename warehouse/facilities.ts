@@ -221,6 +221,21 @@ export class SqliteFacilities {
         this.ensureFacility(tenantId, mode, ccn, now);
         const prev = byPayer(ccn, f.payer_slug);
         const at = now.toISOString();
+        // The entry as stored, without reading it back: an update keeps the row's id and created_at.
+        const entry: RosterEntry = {
+          id: prev?.id ?? uuidv7(now.getTime()),
+          ccn,
+          payer_slug: f.payer_slug,
+          payer_name: f.payer_name,
+          network_status: f.network_status,
+          effective_date: f.effective_date,
+          expiration_date: f.expiration_date,
+          is_active: f.is_active,
+          notes: f.notes,
+          plan_types: [...f.plan_types],
+          created_at: prev?.created_at ?? at,
+          updated_at: at,
+        };
         this.db
           .prepare(
             `INSERT INTO facility_payers (id, tenant_id, mode, ccn, payer_slug, payer_name, network_status, effective_date, expiration_date, is_active, notes, plan_types, created_at, updated_at)
@@ -230,10 +245,10 @@ export class SqliteFacilities {
                notes = excluded.notes, plan_types = excluded.plan_types, updated_at = excluded.updated_at`,
           )
           .run(
-            prev?.id ?? uuidv7(now.getTime()), tenantId, mode, ccn, f.payer_slug, f.payer_name, f.network_status, f.effective_date, f.expiration_date,
+            entry.id, tenantId, mode, ccn, f.payer_slug, f.payer_name, f.network_status, f.effective_date, f.expiration_date,
             f.is_active ? 1 : 0, f.notes, JSON.stringify(f.plan_types), at, at,
           );
-        return { entry: toRoster(byPayer(ccn, f.payer_slug)!), created: prev === undefined };
+        return { entry, created: prev === undefined };
       },
       list: (ccn: string) =>
         (this.db.prepare(`SELECT ${ROSTER_COLS} FROM facility_payers WHERE tenant_id = ? AND mode = ? AND ccn = ? ORDER BY payer_slug`).all(tenantId, mode, ccn) as RosterRow[]).map(toRoster),
@@ -247,6 +262,25 @@ export class SqliteFacilities {
       create: (ccn: string, f: PaOverrideFields, now: Date) => {
         this.ensureFacility(tenantId, mode, ccn, now);
         const id = uuidv7(now.getTime());
+        // The override as stored, without reading it back.
+        const created: PaOverride = {
+          id,
+          ccn,
+          payer_slug: f.payer_slug,
+          payer_name: f.payer_name,
+          code: f.code,
+          code_type: f.code_type,
+          service_category: f.service_category,
+          pa_required: f.pa_required,
+          auth_type: f.auth_type,
+          delegation_vendor: f.delegation_vendor,
+          reason: f.reason,
+          source_document: f.source_document,
+          effective_date: f.effective_date,
+          expiration_date: f.expiration_date,
+          is_active: f.is_active,
+          created_at: now.toISOString(),
+        };
         this.db
           .prepare(
             `INSERT INTO pa_overrides (id, tenant_id, mode, ccn, payer_slug, payer_name, code, code_type, service_category, pa_required, auth_type,
@@ -255,9 +289,9 @@ export class SqliteFacilities {
           )
           .run(
             id, tenantId, mode, ccn, f.payer_slug, f.payer_name, f.code, f.code_type, f.service_category, f.pa_required ? 1 : 0, f.auth_type,
-            f.delegation_vendor, f.reason, f.source_document, f.effective_date, f.expiration_date, f.is_active ? 1 : 0, now.toISOString(),
+            f.delegation_vendor, f.reason, f.source_document, f.effective_date, f.expiration_date, f.is_active ? 1 : 0, created.created_at,
           );
-        return toOverride(one(ccn, id)!);
+        return created;
       },
       list: (ccn: string) =>
         (this.db.prepare(`SELECT ${OVERRIDE_COLS} FROM pa_overrides WHERE tenant_id = ? AND mode = ? AND ccn = ? ORDER BY created_at, id`).all(tenantId, mode, ccn) as OverrideRow[]).map(toOverride),
