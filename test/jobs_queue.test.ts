@@ -87,6 +87,31 @@ for (const kind of storeKinds()) {
       expect(after.purged_at).not.toBeNull();
     });
 
+    it("holds a tenant's queue bound exactly: another store's submits count, and claimed jobs free room", async () => {
+      const t = await store.admin.createTenant('bounded');
+      let n = 0;
+      const create = (s: StateStore) =>
+        s.forTenant(t.id, 'test').jobs.create({ id: `00000000-0000-4000-8000-0000000003${String(n++).padStart(2, '0')}`, agent_type: 'code_research', input: {}, request_hash: `h${n}`, maxQueued: 3 }, clock.now(), DAY);
+      await create(store);
+      await create(store);
+      // The CLI or another replica submits the third: this store must count it.
+      const other = await kind.openAgain(clock.now);
+      try {
+        await create(other);
+        await expect(create(store)).rejects.toMatchObject({ code: 'queue_full' });
+        await expect(create(other)).rejects.toMatchObject({ code: 'queue_full' });
+        // Two claimed (by either store): two submits fit again, the third does not.
+        expect(await other.jobs.claim('W1', clock.now(), 10_000)).not.toBeNull();
+        expect(await store.jobs.claim('W2', clock.now(), 10_000)).not.toBeNull();
+        await create(store);
+        await create(store);
+        await expect(create(store)).rejects.toMatchObject({ code: 'queue_full' });
+        expect((await store.jobs.countByStatus()).accepted).toBe(3);
+      } finally {
+        await other.close();
+      }
+    });
+
     it('two replicas claiming at once never take the same job, and every job is taken once', async () => {
       for (let i = 0; i < 12; i++) await submit(`00000000-0000-4000-8000-0000000001${String(i).padStart(2, '0')}`);
       const other = await kind.openAgain(clock.now);
