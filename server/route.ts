@@ -228,6 +228,7 @@ export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType 
 
 /** The answer a `persist` step records: parsed on demand, and its JSON text. */
 export interface PersistedAnswer<T> {
+  /** The parsed answer, shared by every call answered with the same cached answer: read it, never change it. */
   value(): T;
   readonly json: string;
 }

@@ -220,9 +220,11 @@ export class Pipeline {
     const { route, input, auth, snapshot } = call;
     // A session key (the playground's) gets the answer but no durable record of it.
     if (answer.status >= 300 || !auth || auth.ephemeral) return answer;
-    const json = answer.body.toString('utf8');
-    let body: Record<string, unknown> | undefined;
-    const value = () => (body ??= JSON.parse(json) as Record<string, unknown>);
+    // A cached answer is one Buffer for every call it answers: its text and parsed form are read once.
+    let read = readAnswers.get(answer.body);
+    if (!read) readAnswers.set(answer.body, (read = { json: answer.body.toString('utf8') }));
+    const { json } = read;
+    const value = () => (read.value ??= JSON.parse(json) as Record<string, unknown>);
     const ctx = { params: input.params, query: input.query, tenant: this.deps.state.forTenant(auth.tenant_id, auth.key_type), snapshotId: snapshot?.id ?? '', now: this.deps.now() };
     const extra = await route.persist!(ctx, { value, json });
     if (!extra) return answer;
@@ -241,6 +243,9 @@ export class Pipeline {
     return { status: r.status, headers: { 'content-type': JSON_TYPE, ...r.headers }, body: route.cache ? ownBuffer(text) : Buffer.from(text) };
   }
 }
+
+/** Answers a `persist` step read, by the Buffer that carries them (a cached answer's is shared; see `persist`). */
+const readAnswers = new WeakMap<Buffer, { json: string; value?: Record<string, unknown> }>();
 
 /**
  * `{...fields, ...answer}` as JSON text without parsing the answer again: the fields' members go
