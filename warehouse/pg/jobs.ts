@@ -47,7 +47,11 @@ export function pgTenantJobs(db: Sql, tenantId: string, mode: KeyType) {
       }
       if (job.maxQueued !== undefined) {
         // Exact across replicas: the write transaction holds the tenant's generation row first.
-        const { n } = (await db.get<{ n: number }>(`SELECT count(*) AS n FROM agent_jobs WHERE tenant_id = ? AND key_type = ? AND status = 'accepted'`, [tenantId, mode]))!;
+        // Counted no further than the bound (a deep backlog is not counted to its end).
+        const { n } = (await db.get<{ n: number }>(
+          `SELECT count(*)::int AS n FROM (SELECT 1 FROM agent_jobs WHERE tenant_id = ? AND key_type = ? AND status = 'accepted' LIMIT ?) AS waiting`,
+          [tenantId, mode, job.maxQueued],
+        ))!;
         if (n >= job.maxQueued) {
           throw new DomainError('queue_full', `${n} of this tenant's jobs are waiting (RCM_JOBS_QUEUED_PER_TENANT ${job.maxQueued}); submit again when some have run`, { headers: { 'retry-after': '10' } });
         }
