@@ -190,6 +190,46 @@ for (const kind of storeKinds()) {
         expect(counts.completed).toBe(total - counts.accepted);
         expect(counts.running).toBe(0);
       });
+
+      it("starts a tenant's job claimed behind another tenant's claimed-ahead flood in the flood's next round, not after it", async () => {
+        const flood = await store.admin.createTenant('flood');
+        const late = await store.admin.createTenant('late');
+        let n = 0;
+        const create = (tenantId: string) =>
+          store.forTenant(tenantId, 'test').jobs.create({ id: `00000000-0000-4000-8000-300000000${String(n++).padStart(3, '0')}`, agent_type: 'code_research', input: {}, request_hash: '' }, clock.now(), DAY);
+        for (let i = 0; i < 120; i++) await create(flood.id);
+        const started: string[] = [];
+        const snapshot = { retain: () => undefined, release: () => undefined } as unknown as MountedSnapshot;
+        const r = new JobRunner({
+          queue: store.jobs,
+          snapshots: { snapshot },
+          // 5 ms a job: a quick agent (claimed ahead), slow enough that the flood is still running
+          // when the late job arrives.
+          agents: [{ type: 'code_research', run: async (_input, ctx) => (started.push(ctx.tenantId), new Promise((res) => setTimeout(() => res({}), 5))) }],
+          now: clock.now,
+          logger: silentLogger,
+          concurrency: 2,
+          callbacks: { policy: { production: false, allowedHosts: [] }, resolve: async () => [], http: async () => ({ status: 204, retryAfter: undefined }), userAgent: 'test' },
+          retentionDays: 30,
+        });
+        r.start(60_000);
+        await r.tick();
+        // The runner holds the flood: two running and every job it claims ahead.
+        await waitUntil(async () => (await running()) >= 2 + 2 * AHEAD_PER_SLOT, 10_000);
+        const before = started.length;
+        await create(late.id);
+        await waitUntil(async () => {
+          const c = await store.jobs.countByStatus();
+          return c.accepted === 0 && c.running === 0;
+        }, 20_000);
+        await r.drain();
+        // In claim order it would start after every flood job claimed ahead of it (32 more); round
+        // by round, in the flood's next round.
+        const after = started.indexOf(late.id) - before;
+        expect(after).toBeGreaterThanOrEqual(0);
+        expect(after).toBeLessThan(AHEAD_PER_SLOT);
+        expect(started.filter((t) => t === flood.id)).toHaveLength(120);
+      });
     });
   });
 }

@@ -84,6 +84,9 @@ export class JobRunner {
       ahead: () => (this.runMs < QUICK_JOB_MS ? this.o.concurrency * AHEAD_PER_SLOT : 0),
       open: () => !this.stopping,
       claim: () => this.o.queue.claim(this.owner, this.o.now(), this.leaseMs),
+      // Jobs claimed ahead start round-robin by tenant, not in claim order: a tenant's job claimed
+      // while another tenant's flood waits here starts after that flood's next job, not its last.
+      key: (job) => `${job.key_type}:${job.tenant_id}`,
       run: (job) => this.run(job),
       // Started (serve, worker): the next waiting job starts as one finishes, not at the next poll
       // (a backlog drained at two jobs per poll interval).
@@ -270,8 +273,12 @@ export const AHEAD_PER_SLOT = 16;
  */
 class Slots<T> {
   readonly active = new Set<Promise<void>>();
-  /** Claimed, not yet started. */
-  private readonly waiting: T[] = [];
+  /** Claimed, not yet started, in start order: by round, then claim order (see `wait`). */
+  private readonly waiting: { item: T; round: number }[] = [];
+  /** The round of the item started last: rounds below it are over. */
+  private floor = 0;
+  /** Per key (`o.key`), the round of its last item waiting. */
+  private readonly lastRound = new Map<string, number>();
   private claiming: Promise<void> | null = null;
 
   constructor(
@@ -280,6 +287,8 @@ class Slots<T> {
       ahead?: () => number;
       open: () => boolean;
       claim: () => Promise<T | null>;
+      /** Whose item it is: items of different keys start round-robin (unset: in claim order). */
+      key?: (item: T) => string;
       run: (item: T) => Promise<void>;
       refill: () => boolean;
       onError: (e: unknown) => void;
@@ -294,9 +303,35 @@ class Slots<T> {
     while (this.active.size || this.claiming) await Promise.allSettled([...this.active, ...(this.claiming ? [this.claiming] : [])]);
   }
 
+  /**
+   * Queues a claimed item: the n-th item of its key still waiting takes round floor + n - 1 (a key
+   * with none waiting joins the current round), and it starts after every item of a lower or equal
+   * round. Items of one key stay in claim order; with one item per key this is claim order.
+   */
+  private wait(item: T): void {
+    if (!this.o.key) {
+      this.waiting.push({ item, round: 0 });
+      return;
+    }
+    const k = this.o.key(item);
+    const last = this.lastRound.get(k);
+    const round = last === undefined || last < this.floor ? this.floor : last + 1;
+    this.lastRound.set(k, round);
+    let at = this.waiting.length;
+    while (at > 0 && this.waiting[at - 1]!.round > round) at--;
+    this.waiting.splice(at, 0, { item, round });
+  }
+
   private start(): void {
     while (this.waiting.length && this.active.size < this.o.size()) {
-      const p: Promise<void> = this.o.run(this.waiting.shift()!).finally(() => {
+      const next = this.waiting.shift()!;
+      this.floor = next.round;
+      if (this.o.key) {
+        const k = this.o.key(next.item);
+        // Its last item started: the key joins the current round with its next one.
+        if (this.lastRound.get(k) === next.round) this.lastRound.delete(k);
+      }
+      const p: Promise<void> = this.o.run(next.item).finally(() => {
         this.active.delete(p);
         this.start();
         if (this.o.refill()) void this.fill().catch(this.o.onError);
@@ -313,7 +348,7 @@ class Slots<T> {
         while (this.o.open() && room() > 0) {
           const claims = await Promise.allSettled(Array.from({ length: room() }, () => this.o.claim()));
           // Every item claimed is kept, even when a claim beside it failed (it is leased now).
-          for (const c of claims) if (c.status === 'fulfilled' && c.value !== null) this.waiting.push(c.value);
+          for (const c of claims) if (c.status === 'fulfilled' && c.value !== null) this.wait(c.value);
           this.start();
           const failed = claims.find((c) => c.status === 'rejected');
           if (failed) throw failed.reason;
