@@ -157,13 +157,13 @@ export function jobOf(r: JobRow, attempts: CallbackAttempt[]): AgentJob {
   };
 }
 
+/** Tenants whose waiting-job bound is remembered at most (past it the memory starts again). */
+const WAITING_MEMO_MAX = 10_000;
+
 /**
  * SQLite implementation of the job tables. Every statement is synchronous; the state store runs
  * them under its lock, so a claim is one atomic read-modify-write.
  */
-/** Tenants whose waiting-job bound is remembered at most (past it the memory starts again). */
-const WAITING_MEMO_MAX = 10_000;
-
 export class SqliteJobs {
   constructor(private readonly db: Database.Database) {}
 
