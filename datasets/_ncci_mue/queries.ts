@@ -2,7 +2,7 @@ import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { allAsJson, quoteIdent } from '../../warehouse/snapshot.js';
 import type { DatasetVersion } from '../../warehouse/manifest.js';
 import type { MedicaidMueRow, MueRow, MueType } from './mue.js';
-import { selectVersion } from '../_shared/versions.js';
+import { selectVersion, type VersionPick } from '../_shared/versions.js';
 
 /** Medicare MUE dataset id per setting, in the order answers list them. */
 export const MEDICARE_MUE_IDS: Record<MueType, string> = {
@@ -62,6 +62,21 @@ export function versionIndex<Row extends { proc_cd: string }>(snapshot: Snapshot
 }
 
 /**
+ * One MUE dataset on a date of service (latest version without one): the version its quarter
+ * picks and that version's rows by code. Undefined when the dataset has no loaded version. A claim
+ * asks it once per date and then reads every code from the map.
+ */
+export async function mueVersionOn<Row extends { proc_cd: string }>(
+  snapshot: SnapshotReader,
+  dataset: string,
+  dateOfService?: string,
+): Promise<{ choice: VersionPick; index: Map<string, Row> } | undefined> {
+  const choice = selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dateOfService });
+  if (!choice) return undefined;
+  return { choice, index: await versionIndex<Row>(snapshot, dataset, choice.version.version) };
+}
+
+/**
  * Looks up `code` in one MUE dataset for a date of service (latest version without one).
  * Undefined when the dataset has no loaded version; `row: null` when the code has no MUE there.
  */
@@ -72,9 +87,9 @@ export async function lookupMueInDataset<Row extends { proc_cd: string }>(
   code: string,
   dateOfService?: string,
 ): Promise<MueLookup<Row> | undefined> {
-  const choice = selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dateOfService });
-  if (!choice) return undefined;
-  const index = await versionIndex<Row>(snapshot, dataset, choice.version.version);
+  const on = await mueVersionOn<Row>(snapshot, dataset, dateOfService);
+  if (!on) return undefined;
+  const { choice, index } = on;
   return { mue_type: mueType, row: index.get(code) ?? null, used: toUsed(dataset, choice.version, choice.covered, choice.warning) };
 }
 

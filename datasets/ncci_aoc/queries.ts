@@ -72,14 +72,25 @@ export interface AocFindResult {
  * Undefined when ncci_aoc is not loaded.
  */
 export async function lookupAocEdits(snapshot: SnapshotReader, code: string, dateOfService?: string): Promise<AocFindResult | undefined> {
+  const on = await aocEditsOn(snapshot, dateOfService);
+  return on && { as_addon: on.asAddon(code), as_primary: on.asPrimary(code), used: on.used };
+}
+
+/**
+ * The AOC edits in force on a date of service, from the version whose quarter contains it
+ * (nearest one flagged `covered: false`), indexed once per snapshot: a claim asks it once per date
+ * and then each code. Undefined when ncci_aoc is not loaded.
+ */
+export async function aocEditsOn(
+  snapshot: SnapshotReader,
+  dateOfService?: string,
+): Promise<{ used: VersionUsed; asAddon(code: string): AocRow[]; asPrimary(code: string): AocRow[] } | undefined> {
   const choice = selectVersion('ncci_aoc', snapshot.versions('ncci_aoc'), { rule: 'quarter', date: dateOfService });
   if (!choice) return undefined;
   const v = choice.version;
   const idx = await aocIndex(snapshot, v.version);
   const pick = (rows: AocRow[] | undefined) => (rows ?? []).filter((r) => aocApplies(r, dateOfService));
   return {
-    as_addon: pick(idx.byAddon.get(code)),
-    as_primary: pick(idx.byPrimary.get(code)),
     used: {
       dataset: 'ncci_aoc',
       version: v.version,
@@ -89,5 +100,7 @@ export async function lookupAocEdits(snapshot: SnapshotReader, code: string, dat
       covered: choice.covered,
       ...(choice.warning ? { warning: choice.warning } : {}),
     },
+    asAddon: (code) => pick(idx.byAddon.get(code)),
+    asPrimary: (code) => pick(idx.byPrimary.get(code)),
   };
 }

@@ -1,8 +1,7 @@
-import { lookupMueInDataset, MEDICAID_MUE_IDS, MEDICARE_MUE_IDS, versionIndex } from '../../datasets/_ncci_mue/queries.js';
+import { lookupMueInDataset, MEDICAID_MUE_IDS, MEDICARE_MUE_IDS, mueVersionOn } from '../../datasets/_ncci_mue/queries.js';
 import type { MedicaidMueRow, MueRow, MueType } from '../../datasets/_ncci_mue/mue.js';
-import { aocApplies, aocIndex, lookupAocEdits } from '../../datasets/ncci_aoc/queries.js';
+import { aocEditsOn, aocIndex, lookupAocEdits } from '../../datasets/ncci_aoc/queries.js';
 import { ptpCodeSet, ptpPairFinder, type PtpDatasetId } from '../../datasets/_ncci_ptp/queries.js';
-import { selectVersion } from '../../datasets/_shared/versions.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { feeScheduleCodes } from '../codes/service.js';
 import type { NcciSources } from './sources.js';
@@ -36,25 +35,22 @@ async function knownCodes(snapshot: SnapshotReader, codes: string[], dos: string
 
 /** MUE answers of one table on one date: the quarter's version, read once per snapshot into a Map. */
 async function mueOn(snapshot: SnapshotReader, dataset: string, dos: string): Promise<DayLookups['mue']> {
-  const choice = selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dos });
-  if (!choice) return () => null;
-  const version = choice.version.version;
-  const index = await versionIndex<MueRow | MedicaidMueRow>(snapshot, dataset, version);
+  const on = await mueVersionOn<MueRow | MedicaidMueRow>(snapshot, dataset, dos);
+  if (!on) return () => null;
+  const version = on.choice.version.version;
   return (code): MueFound => {
-    const r = index.get(code);
+    const r = on.index.get(code);
     if (!r) return { dataset, version, row: null };
     const mai = 'mue_adj_ind' in r ? (r.mue_adj_ind as 1 | 2 | 3) : null;
     return { dataset, version, row: { mue_value: r.mue_value, mue_adj_ind: mai, mue_adj_ind_label: 'mue_adj_ind_label' in r ? r.mue_adj_ind_label : null, mue_rationale: r.mue_rationale } };
   };
 }
 
-/** Add-on code edits on one date: the quarter's version, indexed once per snapshot, filtered to edits in force. */
+/** Add-on code edits on one date, as an add-on, in force that day. */
 async function aocOn(snapshot: SnapshotReader, dos: string): Promise<DayLookups['aoc']> {
-  const choice = selectVersion('ncci_aoc', snapshot.versions('ncci_aoc'), { rule: 'quarter', date: dos });
-  if (!choice) return () => null;
-  const version = choice.version.version;
-  const idx = await aocIndex(snapshot, version);
-  return (code): AocFound => ({ dataset: 'ncci_aoc', version, as_addon: (idx.byAddon.get(code) ?? []).filter((r) => aocApplies(r, dos)) });
+  const on = await aocEditsOn(snapshot, dos);
+  if (!on) return () => null;
+  return (code): AocFound => ({ dataset: 'ncci_aoc', version: on.used.version, as_addon: on.asAddon(code) });
 }
 
 /** The claim checker's lookups over the snapshot, for one payer's NCCI files in one setting. */
