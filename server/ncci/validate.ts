@@ -136,12 +136,9 @@ export async function checkClaim(lines: ClaimLine[], lk: ClaimLookups): Promise<
   // Every (unordered) pair of lines on the same date with different codes (190 for 20 lines),
   // walked in place: most have no edit and allocate nothing.
   let pairsChecked = 0;
-  let lastChoice: PtpLookup['choice'] = null;
   const checkPair = (a: ClaimLine, b: ClaimLine) => {
     const l = dayOf(a).ptp(a.code, b.code);
-    // The version that answered (pairs of one date share it: recorded when it changes).
-    if (l.choice && l.choice !== lastChoice) {
-      lastChoice = l.choice;
+    if (l.choice) {
       versions[l.dataset] = l.choice.version.version;
       if (l.choice.warning) warnings.add(l.choice.warning);
     }
