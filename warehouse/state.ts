@@ -190,6 +190,29 @@ export const KEY_COLS = 'id, tenant_id, type, scopes, prefix, created_at, revoke
 export const toKey = (r: KeyRow): ApiKeyRecord => ({ ...r, scopes: JSON.parse(r.scopes) as KeyScope[] });
 
 /**
+ * A new key for `tenantId` as both stores insert it: its row (without the hash), the secret shown
+ * once, and the statement's parameters (the row's columns in `KEY_COLS` order, then the hash).
+ */
+export function newKeyRow(input: CreateKeyInput, tenantId: string, now: Date): { row: KeyRow; secret: string; params: (string | null)[] } {
+  const secret = newSecret(input.type);
+  const row: KeyRow = {
+    id: `key_${randomBytes(8).toString('hex')}`,
+    tenant_id: tenantId,
+    type: input.type,
+    scopes: JSON.stringify([...new Set(input.scopes)]),
+    prefix: secret.slice(0, 12),
+    created_at: now.toISOString(),
+    revoked_at: null,
+    expires_at: input.expiresAt ? input.expiresAt.toISOString() : null,
+    label: input.label ?? null,
+  };
+  return { row, secret, params: [row.id, row.tenant_id, row.type, row.scopes, row.prefix, row.created_at, row.revoked_at, row.expires_at, row.label, hashKey(secret)] };
+}
+
+/** The statement that inserts a key row (`newKeyRow`'s parameters), on either engine. */
+export const INSERT_KEY_SQL = `INSERT INTO api_keys (${KEY_COLS}, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/**
  * A SQLite connection with the state store's settings: WAL (the CLI writes while the server
  * runs), `synchronous` per `sync`, a busy timeout and foreign keys. The bench's bare durable-write
  * route opens its file with this too, so the comparison uses the same pragmas.
@@ -310,22 +333,8 @@ export class SqliteStateStore implements StateStore {
       findTenants: () => run(() => db.prepare('SELECT id, name, created_at FROM tenants ORDER BY created_at, name').all() as Tenant[]),
       createKey: (input) =>
         write(() => {
-          const tenant = getTenant(input.tenant);
-          const secret = newSecret(input.type);
-          const row: KeyRow = {
-            id: `key_${randomBytes(8).toString('hex')}`,
-            tenant_id: tenant.id,
-            type: input.type,
-            scopes: JSON.stringify([...new Set(input.scopes)]),
-            prefix: secret.slice(0, 12),
-            created_at: this.now().toISOString(),
-            revoked_at: null,
-            expires_at: input.expiresAt ? input.expiresAt.toISOString() : null,
-            label: input.label ?? null,
-          };
-          db.prepare(`INSERT INTO api_keys (${KEY_COLS}, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-            row.id, row.tenant_id, row.type, row.scopes, row.prefix, row.created_at, row.revoked_at, row.expires_at, row.label, hashKey(secret),
-          );
+          const { row, secret, params } = newKeyRow(input, getTenant(input.tenant).id, this.now());
+          db.prepare(INSERT_KEY_SQL).run(...params);
           return { record: toKey(row), secret };
         }),
       findKeys: (tenantId) =>

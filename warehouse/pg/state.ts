@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { ConflictError, DomainError, NotFoundError } from '../errors.js';
 import type { JobQueue } from '../jobs.js';
@@ -9,8 +9,8 @@ import {
   GENERATION_TTL_MS,
   KEY_COLS,
   LocalWrites,
-  hashKey,
-  newSecret,
+  INSERT_KEY_SQL,
+  newKeyRow,
   tenantExists,
   toKey,
   type AdminStore,
@@ -228,22 +228,8 @@ export class PgStateStore implements StateStore {
       findTenants: () => this.db.all<Tenant>('SELECT id, name, created_at FROM tenants ORDER BY created_at, name'),
       createKey: (input) =>
         this.tx(async (db, changed) => {
-          const tenant = await this.getTenant(db, input.tenant);
-          const secret = newSecret(input.type);
-          const row: KeyRow = {
-            id: `key_${randomBytes(8).toString('hex')}`,
-            tenant_id: tenant.id,
-            type: input.type,
-            scopes: JSON.stringify([...new Set(input.scopes)]),
-            prefix: secret.slice(0, 12),
-            created_at: this.now().toISOString(),
-            revoked_at: null,
-            expires_at: input.expiresAt ? input.expiresAt.toISOString() : null,
-            label: input.label ?? null,
-          };
-          await db.run(`INSERT INTO api_keys (${KEY_COLS}, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-            row.id, row.tenant_id, row.type, row.scopes, row.prefix, row.created_at, row.revoked_at, row.expires_at, row.label, hashKey(secret),
-          ]);
+          const { row, secret, params } = newKeyRow(input, (await this.getTenant(db, input.tenant)).id, this.now());
+          await db.run(INSERT_KEY_SQL, params);
           changed();
           return { record: toKey(row), secret };
         }),
