@@ -237,7 +237,7 @@ export async function ptpPairFinder(snapshot: SnapshotReader, dataset: PtpDatase
       const ab = pairRows(idx, a, b);
       const ba = a === b ? [] : pairRows(idx, b, a);
       if (ab.length + ba.length === 0) return none;
-      const row = pickRow(ba.length === 0 ? ab : ab.length === 0 ? ba : [...ab, ...ba], dos);
+      const row = pickRow([...ab, ...ba], dos);
       return { dataset, choice, row, status: row ? ptpEditStatus(row, dos) : 'no_edit' };
     };
   }
