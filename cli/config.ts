@@ -3,7 +3,7 @@ import { ValidationError } from '../warehouse/errors.js';
 import { isStateUrl, type StateOptions } from '../warehouse/open_state.js';
 import { normalizeHostList } from '../server/pipeline/hosts.js';
 import { toIssues } from '../server/validation.js';
-import { llmWriter } from '../server/agents/writer.js';
+import { llmWriter } from '../server/writer/writer.js';
 import type { AgentOptions } from '../server/server.js';
 import { DEFAULT_BATCH_MAX } from '../warehouse/sqlite_commit.js';
 

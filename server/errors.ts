@@ -1,8 +1,6 @@
 import type { z } from 'zod';
 import { DomainError, type ErrorCode } from '../warehouse/errors.js';
 import type { ErrorBodySchema, ValidationErrorSchema } from './schemas.js';
-import type { RateDecision } from './pipeline/limits.js';
-import { readsSnapshot, type RouteDef } from './route.js';
 
 /**
  * The only place an error code becomes an HTTP status (medplum's `getStatus`). Exhaustive over
@@ -63,31 +61,5 @@ export function bodyOf(err: unknown, requestId: string): ErrorBody {
   return { detail: err.message, code: err.code, ...(err.extra as { suggestions?: unknown[] }), ...(status >= 500 ? { request_id: requestId } : {}) };
 }
 
-/** 429 with `Retry-After`; `what` names the limit ("requests per minute"). */
-export const rateLimited = (d: RateDecision, what = `${d.limit} requests per minute`): DomainError =>
-  new DomainError('rate_limited', `rate limit of ${what} exceeded`, { headers: { 'retry-after': String(d.reset) } });
-
 export const notReady = (why: string): DomainError => new DomainError('not_ready', why);
 
-/**
- * Every code a route can answer: the pipeline's own for its declaration (host, key, scope, limit,
- * validation, body, readiness) and the handler's (`errors`). The OpenAPI document lists them per
- * status, and the contract test checks every answered code is among them.
- */
-export function routeErrorCodes(r: RouteDef): ErrorCode[] {
-  const codes = new Set<ErrorCode>(['invalid_host', 'misdirected_request', 'validation_error', 'internal_error']);
-  if (r.rateLimit !== false) codes.add('rate_limited');
-  const add = (...cs: ErrorCode[]) => cs.forEach((c) => codes.add(c));
-  // X-Tenant-Id naming no tenant: 404.
-  if (r.auth === 'admin_secret_or_test_key') add('invalid_admin_secret', 'admin_secret_required', 'missing_api_key', 'invalid_api_key', 'key_host_mismatch', 'not_found');
-  else if (r.auth !== 'public') {
-    add('missing_api_key', 'invalid_api_key', 'key_host_mismatch', 'insufficient_scope');
-    if (r.auth.keyType === 'live') add('live_key_required');
-  }
-  if (readsSnapshot(r.reads)) add('not_ready');
-  // Keys, tenant state and (on PostgreSQL) the shared rate limits live in the state store.
-  if (r.auth !== 'public' || r.rateLimit !== false) add('state_unavailable');
-  if (r.body) add('payload_too_large', 'unsupported_media_type');
-  add(...(r.errors ?? []));
-  return [...codes];
-}

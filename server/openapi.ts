@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../warehouse/errors.js';
-import { routeErrorCodes, STATUS } from './errors.js';
-import { scopeOf, type RouteDef } from './route.js';
+import { STATUS } from './errors.js';
+import { readsSnapshot, scopeOf, TAGS, type RouteDef } from './route.js';
 import { fieldDescription } from './validation.js';
 import { ErrorBodySchema, ValidationErrorSchema } from './schemas.js';
 
@@ -9,27 +9,6 @@ type Json = Record<string, unknown>;
 
 const REF = (id: string) => `#/components/schemas/${id}`;
 
-/** The spec's capability areas (tags), in its order; a route's `tag` is one of these names. */
-export const TAGS = [
-  { name: 'policies', description: 'Cited payer policy lookup (list and changes)' },
-  { name: 'policy', description: 'Parse and retrieve a customer-owned policy PDF into cited chunks and a folder tree (service-authenticated)' },
-  { name: '340B Policy', description: 'Manufacturer contract-pharmacy policy, access resolution, change feed' },
-  { name: 'prior-auth', description: 'CRD-style prior-authorization determination' },
-  { name: 'payers', description: 'Payer directory: search, filing rules, denial patterns, appeal levels, claim context' },
-  { name: 'payers-public', description: 'Public payer directory (no key)' },
-  { name: 'knowledge', description: 'Knowledge resolution, payment calculation, dataset change feed' },
-  { name: 'fee-schedules', description: 'OPPS, DMEPOS and clinical lab fee lookups' },
-  { name: 'ncci', description: 'Medicare NCCI edits (MUE, PTP, add-on) and the Medicaid edit set' },
-  { name: 'codes', description: 'Code lookup, RVU data, payment composition, crosswalks' },
-  { name: 'agents', description: 'Asynchronous jobs (code research, medical necessity, denial resolution); poll or callback' },
-  { name: 'facilities', description: 'Facility registration by CCN, payer roster, prior-auth overrides' },
-  { name: 'npi', description: 'Provider identifier lookup' },
-  { name: 'drugs', description: 'Drug product lookup by NDC' },
-  { name: 'system', description: 'Health checks, service metadata, metrics' },
-  { name: 'mcp', description: 'Tool-protocol endpoint at /v1/mcp using the same credential as REST' },
-] as const;
-
-export type Tag = (typeof TAGS)[number]['name'];
 
 const unavailableText = (codes: ErrorCode[]): string | undefined => {
   const parts = codes.map((c) => UNAVAILABLE_TEXT[c]).filter((t): t is string => t !== undefined);
@@ -314,4 +293,27 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
       },
     },
   };
+}
+
+/**
+ * Every code a route can answer: the pipeline's own for its declaration (host, key, scope, limit,
+ * validation, body, readiness) and the handler's (`errors`). The OpenAPI document lists them per
+ * status, and the contract test checks every answered code is among them.
+ */
+export function routeErrorCodes(r: RouteDef): ErrorCode[] {
+  const codes = new Set<ErrorCode>(['invalid_host', 'misdirected_request', 'validation_error', 'internal_error']);
+  if (r.rateLimit !== false) codes.add('rate_limited');
+  const add = (...cs: ErrorCode[]) => cs.forEach((c) => codes.add(c));
+  // X-Tenant-Id naming no tenant: 404.
+  if (r.auth === 'admin_secret_or_test_key') add('invalid_admin_secret', 'admin_secret_required', 'missing_api_key', 'invalid_api_key', 'key_host_mismatch', 'not_found');
+  else if (r.auth !== 'public') {
+    add('missing_api_key', 'invalid_api_key', 'key_host_mismatch', 'insufficient_scope');
+    if (r.auth.keyType === 'live') add('live_key_required');
+  }
+  if (readsSnapshot(r.reads)) add('not_ready');
+  // Keys, tenant state and (on PostgreSQL) the shared rate limits live in the state store.
+  if (r.auth !== 'public' || r.rateLimit !== false) add('state_unavailable');
+  if (r.body) add('payload_too_large', 'unsupported_media_type');
+  add(...(r.errors ?? []));
+  return [...codes];
 }

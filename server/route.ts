@@ -2,8 +2,29 @@ import type { z } from 'zod';
 import type { SnapshotReader } from '../warehouse/snapshot.js';
 import type { KeyScope, KeyType, TenantStore } from '../warehouse/state.js';
 import type { ErrorCode, Issue } from '../warehouse/errors.js';
-import type { Tag } from './openapi.js';
 import type { Reliability, Trace } from './trace.js';
+
+/** The spec's capability areas (tags), in its order; a route's `tag` is one of these names. */
+export const TAGS = [
+  { name: 'policies', description: 'Cited payer policy lookup (list and changes)' },
+  { name: 'policy', description: 'Parse and retrieve a customer-owned policy PDF into cited chunks and a folder tree (service-authenticated)' },
+  { name: '340B Policy', description: 'Manufacturer contract-pharmacy policy, access resolution, change feed' },
+  { name: 'prior-auth', description: 'CRD-style prior-authorization determination' },
+  { name: 'payers', description: 'Payer directory: search, filing rules, denial patterns, appeal levels, claim context' },
+  { name: 'payers-public', description: 'Public payer directory (no key)' },
+  { name: 'knowledge', description: 'Knowledge resolution, payment calculation, dataset change feed' },
+  { name: 'fee-schedules', description: 'OPPS, DMEPOS and clinical lab fee lookups' },
+  { name: 'ncci', description: 'Medicare NCCI edits (MUE, PTP, add-on) and the Medicaid edit set' },
+  { name: 'codes', description: 'Code lookup, RVU data, payment composition, crosswalks' },
+  { name: 'agents', description: 'Asynchronous jobs (code research, medical necessity, denial resolution); poll or callback' },
+  { name: 'facilities', description: 'Facility registration by CCN, payer roster, prior-auth overrides' },
+  { name: 'npi', description: 'Provider identifier lookup' },
+  { name: 'drugs', description: 'Drug product lookup by NDC' },
+  { name: 'system', description: 'Health checks, service metadata, metrics' },
+  { name: 'mcp', description: 'Tool-protocol endpoint at /v1/mcp using the same credential as REST' },
+] as const;
+
+export type Tag = (typeof TAGS)[number]['name'];
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -250,7 +271,7 @@ export interface RouteDef extends Omit<RouteSpec<z.ZodType | undefined, z.ZodTyp
 }
 
 /**
- * Declares a route once; `server/routes.ts` lists them, and from that one declaration come the
+ * Declares a route once; `server/routes/index.ts` lists them, and from that one declaration come the
  * HTTP route, validation, the OpenAPI document, the MCP tools and the contract tests. The
  * handler's return type is checked against the response schema.
  */

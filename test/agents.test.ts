@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressRefusal, callbackBody, eventId, nextAttemptAt, nodeCallbackHttp, signature, urlRefusal } from '../server/agents/callbacks.js';
-import { auditNarrative, llmWriter, type Evidence } from '../server/agents/writer.js';
+import { auditNarrative, llmWriter, type Evidence } from '../server/writer/writer.js';
 import { createLogger } from '../server/logger.js';
 import { TestClock } from './helpers/clock.js';
 import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';

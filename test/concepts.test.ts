@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/harness.js';
-import { conceptIndex } from '../server/concepts/index.js';
+import { conceptIndex } from '../server/concepts/search.js';
 import { MountedSnapshot } from '../warehouse/snapshot.js';
 import { Warehouse } from '../warehouse/store.js';
 

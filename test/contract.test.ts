@@ -7,7 +7,7 @@ import SERVED_EXAMPLES from '../server/openapi-examples.json' with { type: 'json
 import { isCI } from './helpers/shared.js';
 import type { RouteDef, RouteExample } from '../server/route.js';
 import { examplePolicyPdf } from '../server/policy_documents/example_pdf.js';
-import { routeCatalog } from '../server/routes.js';
+import { routeCatalog } from '../server/routes/index.js';
 import { fixtureRegistry } from './helpers/nppes.js';
 import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
 

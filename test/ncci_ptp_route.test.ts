@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { makeNcciRoutes } from '../server/ncci/routes.js';
+import { makeNcciRoutes } from '../server/routes/ncci.js';
 import { PtpQuerySchema, type PtpEdit } from '../server/ncci/schemas.js';
-import type { Writer } from '../server/agents/writer.js';
+import type { Writer } from '../server/writer/writer.js';
 import { Trace } from '../server/trace.js';
 import { fakePtpSnapshot, TWO_PTP_QUARTERS } from './helpers/ptp.js';
 
@@ -49,5 +49,34 @@ describe('PTP route with an injected writer', () => {
   it('uses the clock for a missing date of service', async () => {
     const r = await call({ name: 't', write: async () => '' }, { column1: '11042', column2: '97597' });
     expect(r).toMatchObject({ date_of_service: '2026-07-02', version: '32.2', status: 'active', edit_effective_dt: '2026-07-01' });
+  });
+});
+
+describe('PTP summaries on a served route', () => {
+  it('are written by the server\'s configured LLM writer, and by the template when it fails', async () => {
+    const { startTestServer } = await import('./helpers/harness.js');
+    const calls: string[] = [];
+    const llm: Writer = {
+      name: 'llm:fake',
+      write: async (t) => {
+        calls.push(t.agent);
+        if (calls.length > 1) throw new Error('timed out');
+        return t.conclusion;
+      },
+    };
+    const s = await startTestServer({ agents: { llm } });
+    try {
+      const ok = await s.request('/v1/ncci/ptp/prac?column1=99214&column2=99213&date_of_service=2026-08-01&include_summary=true');
+      expect(ok.status).toBe(200);
+      expect(ok.body.summarizer).toBe('llm:fake');
+      expect(calls).toEqual(['ncci_ptp_summary']);
+      const failed = await s.request('/v1/ncci/ptp/hosp?column1=99214&column2=99213&date_of_service=2026-08-01&include_summary=true');
+      expect(failed.status).toBe(200);
+      expect(failed.body.summarizer).toBe('template-v1');
+      expect(failed.body.ai_summary).toMatch(/99214/);
+      expect(failed.body.reliability.warnings.join(' ')).toMatch(/summary writer failed \(timed out\)/);
+    } finally {
+      await s.close();
+    }
   });
 });

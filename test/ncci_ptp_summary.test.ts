@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { auditSummary } from '../server/ncci/sentinel.js';
-import { templateSummary, type PtpEditFacts } from '../server/ncci/summary.js';
+import { auditSummary } from '../server/writer/ptp_sentinel.js';
+import { templateSummary, type PtpEditFacts } from '../server/writer/ptp_summary.js';
 
 const base: PtpEditFacts = {
   col1_proc_cd: '93000',

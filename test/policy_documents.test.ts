@@ -1,6 +1,6 @@
 import PDFDocument from 'pdfkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PdfError } from '../server/policy_documents/extract.js';
+import { PdfError } from '../server/policy_documents/errors.js';
 import { parsePolicyBytes } from '../server/policy_documents/parse_job.js';
 import { WorkerPolicyParser, DEFAULT_PARSER } from '../server/policy_documents/parser.js';
 import { queryTerms } from '../server/policy_documents/service.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { signature } from '../server/agents/callbacks.js';
-import { routeCatalog } from '../server/routes.js';
+import { routeCatalog } from '../server/routes/index.js';
 import { freePort } from './helpers/harness.js';
 
 const ROOT = resolve(import.meta.dirname, '..');

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isToolRoute, type Auth, type RouteDef } from '../server/route.js';
-import { routeCatalog } from '../server/routes.js';
+import { routeCatalog } from '../server/routes/index.js';
 import { expectGolden } from './helpers/golden.js';
 
 const GOLDEN = join(resolve(import.meta.dirname), 'golden/routes.jsonl');

@@ -1,6 +1,6 @@
 import { Trace } from '../trace.js';
 import type { AgentContext } from './runner.js';
-import { narrate, type Evidence, type Writer } from './writer.js';
+import { narrate, type Evidence, type Writer } from '../writer/writer.js';
 
 /** What agents need to phrase their findings (`RCM_LLM_*`). */
 export interface AgentWriterOptions {

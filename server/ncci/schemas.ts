@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MUE_TYPES } from '../../datasets/_ncci_mue/mue.js';
 import { PROC_CODE_RE } from '../../datasets/_ncci_mue/quarter.js';
 import { HcpcsSchema, IsoDateSchema, PayerRefSchema, QueryBoolSchema, ReliabilitySchema, StateSchema } from '../schemas.js';
+import { SentinelSchema } from '../writer/schemas.js';
 
 /** A payer slug or alias; checked against the loaded payers dataset (its `ncci_edit_set` selects the files). */
 const PayerSchema = PayerRefSchema;
@@ -16,32 +17,7 @@ export const PtpQuerySchema = z.object({
   payer: PayerSchema.optional(),
 });
 
-const SeveritySchema = z.enum(['critical', 'high', 'medium', 'low']);
-/** A detector pattern that fired (what matched, where it belongs). */
-const PatternHitSchema = z.object({ pattern: z.string(), category: z.enum(['content', 'security']), severity: SeveritySchema, match: z.string() });
-/** One problem found in a summary. */
-const SentinelFindingSchema = z.object({ code: z.string(), severity: SeveritySchema, message: z.string(), match: z.string().optional() });
-export type Severity = z.output<typeof SeveritySchema>;
-export type PatternHit = z.output<typeof PatternHitSchema>;
-export type SentinelFinding = z.output<typeof SentinelFindingSchema>;
 
-/** The spec's sentinel object. */
-export const SentinelSchema = z
-  .object({
-  audit: z.object({
-    composite_score: z.number(),
-    security_score: z.number(),
-    findings: z.array(SentinelFindingSchema),
-    security_findings: z.array(SentinelFindingSchema),
-    flags: z.array(z.string()),
-    tier: z.enum(['high', 'medium', 'low', 'blocked']),
-  }),
-  authority_level: z.enum(['source_verified', 'partially_verified', 'unverified']),
-  escalation_required: z.boolean(),
-  patterns_detected: z.array(PatternHitSchema),
-  trust_score: z.number(),
-});
-export type Sentinel = z.output<typeof SentinelSchema>;
 
 /**
  * The spec's "NCCI PTP edit", plus `edit_exists` / `edit_in_effect` / `status` / `message` so a

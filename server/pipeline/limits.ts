@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { rateLimited } from '../errors.js';
+import { DomainError } from '../../warehouse/errors.js';
 
 /** What a limiter decided for one request. */
 export interface RateDecision {
@@ -81,3 +81,7 @@ function apply(d: RateDecision, headers: Record<string, string>): void {
   headers['ratelimit-reset'] = String(d.reset);
   if (!d.allowed) throw rateLimited(d);
 }
+
+/** 429 with `Retry-After`; `what` names the limit ("requests per minute"). */
+export const rateLimited = (d: RateDecision, what = `${d.limit} requests per minute`): DomainError =>
+  new DomainError('rate_limited', `rate limit of ${what} exceeded`, { headers: { 'retry-after': String(d.reset) } });

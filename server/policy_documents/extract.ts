@@ -1,4 +1,5 @@
 import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { PdfError } from './errors.js';
 
 /**
  * What a PDF says, as positioned lines: the text layer of every page (pdfjs-dist, the engine of
@@ -39,18 +40,6 @@ export interface PdfText {
   lines: Line[];
 }
 
-export type PdfProblem = 'encrypted_pdf' | 'invalid_pdf' | 'too_many_pages';
-
-/** Why a PDF cannot be read, with a message for the caller (never pdfjs's stack). */
-export class PdfError extends Error {
-  constructor(
-    readonly problem: PdfProblem,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'PdfError';
-  }
-}
 
 interface Run {
   x: number;

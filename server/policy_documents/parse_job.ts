@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import { parentPort } from 'node:worker_threads';
 import { Fts5Terms, type TermCount } from '../../warehouse/policy_terms.js';
-import { extractPdf, PdfError } from './extract.js';
+import { extractPdf } from './extract.js';
+import { PdfError } from './errors.js';
 import { structurePolicy, type StructuredPolicy } from './structure.js';
 
 /** A parsed policy with each chunk's index terms counted (the state store then only writes them). */

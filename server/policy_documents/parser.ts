@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { DomainError } from '../../warehouse/errors.js';
-import { PdfError } from './extract.js';
+import { PdfError } from './errors.js';
 import type { ParsedPolicy, ParseReply, ParseRequest } from './parse_job.js';
 
 /** Turns PDF bytes into a structured policy (or a `PdfError`). */

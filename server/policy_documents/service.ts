@@ -4,7 +4,7 @@ import { aliasKey, type PayerKnowledge } from '../../datasets/payers/queries.js'
 import { DomainError } from '../../warehouse/errors.js';
 import type { StoredChunk, StoredPolicyDocument } from '../../warehouse/policy_documents.js';
 import type { TenantStore } from '../../warehouse/state.js';
-import { PdfError } from './extract.js';
+import { PdfError } from './errors.js';
 import type { PolicyParser } from './parser.js';
 import type { FoundCodeSchema, PolicyChunkSchema, PolicyDocumentSummarySchema, PolicyTreeNode } from './schemas.js';
 import type { ParsedPolicy } from './parse_job.js';

@@ -1,4 +1,4 @@
-import type { WriterTask } from '../agents/writer.js';
+import type { WriterTask } from './writer.js';
 
 /**
  * Plain-language summaries of an NCCI PTP answer. The template writes the summary from the

@@ -1,6 +1,6 @@
 import { defineRoute, type RouteDef } from '../route.js';
-import { DrugSearchQuerySchema, DrugSearchSchema, PackageDetailSchema, PackageParams } from './schemas.js';
-import { getPackageDetail, searchDrugs } from './service.js';
+import { DrugSearchQuerySchema, DrugSearchSchema, PackageDetailSchema, PackageParams } from '../drugs/schemas.js';
+import { getPackageDetail, searchDrugs } from '../drugs/service.js';
 
 /** Drug products and packages by NDC from the FDA NDC directory (`fda_ndc`). */
 export const drugRoutes: RouteDef[] = [

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { defineRoute, type RouteDef } from '../route.js';
 import { todayOf } from '../calendar.js';
 import { HcpcsSchema } from '../schemas.js';
-import { PaymentCompositionSchema, PaymentQuerySchema } from './schemas.js';
-import { paymentFor } from './service.js';
+import { PaymentCompositionSchema, PaymentQuerySchema } from '../payment/schemas.js';
+import { paymentFor } from '../payment/service.js';
 
 /** `GET /v1/codes/{code}/payment`: the payment composition of a code (spec rules 1-5). */
 export const paymentRoutes: RouteDef[] = [

@@ -1,34 +1,35 @@
-import type { RouteDef } from './route.js';
-import { DEFAULT_SERVERS } from './openapi.js';
-import { systemRoutes, type SystemDeps } from './system/routes.js';
-import { codeRoutes } from './codes/routes.js';
-import { paymentRoutes } from './payment/routes.js';
-import { facilityRoutes } from './facilities/routes.js';
-import { knowledgeRoutes } from './knowledge/routes.js';
-import { policyRoutes } from './policies/routes.js';
-import { feeScheduleRoutes } from './fee_schedules/routes.js';
-import { ncciRoutes } from './ncci/routes.js';
-import { playgroundRoutes, type PlaygroundDeps } from './playground/routes.js';
-import { agentRoutes, type AgentRouteDeps } from './agents/routes.js';
-import { payerRoutes } from './payers/routes.js';
-import { drugRoutes } from './drugs/routes.js';
-import { priorAuthRoutes } from './prior_auth/routes.js';
-import { mediCalRoutes } from './medi_cal/routes.js';
-import { b340Routes } from './b340/routes.js';
-import { systemResolver } from './agents/callbacks.js';
-import { policyDocumentRoutes, type PolicyRouteDeps } from './policy_documents/routes.js';
-import { npiRoutes, type NpiRouteDeps } from './npi/routes.js';
-import { conceptRoutes } from './concepts/routes.js';
-import { DEFAULT_POLICY_MAX_BYTES } from './policy_documents/parser.js';
+import type { RouteDef } from '../route.js';
+import { DEFAULT_SERVERS } from '../openapi.js';
+import { systemRoutes, type SystemDeps } from './system.js';
+import { codeRoutes } from './codes.js';
+import { paymentRoutes } from './payment.js';
+import { facilityRoutes } from './facilities.js';
+import { knowledgeRoutes } from './knowledge.js';
+import { policyRoutes } from './policies.js';
+import { feeScheduleRoutes } from './fee_schedules.js';
+import { makeNcciRoutes } from './ncci.js';
+import type { Writer } from '../writer/writer.js';
+import { playgroundRoutes, type PlaygroundDeps } from './playground.js';
+import { agentRoutes, type AgentRouteDeps } from './agents.js';
+import { payerRoutes } from './payers.js';
+import { drugRoutes } from './drugs.js';
+import { priorAuthRoutes } from './prior_auth.js';
+import { mediCalRoutes } from './medi_cal.js';
+import { b340Routes } from './b340.js';
+import { systemResolver } from '../agents/callbacks.js';
+import { policyDocumentRoutes, type PolicyRouteDeps } from './policy_documents.js';
+import { npiRoutes, type NpiRouteDeps } from './npi.js';
+import { conceptRoutes } from './concepts.js';
+import { DEFAULT_POLICY_MAX_BYTES } from '../policy_documents/parser.js';
 
 /**
- * The whole /v1 surface. Each area (`server/<area>/routes.ts`) declares its routes once; this
+ * The whole /v1 surface. Each area's file here (`server/routes/<area>.ts`) declares its routes once; this
  * table feeds the HTTP adapter, the pipeline's validation, the OpenAPI document, the MCP tools
  * (served at `/v1/mcp` by server/mcp/) and the contract tests. One line per route (method, path,
  * operationId, auth, reads, cache, MCP tool) is in the reviewed golden `test/golden/routes.jsonl`.
  */
 export function buildRoutes(
-  sys: Omit<SystemDeps, 'routes' | 'servers'> & { servers?: SystemDeps['servers']; playground?: Omit<PlaygroundDeps, 'state'>; agents?: AgentRouteDeps; policyDocuments?: PolicyRouteDeps; npi?: NpiRouteDeps },
+  sys: Omit<SystemDeps, 'routes' | 'servers'> & { servers?: SystemDeps['servers']; playground?: Omit<PlaygroundDeps, 'state'>; agents?: AgentRouteDeps; policyDocuments?: PolicyRouteDeps; npi?: NpiRouteDeps; writer?: Writer | null },
 ): RouteDef[] {
   const routes: RouteDef[] = [
     ...systemRoutes({ ...sys, servers: sys.servers ?? DEFAULT_SERVERS, routes: () => routes }),
@@ -39,7 +40,7 @@ export function buildRoutes(
     ...knowledgeRoutes,
     ...policyRoutes,
     ...feeScheduleRoutes,
-    ...ncciRoutes,
+    ...makeNcciRoutes({ writer: sys.writer ?? undefined }),
     ...payerRoutes,
     ...drugRoutes,
     ...priorAuthRoutes,

@@ -7,8 +7,8 @@ import type { Metrics } from '../pipeline/metrics.js';
 import OPENAPI_EXAMPLES from '../openapi-examples.json' with { type: 'json' };
 import { buildOpenApi, type OpenApiOptions } from '../openapi.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import type { Readiness } from './readiness.js';
-import { HealthSchema, MetaSchema, ReadinessSchema } from './schemas.js';
+import type { Readiness } from '../system/readiness.js';
+import { HealthSchema, MetaSchema, ReadinessSchema } from '../system/schemas.js';
 
 export interface SystemDeps {
   snapshots: SnapshotHolder;

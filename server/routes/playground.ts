@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { StateStore } from '../../warehouse/state.js';
 import { DomainError } from '../../warehouse/errors.js';
-import { rateLimited } from '../errors.js';
-import { MemoryRateLimiter } from '../pipeline/limits.js';
+import { MemoryRateLimiter, rateLimited } from '../pipeline/limits.js';
 import { defineRoute, result, type RouteDef } from '../route.js';
-import { PlaygroundSessionSchema } from './schemas.js';
+import { PlaygroundSessionSchema } from '../playground/schemas.js';
 
 export interface PlaygroundDeps {
   state: StateStore;

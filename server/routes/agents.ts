@@ -4,8 +4,8 @@ import { z } from 'zod';
 import type { AgentJob } from '../../warehouse/jobs.js';
 import type { Issue } from '../../warehouse/errors.js';
 import { defineRoute, json, result, type RawInput, type Resolution, type RouteDef, type RouteExample } from '../route.js';
-import { eventId, jobEvent, resolveTarget, type CallbackPolicy, type Resolver } from './callbacks.js';
-import { AgentJobAcceptedSchema, PolledJobSchema, CodeResearchInputSchema, DenialResolutionInputSchema, MedicalNecessityInputSchema } from './schemas.js';
+import { eventId, jobEvent, resolveTarget, type CallbackPolicy, type Resolver } from '../agents/callbacks.js';
+import { AgentJobAcceptedSchema, PolledJobSchema, CodeResearchInputSchema, DenialResolutionInputSchema, MedicalNecessityInputSchema } from '../agents/schemas.js';
 
 export interface AgentRouteDeps {
   policy: CallbackPolicy;

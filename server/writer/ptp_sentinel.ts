@@ -4,9 +4,9 @@
  * statement and status claim is checked against the row, and instructions, links or personal
  * identifiers injected into the text are flagged. Pure functions, no I/O.
  */
-import { securityFindings } from '../text_audit.js';
+import { securityFindings } from './text_audit.js';
 import type { PatternHit, Sentinel, SentinelFinding, Severity } from './schemas.js';
-import type { PtpEditFacts } from './summary.js';
+import type { PtpEditFacts } from './ptp_summary.js';
 
 const WEIGHT: Record<Severity, number> = { critical: 0.6, high: 0.35, medium: 0.15, low: 0.05 };
 

@@ -1,9 +1,9 @@
 import { todayOf } from '../calendar.js';
 import { resolvePayerIn } from '../payers/service.js';
 import { defineRoute, json, type RouteDef } from '../route.js';
-import { resolveKnowledge } from './resolve.js';
-import { ChangeListSchema, ChangeQuerySchema, ResolveAnswerSchema, ResolveBodySchema } from './schemas.js';
-import { findChanges } from './service.js';
+import { resolveKnowledge } from '../knowledge/resolve.js';
+import { ChangeListSchema, ChangeQuerySchema, ResolveAnswerSchema, ResolveBodySchema } from '../knowledge/schemas.js';
+import { findChanges } from '../knowledge/service.js';
 
 /** Knowledge resolution over six layers, and the dataset change feed of the served snapshot's manifest. */
 export const knowledgeRoutes: RouteDef[] = [

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDef } from '../route.js';
 import { HcpcsSchema } from '../schemas.js';
-import { CodeLookupSchema, CrosswalkCodeSchema, CrosswalkResultSchema } from './schemas.js';
-import { getCodeLookup, getCrosswalks, groupBySystem } from './service.js';
+import { CodeLookupSchema, CrosswalkCodeSchema, CrosswalkResultSchema } from '../codes/schemas.js';
+import { getCodeLookup, getCrosswalks, groupBySystem } from '../codes/service.js';
 
 /** Code lookup (descriptor, status, RVUs per release) and crosswalks. */
 export const codeRoutes: RouteDef[] = [

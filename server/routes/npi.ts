@@ -1,9 +1,9 @@
 import { findNpi, nppesVersion } from '../../datasets/nppes/queries.js';
 import { NO_STORE } from '../pipeline/answer.js';
 import { defineRoute, result, type RouteDef } from '../route.js';
-import { providerOf, providerOfLocal } from './provider.js';
-import type { NppesRegistry } from './registry.js';
-import { NpiLookupSchema, NpiParamsSchema, NpiQuerySchema } from './schemas.js';
+import { providerOf, providerOfLocal } from '../npi/provider.js';
+import type { NppesRegistry } from '../npi/registry.js';
+import { NpiLookupSchema, NpiParamsSchema, NpiQuerySchema } from '../npi/schemas.js';
 
 export interface NpiRouteDeps {
   /** The live registry; null when `RCM_NPPES_LIVE=0`. */

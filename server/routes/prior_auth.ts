@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { todayOf } from '../calendar.js';
 import { resolvePayerIn } from '../payers/service.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { PaCheckQuerySchema, PaDeterminationSchema, DeterminationRecordSchema } from './schemas.js';
-import { checkPriorAuth } from './service.js';
+import { PaCheckQuerySchema, PaDeterminationSchema, DeterminationRecordSchema } from '../prior_auth/schemas.js';
+import { checkPriorAuth } from '../prior_auth/service.js';
 import { payerKnowledge } from '../../datasets/payers/queries.js';
 
 /**

@@ -3,7 +3,7 @@ import { DomainError, ValidationError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { todayOf } from '../calendar.js';
 import { defineRoute, json, result, type RouteDef } from '../route.js';
-import { DISCLAIMER, labelerOf, resolveAccess, type NdcLabeler } from './resolve.js';
+import { DISCLAIMER, labelerOf, resolveAccess, type NdcLabeler } from '../b340/resolve.js';
 import { drugDirectory, productOfNdc } from '../drugs/service.js';
 import type { Trace } from '../trace.js';
 import {
@@ -17,9 +17,9 @@ import {
   WatchListSchema,
   WatchParamsSchema,
   WatchSchema,
-} from './schemas.js';
+} from '../b340/schemas.js';
 import { afterCursor, encodeFeedCursor } from '../paging.js';
-import { changeFeed, feedMatches, manufacturerIds, manufacturerPolicies, watchFilter, type FeedFilter } from './service.js';
+import { changeFeed, feedMatches, manufacturerIds, manufacturerPolicies, watchFilter, type FeedFilter } from '../b340/service.js';
 
 const TAG = '340B Policy';
 /** Watches are live-mode tenant data: a test key is refused on any host (403 `live_key_required`). */

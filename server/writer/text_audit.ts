@@ -1,4 +1,4 @@
-import type { SentinelFinding, Severity } from './ncci/schemas.js';
+import type { SentinelFinding, Severity } from './schemas.js';
 
 /**
  * The text audit every model-written text passes (agent narratives, PTP summaries): whatever a

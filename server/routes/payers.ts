@@ -7,7 +7,7 @@ import { offsetPage } from '../paging.js';
 import { selectRvu } from '../payment/service.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { policyPayer, policyRulesFor } from '../policies/service.js';
-import { appealDeadlines, filingDeadlineRow, filingLimit, receiptConvention } from './deadlines.js';
+import { appealDeadlines, filingDeadlineRow, filingLimit, receiptConvention } from '../payers/deadlines.js';
 import {
   AppealDeadlineSchema,
   AppealQuerySchema,
@@ -24,8 +24,8 @@ import {
   SlugParams,
   TimelyFilingQuerySchema,
   TimelyFilingSchema,
-} from './schemas.js';
-import { denialPattern, matchingPriorAuthRules, parseDenialCode, payerWarnings, resolvePayer, searchPayers, searchResult, x12Master } from './service.js';
+} from '../payers/schemas.js';
+import { denialPattern, matchingPriorAuthRules, parseDenialCode, payerWarnings, resolvePayer, searchPayers, searchResult, x12Master } from '../payers/service.js';
 
 const PAYERS_TAG = 'payers';
 const PUBLIC_TAG = 'payers-public';

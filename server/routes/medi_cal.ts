@@ -3,8 +3,8 @@ import { fiscalYearOf } from '../../datasets/_medi_cal/sheet.js';
 import { loadedFiscalYears } from '../../datasets/_medi_cal/years.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { IsoDateSchema } from '../schemas.js';
-import { AprDrgBodySchema, AprDrgPaymentSchema } from './schemas.js';
-import { priceStay, type FiscalYearPick } from './service.js';
+import { AprDrgBodySchema, AprDrgPaymentSchema } from '../medi_cal/schemas.js';
+import { priceStay, type FiscalYearPick } from '../medi_cal/service.js';
 
 /**
  * The state fiscal year whose tables price the stay: the one `discharge_date` falls in (a 422

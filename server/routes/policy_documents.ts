@@ -1,7 +1,7 @@
 import { payerKnowledge } from '../../datasets/payers/queries.js';
 import { defineRoute, json, raw, result, type RouteDef } from '../route.js';
-import { examplePolicyPdf } from './example_pdf.js';
-import type { PolicyParser } from './parser.js';
+import { examplePolicyPdf } from '../policy_documents/example_pdf.js';
+import type { PolicyParser } from '../policy_documents/parser.js';
 import {
   DocumentParamsSchema,
   PolicyDeleteResultSchema,
@@ -11,8 +11,8 @@ import {
   RetrieveBodySchema,
   RetrieveResultSchema,
   StructureBodySchema,
-} from './schemas.js';
-import { chunkOut, codesOf, parseForTenant, queryTerms, summaryOf, treeOf } from './service.js';
+} from '../policy_documents/schemas.js';
+import { chunkOut, codesOf, parseForTenant, queryTerms, summaryOf, treeOf } from '../policy_documents/service.js';
 
 export interface PolicyRouteDeps {
   parser: PolicyParser;

@@ -2,16 +2,16 @@ import { ANY_PRIMARY } from '../../datasets/ncci_aoc/dataset.js';
 import { findMedicaidMues, findMedicareMues } from '../../datasets/_ncci_mue/queries.js';
 import { lookupAocEdits } from '../../datasets/ncci_aoc/queries.js';
 import { lookupPtpEdit } from '../../datasets/_ncci_ptp/queries.js';
-import { claimLookups } from './claim.js';
+import { claimLookups } from '../ncci/claim.js';
 import { resolvePayerIn } from '../payers/service.js';
-import { ncciSources } from './sources.js';
+import { ncciSources } from '../ncci/sources.js';
 import { defineRoute, json, type RouteDef } from '../route.js';
-import { checkClaim, NCCI_POLICY_MANUAL } from './validate.js';
-import { ClaimValidationSchema, ValidateBodySchema, AocLookupSchema, CodeParams, DosQuery, MedicaidMueListSchema, MedicareMueListSchema, PtpEditSchema, PtpQuerySchema, type PtpEdit } from './schemas.js';
-import { auditSummary } from './sentinel.js';
-import { aocEdit, medicaidMueNote, toPtpEdit } from './service.js';
-import type { Writer } from '../agents/writer.js';
-import { summaryTask, templateSummary, TEMPLATE_SUMMARY, type PtpEditFacts } from './summary.js';
+import { checkClaim, NCCI_POLICY_MANUAL } from '../ncci/validate.js';
+import { ClaimValidationSchema, ValidateBodySchema, AocLookupSchema, CodeParams, DosQuery, MedicaidMueListSchema, MedicareMueListSchema, PtpEditSchema, PtpQuerySchema, type PtpEdit } from '../ncci/schemas.js';
+import { auditSummary } from '../writer/ptp_sentinel.js';
+import { aocEdit, medicaidMueNote, toPtpEdit } from '../ncci/service.js';
+import type { Writer } from '../writer/writer.js';
+import { summaryTask, templateSummary, TEMPLATE_SUMMARY, type PtpEditFacts } from '../writer/ptp_summary.js';
 import { todayOf } from '../calendar.js';
 
 /** Effects the PTP routes take from outside: a writer that rephrases summaries (the template's text when none). */
@@ -78,11 +78,20 @@ function ptpRoute(ptpType: 'prac' | 'hosp', deps: PtpRouteDeps): RouteDef {
           program,
           version: body.version,
         };
-        const summary = writer ? await writer.write(summaryTask(facts)) : templateSummary(facts);
+        let summary = templateSummary(facts);
+        let summarizer = TEMPLATE_SUMMARY;
+        if (writer) {
+          try {
+            summary = await writer.write(summaryTask(facts));
+            summarizer = writer.name;
+          } catch (e) {
+            body.reliability.warnings.push(`the summary writer failed (${(e as Error).message}); the template summary is used`);
+          }
+        }
         const sentinel = auditSummary(summary, facts);
         // A summary carrying links, identifiers or instructions is withheld, not passed on.
         body.ai_summary = sentinel.audit.security_findings.length ? '' : summary;
-        body.summarizer = writer?.name ?? TEMPLATE_SUMMARY;
+        body.summarizer = summarizer;
         body.sentinel = sentinel;
         if (sentinel.escalation_required) body.reliability.warnings.push(`the AI summary failed the sentinel audit (${sentinel.audit.flags.join(', ')}); rely on the edit fields`);
       }
@@ -307,4 +316,3 @@ export function makeNcciRoutes(deps: PtpRouteDeps = {}): RouteDef[] {
 }
 
 /** PTP (prac, hosp), MUE, add-on and Medicaid MUE routes with template summaries. */
-export const ncciRoutes: RouteDef[] = makeNcciRoutes();

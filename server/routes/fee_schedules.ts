@@ -5,8 +5,8 @@ import { findOppsRates } from '../../datasets/opps_addendum_b/queries.js';
 import { NotFoundError } from '../../warehouse/errors.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { HcpcsSchema, StateSchema } from '../schemas.js';
-import { DmeListSchema, LabListSchema, OppsRowSchema, YearSchema } from './schemas.js';
-import { toDmeRow, toLabRow, toOppsRow } from './service.js';
+import { DmeListSchema, LabListSchema, OppsRowSchema, YearSchema } from '../fee_schedules/schemas.js';
+import { toDmeRow, toLabRow, toOppsRow } from '../fee_schedules/service.js';
 
 const CodeParams = z.object({ code: HcpcsSchema });
 

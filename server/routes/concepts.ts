@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ReliabilitySchema } from '../schemas.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { searchConcepts } from './index.js';
+import { searchConcepts } from '../concepts/search.js';
 
 const SabSchema = z.string().regex(/^[A-Z0-9_.-]{2,20}$/, 'a source abbreviation in capitals (ICD10CM, RXNORM, CPT, HCPCS, MSH, ...)');
 

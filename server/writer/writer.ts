@@ -1,4 +1,4 @@
-import { securityFindings } from '../text_audit.js';
+import { securityFindings } from './text_audit.js';
 import type { KeyType } from '../../warehouse/state.js';
 
 /** Where a fact came from: the dataset version and the publisher's files. */

@@ -14,8 +14,8 @@ import {
   RosterBodySchema,
   RosterEntrySchema,
   RosterListSchema,
-} from './schemas.js';
-import { facilityProfile, overrideFields, registrationFields, resolveFacility, rosterFields } from './service.js';
+} from '../facilities/schemas.js';
+import { facilityProfile, overrideFields, registrationFields, resolveFacility, rosterFields } from '../facilities/service.js';
 import { resolvePayerIn } from '../payers/service.js';
 import type { PaOverride, RosterEntry } from '../../warehouse/facilities.js';
 

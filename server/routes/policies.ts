@@ -2,9 +2,9 @@ import { todayOf } from '../calendar.js';
 import { afterCursor, encodeFeedCursor, offsetPage } from '../paging.js';
 import { payerWarnings, resolvePayerIn } from '../payers/service.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { policyChanges } from './changes.js';
-import { PolicyChangeListSchema, PolicyChangeQuerySchema, PolicyListSchema, PolicyQuerySchema } from './schemas.js';
-import { findPolicies, MEDICARE_FFS, policyIndex, policyPayer } from './service.js';
+import { policyChanges } from '../policies/changes.js';
+import { PolicyChangeListSchema, PolicyChangeQuerySchema, PolicyListSchema, PolicyQuerySchema } from '../policies/schemas.js';
+import { findPolicies, MEDICARE_FFS, policyIndex, policyPayer } from '../policies/service.js';
 
 /**
  * Cited policy documents (Medicare LCDs, billing articles and NCDs; payers' curated documents)
