@@ -6,7 +6,8 @@ import { quoteString } from '../warehouse/snapshot.js';
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { isStateUrl, openStateStore } from '../warehouse/open_state.js';
-import { type KeyScope, openSqlite, type SyncMode } from '../warehouse/state.js';
+import { openSqlite, type SyncMode } from '../warehouse/state.js';
+import { type KeyScope } from '../warehouse/tenant_state.js';
 
 /**
  * Shared benchmark tools: a load run against a local server (autocannon, in-process, loopback

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { seedAll } from '../ingest/seed.js';
 import { Warehouse } from '../warehouse/store.js';
 import { benchKey, rssOf } from './lib.js';
-import type { KeyScope } from '../warehouse/state.js';
+import type { KeyScope } from '../warehouse/tenant_state.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openStateStore, stateLocationOf } from '../warehouse/open_state.js';
-import type { StateStore } from '../warehouse/state.js';
+import type { StateStore } from '../warehouse/tenant_state.js';
 import { Warehouse } from '../warehouse/store.js';
 import { loadConfig, stateOptionsOf, type Config } from './config.js';
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { SnapshotReader } from '../warehouse/snapshot.js';
-import type { KeyScope, KeyType, TenantStore } from '../warehouse/state.js';
+import type { KeyScope, KeyType, TenantStore } from '../warehouse/tenant_state.js';
 import type { ErrorCode, Issue } from '../warehouse/errors.js';
 import type { Reliability, Trace } from './trace.js';
 

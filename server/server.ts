@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { SnapshotHolder } from '../warehouse/snapshot.js';
 import { openStateStore, stateLocationOf, type StateOptions } from '../warehouse/open_state.js';
 import { PgStateStore } from '../warehouse/pg/state.js';
-import type { StateStore } from '../warehouse/state.js';
+import type { StateStore } from '../warehouse/tenant_state.js';
 import { Warehouse } from '../warehouse/store.js';
 import { createHttpHandler } from './http.js';
 import { McpEndpoint } from './mcp/adapter.js';

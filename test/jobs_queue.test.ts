@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError } from '../warehouse/errors.js';
-import type { StateStore } from '../warehouse/state.js';
+import type { StateStore } from '../warehouse/tenant_state.js';
 import type { MountedSnapshot } from '../warehouse/snapshot.js';
 import { AHEAD_PER_SLOT, JobRunner } from '../server/agents/runner.js';
 import { silentLogger } from '../server/logger.js';
@@ -107,6 +107,25 @@ for (const kind of storeKinds()) {
         await create(store);
         await expect(create(store)).rejects.toMatchObject({ code: 'queue_full' });
         expect((await store.jobs.countByStatus()).accepted).toBe(3);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it("holds the bound under concurrent submits from two stores: exactly the bound's worth are accepted", async () => {
+      const t = await store.admin.createTenant('bounded-race');
+      const other = await kind.openAgain(clock.now);
+      try {
+        const submits = Array.from({ length: 20 }, (_, i) =>
+          (i % 2 ? other : store)
+            .forTenant(t.id, 'test')
+            .jobs.create({ id: `00000000-0000-4000-8000-0000000004${String(i).padStart(2, '0')}`, agent_type: 'code_research', input: {}, request_hash: `r${i}`, maxQueued: 5 }, clock.now(), DAY),
+        );
+        const settled = await Promise.allSettled(submits);
+        expect(settled.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
+        expect(settled.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.code)).toEqual(Array(15).fill('queue_full'));
+        // A submit changes no cached answer: the tenant's generation stays where it was.
+        expect(await store.forTenant(t.id, 'test').generation()).toBe(0);
       } finally {
         await other.close();
       }

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIO } from '../cli/main.js';
 import { MIGRATIONS } from '../warehouse/migrations.js';
 import { PgStateStore } from '../warehouse/pg/state.js';
-import { SqliteStateStore, hashKey } from '../warehouse/state.js';
+import { SqliteStateStore } from '../warehouse/state.js';
+import { hashKey } from '../warehouse/tenant_state.js';
 import { TestClock } from './helpers/clock.js';
 import { PG_URL, pgDatabase } from './helpers/state_stores.js';
 

@@ -7,7 +7,8 @@ import { ConflictError, NotFoundError } from '../warehouse/errors.js';
 import { MIGRATIONS } from '../warehouse/migrations.js';
 import type { NewDetermination, PaOverrideFields, RosterFields } from '../warehouse/facilities.js';
 import type { StoredChunk, StoredPolicyDocument } from '../warehouse/policy_documents.js';
-import { GENERATION_TTL_MS, SqliteStateStore, hashKey, type StateStore, type TenantStore } from '../warehouse/state.js';
+import { SqliteStateStore } from '../warehouse/state.js';
+import { GENERATION_TTL_MS, hashKey, WRITE_POLICY, type StateStore, type TenantStore } from '../warehouse/tenant_state.js';
 import { TestClock } from './helpers/clock.js';
 import { storeKinds, storePerTest } from './helpers/state_stores.js';
 
@@ -228,6 +229,61 @@ const ISOLATION: Record<string, (f: Fixture) => Promise<void>> = {
   },
 };
 
+/**
+ * One successful call of each repository method: the set-up (not measured) returns the call whose
+ * effect on the tenant's generation the write-policy test measures.
+ */
+const ONE_CALL: Record<string, (t: TenantStore, ownKeyId: string) => Promise<() => Promise<unknown>>> = {
+  'keys.list': async (t) => () => t.keys.list(),
+  'keys.revoke': async (t, key) => () => t.keys.revoke(key),
+  'jobs.create': async (t) => () => t.jobs.create({ id: 'c0000000-0000-4000-8000-000000000001', agent_type: 'code_research', input: { q: 'x' }, request_hash: 'h' }, clock.now(), 86_400_000),
+  'jobs.get': async (t) => {
+    const { job } = await t.jobs.create({ id: 'c0000000-0000-4000-8000-000000000002', agent_type: 'code_research', input: { q: 'x' }, request_hash: 'h' }, clock.now(), 86_400_000);
+    return () => t.jobs.get(job.id);
+  },
+  'facilities.register': async (t) => () => t.facilities.register(CCN, NO_FIELDS, clock.now()),
+  'facilities.lookup': async (t) => () => t.facilities.lookup(CCN),
+  'facilities.list': async (t) => () => t.facilities.list(),
+  'facilities.remove': async (t) => {
+    await t.facilities.register(CCN, NO_FIELDS, clock.now());
+    return () => t.facilities.remove(CCN, false, clock.now());
+  },
+  'rosters.upsert': async (t) => () => t.rosters.upsert(CCN, roster('aetna'), clock.now()),
+  'rosters.list': async (t) => () => t.rosters.list(CCN),
+  'overrides.create': async (t) => () => t.overrides.create(CCN, override(true), clock.now()),
+  'overrides.list': async (t) => () => t.overrides.list(CCN),
+  'overrides.remove': async (t) => {
+    const o = await t.overrides.create(CCN, override(true), clock.now());
+    return () => t.overrides.remove(CCN, o.id);
+  },
+  'determinations.create': async (t) => () => t.determinations.create(determination('d0000000-0000-4000-8000-000000000009')),
+  'determinations.get': async (t) => {
+    await t.determinations.create(determination('d0000000-0000-4000-8000-00000000000a'));
+    return () => t.determinations.get('d0000000-0000-4000-8000-00000000000a');
+  },
+  'policyDocuments.save': async (t) => () => t.policyDocuments.save(...policyDoc(DOC, 'gastric banding criteria', '43770')),
+  'policyDocuments.get': async (t) => {
+    await t.policyDocuments.save(...policyDoc(DOC, 'gastric banding criteria', '43770'));
+    return () => t.policyDocuments.get(DOC);
+  },
+  'policyDocuments.list': async (t) => () => t.policyDocuments.list(),
+  'policyDocuments.remove': async (t) => {
+    await t.policyDocuments.save(...policyDoc(DOC, 'gastric banding criteria', '43770'));
+    return () => t.policyDocuments.remove(DOC);
+  },
+  'policyDocuments.search': async (t) => () => t.policyDocuments.search(search(['gastric'])),
+  'watches.create': async (t) => () => t.watches.create(watch(['abbvie']), clock.now()),
+  'watches.list': async (t) => () => t.watches.list(),
+  'watches.get': async (t) => {
+    const w = await t.watches.create(watch(['abbvie']), clock.now());
+    return () => t.watches.get(w.id);
+  },
+  'watches.remove': async (t) => {
+    const w = await t.watches.create(watch(['abbvie']), clock.now());
+    return () => t.watches.remove(w.id);
+  },
+};
+
 for (const kind of storeKinds()) {
   describe.skipIf(kind.skip)(`the ${kind.name} state store`, () => {
     storePerTest(kind, 'state', clock.now, (s) => (store = s));
@@ -257,6 +313,22 @@ for (const kind of storeKinds()) {
         await b.facilities.register('050454', { name: 'test only', facility_type: null, place_of_service: null, state: null }, clock.now());
         expect(await a.generation()).toBe(live0);
         expect(await b.generation()).toBeGreaterThan(0);
+      });
+
+      it('moves the generation on each repository method exactly as the one write policy says (writes bump, appends and reads do not)', async () => {
+        for (const [repo, methods] of Object.entries(WRITE_POLICY)) {
+          for (const [m, kind] of Object.entries(methods)) {
+            const method = `${repo}.${m}`;
+            const { a, keyA } = await twoWorlds();
+            const call = ONE_CALL[method];
+            expect(call, `ONE_CALL has no case for ${method}`).toBeDefined();
+            const run = await call!(a, keyA.record.id);
+            const before = await a.generation();
+            await run();
+            expect({ method, moved: (await a.generation()) - before }).toEqual({ method, moved: kind === 'write' || kind === 'key_write' ? 1 : 0 });
+          }
+        }
+        expect(Object.keys(ONE_CALL).sort()).toEqual(Object.entries(WRITE_POLICY).flatMap(([r, ms]) => Object.keys(ms).map((m) => `${r}.${m}`)).sort());
       });
 
       it('covers every repository method of TenantStore', () => {

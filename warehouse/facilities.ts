@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { uuidv7 } from './ids.js';
 import { z } from 'zod';
 import { NotFoundError } from './errors.js';
-import type { KeyType } from './state.js';
+import type { KeyType } from './key_kinds.js';
 
 const dateTime = z.string().describe('ISO 8601 date-time');
 

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { ConflictError, DomainError, NotFoundError } from './errors.js';
-import type { KeyType } from './state.js';
+import type { KeyType } from './key_kinds.js';
 
 export type JobStatus = 'accepted' | 'running' | 'completed' | 'failed';
 /** Where a job's callback is: `none` without a callback URL; `waiting` until the job finishes. */

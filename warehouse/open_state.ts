@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { ValidationError } from './errors.js';
 import { PgStateStore } from './pg/state.js';
-import { SqliteStateStore, type SqliteOptions, type StateStore } from './state.js';
+import { SqliteStateStore, type SqliteOptions } from './state.js';
+import { type StateStore } from './tenant_state.js';
 
 /** How the state store commits (`RCM_STATE_SYNC`, `RCM_STATE_BATCH_MAX`: SQLite) and connects (`RCM_STATE_POOL`: PostgreSQL). */
 export type StateOptions = SqliteOptions & { poolSize?: number };

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from './errors.js';
 import { Fts5Terms, type TermCount } from './policy_terms.js';
-import type { KeyType } from './state.js';
+import type { KeyType } from './key_kinds.js';
 
 /**
  * Customer policy documents (parsed payer PDFs): one row per document, its chunks, the codes each

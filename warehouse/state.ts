@@ -1,216 +1,19 @@
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import { hash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConflictError, NotFoundError } from './errors.js';
-import { SqliteJobs, type JobQueue, type TenantJobs } from './jobs.js';
+import { SqliteJobs, type JobQueue } from './jobs.js';
 import { MIGRATIONS } from './migrations.js';
 import { cachePreparedStatements, DEFAULT_BATCH_MAX, GroupCommit, Lock, type SyncMode } from './sqlite_commit.js';
 
 export type { SyncMode } from './sqlite_commit.js';
-import { SqlitePolicyDocuments, type TenantPolicyDocuments } from './policy_documents.js';
-import { SqliteWatches, type TenantWatches } from './watches.js';
-import { SqliteFacilities, type TenantDeterminations, type TenantFacilities, type TenantPaOverrides, type TenantRosters } from './facilities.js';
+import { SqlitePolicyDocuments } from './policy_documents.js';
+import { SqliteWatches } from './watches.js';
+import { SqliteFacilities } from './facilities.js';
+import { type AdminStore, type ApiKeyRecord, type EngineRepos, GENERATION_TTL_MS, INSERT_KEY_SQL, KEY_COLS, type KeyRow, type KeyType, LocalWrites, type StateStore, type Tenant, type TenantStore, newKeyRow, repositoryView, tenantExists, toKey } from './tenant_state.js';
 
-export type KeyType = 'test' | 'live';
-export const SCOPES = ['knowledge', 'agents', 'audit', 'admin'] as const;
-export type KeyScope = (typeof SCOPES)[number];
-
-export interface Tenant {
-  id: string;
-  name: string;
-  created_at: string;
-}
-
-export interface ApiKeyRecord {
-  id: string;
-  tenant_id: string;
-  type: KeyType;
-  scopes: KeyScope[];
-  /** First characters of the key, for recognising it in lists (never enough to use it). */
-  prefix: string;
-  created_at: string;
-  revoked_at: string | null;
-  /** Keys minted for a session (the playground) stop working at this time. */
-  expires_at: string | null;
-  label: string | null;
-}
-
-export interface CreateKeyInput {
-  tenant: string;
-  type: KeyType;
-  scopes: KeyScope[];
-  label?: string;
-  expiresAt?: Date;
-}
-
-/** Tenants and keys: used by the CLI (`rcm keys`, `rcm tenants`) and by authentication. */
-export interface AdminStore {
-  createTenant(name: string): Promise<Tenant>;
-  getTenant(idOrName: string): Promise<Tenant>;
-  findTenants(): Promise<Tenant[]>;
-  /** Creates a key; the secret is returned once and only its hash is stored. */
-  createKey(input: CreateKeyInput): Promise<{ record: ApiKeyRecord; secret: string }>;
-  findKeys(tenantId?: string): Promise<ApiKeyRecord[]>;
-  revokeKey(id: string): Promise<ApiKeyRecord>;
-  /** Deletes a tenant's keys that expired before `before` (minted session keys); returns how many. */
-  purgeExpiredKeys(tenantId: string, before: Date): Promise<number>;
-  /**
-   * Deletes every tenant named `prefix` or `prefix-...` holding a key labelled `prefix` and whose
-   * keys all expired before `before` (a tenant made for one playground key), with everything it
-   * stored; a tenant with any key that does not expire is never purged. Returns how many.
-   */
-  purgeSessionTenants(prefix: string, before: Date): Promise<number>;
-  /** The key whose SHA-256 is `hash` when it is neither revoked nor expired at `at`, else null. */
-  findActiveKeyByHash(hash: string, at: Date): Promise<ApiKeyRecord | null>;
-}
-
-/**
- * One tenant's state. Handlers receive only this, and every query it runs binds the tenant id,
- * so no handler can read or change another tenant's rows. Later areas add repositories here
- * (facilities, rosters, overrides, determinations, jobs), each under the isolation test.
- */
-export interface TenantStore {
-  readonly tenantId: string;
-  /** Test or live: the host kind of the request. Test and live data of a tenant are separate worlds. */
-  readonly mode: KeyType;
-  /** Bumped in the same transaction as every write of this tenant; part of cached answers' keys. */
-  generation(): Promise<number>;
-  /**
-   * Runs `fn` in one transaction: all its writes commit together or none do. Use only `tx` inside
-   * (the outer store waits for the transaction to finish).
-   */
-  transaction<T>(fn: (tx: TenantStore) => Promise<T>): Promise<T>;
-  keys: {
-    /** This tenant's keys (never secrets). */
-    list(): Promise<ApiKeyRecord[]>;
-    /** Revokes one of this tenant's keys; another tenant's key id is not found. */
-    revoke(id: string): Promise<ApiKeyRecord>;
-  };
-  /** Agent jobs submitted by this tenant. */
-  jobs: TenantJobs;
-  /** Facility registrations (soft and hard delete). */
-  facilities: TenantFacilities;
-  /** Payer rosters of the tenant's facilities (idempotent upsert on facility and payer). */
-  rosters: TenantRosters;
-  /** Facility prior-auth overrides (tier 0 of the prior-auth resolver). */
-  overrides: TenantPaOverrides;
-  /** Persisted prior-auth determinations: immutable audit records that outlive the facility. */
-  determinations: TenantDeterminations;
-  /** Customer policy documents (parsed PDFs), their chunks and full-text index. */
-  policyDocuments: TenantPolicyDocuments;
-  /** 340B watches (what `GET /v1/340b/changes?watch=` follows). */
-  watches: TenantWatches;
-}
-
-/**
- * Tenant-owned, writable state behind an async interface, so a PostgreSQL adapter can replace
- * SQLite when replicas multiply: an admin part for the CLI and `forTenant` for requests.
- */
-export interface StateStore {
-  readonly admin: AdminStore;
-  /** One tenant's data in one mode: every query binds both, so a test key never reads or changes live rows. */
-  forTenant(tenantId: string, mode: KeyType): TenantStore;
-  /** The agent job queue across tenants (the job runner's part). */
-  readonly jobs: JobQueue;
-  /** Changes whenever another process commits a write, or this one changes tenants or keys (auth caches compare it). */
-  changeMarker(): Promise<string>;
-  /** Calls `listener` after each commit of this process that changed tenants or keys (so auth caches drop at once); returns an unsubscribe. */
-  onWrite(listener: () => void): () => void;
-  /** Schema version after migrations. */
-  schemaVersion(): Promise<number>;
-  ping(): Promise<boolean>;
-  close(): Promise<void>;
-}
-
-/**
- * How long a tenant's state generation is answered from memory. Writes through this process are
- * seen at once; a write by another process (`rcm keys revoke`) within this time.
- */
-export const GENERATION_TTL_MS = 200;
-
-/**
- * This process's committed writes, counted (one half of a store's change marker) and told to the
- * write listeners (auth caches), for either engine.
- */
-export class LocalWrites {
-  count = 0;
-  private readonly listeners = new Set<() => void>();
-
-  wrote(): void {
-    this.count++;
-    for (const l of this.listeners) l();
-  }
-
-  onWrite(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-}
-
-/** A tenant name is unique: creating it again is a conflict on either engine, said the same way. */
-export const tenantExists = (name: string): string => `tenant ${name} exists; its keys: rcm keys create --tenant ${name}`;
-
-/** Keys are 32 random characters after the prefix; SHA-256 is enough for secrets with that much entropy. */
-export function hashKey(secret: string): string {
-  // One-shot `crypto.hash` (Node 20.12+): no Hash object per request on the auth path.
-  return hash('sha256', secret, 'hex');
-}
-
-/** The shape of every key this service issues; anything else is refused without a lookup. */
-export const KEY_RE = /^kp_(test|live)_[A-Za-z0-9]{32}$/;
-
-/** A new key secret of `type` (`kp_<type>_` and 32 characters drawn evenly from [A-Za-z0-9]). */
-export function newSecret(type: KeyType): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-  // Rejection sampling keeps every character equally likely (256 is not a multiple of 62).
-  let s = '';
-  while (s.length < 32) {
-    for (const b of randomBytes(48)) {
-      if (b < 248 && s.length < 32) s += alphabet[b % 62];
-    }
-  }
-  return `kp_${type}_${s}`;
-}
-
-export interface KeyRow {
-  id: string;
-  tenant_id: string;
-  type: KeyType;
-  scopes: string;
-  prefix: string;
-  created_at: string;
-  revoked_at: string | null;
-  expires_at: string | null;
-  label: string | null;
-}
-
-export const KEY_COLS = 'id, tenant_id, type, scopes, prefix, created_at, revoked_at, expires_at, label';
-export const toKey = (r: KeyRow): ApiKeyRecord => ({ ...r, scopes: JSON.parse(r.scopes) as KeyScope[] });
-
-/**
- * A new key for `tenantId` as both stores insert it: its row (without the hash), the secret shown
- * once, and the statement's parameters (the row's columns in `KEY_COLS` order, then the hash).
- */
-export function newKeyRow(input: CreateKeyInput, tenantId: string, now: Date): { row: KeyRow; secret: string; params: (string | null)[] } {
-  const secret = newSecret(input.type);
-  const row: KeyRow = {
-    id: `key_${randomBytes(8).toString('hex')}`,
-    tenant_id: tenantId,
-    type: input.type,
-    scopes: JSON.stringify([...new Set(input.scopes)]),
-    prefix: secret.slice(0, 12),
-    created_at: now.toISOString(),
-    revoked_at: null,
-    expires_at: input.expiresAt ? input.expiresAt.toISOString() : null,
-    label: input.label ?? null,
-  };
-  return { row, secret, params: [row.id, row.tenant_id, row.type, row.scopes, row.prefix, row.created_at, row.revoked_at, row.expires_at, row.label, hashKey(secret)] };
-}
-
-/** The statement that inserts a key row (`newKeyRow`'s parameters), on either engine. */
-export const INSERT_KEY_SQL = `INSERT INTO api_keys (${KEY_COLS}, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /**
  * A SQLite connection with the state store's settings: WAL (the CLI writes while the server
@@ -414,6 +217,20 @@ export class SqliteStateStore implements StateStore {
      */
     const append = <T>(fn: () => T): Promise<T> => (inTx ? run(fn) : this.commits.write(fn, false));
     const fac = this.facilityTables;
+    const repos: EngineRepos = {
+      keys: {
+        // A mode's keys only: a test key neither lists nor revokes the tenant's live keys.
+        list: () => (this.db.prepare(`SELECT ${KEY_COLS} FROM api_keys WHERE tenant_id = ? AND type = ? ORDER BY created_at`).all(tenantId, mode) as KeyRow[]).map(toKey),
+        revoke: (id) => this.revokeKeyWhere(id, tenantId, mode),
+      },
+      jobs: this.jobTables.forTenant(tenantId, mode),
+      facilities: fac.facilities(tenantId, mode),
+      rosters: fac.rosters(tenantId, mode),
+      overrides: fac.overrides(tenantId, mode),
+      determinations: fac.determinations(tenantId, mode),
+      policyDocuments: this.policyTables.forTenant(tenantId, mode),
+      watches: this.watchTables.forTenant(tenantId, mode),
+    };
     const view: TenantStore = {
       tenantId,
       mode,
@@ -444,50 +261,20 @@ export class SqliteStateStore implements StateStore {
           }
         });
       },
-      keys: {
-        // A mode's keys only: a test key neither lists nor revokes the tenant's live keys.
-        list: () => run(() => (this.db.prepare(`SELECT ${KEY_COLS} FROM api_keys WHERE tenant_id = ? AND type = ? ORDER BY created_at`).all(tenantId, mode) as KeyRow[]).map(toKey)),
-        revoke: (id) => write(() => this.revokeKeyWhere(id, tenantId, mode), true),
-      },
-      jobs: {
-        // No cached answer reads jobs (the poll is not cached; the runner's own job writes never
-        // bumped), so a submit is an append: durable, no generation bump.
-        create: (job, now, windowMs) => append(() => this.jobTables.forTenant(tenantId, mode).create(job, now, windowMs)),
-        get: (id) => run(() => this.jobTables.forTenant(tenantId, mode).get(id)),
-      },
-      facilities: {
-        register: (ccn, fields, now) => write(() => fac.facilities(tenantId, mode).register(ccn, fields, now)),
-        lookup: (ccn) => run(() => fac.facilities(tenantId, mode).lookup(ccn)),
-        list: () => run(() => fac.facilities(tenantId, mode).list()),
-        remove: (ccn, hard, now) => write(() => fac.facilities(tenantId, mode).remove(ccn, hard, now)),
-      },
-      rosters: {
-        upsert: (ccn, fields, now) => write(() => fac.rosters(tenantId, mode).upsert(ccn, fields, now)),
-        list: (ccn) => run(() => fac.rosters(tenantId, mode).list(ccn)),
-      },
-      overrides: {
-        create: (ccn, fields, now) => write(() => fac.overrides(tenantId, mode).create(ccn, fields, now)),
-        list: (ccn) => run(() => fac.overrides(tenantId, mode).list(ccn)),
-        remove: (ccn, id) => write(() => fac.overrides(tenantId, mode).remove(ccn, id)),
-      },
-      determinations: {
-        // An audit record changes no answer, so it does not bump the generation (cached answers stay).
-        create: (d) => append(() => fac.determinations(tenantId, mode).create(d)),
-        get: (id) => run(() => fac.determinations(tenantId, mode).get(id)),
-      },
-      policyDocuments: {
-        save: (doc, chunks) => write(() => this.policyTables.forTenant(tenantId, mode).save(doc, chunks)),
-        get: (id) => run(() => this.policyTables.forTenant(tenantId, mode).get(id)),
-        list: () => run(() => this.policyTables.forTenant(tenantId, mode).list()),
-        remove: (id) => write(() => this.policyTables.forTenant(tenantId, mode).remove(id)),
-        search: (q) => run(() => this.policyTables.forTenant(tenantId, mode).search(q)),
-      },
-      watches: {
-        create: (fields, now) => write(() => this.watchTables.forTenant(tenantId, mode).create(fields, now)),
-        list: () => run(() => this.watchTables.forTenant(tenantId, mode).list()),
-        get: (id) => run(() => this.watchTables.forTenant(tenantId, mode).get(id)),
-        remove: (id) => write(() => this.watchTables.forTenant(tenantId, mode).remove(id)),
-      },
+      ...repositoryView((kind, use) => {
+        switch (kind) {
+          case 'read':
+            return run(() => use(repos));
+          case 'write':
+            return write(() => use(repos));
+          case 'key_write':
+            return write(() => use(repos), true);
+          case 'append':
+          case 'bounded_append':
+            // One writer: an append is already ordered with every other write of the tenant.
+            return append(() => use(repos));
+        }
+      }),
     };
     return view;
   }

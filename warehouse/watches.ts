@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { uuidv7 } from './ids.js';
 import { z } from 'zod';
 import { NotFoundError } from './errors.js';
-import type { KeyType } from './state.js';
+import type { KeyType } from './key_kinds.js';
 
 /** A tenant's 340B watch, as stored: which manufacturers, NDCs, states and entity types it follows (empty: all). */
 export const StoredWatchSchema = z.object({

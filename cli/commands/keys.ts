@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../warehouse/errors.js';
-import { SCOPES, type KeyScope, type KeyType } from '../../warehouse/state.js';
+import { SCOPES, type KeyScope, type KeyType } from '../../warehouse/tenant_state.js';
 import type { CliContext } from '../context.js';
 
 export function register(program: Command, ctx: CliContext): void {

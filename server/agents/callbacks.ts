@@ -5,7 +5,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { AgentJob } from '../../warehouse/jobs.js';
-import type { KeyType } from '../../warehouse/state.js';
+import type { KeyType } from '../../warehouse/tenant_state.js';
 
 /** The spec's callback attempts: immediately, then about 2 s and about 8 s after the previous one ended. */
 export const RETRY_DELAYS_MS = [2_000, 8_000] as const;

@@ -3,7 +3,7 @@ import type { JobQueue, ClaimedJob, DueCallback, JobOutcome } from '../../wareho
 import type { MountedSnapshot } from '../../warehouse/snapshot.js';
 import type { Logger } from '../logger.js';
 import { attemptDelivery, callbackBody, MAX_ATTEMPTS, nextAttemptAt, type CallbackHttp, type CallbackPolicy, type Resolver } from './callbacks.js';
-import type { KeyType } from '../../warehouse/state.js';
+import type { KeyType } from '../../warehouse/tenant_state.js';
 import { DomainError, type ErrorCode } from '../../warehouse/errors.js';
 
 /** What an agent may use while it runs: the snapshot it reads, the clock, and who submitted. */

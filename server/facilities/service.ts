@@ -3,7 +3,7 @@ import type { PayerRow } from '../../datasets/payers/schema.js';
 import { NotFoundError } from '../../warehouse/errors.js';
 import type { FacilityRegistration, PaOverrideFields, RegistrationFields, RosterFields } from '../../warehouse/facilities.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import type { TenantStore } from '../../warehouse/state.js';
+import type { TenantStore } from '../../warehouse/tenant_state.js';
 import { getFacilityReference } from './geography.js';
 import type { FacilityReference, OverrideBodySchema, RosterBodySchema } from './schemas.js';
 

@@ -10,7 +10,7 @@ import { payerKnowledge } from '../../datasets/payers/queries.js';
 import type { PayerRow } from '../../datasets/payers/schema.js';
 import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import type { TenantStore } from '../../warehouse/state.js';
+import type { TenantStore } from '../../warehouse/tenant_state.js';
 import { ccnCategory, facilityProfile, isHospitalType, resolveFacility, type Facility, type PaymentSystem } from '../facilities/service.js';
 import { filingDeadlineRow } from '../payers/deadlines.js';
 import { payerWarnings } from '../payers/service.js';

@@ -10,7 +10,7 @@ import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { lookupOppsCap } from '../../datasets/opps_cap/queries.js';
 import { isKnownCode } from '../codes/service.js';
 import { isHospitalType, resolveFacility, type Facility, type PaymentSystem } from '../facilities/service.js';
-import type { TenantStore } from '../../warehouse/state.js';
+import type { TenantStore } from '../../warehouse/tenant_state.js';
 import type { FacilityReference } from '../facilities/schemas.js';
 import type { Trace } from '../trace.js';
 import { MEDICARE_FFS, policyRulesFor } from '../policies/service.js';

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { DomainError, NotFoundError, ValidationError } from '../../warehouse/errors.js';
-import { KEY_RE, hashKey, type ApiKeyRecord, type StateStore } from '../../warehouse/state.js';
+import { KEY_RE, hashKey, type ApiKeyRecord, type StateStore } from '../../warehouse/tenant_state.js';
 import type { Auth, AuthInfo } from '../route.js';
 import type { HostKind } from './hosts.js';
 import { takeOrThrow, type RateLimiter } from './limits.js';

@@ -1,5 +1,5 @@
 import type { MountedSnapshot } from '../../warehouse/snapshot.js';
-import type { TenantStore } from '../../warehouse/state.js';
+import type { TenantStore } from '../../warehouse/tenant_state.js';
 import { readsTenant, type AuthInfo, type RouteContext, type RouteDef } from '../route.js';
 import { Trace, type Reliability } from '../trace.js';
 import type { HostKind } from './hosts.js';

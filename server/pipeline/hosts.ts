@@ -1,5 +1,5 @@
 import { DomainError } from '../../warehouse/errors.js';
-import type { KeyType } from '../../warehouse/state.js';
+import type { KeyType } from '../../warehouse/tenant_state.js';
 
 /** The host a request addressed: the production (`live`) host or the test host; keys pair with it. */
 export type HostKind = KeyType;

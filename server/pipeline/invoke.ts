@@ -1,6 +1,6 @@
 import { DomainError } from '../../warehouse/errors.js';
 import type { MountedSnapshot } from '../../warehouse/snapshot.js';
-import type { StateStore, TenantStore } from '../../warehouse/state.js';
+import type { StateStore, TenantStore } from '../../warehouse/tenant_state.js';
 import { bodyOf, notReady, statusOf } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { schemaId } from '../openapi.js';

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { aliasKey, type PayerKnowledge } from '../../datasets/payers/queries.js';
 import { DomainError } from '../../warehouse/errors.js';
 import type { StoredChunk, StoredPolicyDocument } from '../../warehouse/policy_documents.js';
-import type { TenantStore } from '../../warehouse/state.js';
+import type { TenantStore } from '../../warehouse/tenant_state.js';
 import { PdfError } from './errors.js';
 import type { PolicyParser } from './parser.js';
 import type { FoundCodeSchema, PolicyChunkSchema, PolicyDocumentSummarySchema, PolicyTreeNode } from './schemas.js';

@@ -1,7 +1,7 @@
 import { categoriesOf, type PayerKnowledge } from '../../datasets/payers/queries.js';
 import type { PayerRow } from '../../datasets/payers/schema.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import type { TenantStore } from '../../warehouse/state.js';
+import type { TenantStore } from '../../warehouse/tenant_state.js';
 import { resolveFacility } from '../facilities/service.js';
 import { payerWarnings } from '../payers/service.js';
 import type { Trace } from '../trace.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { StateStore } from '../../warehouse/state.js';
+import type { StateStore } from '../../warehouse/tenant_state.js';
 import { DomainError } from '../../warehouse/errors.js';
 import { MemoryRateLimiter, rateLimited } from '../pipeline/limits.js';
 import { defineRoute, result, type RouteDef } from '../route.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DATASETS } from '../../datasets/registry.js';
 import type { SnapshotHolder } from '../../warehouse/snapshot.js';
-import type { StateStore } from '../../warehouse/state.js';
+import type { StateStore } from '../../warehouse/tenant_state.js';
 import { notReady } from '../errors.js';
 import type { Metrics } from '../pipeline/metrics.js';
 import OPENAPI_EXAMPLES from '../openapi-examples.json' with { type: 'json' };

@@ -1,6 +1,6 @@
 import { statfs } from 'node:fs/promises';
 import { snapshotFileProblems, type SnapshotHolder } from '../../warehouse/snapshot.js';
-import type { StateStore } from '../../warehouse/state.js';
+import type { StateStore } from '../../warehouse/tenant_state.js';
 
 /** What readiness last found: each check, and a sentence per problem naming what is wrong. */
 export interface ReadinessState {

@@ -1,5 +1,5 @@
 import { securityFindings } from './text_audit.js';
-import type { KeyType } from '../../warehouse/state.js';
+import type { KeyType } from '../../warehouse/tenant_state.js';
 
 /** Where a fact came from: the dataset version and the publisher's files. */
 import type { DatasetCitation } from '../trace.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { silentLogger, type Logger } from '../../server/logger.js';
 import type { RouteDef } from '../../server/route.js';
 import { DEFAULT_AGENTS, startServer, type AgentOptions, type RunningServer, type StartOptions } from '../../server/server.js';
-import type { KeyScope, KeyType } from '../../warehouse/state.js';
+import type { KeyScope, KeyType } from '../../warehouse/tenant_state.js';
 import { Warehouse } from '../../warehouse/store.js';
 import type { Limiters } from '../../server/pipeline/auth.js';
 

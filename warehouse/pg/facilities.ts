@@ -22,7 +22,7 @@ import {
   type NewDetermination,
   type StoredDetermination,
 } from '../facilities.js';
-import type { KeyType } from '../state.js';
+import type { KeyType } from '../key_kinds.js';
 import type { Sql } from './sql.js';
 
 /**

@@ -12,7 +12,7 @@ import {
   type JobStatus,
   type NewJob,
 } from '../jobs.js';
-import type { KeyType } from '../state.js';
+import type { KeyType } from '../key_kinds.js';
 import type { Sql } from './sql.js';
 
 /**

@@ -13,7 +13,7 @@ import {
   type StoredPolicyDocument,
 } from '../policy_documents.js';
 import type { Fts5Terms } from '../policy_terms.js';
-import type { KeyType } from '../state.js';
+import type { KeyType } from '../key_kinds.js';
 import type { Sql } from './sql.js';
 
 /**

@@ -20,7 +20,9 @@ import {
   type StateStore,
   type Tenant,
   type TenantStore,
-} from '../state.js';
+  repositoryView,
+  type EngineRepos,
+} from '../tenant_state.js';
 import { pgDeterminations, pgFacilities, pgOverrides, pgRosters } from './facilities.js';
 import { pgJobQueue, pgTenantJobs } from './jobs.js';
 import { pgPolicyDocuments } from './policy_documents.js';
@@ -320,49 +322,46 @@ export class PgStateStore implements StateStore {
         return value;
       },
       transaction: <T>(fn: (tx: TenantStore) => Promise<T>): Promise<T> => (txDb ? fn(view) : inWrite((db) => fn(this.tenantView(tenantId, mode, db)))),
-      keys: {
-        list: () => read(async (db) => (await db.all<KeyRow>(`SELECT ${KEY_COLS} FROM api_keys WHERE tenant_id = ? AND type = ? ORDER BY created_at`, [tenantId, mode])).map(toKey)),
-        revoke: (id) => write((db) => this.revokeKeyWhere(db, id, { tenantId, mode })),
-      },
-      jobs: {
-        create: (job, now, windowMs) => write((db) => pgTenantJobs(db, tenantId, mode).create(job, now, windowMs)),
-        get: (id) => read((db) => pgTenantJobs(db, tenantId, mode).get(id)),
-      },
-      facilities: {
-        register: (ccn, fields, now) => write((db) => pgFacilities(db, tenantId, mode).register(ccn, fields, now)),
-        lookup: (ccn) => read((db) => pgFacilities(db, tenantId, mode).lookup(ccn)),
-        list: () => read((db) => pgFacilities(db, tenantId, mode).list()),
-        remove: (ccn, hard, now) => write((db) => pgFacilities(db, tenantId, mode).remove(ccn, hard, now)),
-      },
-      rosters: {
-        upsert: (ccn, fields, now) => write((db) => pgRosters(db, tenantId, mode).upsert(ccn, fields, now)),
-        list: (ccn) => read((db) => pgRosters(db, tenantId, mode).list(ccn)),
-      },
-      overrides: {
-        create: (ccn, fields, now) => write((db) => pgOverrides(db, tenantId, mode).create(ccn, fields, now)),
-        list: (ccn) => read((db) => pgOverrides(db, tenantId, mode).list(ccn)),
-        remove: (ccn, id) => write((db) => pgOverrides(db, tenantId, mode).remove(ccn, id)),
-      },
-      determinations: {
-        // An audit record changes no answer, so it does not bump the generation (cached answers stay).
-        create: (d) => append((db) => pgDeterminations(db, tenantId, mode).create(d)),
-        get: (id) => read((db) => pgDeterminations(db, tenantId, mode).get(id)),
-      },
-      policyDocuments: {
-        save: (doc, chunks) => write((db) => pgPolicyDocuments(db, tenantId, mode, this.fts5).save(doc, chunks)),
-        get: (id) => read((db) => pgPolicyDocuments(db, tenantId, mode, this.fts5).get(id)),
-        list: () => read((db) => pgPolicyDocuments(db, tenantId, mode, this.fts5).list()),
-        remove: (id) => write((db) => pgPolicyDocuments(db, tenantId, mode, this.fts5).remove(id)),
-        search: (q) => read((db) => pgPolicyDocuments(db, tenantId, mode, this.fts5).search(q)),
-      },
-      watches: {
-        create: (fields, now) => write((db) => pgWatches(db, tenantId, mode).create(fields, now)),
-        list: () => read((db) => pgWatches(db, tenantId, mode).list()),
-        get: (id) => read((db) => pgWatches(db, tenantId, mode).get(id)),
-        remove: (id) => write((db) => pgWatches(db, tenantId, mode).remove(id)),
-      },
+      ...repositoryView((kind, use) => {
+        switch (kind) {
+          case 'read':
+            return read((db) => Promise.resolve(use(this.repos(db, tenantId, mode))));
+          case 'write':
+          case 'key_write':
+            return write((db) => Promise.resolve(use(this.repos(db, tenantId, mode))));
+          case 'append':
+            return append((db) => Promise.resolve(use(this.repos(db, tenantId, mode))));
+          case 'bounded_append':
+            // Ordered per tenant without a bump: a transaction-scoped advisory lock on the tenant's
+            // generation key, so a bound checked inside is exact across replicas.
+            if (txDb) return Promise.resolve(use(this.repos(txDb, tenantId, mode)));
+            return this.locks.run(gk, () =>
+              this.tx(async (db) => {
+                await db.run('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [gk]);
+                return use(this.repos(db, tenantId, mode));
+              }),
+            );
+        }
+      }),
     };
     return view;
+  }
+
+  /** One tenant's repositories on a connection (the pool, or a transaction's client). */
+  private repos(db: Sql, tenantId: string, mode: KeyType): EngineRepos {
+    return {
+      keys: {
+        list: async () => (await db.all<KeyRow>(`SELECT ${KEY_COLS} FROM api_keys WHERE tenant_id = ? AND type = ? ORDER BY created_at`, [tenantId, mode])).map(toKey),
+        revoke: (id) => this.revokeKeyWhere(db, id, { tenantId, mode }),
+      },
+      jobs: pgTenantJobs(db, tenantId, mode),
+      facilities: pgFacilities(db, tenantId, mode),
+      rosters: pgRosters(db, tenantId, mode),
+      overrides: pgOverrides(db, tenantId, mode),
+      determinations: pgDeterminations(db, tenantId, mode),
+      policyDocuments: pgPolicyDocuments(db, tenantId, mode, this.fts5),
+      watches: pgWatches(db, tenantId, mode),
+    };
   }
 
   onWrite(listener: () => void): () => void {

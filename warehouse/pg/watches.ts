@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '../errors.js';
-import type { KeyType } from '../state.js';
+import type { KeyType } from '../key_kinds.js';
 import { LISTS, WATCH_COLS, toWatch, type Watch, type WatchFields, type WatchRow } from '../watches.js';
 import type { Sql } from './sql.js';
 
