@@ -6,15 +6,14 @@ import type { StateStore } from '../warehouse/tenant_state.js';
 import { Warehouse } from '../warehouse/store.js';
 import { createHttpHandler } from './http.js';
 import { McpEndpoint } from './mcp/adapter.js';
-import { codeResearchAgent } from './agents/code_research.js';
 import { warmPtpIndexes } from '../datasets/_ncci_ptp/queries.js';
 import { drugDirectory } from './drugs/service.js';
 import { conceptIndex } from './concepts/search.js';
-import { denialResolutionAgent } from './agents/denial_resolution.js';
-import { medicalNecessityAgent } from './agents/medical_necessity.js';
-import { nodeCallbackHttp, systemResolver, type CallbackHttp, type CallbackPolicy, type Resolver } from './agents/callbacks.js';
-import { JobRunner } from './agents/runner.js';
-import type { Writer } from './writer/writer.js';
+import { systemResolver } from './agents/callbacks.js';
+import type { JobRunner } from './agents/runner.js';
+import { DEFAULT_AGENTS, makeRunner, type AgentOptions } from './agents/wiring.js';
+
+export { DEFAULT_AGENTS, makeRunner, type AgentOptions } from './agents/wiring.js';
 import type { Logger } from './logger.js';
 import { AnswerCache } from './pipeline/answer.js';
 import { Metrics } from './pipeline/metrics.js';
@@ -26,45 +25,6 @@ import { buildRoutes } from './routes/index.js';
 import { Readiness } from './system/readiness.js';
 import type { NppesRegistry } from './npi/registry.js';
 import { DEFAULT_PARSER, DEFAULT_POLICY_MAX_BYTES, WorkerPolicyParser, type ParserOptions, type PolicyParser } from './policy_documents/parser.js';
-
-export interface AgentOptions {
-  policy: CallbackPolicy;
-  /** `RCM_AGENT_RUNNER`: run jobs in this process. */
-  runner: boolean;
-  concurrency: number;
-  /** Callback deliveries in flight at once, apart from job execution (default 4). */
-  callbackConcurrency?: number;
-  /** `RCM_JOBS_QUEUED_PER_TENANT`: jobs one tenant may have waiting (default 100). */
-  maxQueuedPerTenant?: number;
-  retentionDays: number;
-  llm: Writer | null;
-  allowTestKeys: boolean;
-  resolve?: Resolver;
-  http?: CallbackHttp;
-  leaseMs?: number;
-  pollMs?: number;
-}
-
-export const DEFAULT_AGENTS: AgentOptions = { policy: { production: false, allowedHosts: [] }, runner: true, concurrency: 2, retentionDays: 30, llm: null, allowTestKeys: false };
-
-/** The job runner over a state store and snapshot holder (`rcm serve` and `rcm worker` share it). */
-export function makeRunner(o: { state: StateStore; snapshots: SnapshotHolder; logger: Logger; now: () => Date; metrics: Metrics; serviceVersion: string; agents: AgentOptions }): JobRunner {
-  const a = o.agents;
-  return new JobRunner({
-    queue: o.state.jobs,
-    snapshots: o.snapshots,
-    agents: [codeResearchAgent({ llm: a.llm, allowTestKeys: a.allowTestKeys }), denialResolutionAgent({ llm: a.llm, allowTestKeys: a.allowTestKeys }), medicalNecessityAgent({ llm: a.llm, allowTestKeys: a.allowTestKeys })],
-    now: o.now,
-    logger: o.logger,
-    concurrency: a.concurrency,
-    callbackConcurrency: a.callbackConcurrency,
-    leaseMs: a.leaseMs,
-    retentionDays: a.retentionDays,
-    callbacks: { policy: a.policy, resolve: a.resolve ?? systemResolver, http: a.http ?? nodeCallbackHttp, userAgent: `rcm-knowledge/${o.serviceVersion}` },
-    onAttempt: (outcome) => o.metrics.callbackAttempts.inc({ outcome }),
-    onFinish: (status) => o.metrics.jobsFinished.inc({ status }),
-  });
-}
 
 export interface RunningServer {
   server: Server;

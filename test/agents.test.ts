@@ -97,7 +97,7 @@ describe('denial resolution job', () => {
     // The billed code: the coverage article listing 64490 (illustrative seed A99001) supports the appeal.
     expect(res.evidence.map((e: { kind: string }) => e.kind)).toEqual(['x12', 'denial_pattern', 'appeal_deadline', 'coverage_article']);
     expect(res.coverage).toEqual([expect.objectContaining({ article_id: 'A99001' })]);
-    expect(res.remedy).toMatchObject({ remedy: 'appeal', appeal_rights: 'yes' });
+    expect(res.remedy).toMatchObject({ remedy: 'appeal', responsibility: 'payer', appeal_rights: 'yes', deadline: { kind: 'appeal', date: '2026-07-06' } });
     for (const e of res.evidence) expect(e.citation.dataset).toMatch(/^(x12_codes|payers|mcd_coverage)$/);
     expect(res.dataset_versions).toHaveProperty('payers');
   });
@@ -116,8 +116,17 @@ describe('denial resolution job', () => {
     await t.srv.runner.settle();
     const res = (await poll(r.body.job_id)).body.result;
     // Medicare's initial filing limit: 12 months from the date of service, so 2027-02-10 (a Wednesday).
-    expect(res).toMatchObject({ claim_id: 'CLM-0042', recommended_action: 'correct_and_resubmit', appeal: null, remedy: { remedy: 'correct_and_resubmit', appeal_rights: 'no', resubmit_by: '2027-02-10' } });
-    expect(res.remedy.citation.title).toMatch(/ch\. 1, section 80\.3/);
+    expect(res).toMatchObject({
+      claim_id: 'CLM-0042',
+      recommended_action: 'correct_and_resubmit',
+      appeal: null,
+      remedy: { remedy: 'correct_and_resubmit', responsibility: 'provider', appeal_rights: 'no', deadline: { kind: 'resubmit_by', date: '2027-02-10' } },
+    });
+    expect(res.remedy.citations[0].title).toMatch(/ch\. 1, section 80\.3/);
+    // One classifier: the denial-code lookup's Medicare pattern for CO-16 says the same (without claim dates).
+    const lookup = (await t.request('/v1/payers/denial-codes/CO-16')).body;
+    const medicare = lookup.results.find((p: { payer_slug: string }) => p.payer_slug === 'medicare_ffs');
+    expect(medicare.remedy).toEqual({ ...res.remedy, deadline: null });
     expect(res.conclusion).toMatch(/resubmit by 2027-02-10; no appeal rights/);
     expect(res.conclusion).not.toMatch(/appeal due/);
   });
@@ -169,6 +178,26 @@ describe('code research job', () => {
     const ptp = result.evidence.find((e: { kind: string }) => e.kind === 'ptp_prac');
     expect(ptp.facts.as_column1).toBeGreaterThanOrEqual(1);
     expect(result.writer).toBe('template');
+  });
+
+  it("prices the facility as the tenant's own payment answer does: its registration applies, in the job's mode only", async () => {
+    // A tenant of its own, so its registration touches no other test's answers.
+    const own = await t.srv.state.admin.createTenant('agent-facility');
+    const key = await t.newKey('test', ['knowledge', 'agents'], own.name);
+    const reg = await t.request('/v1/facilities/050454', { method: 'PUT', key, body: { facility_type: 'rural_health_clinic', place_of_service: '11' } });
+    expect(reg.status).toBe(201);
+    const rest = (await t.request('/v1/codes/99213/payment?ccn=050454&date_of_service=2026-08-03', { key })).body;
+    expect(rest.facility).toMatchObject({ registered: true, pos_code: '11' });
+    const r = await submit({ code: '99213', ccn: '050454' }, { key });
+    expect(r.status).toBe(202);
+    await t.srv.runner.settle();
+    const payment = (await poll(r.body.job_id, key)).body.result.evidence.find((e: { kind: string }) => e.kind === 'payment');
+    expect(payment.facts.estimated_payment).toBe(rest.estimated_payment);
+    expect(payment.facts.applicable_blocks).toEqual(rest.applicable_blocks);
+    // The reference profile (a hospital outpatient department) prices differently: without the
+    // registration, the agent would have answered this.
+    const reference = (await t.request('/v1/codes/99213/payment?ccn=050454&date_of_service=2026-08-03')).body;
+    expect(reference.estimated_payment).not.toBe(rest.estimated_payment);
   });
 
   it('lists the prior-auth rules known for the code (the CMS OPD list names 64490, a facet joint intervention)', async () => {

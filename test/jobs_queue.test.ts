@@ -165,6 +165,7 @@ for (const kind of storeKinds()) {
         const snapshot = { retain: () => undefined, release: () => undefined } as unknown as MountedSnapshot;
         return new JobRunner({
           queue: store.jobs,
+          tenants: (id, mode) => store.forTenant(id, mode),
           snapshots: { snapshot },
           agents: [{ type: 'code_research', run: () => agent(n++) }],
           now: clock.now,
@@ -240,6 +241,7 @@ for (const kind of storeKinds()) {
         const snapshot = { retain: () => undefined, release: () => undefined } as unknown as MountedSnapshot;
         const r = new JobRunner({
           queue: store.jobs,
+          tenants: (id, mode) => store.forTenant(id, mode),
           snapshots: { snapshot },
           // 20 instant runs first: a quick agent, whose jobs are claimed ahead.
           agents: [{ type: 'code_research', run: async (_input, ctx) => {

@@ -5,8 +5,7 @@ import { countPtpEditsForCode, type PtpDatasetId } from '../../datasets/_ncci_pt
 import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { getCodeLookup, getCrosswalks } from '../codes/service.js';
-import { resolveFacility } from '../facilities/service.js';
-import { composePaymentFor } from '../payment/service.js';
+import { paymentFor } from '../payment/service.js';
 import { Trace } from '../trace.js';
 import { payerKnowledge } from '../../datasets/payers/queries.js';
 import { matchingPriorAuthRules } from '../payers/service.js';
@@ -61,9 +60,9 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
   }
 
   try {
-    const facility = ccn ? await resolveFacility(snapshot, null, ccn, 'reference') : null;
+    // The one composition `GET /v1/codes/{code}/payment` answers, with the tenant's registration.
     const payTrace = new Trace(snapshot, ctx.now);
-    const c = await composePaymentFor(snapshot, { code, ccn, date_of_service: today, today, facility }, payTrace);
+    const c = await paymentFor(snapshot, ctx.tenant, { code, ccn, date_of_service: today }, today, payTrace);
     const used = payTrace.versions;
     if (c.applicable_blocks.length) {
       const where = ccn ? `at facility ${ccn}` : 'nationally (GPCI 1.000)';

@@ -5,33 +5,11 @@ import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
 import { todayOf } from '../calendar.js';
 import { coverageIndex, findArticlesForCode } from '../../datasets/mcd_coverage/queries.js';
 import { appealDeadlines, filingDeadline, receiptConvention } from '../payers/deadlines.js';
-import { remedyOf } from './remedy.js';
+import { classifyDenial, withDeadline, type RemedyDeadline } from '../denials/remedy.js';
 import { parseDenialCode, payerWarnings, resolvePayer } from '../payers/service.js';
 import { conclude, gather, type AgentWriterOptions } from './evidence.js';
 import { AgentError, type Agent } from './runner.js';
 import type { DenialResolutionInput } from './schemas.js';
-
-/** What to do next, by the denial category of the payer's curated pattern. */
-export const ACTION_BY_CATEGORY: Record<string, 'appeal' | 'corrected_claim' | 'documentation' | 'payer_contact'> = {
-  medical_necessity: 'appeal',
-  missing_information: 'corrected_claim',
-  bundling: 'corrected_claim',
-  timely_filing: 'payer_contact',
-  units_exceed_limit: 'appeal',
-  prior_authorization: 'payer_contact',
-  coordination_of_benefits: 'payer_contact',
-  eligibility: 'payer_contact',
-  coding: 'corrected_claim',
-  documentation: 'documentation',
-};
-
-/** Without a curated pattern, the X12 group code says whose responsibility the amount is. */
-const ACTION_BY_GROUP: Record<string, { action: 'bill_patient' | 'review'; step: string }> = {
-  PR: { action: 'bill_patient', step: 'Group PR (patient responsibility): the amount may be billed to the patient or a secondary payer; no appeal is needed for the adjustment itself.' },
-  CO: { action: 'review', step: 'Group CO (contractual obligation): the provider may not bill the patient for this amount; correct and resubmit, or appeal when the denial is wrong.' },
-  OA: { action: 'review', step: 'Group OA (other adjustment): read the CARC and any RARC on the remittance to decide between a corrected claim and an appeal.' },
-  PI: { action: 'review', step: 'Group PI (payer initiated reduction): the patient is not billed; appeal when the reduction is wrong.' },
-};
 
 /**
  * Denial resolution: a CARC/RARC with its group code explained from the X12 lists, the payer's
@@ -95,9 +73,9 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
       }
       let pattern: DenialPatternRow | undefined;
       let appeal = null;
-      let resubmitBy: string | null = null;
+      let resubmitBy: RemedyDeadline | null = null;
+      let appealDue: RemedyDeadline | null = null;
       let similar: DenialPatternRow[] = [];
-      const remedy = remedyOf({ group, carc, rarc, payerType: payer?.payer_type ?? null });
       if (payer) {
         warnings.push(...payerWarnings(payer));
         const rows = k.denials.get(payer.slug) ?? [];
@@ -116,34 +94,40 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
         } else {
           warnings.push(`no curated ${payer.slug} denial pattern for ${carc ? `CARC ${carc}` : `RARC ${rarc}`}`);
         }
-        const levels = remedy.appeal_rights === 'no' ? [] : (k.appeals.get(payer.slug) ?? []);
-        if (remedy.remedy === 'correct_and_resubmit') {
+      }
+      const rule = classifyDenial({ group, carc, rarc, payerType: payer?.payer_type ?? null, pattern: pattern ?? null });
+      const asOf = todayOf(ctx.now());
+      if (payer) {
+        const levels = rule.appeal_rights === 'no' ? [] : (k.appeals.get(payer.slug) ?? []);
+        if (rule.remedy === 'correct_and_resubmit') {
           // The return does not stop the filing clock: resubmit within the initial filing limit.
-          const rule = (k.filing.get(payer.slug) ?? []).find((r) => r.claim_type === 'initial');
+          const filing = (k.filing.get(payer.slug) ?? []).find((r) => r.claim_type === 'initial');
           if (!input.date_of_service) warnings.push('no date_of_service given: resubmit_by (the timely-filing limit, which keeps running) cannot be dated');
-          else if (!rule) warnings.push(`no initial-claim filing rule is loaded for ${payer.slug}: resubmit_by cannot be dated`);
+          else if (!filing) warnings.push(`no initial-claim filing rule is loaded for ${payer.slug}: resubmit_by cannot be dated`);
           else {
-            const d = filingDeadline(rule, { date_of_service: input.date_of_service, as_of: todayOf(ctx.now()) });
-            resubmitBy = d.deadline_date ?? null;
-            evidence.push({ kind: 'resubmit_by', statement: `Resubmit by ${resubmitBy} (${d.explanation}).`, facts: { ...d }, citation: trace.cite('payers', k.version) });
+            const d = filingDeadline(filing, { date_of_service: input.date_of_service, as_of: asOf });
+            resubmitBy = { kind: 'resubmit_by', date: d.deadline_date ?? null, days_remaining: d.days_remaining ?? null, citation: filing.citation };
+            evidence.push({ kind: 'resubmit_by', statement: `Resubmit by ${resubmitBy.date} (${d.explanation}).`, facts: { ...d }, citation: trace.cite('payers', k.version) });
           }
         }
         if (levels.length) {
-          const denialDate = input.denial_date ?? todayOf(ctx.now());
+          const denialDate = input.denial_date ?? asOf;
           if (!input.denial_date) warnings.push(`no denial_date given: appeal deadlines count from today (${denialDate})`);
-          const deadlines = appealDeadlines(levels, { denial_date: denialDate, as_of: todayOf(ctx.now()) });
+          const deadlines = appealDeadlines(levels, { denial_date: denialDate, as_of: asOf });
           const first = deadlines[0]!;
-          appeal = { denial_date: denialDate, receipt_convention: receiptConvention(levels), conditional: remedy.appeal_rights === 'conditional', condition: remedy.appeal_condition, levels: deadlines };
+          appeal = { denial_date: denialDate, receipt_convention: receiptConvention(levels), conditional: rule.appeal_rights === 'conditional', condition: rule.appeal_condition, levels: deadlines };
+          appealDue = { kind: 'appeal', date: first.deadline_date, days_remaining: first.days_remaining, citation: levels[0]!.citation };
           evidence.push({
             kind: 'appeal_deadline',
-            statement: `First-level ${payer.name} appeal (${first.level_name})${remedy.appeal_condition ? `, ${remedy.appeal_condition}` : ''}: ${first.deadline_days} days${first.deadline_date ? `, due ${first.deadline_date}` : ''}.`,
+            statement: `First-level ${payer.name} appeal (${first.level_name})${rule.appeal_condition ? `, ${rule.appeal_condition}` : ''}: ${first.deadline_days} days${first.deadline_date ? `, due ${first.deadline_date}` : ''}.`,
             facts: { first },
             citation: trace.cite('payers', k.version),
           });
-        } else if (remedy.appeal_rights !== 'no') {
+        } else if (rule.appeal_rights !== 'no') {
           warnings.push(`no appeal levels are loaded for ${payer.slug}`);
         }
       }
+      const remedy = withDeadline(rule, { appeal: appealDue, resubmit_by: resubmitBy });
 
       // The billed code: the coverage articles that list it (a medical-necessity denial's evidence).
       const coverage = [];
@@ -161,9 +145,8 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
         warnings.push(`code ${input.code}: coverage articles are Medicare's; ${payer!.slug}'s own medical policies are not in the loaded knowledge`);
       }
 
-      const action =
-        remedy.remedy !== 'appeal' ? remedy.remedy : pattern ? (ACTION_BY_CATEGORY[pattern.denial_category] ?? 'review') : group ? ACTION_BY_GROUP[group]!.action : 'review';
-      const steps = pattern ? pattern.resolution_steps : remedy.remedy !== 'appeal' ? [`${remedy.reason[0]!.toUpperCase()}${remedy.reason.slice(1)}.`] : group ? [ACTION_BY_GROUP[group]!.step] : ['Read the CARC and RARC descriptions on the remittance advice and check the claim against them.'];
+      const action = remedy.remedy;
+      const steps = pattern ? pattern.resolution_steps : [`${remedy.reason[0]!.toUpperCase()}${remedy.reason.slice(1)}.`];
       const documents = pattern?.documentation_needed ?? [];
       const code = [group, carc].filter(Boolean).join('-') || rarc!;
       const appealNote = !appeal
@@ -173,7 +156,7 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
         : appeal.conditional
           ? `; appeal ${appeal.condition}`
           : `; first appeal due ${appeal.levels[0]!.deadline_date ?? 'after the previous decision'}`;
-      const conclusion = `${code}${rarc && carc ? `/${rarc}` : ''}: recommended action ${action.replace(/_/g, ' ')}${pattern ? ` (${payer!.name}: ${pattern.denial_category.replace(/_/g, ' ')})` : ''}${resubmitBy ? `; resubmit by ${resubmitBy}` : ''}${appealNote}.`;
+      const conclusion = `${code}${rarc && carc ? `/${rarc}` : ''}: recommended action ${action.replace(/_/g, ' ')}${pattern ? ` (${payer!.name}: ${pattern.denial_category.replace(/_/g, ' ')})` : ''}${resubmitBy?.date ? `; resubmit by ${resubmitBy.date}` : ''}${appealNote}.`;
       return {
         claim_id: input.claim_id ?? null,
         denial_code: input.denial_code ?? null,
@@ -189,7 +172,7 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
         denial_category: pattern?.denial_category ?? null,
         root_cause: pattern?.root_cause ?? null,
         recommended_action: action,
-        remedy: { ...remedy, resubmit_by: resubmitBy },
+        remedy,
         resolution_steps: steps,
         required_documents: documents,
         auto_appealable: pattern?.auto_appealable ?? false,

@@ -3,12 +3,20 @@ import type { JobQueue, ClaimedJob, DueCallback, JobOutcome } from '../../wareho
 import type { MountedSnapshot } from '../../warehouse/snapshot.js';
 import type { Logger } from '../logger.js';
 import { attemptDelivery, callbackBody, MAX_ATTEMPTS, nextAttemptAt, type CallbackHttp, type CallbackPolicy, type Resolver } from './callbacks.js';
-import type { KeyType } from '../../warehouse/tenant_state.js';
+import type { KeyType, TenantStore } from '../../warehouse/tenant_state.js';
+
+/** What an agent may read of its tenant's state (the repositories' reads, never a write). */
+export type TenantReads = Pick<TenantStore, 'tenantId' | 'mode'> & { facilities: Pick<TenantStore['facilities'], 'lookup' | 'list'> };
 import { DomainError, type ErrorCode } from '../../warehouse/errors.js';
 
 /** What an agent may use while it runs: the snapshot it reads, the clock, and who submitted. */
 export interface AgentContext {
   snapshot: MountedSnapshot;
+  /**
+   * The submitting tenant's state in the job's mode (test or live), for reads: an agent answers
+   * from the same registrations a REST call of that tenant would (`resolveFacility`, `paymentFor`).
+   */
+  tenant: TenantReads;
   now: () => Date;
   tenantId: string;
   keyType: KeyType;
@@ -33,6 +41,8 @@ export class AgentError extends DomainError {
 
 export interface RunnerOptions {
   queue: JobQueue;
+  /** The tenant view a job reads (the state store's `forTenant`). */
+  tenants: (tenantId: string, mode: KeyType) => TenantReads;
   snapshots: { readonly snapshot: MountedSnapshot | null };
   agents: Agent[];
   now: () => Date;
@@ -169,7 +179,7 @@ export class JobRunner {
     try {
       if (!agent) throw new AgentError('agent_unavailable', `no agent of type ${job.agent_type} runs in this service`);
       if (!snapshot) throw new AgentError('not_ready', 'no data snapshot is published yet');
-      const result = await agent.run(job.input, { snapshot, now: this.o.now, tenantId: job.tenant_id, keyType: job.key_type, jobId: job.id });
+      const result = await agent.run(job.input, { snapshot, tenant: this.o.tenants(job.tenant_id, job.key_type), now: this.o.now, tenantId: job.tenant_id, keyType: job.key_type, jobId: job.id });
       outcome = { status: 'completed', result };
     } catch (e) {
       // Inputs can carry PHI: log the job id and error code only, never the input or message text.

@@ -90,6 +90,9 @@ async function lookupReference(snapshot: SnapshotReader, ccn: string): Promise<F
   }
 }
 
+/** What facility resolution reads of a tenant: its registrations (a request's tenant view, or an agent's read-only one). */
+export type FacilityReads = { facilities: Pick<TenantStore['facilities'], 'lookup'> };
+
 /**
  * The one rule for what a tenant's registration changes, for payment, prior auth, the facility
  * routes and knowledge resolve: an active registration's name, state, facility type and default
@@ -99,7 +102,7 @@ async function lookupReference(snapshot: SnapshotReader, ccn: string): Promise<F
  * Without a tenant (an answer shared across tenants) only the reference counts.
  * @throws NotFoundError when the CCN is not known as `need` requires.
  */
-export async function resolveFacility(snapshot: SnapshotReader, tenant: TenantStore | null, ccn: string, need: 'reference' | 'either'): Promise<Facility> {
+export async function resolveFacility(snapshot: SnapshotReader, tenant: FacilityReads | null, ccn: string, need: 'reference' | 'either'): Promise<Facility> {
   const [reference, registration] = await Promise.all([
     need === 'reference' ? getFacilityReference(snapshot, ccn) : lookupReference(snapshot, ccn),
     tenant ? tenant.facilities.lookup(ccn) : null,

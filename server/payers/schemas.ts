@@ -9,6 +9,7 @@ import {
 } from '../../datasets/payers/schema.js';
 import { PolicyRuleSchema } from '../policies/schemas.js';
 import { IsoDateSchema, PayerRefSchema, PlanTypeSchema, ReliabilitySchema, StateSchema } from '../schemas.js';
+import { DenialRemedySchema } from '../denials/remedy.js';
 
 export const SlugParams = z.object({ slug: PayerRefSchema.describe('payer slug or alias (`medicare_ffs`, `medicare`, `Medi-Cal`)') });
 
@@ -59,6 +60,7 @@ export const DirectoryListSchema = z
 export const DenialPatternSchema = DenialPatternRowSchema.extend({
   denial_code: z.string().describe('group + CARC as printed on a remittance (`CO-50`), or the CARC alone'),
   payer_name: z.string(),
+  remedy: DenialRemedySchema.describe('what this denial leaves the provider to do, by the payer’s pattern (no deadline: a pattern has no claim dates)'),
 }).meta({ id: 'DenialPattern' });
 export const DenialPatternListSchema = z.array(DenialPatternSchema).meta({ id: 'DenialPatternList' });
 export const PayerSearchResultListSchema = z.array(PayerSearchResultSchema).meta({ id: 'PayerSearchResults' });
@@ -88,6 +90,7 @@ export const DenialCodeLookupSchema = z
     payer_count: z.int(),
     total_results: z.int(),
     results: z.array(DenialPatternSchema),
+    remedy: DenialRemedySchema.describe('what the code alone leaves to do, for any payer (each pattern in `results` carries its payer’s own)'),
     x12_master: z.array(X12MasterSchema),
     reliability: ReliabilitySchema,
   })

@@ -6,6 +6,7 @@ import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { RawInput, Resolution } from '../route.js';
 import { matchPayer, MIN_SCORE } from './search.js';
+import { classifyDenial, withDeadline } from '../denials/remedy.js';
 
 export interface PayerHit {
   payer: PayerRow;
@@ -98,8 +99,10 @@ export function parseDenialCode(raw: string): ParsedDenialCode {
   ]);
 }
 
+/** A payer's denial pattern as answered: its printed code, the payer's name and what the denial leaves to do (`classifyDenial`). */
 export function denialPattern(p: PayerRow, d: DenialPatternRow) {
-  return { ...d, denial_code: d.group_code ? `${d.group_code}-${d.carc_code}` : d.carc_code, payer_name: p.name };
+  const remedy = withDeadline(classifyDenial({ group: d.group_code, carc: d.carc_code, rarc: d.remark_code, payerType: p.payer_type, pattern: d }), {});
+  return { ...d, denial_code: d.group_code ? `${d.group_code}-${d.carc_code}` : d.carc_code, payer_name: p.name, remedy };
 }
 
 /** The x12_master rows of a parsed code: the CARC (with its group) or the RARC. */

@@ -9,8 +9,7 @@ import type { z } from 'zod';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { lookupOppsCap } from '../../datasets/opps_cap/queries.js';
 import { isKnownCode } from '../codes/service.js';
-import { isHospitalType, resolveFacility, type Facility, type PaymentSystem } from '../facilities/service.js';
-import type { TenantStore } from '../../warehouse/tenant_state.js';
+import { isHospitalType, resolveFacility, type Facility, type FacilityReads, type PaymentSystem } from '../facilities/service.js';
 import type { FacilityReference } from '../facilities/schemas.js';
 import type { Trace } from '../trace.js';
 import { MEDICARE_FFS, policyRulesFor } from '../policies/service.js';
@@ -317,7 +316,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
  */
 export async function paymentFor(
   snapshot: SnapshotReader,
-  tenant: TenantStore | null,
+  tenant: FacilityReads | null,
   q: z.output<typeof PaymentQuerySchema> & { code: string },
   today: string,
   trace: Trace,

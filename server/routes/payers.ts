@@ -26,6 +26,7 @@ import {
   TimelyFilingSchema,
 } from '../payers/schemas.js';
 import { denialPattern, matchingPriorAuthRules, parseDenialCode, payerWarnings, resolvePayer, searchPayers, searchResult, x12Master } from '../payers/service.js';
+import { classifyDenial, withDeadline } from '../denials/remedy.js';
 
 const PAYERS_TAG = 'payers';
 const PUBLIC_TAG = 'payers-public';
@@ -190,6 +191,7 @@ export const payerRoutes: RouteDef[] = [
         payer_count: payers.size,
         total_results: results.length,
         results,
+        remedy: withDeadline(classifyDenial({ group: c.group_code, carc: c.matched_as === 'rarc' ? null : c.code, rarc: c.matched_as === 'rarc' ? c.code : null, payerType: null }), {}),
         x12_master: master,
         reliability: trace.reliability(),
       };

@@ -1,0 +1,222 @@
+import { z } from 'zod';
+
+/**
+ * What a denial leaves the provider to do: the one classification of a denial's next step, used
+ * by every caller (the denial-resolution agent, a payer's denial patterns, the denial-code
+ * lookup). Pure: group code, CARC, RARC, the payer's type and (when one is loaded) the payer's
+ * curated pattern in; the remedy, whose amount it is, the appeal rights and the rules it rests on
+ * out. The remedy decides whether appeal levels apply at all, so an answer never says "no appeal
+ * rights" and "first appeal due" at once.
+ */
+
+export const REMEDIES = ['bill_patient', 'contractual_adjustment', 'correct_and_resubmit', 'appeal', 'not_appealable', 'bill_other_payer', 'no_action'] as const;
+export type Remedy = (typeof REMEDIES)[number];
+
+/** Whose the denied amount is: the provider's to write off or fix, the patient's, another payer's, or still this payer's (an appeal). */
+export const RESPONSIBILITIES = ['provider', 'patient', 'other_payer', 'payer'] as const;
+export type Responsibility = (typeof RESPONSIBILITIES)[number];
+
+export const RemedyCitationSchema = z.object({ title: z.string(), url: z.string(), retrieved: z.string().optional().describe('when a curator read a payer rule'), section: z.string().optional() }).meta({ id: 'RemedyCitation' });
+export type RemedyCitation = z.output<typeof RemedyCitationSchema>;
+
+export const RemedyDeadlineSchema = z
+  .object({
+    kind: z.enum(['appeal', 'resubmit_by']).describe('`appeal`: the first appeal level is due; `resubmit_by`: a corrected claim must be in by the timely-filing limit'),
+    date: z.string().nullable().describe('YYYY-MM-DD; null when the rule cannot be dated from the inputs'),
+    days_remaining: z.int().nullable().describe('days from the as-of date (default today, UTC) to `date`'),
+    citation: RemedyCitationSchema.nullable(),
+  })
+  .meta({ id: 'RemedyDeadline' });
+export type RemedyDeadline = z.output<typeof RemedyDeadlineSchema>;
+
+export const DenialRemedySchema = z
+  .object({
+    remedy: z.enum(REMEDIES),
+    responsibility: z.enum(RESPONSIBILITIES),
+    appeal_rights: z.enum(['yes', 'no', 'conditional']).describe('`conditional`: only in the case `appeal_condition` names'),
+    appeal_condition: z.string().nullable(),
+    reason: z.string(),
+    deadline: RemedyDeadlineSchema.nullable().describe('the appeal or resubmission deadline when the caller gave the dates it needs, else null'),
+    citations: z.array(RemedyCitationSchema),
+  })
+  .meta({ id: 'DenialRemedy' });
+export type DenialRemedy = z.output<typeof DenialRemedySchema>;
+
+/** A denial as a remittance or a caller names it. */
+export interface DenialInput {
+  group: string | null;
+  carc: string | null;
+  rarc: string | null;
+  /** The payer's type (`medicare`, `commercial`, ...), when the payer is known. */
+  payerType: string | null;
+  /** The payer's curated pattern for the code, when one is loaded: its category and citation. */
+  pattern?: { denial_category: string; citation: RemedyCitation } | null;
+}
+
+const CPM_CH1 = 'https://www.cms.gov/regulations-and-guidance/guidance/manuals/downloads/clm104c01.pdf';
+const CPM_CH29 = 'https://www.cms.gov/regulations-and-guidance/guidance/manuals/downloads/clm104c29.pdf';
+const X12_CARC = 'https://x12.org/codes/claim-adjustment-reason-codes';
+const carc = (code: string, group?: string): RemedyCitation => ({ title: `X12 Claim Adjustment Reason Code ${code}${group ? ` with group code ${group}` : ''}`, url: X12_CARC });
+
+type Rule = Omit<DenialRemedy, 'deadline'>;
+
+/**
+ * The remedy of a curated pattern's category (the payer's own word on the code), with the
+ * pattern's citation: a coding or missing-information denial is corrected, a medical-necessity or
+ * units denial appealed, coordination of benefits and eligibility go to the payer that covers
+ * the patient, and a timely-filing denial cannot be billed (only a documented exception reopens it).
+ */
+const BY_CATEGORY: Record<string, Pick<Rule, 'remedy' | 'responsibility' | 'appeal_rights' | 'appeal_condition' | 'reason'>> = {
+  missing_information: { remedy: 'correct_and_resubmit', responsibility: 'provider', appeal_rights: 'no', appeal_condition: null, reason: 'the payer needs information the claim lacks: correct the claim and submit it again' },
+  coding: { remedy: 'correct_and_resubmit', responsibility: 'provider', appeal_rights: 'no', appeal_condition: null, reason: 'a coding error: correct the codes and submit the claim again' },
+  bundling: {
+    remedy: 'correct_and_resubmit',
+    responsibility: 'provider',
+    appeal_rights: 'conditional',
+    appeal_condition: 'only if the services were distinct and the edit allows a modifier',
+    reason: 'the service is bundled into another paid the same day: rebill with a modifier only when the edit allows one and the record supports a distinct service',
+  },
+  medical_necessity: { remedy: 'appeal', responsibility: 'payer', appeal_rights: 'yes', appeal_condition: null, reason: 'a medical-necessity denial: appeal with the records that support the service' },
+  units_exceed_limit: { remedy: 'appeal', responsibility: 'payer', appeal_rights: 'yes', appeal_condition: null, reason: 'the units exceed the payer’s limit: appeal with records supporting the units when the limit allows it' },
+  documentation: { remedy: 'appeal', responsibility: 'payer', appeal_rights: 'yes', appeal_condition: null, reason: 'the payer wants documentation: appeal with the documents it names' },
+  prior_authorization: { remedy: 'appeal', responsibility: 'payer', appeal_rights: 'yes', appeal_condition: null, reason: 'no authorization on file: appeal with the authorization, or the proof that none was required' },
+  timely_filing: {
+    remedy: 'not_appealable',
+    responsibility: 'provider',
+    appeal_rights: 'conditional',
+    appeal_condition: 'only with proof of an exception to the filing limit',
+    reason: 'the filing limit has passed: the amount cannot be billed to the patient unless an exception to the limit applies',
+  },
+  coordination_of_benefits: { remedy: 'bill_other_payer', responsibility: 'other_payer', appeal_rights: 'no', appeal_condition: null, reason: 'another payer is primary: bill that payer first, then this one with its remittance' },
+  eligibility: { remedy: 'bill_other_payer', responsibility: 'other_payer', appeal_rights: 'conditional', appeal_condition: 'only if the patient was covered by this payer on the date of service', reason: 'the patient was not covered by this payer on the date of service: bill the payer that covered the patient then, or the patient when none did' },
+};
+
+/**
+ * The remedy of a denial. Rules, first match:
+ * - CO-16 (or CARC 16 without a group) or RARC MA130: an unprocessable claim, returned without
+ *   appeal rights; correct it and submit it again within the timely-filing limit, which the return
+ *   does not stop (Medicare Claims Processing Manual, Pub. 100-04, ch. 1, section 80.3.2; ch. 29,
+ *   section 200).
+ * - PR-1, PR-2, PR-3 (deductible, coinsurance, copayment): the patient's share; bill the patient
+ *   or a secondary payer, nothing to appeal.
+ * - OA-23 (the impact of prior payers' adjudication): another payer's part, already accounted for:
+ *   no action. CARC 18 (exact duplicate): the original claim stands, no action on the copy.
+ * - CARC 22 (covered by another payer per coordination of benefits) and 109 (not covered by this
+ *   payer; send it to the correct one): bill the other payer.
+ * - CO-45 (charge exceeds the fee schedule or contracted amount): a contractual adjustment,
+ *   appealable only when the allowed amount is itself wrong. CO-253 (sequestration): a reduction
+ *   of federal payment, written off, not appealable.
+ * - With the payer's curated pattern for the code: the remedy of its category, citing it.
+ * - Any other PR adjustment: the patient's, unless the service should have been covered.
+ * - Anything else: the payer's appeal levels apply (CO-50, the classic medical-necessity denial).
+ */
+export function classifyDenial(d: DenialInput): Rule {
+  const medicare = d.payerType === 'medicare';
+  const g = d.group;
+  const c = d.carc;
+  if ((c === '16' && (g === 'CO' || g === null)) || d.rarc === 'MA130') {
+    return {
+      remedy: 'correct_and_resubmit',
+      responsibility: 'provider',
+      appeal_rights: 'no',
+      appeal_condition: null,
+      reason: 'an unprocessable claim (it lacks information needed for adjudication) is returned, not denied: it has no appeal rights; correct the claim and submit it again before the timely-filing limit, which keeps running',
+      citations: medicare
+        ? [{ title: 'Medicare Claims Processing Manual, Pub. 100-04, ch. 1, section 80.3.2 (unprocessable claims) and ch. 29, section 200', url: CPM_CH1 }]
+        : [{ title: 'X12 Claim Adjustment Reason Code 16 / Remittance Advice Remark Code MA130', url: X12_CARC }],
+    };
+  }
+  if (g === 'PR' && (c === '1' || c === '2' || c === '3')) {
+    return {
+      remedy: 'bill_patient',
+      responsibility: 'patient',
+      appeal_rights: 'no',
+      appeal_condition: null,
+      reason: `PR-${c} is the patient's share (${{ '1': 'deductible', '2': 'coinsurance', '3': 'copayment' }[c]}): bill the patient or a secondary payer; there is nothing to appeal`,
+      citations: [{ title: 'X12 Claim Adjustment Reason Codes 1, 2, 3 with group code PR (patient responsibility)', url: X12_CARC }],
+    };
+  }
+  if (c === '23' && (g === 'OA' || g === null)) {
+    return {
+      remedy: 'no_action',
+      responsibility: 'other_payer',
+      appeal_rights: 'no',
+      appeal_condition: null,
+      reason: "OA-23: the prior payer's payment and adjustments, already accounted for; nothing to bill or appeal for this amount",
+      citations: [carc('23', 'OA')],
+    };
+  }
+  if (c === '18') {
+    return {
+      remedy: 'no_action',
+      responsibility: 'provider',
+      appeal_rights: 'no',
+      appeal_condition: null,
+      reason: 'CARC 18: an exact duplicate of a claim or service already received; the original is adjudicated on its own, so do not resubmit this copy',
+      citations: [carc('18', g ?? undefined)],
+    };
+  }
+  if (c === '22' || c === '109') {
+    return {
+      remedy: 'bill_other_payer',
+      responsibility: 'other_payer',
+      appeal_rights: 'conditional',
+      appeal_condition: 'only if this payer is in fact responsible for the service',
+      reason:
+        c === '22'
+          ? 'CARC 22: another payer may cover the service under coordination of benefits; bill that payer first'
+          : 'CARC 109: not covered by this payer or contractor; send the claim to the correct payer or contractor',
+      citations: [carc(c, g ?? undefined)],
+    };
+  }
+  if (g === 'CO' && c === '45') {
+    return {
+      remedy: 'contractual_adjustment',
+      responsibility: 'provider',
+      appeal_rights: 'conditional',
+      appeal_condition: 'only if the allowed amount differs from the contract or fee schedule',
+      reason: 'CO-45: the charge exceeds the fee schedule or contracted amount; write the difference off (the patient may not be billed for it)',
+      citations: [carc('45', 'CO')],
+    };
+  }
+  if (c === '253') {
+    return {
+      remedy: 'not_appealable',
+      responsibility: 'provider',
+      appeal_rights: 'no',
+      appeal_condition: null,
+      reason: 'CARC 253: sequestration, a reduction of federal payment; write it off (it may not be billed to the patient)',
+      citations: [carc('253', g ?? undefined)],
+    };
+  }
+  const byCategory = d.pattern ? BY_CATEGORY[d.pattern.denial_category] : undefined;
+  if (byCategory) return { ...byCategory, citations: [d.pattern!.citation] };
+  if (g === 'PR') {
+    return {
+      remedy: 'bill_patient',
+      responsibility: 'patient',
+      appeal_rights: 'conditional',
+      appeal_condition: 'only if the service should have been covered',
+      reason: `PR-${c ?? d.rarc}: patient responsibility; the amount may be billed to the patient or a secondary payer`,
+      citations: [{ title: 'X12 claim adjustment group code PR (patient responsibility)', url: X12_CARC }],
+    };
+  }
+  return {
+    remedy: 'appeal',
+    responsibility: 'payer',
+    appeal_rights: 'yes',
+    appeal_condition: null,
+    reason: 'a denial the payer adjudicated: the appeal levels apply',
+    citations: [medicare ? { title: 'Medicare Claims Processing Manual, Pub. 100-04, ch. 29 (appeals of claims decisions)', url: CPM_CH29 } : { title: 'X12 Claim Adjustment Reason Codes', url: X12_CARC }],
+  };
+}
+
+/**
+ * The remedy with its deadline: the first appeal level's date when the remedy leaves appeal
+ * rights, the timely-filing limit when the claim is to be corrected and resubmitted, else none.
+ * The caller computes the dates (it knows the payer's rules and the dates of the claim).
+ */
+export function withDeadline(rule: Rule, dates: { appeal?: RemedyDeadline | null; resubmit_by?: RemedyDeadline | null }): DenialRemedy {
+  const deadline = rule.remedy === 'correct_and_resubmit' ? (dates.resubmit_by ?? null) : rule.appeal_rights !== 'no' ? (dates.appeal ?? null) : null;
+  return { ...rule, deadline };
+}
