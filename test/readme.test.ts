@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +9,10 @@ import { freePort } from './helpers/harness.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const readme = () => readFile(join(ROOT, 'README.md'), 'utf8');
+/** The pages under docs/ (design, performance, datasets, API areas, contributing), by path from the root. */
+const docPages = async () => (await readdir(join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`);
+/** The manual and the docs it points to: what a check of moved text reads. */
+const manualAndDocs = async () => (await Promise.all(['README.md', ...(await docPages())].map((f) => readFile(join(ROOT, f), 'utf8')))).join('\n');
 
 describe('the README tells the truth', () => {
   it('documents every setting cli/config.ts reads', async () => {
@@ -29,7 +33,7 @@ describe('the README tells the truth', () => {
   });
 
   it("the callback receiver example accepts a signed delivery once and refuses a bad signature", async () => {
-    const text = await readme();
+    const text = await manualAndDocs();
     const m = /A receiver in ten lines of Node:\n\n```js\n([\s\S]*?)```/.exec(text);
     expect(m).not.toBeNull();
     const dir = await mkdtemp(join(tmpdir(), 'rcm-readme-'));
@@ -52,6 +56,29 @@ describe('the README tells the truth', () => {
       child.kill();
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('is a manual of at most 500 lines', async () => {
+    const lines = (await readme()).split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    expect(lines.length).toBeLessThanOrEqual(500);
+  });
+
+  it('carries no history: no issue or session numbers in the README, docs/ or the changelog', async () => {
+    const files = ['README.md', ...(await docPages()), 'CHANGELOG.md'];
+    expect(files.length).toBeGreaterThan(3);
+    const found: string[] = [];
+    for (const f of files) {
+      const lines = (await readFile(join(ROOT, f), 'utf8')).split('\n');
+      lines.forEach((line, i) => {
+        for (const m of line.matchAll(/\b(session|issue) [0-9]+\b/gi)) {
+          // "MCP session" is the protocol's word, not a work log.
+          if (/\bmcp $/i.test(line.slice(0, m.index))) continue;
+          found.push(`${f}:${i + 1}: ${m[0]}`);
+        }
+      });
+    }
+    expect(found).toEqual([]);
   });
 });
 
