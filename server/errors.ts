@@ -33,6 +33,7 @@ export const STATUS: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   method_not_allowed: 405,
+  session_key_mismatch: 403,
   playground_disabled: 403,
   playground_not_on_production: 403,
   agent_unavailable: 503,

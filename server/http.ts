@@ -2,7 +2,9 @@ import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
+import { DomainError, NotFoundError } from '../warehouse/errors.js';
 import { Dispatcher } from './dispatch.js';
+import { bodyOf, statusOf } from './errors.js';
 import type { McpEndpoint } from './mcp/adapter.js';
 import { pageAt } from './pages/index.js';
 import type { InvokeRequest, Pipeline } from './pipeline/invoke.js';
@@ -95,8 +97,7 @@ export function createHttpHandler(pipeline: Pipeline, routes: RouteDef[], opts: 
     // Node keeps the first of two Host headers; which host a request addresses decides test or
     // live data, so an ambiguous one is refused rather than guessed.
     if (hostCount(req.rawHeaders) > 1) {
-      const body = JSON.stringify({ detail: 'the request carries more than one Host header', code: 'invalid_host' });
-      res.writeHead(400, { 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(body)), connection: 'close' }).end(body);
+      writeError(res, new DomainError('invalid_host', 'the request carries more than one Host header'), requestIdOf(req));
       return;
     }
     const { path, rawQuery } = splitTarget(req.url ?? '/');
@@ -117,14 +118,26 @@ export function createHttpHandler(pipeline: Pipeline, routes: RouteDef[], opts: 
   };
 }
 
+/**
+ * Answers an error raised before the pipeline (two Host headers, an oversized MCP body) through the
+ * one error model: its status from the status table, its body from `bodyOf`, and the connection
+ * closed (what follows on it cannot be trusted). Returns the status.
+ */
+function writeError(res: ServerResponse, err: DomainError, requestId: string): number {
+  const status = statusOf(err);
+  const body = JSON.stringify(bodyOf(err, requestId));
+  res.writeHead(status, { ...err.headers, 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(body)), connection: 'close', 'x-request-id': requestId }).end(body);
+  return status;
+}
+
 /** `/v1/mcp`: the body read and bounded here, the rest (each answer with its X-Request-Id) is the MCP adapter's. */
 async function serveMcp(pipeline: Pipeline, mcp: McpEndpoint, req: IncomingMessage, res: ServerResponse, opts: HttpOptions): Promise<void> {
   const started = pipeline.started();
   const requestId = requestIdOf(req);
   const { bytes, overLimit } = req.method === 'POST' ? await readBody(req, 1 << 20) : { bytes: EMPTY, overLimit: false };
   if (overLimit) {
-    res.writeHead(413, { 'content-type': JSON_TYPE, connection: 'close', 'x-request-id': requestId }).end(JSON.stringify({ detail: 'request body exceeds 1048576 bytes', code: 'payload_too_large' }));
-    pipeline.record('http', req.method ?? 'POST', MCP_PATH, 413, started, requestId);
+    const status = writeError(res, new DomainError('payload_too_large', 'request body exceeds 1048576 bytes'), requestId);
+    pipeline.record('http', req.method ?? 'POST', MCP_PATH, status, started, requestId);
     return;
   }
   const status = await mcp.handle(req, res, bytes, clientIp(req, opts.trustProxy), requestId);
@@ -202,12 +215,13 @@ function createHttpApp(pipeline: Pipeline, routes: RouteDef[]): Koa {
     }
     const m = dispatcher.match(ctx.method, ctx.path);
     const allowed = m && 'allowed' in m ? m.allowed : null;
-    ctx.status = allowed ? 405 : 404;
-    if (allowed) ctx.set('Allow', allowed.join(', '));
+    const err = allowed
+      ? new DomainError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path} (allowed: ${allowed.join(', ')})`, { headers: { allow: allowed.join(', ') } })
+      : new NotFoundError(`no route for ${ctx.method} ${ctx.path}`);
+    ctx.status = statusOf(err);
+    for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
     ctx.type = JSON_TYPE;
-    ctx.body = allowed
-      ? { detail: `${ctx.method} is not allowed on ${ctx.path} (allowed: ${allowed.join(', ')})`, code: 'method_not_allowed' }
-      : { detail: `no route for ${ctx.method} ${ctx.path}`, code: 'not_found' };
+    ctx.body = bodyOf(err, requestId);
     pipeline.record('http', ctx.method, 'unmatched', ctx.status, started, requestId);
   });
   return app;

@@ -1,4 +1,5 @@
 import { describe, expect, it, afterAll, beforeAll } from 'vitest';
+import { connect } from 'node:net';
 import { paymentSystemOf } from '../server/facilities/service.js';
 import type { RateDecision, RateLimiter } from '../server/pipeline/limits.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
@@ -143,5 +144,48 @@ describe('health probes (issue 19, item 13)', () => {
     const statuses = [];
     for (let i = 0; i < 8; i++) statuses.push((await t.request('/v1/directory/payers', { key: null })).status);
     expect(statuses).toContain(429);
+  });
+});
+
+describe('the error model, one home for statuses and codes', () => {
+  it('no server file writes an error status or an error body by hand (only JSON-RPC framing of the MCP transport)', async () => {
+    const { readdir, readFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const root = join(import.meta.dirname, '..', 'server');
+    const files = (await readdir(root, { recursive: true })).filter((f) => f.endsWith('.ts') && f !== 'errors.ts');
+    const byHand: string[] = [];
+    for (const f of files) {
+      const lines = (await readFile(join(root, f), 'utf8')).split('\n');
+      lines.forEach((l, i) => {
+        // An error body `{ detail, code: '...' }`, or a 4xx/5xx status, written outside server/errors.ts.
+        const body = /detail: [^}]*code: '[a-z_]+'/.test(l);
+        const status = /(writeHead\(|\.status = |fail\(res, requestId, )[45]\d\d\b/.test(l) && !l.includes('rpcError(');
+        if (body || status) byHand.push(`server/${f}:${i + 1}: ${l.trim()}`);
+      });
+    }
+    expect(byHand).toEqual([]);
+  });
+
+  it('answers the errors raised before the pipeline through the status table: two Host headers, a method not allowed, no route', async () => {
+    const { rawRequest } = await import('./helpers/harness.js');
+    const t = await startTestServer();
+    try {
+      const twoHosts = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const s = connect(t.port, '127.0.0.1', () => s.write('GET /v1/health HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\n\r\n'));
+        let data = '';
+        s.on('data', (c: Buffer) => (data += c.toString()));
+        s.on('end', () => resolve({ status: Number(data.split(' ')[1]), body: data.slice(data.indexOf('\r\n\r\n') + 4) }));
+        s.on('error', reject);
+      });
+      expect(twoHosts.status).toBe(400);
+      expect(JSON.parse(twoHosts.body)).toEqual({ detail: 'the request carries more than one Host header', code: 'invalid_host' });
+      const put = await rawRequest(t.port, '/v1/health', { method: 'PUT' });
+      expect(put.status).toBe(405);
+      expect(put.headers.allow).toBe('GET');
+      expect(put.body).toMatchObject({ code: 'method_not_allowed' });
+      expect((await rawRequest(t.port, '/v1/nothing-here')).body).toMatchObject({ code: 'not_found' });
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -42,6 +42,8 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'method_not_allowed'
+  // MCP sessions: a session is bound to the key that opened it
+  | 'session_key_mismatch'
   // the playground
   | 'playground_disabled'
   | 'playground_not_on_production'

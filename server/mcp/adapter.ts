@@ -254,7 +254,10 @@ export class McpEndpoint {
       session = undefined;
     }
     if (typeof sid === 'string' && !session) return this.fail(res, requestId, 404, rpcError(-32001, 'Session not found'));
-    if (session && session.keyId !== auth.key_id) return this.fail(res, requestId, 403, { detail: 'this MCP session belongs to another API key', code: 'session_key_mismatch' });
+    if (session && session.keyId !== auth.key_id) {
+      const err = new DomainError('session_key_mismatch', 'this MCP session belongs to another API key');
+      return this.fail(res, requestId, statusOf(err), bodyOf(err, requestId));
+    }
     let parsed: unknown;
     if (req.method === 'POST') {
       try {

@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { aliasKey, type PayerKnowledge } from '../../datasets/payers/queries.js';
-import { DomainError } from '../../warehouse/errors.js';
 import type { StoredChunk, StoredPolicyDocument } from '../../warehouse/policy_documents.js';
 import type { TenantStore } from '../../warehouse/tenant_state.js';
-import { PdfError } from './errors.js';
 import type { PolicyParser } from './parser.js';
 import type { FoundCodeSchema, PolicyChunkSchema, PolicyDocumentSummarySchema, PolicyTreeNode } from './schemas.js';
 import type { ParsedPolicy } from './parse_job.js';
@@ -50,13 +48,7 @@ export async function parseForTenant(
   const id = documentIdOf(o.tenant.tenantId, o.tenant.mode, sha256);
   const held = await o.tenant.policyDocuments.get(id).catch(() => null);
   if (held) return { ...held, created: false };
-  let parsed: ParsedPolicy;
-  try {
-    parsed = await o.parser.parse(bytes);
-  } catch (e) {
-    if (e instanceof PdfError) throw new DomainError(e.problem, e.message);
-    throw e;
-  }
+  const parsed: ParsedPolicy = await o.parser.parse(bytes);
   const payer = detectPayer(o.payers, parsed.first_page_text);
   const chunks: StoredChunk[] = parsed.chunks.map((c, i) => ({
     chunk_id: chunkIdOf(id, c.ordinal),
