@@ -38,8 +38,12 @@ import { fdaNdc } from './fda_ndc/dataset.js';
 import { umlsConcepts } from './umls_concepts/dataset.js';
 import { nppes } from './nppes/dataset.js';
 
-/** Every dataset the service knows. Adding one: a folder under datasets/ and a line here. */
-export const DATASETS: Dataset<any>[] = [
+/**
+ * Every dataset the service knows, in the order `rcm datasets` lists them. Adding one: a folder
+ * under datasets/ and a line here (`npm run new:dataset -- <id>` writes both; test/registry.test.ts
+ * fails on a folder that is not listed).
+ */
+const REGISTERED = [
   mpfsRvu,
   gpci,
   ncciPtpPrac,
@@ -80,9 +84,18 @@ export const DATASETS: Dataset<any>[] = [
   nppes,
 ];
 
-const BY_ID = new Map(DATASETS.map((d) => [d.id, d]));
+/**
+ * The id of a registered dataset: a closed union taken from the declarations above, so an id
+ * spelled as a literal where a `DatasetId` is asked compiles only when that dataset exists.
+ */
+export type DatasetId = (typeof REGISTERED)[number]['id'];
 
-/** The dataset declared under `id`, or undefined. */
-export function lookupDataset(id: string): Dataset<any> | undefined {
+/** Every registered dataset (`REGISTERED`, typed by the union of their ids). */
+export const DATASETS: Dataset<any, DatasetId>[] = REGISTERED;
+
+const BY_ID = new Map<string, Dataset<any, DatasetId>>(DATASETS.map((d) => [d.id, d]));
+
+/** The dataset declared under `id` (a `DatasetId`, or any text such as a CLI argument), or undefined. */
+export function lookupDataset(id: string): Dataset<any, DatasetId> | undefined {
   return BY_ID.get(id);
 }

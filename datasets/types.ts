@@ -46,11 +46,13 @@ export interface NativeLoadResult {
 
 /**
  * One published source dataset: what it accepts, how its rows look, how to find its version and
- * how to parse it. Adding a dataset is adding a folder under `datasets/` and registering it.
+ * how to parse it. Adding a dataset is adding a folder under `datasets/` and registering it
+ * (`npm run new:dataset -- <id>` does both; datasets/README.md). `Id` keeps the literal id of a
+ * declaration, so the registry's ids form the closed union `DatasetId`.
  */
-export interface Dataset<Row extends object = Record<string, unknown>> {
+export interface Dataset<Row extends object = Record<string, unknown>, Id extends string = string> {
   /** snake_case id, identical in folder, table, CLI argument and manifest. */
-  id: string;
+  id: Id;
   title: string;
   publisher: string;
   /** Accepted formats in words, shown by `rcm datasets`. */
@@ -121,16 +123,18 @@ export type DatasetSpec<Row extends object> = Omit<Dataset<Row>, 'tables' | 'col
 
 /**
  * Declares a single-table dataset from its row schema: the table is named like the dataset,
- * its columns come from the schema and the row type is `z.infer` of it (declared once).
+ * its columns come from the schema and the row type is `z.infer` of it (declared once). The id
+ * keeps its literal type, so queries that read `dataset.id` are typed by it.
  */
-export function defineDataset<S extends z.ZodObject>(
+export function defineDataset<S extends z.ZodObject, const Id extends string>(
   d: DatasetSpec<z.infer<S>> & {
+    id: Id;
     row: S;
     key: (keyof z.infer<S> & string)[];
     /** Release-level columns a diff ignores (see `TableSpec.meta`). */
     meta?: (keyof z.infer<S> & string)[];
   },
-): Dataset<z.infer<S>> {
+): Dataset<z.infer<S>, Id> {
   const { row, key, meta, ...rest } = d;
   const main = table(d.id, row, key, meta);
   return { ...rest, tables: [main], columns: main.columns, key: main.key };
@@ -141,8 +145,11 @@ export function mainTable(t: TableSpec): Pick<Dataset, 'tables' | 'columns' | 'k
   return { tables: [t], columns: t.columns, key: t.key };
 }
 
-/** Declares a dataset of several tables (curated knowledge, product + package files): main first. */
-export function defineMultiTableDataset<Row extends object>(d: DatasetSpec<Row> & { tables: TableSpec[] }): Dataset<Row> {
+/**
+ * Declares a dataset of several tables (curated knowledge, product + package files): main first.
+ * The row type is inferred from `parse`, the id keeps its literal type.
+ */
+export function defineMultiTableDataset<Row extends object, const Id extends string>(d: DatasetSpec<Row> & { id: Id; tables: TableSpec[] }): Dataset<Row, Id> {
   const main = d.tables[0];
   if (!main) throw new Error(`dataset ${d.id} declares no table`);
   return { ...d, columns: main.columns, key: main.key };

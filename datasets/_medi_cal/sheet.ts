@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Issue } from '../../warehouse/errors.js';
-import { isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { readRecords, type FileSample, type SourceFile, type SourceRecord } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
@@ -216,9 +216,7 @@ export async function* parseSheets(
     matched++;
     const meta: SheetMeta = { sheet: name, illustrative: above.some((l) => ILLUSTRATIVE_MARK.test(l)), sfy: sfyIn(above.join('\n')) };
     const rows: Record<string, unknown>[] = [];
-    for (let n = await records.next(); !n.done; n = await records.next()) {
-      const { line, fields } = n.value;
-      if (isBlankRecord(fields)) continue;
+    for await (const { line, fields } of dataRecords(records)) {
       const { row, issues } = toSheetRow(header.layout, header.positions, fields, line);
       if (issues.length) {
         yield { line, table: header.layout.table, issues };

@@ -1,4 +1,4 @@
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
@@ -110,9 +110,7 @@ async function* parseMue(
   }
   const ratCol = cells.findIndex((c) => c === 'MUE RATIONALE');
   let seen = 0;
-  for (let n = await records.next(); !n.done; n = await records.next()) {
-    const { line, fields } = n.value;
-    if (isBlankRecord(fields)) continue;
+  for await (const { line, fields } of dataRecords(records)) {
     seen++;
     const r = new RowReader(line);
     const proc_cd = r.text('proc_cd', fields[0], { required: true, pattern: PROC_CODE_RE });
@@ -167,7 +165,7 @@ function mueVersion(samples: FileSample[]): VersionInfo | undefined {
  * is only in the file name. The setting is read from the header, so a file for another setting
  * is rejected with an IngestError instead of being loaded under the wrong id.
  */
-export function medicareMueDataset(id: string, type: MueType): Dataset<MueRow> {
+export function medicareMueDataset<const Id extends string>(id: Id, type: MueType): Dataset<MueRow, Id> {
   const words = MUE_SETTINGS[type].words;
   return {
     id,
@@ -191,7 +189,7 @@ export function medicareMueDataset(id: string, type: MueType): Dataset<MueRow> {
  * `Eff_MM-DD-YYYY` date). A file with an adjudication indicator column is a Medicare file and is
  * rejected, as is a file for another setting.
  */
-export function medicaidMueDataset(id: string, type: MueType): Dataset<MedicaidMueRow> {
+export function medicaidMueDataset<const Id extends string>(id: Id, type: MueType): Dataset<MedicaidMueRow, Id> {
   const words = MUE_SETTINGS[type].words;
   return {
     id,

@@ -3,20 +3,26 @@ import { allAsJson, quoteIdent } from '../../warehouse/snapshot.js';
 import type { DatasetVersion } from '../../warehouse/manifest.js';
 import type { MedicaidMueRow, MueRow, MueType } from './mue.js';
 import { selectVersion, type VersionPick } from '../_shared/versions.js';
+import { medicaidMueDme } from '../medicaid_mue_dme/dataset.js';
+import { medicaidMueHosp } from '../medicaid_mue_hosp/dataset.js';
+import { medicaidMuePrac } from '../medicaid_mue_prac/dataset.js';
+import { ncciMueDme } from '../ncci_mue_dme/dataset.js';
+import { ncciMueHosp } from '../ncci_mue_hosp/dataset.js';
+import { ncciMuePrac } from '../ncci_mue_prac/dataset.js';
 
-/** Medicare MUE dataset id per setting, in the order answers list them. */
-export const MEDICARE_MUE_IDS: Record<MueType, string> = {
-  practitioner: 'ncci_mue_prac',
-  'hosp-op': 'ncci_mue_hosp',
-  dme: 'ncci_mue_dme',
-};
+/** Medicare MUE dataset id per setting (from the members' declarations), in the order answers list them. */
+export const MEDICARE_MUE_IDS = {
+  practitioner: ncciMuePrac.id,
+  'hosp-op': ncciMueHosp.id,
+  dme: ncciMueDme.id,
+} as const satisfies Record<MueType, string>;
 
-/** Medicaid MUE dataset id per setting. */
-export const MEDICAID_MUE_IDS: Record<MueType, string> = {
-  practitioner: 'medicaid_mue_prac',
-  'hosp-op': 'medicaid_mue_hosp',
-  dme: 'medicaid_mue_dme',
-};
+/** Medicaid MUE dataset id per setting (from the members' declarations). */
+export const MEDICAID_MUE_IDS = {
+  practitioner: medicaidMuePrac.id,
+  'hosp-op': medicaidMueHosp.id,
+  dme: medicaidMueDme.id,
+} as const satisfies Record<MueType, string>;
 
 /** Where an answer came from: the loaded version and whether its quarter covers the date asked. */
 export interface VersionUsed {

@@ -48,7 +48,7 @@ function versionFor(flavor: PtpFlavor, samples: FileSample[]): VersionInfo | und
  * Builds one of the four PTP datasets. Medicare (`ccipra`/`ccioph`) and Medicaid files share
  * the layout family: titles, a wrapped header, 7 tab-separated fields, deleted edits kept.
  */
-export function makePtpDataset(flavor: PtpFlavor, extra: { publisher: string; formats: string[] }): Dataset<PtpRow> {
+export function makePtpDataset<const Id extends string>(flavor: PtpFlavor<Id>, extra: { publisher: string; formats: string[] }): Dataset<PtpRow, Id> {
   return {
     id: flavor.id,
     title: flavor.title,

@@ -4,8 +4,8 @@
 export const MEDICARE_PTP_PARTS = 4;
 
 /** Which publisher file family a PTP dataset reads. */
-export interface PtpFlavor {
-  id: string;
+export interface PtpFlavor<Id extends string = string> {
+  id: Id;
   title: string;
   program: 'medicare' | 'medicaid';
   ptpType: 'prac' | 'hosp';

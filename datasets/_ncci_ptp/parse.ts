@@ -1,3 +1,4 @@
+import { dataRecords } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { type Issue } from '../../warehouse/errors.js';
 import { readRecords, type SourceFile } from '../_shared/source.js';
@@ -70,8 +71,8 @@ export async function* parsePtpFile(flavor: PtpFlavor, file: SourceFile, ctx: Pa
   const records = readRecords(file, { delimiter: '\t', quote: false, onBytes: ctx.onBytes })[Symbol.asyncIterator]();
   const head: string[] = [];
   let layout: PtpLayout | undefined;
-  for (let n = await records.next(); !n.done; n = await records.next()) {
-    const { line, fields } = n.value;
+  // Blank lines are read too: the header search counts them, and `isEmptyLine` decides below.
+  for await (const { line, fields } of dataRecords(records, { keepBlank: true })) {
     if (!layout) {
       head.push(fields.join('\t'));
       const start = head.findIndex((l) => isHeaderStart(cells(l)));

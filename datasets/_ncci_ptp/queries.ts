@@ -5,9 +5,13 @@ import { quoteIdent } from '../../warehouse/snapshot.js';
 import { selectVersion, type VersionPick } from '../_shared/versions.js';
 import type { PtpRow } from './row.js';
 import { allCodes, buildPtpIndex, column1Codes, groupOf, pairRows, type PtpVersionIndex } from './pair_index.js';
+import { medicaidPtpHosp } from '../medicaid_ptp_hosp/dataset.js';
+import { medicaidPtpPrac } from '../medicaid_ptp_prac/dataset.js';
+import { ncciPtpHosp } from '../ncci_ptp_hosp/dataset.js';
+import { ncciPtpPrac } from '../ncci_ptp_prac/dataset.js';
 
-/** The PTP datasets, for warming their indexes when a snapshot is mounted. */
-export const PTP_DATASETS: PtpDatasetId[] = ['ncci_ptp_prac', 'ncci_ptp_hosp', 'medicaid_ptp_prac', 'medicaid_ptp_hosp'];
+/** The PTP datasets (ids from the members' declarations), for warming their indexes when a snapshot is mounted. */
+export const PTP_DATASETS = [ncciPtpPrac.id, ncciPtpHosp.id, medicaidPtpPrac.id, medicaidPtpHosp.id] as const;
 
 /**
  * Every loaded version of a PTP dataset as an in-memory index (built once per snapshot, pinned;
@@ -51,7 +55,7 @@ export function warmPtpIndexes(snapshot: SnapshotReader): Promise<unknown> {
 }
 
 /** The four PTP tables; the queries below serve all of them. */
-export type PtpDatasetId = 'ncci_ptp_prac' | 'ncci_ptp_hosp' | 'medicaid_ptp_prac' | 'medicaid_ptp_hosp';
+export type PtpDatasetId = (typeof PTP_DATASETS)[number];
 
 /** How an edit row stands on a date of service. */
 export type PtpEditStatus = 'active' | 'deleted' | 'not_yet_effective' | 'not_applicable';

@@ -33,6 +33,25 @@ export async function findHeader(
   }
 }
 
+/**
+ * The records `records` has left (those after the header `findHeader` found, or all of them),
+ * blank ones (`isBlankRecord`) skipped unless `keepBlank`: the loop every row parser runs, as
+ * `for await (const { line, fields } of dataRecords(records))`. It pulls one record per step and
+ * never closes `records`, so an error or an early stop leaves the reader where the loop left it.
+ */
+export function dataRecords(records: AsyncIterator<SourceRecord>, opts: { keepBlank?: boolean } = {}): AsyncIterable<SourceRecord> {
+  return {
+    [Symbol.asyncIterator]: () => ({
+      async next(): Promise<IteratorResult<SourceRecord>> {
+        for (;;) {
+          const n = await records.next();
+          if (n.done || opts.keepBlank || !isBlankRecord(n.value.fields)) return n;
+        }
+      },
+    }),
+  };
+}
+
 /** Normalises a header cell for matching: upper case, single spaces, no footnote stars. */
 export function normHeader(s: string): string {
   return clean(s).replace(/\*+/g, '').replace(/\s+/g, ' ').toUpperCase();

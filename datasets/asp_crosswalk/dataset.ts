@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { aspVersionOf } from '../asp_pricing/dataset.js';
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
 import { readRecords, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
 import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
@@ -48,9 +48,7 @@ export const aspCrosswalk = defineDataset({
   async *parse(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<AspCrosswalkRow>> {
     const records = readRecords(file, { onBytes: ctx.onBytes })[Symbol.asyncIterator]();
     await findHeader(records, file, isAspCrosswalkHeader, '_<YYYY>_CODE, Short Description, LABELER NAME, NDC2, …, BILLUNITSPKG', 40);
-    for (let n = await records.next(); !n.done; n = await records.next()) {
-      const { line, fields } = n.value;
-      if (isBlankRecord(fields)) continue;
+    for await (const { line, fields } of dataRecords(records)) {
       const r = new RowReader(line);
       const hcpcs = r.text('HCPCS', fields[0], { required: true, pattern: /^[A-Z0-9]{5}$/ });
       const printed = r.text('NDC2', fields[3], { required: true });

@@ -1,19 +1,19 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import type { AspCrosswalkRow } from './dataset.js';
+import { aspCrosswalk, type AspCrosswalkRow } from './dataset.js';
 
 /** A stored crosswalk row plus the quarter label it was loaded under. */
 export type NdcHcpcsLink = AspCrosswalkRow & { version: string };
 
 function latest(snapshot: SnapshotReader): string | undefined {
-  return snapshot.versions('asp_crosswalk').at(-1)?.version;
+  return snapshot.versions(aspCrosswalk.id).at(-1)?.version;
 }
 
 /** NDC packages billed under a HCPCS code (latest loaded crosswalk), ordered by NDC. */
 export async function findNdcsForHcpcs(snapshot: SnapshotReader, hcpcs: string): Promise<NdcHcpcsLink[]> {
   const version = latest(snapshot);
   if (!version) return [];
-  return snapshot.memo(`asp_crosswalk:hcpcs:${version}:${hcpcs}`, () =>
-    snapshot.all<NdcHcpcsLink>(`SELECT * FROM asp_crosswalk WHERE version = $1 AND hcpcs_code = $2 ORDER BY ndc`, [version, hcpcs]),
+  return snapshot.memo(`${aspCrosswalk.id}:hcpcs:${version}:${hcpcs}`, () =>
+    snapshot.all<NdcHcpcsLink>(`SELECT * FROM ${aspCrosswalk.id} WHERE version = $1 AND hcpcs_code = $2 ORDER BY ndc`, [version, hcpcs]),
   );
 }
 
@@ -21,7 +21,7 @@ export async function findNdcsForHcpcs(snapshot: SnapshotReader, hcpcs: string):
 export async function findHcpcsForNdc(snapshot: SnapshotReader, ndc11: string): Promise<NdcHcpcsLink[]> {
   const version = latest(snapshot);
   if (!version) return [];
-  return snapshot.memo(`asp_crosswalk:ndc:${version}:${ndc11}`, () =>
-    snapshot.all<NdcHcpcsLink>(`SELECT * FROM asp_crosswalk WHERE version = $1 AND ndc = $2 ORDER BY hcpcs_code`, [version, ndc11]),
+  return snapshot.memo(`${aspCrosswalk.id}:ndc:${version}:${ndc11}`, () =>
+    snapshot.all<NdcHcpcsLink>(`SELECT * FROM ${aspCrosswalk.id} WHERE version = $1 AND ndc = $2 ORDER BY hcpcs_code`, [version, ndc11]),
   );
 }

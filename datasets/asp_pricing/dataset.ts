@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
 import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
@@ -83,9 +83,7 @@ export const aspPricing = defineDataset({
       notes: at('NOTES'),
     };
     const cell = (fields: string[], i: number): string | undefined => (i >= 0 ? fields[i] : undefined);
-    for (let n = await records.next(); !n.done; n = await records.next()) {
-      const { line, fields } = n.value;
-      if (isBlankRecord(fields)) continue;
+    for await (const { line, fields } of dataRecords(records)) {
       const r = new RowReader(line);
       const row: AspPricingRow = {
         hcpcs_code: r.text('HCPCS Code', fields[0], { required: true, pattern: /^[A-Z0-9]{5}$/ }),

@@ -1,5 +1,5 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import type { AspPricingRow } from './dataset.js';
+import { aspPricing, type AspPricingRow } from './dataset.js';
 import { versionLabel } from '../_shared/versions.js';
 
 /** A stored ASP pricing row plus the quarter label (`2025Q1`) it was loaded under. */
@@ -10,9 +10,9 @@ export type AspPaymentLimit = AspPricingRow & { version: string };
  * of a drug HCPCS from the latest loaded ASP quarter (`payment_limit` null where CMS prints `N/A`).
  */
 export async function findAspPaymentLimits(snapshot: SnapshotReader, hcpcs: string): Promise<AspPaymentLimit[]> {
-  const version = versionLabel(snapshot, 'asp_pricing');
+  const version = versionLabel(snapshot, aspPricing.id);
   if (!version) return [];
-  return snapshot.memo(`asp_pricing:${version}:${hcpcs}`, () =>
-    snapshot.all<AspPaymentLimit>(`SELECT * FROM asp_pricing WHERE version = $1 AND hcpcs_code = $2`, [version, hcpcs]),
+  return snapshot.memo(`${aspPricing.id}:${version}:${hcpcs}`, () =>
+    snapshot.all<AspPaymentLimit>(`SELECT * FROM ${aspPricing.id} WHERE version = $1 AND hcpcs_code = $2`, [version, hcpcs]),
   );
 }

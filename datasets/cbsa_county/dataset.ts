@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { type Issue } from '../../warehouse/errors.js';
 import { readRecords, type SourceFile } from '../_shared/source.js';
@@ -64,9 +64,7 @@ export const cbsaCounty = defineDataset({
     if (!fy) throw new IngestError('no fiscal year in the title line or file name (expected "FY <YEAR>")', file.name, header.line);
     const col = columnIndex(header.fields, COLS);
     if (col.state! < 0) throw new IngestError('no State column', file.name, header.line, 'state');
-    for (let n = await records.next(); !n.done; n = await records.next()) {
-      const { line, fields } = n.value;
-      if (isBlankRecord(fields)) continue;
+    for await (const { line, fields } of dataRecords(records)) {
       const cell = (k: keyof typeof COLS) => (col[k]! >= 0 ? fields[col[k]!] : undefined);
       const r = new RowReader(line);
       // Excel exports drop the leading zero of FIPS/SSA codes (`6075`): pad back to 5 digits.

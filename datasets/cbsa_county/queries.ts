@@ -1,7 +1,7 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { versionLabel } from '../_shared/versions.js';
 import { normCounty, toStateCode } from '../locality_county/states.js';
-import type { CbsaCountyRow } from './dataset.js';
+import { cbsaCounty, type CbsaCountyRow } from './dataset.js';
 
 /** A county's CBSA with the crosswalk version used. */
 export interface CbsaCountyMatch extends CbsaCountyRow {
@@ -15,11 +15,11 @@ export interface CbsaCountyMatch extends CbsaCountyRow {
  * suffixes, `SAINT` = `ST.`). Empty when cbsa_county is not loaded or nothing matches.
  */
 export async function findCbsaForCounty(snapshot: SnapshotReader, where: { fips?: string | null; state?: string | null; county?: string | null }): Promise<CbsaCountyMatch[]> {
-  const version = versionLabel(snapshot, 'cbsa_county');
+  const version = versionLabel(snapshot, cbsaCounty.id);
   if (!version) return [];
-  const rows = await snapshot.memo(`cbsa_county:rows:${version}`, () =>
+  const rows = await snapshot.memo(`${cbsaCounty.id}:rows:${version}`, () =>
     snapshot.all<CbsaCountyRow>(
-      'SELECT fips_county, ssa_county, county_name, state, cbsa, cbsa_name, is_rural, fiscal_year FROM cbsa_county WHERE version = $1 ORDER BY fips_county',
+      `SELECT fips_county, ssa_county, county_name, state, cbsa, cbsa_name, is_rural, fiscal_year FROM ${cbsaCounty.id} WHERE version = $1 ORDER BY fips_county`,
       [version],
     ),
     { pin: true },

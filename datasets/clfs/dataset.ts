@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
 import { readRecords, sampleFile, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
 import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
@@ -88,9 +88,7 @@ export const clfs = defineDataset({
     const longAt = h.indexOf('LONGDESC');
     const extAt = h.findIndex((x) => x === 'EXTENDEDLONGDESC' || x === 'EXTENDED LONGDESC');
     const seen = new Set<string>();
-    for (let n = await records.next(); !n.done; n = await records.next()) {
-      const { line, fields } = n.value;
-      if (isBlankRecord(fields)) continue;
+    for await (const { line, fields } of dataRecords(records)) {
       const r = new RowReader(line);
       const hcpcs = r.text('HCPCS', fields[1], { required: true, pattern: /^[A-Z0-9]{5}$/ });
       const modifier = r.text('MOD', fields[2], { pattern: /^[A-Z0-9]{2}$/ });

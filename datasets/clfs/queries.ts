@@ -1,5 +1,5 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import type { ClfsRow } from './dataset.js';
+import { clfs, type ClfsRow } from './dataset.js';
 import { versionLabel } from '../_shared/versions.js';
 import { knownCodes } from '../_shared/codes.js';
 
@@ -8,22 +8,22 @@ export type ClfsFee = ClfsRow & { version: string };
 
 /** Latest loaded CLFS version effective in `year` (CLFS is quarterly), or the latest overall. */
 export function clfsVersionFor(snapshot: SnapshotReader, year?: number): string | undefined {
-  return versionLabel(snapshot, 'clfs', { rule: 'effective', year });
+  return versionLabel(snapshot, clfs.id, { rule: 'effective', year });
 }
 
 /** Every CLFS row of a code (plain and `QW`) in the version for `year`; empty when absent. */
 export function findLabFees(snapshot: SnapshotReader, code: string, year?: number): Promise<{ version: string | undefined; rows: ClfsFee[] }> {
   const version = clfsVersionFor(snapshot, year);
   if (!version) return Promise.resolve({ version, rows: [] });
-  return snapshot.memo(`clfs:fees:${version}:${code}`, async () => ({
+  return snapshot.memo(`${clfs.id}:fees:${version}:${code}`, async () => ({
     version,
-    rows: await snapshot.all<ClfsFee>(`SELECT * FROM clfs WHERE version = $1 AND hcpcs_code = $2 ORDER BY modifier`, [version, code]),
+    rows: await snapshot.all<ClfsFee>(`SELECT * FROM ${clfs.id} WHERE version = $1 AND hcpcs_code = $2 ORDER BY modifier`, [version, code]),
   }));
 }
 
 /** True when the code is in any loaded CLFS version (404 versus "not in this year"). */
 export async function isLabCode(snapshot: SnapshotReader, code: string): Promise<boolean> {
-  return (await knownCodes(snapshot, 'clfs')).has(code);
+  return (await knownCodes(snapshot, clfs.id)).has(code);
 }
 
 /**

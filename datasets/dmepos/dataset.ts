@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
@@ -138,9 +138,7 @@ export const dmepos = defineDataset({
     const version = dmeposVersionOf({ name: file.name, text: '', lines: above.map((r) => r.fields.join(',')) });
     if (!version) throw new IngestError('no fee schedule month found (title line "<Month> <Year> Fee Schedule" or name DMEPOS<YY>_<MON>)', file.name, header.line);
     const year = Number(version.label.slice(0, 4));
-    for (let n = await records.next(); !n.done; n = await records.next()) {
-      const { line, fields } = n.value;
-      if (isBlankRecord(fields)) continue;
+    for await (const { line, fields } of dataRecords(records)) {
       const r = new RowReader(line);
       const hcpcs = r.text('HCPCS', fields[layout.hcpcs], { required: true, pattern: /^[A-Z0-9]{5}$/ });
       const modifier = r.text('Mod', fields[layout.mod], { pattern: /^[A-Z0-9]{2}$/ });

@@ -1,5 +1,5 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import type { DmeposRow } from './dataset.js';
+import { dmepos, type DmeposRow } from './dataset.js';
 import { versionLabel } from '../_shared/versions.js';
 import { knownCodes } from '../_shared/codes.js';
 
@@ -12,7 +12,7 @@ export type DmeposFee = DmeposRow & { version: string };
  * July, October), so "year 2025" means the newest 2025 release loaded.
  */
 export function dmeposVersionFor(snapshot: SnapshotReader, year?: number): string | undefined {
-  return versionLabel(snapshot, 'dmepos', { rule: 'effective', year });
+  return versionLabel(snapshot, dmepos.id, { rule: 'effective', year });
 }
 
 /** Filters of `GET /v1/fee-schedules/dme/{code}` (state already upper-cased, limit 1-200). */
@@ -32,16 +32,16 @@ export function findDmeFees(
   code: string,
   q: DmeFeeQuery,
 ): Promise<{ version: string | undefined; rows: DmeposFee[]; total_count: number; known: boolean }> {
-  return snapshot.memo(`dmepos:fees:${code}:${q.state ?? ''}:${q.year ?? ''}:${q.limit}`, async () => {
-    if (!snapshot.has('dmepos')) return { version: undefined, rows: [], total_count: 0, known: false };
-    const known = (await snapshot.all(`SELECT 1 FROM dmepos WHERE hcpcs_code = $1 LIMIT 1`, [code])).length > 0;
+  return snapshot.memo(`${dmepos.id}:fees:${code}:${q.state ?? ''}:${q.year ?? ''}:${q.limit}`, async () => {
+    if (!snapshot.has(dmepos.id)) return { version: undefined, rows: [], total_count: 0, known: false };
+    const known = (await snapshot.all(`SELECT 1 FROM ${dmepos.id} WHERE hcpcs_code = $1 LIMIT 1`, [code])).length > 0;
     const version = dmeposVersionFor(snapshot, q.year);
     if (!known || !version) return { version, rows: [], total_count: 0, known };
     const where = `version = $1 AND hcpcs_code = $2${q.state ? ' AND state = $3' : ''}`;
     const params = q.state ? [version, code, q.state] : [version, code];
-    const total = (await snapshot.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM dmepos WHERE ${where}`, params))[0]!.n;
+    const total = (await snapshot.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${dmepos.id} WHERE ${where}`, params))[0]!.n;
     const rows = await snapshot.all<DmeposFee>(
-      `SELECT * FROM dmepos WHERE ${where} ORDER BY state, modifier, modifier2 LIMIT ${Math.trunc(q.limit)}`,
+      `SELECT * FROM ${dmepos.id} WHERE ${where} ORDER BY state, modifier, modifier2 LIMIT ${Math.trunc(q.limit)}`,
       params,
     );
     return { version, rows, total_count: total, known };
@@ -64,8 +64,8 @@ export function toModifierPair(modifier?: string): [string, string] | undefined 
 export async function findDmeRates(snapshot: SnapshotReader, hcpcs: string, state: string, modifier?: string): Promise<DmeposFee[]> {
   const version = dmeposVersionFor(snapshot);
   if (!version) return [];
-  const rows = await snapshot.memo(`dmepos:rate:${version}:${hcpcs}:${state}`, () =>
-    snapshot.all<DmeposFee>(`SELECT * FROM dmepos WHERE version = $1 AND hcpcs_code = $2 AND state = $3 ORDER BY modifier, modifier2`, [
+  const rows = await snapshot.memo(`${dmepos.id}:rate:${version}:${hcpcs}:${state}`, () =>
+    snapshot.all<DmeposFee>(`SELECT * FROM ${dmepos.id} WHERE version = $1 AND hcpcs_code = $2 AND state = $3 ORDER BY modifier, modifier2`, [
       version,
       hcpcs,
       state,
@@ -81,5 +81,5 @@ export async function findDmeRates(snapshot: SnapshotReader, hcpcs: string, stat
 
 /** True when the code is in any loaded DMEPOS release (any state, any modifier). */
 export async function isDmeCode(snapshot: SnapshotReader, code: string): Promise<boolean> {
-  return (await knownCodes(snapshot, 'dmepos')).has(code);
+  return (await knownCodes(snapshot, dmepos.id)).has(code);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader } from '../_shared/values.js';
@@ -64,9 +64,7 @@ export const dmeposRuralZip = defineDataset({
     const records = readRecords(file, { onBytes: ctx.onBytes })[Symbol.asyncIterator]();
     await findHeader(records, file, isRuralZipHeader, 'STATE, DMEPOS RURAL ZIP CODE, YEAR/QTR', 20);
     let first: string | undefined;
-    for (let n = await records.next(); !n.done; n = await records.next()) {
-      const { line, fields } = n.value;
-      if (isBlankRecord(fields)) continue;
+    for await (const { line, fields } of dataRecords(records)) {
       const r = new RowReader(line);
       const state = r.text('STATE', fields[0], { required: true, pattern: /^[A-Z]{2}$/ });
       const zip = r.text('DMEPOS RURAL ZIP CODE', fields[1], { required: true, pattern: /^\d{5}$/ });

@@ -1,4 +1,5 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import { dmeposRuralZip } from './dataset.js';
 
 /**
  * True when the ZIP (5 digits or ZIP+4) is on the latest loaded DMEPOS rural ZIP list, i.e. the
@@ -7,10 +8,10 @@ import type { SnapshotReader } from '../../warehouse/snapshot.js';
  */
 export async function isDmeRuralZip(snapshot: SnapshotReader, zip: string): Promise<boolean> {
   const z = /^(\d{5})(?:-?\d{4})?$/.exec(zip.trim())?.[1];
-  const version = snapshot.versions('dmepos_rural_zip').at(-1)?.version;
+  const version = snapshot.versions(dmeposRuralZip.id).at(-1)?.version;
   if (!z || !version) return false;
-  return snapshot.memo(`dmepos_rural_zip:${version}:${z}`, async () => {
-    const rows = await snapshot.all(`SELECT 1 FROM dmepos_rural_zip WHERE version = $1 AND zip = $2 LIMIT 1`, [version, z]);
+  return snapshot.memo(`${dmeposRuralZip.id}:${version}:${z}`, async () => {
+    const rows = await snapshot.all(`SELECT 1 FROM ${dmeposRuralZip.id} WHERE version = $1 AND zip = $2 LIMIT 1`, [version, z]);
     return rows.length > 0;
   });
 }

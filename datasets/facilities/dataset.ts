@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
 import type { Issue } from '../../warehouse/errors.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
@@ -151,9 +151,7 @@ export const facilities = defineDataset({
     const seen = new Set<string>();
     if (layout === 'care_compare') {
       const c = idx(CARE_COMPARE_COLS);
-      for (let n = await records.next(); !n.done; n = await records.next()) {
-        const { line, fields } = n.value;
-        if (isBlankRecord(fields)) continue;
+      for await (const { line, fields } of dataRecords(records)) {
         const r = new RowReader(line);
         const ccn = r.text('ccn', padCode(fields[c.ccn], 6, 4), { required: true, pattern: CCN });
         const typeText = r.text('facility_type', fields[c.type], { required: true });
@@ -183,9 +181,7 @@ export const facilities = defineDataset({
       return;
     }
     const c = idx(POS_COLS);
-    for (let n = await records.next(); !n.done; n = await records.next()) {
-      const { line, fields } = n.value;
-      if (isBlankRecord(fields)) continue;
+    for await (const { line, fields } of dataRecords(records)) {
       const cell = (k: keyof typeof POS_COLS) => (c[k] >= 0 ? fields[c[k]] : undefined);
       const r = new RowReader(line);
       const ccn = r.text('ccn', padCode(cell('ccn'), 6, 4), { required: true, pattern: CCN });

@@ -15,7 +15,7 @@ type NdcRow = ProductRow | PackageRow | IngredientRow;
  * reads both (see merge.ts). The version is the export's `meta.last_updated`; the text files
  * carry no date, so a text-only ingest takes `--version` (the download date).
  */
-export const fdaNdc = defineMultiTableDataset<NdcRow>({
+export const fdaNdc = defineMultiTableDataset({
   id: 'fda_ndc',
   title: 'FDA NDC Directory: drug products, packages and active ingredients, with openFDA annotations (RxCUI, UNII)',
   publisher: 'U.S. FDA National Drug Code Directory; openFDA drug-ndc',

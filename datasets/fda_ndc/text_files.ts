@@ -1,4 +1,4 @@
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
 import type { Issue } from '../../warehouse/errors.js';
@@ -147,9 +147,7 @@ export async function* parseTextFile(file: SourceFile): AsyncIterable<Item> {
   const index = new Map(names.map((n, i) => [n, i]));
   // The unfinished-drugs files are named so; their header also lacks the finished file's PROPRIETARYNAME.
   const finished = !/unfinished/i.test(file.name) && index.has('PROPRIETARYNAME');
-  for (let n = await records.next(); !n.done; n = await records.next()) {
-    const { line, fields } = n.value;
-    if (isBlankRecord(fields)) continue;
+  for await (const { line, fields } of dataRecords(records)) {
     if (fields.length !== names.length) {
       yield { line, table: kind, issues: [issue(line, 'row', `expected ${names.length} tab-separated fields as in the header, found ${fields.length}`, fields.join('\t').slice(0, 200))] };
       continue;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
 import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
@@ -53,8 +53,7 @@ export const gpci = defineDataset({
     const records = readRecords(file, { onBytes: ctx.onBytes })[Symbol.asyncIterator]();
     const { header } = await findHeader(records, file, isGpciHeader, 'MAC, State, Locality Number, Locality Name, PW/PE/MP GPCI');
     const year = Number(/(20\d{2})/.exec(header.fields[4] ?? '')?.[1] ?? NaN);
-    for (let n = await records.next(); !n.done; n = await records.next()) {
-      const { line, fields } = n.value;
+    for await (const { line, fields } of dataRecords(records)) {
       // Footnotes and separators carry text in the first cell only.
       if (isBlankRecord(fields.slice(1))) continue;
       const r = new RowReader(line);

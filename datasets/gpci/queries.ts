@@ -1,14 +1,14 @@
 import { selectVersion } from '../_shared/versions.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import type { GpciRow } from './dataset.js';
+import { gpci, type GpciRow } from './dataset.js';
 
 /**
  * The GPCI table of one version by 7-digit locality, loaded once per snapshot (109 rows): every
  * payment call needs one locality's row.
  */
 function gpciTable(snapshot: SnapshotReader, version: string): Promise<Map<string, GpciRow>> {
-  return snapshot.memo(`gpci:table:${version}`, async () => {
-    const rows = await snapshot.all<GpciRow>('SELECT locality, mac, locality_number, state, locality_name, pw_gpci, pe_gpci, mp_gpci, year FROM gpci WHERE version = $1', [version]);
+  return snapshot.memo(`${gpci.id}:table:${version}`, async () => {
+    const rows = await snapshot.all<GpciRow>(`SELECT locality, mac, locality_number, state, locality_name, pw_gpci, pe_gpci, mp_gpci, year FROM ${gpci.id} WHERE version = $1`, [version]);
     return new Map(rows.map((r) => [r.locality, r]));
   }, { pin: true });
 }
@@ -19,7 +19,7 @@ function gpciTable(snapshot: SnapshotReader, version: string): Promise<Map<strin
  * `row` undefined when the locality is not in the release.
  */
 export async function lookupGpci(snapshot: SnapshotReader, locality: string, date?: string): Promise<{ row: GpciRow | undefined; version: string; warnings: string[] } | undefined> {
-  const pick = selectVersion('gpci', snapshot.versions('gpci'), { rule: 'effective', date });
+  const pick = selectVersion(gpci.id, snapshot.versions(gpci.id), { rule: 'effective', date });
   if (!pick) return undefined;
   const warnings = pick.warning ? [pick.warning] : [];
   const table = await gpciTable(snapshot, pick.version.version);

@@ -1,16 +1,16 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { selectVersion } from '../_shared/versions.js';
-import { undotted, type Icd10cmRow } from './dataset.js';
+import { icd10cm, undotted, type Icd10cmRow } from './dataset.js';
 
 /** The ICD-10-CM release for a date (fiscal years start October 1), its codes by undotted code. */
 export async function icd10Index(snapshot: SnapshotReader, date?: string): Promise<{ version: string; codes: Map<string, Icd10cmRow>; covered: boolean; warning?: string } | null> {
-  const pick = selectVersion('icd10cm', snapshot.versions('icd10cm'), { rule: 'effective', date });
+  const pick = selectVersion(icd10cm.id, snapshot.versions(icd10cm.id), { rule: 'effective', date });
   if (!pick) return null;
   const version = pick.version.version;
   const codes = await snapshot.memo(
-    `icd10cm:index:${version}`,
+    `${icd10cm.id}:index:${version}`,
     async () => {
-      const rows = await snapshot.all<Icd10cmRow>('SELECT * EXCLUDE (version) FROM icd10cm WHERE version = $1', [version]);
+      const rows = await snapshot.all<Icd10cmRow>(`SELECT * EXCLUDE (version) FROM ${icd10cm.id} WHERE version = $1`, [version]);
       return new Map(rows.map((r) => [r.code, r]));
     },
     { pin: true },

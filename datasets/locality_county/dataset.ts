@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { type Issue } from '../../warehouse/errors.js';
 import { readRecords, readText, type FileSample, type SourceFile } from '../_shared/source.js';
@@ -151,8 +151,7 @@ async function* parseCsv(file: SourceFile, ctx: ParseContext): AsyncIterable<Par
   const year = yearFromTitle(above.map((a) => a.fields[0] ?? ''), file);
   const seen = new Map<string, string>();
   let state = '';
-  for (let n = await records.next(); !n.done; n = await records.next()) {
-    const { line, fields } = n.value;
+  for await (const { line, fields } of dataRecords(records, { keepBlank: true })) {
     // A blank row separates states: a block must name its state again.
     if (isBlankRecord(fields)) {
       state = '';

@@ -1,6 +1,6 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { versionLabel } from '../_shared/versions.js';
-import type { LocalityCountyRow } from './dataset.js';
+import { localityCounty, type LocalityCountyRow } from './dataset.js';
 import { normCounty, toStateCode } from './states.js';
 
 /** A locality a county belongs to, with how the match was made. */
@@ -18,11 +18,11 @@ export interface CountyLocalityMatch {
 }
 
 async function rowsByState(snapshot: SnapshotReader): Promise<{ version: string; byState: Map<string, LocalityCountyRow[]> } | undefined> {
-  const version = versionLabel(snapshot, 'locality_county');
+  const version = versionLabel(snapshot, localityCounty.id);
   if (!version) return undefined;
-  return snapshot.memo(`locality_county:rows:${version}`, async () => {
+  return snapshot.memo(`${localityCounty.id}:rows:${version}`, async () => {
     const rows = await snapshot.all<LocalityCountyRow>(
-      'SELECT locality, mac, locality_number, state, fee_schedule_area, county, county_state, excluded_counties, two_carriers, year FROM locality_county WHERE version = $1 ORDER BY locality, county',
+      `SELECT locality, mac, locality_number, state, fee_schedule_area, county, county_state, excluded_counties, two_carriers, year FROM ${localityCounty.id} WHERE version = $1 ORDER BY locality, county`,
       [version],
     );
     const byState = new Map<string, LocalityCountyRow[]>();

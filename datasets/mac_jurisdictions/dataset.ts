@@ -27,7 +27,9 @@ export const MacJurisdictionRowSchema = z.object({
 });
 export type MacJurisdictionRow = z.infer<typeof MacJurisdictionRowSchema>;
 
-const MAC_TABLE = table('mac_jurisdictions', MacJurisdictionRowSchema, ['jurisdiction']);
+/** The dataset id, spelled once: the main table is named like it. */
+const ID = 'mac_jurisdictions';
+const MAC_TABLE = table(ID, MacJurisdictionRowSchema, ['jurisdiction']);
 const KIND = /^\s*"?kind"?\s*:\s*"?mac_jurisdictions"?\s*,?\s*$/m;
 const CITATION_MSG = 'every jurisdiction needs a citation {title, url, retrieved}';
 
@@ -35,8 +37,8 @@ const CITATION_MSG = 'every jurisdiction needs a citation {title, url, retrieved
  * Source format: one YAML or JSON document, `kind: mac_jurisdictions`, `curated: YYYY-MM-DD`,
  * `jurisdictions: [...]` (README). The release version is its `curated` date.
  */
-export const macJurisdictions: Dataset<MacJurisdictionRow> = {
-  id: 'mac_jurisdictions',
+export const macJurisdictions: Dataset<MacJurisdictionRow, typeof ID> = {
+  id: ID,
   title: 'Medicare A/B and DME MAC jurisdictions: contractor and states (curated, cited)',
   publisher: "curated from CMS's MAC jurisdiction pages (cited per row)",
   formats: ['mac_jurisdictions.yaml or .json (kind: mac_jurisdictions)'],

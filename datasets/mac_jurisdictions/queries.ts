@@ -13,12 +13,12 @@ export interface MacIndex {
 
 /** The latest curated jurisdiction table; null when mac_jurisdictions is not loaded. */
 export async function macIndex(snapshot: SnapshotReader): Promise<MacIndex | null> {
-  const version = versionLabel(snapshot, 'mac_jurisdictions');
+  const version = versionLabel(snapshot, macJurisdictions.id);
   if (!version) return null;
   return snapshot.memo(
-    `mac_jurisdictions:index:${version}`,
+    `${macJurisdictions.id}:index:${version}`,
     async () => {
-      const rows = await snapshot.all<Record<string, unknown>>(`SELECT * EXCLUDE (version) FROM "${viewName('mac_jurisdictions', 'mac_jurisdictions')}" WHERE version = $1 ORDER BY jurisdiction`, [version]);
+      const rows = await snapshot.all<Record<string, unknown>>(`SELECT * EXCLUDE (version) FROM "${viewName(macJurisdictions.id, macJurisdictions.tables[0]!.name)}" WHERE version = $1 ORDER BY jurisdiction`, [version]);
       return { version, rows: rows.map((r) => fromStored(macJurisdictions.tables[0]!, r) as MacJurisdictionRow) };
     },
     { pin: true },

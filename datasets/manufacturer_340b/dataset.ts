@@ -23,7 +23,7 @@ const KINDS = ['manufacturer_340b', 'state_laws', 'rebate_pilot'] as const;
 const KIND = /^\s*"?kind"?\s*:\s*"?(manufacturer_340b|state_laws|rebate_pilot)"?\s*,?\s*$/m;
 const CITATION_MSG = 'every curated row needs a citation {title, url, published}';
 
-export const manufacturer340b = defineMultiTableDataset<Record<string, unknown>>({
+export const manufacturer340b = defineMultiTableDataset({
   id: 'manufacturer_340b',
   title: '340B manufacturer contract-pharmacy policies, state protection laws and the HRSA rebate pilot (curated)',
   publisher: 'curated from wholesaler notices, manufacturer letters, HRSA, statutes and law-firm summaries (cited per row)',

@@ -3,6 +3,7 @@ import { selectVersion } from '../_shared/versions.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { viewName } from '../../warehouse/manifest.js';
 import { aliasKey } from '../payers/queries.js';
+import { manufacturer340b } from './dataset.js';
 import {
   B340_TABLES,
   GRANTEE_TYPES,
@@ -46,15 +47,15 @@ const byDate = <R extends { effective_date: string }>(a: R, b: R) => a.effective
 
 /** The loaded 340B knowledge, or null when `manufacturer_340b` is not loaded. */
 export function knowledge340b(snapshot: SnapshotReader): Promise<Knowledge340b | null> {
-  const pick = selectVersion('manufacturer_340b', snapshot.versions('manufacturer_340b'), { rule: 'effective' });
+  const pick = selectVersion(manufacturer340b.id, snapshot.versions(manufacturer340b.id), { rule: 'effective' });
   if (!pick) return Promise.resolve(null);
   const version = pick.version.version;
   return snapshot.memo(
-    `manufacturer_340b:knowledge:${version}`,
+    `${manufacturer340b.id}:knowledge:${version}`,
     async () => {
       const read = async <R>(name: B340TableName): Promise<R[]> => {
         const t: TableSpec = B340_TABLES[name];
-        const rows = await snapshot.all<Record<string, unknown>>(`SELECT * EXCLUDE (version) FROM "${viewName('manufacturer_340b', name)}" WHERE version = $1`, [version]);
+        const rows = await snapshot.all<Record<string, unknown>>(`SELECT * EXCLUDE (version) FROM "${viewName(manufacturer340b.id, name)}" WHERE version = $1`, [version]);
         return rows.map((r) => fromStored(t, r)) as R[];
       };
       const manufacturers = await read<ManufacturerRow>('manufacturers');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { table, type TableSpec } from '../_shared/table.js';
 import { RowReader, clean } from '../_shared/values.js';
@@ -76,7 +76,7 @@ const DATES = /(_date|_dt|date_retired)$/;
  * extra columns are ignored. The release label is the latest effective date in the files (or
  * `--version`).
  */
-export const mcdCoverage = defineMultiTableDataset<Record<string, unknown>>({
+export const mcdCoverage = defineMultiTableDataset({
   id: 'mcd_coverage',
   title: 'Medicare coverage: LCDs, billing articles with their HCPCS and covered ICD-10-CM codes, NCDs (MCD export layout)',
   publisher: 'CMS Medicare Coverage Database',
@@ -95,9 +95,7 @@ export const mcdCoverage = defineMultiTableDataset<Record<string, unknown>>({
     const t = MCD_TABLES[name];
     const index = new Map(header.fields.map((f, i) => [normHeader(f).toLowerCase(), i]));
     const nullable = new Set(t.columns.filter((c) => (t.row.shape as Record<string, z.ZodType>)[c.name]!.safeParse(null).success).map((c) => c.name));
-    for (let n = await records.next(); !n.done; n = await records.next()) {
-      const { line, fields } = n.value;
-      if (isBlankRecord(fields)) continue;
+    for await (const { line, fields } of dataRecords(records)) {
       const r = new RowReader(line);
       const row: Record<string, unknown> = {};
       for (const c of t.columns) {

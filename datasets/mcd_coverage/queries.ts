@@ -1,7 +1,7 @@
 import { viewName } from '../../warehouse/manifest.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { selectVersion } from '../_shared/versions.js';
-import type { ArticleRow, ArticleHcpcRow, ArticleIcd10Row, LcdArticleRow, LcdRow, NcdRow } from './dataset.js';
+import { mcdCoverage, type ArticleRow, type ArticleHcpcRow, type ArticleIcd10Row, type LcdArticleRow, type LcdRow, type NcdRow } from './dataset.js';
 
 /** One loaded coverage release, indexed for the medical-necessity agent (all in memory: the MCD is a few hundred thousand code rows). */
 export interface CoverageIndex {
@@ -32,13 +32,13 @@ const push = <K, V>(m: Map<K, V[]>, k: K, v: V) => {
 
 /** The coverage release in force (latest loaded), indexed once per snapshot; null when mcd_coverage is not loaded. */
 export async function coverageIndex(snapshot: SnapshotReader): Promise<CoverageIndex | null> {
-  const pick = selectVersion('mcd_coverage', snapshot.versions('mcd_coverage'), { rule: 'effective' });
+  const pick = selectVersion(mcdCoverage.id, snapshot.versions(mcdCoverage.id), { rule: 'effective' });
   if (!pick) return null;
   const version = pick.version.version;
   return snapshot.memo(
-    `mcd_coverage:index:${version}`,
+    `${mcdCoverage.id}:index:${version}`,
     async () => {
-      const read = <R>(t: string) => snapshot.all<R>(`SELECT * EXCLUDE (version) FROM "${viewName('mcd_coverage', t)}" WHERE version = $1`, [version]);
+      const read = <R>(t: string) => snapshot.all<R>(`SELECT * EXCLUDE (version) FROM "${viewName(mcdCoverage.id, t)}" WHERE version = $1`, [version]);
       const [lcds, articles, links, codes, icd, ncds] = await Promise.all([
         read<LcdRow>('lcd'),
         read<ArticleRow>('article'),
@@ -131,9 +131,9 @@ export interface CoverageDocVersion {
 /** Every LCD, article and NCD version of one loaded coverage release, by `table:key` (what a change feed compares). */
 export function coverageDocumentsIn(snapshot: SnapshotReader, version: string): Promise<Map<string, CoverageDocVersion>> {
   return snapshot.memo(
-    `mcd_coverage:documents:${version}`,
+    `${mcdCoverage.id}:documents:${version}`,
     async () => {
-      const read = <R>(t: string) => snapshot.all<R>(`SELECT * EXCLUDE (version) FROM "${viewName('mcd_coverage', t)}" WHERE version = $1`, [version]);
+      const read = <R>(t: string) => snapshot.all<R>(`SELECT * EXCLUDE (version) FROM "${viewName(mcdCoverage.id, t)}" WHERE version = $1`, [version]);
       const [lcds, articles, ncds] = await Promise.all([read<LcdRow>('lcd'), read<ArticleRow>('article'), read<NcdRow>('ncd')]);
       const out = new Map<string, CoverageDocVersion>();
       const add = (d: CoverageDocVersion) => out.set(d.key, d);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
@@ -91,9 +91,7 @@ export const mcdDocuments = defineDataset({
     const index = new Map(header.fields.map((f, i) => [normHeader(f), i]));
     const cell = (fields: string[], name: string) => fields[index.get(name)!];
     if (!index.has('NOTE') || !index.has('UPDATED_ON')) throw new IngestError('expected the note and updated_on columns of the listing', file.name, header.line);
-    for (let n = await records.next(); !n.done; n = await records.next()) {
-      const { line, fields } = n.value;
-      if (isBlankRecord(fields)) continue;
+    for await (const { line, fields } of dataRecords(records)) {
       const r = new RowReader(line);
       const display = r.text('document_display_id', cell(fields, 'DOCUMENT_DISPLAY_ID'), { required: true, pattern: /^[LA]\d{5}$/ });
       const id = r.integer('document_id', cell(fields, 'DOCUMENT_ID'), { required: true, min: 1 });

@@ -12,20 +12,20 @@ export interface McdListing {
 }
 
 const readVersion = async (snapshot: SnapshotReader, version: string): Promise<McdDocumentRow[]> =>
-  (await snapshot.all<Record<string, unknown>>(`SELECT * EXCLUDE (version) FROM "${viewName('mcd_documents', 'mcd_documents')}" WHERE version = $1`, [version])).map(
+  (await snapshot.all<Record<string, unknown>>(`SELECT * EXCLUDE (version) FROM "${viewName(mcdDocuments.id, mcdDocuments.tables[0]!.name)}" WHERE version = $1`, [version])).map(
     (r) => fromStored(mcdDocuments.tables[0]!, r) as McdDocumentRow,
   );
 
 /** The latest loaded listing, indexed by display id; null when mcd_documents is not loaded. */
 export async function mcdListing(snapshot: SnapshotReader): Promise<McdListing | null> {
-  const version = versionLabel(snapshot, 'mcd_documents');
+  const version = versionLabel(snapshot, mcdDocuments.id);
   return version ? listingOf(snapshot, version) : null;
 }
 
 /** One loaded release of the listing, indexed by display id (a few thousand rows; kept for the snapshot's life). */
 export function listingOf(snapshot: SnapshotReader, version: string): Promise<McdListing> {
   return snapshot.memo(
-    `mcd_documents:listing:${version}`,
+    `${mcdDocuments.id}:listing:${version}`,
     async () => {
       const byDisplayId = new Map<string, McdDocumentRow[]>();
       for (const r of await readVersion(snapshot, version)) {

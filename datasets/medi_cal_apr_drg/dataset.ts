@@ -25,12 +25,15 @@ export type MediCalAprDrgRow = z.infer<typeof MediCalAprDrgRowSchema>;
 
 const DRG_SOI = /^(\d{1,3})-([1-4])$/;
 
+/** The dataset id, spelled once: the main table and its sheet are named like it. */
+const ID = 'medi_cal_apr_drg';
+
 /**
  * The declared sheet (README "Layout"): one header per column, every one inferred (no DHCS table
  * was readable offline). A workbook whose headers differ is a change here, never in the calculator.
  */
 export const APR_DRG_SHEET: SheetLayout = {
-  table: 'medi_cal_apr_drg',
+  table: ID,
   schema: MediCalAprDrgRowSchema,
   columns: [
     { header: 'DRG-SOI', aliases: ['APR-DRG-SOI', 'APR DRG SOI', 'DRG SOI'], field: 'drg_soi', kind: 'text', required: true, pattern: DRG_SOI },
@@ -52,12 +55,12 @@ export const APR_DRG_SHEET: SheetLayout = {
  * workbook sheet or the workbook itself. Version: the SFY of the title line or file name (`2025-26`,
  * effective July 1).
  */
-export const mediCalAprDrg = defineMultiTableDataset<Record<string, unknown>>({
-  id: 'medi_cal_apr_drg',
+export const mediCalAprDrg = defineMultiTableDataset({
+  id: ID,
   title: 'Medi-Cal APR-DRG table for a state fiscal year: relative weights, average lengths of stay, care categories, policy adjustors',
   publisher: 'California DHCS (Medi-Cal DRG payment method)',
   formats: ['the APR-DRG table sheet as CSV (title line "State Fiscal Year YYYY-YY", header DRG-SOI, Description, HSRV Casemix Relative Weight, ...)', 'an .xlsx workbook whose name says APR-DRG (every sheet with that header is read)'],
-  tables: [table('medi_cal_apr_drg', MediCalAprDrgRowSchema, ['drg_soi'], ['illustrative'])],
+  tables: [table(ID, MediCalAprDrgRowSchema, ['drg_soi'], ['illustrative'])],
   detect: (s) => detectSheet([APR_DRG_SHEET], s, /apr[\s_-]*drg/i),
   version: sfyVersion,
   async *parse(file): AsyncIterable<ParsedItem<Record<string, unknown>>> {

@@ -60,15 +60,18 @@ export type PolicyParameterRow = z.infer<typeof PolicyParameterRowSchema>;
 export type PolicyAdjustorRow = z.infer<typeof PolicyAdjustorRowSchema>;
 export type TransferStatusRow = z.infer<typeof TransferStatusRowSchema>;
 
+/** The dataset id, spelled once: the main table and its sheet are named like it. */
+const ID = 'medi_cal_drg_policy';
+
 export const POLICY_TABLES = {
-  medi_cal_drg_policy: table('medi_cal_drg_policy', PolicyParameterRowSchema, ['parameter'], ['illustrative']),
+  [ID]: table(ID, PolicyParameterRowSchema, ['parameter'], ['illustrative']),
   policy_adjustors: table('policy_adjustors', PolicyAdjustorRowSchema, ['policy_adjustor_code'], ['illustrative']),
   transfer_status_codes: table('transfer_status_codes', TransferStatusRowSchema, ['patient_status_code'], ['illustrative']),
 } satisfies Record<string, TableSpec>;
 
 /** The declared sheets (README "Layout"); every header inferred. */
 export const PARAMETER_SHEET: SheetLayout = {
-  table: 'medi_cal_drg_policy',
+  table: ID,
   schema: PolicyParameterRowSchema,
   columns: [
     { header: 'Parameter', aliases: ['Payment Parameter'], field: 'label', kind: 'text', required: true },
@@ -115,8 +118,8 @@ const SHEETS = [PARAMETER_SHEET, ADJUSTOR_SHEET, TRANSFER_SHEET];
  * add-on, pediatric age cutoff), the policy adjustor table and the transfer patient status codes,
  * every row with its source. A parameters sheet missing a parameter is refused.
  */
-export const mediCalDrgPolicy = defineMultiTableDataset<Record<string, unknown>>({
-  id: 'medi_cal_drg_policy',
+export const mediCalDrgPolicy = defineMultiTableDataset({
+  id: ID,
   title: 'Medi-Cal DRG payment parameters for a state fiscal year: base prices, labor shares, outlier thresholds, interim claims, policy adjustor and transfer tables',
   publisher: 'California DHCS (Medi-Cal DRG payment method)',
   formats: ['three sheets as CSV, each with a title line "State Fiscal Year YYYY-YY": Parameter/Value/Source; Policy Adjustor Code/Age Group/Care Category/Designated NICU/...; Patient Status Code/Description/Source', 'an .xlsx workbook whose name says DRG Policy holding those sheets'],

@@ -1,5 +1,6 @@
+import { viewName } from '../../warehouse/manifest.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import type { PolicyAdjustorRow, PolicyParameter, PolicyParameterRow, TransferStatusRow } from './dataset.js';
+import { mediCalDrgPolicy, type PolicyAdjustorRow, type PolicyParameter, type PolicyParameterRow, type TransferStatusRow } from './dataset.js';
 
 /** One fiscal year's DRG payment parameters, policy adjustor table and transfer status codes. */
 export interface DrgPolicy {
@@ -14,17 +15,19 @@ export interface DrgPolicy {
 
 /** The policy of one fiscal year (`2025-26`), read once per snapshot; null when the year is not loaded. */
 export function drgPolicy(snapshot: SnapshotReader, fiscalYear: string): Promise<DrgPolicy | null> {
+  const id = mediCalDrgPolicy.id;
+  const [parameters, adjustorTable, transferTable] = [viewName(id, id), viewName(id, 'policy_adjustors'), viewName(id, 'transfer_status_codes')];
   return snapshot.memo(
-    `medi_cal_drg_policy:${fiscalYear}`,
+    `${id}:${fiscalYear}`,
     async () => {
-      const params = await snapshot.all<PolicyParameterRow>(`SELECT * EXCLUDE (version) FROM medi_cal_drg_policy WHERE version = $1`, [fiscalYear]);
+      const params = await snapshot.all<PolicyParameterRow>(`SELECT * EXCLUDE (version) FROM ${parameters} WHERE version = $1`, [fiscalYear]);
       if (params.length === 0) return null;
-      const adjustors = await snapshot.all<PolicyAdjustorRow>(`SELECT * EXCLUDE (version) FROM medi_cal_drg_policy__policy_adjustors WHERE version = $1 ORDER BY policy_adjustor_code`, [fiscalYear]);
-      const transfer = await snapshot.all<TransferStatusRow>(`SELECT * EXCLUDE (version) FROM medi_cal_drg_policy__transfer_status_codes WHERE version = $1 ORDER BY patient_status_code`, [fiscalYear]);
+      const adjustors = await snapshot.all<PolicyAdjustorRow>(`SELECT * EXCLUDE (version) FROM ${adjustorTable} WHERE version = $1 ORDER BY policy_adjustor_code`, [fiscalYear]);
+      const transfer = await snapshot.all<TransferStatusRow>(`SELECT * EXCLUDE (version) FROM ${transferTable} WHERE version = $1 ORDER BY patient_status_code`, [fiscalYear]);
       const illustrative = [
-        ...(params.some((r) => r.illustrative) ? ['medi_cal_drg_policy'] : []),
-        ...(adjustors.some((r) => r.illustrative) ? ['medi_cal_drg_policy__policy_adjustors'] : []),
-        ...(transfer.some((r) => r.illustrative) ? ['medi_cal_drg_policy__transfer_status_codes'] : []),
+        ...(params.some((r) => r.illustrative) ? [parameters] : []),
+        ...(adjustors.some((r) => r.illustrative) ? [adjustorTable] : []),
+        ...(transfer.some((r) => r.illustrative) ? [transferTable] : []),
       ];
       return {
         parameters: Object.fromEntries(params.map((r) => [r.parameter, r.value])) as Record<PolicyParameter, number>,

@@ -27,9 +27,12 @@ export const MediCalHospitalRowSchema = z.object({
 });
 export type MediCalHospitalRow = z.infer<typeof MediCalHospitalRowSchema>;
 
+/** The dataset id, spelled once: the main table and its sheet are named like it. */
+const ID = 'medi_cal_hospitals';
+
 /** The declared sheet (README "Layout"); every header inferred. */
 export const HOSPITAL_SHEET: SheetLayout = {
-  table: 'medi_cal_hospitals',
+  table: ID,
   schema: MediCalHospitalRowSchema,
   columns: [
     { header: 'OSHPD ID', aliases: ['HCAI ID', 'OSHPD_ID', 'OSHPD Facility ID'], field: 'oshpd_id', kind: 'text', required: true, pattern: /^\d{9}$/ },
@@ -55,12 +58,12 @@ export const HOSPITAL_SHEET: SheetLayout = {
  * DHCS's DRG hospital characteristics list for a state fiscal year (one row per hospital, as a
  * CSV export of the sheet or the workbook). Version: the SFY of the title line or file name.
  */
-export const mediCalHospitals = defineMultiTableDataset<Record<string, unknown>>({
-  id: 'medi_cal_hospitals',
+export const mediCalHospitals = defineMultiTableDataset({
+  id: ID,
   title: 'Medi-Cal DRG hospital characteristics for a state fiscal year: designations, cost-to-charge ratio, wage index, base and per diem rates',
   publisher: 'California DHCS (Medi-Cal DRG payment method)',
   formats: ['the hospital list sheet as CSV (title line "State Fiscal Year YYYY-YY", header OSHPD ID, Provider Name, Designated NICU, ...)', 'an .xlsx workbook whose name says Hospital (every sheet with that header is read)'],
-  tables: [table('medi_cal_hospitals', MediCalHospitalRowSchema, ['oshpd_id'], ['illustrative'])],
+  tables: [table(ID, MediCalHospitalRowSchema, ['oshpd_id'], ['illustrative'])],
   detect: (s) => detectSheet([HOSPITAL_SHEET], s, /hospital/i),
   version: sfyVersion,
   parse: (file): AsyncIterable<ParsedItem<Record<string, unknown>>> => parseSheets(file, [HOSPITAL_SHEET], 'OSHPD ID, Provider Name, Designated NICU, DPH, NDPH, ...'),

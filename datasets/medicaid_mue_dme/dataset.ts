@@ -1,5 +1,4 @@
-import { medicaidMueDataset, type MedicaidMueRow } from '../_ncci_mue/mue.js';
-import type { Dataset } from '../types.js';
+import { medicaidMueDataset } from '../_ncci_mue/mue.js';
 
 /** Medicaid NCCI MUE table for DME supplier services: no adjudication indicator, quarter from the file name. */
-export const medicaidMueDme: Dataset<MedicaidMueRow> = medicaidMueDataset('medicaid_mue_dme', 'dme');
+export const medicaidMueDme = medicaidMueDataset('medicaid_mue_dme', 'dme');

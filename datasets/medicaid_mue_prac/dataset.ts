@@ -1,5 +1,4 @@
-import { medicaidMueDataset, type MedicaidMueRow } from '../_ncci_mue/mue.js';
-import type { Dataset } from '../types.js';
+import { medicaidMueDataset } from '../_ncci_mue/mue.js';
 
 /** Medicaid NCCI MUE table for practitioner services: no adjudication indicator, quarter from the file name. */
-export const medicaidMuePrac: Dataset<MedicaidMueRow> = medicaidMueDataset('medicaid_mue_prac', 'practitioner');
+export const medicaidMuePrac = medicaidMueDataset('medicaid_mue_prac', 'practitioner');

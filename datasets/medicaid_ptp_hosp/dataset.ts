@@ -1,13 +1,11 @@
 import { makePtpDataset } from '../_ncci_ptp/family.js';
-import type { PtpRow } from '../_ncci_ptp/row.js';
-import type { Dataset } from '../types.js';
 
 /**
  * Medicaid NCCI PTP edits for outpatient hospital services (quarterly public file, e.g.
  * `medicaid-ncci-q3-2026-ptp-edits-outpatient-hospital-services.txt`). Layout assumptions as
  * for `medicaid_ptp_prac` (README.md).
  */
-export const medicaidPtpHosp: Dataset<PtpRow> = makePtpDataset(
+export const medicaidPtpHosp = makePtpDataset(
   { id: 'medicaid_ptp_hosp', title: 'Medicaid NCCI procedure-to-procedure edits, outpatient hospital services', program: 'medicaid', ptpType: 'hosp' },
   {
     publisher: 'CMS Medicaid NCCI edit files (PTP, outpatient hospital services)',

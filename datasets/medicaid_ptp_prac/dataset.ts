@@ -1,6 +1,4 @@
 import { makePtpDataset } from '../_ncci_ptp/family.js';
-import type { PtpRow } from '../_ncci_ptp/row.js';
-import type { Dataset } from '../types.js';
 
 /**
  * Medicaid NCCI PTP edits for practitioner services (quarterly public file, e.g.
@@ -8,7 +6,7 @@ import type { Dataset } from '../types.js';
  * the quarter comes from the file name or title (`2026Q3`). No real file was available: see
  * README.md for the layout assumptions.
  */
-export const medicaidPtpPrac: Dataset<PtpRow> = makePtpDataset(
+export const medicaidPtpPrac = makePtpDataset(
   { id: 'medicaid_ptp_prac', title: 'Medicaid NCCI procedure-to-procedure edits, practitioner services', program: 'medicaid', ptpType: 'prac' },
   {
     publisher: 'CMS Medicaid NCCI edit files (PTP, practitioner services)',

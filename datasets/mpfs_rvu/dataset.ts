@@ -1,5 +1,5 @@
 import { IngestError } from '../_shared/issue.js';
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
 import { readRecords, type FileSample, type SourceFile, type SourceRecord } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
 import { z } from 'zod';
@@ -179,9 +179,7 @@ export const mpfsRvu = defineDataset({
   async *parse(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<MpfsRvuRow>> {
     const records = readRecords(file, { onBytes: ctx.onBytes })[Symbol.asyncIterator]();
     const { header, index, rel, variant } = await rvuLayout(records, file);
-    for (let n = await records.next(); !n.done; n = await records.next()) {
-      const { line, fields } = n.value;
-      if (isBlankRecord(fields)) continue;
+    for await (const { line, fields } of dataRecords(records)) {
       if (fields.length < header.fields.length - 1) {
         yield { line, issues: [{ loc: ['row', line], msg: `Row has ${fields.length} fields, expected ${header.fields.length}`, type: 'row_length', input: fields.join(',') }] };
         continue;

@@ -1,4 +1,4 @@
-import { isBlankRecord } from '../_shared/header.js';
+import { dataRecords, isBlankRecord } from '../_shared/header.js';
 import { nativeCsvCheck, readCsvSql, WHITESPACE_CLASS } from '../_shared/native_csv.js';
 import { textRecords, type SourceRecord } from '../_shared/source.js';
 import { clean } from '../_shared/values.js';
@@ -41,7 +41,11 @@ export const loadRvuNative: NativeLoader = async (files, samples, run, table, ve
     // The first data record, to prove DuckDB's line skip lands where the header search did.
     let first: SourceRecord | undefined;
     try {
-      for (let n = await records.next(); !n.done && !first; n = await records.next()) if (!isBlankRecord(n.value.fields)) first = n.value;
+      // Reads one record past the first, as this check always has (that one may be blank, hence keepBlank).
+      for await (const rec of dataRecords(records, { keepBlank: true })) {
+        if (first) break;
+        if (!isBlankRecord(rec.fields)) first = rec;
+      }
     } catch {
       return undo(); // a sample cut inside a quoted record: let the JS parser read the file
     }

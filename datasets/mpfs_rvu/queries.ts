@@ -1,7 +1,7 @@
 import { NotFoundError } from '../../warehouse/errors.js';
 import { selectVersion } from '../_shared/versions.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import type { MpfsRvuRow } from './dataset.js';
+import { mpfsRvu, type MpfsRvuRow } from './dataset.js';
 
 export type RvuRow = MpfsRvuRow & { version: string };
 
@@ -30,8 +30,8 @@ export const STATUS_CODES: Record<string, string> = {
  * map answers a lookup in microseconds where a DuckDB point query takes milliseconds.
  */
 function rvuIndex(snapshot: SnapshotReader): Promise<Map<string, RvuRow[]>> {
-  return snapshot.memo('mpfs_rvu:index', async () => {
-    const rows = await snapshot.all<RvuRow>(`SELECT * FROM mpfs_rvu ORDER BY hcpcs, year, quarter, modifier`);
+  return snapshot.memo(`${mpfsRvu.id}:index`, async () => {
+    const rows = await snapshot.all<RvuRow>(`SELECT * FROM ${mpfsRvu.id} ORDER BY hcpcs, year, quarter, modifier`);
     const index = new Map<string, RvuRow[]>();
     for (const r of rows) {
       const list = index.get(r.hcpcs);
@@ -44,7 +44,7 @@ function rvuIndex(snapshot: SnapshotReader): Promise<Map<string, RvuRow[]>> {
 
 /** Every RVU row of a code across all loaded releases, oldest release first. */
 export async function findRvuRows(snapshot: SnapshotReader, code: string): Promise<RvuRow[]> {
-  if (!snapshot.has('mpfs_rvu')) return [];
+  if (!snapshot.has(mpfsRvu.id)) return [];
   return (await rvuIndex(snapshot)).get(code) ?? [];
 }
 
@@ -61,8 +61,8 @@ export async function getRvu(
   const rows = await findRvuRows(snapshot, code);
   if (rows.length === 0) throw new NotFoundError(`code ${code} is not in the Medicare physician fee schedule RVU file`);
   const warnings: string[] = [];
-  const versions = snapshot.versions('mpfs_rvu').filter((v) => rows.some((r) => r.version === v.version));
-  const pick = selectVersion('mpfs_rvu', versions, { rule: 'effective', date: dateOfService })!;
+  const versions = snapshot.versions(mpfsRvu.id).filter((v) => rows.some((r) => r.version === v.version));
+  const pick = selectVersion(mpfsRvu.id, versions, { rule: 'effective', date: dateOfService })!;
   if (pick.warning) warnings.push(pick.warning);
   const inVersion = rows.filter((r) => r.version === pick!.version.version);
   const row = inVersion.find((r) => r.modifier === modifier);

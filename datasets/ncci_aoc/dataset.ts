@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { readRecords, sampleFile, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
@@ -104,9 +104,7 @@ export const ncciAoc = defineDataset({
     const cols = columnMap(header.fields)!;
     const cell = (fields: string[], k: keyof AocRow) => (cols[k] === undefined ? undefined : fields[cols[k]!]);
     let seen = 0;
-    for (let n = await records.next(); !n.done; n = await records.next()) {
-      const { line, fields } = n.value;
-      if (isBlankRecord(fields)) continue;
+    for await (const { line, fields } of dataRecords(records)) {
       seen++;
       const r = new RowReader(line);
       const addon = r.text('addon_code', cell(fields, 'addon_code'), { required: true, pattern: PROC_CODE_RE });

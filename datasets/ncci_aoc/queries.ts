@@ -3,7 +3,7 @@ import { quoteIdent } from '../../warehouse/snapshot.js';
 import { selectVersion } from '../_shared/versions.js';
 import { allAsJson } from '../../warehouse/snapshot.js';
 import type { VersionUsed } from '../_ncci_mue/queries.js';
-import type { AocRow } from './dataset.js';
+import { ncciAoc, type AocRow } from './dataset.js';
 
 /** One loaded AOC version indexed both ways: by add-on code and by primary code. */
 export interface AocIndex {
@@ -22,7 +22,7 @@ export function aocIndex(snapshot: SnapshotReader, version: string): Promise<Aoc
   return snapshot.memo(`aoc-index:${version}`, async () => {
     const rows = await allAsJson<AocRow>(
       snapshot,
-      `SELECT * EXCLUDE (version) FROM ${quoteIdent('ncci_aoc')} WHERE version = $1`,
+      `SELECT * EXCLUDE (version) FROM ${quoteIdent(ncciAoc.id)} WHERE version = $1`,
       [version],
     );
     // Sorted here: an aggregate over an ordered subquery does not promise to keep the order.
@@ -85,14 +85,14 @@ export async function aocEditsOn(
   snapshot: SnapshotReader,
   dateOfService?: string,
 ): Promise<{ used: VersionUsed; asAddon(code: string): AocRow[]; asPrimary(code: string): AocRow[] } | undefined> {
-  const choice = selectVersion('ncci_aoc', snapshot.versions('ncci_aoc'), { rule: 'quarter', date: dateOfService });
+  const choice = selectVersion(ncciAoc.id, snapshot.versions(ncciAoc.id), { rule: 'quarter', date: dateOfService });
   if (!choice) return undefined;
   const v = choice.version;
   const idx = await aocIndex(snapshot, v.version);
   const pick = (rows: AocRow[] | undefined) => (rows ?? []).filter((r) => aocApplies(r, dateOfService));
   return {
     used: {
-      dataset: 'ncci_aoc',
+      dataset: ncciAoc.id,
       version: v.version,
       effective_date: v.effective_date,
       loaded_at: v.loaded_at,

@@ -1,5 +1,4 @@
-import { medicareMueDataset, type MueRow } from '../_ncci_mue/mue.js';
-import type { Dataset } from '../types.js';
+import { medicareMueDataset } from '../_ncci_mue/mue.js';
 
 /** Medicare NCCI MUE table for outpatient hospital services: MCR_MUE_OutpatientHospitalServices_Eff_MM-DD-YYYY.csv. */
-export const ncciMueHosp: Dataset<MueRow> = medicareMueDataset('ncci_mue_hosp', 'hosp-op');
+export const ncciMueHosp = medicareMueDataset('ncci_mue_hosp', 'hosp-op');

@@ -1,12 +1,10 @@
 import { makePtpDataset } from '../_ncci_ptp/family.js';
-import type { PtpRow } from '../_ncci_ptp/row.js';
-import type { Dataset } from '../types.js';
 
 /**
  * Medicare NCCI PTP edits for hospital outpatient services (`ccioph-v322r0-f1.txt` .. `-f4`):
  * the practitioner layout (titles, wrapped header, 7 tab-separated fields), a different edit set.
  */
-export const ncciPtpHosp: Dataset<PtpRow> = makePtpDataset(
+export const ncciPtpHosp = makePtpDataset(
   { id: 'ncci_ptp_hosp', title: 'Medicare NCCI procedure-to-procedure edits, hospital outpatient', program: 'medicare', ptpType: 'hosp' },
   {
     publisher: 'CMS Medicare NCCI PTP edits (hospital outpatient)',

@@ -1,6 +1,6 @@
 import { IngestError } from '../_shared/issue.js';
 import type { FileSample, SourceFile } from '../_shared/source.js';
-import { defineMultiTableDataset, type VersionInfo } from '../types.js';
+import { defineMultiTableDataset, type ParsedItem, type VersionInfo } from '../types.js';
 import { NPPES_DELTA } from './delta.js';
 import { FULL_FILE_FROM, kindOfHeader, parseNppesName } from './layout.js';
 import { loadNppesNative } from './native.js';
@@ -22,7 +22,7 @@ function isNppesSample(s: FileSample): boolean {
  * date of the file name's range. A full file (range from 2005-05-23) is a whole version; a weekly
  * file is a delta, folded into the version before it (see README and `delta.ts`).
  */
-export const nppes = defineMultiTableDataset<NppesRow>({
+export const nppes = defineMultiTableDataset({
   id: 'nppes',
   title: 'NPPES NPI registry (Data Dissemination full file): providers, taxonomies, identifiers, practice locations, other names',
   publisher: 'CMS National Plan and Provider Enumeration System (NPPES) Data Dissemination',
@@ -65,6 +65,6 @@ export const nppes = defineMultiTableDataset<NppesRow>({
   },
   delta: NPPES_DELTA,
   mayBeEmpty: (file) => parseNppesName(file.name)?.kind !== 'npidata',
-  parse: (file, ctx) => parseNppesFile(file, ctx),
+  parse: (file, ctx): AsyncIterable<ParsedItem<NppesRow>> => parseNppesFile(file, ctx),
   loadNative: loadNppesNative,
 });

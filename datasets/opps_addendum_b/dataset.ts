@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import type { Issue } from '../../warehouse/errors.js';
 import { readRecords, type FileSample, type SourceFile, type SourceRecord } from '../_shared/source.js';
@@ -164,9 +164,7 @@ export const oppsAddendumB = defineDataset({
     const year = titleYear(above.map((r) => r.fields.join(','))) ?? Number(/(20\d{2})/.exec(file.name)?.[1] ?? NaN);
     if (!Number.isFinite(year)) throw new IngestError('no year found (title "… for CY <YYYY>" or a year in the file name)', file.name, header.line);
     const seen = new Set<string>();
-    for (let n = await records.next(); !n.done; n = await records.next()) {
-      const { line, fields } = n.value;
-      if (isBlankRecord(fields)) continue;
+    for await (const { line, fields } of dataRecords(records)) {
       const { row, issues } = toOppsRow(fields, line, layout, year);
       if (issues.length === 0 && seen.has(row.hcpcs_code)) {
         issues.push({ loc: ['row', line, 'HCPCS Code'], msg: `duplicate HCPCS ${row.hcpcs_code}`, type: 'duplicate_key', input: row.hcpcs_code });

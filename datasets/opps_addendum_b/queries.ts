@@ -1,5 +1,5 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import type { OppsAddendumBRow } from './dataset.js';
+import { oppsAddendumB, type OppsAddendumBRow } from './dataset.js';
 import { versionLabel } from '../_shared/versions.js';
 import { knownCodes } from '../_shared/codes.js';
 
@@ -8,7 +8,7 @@ export type OppsRate = OppsAddendumBRow & { version: string };
 
 /** Latest loaded Addendum B effective in `year` (quarterly releases), or the latest overall. */
 export function oppsVersionFor(snapshot: SnapshotReader, year?: number): string | undefined {
-  return versionLabel(snapshot, 'opps_addendum_b', { rule: 'effective', year });
+  return versionLabel(snapshot, oppsAddendumB.id, { rule: 'effective', year });
 }
 
 /**
@@ -28,9 +28,9 @@ export async function findOppsRates(snapshot: SnapshotReader, hcpcs: string, yea
  */
 export async function findOppsRatesIn(snapshot: SnapshotReader, version: string, hcpcs: string): Promise<OppsRate[]> {
   const table = await snapshot.memo(
-    `opps_addendum_b:table:${version}`,
+    `${oppsAddendumB.id}:table:${version}`,
     async () => {
-      const rows = await snapshot.all<OppsRate>(`SELECT * FROM opps_addendum_b WHERE version = $1`, [version]);
+      const rows = await snapshot.all<OppsRate>(`SELECT * FROM ${oppsAddendumB.id} WHERE version = $1`, [version]);
       return new Map(rows.map((r) => [r.hcpcs_code, r]));
     },
     { pin: true },
@@ -41,5 +41,5 @@ export async function findOppsRatesIn(snapshot: SnapshotReader, version: string,
 
 /** True when the code is in any loaded Addendum B release. */
 export async function isOppsCode(snapshot: SnapshotReader, hcpcs: string): Promise<boolean> {
-  return (await knownCodes(snapshot, 'opps_addendum_b')).has(hcpcs);
+  return (await knownCodes(snapshot, oppsAddendumB.id)).has(hcpcs);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader } from '../_shared/values.js';
 import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
@@ -56,9 +56,7 @@ export const oppsCap = defineDataset({
   async *parse(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<OppsCapRow>> {
     const records = readRecords(file, { onBytes: ctx.onBytes })[Symbol.asyncIterator]();
     await findHeader(records, file, isCapHeader, 'HCPCS, MOD, PROCSTAT, CARRIER, LOCALITY, FACILITY PRICE, NON-FACILTY PRICE', 5);
-    for (let n = await records.next(); !n.done; n = await records.next()) {
-      const { line, fields } = n.value;
-      if (isBlankRecord(fields)) continue;
+    for await (const { line, fields } of dataRecords(records)) {
       const r = new RowReader(line);
       const carrier = r.text('carrier', fields[3], { required: true, pattern: /^\d{5}$/ });
       const locality = r.text('locality_number', fields[4], { required: true, pattern: /^\d{2}$/ });

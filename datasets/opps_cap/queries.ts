@@ -1,12 +1,12 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import type { OppsCapRow } from './dataset.js';
+import { oppsCap, type OppsCapRow } from './dataset.js';
 
 /** A release's caps by `hcpcs|modifier|locality`, built once per snapshot (16k rows a release). */
 function capIndex(snapshot: SnapshotReader, version: string): Promise<Map<string, OppsCapRow>> {
   return snapshot.memo(
-    `opps_cap:index:${version}`,
+    `${oppsCap.id}:index:${version}`,
     async () => {
-      const rows = await snapshot.all<OppsCapRow>('SELECT * EXCLUDE (version) FROM opps_cap WHERE version = $1', [version]);
+      const rows = await snapshot.all<OppsCapRow>(`SELECT * EXCLUDE (version) FROM ${oppsCap.id} WHERE version = $1`, [version]);
       return new Map(rows.map((r) => [`${r.hcpcs}|${r.modifier}|${r.locality}`, r]));
     },
     { pin: true },
@@ -30,7 +30,7 @@ export interface CapLookup {
  * reported so the answer can say the year's file is missing. Null when opps_cap is not loaded.
  */
 export async function lookupOppsCap(snapshot: SnapshotReader, code: string, modifier: string, locality: string, year: number): Promise<CapLookup | null> {
-  const versions = snapshot.versions('opps_cap');
+  const versions = snapshot.versions(oppsCap.id);
   if (versions.length === 0) return null;
   const key = `${code}|${modifier}|${locality}`;
   const ofYear = versions.filter((v) => capYear(v.version) === year).at(-1);

@@ -25,7 +25,7 @@ const KIND = /^\s*"?kind"?\s*:\s*"?(payer|service_categories)"?\s*,?\s*$/m;
 
 const CITATION_MSG = 'every curated row needs a citation {title, url, retrieved}';
 
-export const payers = defineMultiTableDataset<Record<string, unknown>>({
+export const payers = defineMultiTableDataset({
   id: 'payers',
   title: 'Payer knowledge (curated: identity, filing, appeals, denial patterns, prior auth, policies)',
   publisher: 'curated from payers, CMS and state Medicaid publications (cited per row)',

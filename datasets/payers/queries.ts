@@ -3,6 +3,7 @@ import { fromStored, type TableSpec } from '../_shared/table.js';
 import { selectVersion } from '../_shared/versions.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { viewName } from '../../warehouse/manifest.js';
+import { payers as payersDataset } from './dataset.js';
 import {
   PAYER_TABLES,
   type AppealLevelRow,
@@ -60,17 +61,17 @@ export const aliasKey = (s: string): string =>
 /** The rows of one table of a loaded payers release (e.g. a release's policy rules, for a change feed). */
 export async function readPayerTable<N extends PayerTableName>(snapshot: SnapshotReader, name: N, version: string): Promise<z.infer<(typeof PAYER_TABLES)[N]['row']>[]> {
   const t: TableSpec = PAYER_TABLES[name];
-  const rows = await snapshot.all<Record<string, unknown>>(`SELECT * EXCLUDE (version) FROM "${viewName('payers', name)}" WHERE version = $1`, [version]);
+  const rows = await snapshot.all<Record<string, unknown>>(`SELECT * EXCLUDE (version) FROM "${viewName(payersDataset.id, name)}" WHERE version = $1`, [version]);
   return rows.map((r) => fromStored(t, r)) as never;
 }
 
 /** The loaded payer knowledge (empty, with `version` '', when the dataset is not loaded). */
 export function payerKnowledge(snapshot: SnapshotReader): Promise<PayerKnowledge> {
-  const pick = selectVersion('payers', snapshot.versions('payers'), { rule: 'effective' });
+  const pick = selectVersion(payersDataset.id, snapshot.versions(payersDataset.id), { rule: 'effective' });
   if (!pick) return Promise.resolve({ version: '', ...EMPTY });
   const version = pick.version.version;
   return snapshot.memo(
-    `payers:knowledge:${version}`,
+    `${payersDataset.id}:knowledge:${version}`,
     async () => {
       const read = (name: PayerTableName) => readPayerTable(snapshot, name, version) as never;
       const payers: PayerRow[] = await read('payers');

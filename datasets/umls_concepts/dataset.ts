@@ -60,12 +60,15 @@ const RELEASE = /(\d{4}A[AB])/;
 
 const blank = (s: string) => (s === '' ? null : s);
 
-export const umlsConcepts = defineMultiTableDataset<UmlsConceptRow>({
-  id: 'umls_concepts',
+/** The dataset id, spelled once: the main table is named like it. */
+const ID = 'umls_concepts';
+
+export const umlsConcepts = defineMultiTableDataset({
+  id: ID,
   title: 'UMLS Metathesaurus concept names (MRCONSO.RRF)',
   publisher: 'U.S. National Library of Medicine (UMLS, licensed)',
   formats: ['MRCONSO.RRF as NLM ships it: pipe-delimited, no header, 18 fields and a trailing |, UTF-8; the release (2025AA) in the file name, e.g. MRCONSO.2025AA.RRF, or given with --version'],
-  tables: [table('umls_concepts', UmlsConceptRowSchema, ['aui']), derivedTable('word', UmlsWordRowSchema, ['word', 'aui'])],
+  tables: [table(ID, UmlsConceptRowSchema, ['aui']), derivedTable('word', UmlsWordRowSchema, ['word', 'aui'])],
   async finalize(run, main) {
     const atoms = `FROM ${main} WHERE lat = 'ENG' AND suppress NOT IN ('O', 'E', 'Y')`;
     await run(

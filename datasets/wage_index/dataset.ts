@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
+import { dataRecords, findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { readRecords, sampleFile, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
@@ -91,9 +91,7 @@ export const wageIndex = defineDataset({
     if (!fy) throw new IngestError('no fiscal year in the title line or file name (expected "FY <YEAR>")', file.name, header.line);
     const col = columnIndex(header.fields, COLS);
     if (col.area_name! < 0) throw new IngestError('no Area Name column', file.name, header.line, 'area_name');
-    for (let n = await records.next(); !n.done; n = await records.next()) {
-      const { line, fields } = n.value;
-      if (isBlankRecord(fields)) continue;
+    for await (const { line, fields } of dataRecords(records)) {
       const cell = (k: keyof typeof COLS) => (col[k]! >= 0 ? fields[col[k]!] : undefined);
       // Footnotes below the table carry text in the first cell only.
       if (isBlankRecord(fields.slice(1)) && !/^\d+$/.test(clean(fields[0]))) continue;

@@ -1,7 +1,7 @@
 import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { versionLabel } from '../_shared/versions.js';
-import type { WageIndexRow } from './dataset.js';
+import { wageIndex, type WageIndexRow } from './dataset.js';
 
 /** A CBSA's wage index with the version it came from. */
 export interface WageIndexAnswer extends WageIndexRow {
@@ -16,19 +16,20 @@ export interface WageIndexAnswer extends WageIndexRow {
  * @throws NotFoundError when wage_index (or that version) is not loaded or the CBSA is not listed.
  */
 export async function getWageIndex(snapshot: SnapshotReader, cbsa: string, version?: string): Promise<WageIndexAnswer> {
-  const v = version ?? versionLabel(snapshot, 'wage_index');
-  if (!v || !snapshot.versions('wage_index').some((x) => x.version === v)) {
-    throw new NotFoundError(version ? `wage_index version ${version} is not loaded` : 'wage_index is not loaded');
+  const id = wageIndex.id;
+  const v = version ?? versionLabel(snapshot, id);
+  if (!v || !snapshot.versions(id).some((x) => x.version === v)) {
+    throw new NotFoundError(version ? `${id} version ${version} is not loaded` : `${id} is not loaded`);
   }
   const code = cbsa.trim();
-  const rows = await snapshot.memo(`wage_index:cbsa:${v}:${code}`, () =>
+  const rows = await snapshot.memo(`${id}:cbsa:${v}:${code}`, () =>
     snapshot.all<WageIndexRow>(
       `SELECT cbsa, area_name, state, wage_index, gaf, reclassified_wage_index, reclassified_gaf, is_rural, fiscal_year
-         FROM wage_index WHERE version = $1 AND cbsa = $2`,
+         FROM ${id} WHERE version = $1 AND cbsa = $2`,
       [v, code],
     ),
   );
   const row = rows[0];
-  if (!row) throw new NotFoundError(`CBSA ${code} is not in wage_index ${v}`);
+  if (!row) throw new NotFoundError(`CBSA ${code} is not in ${id} ${v}`);
   return { ...row, version: v };
 }

@@ -1,6 +1,6 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { versionLabel } from '../_shared/versions.js';
-import type { ZipLocalityRow } from './dataset.js';
+import { zipLocality, type ZipLocalityRow } from './dataset.js';
 
 /** A ZIP's locality and rural flag from the ZIP5 file, with the version used. */
 export interface ZipLocalityMatch extends ZipLocalityRow {
@@ -21,14 +21,14 @@ export function toZip5(zip: string): string | undefined {
  * at most one row otherwise (zip5 is the key).
  */
 export async function findLocalityForZip(snapshot: SnapshotReader, zip: string): Promise<ZipLocalityMatch[]> {
-  const version = versionLabel(snapshot, 'zip_locality');
+  const version = versionLabel(snapshot, zipLocality.id);
   const zip5 = toZip5(zip);
   if (!version || !zip5) return [];
-  return snapshot.memo(`zip_locality:zip:${version}:${zip5}`, async () => {
+  return snapshot.memo(`${zipLocality.id}:zip:${version}:${zip5}`, async () => {
     const rows = await snapshot.all<ZipLocalityRow>(
       `SELECT zip5, state, usps_state, carrier, pricing_locality, locality, rural_indicator, is_rural, lab_cb_locality,
               rural_indicator2, plus_four, part_b_payment_indicator, year_quarter
-         FROM zip_locality WHERE version = $1 AND zip5 = $2`,
+         FROM ${zipLocality.id} WHERE version = $1 AND zip5 = $2`,
       [version, zip5],
     );
     return rows.map((r) => ({ ...r, version }));

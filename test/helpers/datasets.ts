@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
@@ -8,7 +8,9 @@ import type { Issue } from '../../warehouse/errors.js';
 import { MountedSnapshot, type SnapshotReader } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
 
-export { REPO_ROOT } from './shared.js';
+import { REPO_ROOT } from './shared.js';
+
+export { REPO_ROOT };
 
 /** What a dataset makes of a file's sample: whether it claims the file, and the version it reads (null: none). */
 export async function detectFile(dataset: Dataset<any>, path: string): Promise<{ detected: boolean; version: VersionInfo | null }> {
@@ -22,6 +24,44 @@ export async function parseItems<Row extends object>(dataset: Dataset<Row>, path
   for await (const item of dataset.parse(await toSourceFile(path), { onBytes: () => {} })) out.push(item);
   return out;
 }
+
+/**
+ * The inputs of a dataset's golden file under `root`: its seed files (folder or per-version
+ * sub-folders) then its `test/fixtures/<id>/` ugly excerpts, in name order; notes (`.md`) skipped.
+ */
+async function goldenInputs(id: string, root = REPO_ROOT): Promise<string[]> {
+  const out: string[] = [];
+  for (const base of [join(root, 'seeds', id), join(root, 'test/fixtures', id)]) {
+    const walk = async (d: string): Promise<void> => {
+      const names = await readdir(d).catch(() => [] as string[]);
+      for (const n of names.sort()) {
+        if (n.endsWith('.md')) continue;
+        const p = join(d, n);
+        if ((await stat(p)).isDirectory()) await walk(p);
+        else out.push(p);
+      }
+    };
+    await walk(base);
+  }
+  return out;
+}
+
+/**
+ * What a dataset's golden file (`test/golden/<id>.jsonl`) records, one item per line: per input
+ * file its path (relative to `root`) with what detection makes of it, then every row and reject
+ * the parser yields. test/golden.test.ts compares it; `npm run new:dataset` writes it.
+ */
+export async function goldenItems(dataset: Dataset<any>, root = REPO_ROOT): Promise<unknown[]> {
+  const items: unknown[] = [];
+  for (const path of await goldenInputs(dataset.id, root)) {
+    items.push({ file: path.slice(root.length + 1), ...(await detectFile(dataset, path)) });
+    for (const item of await parseItems(dataset, path)) items.push(item.issues ? { line: item.line, issues: item.issues } : { line: item.line, row: item.row });
+  }
+  return items;
+}
+
+/** Items as the text of a golden file: one JSON value per line, a final newline. */
+export const toJsonl = (items: unknown[]): string => items.map((i) => JSON.stringify(i)).join('\n') + '\n';
 
 /** Rows by table and rejects (whole items, with their table) of one file of a multi-table dataset. */
 export async function parseTables(dataset: Dataset<Record<string, unknown>>, path: string) {

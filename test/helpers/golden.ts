@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { expect } from 'vitest';
+import { toJsonl } from './datasets.js';
 import { isCI } from './shared.js';
 
 /** Where a golden's differing output is written for review: `<id>.jsonl` -> `<id>-changed.jsonl`. */
@@ -18,7 +19,7 @@ export function changedPath(golden: string): string {
  */
 export async function expectGolden(file: string, items: unknown[]): Promise<void> {
   const lines = items.map((i) => JSON.stringify(i));
-  const text = lines.join('\n') + '\n';
+  const text = toJsonl(items);
   const changed = changedPath(file);
   if (!existsSync(file) || (process.env.UPDATE_GOLDEN === '1' && !isCI())) {
     if (isCI()) throw new Error(`golden file ${file} is missing; generate it locally and commit it`);
