@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { toNdc11 } from '../datasets/fda_ndc/ndc.js';
+import { dashed542, toNdc11, toProductNdc9 } from '../datasets/_shared/ndc.js';
 import { ingestFiles } from '../ingest/pipeline.js';
 import { Warehouse } from '../warehouse/store.js';
 import { benchKey, benchRow, firstPassAndWarm, load, ratio, readCsvBaselineMs, rssOf, shuffle, warmPaired } from './lib.js';
@@ -56,8 +56,8 @@ async function writeDirectory(dir: string, n: number): Promise<{ packages: strin
     const lab = String(1000 + labelerNo * (l === 4 ? 1 : 13)).padStart(l, '0').slice(-l);
     const prod = String(Math.floor(r() * 10 ** p)).padStart(p, '0');
     const ndc = `${lab}-${prod}`;
-    if (seen.has(toNdc11(ndc))) continue;
-    seen.add(toNdc11(ndc));
+    if (seen.has(toProductNdc9(ndc)!)) continue;
+    seen.add(toProductNdc9(ndc)!);
     const generic = `${pick(generics)}${pick(SALT)}`;
     const brand = r() < 0.35 ? cap(generic.split(' ')[0]!) : cap(`${word(1 + Math.floor(r() * 2))}${pick(['a', 'ex', 'ix', 'on', 'ol', 'ra'])}`);
     const labeler = labelers[labelerNo]!;
@@ -68,8 +68,8 @@ async function writeDirectory(dir: string, n: number): Promise<{ packages: strin
     const count = 1 + Math.floor(r() * 3);
     for (let j = 0; j < count; j++) {
       const pkg = `${ndc}-${String(10 * j + Math.floor(r() * 10)).padStart(k, '0').slice(-k)}`;
-      if (seen.has(toNdc11(pkg))) continue;
-      seen.add(toNdc11(pkg));
+      if (seen.has(toNdc11(pkg)!)) continue;
+      seen.add(toNdc11(pkg)!);
       packages.push(pkg);
       pkgLines.push([id, ndc, pkg, `30 TABLET in 1 BOTTLE (${pkg})`, '20150101', '', 'N', 'N'].join('\t'));
     }
@@ -124,7 +124,7 @@ export async function run(): Promise<Record<string, string | number>[]> {
     try {
       const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
       rows.push({ case: `server start to listening, directory and index built at mount (RSS after); baseline the same server over the seeds alone`, 'req/s': '', 'p50 ms': startMs, 'p99 ms': '', 'non-2xx': '', 'bare req/s': `${seededStartMs} ms, ${mb(seededRss)}`, 'ratio vs bare': `${ratio(startMs, seededStartMs)}, RSS ${mb(await rssOf(api.proc.pid!))}` });
-      const forms = (pkg: string) => [pkg, toNdc11(pkg), toNdc11(pkg).replace(/-/g, '')];
+      const forms = (pkg: string) => [pkg, dashed542(toNdc11(pkg)!), toNdc11(pkg)!];
       const lookups = shuffle(
         dirInfo.packages.filter((_, i) => i % 113 === 0).flatMap((p) => forms(p).map((f) => `/v1/drugs/ndc/package/${f}`)),
         5,
@@ -146,7 +146,7 @@ export async function run(): Promise<Record<string, string | number>[]> {
           case 3:
             return p.labeler.split(' ')[0]!; // a labeler
           case 4:
-            return i % 12 === 4 ? toNdc11(p.ndc).replace('-', '') : p.ndc; // a product NDC
+            return i % 12 === 4 ? toProductNdc9(p.ndc)! : p.ndc; // a product NDC
           default:
             return `${p.generic.split(' ')[0]!.slice(0, 5)} ${p.labeler.split(' ')[0]!.slice(0, 4)}`; // two partial words
         }

@@ -71,3 +71,6 @@ export const ValidationErrorSchema = z
     ),
   })
   .meta({ id: 'HTTPValidationError' });
+
+/** Beside every published dashed NDC on the wire: the 11-digit billing form without dashes. */
+export const Ndc11Schema = z.string().regex(/^\d{11}$/).describe('the 11-digit 5-4-2 form billed on claims, without dashes (`00002322930`): the published NDC with its short segment padded');

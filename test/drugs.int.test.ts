@@ -21,7 +21,7 @@ describe('GET /v1/drugs/ndc/package/{package_ndc}', () => {
     for (const form of ['0002-3229-30', '00002-3229-30', '00002322930']) {
       const r = await t.request(`/v1/drugs/ndc/package/${form}`);
       expect(r.status, form).toBe(200);
-      expect(r.body.package).toMatchObject({ package_ndc: '0002-3229-30', package_ndc_11: '00002-3229-30', ndc_segments: '4-4-2', description: '30 CAPSULE in 1 BOTTLE (0002-3229-30)', sample: false, marketing_start_date: '2003-01-10' });
+      expect(r.body.package).toMatchObject({ package_ndc: '0002-3229-30', ndc11: '00002322930', ndc_segments: '4-4-2', description: '30 CAPSULE in 1 BOTTLE (0002-3229-30)', sample: false, marketing_start_date: '2003-01-10' });
       expect(r.body.product).toMatchObject({ product_id: STRATTERA, brand_name: 'Strattera', openfda_rxcui: expect.stringContaining('349592'), source: 'ndc_text+openfda' });
       expect(r.body.ingredients).toEqual([{ ingredient_ordinal: 1, ingredient_name: 'ATOMOXETINE HYDROCHLORIDE', ingredient_strength: '40 mg/1', strength_value: '40', strength_unit: 'mg/1' }]);
       expect(r.body.reliability.dataset_versions).toEqual({ fda_ndc: '2020-05-01' });
@@ -30,10 +30,10 @@ describe('GET /v1/drugs/ndc/package/{package_ndc}', () => {
 
   it('pads the product segment of a 5-3-2 NDC and the package segment of a 5-4-1 NDC', async () => {
     const lorazepam = await t.request('/v1/drugs/ndc/package/71610-0199-30');
-    expect(lorazepam.body.package).toMatchObject({ package_ndc: '71610-199-30', package_ndc_11: '71610-0199-30' });
+    expect(lorazepam.body.package).toMatchObject({ package_ndc: '71610-199-30', ndc11: '71610019930' });
     const ranitidine = await t.request('/v1/drugs/ndc/package/10022336601');
     expect(ranitidine.status).toBe(200);
-    expect(ranitidine.body.package).toMatchObject({ package_ndc: '10022-3366-1', package_ndc_11: '10022-3366-01', ndc_segments: '5-4-1', sample: null });
+    expect(ranitidine.body.package).toMatchObject({ package_ndc: '10022-3366-1', ndc11: '10022336601', ndc_segments: '5-4-1', sample: null });
     expect(ranitidine.body.product).toMatchObject({ finished: false, brand_name: null, labeler_name: expect.stringMatching(/^Saraca/) });
   });
 
@@ -148,6 +148,44 @@ describe('the drug directory across snapshots', () => {
     } finally {
       a.close();
       b.close();
+    }
+  });
+});
+
+describe('one NDC rule on the wire, across routes', () => {
+  it('answers the same package NDC in the published dashed form with its ndc11 from the drug directory and the HCPCS crosswalk', async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { ingestFiles } = await import('../ingest/pipeline.js');
+    const { fdaNdc } = await import('../datasets/fda_ndc/dataset.js');
+    const { waitForSnapshot } = await import('./helpers/harness.js');
+    // A test directory (FDA's text layout) listing the crosswalk seed's ORENCIA package, which FDA
+    // prints 4-4-2 (0003-2187-10) and the ASP crosswalk 5-4-2 (00003-2187-10).
+    const s = await startTestServer({ pollMs: 20 });
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'rcm-ndc-'));
+      const id = '0003-2187_00000000-0000-4000-8000-000000000001';
+      await writeFile(
+        join(dir, 'product.txt'),
+        'PRODUCTID\tPRODUCTNDC\tPRODUCTTYPENAME\tPROPRIETARYNAME\tPROPRIETARYNAMESUFFIX\tNONPROPRIETARYNAME\tDOSAGEFORMNAME\tROUTENAME\tSTARTMARKETINGDATE\tENDMARKETINGDATE\tMARKETINGCATEGORYNAME\tAPPLICATIONNUMBER\tLABELERNAME\tSUBSTANCENAME\tACTIVE_NUMERATOR_STRENGTH\tACTIVE_INGRED_UNIT\tPHARM_CLASSES\tDEASCHEDULE\tNDC_EXCLUDE_FLAG\tLISTING_RECORD_CERTIFIED_THROUGH\r\n' +
+          `${id}\t0003-2187\tHUMAN PRESCRIPTION DRUG\tORENCIA\t\tabatacept\tINJECTION, POWDER, LYOPHILIZED, FOR SOLUTION\tINTRAVENOUS\t20051223\t\tBLA\tBLA125118\tE.R. Squibb & Sons, L.L.C.\tABATACEPT\t250\tmg/15mL\t\t\tN\t20271231\r\n`,
+      );
+      await writeFile(
+        join(dir, 'package.txt'),
+        'PRODUCTID\tPRODUCTNDC\tNDCPACKAGECODE\tPACKAGEDESCRIPTION\tSTARTMARKETINGDATE\tENDMARKETINGDATE\tNDC_EXCLUDE_FLAG\tSAMPLE_PACKAGE\r\n' + `${id}\t0003-2187\t0003-2187-10\t1 VIAL in 1 CARTON (0003-2187-10)\t20051223\t\tN\tN\r\n`,
+      );
+      const published = await ingestFiles(s.wh, { dataset: fdaNdc, files: [join(dir, 'product.txt'), join(dir, 'package.txt')], version: '2026-11-01', effectiveDate: '2026-11-01', rejectThreshold: 1, allowRemovals: true });
+      await waitForSnapshot(s, published.snapshot_id);
+
+      const pkg = (await s.request('/v1/drugs/ndc/package/00003-2187-10')).body.package;
+      expect(pkg).toMatchObject({ package_ndc: '0003-2187-10', ndc11: '00003218710' });
+      const fromNdc = (await s.request('/v1/codes/crosswalk/00003218710')).body;
+      expect(fromNdc.crosswalks[0]).toMatchObject({ target_code: 'J0129', attributes: { package_ndc: '0003-2187-10', ndc11: '00003218710' } });
+      const fromHcpcs = (await s.request('/v1/codes/crosswalk/J0129')).body.crosswalks.find((c: { target_system: string }) => c.target_system === 'NDC');
+      expect(fromHcpcs).toMatchObject({ target_code: '00003218710', attributes: { package_ndc: '0003-2187-10', ndc11: '00003218710' } });
+    } finally {
+      await s.close();
     }
   });
 });

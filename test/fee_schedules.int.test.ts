@@ -149,7 +149,7 @@ describe('GET /v1/codes/crosswalk/{code}', () => {
     CrosswalkResultSchema.parse(r.body);
     expect(Object.keys(r.body.by_system).sort()).toEqual(['APC', 'NDC']);
     expect(r.body.by_system.APC.map((x: any) => x.target_code)).toEqual(['9214']);
-    expect(r.body.by_system.NDC.map((x: any) => x.target_code)).toEqual(['50242-0060-01', '50242-0061-01']);
+    expect(r.body.by_system.NDC.map((x: any) => x.target_code)).toEqual(['50242006001', '50242006101']);
     expect(r.body.total_count).toBe(3);
     expect(r.body.reliability.dataset_versions).toMatchObject({ opps_addendum_b: '2026-01', asp_crosswalk: '2025Q1' });
   });

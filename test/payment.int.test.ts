@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './helpers/harness.js';
+import { startTestServer, waitForSnapshot, type TestServer } from './helpers/harness.js';
 
 /*
  * GET /v1/codes/{code}/payment over the seeds. Values worked by hand from the seed rows:
@@ -346,7 +346,7 @@ describe('conversion factor by year, OPPS cap, modifier-only codes', () => {
     const { ingestFiles } = await import('../ingest/pipeline.js');
     const { REPO_ROOT } = await import('./helpers/datasets.js');
     const s = await ingestFiles(t.wh, { dataset: 'opps_cap', files: [`${REPO_ROOT}/test/fixtures/opps_cap/RVU25D_OPPSCAP_Oct.csv`], rejectThreshold: 1 });
-    for (let i = 0; i < 100 && t.srv.snapshots.snapshot?.id !== s.snapshot_id; i++) await new Promise((r) => setTimeout(r, 50));
+    await waitForSnapshot(t, s.snapshot_id);
   });
 
   it('prices a CY2025 service with the 2025 CONV FACTOR and a CY2026 one with the 2026 constant', async () => {

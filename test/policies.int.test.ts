@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../ingest/pipeline.js';
 import { examplePolicyPdf } from '../server/policy_documents/example_pdf.js';
 import { REPO_ROOT } from './helpers/datasets.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
+import { startTestServer, waitForSnapshot, type TestServer } from './helpers/harness.js';
 
 // Seeded world: the real MCD listing rows of seeds/mcd_documents (no code rows: the listing names
 // none), the illustrative mcd_coverage export (L99001-L99003, A99001-A99003, NCD 999.1, with
@@ -22,8 +22,7 @@ const ids = (r: { body: { results: Doc[] } }) => r.body.results.map((d) => d.doc
 
 async function publish(dataset: string, files: string[]) {
   const s = await ingestFiles(t.wh, { dataset, files, allowRemovals: true });
-  for (let i = 0; i < 200 && t.srv.snapshots.snapshot?.id !== s.snapshot_id; i++) await new Promise((r) => setTimeout(r, 25));
-  expect(t.srv.snapshots.snapshot?.id).toBe(s.snapshot_id);
+  await waitForSnapshot(t, s.snapshot_id);
 }
 
 describe('GET /v1/policies', () => {

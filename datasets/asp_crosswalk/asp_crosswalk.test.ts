@@ -2,7 +2,6 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseItems, writeTempFile } from '../../test/helpers/datasets.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { toNdc11 } from '../_shared/codes.js';
 import { aspCrosswalk, type AspCrosswalkRow } from './dataset.js';
 
 const SEED = resolve(import.meta.dirname, '../../seeds/asp_crosswalk/section 508 version of Jan 2025 ASP NDC-HCPCS Crosswalk.csv');
@@ -50,16 +49,5 @@ describe('asp_crosswalk bad input', () => {
         ],
       },
     ]);
-  });
-
-  it('reads NDCs dashed 5-4-2, the 10-digit dashed forms padded to 5-4-2, or plain 11 digits', () => {
-    expect(toNdc11('00003-2187-10')).toBe('00003218710');
-    expect(toNdc11('00003218710')).toBe('00003218710');
-    expect(toNdc11('0003-2187-10')).toBe('00003218710');
-    expect(toNdc11('00003-187-10')).toBe('00003018710');
-    expect(toNdc11('00003-2187-1')).toBe('00003218701');
-    expect(toNdc11('0003218710')).toBeUndefined();
-    expect(toNdc11('003-2187-10')).toBeUndefined();
-    expect(toNdc11('0003-187-10')).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@ import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
 import { readRecords, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
 import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
-import { toNdc11 } from '../_shared/codes.js';
+import { dashed542, toNdc11 } from '../_shared/ndc.js';
 
 /** One NDC package billed under one HCPCS code (CMS ASP NDC-HCPCS crosswalk). */
 export const AspCrosswalkRowSchema = z.object({
@@ -62,7 +62,7 @@ export const aspCrosswalk = defineDataset({
         short_descriptor: clean(fields[1]),
         labeler_name: clean(fields[2]),
         ndc: ndc ?? '',
-        ndc_hyphenated: ndc ? `${ndc.slice(0, 5)}-${ndc.slice(5, 9)}-${ndc.slice(9)}` : '',
+        ndc_hyphenated: ndc ? dashed542(ndc) : '',
         drug_name: clean(fields[4]),
         hcpcs_dosage: clean(fields[5]).replace(/\s+/g, ' '),
         pkg_size: r.number('PKG SIZE', fields[6], { min: 0 }),

@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectFile, openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
 import { fdaNdc } from './dataset.js';
-import { parsePackageNdc, productNdcOfQuery, segmentsOf, toNdc11 } from './ndc.js';
 import type { IngredientRow, PackageRow, ProductRow } from './schema.js';
 import { splitFdaList } from './text_files.js';
 
@@ -17,33 +16,7 @@ const UNFINISHED_HEADER = 'PRODUCTID\tPRODUCTNDC\tPRODUCTTYPENAME\tNONPROPRIETAR
 type Row = Record<string, any>;
 const products = (rows: object[]) => rows.filter((r): r is ProductRow => 'spl_id' in r);
 
-describe('NDC forms', () => {
-  it('pads the short segment of each 10-digit layout to the 11-digit 5-4-2 form', () => {
-    expect(toNdc11('0002-3229-30')).toBe('00002-3229-30');
-    expect(toNdc11('71610-199-30')).toBe('71610-0199-30');
-    expect(toNdc11('10022-3366-1')).toBe('10022-3366-01');
-    expect(toNdc11('0002-3229')).toBe('00002-3229');
-    expect(segmentsOf('0002-3229-30')).toBe('4-4-2');
-    expect(segmentsOf('00023229')).toBe('8');
-    expect(segmentsOf('0002 3229')).toBeNull();
-  });
-
-  it('reads a typed package NDC in every accepted form, and says why a malformed one is not', () => {
-    for (const s of ['0002-3229-30', '00002-3229-30', '00002322930', ' 00002322930 ']) expect(parsePackageNdc(s)).toEqual({ ok: true, ndc11: '00002-3229-30' });
-    expect(parsePackageNdc('71610-199-30')).toEqual({ ok: true, ndc11: '71610-0199-30' });
-    expect(parsePackageNdc('10022-3366-1')).toEqual({ ok: true, ndc11: '10022-3366-01' });
-    expect(parsePackageNdc('0002322930')).toEqual({ ok: false, msg: expect.stringMatching(/10-digit NDC needs its dashes/) });
-    for (const bad of ['0002-3229', '002-3229-30', '0002-3229-3a', '12345-6789-012', '']) expect(parsePackageNdc(bad).ok).toBe(false);
-  });
-
-  it('finds the 9-digit product code a search text names, or null for words', () => {
-    expect(productNdcOfQuery('0002-3229')).toBe('00002-3229');
-    expect(productNdcOfQuery('000023229')).toBe('00002-3229');
-    expect(productNdcOfQuery('71610-199')).toBe('71610-0199');
-    expect(productNdcOfQuery('0002-3229-30')).toBe('00002-3229');
-    expect(productNdcOfQuery('strattera')).toBeNull();
-  });
-
+describe('FDA list fields', () => {
   it("splits FDA's '; ' lists outside parentheses and brackets", () => {
     expect(splitFdaList('POLY(METHYL METHACRYLATE; 450000 MW)')).toEqual(['POLY(METHYL METHACRYLATE; 450000 MW)']);
     expect(splitFdaList("[USP'U]/1; [USP'U]/1")).toEqual(["[USP'U]/1", "[USP'U]/1"]);

@@ -3,7 +3,7 @@ import { readRecords, type FileSample, type SourceFile } from '../_shared/source
 import { RowReader, clean } from '../_shared/values.js';
 import type { Issue } from '../../warehouse/errors.js';
 import type { ParsedItem } from '../types.js';
-import { isPackageNdc, isProductNdc, segmentsOf } from './ndc.js';
+import { isPackageNdc, isProductNdc, segmentsOf } from '../_shared/ndc.js';
 import type { IngredientRow, NdcTable, PackageRow, ProductRow } from './schema.js';
 
 /**

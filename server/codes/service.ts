@@ -1,5 +1,7 @@
 import { findHcpcsForNdc, findNdcsForHcpcs } from '../../datasets/asp_crosswalk/queries.js';
-import { knownCodes, toNdc11 } from '../../datasets/_shared/codes.js';
+import { knownCodes } from '../../datasets/_shared/codes.js';
+import { toNdc11 } from '../../datasets/_shared/ndc.js';
+import { findPublishedPackageNdcs } from '../../datasets/fda_ndc/queries.js';
 import { findAspPaymentLimits } from '../../datasets/asp_pricing/queries.js';
 import { isLabCode } from '../../datasets/clfs/queries.js';
 import { STATUS_CODES, findRvuRows } from '../../datasets/mpfs_rvu/queries.js';
@@ -74,6 +76,7 @@ async function crosswalksOf(snapshot: SnapshotReader, code: string): Promise<{ c
     const links = await findHcpcsForNdc(snapshot, ndc);
     if (links.length === 0) return null;
     used.asp_crosswalk = links[0]!.version;
+    const published = await publishedForms(snapshot, links.map((l) => l.ndc), used);
     for (const l of links) {
       crosswalks.push({
         target_code: l.hcpcs_code,
@@ -82,7 +85,7 @@ async function crosswalksOf(snapshot: SnapshotReader, code: string): Promise<{ c
         crosswalk_type: 'ndc_to_hcpcs',
         description: l.short_descriptor,
         relationship_type: 'billed_under',
-        attributes: { ndc: l.ndc, drug_name: l.drug_name, labeler_name: l.labeler_name, hcpcs_dosage: l.hcpcs_dosage, bill_units: l.bill_units, bill_units_pkg: l.bill_units_pkg },
+        attributes: { package_ndc: published.get(l.ndc) ?? null, ndc11: l.ndc, drug_name: l.drug_name, labeler_name: l.labeler_name, hcpcs_dosage: l.hcpcs_dosage, bill_units: l.bill_units, bill_units_pkg: l.bill_units_pkg },
       });
     }
     return { code: ndc, crosswalks, used };
@@ -110,18 +113,30 @@ async function crosswalksOf(snapshot: SnapshotReader, code: string): Promise<{ c
     }
   }
   if (ndcs.length > 0) used.asp_crosswalk = ndcs[0]!.version;
+  const published = ndcs.length > 0 ? await publishedForms(snapshot, ndcs.map((l) => l.ndc), used) : new Map<string, string>();
   for (const l of ndcs) {
     crosswalks.push({
-      target_code: l.ndc_hyphenated,
+      target_code: l.ndc,
       target_system: 'NDC',
       confidence: 1,
       crosswalk_type: 'hcpcs_to_ndc',
       description: [l.drug_name, l.labeler_name].filter(Boolean).join(', '),
       relationship_type: 'billed_as',
-      attributes: { ndc: l.ndc, hcpcs_dosage: l.hcpcs_dosage, pkg_size: l.pkg_size, pkg_qty: l.pkg_qty, bill_units: l.bill_units, bill_units_pkg: l.bill_units_pkg },
+      attributes: { package_ndc: published.get(l.ndc) ?? null, ndc11: l.ndc, hcpcs_dosage: l.hcpcs_dosage, pkg_size: l.pkg_size, pkg_qty: l.pkg_qty, bill_units: l.bill_units, bill_units_pkg: l.bill_units_pkg },
     });
   }
   return { code, crosswalks, used };
+}
+
+/**
+ * The labeler's published form of each crosswalk NDC (the ASP file prints 5-4-2), from the FDA
+ * directory when it is loaded (recorded in `used`); an NDC FDA does not list has none.
+ */
+async function publishedForms(snapshot: SnapshotReader, ndc11s: string[], used: Record<string, string>): Promise<Map<string, string>> {
+  const found = await findPublishedPackageNdcs(snapshot, ndc11s);
+  if (!found) return new Map();
+  used.fda_ndc = found.version;
+  return found.byNdc11;
 }
 
 /** Crosswalk entries grouped by target system. */

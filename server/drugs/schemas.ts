@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { parsePackageNdc } from '../../datasets/fda_ndc/ndc.js';
+import { parsePackageNdc } from '../../datasets/_shared/ndc.js';
 import { IngredientRowSchema, PackageRowSchema, ProductRowSchema } from '../../datasets/fda_ndc/schema.js';
-import { ReliabilitySchema } from '../schemas.js';
+import { Ndc11Schema, ReliabilitySchema } from '../schemas.js';
 
 /**
  * A package NDC as callers type it: 10 digits dashed 4-4-2, 5-3-2 or 5-4-1, or 11 digits 5-4-2
- * with or without dashes; validated to the 11-digit `00002-3229-30` form (ten digits without
- * dashes are refused: the padded segment cannot be known).
+ * with or without dashes; validated to its `ndc11` (`00002322930`; ten digits without dashes are
+ * refused: the padded segment cannot be known).
  */
 export const PackageNdcSchema = z
   .string()
@@ -32,7 +32,7 @@ export const DrugProductSchema = ProductRowSchema.meta({ id: 'DrugProduct' });
 export const PackageDetailSchema = z
   .object({
     package: PackageRowSchema.pick({ package_ndc: true, ndc_segments: true, description: true, marketing_start_date: true, marketing_end_date: true, sample: true, source: true }).extend({
-      package_ndc_11: z.string().describe('the 11-digit 5-4-2 form billed on claims (`00002-3229-30`), derived by padding the short segment'),
+      ndc11: Ndc11Schema,
     }),
     product: DrugProductSchema,
     ingredients: z.array(IngredientRowSchema.pick({ ingredient_ordinal: true, ingredient_name: true, ingredient_strength: true, strength_value: true, strength_unit: true })),

@@ -1,4 +1,4 @@
-import { productNdcOfQuery, toNdc11 } from '../../datasets/fda_ndc/ndc.js';
+import { productNdcOfQuery, toProductNdc9 } from '../../datasets/_shared/ndc.js';
 import { editDistance } from '../payers/search.js';
 
 /**
@@ -69,7 +69,7 @@ export function buildDrugIndex(products: SearchableProduct[]): DrugIndex {
   const brand: string[] = [];
   const generic: string[] = [];
   products.forEach((p, i) => {
-    const key = toNdc11(p.product_ndc);
+    const key = toProductNdc9(p.product_ndc) ?? p.product_ndc;
     const l = byNdc.get(key);
     if (l) l.push(i);
     else byNdc.set(key, [i]);

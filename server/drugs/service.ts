@@ -1,7 +1,7 @@
 import { findAllIngredients, findAllPackages, findAllProducts, ndcVersion } from '../../datasets/fda_ndc/queries.js';
 import { FileShared } from '../../warehouse/file_shared.js';
 import type { IngredientRow, PackageRow, ProductRow } from '../../datasets/fda_ndc/schema.js';
-import { parsePackageNdc, productNdcOfQuery, toNdc11 } from '../../datasets/fda_ndc/ndc.js';
+import { dashed542, parsePackageNdc, productNdcOfQuery, toNdc11, toProductNdc9 } from '../../datasets/_shared/ndc.js';
 import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { Trace } from '../trace.js';
@@ -61,8 +61,8 @@ async function buildDirectory(snapshot: SnapshotReader, version: string): Promis
     products,
     index: buildDrugIndex(products),
     productById: new Map(products.map((p) => [p.product_id, p])),
-    productsByNdc: groupBy(products, (p) => toNdc11(p.product_ndc)),
-    packages: groupBy(packages, (p) => toNdc11(p.package_ndc)),
+    productsByNdc: groupBy(products, (p) => toProductNdc9(p.product_ndc) ?? p.product_ndc),
+    packages: groupBy(packages, (p) => toNdc11(p.package_ndc) ?? p.package_ndc),
     ingredients: groupBy(ingredients, (i) => i.product_id),
   };
 }
@@ -74,18 +74,18 @@ async function directoryOrThrow(snapshot: SnapshotReader, trace: Trace): Promise
   return dir;
 }
 
-/** A package by NDC (validated to the 11-digit form) with its product and ingredients. */
+/** A package by its `ndc11` (the route validates any accepted form to it) with its product and ingredients. */
 export async function getPackageDetail(snapshot: SnapshotReader, ndc11: string, trace: Trace) {
   const dir = await directoryOrThrow(snapshot, trace);
   const pkgs = dir.packages.get(ndc11) ?? [];
   const pkg = pkgs[0];
-  if (!pkg) throw new NotFoundError(`package NDC ${ndc11} is not in the FDA NDC directory ${dir.version}`);
+  if (!pkg) throw new NotFoundError(`package NDC ${dashed542(ndc11)} is not in the FDA NDC directory ${dir.version}`);
   if (pkgs.length > 1) trace.warn(`FDA lists ${pkgs.map((p) => p.package_ndc).join(' and ')}, which share the 11-digit form ${ndc11}; answering ${pkg.package_ndc}`);
   const product = dir.productById.get(pkg.product_id);
   if (!product) throw new NotFoundError(`package NDC ${pkg.package_ndc} is listed, but its product ${pkg.product_id} is not in the FDA NDC directory ${dir.version}`);
   const { package_ndc, ndc_segments, description, marketing_start_date, marketing_end_date, sample, source } = pkg;
   return {
-    package: { package_ndc, package_ndc_11: ndc11, ndc_segments, description, marketing_start_date, marketing_end_date, sample, source },
+    package: { package_ndc, ndc11, ndc_segments, description, marketing_start_date, marketing_end_date, sample, source },
     product,
     ingredients: (dir.ingredients.get(product.product_id) ?? []).map(({ ingredient_ordinal, ingredient_name, ingredient_strength, strength_value, strength_unit }) => ({ ingredient_ordinal, ingredient_name, ingredient_strength, strength_value, strength_unit })),
     reliability: trace.reliability(),

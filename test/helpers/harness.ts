@@ -169,7 +169,17 @@ export async function waitUntil(check: () => Promise<boolean>, ms: number): Prom
   for (;;) {
     if (await check()) return true;
     if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * Waits (bounded) until the test server serves snapshot `id`, polling its holder: a publish in a
+ * test is seen after the server's next poll of CURRENT. Fails the test naming both ids otherwise.
+ */
+export async function waitForSnapshot(t: TestServer, id: string | null | undefined, ms = 10_000): Promise<void> {
+  if (!(await waitUntil(async () => t.srv.snapshots.snapshot?.id === id, ms))) {
+    throw new Error(`the test server still serves ${t.srv.snapshots.snapshot?.id ?? 'no snapshot'} after ${ms} ms, not ${id}`);
   }
 }
 
