@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { quarterEndOf, quarterStartOf, selectVersion } from '../datasets/_shared/versions.js';
+import { quarterEndOf, quarterStartOf } from '../datasets/_shared/dates.js';
+import { selectVersion } from '../datasets/_shared/versions.js';
 import type { DatasetVersion } from '../warehouse/manifest.js';
 
 const v = (version: string, effective_date: string | null, loaded_at = '2026-11-01T00:00:00Z'): DatasetVersion => ({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { quarterEnd, quarterFromFileName, quarterLabel } from './quarter.js';
+import { quarterEndOf, quarterLabel } from '../_shared/dates.js';
+import { quarterFromFileName } from './quarter.js';
 
 describe('quarter helpers', () => {
   it('reads quarters from CMS file names', () => {
@@ -13,7 +14,7 @@ describe('quarter helpers', () => {
 
   it('computes quarter labels and ends', () => {
     expect(quarterLabel('2026-12-31')).toBe('2026Q4');
-    expect(quarterEnd('2026-07-01')).toBe('2026-09-30');
-    expect(quarterEnd('2024-01-15')).toBe('2024-03-31');
+    expect(quarterEndOf('2026-07-01')).toBe('2026-09-30');
+    expect(quarterEndOf('2024-01-15')).toBe('2024-03-31');
   });
 });

@@ -1,25 +1,11 @@
 import { toIsoDate } from '../_shared/values.js';
-import { quarterStart } from '../_shared/versions.js';
+import { quarterLabel, quarterStart } from '../_shared/dates.js';
 
 /**
  * HCPCS Level I/II code shapes used by NCCI files: CPT `99213`, Category II/III and PLA codes
  * (`0001F`, `0042T`, `0001U`, `0002M`) and Level II `J9035`. Upper case only (the files are).
  */
 export const PROC_CODE_RE = /^(?:\d{4}[0-9A-Z]|[A-Z]\d{4})$/;
-
-/** The calendar quarter (`2026Q3`) that contains an ISO date. */
-export function quarterLabel(iso: string): string {
-  const [y, m] = iso.split('-').map(Number) as [number, number];
-  return `${y}Q${Math.floor((m - 1) / 3) + 1}`;
-}
-
-/** Last day (`YYYY-MM-DD`) of the quarter that contains `iso`. */
-export function quarterEnd(iso: string): string {
-  const [y, m] = iso.split('-').map(Number) as [number, number];
-  const q = Math.floor((m - 1) / 3);
-  const d = new Date(Date.UTC(y, q * 3 + 3, 0));
-  return d.toISOString().slice(0, 10);
-}
 
 /**
  * The quarter a CMS NCCI file belongs to, from its name only (the MUE and AOC files carry no

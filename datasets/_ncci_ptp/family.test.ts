@@ -11,7 +11,7 @@ import { ncciPtpHosp } from '../ncci_ptp_hosp/dataset.js';
 import { medicaidPtpPrac } from '../medicaid_ptp_prac/dataset.js';
 import { medicaidPtpHosp } from '../medicaid_ptp_hosp/dataset.js';
 import { locatePtpLayout } from './layout.js';
-import { nextQuarterStart } from '../_shared/versions.js';
+import { nextQuarterStart } from '../_shared/dates.js';
 import { ncciVersionQuarter, parseMedicarePtpName } from './names.js';
 import type { PtpRow } from './row.js';
 import { PTP_HEAD, ptpTableSql } from '../../test/helpers/ptp.js';

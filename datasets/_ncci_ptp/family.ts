@@ -4,7 +4,7 @@ import { table } from '../_shared/table.js';
 import { mainTable, type Dataset, type VersionInfo } from '../types.js';
 import { cells, isHeaderStart, locatePtpLayout } from './layout.js';
 import { loadPtpNative } from './native.js';
-import { quarterStart } from '../_shared/versions.js';
+import { quarterStart } from '../_shared/dates.js';
 import { medicaidQuarterOf, medicareVersionLabel, ncciVersionQuarter, parseMedicarePtpName, type PtpFlavor } from './names.js';
 import { parsePtpFile } from './parse.js';
 import { checkMedicaidSet, checkMedicareSet } from './parts.js';

@@ -1,6 +1,7 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { quoteIdent, quoteString } from '../../warehouse/snapshot.js';
 import type { PtpRow } from './row.js';
+import { fromDays } from '../_shared/dates.js';
 
 /**
  * A whole PTP version in five Int32Arrays (20 bytes an edit: 4.1 M edits are 82 MB), read from
@@ -43,8 +44,7 @@ export function codeKey(code: string): number {
 const keySql = (col: string) =>
   [0, 1, 2, 3, 4].map((i) => `(instr('${ALPHABET}', substr(${col}, ${i + 1}, 1)) - 1) * ${36 ** (4 - i)}`).join(' + ');
 
-const DAY_MS = 86_400_000;
-const isoOf = (day: number) => (day < 0 ? null : new Date(day * DAY_MS).toISOString().slice(0, 10));
+const isoOf = (day: number) => (day < 0 ? null : fromDays(day));
 
 /** Reads one version into an index (null when the reader cannot hand out raw columns). */
 export async function buildPtpIndex(snapshot: SnapshotReader, dataset: string, version: string): Promise<PtpVersionIndex | null> {

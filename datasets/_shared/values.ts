@@ -1,4 +1,5 @@
 import type { Issue } from '../../warehouse/errors.js';
+import { isoOfYmd } from './dates.js';
 
 /** Cells the publishers use for "no value": blank, `NA`, `.` (OPPS copay), `N/A`. */
 const EMPTY = new Set(['', 'NA', 'N/A', '.', 'Not Available']);
@@ -112,7 +113,5 @@ export function toIsoDate(v: string): string | null {
   } else if ((mt = /^(\d{1,2})[/-](\d{1,2})[/-](\d{4})$/.exec(v))) {
     [y, m, d] = [Number(mt[3]), Number(mt[1]), Number(mt[2])];
   } else return null;
-  const dt = new Date(Date.UTC(y, m - 1, d));
-  if (dt.getUTCFullYear() !== y || dt.getUTCMonth() !== m - 1 || dt.getUTCDate() !== d) return null;
-  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+  return isoOfYmd(y, m, d);
 }

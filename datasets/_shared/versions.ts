@@ -1,5 +1,6 @@
 import type { DatasetVersion } from '../../warehouse/manifest.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import { quarterEndOf, quarterStart, toDays } from './dates.js';
 
 /**
  * The one place that decides which loaded version of a dataset answers a request. Two rules,
@@ -32,37 +33,10 @@ export interface VersionQuery {
   year?: number;
 }
 
-const DAY = 86_400_000;
-const dayNumber = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / DAY;
 
 /** Oldest effective first; ties (a re-posted release) in load order. */
 export function compareVersions(a: DatasetVersion, b: DatasetVersion): number {
   return (a.effective_date ?? '').localeCompare(b.effective_date ?? '') || a.loaded_at.localeCompare(b.loaded_at);
-}
-
-/** First day of quarter `quarter` (1-4) of `year` as `YYYY-MM-DD` (`2026, 3` -> `2026-07-01`). */
-export function quarterStart(year: number, quarter: number): string {
-  return `${year}-${String((quarter - 1) * 3 + 1).padStart(2, '0')}-01`;
-}
-
-/** First day of the quarter that contains `iso` (`2026-08-15` -> `2026-07-01`). */
-export function quarterStartOf(iso: string): string {
-  return quarterStart(Number(iso.slice(0, 4)), Math.floor((Number(iso.slice(5, 7)) - 1) / 3) + 1);
-}
-
-/** First day of the quarter after the one that starts on `start` (`YYYY-MM-DD`). */
-export function nextQuarterStart(start: string): string {
-  const y = Number(start.slice(0, 4));
-  const m = Number(start.slice(5, 7));
-  const q = Math.floor((m - 1) / 3) + 1;
-  return q === 4 ? quarterStart(y + 1, 1) : quarterStart(y, q + 1);
-}
-
-/** Last day of the quarter that contains `iso` (`2026-08-15` -> `2026-09-30`). */
-export function quarterEndOf(iso: string): string {
-  const y = Number(iso.slice(0, 4));
-  const q = Math.floor((Number(iso.slice(5, 7)) - 1) / 3);
-  return new Date(Date.UTC(y, q * 3 + 3, 0)).toISOString().slice(0, 10);
 }
 
 /** The days a quarterly version answers for: its effective date to the end of that quarter. */
@@ -71,11 +45,11 @@ function quarterRange(v: DatasetVersion): { from: number; to: number } | undefin
   const label = /^(\d{4})Q([1-4])$/.exec(v.version);
   if (!from && label) from = quarterStart(Number(label[1]), Number(label[2]));
   if (!from) return undefined;
-  return { from: dayNumber(from), to: dayNumber(quarterEndOf(from)) };
+  return { from: toDays(from), to: toDays(quarterEndOf(from)) };
 }
 
 function byQuarter(dataset: string, ordered: DatasetVersion[], date: string): VersionPick {
-  const dos = dayNumber(date);
+  const dos = toDays(date);
   let best: { v: DatasetVersion; dist: number } | undefined;
   for (const v of ordered) {
     const r = quarterRange(v);

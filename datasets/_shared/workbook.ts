@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import type { SourceFile } from './source.js';
+import { isoDateOf } from './dates.js';
 
 /** True when a file starts with the zip signature: an `.xlsx` workbook rather than a CSV export. */
 export async function isWorkbook(file: SourceFile): Promise<boolean> {
@@ -16,7 +17,7 @@ export async function isWorkbook(file: SourceFile): Promise<boolean> {
 /** A workbook cell as the text its CSV export would hold: numbers in shortest round-trip form, dates ISO, booleans Y/N. */
 export function xlsxCellText(v: unknown): string {
   if (v === null || v === undefined) return '';
-  if (v instanceof Date) return v.toISOString().slice(0, 10);
+  if (v instanceof Date) return isoDateOf(v);
   if (typeof v === 'boolean') return v ? 'Y' : 'N';
   return String(v);
 }

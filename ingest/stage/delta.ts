@@ -6,6 +6,7 @@ import { quoteString } from '../../warehouse/snapshot.js';
 import { recountTables } from './check.js';
 import type { Loaded, RunSql } from './load.js';
 import { baselineOf } from './record.js';
+import { addDays } from '../../datasets/_shared/dates.js';
 
 // A delta release (NPPES's weekly file) staged as a whole version: its base's rows plus its upserts.
 
@@ -17,11 +18,7 @@ export interface DeltaPlan {
 }
 
 /** The day before an ISO date. */
-function dayBefore(iso: string): string {
-  const d = new Date(`${iso}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() - 1);
-  return d.toISOString().slice(0, 10);
-}
+const dayBefore = (iso: string): string => addDays(iso, -1);
 
 /**
  * Whether the inputs are a delta and, if so, the version it follows, refusing a delta with

@@ -13,7 +13,7 @@ import { inForce } from '../prior_auth/resolve.js';
 import { AgentError, type Agent, type AgentContext } from './runner.js';
 import type { CodeResearchInput } from './schemas.js';
 import { conclude, gather, type AgentWriterOptions } from './evidence.js';
-import { todayOf } from '../calendar.js';
+import { todayOf } from '../../datasets/_shared/dates.js';
 
 const CODE_IN_TEXT = /\b(?:\d{4}[0-9A-Z]|[A-Z]\d{4})\b/i;
 

@@ -2,7 +2,7 @@ import { payerKnowledge } from '../../datasets/payers/queries.js';
 import type { DenialPatternRow } from '../../datasets/payers/schema.js';
 import { x12Index } from '../../datasets/x12_codes/queries.js';
 import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
-import { todayOf } from '../calendar.js';
+import { todayOf } from '../../datasets/_shared/dates.js';
 import { coverageIndex, findArticlesForCode } from '../../datasets/mcd_coverage/queries.js';
 import { appealDeadlines, filingDeadline, receiptConvention } from '../payers/deadlines.js';
 import { classifyDenial, withDeadline, type RemedyDeadline } from '../denials/remedy.js';

@@ -1,7 +1,7 @@
 import { dotted, undotted } from '../../datasets/icd10cm/dataset.js';
 import { findDx, icd10Index } from '../../datasets/icd10cm/queries.js';
 import { coverageIndex, findArticlesForCode, ILLUSTRATIVE_MCD_ID } from '../../datasets/mcd_coverage/queries.js';
-import { todayOf } from '../calendar.js';
+import { todayOf } from '../../datasets/_shared/dates.js';
 import { conclude, gather, type AgentWriterOptions } from './evidence.js';
 import { AgentError, type Agent } from './runner.js';
 import type { MedicalNecessityInput } from './schemas.js';

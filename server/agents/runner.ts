@@ -8,6 +8,7 @@ import type { KeyType, TenantStore } from '../../warehouse/tenant_state.js';
 /** What an agent may read of its tenant's state (the repositories' reads, never a write). */
 export type TenantReads = Pick<TenantStore, 'tenantId' | 'mode'> & { facilities: Pick<TenantStore['facilities'], 'lookup' | 'list'> };
 import { DomainError, type ErrorCode } from '../../warehouse/errors.js';
+import { DAY_MS } from '../../datasets/_shared/dates.js';
 
 /** What an agent may use while it runs: the snapshot it reads, the clock, and who submitted. */
 export interface AgentContext {
@@ -126,7 +127,7 @@ export class JobRunner {
     const now = this.o.now();
     if (now.getTime() - this.lastPurge > 3_600_000) {
       this.lastPurge = now.getTime();
-      const n = await this.o.queue.purge(new Date(now.getTime() - this.o.retentionDays * 86_400_000), now);
+      const n = await this.o.queue.purge(new Date(now.getTime() - this.o.retentionDays * DAY_MS), now);
       if (n) this.o.logger.info({ purged: n }, 'agent job inputs and results purged');
     }
   }

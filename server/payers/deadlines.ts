@@ -1,5 +1,5 @@
 import type { AppealLevelRow, Citation, FilingRuleRow } from '../../datasets/payers/schema.js';
-import { addDays, addMonths, daysBetween, endOfMonth, nextBusinessDay, type BusinessDayShift } from '../calendar.js';
+import { addDays, addMonths, daysBetween, endOfMonth, nextBusinessDay, type BusinessDayShift } from '../../datasets/_shared/dates.js';
 import type { z } from 'zod';
 import type { AppealLevelDeadlineSchema } from './schemas.js';
 

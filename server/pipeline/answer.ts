@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { MountedSnapshot } from '../../warehouse/snapshot.js';
-import { todayOf } from '../calendar.js';
+import { todayOf } from '../../datasets/_shared/dates.js';
 import type { RouteDef } from '../route.js';
 import { inputKey, type ValidInput } from './input.js';
 

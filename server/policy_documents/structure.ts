@@ -1,4 +1,5 @@
 import type { Line, OutlineEntry, PdfText } from './extract.js';
+import { isoOfYmd } from '../../datasets/_shared/dates.js';
 
 /**
  * A policy PDF's text as a heading tree and cited chunks. Pure: positioned lines in, structure
@@ -417,9 +418,7 @@ export function parseDate(s: string): string | null {
     if (i < 0) return null;
     [y, m, d] = [Number(r[3]), i + 1, Number(r[2])];
   } else return null;
-  const dt = new Date(Date.UTC(y, m - 1, d));
-  if (dt.getUTCFullYear() !== y || dt.getUTCMonth() !== m - 1 || dt.getUTCDate() !== d) return null;
-  return dt.toISOString().slice(0, 10);
+  return isoOfYmd(y, m, d);
 }
 
 const DATE = String.raw`([A-Z][a-z]+\.?\s+\d{1,2},?\s+\d{4}|\d{1,2}[/.]\d{1,2}[/.]\d{4}|\d{4}-\d{2}-\d{2})`;

@@ -1,7 +1,7 @@
 import { knowledge340b, type Knowledge340b } from '../../datasets/manufacturer_340b/queries.js';
 import { DomainError, ValidationError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import { todayOf } from '../calendar.js';
+import { todayOf } from '../../datasets/_shared/dates.js';
 import { defineRoute, json, result, type RouteDef } from '../route.js';
 import { DISCLAIMER, labelerOf, resolveAccess, type NdcLabeler } from '../b340/resolve.js';
 import { drugDirectory, productOfNdc } from '../drugs/service.js';

@@ -1,4 +1,4 @@
-import { todayOf } from '../calendar.js';
+import { todayOf } from '../../datasets/_shared/dates.js';
 import { resolvePayerIn } from '../payers/service.js';
 import { defineRoute, json, type RouteDef } from '../route.js';
 import { resolveKnowledge } from '../knowledge/resolve.js';

@@ -12,7 +12,7 @@ import { auditSummary } from '../writer/ptp_sentinel.js';
 import { aocEdit, medicaidMueNote, toPtpEdit } from '../ncci/service.js';
 import type { Writer } from '../writer/writer.js';
 import { summaryTask, templateSummary, TEMPLATE_SUMMARY, type PtpEditFacts } from '../writer/ptp_summary.js';
-import { todayOf } from '../calendar.js';
+import { todayOf } from '../../datasets/_shared/dates.js';
 
 /** Effects the PTP routes take from outside: a writer that rephrases summaries (the template's text when none). */
 export interface PtpRouteDeps {

@@ -2,7 +2,7 @@ import { findRvuRows } from '../../datasets/mpfs_rvu/queries.js';
 import { payerKnowledge, type PayerKnowledge } from '../../datasets/payers/queries.js';
 import type { PayerRow } from '../../datasets/payers/schema.js';
 import { x12Index } from '../../datasets/x12_codes/queries.js';
-import { todayOf } from '../calendar.js';
+import { todayOf } from '../../datasets/_shared/dates.js';
 import { offsetPage } from '../paging.js';
 import { selectRvu } from '../payment/service.js';
 import { defineRoute, type RouteDef } from '../route.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDef } from '../route.js';
-import { todayOf } from '../calendar.js';
+import { todayOf } from '../../datasets/_shared/dates.js';
 import { HcpcsSchema } from '../schemas.js';
 import { PaymentCompositionSchema, PaymentQuerySchema } from '../payment/schemas.js';
 import { paymentFor } from '../payment/service.js';

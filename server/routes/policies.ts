@@ -1,4 +1,4 @@
-import { todayOf } from '../calendar.js';
+import { todayOf } from '../../datasets/_shared/dates.js';
 import { afterCursor, encodeFeedCursor, offsetPage } from '../paging.js';
 import { payerWarnings, resolvePayerIn } from '../payers/service.js';
 import { defineRoute, type RouteDef } from '../route.js';

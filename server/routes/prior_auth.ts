@@ -1,6 +1,6 @@
 import { uuidv7 } from '../../warehouse/ids.js';
 import { z } from 'zod';
-import { todayOf } from '../calendar.js';
+import { todayOf } from '../../datasets/_shared/dates.js';
 import { resolvePayerIn } from '../payers/service.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { PaCheckQuerySchema, PaDeterminationSchema, DeterminationRecordSchema } from '../prior_auth/schemas.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addBusinessDays, addDays, addMonths, daysBetween, endOfMonth, federalHolidays, nextBusinessDay, toDays } from '../server/calendar.js';
+import { addBusinessDays, addDays, addMonths, daysBetween, endOfMonth, federalHolidays, nextBusinessDay, toDays } from '../datasets/_shared/dates.js';
 
 describe('calendar arithmetic', () => {
   it('adds months clamping to the month end, across leap years', () => {
@@ -59,5 +59,38 @@ describe('calendar arithmetic', () => {
     });
     expect(nextBusinessDay('2026-12-25').date).toBe('2026-12-28');
     expect(addBusinessDays('2026-11-24', 3)).toBe('2026-11-30'); // skips Thanksgiving and the weekend
+  });
+});
+
+describe('date arithmetic, one home (datasets/_shared/dates.ts)', () => {
+  it('is the only source file that turns instants into calendar dates by hand', async () => {
+    const { readdir, readFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const root = join(import.meta.dirname, '..');
+    const byHand: string[] = [];
+    for (const top of ['cli', 'server', 'ingest', 'datasets', 'warehouse']) {
+      for (const f of await readdir(join(root, top), { recursive: true })) {
+        if (!f.endsWith('.ts') || f.endsWith('.test.ts') || `${top}/${f}` === 'datasets/_shared/dates.ts') continue;
+        const text = await readFile(join(root, top, f), 'utf8');
+        text.split('\n').forEach((l, i) => {
+          if (/Date\.UTC\(|toISOString\(\)\.slice\(0, ?10\)|Date\.parse\(`\$\{[^}]+\}T00:00:00Z`\)/.test(l)) byHand.push(`${top}/${f}:${i + 1}: ${l.trim()}`);
+        });
+      }
+    }
+    expect(byHand).toEqual([]);
+  });
+
+  it('gives quarters: start, end (leap February included), next and label', async () => {
+    const { nextQuarterStart, quarterEndOf, quarterLabel, quarterStart, quarterStartOf, isoOfYmd, isoDateOf } = await import('../datasets/_shared/dates.js');
+    expect(quarterStart(2026, 3)).toBe('2026-07-01');
+    expect(quarterStartOf('2026-12-31')).toBe('2026-10-01');
+    expect(quarterEndOf('2024-02-29')).toBe('2024-03-31');
+    expect(quarterEndOf('2026-11-30')).toBe('2026-12-31');
+    expect(nextQuarterStart('2026-10-01')).toBe('2027-01-01');
+    expect(nextQuarterStart('2026-11-15')).toBe('2027-01-01');
+    expect(quarterLabel('2026-08-15')).toBe('2026Q3');
+    expect(isoOfYmd(2024, 2, 29)).toBe('2024-02-29');
+    expect(isoOfYmd(2025, 2, 29)).toBeNull();
+    expect(isoDateOf(new Date('2026-03-01T23:59:59.999Z'))).toBe('2026-03-01');
   });
 });

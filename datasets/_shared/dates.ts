@@ -1,23 +1,34 @@
 /**
  * Calendar arithmetic on ISO dates (`YYYY-MM-DD`), exact and timezone-free: a date is a count of
- * days since 1970-01-01 (UTC), so daylight saving and local zones never shift a deadline.
- * Used by filing and appeal deadlines and prior-auth turnaround.
+ * days since 1970-01-01 (UTC), so daylight saving and local zones never shift a deadline. The one
+ * home of date arithmetic (filing and appeal deadlines, prior-auth turnaround, quarterly and
+ * yearly versions, date fields of source files), in the lowest layer that needs it.
  */
 
-const DAY_MS = 86_400_000;
+/** Milliseconds in a day (UTC days have no leap seconds in JavaScript time). */
+export const DAY_MS = 86_400_000;
 const ISO = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** `YYYY-MM-DD` of a year, month (1-12) and day when they name a real calendar date (2024-02-29 yes, 2025-02-29 no), else null. */
+export function isoOfYmd(y: number, m: number, d: number): string | null {
+  const dt = new Date(Date.UTC(y, m - 1, d));
+  if (dt.getUTCFullYear() !== y || dt.getUTCMonth() !== m - 1 || dt.getUTCDate() !== d) return null;
+  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+}
+
+/** The UTC calendar date of an instant (`YYYY-MM-DD`). */
+export const isoDateOf = (instant: Date): string => fromDays(Math.floor(instant.getTime() / DAY_MS));
 
 /** Days since 1970-01-01 of an ISO date; throws on a malformed or impossible date. */
 export function toDays(iso: string): number {
   const m = ISO.exec(iso);
   if (!m) throw new RangeError(`not an ISO date: ${iso}`);
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const t = Date.UTC(y, mo - 1, d);
-  const back = new Date(t);
-  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) throw new RangeError(`not a calendar date: ${iso}`);
-  return t / DAY_MS;
+  if (isoOfYmd(y, mo, d) === null) throw new RangeError(`not a calendar date: ${iso}`);
+  return Date.UTC(y, mo - 1, d) / DAY_MS;
 }
 
+/** The ISO date `days` days after 1970-01-01. */
 export function fromDays(days: number): string {
   return new Date(days * DAY_MS).toISOString().slice(0, 10);
 }
@@ -148,6 +159,30 @@ let lastDay = { n: NaN, iso: '' };
  */
 export function todayOf(now: Date): string {
   const n = Math.floor(now.getTime() / DAY_MS);
-  if (n !== lastDay.n) lastDay = { n, iso: now.toISOString().slice(0, 10) };
+  if (n !== lastDay.n) lastDay = { n, iso: fromDays(n) };
   return lastDay.iso;
 }
+
+/** First day of quarter `quarter` (1-4) of `year` (`2026, 3` -> `2026-07-01`). */
+export function quarterStart(year: number, quarter: number): string {
+  return `${year}-${String((quarter - 1) * 3 + 1).padStart(2, '0')}-01`;
+}
+
+/** The quarter (1-4) an ISO date falls in. */
+const quarterOf = (iso: string): number => Math.floor((Number(iso.slice(5, 7)) - 1) / 3) + 1;
+
+/** First day of the quarter that contains `iso` (`2026-08-15` -> `2026-07-01`). */
+export const quarterStartOf = (iso: string): string => quarterStart(Number(iso.slice(0, 4)), quarterOf(iso));
+
+/** First day of the quarter after the one that contains `iso` (`2026-10-01` -> `2027-01-01`). */
+export function nextQuarterStart(iso: string): string {
+  const y = Number(iso.slice(0, 4));
+  const q = quarterOf(iso);
+  return q === 4 ? quarterStart(y + 1, 1) : quarterStart(y, q + 1);
+}
+
+/** Last day of the quarter that contains `iso` (`2026-08-15` -> `2026-09-30`, `2024-02-29` -> `2024-03-31`). */
+export const quarterEndOf = (iso: string): string => addDays(nextQuarterStart(iso), -1);
+
+/** The calendar quarter's label (`2026Q3`) for an ISO date. */
+export const quarterLabel = (iso: string): string => `${iso.slice(0, 4)}Q${quarterOf(iso)}`;
