@@ -90,12 +90,20 @@ const REGISTERED = [
  */
 export type DatasetId = (typeof REGISTERED)[number]['id'];
 
+// Closes the warehouse's dataset-name type over the registered ids (see `RegisteredDatasets`).
+declare module '../warehouse/snapshot.js' {
+  interface RegisteredDatasets extends Record<DatasetId, true> {}
+}
+
 /** Every registered dataset (`REGISTERED`, typed by the union of their ids). */
 export const DATASETS: Dataset<any, DatasetId>[] = REGISTERED;
 
 const BY_ID = new Map<string, Dataset<any, DatasetId>>(DATASETS.map((d) => [d.id, d]));
 
 /** The dataset declared under `id` (a `DatasetId`, or any text such as a CLI argument), or undefined. */
+/** True when `id` names a registered dataset (for ids read from data: a manifest, a version record). */
+export const isDatasetId = (id: string): id is DatasetId => BY_ID.has(id);
+
 export function lookupDataset(id: string): Dataset<any, DatasetId> | undefined {
   return BY_ID.get(id);
 }

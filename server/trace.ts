@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { lookupDataset } from '../datasets/registry.js';
+import { isDatasetId, lookupDataset, type DatasetId } from '../datasets/registry.js';
 import type { SnapshotReader } from '../warehouse/snapshot.js';
 import type { ReliabilitySchema } from './schemas.js';
 
@@ -24,7 +24,7 @@ export interface DatasetCitation {
 export class Trace {
   readonly warnings: string[] = [];
   /** Dataset -> the version label used (null: the latest loaded version). */
-  private readonly used = new Map<string, string | null>();
+  private readonly used = new Map<DatasetId, string | null>();
   private fellBack = false;
 
   constructor(
@@ -33,15 +33,15 @@ export class Trace {
   ) {}
 
   /** Records that the answer read `dataset` (at `version`; the latest loaded one when not given). */
-  use(dataset: string, version?: string | null): this {
+  use(dataset: DatasetId, version?: string | null): this {
     // A named version wins over "the latest" recorded earlier for the same dataset.
     if (version || !this.used.has(dataset)) this.used.set(dataset, version ?? null);
     return this;
   }
 
-  /** Records every dataset of a `{dataset: version}` map. */
-  useAll(versions: Record<string, string>): this {
-    for (const [d, v] of Object.entries(versions)) this.use(d, v);
+  /** Records every dataset of a `{dataset: version}` map (ids read from data that name no registered dataset are skipped). */
+  useAll(versions: Partial<Record<DatasetId, string>> | Record<string, string>): this {
+    for (const [d, v] of Object.entries(versions)) if (isDatasetId(d) && v) this.use(d, v);
     return this;
   }
 
@@ -73,7 +73,7 @@ export class Trace {
   }
 
   /** The citation of a dataset version, recorded among the versions the answer used. */
-  cite(dataset: string, version: string): DatasetCitation {
+  cite(dataset: DatasetId, version: string): DatasetCitation {
     this.use(dataset, version);
     const v = this.snapshot?.versions(dataset).find((x) => x.version === version);
     return { dataset, version, publisher: lookupDataset(dataset)?.publisher ?? dataset, source_files: v?.source_files.map((f) => f.name) ?? [] };

@@ -7,6 +7,15 @@ import { tablesOf, viewName, type DatasetVersion, type Manifest } from './manife
 import type { Warehouse } from './store.js';
 
 /**
+ * The ids of the registered datasets. The warehouse cannot import the registry (a floor above), so
+ * the registry declares them by augmenting this interface (`datasets/registry.ts`); with it in the
+ * program, a mistyped dataset id in `has` or `versions` fails tsc.
+ */
+export interface RegisteredDatasets {}
+/** A registered dataset's id (any string until the registry declares them). */
+export type DatasetName = keyof RegisteredDatasets extends never ? string : keyof RegisteredDatasets & string;
+
+/**
  * Read access to one immutable snapshot. Queries in `datasets/<id>/queries.ts` take this, never
  * Koa; the view named after each dataset id unions all its loaded versions (column `version`).
  */
@@ -25,8 +34,8 @@ export interface SnapshotReader {
    */
   memo<T>(key: string, compute: () => Promise<T>, opts?: { pin?: boolean }): Promise<T>;
   /** Loaded versions of a dataset, oldest effective first (empty when not loaded). */
-  versions(dataset: string): DatasetVersion[];
-  has(dataset: string): boolean;
+  versions(dataset: DatasetName): DatasetVersion[];
+  has(dataset: DatasetName): boolean;
   /**
    * Runs SQL whose every column is a non-null INTEGER and returns the columns as Int32Arrays,
    * copied from DuckDB's vectors without a JS value per cell (whole-table indexes of millions of
@@ -261,11 +270,11 @@ export class MountedSnapshot implements SnapshotReader {
     return this.memos.calculatedSize;
   }
 
-  versions(dataset: string): DatasetVersion[] {
+  versions(dataset: DatasetName): DatasetVersion[] {
     return this.manifest.datasets[dataset] ?? [];
   }
 
-  has(dataset: string): boolean {
+  has(dataset: DatasetName): boolean {
     return this.versions(dataset).length > 0;
   }
 

@@ -1,4 +1,4 @@
-import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import type { DatasetName, SnapshotReader } from '../../warehouse/snapshot.js';
 import { allAsJson, quoteIdent } from '../../warehouse/snapshot.js';
 import type { DatasetVersion } from '../../warehouse/manifest.js';
 import type { MedicaidMueRow, MueRow, MueType } from './mue.js';
@@ -74,7 +74,7 @@ export function versionIndex<Row extends { proc_cd: string }>(snapshot: Snapshot
  */
 export async function mueVersionOn<Row extends { proc_cd: string }>(
   snapshot: SnapshotReader,
-  dataset: string,
+  dataset: DatasetName,
   dateOfService?: string,
 ): Promise<{ choice: VersionPick; index: Map<string, Row> } | undefined> {
   const choice = selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dateOfService });
@@ -88,7 +88,7 @@ export async function mueVersionOn<Row extends { proc_cd: string }>(
  */
 export async function lookupMueInDataset<Row extends { proc_cd: string }>(
   snapshot: SnapshotReader,
-  dataset: string,
+  dataset: DatasetName,
   mueType: MueType,
   code: string,
   dateOfService?: string,
@@ -117,7 +117,7 @@ async function findAcross<Row extends { proc_cd: string }>(
   code: string,
   dateOfService?: string,
 ): Promise<MueFindResult<Row>> {
-  const entries = Object.entries(ids) as [MueType, string][];
+  const entries = Object.entries(ids) as [MueType, DatasetName][];
   const found = await Promise.all(entries.map(([t, id]) => lookupMueInDataset<Row>(snapshot, id, t, code, dateOfService)));
   const out: MueFindResult<Row> = { lookups: [], versions: {}, missing: [], warnings: [], degraded: false };
   found.forEach((l, i) => {

@@ -1,4 +1,4 @@
-import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import type { DatasetName, SnapshotReader } from '../../warehouse/snapshot.js';
 import { quoteIdent } from '../../warehouse/snapshot.js';
 
 /**
@@ -6,7 +6,7 @@ import { quoteIdent } from '../../warehouse/snapshot.js';
  * snapshot: "is this code on the schedule at all" (404 versus empty answers, payment blocks that
  * do not apply) costs a set lookup instead of a DuckDB query per new code.
  */
-export function knownCodes(snapshot: SnapshotReader, dataset: string, column = 'hcpcs_code'): Promise<ReadonlySet<string>> {
+export function knownCodes(snapshot: SnapshotReader, dataset: DatasetName, column = 'hcpcs_code'): Promise<ReadonlySet<string>> {
   if (!snapshot.has(dataset)) return Promise.resolve(new Set<string>());
   return snapshot.memo(`known:${dataset}:${column}`, async () =>
     new Set((await snapshot.all<{ c: string }>(`SELECT DISTINCT ${quoteIdent(column)} AS c FROM ${quoteIdent(dataset)}`)).map((r) => r.c)),

@@ -1,5 +1,5 @@
 import type { DatasetVersion } from '../../warehouse/manifest.js';
-import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import type { DatasetName, SnapshotReader } from '../../warehouse/snapshot.js';
 import { quarterEndOf, quarterStart, toDays } from './dates.js';
 
 /**
@@ -108,6 +108,6 @@ function choose(dataset: string, versions: DatasetVersion[], q: VersionQuery): V
 }
 
 /** The version label that answers `q` in a snapshot (see `selectVersion`). */
-export function versionLabel(snapshot: SnapshotReader, dataset: string, q: VersionQuery = { rule: 'effective' }): string | undefined {
+export function versionLabel(snapshot: SnapshotReader, dataset: DatasetName, q: VersionQuery = { rule: 'effective' }): string | undefined {
   return selectVersion(dataset, snapshot.versions(dataset), q)?.version.version;
 }

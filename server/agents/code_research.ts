@@ -14,6 +14,7 @@ import { AgentError, type Agent, type AgentContext } from './runner.js';
 import type { CodeResearchInput } from './schemas.js';
 import { conclude, gather, type AgentWriterOptions } from './evidence.js';
 import { todayOf } from '../../datasets/_shared/dates.js';
+import { isDatasetId, type DatasetId } from '../../datasets/registry.js';
 
 const CODE_IN_TEXT = /\b(?:\d{4}[0-9A-Z]|[A-Z]\d{4})\b/i;
 
@@ -102,7 +103,7 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
       kind: `mue_${l.mue_type}`,
       statement: `MUE (${l.mue_type}): at most ${l.row.mue_value} unit(s), adjudication indicator ${l.row.mue_adj_ind} (${l.row.mue_adj_ind_label}).`,
       facts: { mue_value: l.row.mue_value, mue_adj_ind: l.row.mue_adj_ind, rationale: l.row.mue_rationale },
-      citation: trace.cite(l.used.dataset, l.used.version),
+      citation: isDatasetId(l.used.dataset) ? trace.cite(l.used.dataset, l.used.version) : null,
     });
   }
   warnings.push(...mues.warnings);
@@ -128,7 +129,7 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
         kind: 'crosswalk',
         statement: [apc ? `OPPS pays ${code} under APC ${apc.target_code}.` : '', ndcs ? `${ndcs} NDC(s) are billed under ${code}.` : ''].filter(Boolean).join(' '),
         facts: { crosswalks: x.crosswalks.slice(0, 20) },
-        citation: Object.entries(x.used).map(([d, v]) => trace.cite(d, v))[0] ?? null,
+        citation: (Object.entries(x.used) as [DatasetId, string][]).map(([d, v]) => trace.cite(d, v))[0] ?? null,
       });
     }
   } catch (e) {

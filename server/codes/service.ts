@@ -10,6 +10,7 @@ import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { CodeLookupSchema, CrosswalkEntry } from './schemas.js';
 import type { z } from 'zod';
+import type { DatasetId } from '../../datasets/registry.js';
 
 type CodeLookup = Omit<z.output<typeof CodeLookupSchema>, 'reliability'>;
 
@@ -60,14 +61,14 @@ export async function getCodeLookup(snapshot: SnapshotReader, code: string): Pro
  * answered from (for the reliability object). Throws NotFoundError when no loaded dataset knows
  * the code.
  */
-export async function getCrosswalks(snapshot: SnapshotReader, code: string): Promise<{ code: string; crosswalks: CrosswalkEntry[]; used: Record<string, string> }> {
+export async function getCrosswalks(snapshot: SnapshotReader, code: string): Promise<{ code: string; crosswalks: CrosswalkEntry[]; used: Partial<Record<DatasetId, string>> }> {
   const found = await crosswalksOf(snapshot, code);
   if (!found) throw new NotFoundError(`code ${code} is not in any loaded crosswalk source (OPPS Addendum B, ASP NDC-HCPCS crosswalk)`);
   return found;
 }
 
-async function crosswalksOf(snapshot: SnapshotReader, code: string): Promise<{ code: string; crosswalks: CrosswalkEntry[]; used: Record<string, string> } | null> {
-  const used: Record<string, string> = {};
+async function crosswalksOf(snapshot: SnapshotReader, code: string): Promise<{ code: string; crosswalks: CrosswalkEntry[]; used: Partial<Record<DatasetId, string>> } | null> {
+  const used: Partial<Record<DatasetId, string>> = {};
   const crosswalks: CrosswalkEntry[] = [];
   const isNdc = /^\d{11}$|-/.test(code);
   if (isNdc) {
@@ -132,7 +133,7 @@ async function crosswalksOf(snapshot: SnapshotReader, code: string): Promise<{ c
  * The labeler's published form of each crosswalk NDC (the ASP file prints 5-4-2), from the FDA
  * directory when it is loaded (recorded in `used`); an NDC FDA does not list has none.
  */
-async function publishedForms(snapshot: SnapshotReader, ndc11s: string[], used: Record<string, string>): Promise<Map<string, string>> {
+async function publishedForms(snapshot: SnapshotReader, ndc11s: string[], used: Partial<Record<DatasetId, string>>): Promise<Map<string, string>> {
   const found = await findPublishedPackageNdcs(snapshot, ndc11s);
   if (!found) return new Map();
   used.fda_ndc = found.version;

@@ -1,4 +1,5 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import type { DatasetId } from '../../datasets/registry.js';
 import { icd10Index } from '../../datasets/icd10cm/queries.js';
 import { drugDirectory } from '../drugs/service.js';
 import { FileShared } from '../../warehouse/file_shared.js';
@@ -41,7 +42,7 @@ export const codeKey = (s: string): string => s.trim().toUpperCase().replace(/\.
 
 
 /** The latest loaded version of a dataset, or null. */
-const latest = (snapshot: SnapshotReader, dataset: string) => snapshot.versions(dataset).at(-1)?.version ?? null;
+const latest = (snapshot: SnapshotReader, dataset: DatasetId) => snapshot.versions(dataset).at(-1)?.version ?? null;
 
 /**
  * The in-memory index of the public vocabularies the snapshot holds: ICD-10-CM codes (`icd10cm`),
@@ -64,7 +65,7 @@ export function conceptIndex(snapshot: SnapshotReader): Promise<ConceptIndex> {
   );
 }
 
-const SOURCES = ['icd10cm', 'fda_ndc', 'mpfs_rvu'];
+const SOURCES = ['icd10cm', 'fda_ndc', 'mpfs_rvu'] as const;
 const shared = new FileShared<ConceptIndex>();
 
 async function buildIndex(snapshot: SnapshotReader): Promise<ConceptIndex> {

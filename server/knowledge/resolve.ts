@@ -20,6 +20,7 @@ import { OPPS_POS, paymentFor, RVU_PRICING_MODIFIERS } from '../payment/service.
 import { coveredDiagnoses, policyIndex, policyPayer, policyRulesFor } from '../policies/service.js';
 import { checkPriorAuth } from '../prior_auth/service.js';
 import { Trace } from '../trace.js';
+import { isDatasetId } from '../../datasets/registry.js';
 import type {
   CareSettingLayerSchema,
   FacilityTypeLayerSchema,
@@ -58,7 +59,7 @@ interface Built<L> {
 /** The fields every layer carries, from the layer's own trace. */
 function traced(t: Trace): LayerFields & { degraded: boolean } {
   const r = t.reliability();
-  return { dataset_versions: r.dataset_versions, citations: Object.entries(r.dataset_versions).map(([d, v]) => t.cite(d, v)), warnings: [...new Set(r.warnings)], degraded: r.degraded };
+  return { dataset_versions: r.dataset_versions, citations: Object.entries(r.dataset_versions).flatMap(([d, v]) => (isDatasetId(d) ? [t.cite(d, v)] : [])), warnings: [...new Set(r.warnings)], degraded: r.degraded };
 }
 
 function built<L extends object>(t: Trace, status: Status, facts: Omit<L, keyof LayerFields | 'status'>): Built<L> {

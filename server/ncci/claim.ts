@@ -1,3 +1,4 @@
+import type { DatasetId } from '../../datasets/registry.js';
 import { lookupMueInDataset, MEDICAID_MUE_IDS, MEDICARE_MUE_IDS, mueVersionOn } from '../../datasets/_ncci_mue/queries.js';
 import type { MedicaidMueRow, MueRow, MueType } from '../../datasets/_ncci_mue/mue.js';
 import { aocEditsOn, aocIndex, lookupAocEdits } from '../../datasets/ncci_aoc/queries.js';
@@ -9,7 +10,7 @@ import type { AocFound, ClaimLookups, DayLookups, MueFound } from './validate.js
 
 /** True when any loaded NCCI file names the code (an MUE of any setting, an add-on edit, a PTP edit). */
 async function inNcciFiles(snapshot: SnapshotReader, code: string, dos: string, ptp: PtpDatasetId): Promise<boolean> {
-  for (const [type, id] of [...Object.entries(MEDICARE_MUE_IDS), ...Object.entries(MEDICAID_MUE_IDS)] as [MueType, string][]) {
+  for (const [type, id] of [...Object.entries(MEDICARE_MUE_IDS), ...Object.entries(MEDICAID_MUE_IDS)] as [MueType, DatasetId][]) {
     if ((await lookupMueInDataset(snapshot, id, type, code, dos))?.row) return true;
   }
   const aoc = await lookupAocEdits(snapshot, code, dos);
@@ -34,7 +35,7 @@ async function knownCodes(snapshot: SnapshotReader, codes: string[], dos: string
 }
 
 /** MUE answers of one table on one date: the quarter's version, read once per snapshot into a Map. */
-async function mueOn(snapshot: SnapshotReader, dataset: string, dos: string): Promise<DayLookups['mue']> {
+async function mueOn(snapshot: SnapshotReader, dataset: DatasetId, dos: string): Promise<DayLookups['mue']> {
   const on = await mueVersionOn<MueRow | MedicaidMueRow>(snapshot, dataset, dos);
   if (!on) return () => null;
   const version = on.choice.version.version;

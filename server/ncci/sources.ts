@@ -1,3 +1,4 @@
+import type { DatasetId } from '../../datasets/registry.js';
 import { MEDICAID_MUE_IDS, MEDICARE_MUE_IDS } from '../../datasets/_ncci_mue/queries.js';
 import type { MueType } from '../../datasets/_ncci_mue/mue.js';
 import type { PtpDatasetId } from '../../datasets/_ncci_ptp/queries.js';
@@ -11,7 +12,7 @@ export interface NcciSources {
   setting: 'prac' | 'hosp';
   ptp: PtpDatasetId;
   mueType: Extract<MueType, 'practitioner' | 'hosp-op'>;
-  mue: string;
+  mue: DatasetId;
   /** What the answer should say about the choice (Medicare files as a commercial payer's reference, ...). */
   warning?: string;
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ReliabilitySchema } from '../schemas.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { searchConcepts } from '../concepts/search.js';
+import { isDatasetId } from '../../datasets/registry.js';
 
 const SabSchema = z.string().regex(/^[A-Z0-9_.-]{2,20}$/, 'a source abbreviation in capitals (ICD10CM, RXNORM, CPT, HCPCS, MSH, ...)');
 
@@ -67,7 +68,7 @@ export const conceptRoutes: RouteDef[] = [
     ],
     handler: async ({ query, snapshot, trace }) => {
       const found = await searchConcepts(snapshot, query.q, query.sab ?? null, query.limit);
-      for (const [dataset, version] of Object.entries(found.versions)) if (found.hits.some((h) => h.dataset === dataset)) trace.use(dataset, version);
+      for (const [dataset, version] of Object.entries(found.versions)) if (isDatasetId(dataset) && found.hits.some((h) => h.dataset === dataset)) trace.use(dataset, version);
       const umls = found.versions.umls_concepts;
       if (umls?.includes('illustrative') && found.hits.some((h) => h.dataset === 'umls_concepts')) {
         trace.warn(`umls_concepts ${umls} is illustrative (made-up CUIs in NLM's layout, datasets/umls_concepts/README.md): load a licensed MRCONSO.RRF for real concepts`);

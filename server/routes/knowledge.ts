@@ -4,6 +4,7 @@ import { defineRoute, json, type RouteDef } from '../route.js';
 import { resolveKnowledge } from '../knowledge/resolve.js';
 import { ChangeListSchema, ChangeQuerySchema, ResolveAnswerSchema, ResolveBodySchema } from '../knowledge/schemas.js';
 import { findChanges } from '../knowledge/service.js';
+import { isDatasetId } from '../../datasets/registry.js';
 
 /** Knowledge resolution over six layers, and the dataset change feed of the served snapshot's manifest. */
 export const knowledgeRoutes: RouteDef[] = [
@@ -55,7 +56,7 @@ export const knowledgeRoutes: RouteDef[] = [
     ],
     handler: ({ query, snapshot, trace }) => {
       const { changes, total, datasets } = findChanges(snapshot.manifest, query);
-      for (const d of datasets) trace.use(d);
+      for (const d of datasets) if (isDatasetId(d)) trace.use(d);
       return { changes, total_count: total, reliability: trace.reliability() };
     },
   }),

@@ -5,6 +5,7 @@ import { defineRoute, type RouteDef } from '../route.js';
 import { policyChanges } from '../policies/changes.js';
 import { PolicyChangeListSchema, PolicyChangeQuerySchema, PolicyListSchema, PolicyQuerySchema } from '../policies/schemas.js';
 import { findPolicies, MEDICARE_FFS, policyIndex, policyPayer } from '../policies/service.js';
+import { isDatasetId } from '../../datasets/registry.js';
 
 /**
  * Cited policy documents (Medicare LCDs, billing articles and NCDs; payers' curated documents)
@@ -37,7 +38,7 @@ export const policyRoutes: RouteDef[] = [
       const payer = resolved.payer ? policyPayer(resolved.payer) : undefined;
       const { documents, unplaced } = findPolicies(idx, { payer, code: query.code, state: query.state, q: query.q }, todayOf(now()));
       const { page, next_cursor } = offsetPage(documents, query.cursor, query.limit);
-      for (const d of documents) for (const s of d.sources) trace.use(s, idx.versions[s]);
+      for (const d of documents) for (const s of d.sources) if (isDatasetId(s)) trace.use(s, idx.versions[s]);
       if (resolved.payer) trace.warn(...payerWarnings(resolved.payer));
       if (documents.some((d) => d.illustrative)) trace.warn('illustrative seed documents (L99xxx, A99xxx, NCD 999.x) are listed with their codes: no real MCD code-level export is loaded');
       if (documents.some((d) => !d.codes_loaded)) trace.warn('documents with codes_loaded false come from the MCD listing, which names no codes: a code filter cannot find them until an MCD export is loaded');
@@ -69,7 +70,7 @@ export const policyRoutes: RouteDef[] = [
       const mine = (slug: string) => !payer || (payer.medicare ? slug === MEDICARE_FFS : slug === payer.slug);
       const all = afterCursor(await policyChanges(snapshot), query.cursor).filter((c) => mine(c.payer_slug) && (!query.since || c.date >= query.since));
       const page = all.slice(0, query.limit);
-      for (const d of ['mcd_documents', 'mcd_coverage', 'payers']) if (snapshot.has(d)) trace.use(d);
+      for (const d of ['mcd_documents', 'mcd_coverage', 'payers'] as const) if (snapshot.has(d)) trace.use(d);
       if (!snapshot.manifest.changes.some((c) => ['mcd_documents', 'mcd_coverage', 'payers'].includes(c.dataset) && c.keys_file)) {
         trace.warn('only one version of mcd_documents, mcd_coverage and payers is loaded: the feed fills once a second one is');
       }
