@@ -10,7 +10,6 @@ import type { TenantDeterminations, TenantFacilities, TenantPaOverrides, TenantR
  * local write counter, and the one write policy every repository method follows.
  */
 export type { KeyScope, KeyType } from './key_kinds.js';
-export { SCOPES } from './key_kinds.js';
 
 export interface Tenant {
   id: string;

@@ -10,11 +10,9 @@ import { z } from 'zod';
  */
 
 export const REMEDIES = ['bill_patient', 'contractual_adjustment', 'correct_and_resubmit', 'appeal', 'not_appealable', 'bill_other_payer', 'no_action'] as const;
-export type Remedy = (typeof REMEDIES)[number];
 
 /** Whose the denied amount is: the provider's to write off or fix, the patient's, another payer's, or still this payer's (an appeal). */
 export const RESPONSIBILITIES = ['provider', 'patient', 'other_payer', 'payer'] as const;
-export type Responsibility = (typeof RESPONSIBILITIES)[number];
 
 export const RemedyCitationSchema = z.object({ title: z.string(), url: z.string(), retrieved: z.string().optional().describe('when a curator read a payer rule'), section: z.string().optional() }).meta({ id: 'RemedyCitation' });
 export type RemedyCitation = z.output<typeof RemedyCitationSchema>;
