@@ -1,6 +1,29 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { base } from './vitest.base.js';
 
+/**
+ * `npm test`: two projects in one run, sharing the workers.
+ * - `unit`: `*.test.ts` beside the code they test and in test/; they import only what they test.
+ * - `int`: `*.int.test.ts`, tests that start a server or a process, or need PostgreSQL; they share
+ *   the seeded data dir that the global setup loads once per run.
+ * Files run in parallel (one worker per core, at least two: most int files wait on sockets and
+ * child processes), and a worker reuses its module graph across files (`isolate: false`): each
+ * file builds its own servers, stores and temp dirs, so importing the server once per worker
+ * instead of once per file takes most of the run's time away (measured in the README).
+ * `npm run test:unit` runs the first project alone.
+ */
+const exclude = ['test/conformance/**', 'test/browser/**', '**/node_modules/**'];
 export default defineConfig({
-  test: { ...base, include: ['test/**/*.test.ts', 'datasets/**/*.test.ts'], exclude: ['test/conformance/**', 'test/browser/**', '**/node_modules/**'] },
+  test: {
+    ...base,
+    globalSetup: [],
+    isolate: false,
+    maxWorkers: Math.max(2, availableParallelism()),
+    minWorkers: 1,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'datasets/**/*.test.ts'], exclude: [...exclude, '**/*.int.test.ts'] } },
+      { extends: true, test: { name: 'int', include: ['test/**/*.int.test.ts'], exclude, globalSetup: ['test/helpers/global-setup.ts'] } },
+    ],
+  },
 });

@@ -1,14 +1,10 @@
 import { z } from 'zod';
 import { ValidationError } from '../warehouse/errors.js';
 import { isStateUrl, type StateOptions } from '../warehouse/open_state.js';
+import { DEFAULTS, HEAP_MB_RANGE } from '../server/defaults.js';
 import { normalizeHostList } from '../server/pipeline/hosts.js';
 import { toIssues } from '../server/validation.js';
-import { llmWriter } from '../server/writer/writer.js';
-import type { AgentOptions } from '../server/server.js';
 import { DEFAULT_BATCH_MAX } from '../warehouse/sqlite_commit.js';
-
-/** Service version reported by /v1/meta and the OpenAPI document (spec revision 0.1.1). */
-export const SERVICE_VERSION = '0.1.1';
 
 const hostList = z
   .string()
@@ -33,11 +29,11 @@ const EnvSchema = z.object({
   RCM_PUBLIC_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).default(120),
   RCM_TRUST_PROXY: flag,
   RCM_ADMIN_SECRET: z.string().min(16, 'RCM_ADMIN_SECRET must be at least 16 characters').optional(),
-  RCM_CACHE_MAX_MB: z.coerce.number().int().min(1).max(65536).default(64),
-  RCM_HEAP_MB: z.coerce.number().int().min(256).max(65536).default(1536),
+  RCM_CACHE_MAX_MB: z.coerce.number().int().min(1).max(65536).default(DEFAULTS.cacheMaxMb),
+  RCM_HEAP_MB: z.coerce.number().int().min(HEAP_MB_RANGE.min).max(HEAP_MB_RANGE.max).default(DEFAULTS.heapMb),
   RCM_MEMO_MAX_MB: z.coerce.number().int().min(1).max(65536).default(64),
   RCM_PLAYGROUND: flagOf('1'),
-  RCM_PLAYGROUND_KEYS_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(20),
+  RCM_PLAYGROUND_KEYS_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(DEFAULTS.playgroundKeysPerHour),
   RCM_ENV: z.enum(['development', 'production']).default('development'),
   CALLBACK_URL_ALLOWED_HOSTS: z
     .string()
@@ -46,7 +42,7 @@ const EnvSchema = z.object({
   RCM_AGENT_RUNNER: flagOf('1'),
   RCM_AGENT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   RCM_CALLBACK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
-  RCM_JOBS_QUEUED_PER_TENANT: z.coerce.number().int().min(1).max(100_000).default(100),
+  RCM_JOBS_QUEUED_PER_TENANT: z.coerce.number().int().min(1).max(100_000).default(DEFAULTS.jobsQueuedPerTenant),
   RCM_AGENT_LEASE_MS: z.coerce.number().int().min(500).max(3_600_000).default(60_000),
   RCM_JOB_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   RCM_LLM_URL: z.url().optional(),
@@ -63,7 +59,7 @@ const EnvSchema = z.object({
   RCM_NPPES_URL: z.url().default('https://npiregistry.cms.hhs.gov/api/?version=2.1'),
   RCM_NPPES_LIVE: flagOf('1'),
   RCM_NPPES_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
-  RCM_MIN_FREE_MB: z.coerce.number().int().min(0).max(1_048_576).default(64),
+  RCM_MIN_FREE_MB: z.coerce.number().int().min(0).max(1_048_576).default(DEFAULTS.minFreeMb),
   RCM_READINESS_EVERY_MS: z.coerce.number().int().min(100).max(300_000).default(5_000),
   RCM_MAX_REMOVED: z
     .string()
@@ -92,21 +88,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const r = EnvSchema.safeParse(env);
   if (!r.success) throw new ValidationError(toIssues('env', r.error, env), 'invalid configuration');
   return r.data;
-}
-
-/** Agent settings from the environment (the LLM writer only when both its URL and model are set). */
-export function agentOptionsOf(c: Config): AgentOptions {
-  return {
-    policy: { production: c.RCM_ENV === 'production', allowedHosts: c.CALLBACK_URL_ALLOWED_HOSTS },
-    runner: c.RCM_AGENT_RUNNER,
-    concurrency: c.RCM_AGENT_CONCURRENCY,
-    callbackConcurrency: c.RCM_CALLBACK_CONCURRENCY,
-    maxQueuedPerTenant: c.RCM_JOBS_QUEUED_PER_TENANT,
-    retentionDays: c.RCM_JOB_RETENTION_DAYS,
-    leaseMs: c.RCM_AGENT_LEASE_MS,
-    llm: c.RCM_LLM_URL && c.RCM_LLM_MODEL ? llmWriter({ url: c.RCM_LLM_URL, model: c.RCM_LLM_MODEL, apiKey: c.RCM_LLM_API_KEY, timeoutMs: c.RCM_LLM_TIMEOUT_MS }) : null,
-    allowTestKeys: c.RCM_LLM_ALLOW_TEST,
-  };
 }
 
 /** How the state store commits and connects (`RCM_STATE_SYNC`, `RCM_STATE_BATCH_MAX`, `RCM_STATE_POOL`). */

@@ -1,21 +1,161 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { DomainError } from '../warehouse/errors.js';
-import { SERVICE_VERSION } from './config.js';
-import { CliContext, EXIT, ExitCode, type CliIO } from './context.js';
-import { register as datasets } from './commands/datasets.js';
-import { register as diff } from './commands/diff.js';
-import { register as ingest } from './commands/ingest.js';
-import { register as keys } from './commands/keys.js';
-import { register as seed } from './commands/seed.js';
-import { register as serve } from './commands/serve.js';
-import { register as snapshots } from './commands/snapshots.js';
-import { register as state } from './commands/state.js';
+import { SCOPES } from '../warehouse/key_kinds.js';
+import type { CliContext } from './context.js';
+import { changedGate, EXIT, ExitCode, isoDate, percent, port, SERVICE_VERSION, type CliIO } from './io.js';
 
-export { EXIT, type CliIO } from './context.js';
+export { EXIT, type CliIO } from './io.js';
+
+/** A command's implementation: its context, then commander's arguments (positionals, options). */
+type Action = (ctx: CliContext, ...args: any[]) => unknown;
+
+/**
+ * Declares every command (names, arguments, options, help) without loading what they run: each
+ * action imports its `commands/<verb>.ts` (and the context: config, warehouse) when it is run, so
+ * `rcm --help` loads commander and this file, and `rcm datasets` never loads the server.
+ */
+function declare(program: Command, io: CliIO): void {
+  let context: Promise<CliContext> | undefined;
+  const lazy =
+    (load: () => Promise<Action>) =>
+    async (...args: unknown[]): Promise<void> => {
+      const [run, ctx] = await Promise.all([load(), (context ??= import('./context.js').then((m) => new m.CliContext(io)))]);
+      await run(ctx, ...args);
+    };
+  /** The same for a command that needs only the I/O (no settings, warehouse or state store). */
+  const lazyIo =
+    (load: () => Promise<(io: CliIO, ...args: any[]) => unknown>) =>
+    async (...args: unknown[]): Promise<void> => {
+      await (await load())(io, ...args);
+    };
+
+  program
+    .command('datasets')
+    .description('List registered datasets, the formats each accepts, their tables and key columns')
+    .option('--json', 'print JSON')
+    .action(lazyIo(async () => (await import('./commands/datasets.js')).datasets));
+
+  program
+    .command('ingest')
+    .description(
+      'Load source files (or the publisher\'s zip) as a new immutable dataset version, diff it against the version it follows, record the change and publish a snapshot. ' +
+        'The publish is refused (exit 3) when a --fail-on-* threshold or the removal guard (RCM_MAX_REMOVED) is crossed, and refused (exit 1) for an existing label without --replace or a truncated file.',
+    )
+    .argument('<dataset>', 'dataset id (see `rcm datasets`)')
+    .argument('<file...>', 'source files of one version (e.g. all four NCCI PTP parts), or the publisher\'s .zip')
+    .option('--version <label>', 'version label (default: found in the file name or title)')
+    .option('--effective-date <date>', 'date the version takes effect, YYYY-MM-DD (default: from the file)', isoDate)
+    .option('--dry-run', 'stage, validate and diff against the version in force, print the report, publish nothing; every gate applies (thresholds and the removal guard) and the exit code is the real run\'s')
+    .option('--fail-on-removed <pct>', 'refuse (exit 3, nothing published) when more than this share of the previous version\'s keys is removed', percent)
+    .option('--fail-on-changed <pct[:columns]>', 'refuse (exit 3, nothing published) when more than this share of the previous version\'s rows changed a value (release metadata such as the year does not count); with :col,col only changes of those columns count, e.g. 5%:payment_rate', changedGate)
+    .option('--replace', 'replace a version already loaded under the same label (the change record says what it supersedes)')
+    .option('--allow-removals', 'publish even when more than RCM_MAX_REMOVED of the previous keys would be removed')
+    .option('--reject-threshold <pct>', 'fail when more than this share of rows is rejected (default RCM_REJECT_THRESHOLD, 1%)', percent)
+    .addOption(new Option('--format <format>', 'output: text, json (the summary with the diff report) or markdown').choices(['text', 'json', 'markdown']))
+    .option('--json', 'same as --format json (also the default when stdout is not a terminal)')
+    .action(lazy(async () => (await import('./commands/ingest.js')).ingest));
+
+  const snaps = program.command('snapshots').description('List, inspect and switch published snapshots');
+  snaps
+    .command('list')
+    .description('List snapshots (the served one is marked *) with the datasets each changed: row deltas and added/removed/changed counts')
+    .option('--json', 'print JSON')
+    .action(lazy(async () => (await import('./commands/snapshots.js')).list));
+  snaps
+    .command('show')
+    .description('Print a snapshot manifest')
+    .argument('<id>', 'snapshot id')
+    .action(lazy(async () => (await import('./commands/snapshots.js')).show));
+  snaps
+    .command('use')
+    .description('Serve this snapshot (rollback is `use` of an older one); a running server swaps within its poll interval')
+    .argument('<id>', 'snapshot id')
+    .action(lazy(async () => (await import('./commands/snapshots.js')).use));
+
+  program
+    .command('diff')
+    .description('Compare two loaded versions of a dataset by key, table by table: added/removed/changed counts and sample keys; exit 3 when a threshold is crossed (to gate a file before publishing, use `rcm ingest --dry-run` with the same thresholds)')
+    .argument('<dataset>', 'dataset id')
+    .option('--from <version>', 'older version (default: the one before --to by effective date)')
+    .option('--to <version>', 'newer version (default: the latest)')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .option('--fail-on-removed <pct>', 'exit 3 when more than this share of the old keys was removed', percent)
+    .option('--fail-on-changed <pct[:columns]>', 'exit 3 when more than this share of the old rows changed a value (release metadata does not count); with :col,col only those columns count', changedGate)
+    .action(lazy(async () => (await import('./commands/diff.js')).diff));
+
+  program
+    .command('seed')
+    .description("Load the embedded seeds/ (small files in the publishers' formats) as one snapshot")
+    .option('--if-empty', 'only when no snapshot exists yet')
+    .option('--json', 'print JSON')
+    .action(lazy(async () => (await import('./commands/seed.js')).seed));
+
+  for (const [name, description] of [
+    ['serve', 'Serve the /v1 API and /v1/mcp over the current snapshot (hot-swaps when a new one is published); runs agent jobs unless RCM_AGENT_RUNNER=0'],
+    ['start', 'First-run friendly serve: load seeds when no snapshot exists, create a demo tenant and test key (knowledge, agents, audit) when none exists, then serve'],
+  ] as const) {
+    program
+      .command(name)
+      .description(description)
+      .option('--port <port>', 'port (default: PORT or 8080)', port)
+      .action(lazy(async () => (await import('./commands/serve.js'))[name]));
+  }
+
+  program
+    .command('worker')
+    .description('Run agent jobs and deliver their callbacks without serving HTTP (for a deployment that separates them; set RCM_AGENT_RUNNER=0 on the servers)')
+    .option('--once', 'run what is due now, then exit')
+    .action(lazy(async () => (await import('./commands/worker.js')).worker));
+
+  const keys = program.command('keys').description('Manage API keys (stored hashed; works while the server runs)');
+  keys
+    .command('create')
+    .description('Create a key; the secret is printed once')
+    .requiredOption('--tenant <tenant>', 'tenant id or name (created if --create-tenant)')
+    .addOption(new Option('--type <type>', 'key type: test keys work on the test host, live keys on RCM_LIVE_HOSTS').choices(['test', 'live']).default('test'))
+    .option('--scopes <scopes...>', `scopes (${SCOPES.join(', ')})`, ['knowledge'])
+    .option('--label <label>', 'a note to recognise the key')
+    .option('--create-tenant', 'create the tenant when it does not exist')
+    .option('--json', 'print JSON')
+    .action(lazy(async () => (await import('./commands/keys.js')).create));
+  keys
+    .command('list')
+    .description('List keys (never the secrets)')
+    .option('--tenant <tenant>', 'only this tenant')
+    .option('--json', 'print JSON')
+    .action(lazy(async () => (await import('./commands/keys.js')).list));
+  keys
+    .command('revoke')
+    .description('Revoke a key; a running server rejects it on the next request')
+    .argument('<id>', 'key id (from `rcm keys list`)')
+    .action(lazy(async () => (await import('./commands/keys.js')).revoke));
+
+  const tenants = program.command('tenants').description('Manage tenants');
+  tenants
+    .command('create')
+    .description('Create a tenant')
+    .argument('<name>', 'tenant name')
+    .action(lazy(async () => (await import('./commands/keys.js')).createTenant));
+  tenants
+    .command('list')
+    .description('List tenants')
+    .action(lazy(async () => (await import('./commands/keys.js')).listTenants));
+
+  const state = program.command('state').description('The state store (tenants, keys, facilities, jobs): SQLite in the data dir, or PostgreSQL with RCM_STATE_URL');
+  state
+    .command('migrate')
+    .description('Apply pending schema migrations to the configured state store and print its version')
+    .action(lazy(async () => (await import('./commands/state.js')).migrate));
+  state
+    .command('copy')
+    .description('Copy an embedded install (a SQLite state file) into an empty PostgreSQL database, every row in one transaction')
+    .requiredOption('--from <source>', 'sqlite:<path to state.sqlite>')
+    .requiredOption('--to <url>', 'postgres://user@host:port/database (must hold no state rows)')
+    .action(lazy(async () => (await import('./commands/state.js')).copy));
+}
 
 /** Runs the CLI; never calls process.exit, returns the exit code (0 ok, 1 error, 2 usage, 3 gate refused). */
 export async function main(argv: string[], io: CliIO): Promise<number> {
-  const ctx = new CliContext(io);
   let debug = false;
   const program = new Command('rcm')
     .description('Revenue-cycle knowledge service: ingest publisher files into versioned snapshots and serve the /v1 API')
@@ -29,7 +169,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   program.hook('preAction', (cmd) => {
     debug = Boolean(cmd.optsWithGlobals().debug);
   });
-  for (const register of [datasets, ingest, snapshots, diff, seed, serve, keys, state]) register(program, ctx);
+  declare(program, io);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

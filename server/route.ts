@@ -130,7 +130,7 @@ type MaybePromise<T> = T | Promise<T>;
 
 /**
  * An example request: documents the call and is run by the contract test against a freshly
- * seeded server (test/contract.test.ts), which checks its status, that the status is documented,
+ * seeded server (test/contract.int.test.ts), which checks its status, that the status is documented,
  * that the body matches the documented schema and that an error's code is among the operation's
  * `x-error-codes`. The first example is the one the OpenAPI document shows: the success case
  * where a seeded server has one. Every route also carries at least one error example (a code

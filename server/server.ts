@@ -25,6 +25,7 @@ import { buildRoutes } from './routes/index.js';
 import { Readiness } from './system/readiness.js';
 import type { NppesRegistry } from './npi/registry.js';
 import { DEFAULT_PARSER, DEFAULT_POLICY_MAX_BYTES, WorkerPolicyParser, type ParserOptions, type PolicyParser } from './policy_documents/parser.js';
+import { DEFAULTS, MB } from './defaults.js';
 
 export interface RunningServer {
   server: Server;
@@ -71,7 +72,7 @@ export interface StartOptions extends PipelineConfig {
   limiters?: Limiters;
   /** How often readiness re-checks the snapshot and the state store (`RCM_READINESS_EVERY_MS`, default 5 s). */
   readinessEveryMs?: number;
-  /** `RCM_MIN_FREE_MB` in bytes: readiness fails below this much free space in the data dir (default 64 MB). */
+  /** `RCM_MIN_FREE_MB` in bytes: readiness fails below this much free space in the data dir (default `DEFAULTS.minFreeMb`). */
   minFreeBytes?: number;
   /** Free bytes of the data dir's file system (tests inject a full disk). */
   freeBytes?: (dir: string) => Promise<number>;
@@ -92,7 +93,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   // On PostgreSQL the rate limits are shared by the replicas too (one counter table beside the state).
   const limiters = o.limiters ?? (state instanceof PgStateStore ? await pgLimiters(state.pool, o, () => now().getTime()) : undefined);
   const metrics = new Metrics();
-  const cache = new AnswerCache(o.cacheMaxBytes ?? 64 * 1024 * 1024);
+  const cache = new AnswerCache(o.cacheMaxBytes ?? DEFAULTS.cacheMaxMb * MB);
   let readiness: Readiness | undefined;
   const snapshots = new SnapshotHolder(wh, {
     memoMaxBytes: o.memoMaxBytes,
@@ -117,7 +118,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
       void readiness?.refresh();
     },
   });
-  readiness = new Readiness(snapshots, state, now, { dataDir: o.dataDir, minFreeBytes: o.minFreeBytes ?? 64 * 1024 * 1024, freeBytes: o.freeBytes });
+  readiness = new Readiness(snapshots, state, now, { dataDir: o.dataDir, minFreeBytes: o.minFreeBytes ?? DEFAULTS.minFreeMb * MB, freeBytes: o.freeBytes });
   await snapshots.refresh();
   if (snapshots.lastError) o.logger.error({ error: snapshots.lastError }, 'snapshot mount failed');
   snapshots.start(o.pollMs ?? 500);
@@ -133,7 +134,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const pd = o.policyDocuments ?? {};
   const policyParser = pd.parser ?? new WorkerPolicyParser({ ...DEFAULT_PARSER, ...pd });
   const policyDocuments = { parser: policyParser, maxBytes: pd.maxBytes ?? DEFAULT_POLICY_MAX_BYTES };
-  const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, policyDocuments, npi: o.npi ?? { registry: null }, writer: agents.llm, playground: { enabled: true, keysPerHour: 20, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: 86_400_000, maxQueuedPerTenant: agents.maxQueuedPerTenant ?? 100, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
+  const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, policyDocuments, npi: o.npi ?? { registry: null }, writer: agents.llm, playground: { enabled: true, keysPerHour: DEFAULTS.playgroundKeysPerHour, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: DEFAULTS.idempotencyWindowMs, maxQueuedPerTenant: agents.maxQueuedPerTenant ?? DEFAULTS.jobsQueuedPerTenant, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
   routes.forEach(checkRoute);
   const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now, limiters });
   const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now, ...o.mcp });

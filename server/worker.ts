@@ -4,7 +4,7 @@ import { Warehouse } from '../warehouse/store.js';
 import type { JobRunner } from './agents/runner.js';
 import type { Logger } from './logger.js';
 import { Metrics } from './pipeline/metrics.js';
-import { DEFAULT_AGENTS, makeRunner, type AgentOptions } from './server.js';
+import { DEFAULT_AGENTS, makeRunner, type AgentOptions } from './agents/wiring.js';
 
 /**
  * `rcm worker`: the job runner on its own (no HTTP), over the same data dir as the servers:

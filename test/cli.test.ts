@@ -33,7 +33,7 @@ afterEach(async () => {
 });
 
 describe('rcm --help', () => {
-  const commands = [[], ['datasets'], ['ingest'], ['snapshots'], ['snapshots', 'list'], ['snapshots', 'show'], ['snapshots', 'use'], ['diff'], ['serve'], ['start'], ['seed'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['tenants']];
+  const commands = [[], ['datasets'], ['ingest'], ['snapshots'], ['snapshots', 'list'], ['snapshots', 'show'], ['snapshots', 'use'], ['diff'], ['serve'], ['start'], ['seed'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['tenants'], ['worker'], ['tenants', 'create'], ['tenants', 'list'], ['state'], ['state', 'migrate'], ['state', 'copy']];
   for (const c of commands) {
     it(`prints help for '${['rcm', ...c].join(' ')}' and exits 0`, async () => {
       const r = await rcm(...c, '--help');
@@ -41,6 +41,18 @@ describe('rcm --help', () => {
       expect(r.out).toContain('Usage: rcm');
     });
   }
+
+  it('lists every command, and the README names each one', async () => {
+    const top = await rcm('--help');
+    const names = (out: string) => [...out.split('Commands:\n')[1]!.matchAll(/^ {2}(\S+)/gm)].map((m) => m[1]!).filter((n) => n !== 'help');
+    expect(names(top.out)).toEqual(['datasets', 'ingest', 'snapshots', 'diff', 'seed', 'serve', 'start', 'worker', 'keys', 'tenants', 'state']);
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    for (const n of names(top.out)) {
+      expect(readme).toContain(`\`rcm ${n}`);
+      const sub = await rcm(n, '--help');
+      for (const s of sub.out.includes('Commands:') ? names(sub.out) : []) expect(readme.split('\n').some((l) => l.includes(`\`rcm ${n} `) && l.includes(s))).toBe(true);
+    }
+  });
 
   it('documents the ingest options the issue names', async () => {
     const r = await rcm('ingest', '--help');

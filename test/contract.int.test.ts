@@ -11,8 +11,8 @@ import { routeCatalog } from '../server/routes/index.js';
 import { fixtureRegistry } from './helpers/nppes.js';
 import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
 
-/** The MCP endpoint's operations, exercised with the official SDK client in test/mcp.test.ts. */
-const MCP_OPS = { mcpPost: 'test/mcp.test.ts', mcpGet: 'test/mcp.test.ts', mcpDelete: 'test/mcp.test.ts' };
+/** The MCP endpoint's operations, exercised with the official SDK client in test/mcp.int.test.ts. */
+const MCP_OPS = { mcpPost: 'test/mcp.int.test.ts', mcpGet: 'test/mcp.int.test.ts', mcpDelete: 'test/mcp.int.test.ts' };
 
 let t: TestServer;
 /** A live key of the test tenant: examples sent to the production host (`host: 'live'`) use it, as a client there would. */

@@ -13,7 +13,7 @@ import { TestClock } from './helpers/clock.js';
 import { PG_URL, pgDatabase } from './helpers/state_stores.js';
 
 // What only the PostgreSQL store has: its migrations and the listener behind its change marker.
-// The repository behaviour both engines share is test/state.test.ts and test/jobs_queue.test.ts.
+// The repository behaviour both engines share is test/state.int.test.ts and test/jobs_queue.int.test.ts.
 const clock = new TestClock();
 
 describe('PostgreSQL migrations', () => {

@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import type { ChangeCounts, Manifest } from '../../warehouse/manifest.js';
 import type { CliContext } from '../context.js';
 import { fmtInt } from '../format.js';
@@ -32,46 +31,38 @@ export function changesOf(m: Manifest, parent: Manifest | undefined): SnapshotCh
   return out;
 }
 
-export function register(program: Command, ctx: CliContext): void {
-  const snaps = program.command('snapshots').description('List, inspect and switch published snapshots');
-  snaps
-    .command('list')
-    .description('List snapshots (the served one is marked *) with the datasets each changed: row deltas and added/removed/changed counts')
-    .option('--json', 'print JSON')
-    .action(async (o: { json?: boolean }) => {
-      const w = ctx.wh();
-      const [all, cur] = await Promise.all([w.listSnapshots(), w.currentId()]);
-      const byId = new Map(all.map((m) => [m.id, m]));
-      const rows = all.map((m) => ({
-        id: m.id,
-        current: m.id === cur,
-        created_at: m.created_at,
-        parent: m.parent,
-        changed: changesOf(m, m.parent ? byId.get(m.parent) : undefined),
-        datasets: Object.fromEntries(Object.entries(m.datasets).map(([k, v]) => [k, v.map((x) => x.version)])),
-      }));
-      if (o.json) return ctx.json(rows);
-      if (!rows.length) return ctx.io.stdout('no snapshots yet (run `rcm seed` or `rcm ingest`)\n');
-      for (const r of rows) {
-        ctx.io.stdout(`${r.current ? '*' : ' '} ${r.id}  ${r.created_at}  parent ${r.parent ?? '-'}  ${r.changed.length} dataset(s) changed\n`);
-        for (const c of r.changed) {
-          const delta = `${c.row_delta >= 0 ? '+' : ''}${fmtInt(c.row_delta)} rows (${fmtInt(c.rows_before)} -> ${fmtInt(c.rows_after)})`;
-          const counts = c.counts ? `  +${fmtInt(c.counts.added)} -${fmtInt(c.counts.removed)} ~${fmtInt(c.counts.changed)}` : '';
-          ctx.io.stdout(`    ${c.dataset} ${c.versions.join('+')}: ${delta}${counts}\n`);
-        }
-      }
-    });
-  snaps
-    .command('show')
-    .description('Print a snapshot manifest')
-    .argument('<id>', 'snapshot id')
-    .action(async (id: string) => ctx.json(await ctx.wh().readManifest(id)));
-  snaps
-    .command('use')
-    .description('Serve this snapshot (rollback is `use` of an older one); a running server swaps within its poll interval')
-    .argument('<id>', 'snapshot id')
-    .action(async (id: string) => {
-      await ctx.wh().setCurrent(id);
-      ctx.io.stdout(`now serving snapshot ${id}\n`);
-    });
+/** `rcm snapshots list`: the served one marked *, with the datasets each changed. */
+export async function list(ctx: CliContext, o: { json?: boolean }): Promise<void> {
+  const w = ctx.wh();
+  const [all, cur] = await Promise.all([w.listSnapshots(), w.currentId()]);
+  const byId = new Map(all.map((m) => [m.id, m]));
+  const rows = all.map((m) => ({
+    id: m.id,
+    current: m.id === cur,
+    created_at: m.created_at,
+    parent: m.parent,
+    changed: changesOf(m, m.parent ? byId.get(m.parent) : undefined),
+    datasets: Object.fromEntries(Object.entries(m.datasets).map(([k, v]) => [k, v.map((x) => x.version)])),
+  }));
+  if (o.json) return ctx.json(rows);
+  if (!rows.length) return ctx.io.stdout('no snapshots yet (run `rcm seed` or `rcm ingest`)\n');
+  for (const r of rows) {
+    ctx.io.stdout(`${r.current ? '*' : ' '} ${r.id}  ${r.created_at}  parent ${r.parent ?? '-'}  ${r.changed.length} dataset(s) changed\n`);
+    for (const c of r.changed) {
+      const delta = `${c.row_delta >= 0 ? '+' : ''}${fmtInt(c.row_delta)} rows (${fmtInt(c.rows_before)} -> ${fmtInt(c.rows_after)})`;
+      const counts = c.counts ? `  +${fmtInt(c.counts.added)} -${fmtInt(c.counts.removed)} ~${fmtInt(c.counts.changed)}` : '';
+      ctx.io.stdout(`    ${c.dataset} ${c.versions.join('+')}: ${delta}${counts}\n`);
+    }
+  }
+}
+
+/** `rcm snapshots show`: a manifest. */
+export async function show(ctx: CliContext, id: string): Promise<void> {
+  ctx.json(await ctx.wh().readManifest(id));
+}
+
+/** `rcm snapshots use`: serve this snapshot (rollback is `use` of an older one). */
+export async function use(ctx: CliContext, id: string): Promise<void> {
+  await ctx.wh().setCurrent(id);
+  ctx.io.stdout(`now serving snapshot ${id}\n`);
 }

@@ -21,6 +21,7 @@ import { policyDocumentRoutes, type PolicyRouteDeps } from './policy_documents.j
 import { npiRoutes, type NpiRouteDeps } from './npi.js';
 import { conceptRoutes } from './concepts.js';
 import { DEFAULT_POLICY_MAX_BYTES } from '../policy_documents/parser.js';
+import { DEFAULTS } from '../defaults.js';
 
 /**
  * The whole /v1 surface. Each area's file here (`server/routes/<area>.ts`) declares its routes once; this
@@ -48,8 +49,8 @@ export function buildRoutes(
     ...conceptRoutes,
     ...npiRoutes(sys.npi ?? { registry: null }),
     ...policyDocumentRoutes(sys.policyDocuments ?? { parser: inert('policy parser'), maxBytes: DEFAULT_POLICY_MAX_BYTES }),
-    ...agentRoutes(sys.agents ?? { policy: { production: false, allowedHosts: [] }, resolve: systemResolver, idempotencyWindowMs: 86_400_000, onSubmit: () => {} }),
-    ...playgroundRoutes({ state: sys.state, now: () => new Date(), enabled: true, keysPerHour: 20, ...sys.playground }),
+    ...agentRoutes(sys.agents ?? { policy: { production: false, allowedHosts: [] }, resolve: systemResolver, idempotencyWindowMs: DEFAULTS.idempotencyWindowMs, onSubmit: () => {} }),
+    ...playgroundRoutes({ state: sys.state, now: () => new Date(), enabled: true, keysPerHour: DEFAULTS.playgroundKeysPerHour, ...sys.playground }),
   ];
   return routes;
 }

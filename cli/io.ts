@@ -1,0 +1,60 @@
+import { InvalidArgumentError } from 'commander';
+
+/**
+ * What `rcm --help` needs besides commander: the I/O seam, exit codes and the option parsers. Kept
+ * free of the warehouse, the server and the config, so declaring the commands loads nothing else.
+ */
+
+/** Service version reported by /v1/meta and the OpenAPI document (spec revision 0.1.1). */
+export const SERVICE_VERSION = '0.1.1';
+
+export interface CliIO {
+  stdout(s: string): void;
+  stderr(s: string): void;
+  /** Progress is drawn only on a terminal. */
+  isTTY: boolean;
+  env: Record<string, string | undefined>;
+  /** Resolves when a long-running command (serve, worker) should stop. */
+  untilSignal?: () => Promise<void>;
+}
+
+/** A value as indented JSON on stdout (every command's `--json`). */
+export function printJson(io: CliIO, v: unknown): void {
+  io.stdout(JSON.stringify(v, null, 2) + '\n');
+}
+
+/** Exit codes: 0 ok, 1 error, 2 usage, 3 a gate (threshold or removal guard) refused. */
+export const EXIT = { ok: 0, error: 1, usage: 2, threshold: 3 } as const;
+
+/** Thrown by a command to end with an exit code after it printed its own output. */
+export class ExitCode extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+  }
+}
+
+/** `5%`, `5` or `0.5` as a percentage number (5, 5, 0.5). */
+export function percent(v: string): number {
+  const m = /^(\d+(?:\.\d+)?)%?$/.exec(v.trim());
+  if (!m) throw new InvalidArgumentError('expected a percentage like 5% or 0.5');
+  return Number(m[1]);
+}
+
+/** `5%` or `5%:payment_rate,rural_rate`: a share of rows, optionally only rows where one of the named value columns changed. */
+export function changedGate(v: string): { pct: number; columns: string[] } {
+  const [pct, cols] = v.split(':', 2) as [string, string | undefined];
+  const columns = cols === undefined ? [] : cols.split(',').map((c) => c.trim());
+  if (columns.some((c) => !/^[a-z][a-z0-9_.]*$/.test(c))) throw new InvalidArgumentError('expected N% or N%:column,column (snake_case value columns of the dataset)');
+  return { pct: percent(pct), columns };
+}
+
+export function isoDate(v: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) throw new InvalidArgumentError('expected YYYY-MM-DD');
+  return v;
+}
+
+export function port(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number');
+  return n;
+}
