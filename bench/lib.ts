@@ -2,7 +2,7 @@ import autocannon, { type Result as AutocannonResult } from 'autocannon';
 import Koa from 'koa';
 import { readFile } from 'node:fs/promises';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { quoteString } from '../warehouse/snapshot.js';
+import { quoteString } from '../warehouse/sql_quote.js';
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { isStateUrl, openStateStore } from '../warehouse/open_state.js';

@@ -2,7 +2,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { sourceTables, type TableSpec } from '../datasets/_shared/table.js';
 import type { Dataset } from '../datasets/types.js';
 import type { ChangeCounts } from '../warehouse/manifest.js';
-import { quoteIdent, quoteString } from '../warehouse/snapshot.js';
+import { quoteIdent, quoteString } from '../warehouse/sql_quote.js';
 
 export interface Samples {
   added: string[];

@@ -108,7 +108,7 @@ export const ${camel} = defineDataset({
 });
 `,
     [`datasets/${id}/queries.ts`]: `import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import { quoteIdent } from '../../warehouse/snapshot.js';
+import { quoteIdent } from '../../warehouse/sql_quote.js';
 import { versionLabel } from '../_shared/versions.js';
 import { ${camel}, type ${pascal}Row } from './dataset.js';
 

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { ValidationError } from './errors.js';
-import { PgStateStore } from './pg/state.js';
-import { SqliteStateStore, type SqliteOptions } from './state.js';
+import type { SqliteOptions } from './state.js';
 import { type StateStore } from './tenant_state.js';
 
 /** How the state store commits (`RCM_STATE_SYNC`, `RCM_STATE_BATCH_MAX`: SQLite) and connects (`RCM_STATE_POOL`: PostgreSQL). */
@@ -30,5 +29,7 @@ export function stateLocationOf(dataDir: string, url?: string): StateLocation {
  * `sync` and `batchMax` apply to the embedded engine only, `poolSize` to PostgreSQL only.
  */
 export async function openStateStore(loc: StateLocation, now: () => Date = () => new Date(), o: StateOptions = {}): Promise<StateStore> {
-  return loc.engine === 'sqlite' ? new SqliteStateStore(loc.file, now, o) : PgStateStore.open(loc.url, now, o.poolSize);
+  // Each engine's driver is loaded only when its store opens (the CLI's config reads this module).
+  if (loc.engine === 'sqlite') return new (await import('./state.js')).SqliteStateStore(loc.file, now, o);
+  return (await import('./pg/state.js')).PgStateStore.open(loc.url, now, o.poolSize);
 }

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { approxBytes } from './sizeof.js';
+import { quoteIdent, quoteString } from './sql_quote.js';
 import { tablesOf, viewName, type DatasetVersion, type Manifest } from './manifest.js';
 import type { Warehouse } from './store.js';
 
@@ -47,13 +48,6 @@ export interface SnapshotReader {
 /** Default bytes of each snapshot's per-input memo (`RCM_MEMO_MAX_MB`). */
 export const MEMO_MAX_BYTES = 64 * 1024 * 1024;
 
-export function quoteIdent(s: string): string {
-  return `"${s.replace(/"/g, '""')}"`;
-}
-
-export function quoteString(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
-}
 
 /**
  * Reads a whole result as one JSON text built by DuckDB, then `JSON.parse`: much faster than row

@@ -1,5 +1,6 @@
 import type { DatasetName, SnapshotReader } from '../../warehouse/snapshot.js';
-import { allAsJson, quoteIdent } from '../../warehouse/snapshot.js';
+import { allAsJson } from '../../warehouse/snapshot.js';
+import { quoteIdent } from '../../warehouse/sql_quote.js';
 import type { DatasetVersion } from '../../warehouse/manifest.js';
 import type { MedicaidMueRow, MueRow, MueType } from './mue.js';
 import { selectVersion, type VersionPick } from '../_shared/versions.js';

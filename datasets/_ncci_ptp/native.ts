@@ -4,7 +4,7 @@ import { IngestError } from '../_shared/issue.js';
 import { fileDuckdbEncoding } from '../_shared/native_csv.js';
 import type { FileSample, SourceFile } from '../_shared/source.js';
 import { toIsoDate } from '../_shared/values.js';
-import { quoteIdent, quoteString } from '../../warehouse/snapshot.js';
+import { quoteIdent, quoteString } from '../../warehouse/sql_quote.js';
 import type { NativeLoadResult } from '../types.js';
 import { isEmptyLine, layoutWidth, locatePtpLayout, type PtpLayout } from './layout.js';
 import type { PtpFlavor } from './names.js';

@@ -1,5 +1,5 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import { quoteIdent, quoteString } from '../../warehouse/snapshot.js';
+import { quoteIdent, quoteString } from '../../warehouse/sql_quote.js';
 import type { PtpRow } from './row.js';
 import { fromDays } from '../_shared/dates.js';
 

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { FileShared } from '../../warehouse/file_shared.js';
-import { quoteIdent } from '../../warehouse/snapshot.js';
+import { quoteIdent } from '../../warehouse/sql_quote.js';
 import { selectVersion, type VersionPick } from '../_shared/versions.js';
 import type { PtpRow } from './row.js';
 import { allCodes, buildPtpIndex, column1Codes, groupOf, pairRows, type PtpVersionIndex } from './pair_index.js';

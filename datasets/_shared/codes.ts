@@ -1,5 +1,5 @@
 import type { DatasetName, SnapshotReader } from '../../warehouse/snapshot.js';
-import { quoteIdent } from '../../warehouse/snapshot.js';
+import { quoteIdent } from '../../warehouse/sql_quote.js';
 
 /**
  * The distinct codes of a dataset across all its loaded versions, as a set built once per

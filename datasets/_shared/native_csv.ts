@@ -1,6 +1,6 @@
 import { open, readFile } from 'node:fs/promises';
 import { isAscii, isUtf8 } from 'node:buffer';
-import { quoteString } from '../../warehouse/snapshot.js';
+import { quoteString } from '../../warehouse/sql_quote.js';
 import type { SourceFile } from './source.js';
 
 /**

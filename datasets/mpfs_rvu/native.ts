@@ -4,7 +4,7 @@ import { textRecords, type SourceRecord } from '../_shared/source.js';
 import { clean } from '../_shared/values.js';
 import type { NativeLoader } from '../types.js';
 import { columnsOf } from '../_shared/table.js';
-import { quoteIdent, quoteString } from '../../warehouse/snapshot.js';
+import { quoteIdent, quoteString } from '../../warehouse/sql_quote.js';
 import { MpfsRvuRowSchema, NUMERIC, rvuLayout, type MpfsRvuRow } from './dataset.js';
 
 /** Every numeric cell of a row joined by U+0001: each empty or a plain decimal (`0.00`, `00720.00`). */

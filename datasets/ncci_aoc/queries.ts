@@ -1,5 +1,5 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import { quoteIdent } from '../../warehouse/snapshot.js';
+import { quoteIdent } from '../../warehouse/sql_quote.js';
 import { selectVersion } from '../_shared/versions.js';
 import { allAsJson } from '../../warehouse/snapshot.js';
 import type { VersionUsed } from '../_ncci_mue/queries.js';

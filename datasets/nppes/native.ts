@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { IngestError } from '../_shared/issue.js';
 import type { FileSample, SourceFile } from '../_shared/source.js';
 import { toIsoDate } from '../_shared/values.js';
-import { quoteIdent, quoteString } from '../../warehouse/snapshot.js';
+import { quoteIdent, quoteString } from '../../warehouse/sql_quote.js';
 import type { NativeLoadResult } from '../types.js';
 import { kindOfHeader, layoutOf, type FileKind, type Layout } from './layout.js';
 import { splitCsv } from './parse.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FileSample, SourceFile } from '../_shared/source.js';
-import { quoteString } from '../../warehouse/snapshot.js';
+import { quoteString } from '../../warehouse/sql_quote.js';
 import type { NativeLoadResult } from '../types.js';
 
 // The native load: DuckDB's read_csv over MRCONSO's bars, with the parser's row rules in SQL.

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { IngestError } from '../../datasets/_shared/issue.js';
 import type { Dataset } from '../../datasets/types.js';
 import type { Issue } from '../../warehouse/errors.js';
-import { quoteIdent } from '../../warehouse/snapshot.js';
+import { quoteIdent } from '../../warehouse/sql_quote.js';
 import type { Loaded, RunSql } from './load.js';
 
 // The third stage: is the staged version fit to publish?

@@ -2,7 +2,7 @@ import { IngestError } from '../../datasets/_shared/issue.js';
 import type { FileSample } from '../../datasets/_shared/source.js';
 import type { Dataset } from '../../datasets/types.js';
 import type { DatasetVersion } from '../../warehouse/manifest.js';
-import { quoteString } from '../../warehouse/snapshot.js';
+import { quoteString } from '../../warehouse/sql_quote.js';
 import { recountTables } from './check.js';
 import type { Loaded, RunSql } from './load.js';
 import { baselineOf } from './record.js';

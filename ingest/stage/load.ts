@@ -4,7 +4,7 @@ import { IngestError } from '../../datasets/_shared/issue.js';
 import type { FileSample, SourceFile } from '../../datasets/_shared/source.js';
 import { createTableSql, type TableSpec } from '../../datasets/_shared/table.js';
 import type { Column, Dataset } from '../../datasets/types.js';
-import { quoteIdent } from '../../warehouse/snapshot.js';
+import { quoteIdent } from '../../warehouse/sql_quote.js';
 import type { IngestProgress } from '../pipeline.js';
 
 // The second stage: the files become rows of the staged version's tables, and rejects.
