@@ -30,7 +30,7 @@ let nextId = 1;
 /**
  * Tool calls with a fresh JSON-RPC id each, as a client sends them (the SDK routes answers by id).
  * `batched`: each call as a one-message JSON-RPC batch, which the service hands to the SDK's own
- * transport (the path every call took before issue 26).
+ * transport (the path every call took without the direct path).
  */
 async function mcpLoad(url: string, key: string, sid: string, args: Record<string, unknown>, batched = false): Promise<LoadResult> {
   const r = await autocannon({
@@ -58,7 +58,7 @@ async function mcpLoad(url: string, key: string, sid: string, args: Record<strin
  * from the snapshot cache after the first call, so the figure is the MCP layer's own cost
  * (JSON-RPC parse, session lookup, answer wrapping). Compared in requests and in bytes a second:
  * a tool result carries the answer twice (as structured content and as text). The same call as a
- * one-message batch goes through the SDK's transport, the path of every call before issue 26.
+ * one-message batch goes through the SDK's transport, the path of every call without the direct path.
  * Alternating rounds, medians.
  */
 export async function run(): Promise<Record<string, string | number>[]> {

@@ -55,7 +55,7 @@ async function postgresServer(): Promise<{ url: string; stop(): Promise<void> } 
 }
 
 /**
- * Scale-out (issue 27): the same requests with the state store in SQLite (one process, the
+ * Scale-out: the same requests with the state store in SQLite (one process, the
  * embedded default) and in PostgreSQL (`RCM_STATE_URL`: one replica, then two replicas over one
  * database and one data dir with the load split between them), beside the bare Koa route, in 3
  * alternating rounds of 3 s at 16 connections (medians; a two-replica figure is the sum of both).

@@ -23,7 +23,7 @@ interface Case {
 
 
 /**
- * Durable writes (issue 26): agent submit, roster upsert, prior-auth override and the persisted
+ * Durable writes: agent submit, roster upsert, prior-auth override and the persisted
  * prior-auth check, each at 16 connections beside the bare Koa route and a bare durable-write
  * route (a Koa handler doing one better-sqlite3 insert per request with the state store's own
  * pragmas), in 3 alternating rounds of 3 s (medians, and the worst round's p99). Each write is

@@ -19,7 +19,7 @@ interface Ack {
   notes?: string;
 }
 
-describe('durable writes (issue 26): a server killed during a burst of writes', () => {
+describe('durable writes: a server killed during a burst of writes', () => {
   it('loses no acknowledged write: every 2xx agent submit, roster upsert, override and persisted check is in the state file after SIGKILL', async () => {
     const dir = seeded();
     const store = new SqliteStateStore(join(dir, 'state.sqlite'));

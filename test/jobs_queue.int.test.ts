@@ -158,7 +158,7 @@ for (const kind of storeKinds()) {
       }
     });
 
-    describe('job runner: claiming ahead (issue 26)', () => {
+    describe('job runner: claiming ahead', () => {
       /** A runner over the store whose one agent runs `agent`; the snapshot is a stand-in (the agent reads none). */
       function runnerWith(agent: (n: number) => Promise<unknown>) {
         let n = 0;

@@ -22,7 +22,7 @@ const answers = (port: number) =>
     req.end();
   });
 
-describe('the bin/rcm.js launcher (issue 20, item 8)', () => {
+describe('the bin/rcm.js launcher', () => {
   it('takes its re-executed server down with it when it is SIGKILLed (the server no longer runs on, orphaned)', async () => {
     const port = await freePort();
     const launcher = spawn(process.execPath, [join(ROOT, 'bin/rcm.js'), 'serve', '--port', String(port)], {

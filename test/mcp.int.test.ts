@@ -236,7 +236,7 @@ describe('MCP endpoint auth and sessions', () => {
   });
 });
 
-describe('MCP tools/call answered beside the SDK transport (issue 26)', () => {
+describe('MCP tools/call answered beside the SDK transport', () => {
   const post = (headers: Record<string, string>, body: unknown) => {
     const text = JSON.stringify(body);
     return rawRequest(t.port, '/v1/mcp', {

@@ -118,7 +118,7 @@ describe('the rate limiter behind its interface', () => {
   });
 });
 
-describe('health probes (issue 19, item 13)', () => {
+describe('health probes', () => {
   let t: TestServer;
   let pings = 0;
   beforeAll(async () => {

@@ -9,7 +9,7 @@ import { freePort } from './helpers/pg_cluster.js';
 import { startReceiver } from './helpers/receiver.js';
 import { PG_URL, pgDatabase } from './helpers/state_stores.js';
 
-// Two real `rcm serve` processes on one PostgreSQL state store and one data dir (issue 27's
+// Two real `rcm serve` processes on one PostgreSQL state store and one data dir (the
 // end-to-end proof). Real processes: waits are bounded in time, not asserted as thresholds.
 
 const ROOT = resolve(import.meta.dirname, '..');

@@ -275,7 +275,7 @@ describe('a cached POST that reads tenant state (a question, like knowledge reso
   });
 });
 
-describe('fields a persist step adds to an answer (issue 26: no second parse and stringify)', () => {
+describe('fields a persist step adds to an answer (no second parse and stringify)', () => {
   const join = (fields: Record<string, unknown>, answer: string) => JSON.parse(withFieldsFirst(fields, Buffer.from(answer)).toString('utf8')) as unknown;
 
   it('puts the fields first and keeps the answer, as {...fields, ...answer} would', () => {

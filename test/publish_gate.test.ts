@@ -129,7 +129,7 @@ async function clfsAsTxt(csv: string): Promise<string> {
   return out.join('\r\n') + '\r\n';
 }
 
-describe('what changed, column by column (issue 19, item 8)', () => {
+describe('what changed, column by column', () => {
   const CLFS = join(ROOT, 'seeds/clfs/PUF_CLFS_CY2026_Q3V1.csv');
   /** The seed CLFS quarter as the next release would print it: another year and effective date on every row, and `edit` applied. */
   const nextQuarter = async (edit: (text: string) => string = (x) => x) =>
@@ -171,7 +171,7 @@ describe('what changed, column by column (issue 19, item 8)', () => {
   });
 });
 
-describe('seed versions (issue 19, item 9)', () => {
+describe('seed versions', () => {
   it('are marked in the manifest, and real data under the same label replaces them without --replace or the removal guard', async () => {
     await seedAll(wh, join(ROOT, 'seeds'));
     const seeded = (await wh.current())!.datasets.gpci!.at(-1)!;

@@ -14,7 +14,7 @@ import { storeKinds, storePerTest } from './helpers/state_stores.js';
 
 const clock = new TestClock();
 let store: StateStore;
-/** One tenant's live world as `a` and its test world as `b` (issue 20: they shared every row). */
+/** One tenant's live world as `a` and its test world as `b` (they shared every row). */
 async function twoWorlds() {
   const t = await store.admin.createTenant(`worlds-${Math.random().toString(36).slice(2, 8)}`);
   const keyA = await store.admin.createKey({ tenant: t.id, type: 'live', scopes: ['knowledge'] });
@@ -641,7 +641,7 @@ describe('SQLite state file', () => {
   });
 });
 
-describe('group commit (issue 26)', () => {
+describe('group commit', () => {
   let dir: string;
   let sq: SqliteStateStore;
   beforeEach(async () => {

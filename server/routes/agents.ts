@@ -66,7 +66,7 @@ function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; 
     tag: 'agents',
     summary: o.summary,
     description: `${o.description} Answers 202 with the job and a Location to poll; with callback_url the service POSTs the result there (see the README: signature, retries, URL rules). An Idempotency-Key header returns the same job for a repeated submit within 24 hours (another body with the same key is 409).`,
-    // The result cites payment amounts, edits and coverage: the knowledge data (issue 20).
+    // The result cites payment amounts, edits and coverage: the knowledge data.
     auth: { scope: 'agents', alsoScopes: ['knowledge'] },
     reads: 'tenant',
     body: json(o.body, 64 * 1024),

@@ -72,7 +72,7 @@ describe('playground', () => {
   });
 });
 
-describe('playground for a first-time visitor (issue 19, item 12)', () => {
+describe('playground for a first-time visitor', () => {
   it('opens on a knowledge route the minted key can call: the first Send answers 200, read as a person reads it', async () => {
     const page = await open('/playground');
     const csp: string[] = [];

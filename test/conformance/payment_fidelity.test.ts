@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../helpers/harness.js';
 import { requireShared, sharedDataDir } from '../helpers/shared.js';
 
 /*
- * Payment fidelity against amounts CMS publishes (issue 13), through the HTTP route:
+ * Payment fidelity against amounts CMS publishes, through the HTTP route:
  * - PFREV25C.txt (CY2025 payment file, layout PF25PC.pdf): 76145 in all 109 localities, non-facility
  *   (field 6) and facility (field 7) amounts, from PPRRVU2025_Oct.csv, GPCI2025.csv and the 2025
  *   CONV FACTOR 32.3465 of the RVU file.
