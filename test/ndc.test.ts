@@ -39,3 +39,22 @@ describe('NDC forms, one home (datasets/_shared/ndc.ts)', () => {
     expect(productNdcOfQuery('strattera')).toBeNull();
   });
 });
+
+describe('NDC forms have one home', () => {
+  it('no other source file defines an NDC normaliser or pads NDC segments by hand', async () => {
+    const { readdir, readFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const root = join(import.meta.dirname, '..');
+    const found: string[] = [];
+    for (const top of ['cli', 'server', 'ingest', 'datasets', 'warehouse']) {
+      for (const f of await readdir(join(root, top), { recursive: true })) {
+        const rel = `${top}/${f}`;
+        if (!f.endsWith('.ts') || f.endsWith('.test.ts') || rel === 'datasets/_shared/ndc.ts') continue;
+        (await readFile(join(root, rel), 'utf8')).split('\n').forEach((l, i) => {
+          if (/function (toNdc|parse\w*Ndc|\w*Ndc11)\b|const (toNdc|parse\w*Ndc)\w* =|padStart\(5, '0'\)[^\n]*padStart\(4, '0'\)/.test(l)) found.push(`${rel}:${i + 1}: ${l.trim()}`);
+        });
+      }
+    }
+    expect(found).toEqual([]);
+  });
+});
