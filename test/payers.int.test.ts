@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDenialCode } from '../server/payers/service.js';
-import { editDistance, scoreName } from '../server/payers/search.js';
+import { scoreName } from '../server/payers/search.js';
+import { editDistance } from '../server/text_match.js';
 import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
 
 // Expected figures are the seeds' own rows (seeds/payers/*.yaml), each checked against its citation

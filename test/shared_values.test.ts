@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Dec, toCents } from '../server/payment/decimal.js';
+import { Dec, toCents } from '../datasets/_shared/decimal.js';
 import { decode, normalizeNewlines } from '../datasets/_shared/source.js';
 import { RowReader, clean, toDecimal, toIsoDate } from '../datasets/_shared/values.js';
 

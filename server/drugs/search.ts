@@ -1,5 +1,5 @@
 import { productNdcOfQuery, toProductNdc9 } from '../../datasets/_shared/ndc.js';
-import { editDistance } from '../payers/search.js';
+import { editDistance } from '../text_match.js';
 
 /**
  * Drug product search over the whole NDC directory (openFDA's 2020 export held 111,502 products):

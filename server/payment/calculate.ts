@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { Dec, toCents } from './decimal.js';
+import { Dec, toCents } from '../../datasets/_shared/decimal.js';
 import type { PolicyRule } from '../policies/schemas.js';
 import type { DmeSchema, FacilityBlockSchema, LabSchema, OutpatientSchema, PaymentCompositionSchema, PhysicianSchema } from './schemas.js';
 
