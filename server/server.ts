@@ -12,8 +12,6 @@ import { conceptIndex } from './concepts/search.js';
 import { systemResolver } from './agents/callbacks.js';
 import type { JobRunner } from './agents/runner.js';
 import { DEFAULT_AGENTS, makeRunner, type AgentOptions } from './agents/wiring.js';
-
-export { DEFAULT_AGENTS, makeRunner, type AgentOptions } from './agents/wiring.js';
 import type { Logger } from './logger.js';
 import { AnswerCache } from './pipeline/answer.js';
 import { Metrics } from './pipeline/metrics.js';
