@@ -59,6 +59,12 @@ export interface RunnerOptions {
   /** `RCM_CALLBACK_CONCURRENCY`: callback deliveries in flight at once (default 4), apart from job execution. */
   callbackConcurrency?: number;
   onFinish?: (status: 'completed' | 'failed') => void;
+  /**
+   * A monotonic clock in milliseconds for timing runs (whether jobs are quick enough to claim
+   * ahead); `performance.now` when not given. Tests pass a fixed one so that a slow machine does not
+   * change which jobs are claimed ahead.
+   */
+  elapsedMs?: () => number;
 }
 
 /**
@@ -161,11 +167,12 @@ export class JobRunner {
 
   /** The agent's outcome for a job; never throws (a failure is the job's `error`). */
   private async execute(job: ClaimedJob): Promise<JobOutcome> {
-    const started = performance.now();
+    const clock = this.o.elapsedMs ?? performance.now.bind(performance);
+    const started = clock();
     try {
       return await this.outcomeOf(job);
     } finally {
-      const ms = performance.now() - started;
+      const ms = clock() - started;
       this.runMs = this.runMs === Infinity ? ms : this.runMs * 0.9 + ms * 0.1;
     }
   }
