@@ -70,14 +70,43 @@ describe('POST /v1/knowledge/resolve: the six layers', () => {
     expect(none.body.layers.L4_payer_rules.diagnosis_coverage).toBeNull();
   });
 
-  it('prices the first pricing modifier, names the others, and multiplies by the units to the cent', async () => {
+  it('prices the modifiers as the payment route does (the first pricing one selects the row), names the others, and multiplies by the units to the cent', async () => {
     const r = await resolve({ ccn: '330101', cpt: '70450', payer: 'aetna', date_of_service: D, place_of_service: '11', modifiers: ['59', '26', 'TC'], units: 3 });
     const l6 = r.body.layers.L6_payment;
     expect(l6.modifier).toBe('26');
     expect(l6.composition.physician.rvu_row).toBe('26');
-    expect(l6.warnings.join(' ')).toMatch(/modifier 59 does not change the price/);
+    expect(l6.warnings.join(' ')).toMatch(/modifiers 26, TC each select an RVU row; 26 was priced/);
+    expect(l6.warnings.join(' ')).toMatch(/modifier 59 does not select a separate RVU row/);
     expect(l6.units).toBe(3);
     expect(Math.round(l6.composition.estimated_payment * 300)).toBe(Math.round(l6.estimated_payment_total * 100));
+  });
+
+  // Seeds: PPRRVU2025_Oct.csv 99213 work 1.30, facility PE 0.57, MP 0.10; 70450-26 work 0.85,
+  // facility PE 0.31, MP 0.04; GPCI2026.csv locality 01112-05 (050454, San Francisco) 1.095 / 1.410 /
+  // 0.425; CY2026 CF 33.4009; Addendum B 70450 Q3 $145.53, wage index 1.9315, labor share 60%.
+  it('for a payer other than Medicare, L6 is the Medicare fee schedule as a reference: partial, with a warning, never resolved', async () => {
+    // 1.30 x 1.095 + 0.57 x 1.410 + 0.10 x 0.425 = 2.2697 RVUs; x 33.4009 = 75.8100 -> 75.81.
+    const uhc = (await resolve({ ccn: '050454', cpt: '99213', payer: 'uhc', date_of_service: D })).body.layers.L6_payment;
+    expect(uhc).toMatchObject({ status: 'partial', amount_basis: 'medicare_reference', total_blocks: ['physician'], estimated_payment_total: 75.81 });
+    expect(uhc.warnings.join(' ')).toMatch(/uhc \(commercial\): no fee schedule of this payer is loaded; the amounts are the Medicare fee schedule, shown as a reference/);
+    const mcal = (await resolve({ ccn: '050454', cpt: '99213', payer: 'medi_cal', date_of_service: D })).body.layers.L6_payment;
+    expect(mcal).toMatchObject({ status: 'partial', amount_basis: 'medicare_reference' });
+    const mcr = (await resolve({ ccn: '050454', cpt: '99213', payer: 'medicare_ffs', date_of_service: D })).body.layers.L6_payment;
+    expect(mcr).toMatchObject({ status: 'resolved', amount_basis: 'medicare_payment', estimated_payment_total: 75.81 });
+    expect(mcr.warnings.join(' ')).not.toMatch(/reference/);
+  });
+
+  it('-26 with 2 units at an OPPS hospital: the professional line is paid the physician block only, from the composition', async () => {
+    // 0.85 x 1.095 + 0.31 x 1.410 + 0.04 x 0.425 = 1.38485; x 33.4009 = 46.2552 -> 46.26; x 2 = 92.52.
+    // The hospital's OPPS block, 145.53 x (0.6 x 1.9315 + 0.4) = 226.87, is its own claim: not 2 x (46.26 + 226.87) = 546.26.
+    const l6 = (await resolve({ ccn: '050454', cpt: '70450', payer: 'medicare_ffs', date_of_service: D, modifiers: ['26'], units: 2 })).body.layers.L6_payment;
+    expect(l6.composition).toMatchObject({ applicable_blocks: ['physician', 'outpatient_facility'], physician: { allowed_phy_payment: 46.26, rvu_row: '26' }, outpatient_facility: { allowed_fac_payment: 226.87 } });
+    expect(l6).toMatchObject({ status: 'resolved', units: 2, total_blocks: ['physician'], estimated_payment_total: 92.52 });
+    expect(l6.warnings.join(' ')).toMatch(/modifier 26: the professional claim line is paid the physician block only/);
+    // Without a modifier the line is paid every applicable block (the composition's estimated_payment).
+    const global = (await resolve({ ccn: '050454', cpt: '70450', payer: 'medicare_ffs', date_of_service: D, units: 2 })).body.layers.L6_payment;
+    expect(global.total_blocks).toEqual(global.composition.applicable_blocks);
+    expect(Math.round(global.estimated_payment_total * 100)).toBe(Math.round(global.composition.estimated_payment * 200));
   });
 
   it('a critical access hospital bills 085x and is paid at cost: L2, L3 and L6 agree', async () => {
@@ -153,15 +182,17 @@ describe('one answer never contradicts the routes it summarises', () => {
           const pa = await t.request(`/v1/prior-auth/check?${q}`);
           expect(pa.status).toBe(200);
           expect(r.body.layers.L4_payer_rules.prior_auth, `${cpt} ${ccn} ${payer}`).toEqual(without(pa.body, 'reliability', 'determination_id'));
-          const pricing = (v.modifiers ?? []).find((m: string) => ['26', 'TC', '53'].includes(m));
-          const pq = new URLSearchParams({ ccn, ...(pricing ? { modifier: pricing } : {}), ...(v.place_of_service ? { place_of_service: v.place_of_service } : {}), ...(v.date_of_service ? { date_of_service: v.date_of_service } : {}) });
+          // L6 passes every modifier to the payment composition, as the payment route takes them.
+          const pq = new URLSearchParams({ ccn, ...(v.modifiers?.length ? { modifier: v.modifiers.join(',') } : {}), ...(v.place_of_service ? { place_of_service: v.place_of_service } : {}), ...(v.date_of_service ? { date_of_service: v.date_of_service } : {}) });
           const pay = await t.request(`/v1/codes/${cpt}/payment?${pq}`);
           const l6 = r.body.layers.L6_payment;
           if (pay.status === 200) {
             expect(l6.composition, `${cpt} ${ccn} ${payer} ${pq}`).toEqual(without(pay.body, 'reliability'));
             expect(l6.dataset_versions).toEqual(pay.body.reliability.dataset_versions);
-            // L6 adds only its note on the modifiers that do not price.
-            expect(l6.warnings.filter((w: string) => !/does not change the price/.test(w))).toEqual([...new Set(pay.body.reliability.warnings as string[])]);
+            // L6 adds only its notes: the -26 line's blocks, another payer's reference amount.
+            expect(l6.warnings.filter((w: string) => !/professional claim line is paid|shown as a reference/.test(w))).toEqual([...new Set(pay.body.reliability.warnings as string[])]);
+            expect(l6.amount_basis, `${cpt} ${ccn} ${payer}`).toBe(payer === 'medicare_ffs' ? 'medicare_payment' : 'medicare_reference');
+            if (payer !== 'medicare_ffs') expect(l6.status).not.toBe('resolved');
           } else {
             expect(pay.status).toBe(404);
             expect(l6).toMatchObject({ status: 'unavailable', composition: null });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AocRow } from '../datasets/ncci_aoc/dataset.js';
 import type { PtpRow } from '../datasets/_ncci_ptp/row.js';
 import { ptpEditStatus, type PtpLookup } from '../datasets/_ncci_ptp/queries.js';
-import { bypassRule, checkClaim, isEmCode, type ClaimLookups, type MueFound } from '../server/ncci/validate.js';
+import { bypassRule, checkClaim, isEmCode, medicareFindings, type ClaimLookups, type MedicareCodeFacts, type MueFound } from '../server/ncci/validate.js';
 import type { ClaimLine } from '../server/ncci/schemas.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
 import { openTestSnapshot, REPO_ROOT, withoutIndex } from './helpers/datasets.js';
@@ -154,6 +154,48 @@ describe('add-on codes and unknown codes', () => {
   });
 });
 
+const facts = (o: Partial<MedicareCodeFacts> = {}): MedicareCodeFacts => ({ rvu_version: '2025D', status_code: 'A', outside_release: null, opps: null, clfs: false, dmepos: false, asp: false, ...o });
+
+describe('what Medicare pays (medicareFindings)', () => {
+  it('a deleted code and a code not yet effective fail on the date, by the RVU release in force', () => {
+    expect(medicareFindings(line('1', '0001F'), 'prac', facts({ status_code: 'D' }))).toEqual([expect.objectContaining({ kind: 'code', status: 'fail', rule: 'PFS status D' })]);
+    expect(medicareFindings(line('1', '99999'), 'hosp', facts({ status_code: null, outside_release: { state: 'deleted', other_version: '2024D' } }))[0]).toMatchObject({ status: 'fail', rule: 'code deleted' });
+    const later = medicareFindings(line('1', '99999'), 'prac', facts({ status_code: null, outside_release: { state: 'not_yet_effective', other_version: '2027A' } }));
+    expect(later[0]).toMatchObject({ status: 'fail', rule: 'code not yet effective' });
+    expect(later[0]!.message).toMatch(/first appears in RVU release 2027A/);
+  });
+
+  it('status X and E codes paid under another loaded schedule (CLFS, DMEPOS, ASP) are not findings; status A is not', () => {
+    expect(medicareFindings(line('1', '80053'), 'prac', facts({ status_code: 'X', clfs: true }))).toEqual([]);
+    expect(medicareFindings(line('1', 'J9035'), 'prac', facts({ status_code: 'E', asp: true }))).toEqual([]);
+    expect(medicareFindings(line('1', 'J9035'), 'prac', facts({ status_code: 'E' }))[0]).toMatchObject({ rule: 'PFS status E' });
+    expect(medicareFindings(line('1', '99213'), 'prac', facts())).toEqual([]);
+    for (const s of ['B', 'N']) expect(medicareFindings(line('1', '99999'), 'prac', facts({ status_code: s }))[0]).toMatchObject({ status: 'fail', rule: `PFS status ${s}` });
+  });
+
+  it('on an outpatient claim the OPPS status indicator decides, not the PFS status', () => {
+    const opps = (si: string) => facts({ status_code: 'X', opps: { version: '2026-01', status_indicator: si, payment_rate: si === 'J2' ? 146.92 : null } });
+    expect(medicareFindings(line('1', 'G0463'), 'hosp', opps('J2'))).toEqual([]);
+    expect(medicareFindings(line('1', 'X0000'), 'hosp', opps('E2'))[0]).toMatchObject({ rule: 'OPPS status indicator E2' });
+  });
+
+  it('XE, XP, XS and XU on an E/M line fail; on a procedure line they are the bypass they are meant to be', async () => {
+    for (const m of ['XE', 'XP', 'XS', 'XU']) expect(medicareFindings(line('1', '99213', [m]), 'prac', undefined)[0]).toMatchObject({ kind: 'modifier', rule: `modifier ${m} on an E/M code` });
+    expect(medicareFindings(line('1', '11042', ['59']), 'prac', undefined)).toEqual([]);
+    expect(bypassRule(line('1', '99213', ['59']), line('2', '11042'))).toBeNull();
+    expect(bypassRule(line('1', '99213'), line('2', '11042', ['59']))).toMatch(/59/);
+  });
+
+  it('a date no loaded version covers makes the whole check degraded, with the version pick\'s warning', async () => {
+    const lk = fake({});
+    const day = lk.day.bind(lk);
+    lk.day = async (codes, dos) => ({ ...(await day(codes, dos)), coverage: [{ dataset: 'ncci_mue_prac', version: '2026Q2', covered: false, warning: 'no ncci_mue_prac version loaded covers date of service 2025-11-03' }] });
+    const r = await checkClaim([line('1', '99213', [], 1, '2025-11-03')], lk);
+    expect(r).toMatchObject({ degraded: true, warnings: ['no ncci_mue_prac version loaded covers date of service 2025-11-03'] });
+    expect((await checkClaim([line('1', '99213')], fake({}))).degraded).toBe(false);
+  });
+});
+
 describe('ptpPairFinder', () => {
   it('answers every pair of the seeded codes exactly as the per-code DuckDB path does, on dates across both quarters', async () => {
     const loads = await Promise.all(
@@ -218,9 +260,72 @@ describe('POST /v1/ncci/validate over the seeds', () => {
   });
 
   it('a clean claim is clean', async () => {
-    const r = await validate({ date_of_service: DOS, setting: 'prac', lines: [{ code: '99205' }, { code: '99417', units: 2 }] });
+    const r = await validate({ date_of_service: DOS, setting: 'prac', lines: [{ code: '99205' }, { code: '71046' }] });
     expect(r.body.summary).toMatchObject({ clean: true, fail: 0, no_data: 0 });
   });
+
+  // Seed rows: PPRRVU2025_Oct.csv 99417 status I, G0463 status X; Addendum B (January 2026) G0463 J2
+  // APC 5012 $146.92, A9270 E1 (no RVU row), 93000 M, 99213 B, 70450 Q3 APC 5522 $145.53.
+  it('a Medicare professional claim fails codes the PFS does not pay, a hospital code, and an excluded code, each with its rule cited', async () => {
+    const r = await validate({ date_of_service: DOS, setting: 'prac', lines: [{ code: '99417' }, { code: 'G0463' }, { code: 'A9270' }] });
+    const code = (id: string) => r.body.findings.find((f: { kind: string; line_ids: string[] }) => f.kind === 'code' && f.line_ids.join() === id);
+    expect(code('1')).toMatchObject({ status: 'fail', rule: 'PFS status I', citation: { title: expect.stringMatching(/Status Code/) } });
+    expect(code('1').message).toMatch(/not valid for Medicare purposes/);
+    expect(code('2')).toMatchObject({ status: 'fail', rule: 'invalid in the setting: PFS status X, paid under the OPPS' });
+    expect(code('2').message).toMatch(/OPPS status indicator J2/);
+    expect(code('3')).toMatchObject({ status: 'fail', rule: 'OPPS status indicator E1', citation: { title: expect.stringMatching(/Addendum D1/) } });
+    expect(r.body.summary.clean).toBe(false);
+    expect(r.body.reliability.dataset_versions).toMatchObject({ mpfs_rvu: expect.any(String), opps_addendum_b: expect.any(String) });
+  });
+
+  it('a Medicare outpatient claim fails OPPS status indicators B, E1 and M; a paid code passes', async () => {
+    const r = await validate({ date_of_service: DOS, setting: 'hosp', lines: [{ code: '93000' }, { code: '99213' }, { code: 'A9270' }, { code: '70450' }] });
+    const rules = r.body.findings.filter((f: { kind: string }) => f.kind === 'code').map((f: { line_ids: string[]; rule: string; status: string }) => [f.line_ids.join(), f.status, f.rule]);
+    expect(rules).toEqual([
+      ['1', 'fail', 'OPPS status indicator M'],
+      ['2', 'fail', 'OPPS status indicator B'],
+      ['3', 'fail', 'OPPS status indicator E1'],
+    ]);
+  });
+
+  it('the Medicare payment rules apply to Medicare claims only: a Medicaid claim is checked against its NCCI files', async () => {
+    const r = await validate({ date_of_service: DOS, setting: 'prac', payer: 'medicaid', lines: [{ code: '99417' }, { code: 'G0463' }] });
+    expect(r.body.findings.filter((f: { kind: string; status: string }) => f.kind === 'code' && f.status === 'fail')).toEqual([]);
+  });
+
+  it('59 on an E/M line fails as a modifier that does not apply, and bypasses no edit', async () => {
+    const r = await validate({ date_of_service: DOS, setting: 'prac', lines: [{ code: '99214' }, { code: '99213', modifiers: ['59'] }] });
+    expect(r.body.findings.find((f: { kind: string }) => f.kind === 'modifier')).toMatchObject({ status: 'fail', line_ids: ['2'], rule: 'modifier 59 on an E/M code', citation: { title: expect.stringMatching(/NCCI Policy Manual/) } });
+    // 32.2: 99214/99213 modifier indicator 0 (fails whatever the modifier).
+    expect(r.body.findings.find((f: { kind: string }) => f.kind === 'ptp')).toMatchObject({ status: 'fail' });
+  });
+
+  it('a claim line and the single-code routes agree on degraded for the same date (one version rule)', async () => {
+    // Seeds: ncci_mue_prac 2026Q2 and 2026Q3, ncci_ptp_prac 32.1 and 32.2, ncci_aoc 2026Q3: nothing covers 2025-11-03;
+    // 2026-08-01 is in 2026Q3 (32.2) of all three.
+    const ncci = (ws: string[]) => ws.filter((w) => /ncci_/.test(w));
+    for (const [dos, degraded] of [['2025-11-03', true], ['2026-08-01', false]] as const) {
+      const mue = await t.request(`/v1/ncci/mue/99213?date_of_service=${dos}`);
+      const ptp = await t.request(`/v1/ncci/ptp/prac?column1=99214&column2=99213&date_of_service=${dos}`);
+      const aocR = await t.request(`/v1/ncci/aoc/99213?date_of_service=${dos}`);
+      for (const route of [mue, ptp, aocR]) expect(route.body.reliability.degraded, dos).toBe(degraded);
+      const mueW = mue.body.reliability.warnings.filter((w: string) => w.includes('ncci_mue_prac'));
+      const routeW = [...mueW, ...ncci(ptp.body.reliability.warnings), ...ncci(aocR.body.reliability.warnings)];
+      // The NCCI files alone (a Medicaid claim reads no fee schedule): degraded exactly when the routes are.
+      const medicaid = await validate({ date_of_service: dos, setting: 'prac', payer: 'medicaid', lines: [{ code: '99213' }] });
+      expect(medicaid.body.summary.no_data, dos).toBe(0);
+      expect(medicaid.body.reliability.degraded, dos).toBe(degraded);
+      // A Medicare claim carries every NCCI warning of the routes (the date and the version used), and no other NCCI warning.
+      const medicare = await validate({ date_of_service: dos, setting: 'prac', lines: [{ code: '99213' }] });
+      expect(medicare.body.summary.no_data, dos).toBe(0);
+      expect(ncci(medicare.body.reliability.warnings).sort()).toEqual([...new Set(routeW)].sort());
+      if (degraded) expect(mueW[0]).toMatch(/date of service 2025-11-03; answered from the nearest version 2026Q2/);
+      // It also reads PFS status codes from the RVU file by the year rule: only the 2025 release is seeded.
+      expect(medicare.body.reliability.degraded, dos).toBe(true);
+      if (dos.startsWith('2026')) expect(medicare.body.reliability.warnings).toContain('no mpfs_rvu release of 2026 is loaded for date of service 2026-08-01; answered from the nearest release 2025D (2025, effective 2025-10-01)');
+    }
+  });
+
 
   it('answers a code by its edit set, setting and date however often it was asked before (per-code answers are remembered)', async () => {
     const mueOf = async (body: Record<string, unknown>) => {

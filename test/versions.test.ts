@@ -71,6 +71,27 @@ describe('selectVersion, effective rule (PFS RVU and GPCI releases, wage index)'
   });
 });
 
+describe('selectVersion, year rule (calendar-year payment files: PFS RVU, GPCI, OPPS Addendum B)', () => {
+  const versions = [v('2025D', '2025-10-01'), v('2025A', '2025-01-01')];
+  const at = (date: string, vs = versions) => selectVersion('mpfs_rvu', vs, { rule: 'year', date });
+
+  it('covers a date only with a release of its year, the latest in force', () => {
+    expect(at('2025-11-03')).toEqual({ version: versions[0], covered: true });
+    expect(at('2025-06-30')).toEqual({ version: versions[1], covered: true });
+  });
+
+  it('answers a year with no release from the nearest one, flagged, the warning naming both years', () => {
+    expect(at('2026-03-02')).toEqual({
+      version: versions[0],
+      covered: false,
+      warning: 'no mpfs_rvu release of 2026 is loaded for date of service 2026-03-02; answered from the nearest release 2025D (2025, effective 2025-10-01)',
+    });
+    expect(at('2024-12-31')).toMatchObject({ version: versions[1], covered: false, warning: expect.stringMatching(/of 2024 .*2025A \(2025, effective 2025-01-01\)/) });
+    // The effective rule keeps the 2025 release in force for 2026: only the year rule says it is not 2026's.
+    expect(selectVersion('mpfs_rvu', versions, { rule: 'effective', date: '2026-03-02' })?.covered).toBe(true);
+  });
+});
+
 describe('selectVersion, by year (fee-schedule lookups)', () => {
   it("picks that year's newest release, none when the year has none", () => {
     const versions = [v('2025Q4V1', '2025-10-01'), v('2026Q1V1', '2026-01-01'), v('2026Q3V1', '2026-07-01')];

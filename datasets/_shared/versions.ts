@@ -3,11 +3,15 @@ import type { DatasetName, SnapshotReader } from '../../warehouse/snapshot.js';
 import { quarterEndOf, quarterStart, toDays } from './dates.js';
 
 /**
- * The one place that decides which loaded version of a dataset answers a request. Two rules,
- * because publishers date their files two ways:
+ * The one place that decides which loaded version of a dataset answers a request. Three rules,
+ * because publishers date their files three ways:
  *
- * - `effective`: a release stays in force until the next one (PFS RVU and GPCI releases, the
- *   IPPS wage index fiscal year): the latest version effective on or before the date.
+ * - `effective`: a release stays in force until the next one (the IPPS wage index fiscal year):
+ *   the latest version effective on or before the date.
+ * - `year`: a calendar-year payment file updated in quarterly releases (PFS RVU, GPCI, OPPS
+ *   Addendum B): the latest version effective on or before the date, which covers it only when it
+ *   is of the date's year; a date whose year has no release is answered from the nearest one (the
+ *   latest earlier, else the earliest) with a warning naming both years.
  * - `quarter`: a release covers one calendar quarter (NCCI PTP, MUE and add-on files): the
  *   version whose quarter contains the date; outside every loaded quarter, the nearest one.
  *
@@ -16,7 +20,7 @@ import { quarterEndOf, quarterStart, toDays } from './dates.js';
  * `covered` is false and `warning` says what was used, so the answer can be marked degraded
  * instead of failing.
  */
-export type VersionRule = 'effective' | 'quarter';
+export type VersionRule = 'effective' | 'quarter' | 'year';
 
 export interface VersionPick {
   version: DatasetVersion;
@@ -78,6 +82,25 @@ function byEffective(dataset: string, ordered: DatasetVersion[], date: string): 
   return { version: v, covered: false, warning: `no ${dataset} release loaded is effective on ${date}; used ${v.version} (effective ${v.effective_date ?? 'unknown'})` };
 }
 
+/** The calendar year of a version: its effective date's, else a year its label starts with. */
+function yearOf(v: DatasetVersion): number | undefined {
+  const m = /^(\d{4})/.exec(v.effective_date ?? v.version);
+  return m ? Number(m[1]) : undefined;
+}
+
+function byYear(dataset: string, ordered: DatasetVersion[], date: string): VersionPick {
+  const year = Number(date.slice(0, 4));
+  const inForce = ordered.filter((v) => (v.effective_date ?? '') <= date);
+  const v = inForce.at(-1) ?? ordered[0]!;
+  if (inForce.length && yearOf(v) === year) return { version: v, covered: true };
+  const vYear = yearOf(v);
+  return {
+    version: v,
+    covered: false,
+    warning: `no ${dataset} release of ${year} is loaded for date of service ${date}; answered from the nearest release ${v.version} (${vYear ?? 'year unknown'}, effective ${v.effective_date ?? 'unknown'})`,
+  };
+}
+
 /**
  * Picks per versions list (a snapshot's lists never change): a claim check selects versions for
  * hundreds of line pairs per request, and the pick is a pure function of the list and the query.
@@ -104,7 +127,8 @@ function choose(dataset: string, versions: DatasetVersion[], q: VersionQuery): V
     return inYear.length ? { version: inYear.at(-1)!, covered: true } : undefined;
   }
   if (!q.date) return { version: ordered.at(-1)!, covered: true };
-  return q.rule === 'quarter' ? byQuarter(dataset, ordered, q.date) : byEffective(dataset, ordered, q.date);
+  if (q.rule === 'quarter') return byQuarter(dataset, ordered, q.date);
+  return q.rule === 'year' ? byYear(dataset, ordered, q.date) : byEffective(dataset, ordered, q.date);
 }
 
 /** The version label that answers `q` in a snapshot (see `selectVersion`). */

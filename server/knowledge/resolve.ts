@@ -235,22 +235,73 @@ async function serviceLayer(snapshot: SnapshotReader, cpt: string, date: string,
   });
 }
 
+/** L6 as cached: what the payer and the units (applied after the cache) do not change. */
+type L6Cached = Omit<L6, 'units' | 'estimated_payment_total' | 'amount_basis' | 'total_blocks'>;
+
 /** L6: the payment composition the payment route gives for the same input (per unit; the units apply after the cache). */
-async function paymentLayer(snapshot: SnapshotReader, r: ResolveRequest): Promise<Built<Omit<L6, 'units' | 'estimated_payment_total'>>> {
+async function paymentLayer(snapshot: SnapshotReader, r: ResolveRequest): Promise<Built<L6Cached>> {
   const { body, tenant, today, now } = r;
   const t = new Trace(snapshot, now);
   const modifiers = body.modifiers ?? [];
+  // Every modifier goes to the payment composition (the RVU row and the payment policies it
+  // applies); the line's PC/TC rule below reads the pricing one.
   const modifier = modifiers.find((m) => RVU_PRICING_MODIFIERS.has(m));
-  for (const m of modifiers) if (!RVU_PRICING_MODIFIERS.has(m)) t.warn(`modifier ${m} does not change the price (only 26, TC and 53 select an RVU row)`);
   let composition: L6['composition'] = null;
   try {
-    composition = await paymentFor(snapshot, tenant, { ccn: body.ccn, code: body.cpt, modifier, date_of_service: body.date_of_service, place_of_service: body.place_of_service }, today, t);
+    composition = await paymentFor(snapshot, tenant, { ccn: body.ccn, code: body.cpt, modifier: modifiers.length ? [...modifiers] : undefined, date_of_service: body.date_of_service, place_of_service: body.place_of_service }, today, t);
   } catch (e) {
     if (!(e instanceof NotFoundError)) throw e;
     t.warn(`payment: ${e.message}`);
   }
   const status: Status = !composition ? 'unavailable' : composition.applicable_blocks.length ? 'resolved' : 'partial';
-  return built<Omit<L6, 'units' | 'estimated_payment_total'>>(t, status, { modifier: modifier ?? null, composition });
+  return built<L6Cached>(t, status, { modifier: modifier ?? null, composition });
+}
+
+type Block = L6['total_blocks'][number];
+
+/**
+ * The composition's blocks a claim line with `modifier` is paid, by the PC/TC rule the payment
+ * composition applies (Medicare Claims Processing Manual ch. 13, section 20; the RVU file's PC/TC
+ * indicator): the `-26` line is the professional component, billed on the professional claim, so
+ * it is paid the physician block only; the facility's OPPS payment is the hospital's own claim.
+ * Every other line is paid the applicable blocks (`estimated_payment`). L6 reads the amounts from
+ * the composition's blocks; it prices nothing itself.
+ */
+function lineBlocks(c: NonNullable<L6['composition']>, modifier: string | null): Block[] {
+  return modifier === '26' ? c.applicable_blocks.filter((b) => b === 'physician') : [...c.applicable_blocks];
+}
+
+/** The allowed amount of one block of a composition. */
+function blockAmount(c: NonNullable<L6['composition']>, b: Block): number {
+  switch (b) {
+    case 'physician':
+      return c.physician?.allowed_phy_payment ?? 0;
+    case 'outpatient_facility':
+      return c.outpatient_facility?.allowed_fac_payment ?? 0;
+    case 'lab':
+      return c.lab?.allowed_lab_payment ?? 0;
+    case 'dme':
+      return c.dme?.allowed_dme_payment ?? 0;
+  }
+}
+
+/**
+ * The layer as this payer reads it: the units, the blocks the line is paid and their total; for a
+ * payer other than Medicare the amounts are the Medicare fee schedule as a reference (status
+ * partial, with a warning), never that payer's payment.
+ */
+function paymentForPayer(l6: L6Cached, payer: PayerRow, units: number): L6 {
+  const c = l6.composition;
+  const blocks = c ? lineBlocks(c, l6.modifier) : [];
+  const total = c ? toCents(blocks.reduce((sum, b) => sum.add(Dec.of(blockAmount(c, b)).mul(units)), Dec.of(0))) : null;
+  const medicare = payer.payer_type === 'medicare';
+  const warnings = [...l6.warnings];
+  if (c && l6.modifier === '26' && c.applicable_blocks.length !== blocks.length) {
+    warnings.push(`modifier 26: the professional claim line is paid the physician block only; the facility's ${c.applicable_blocks.filter((b) => b !== 'physician').join(', ')} payment is on its own claim and not in estimated_payment_total`);
+  }
+  if (!medicare && c) warnings.push(`${payer.slug} (${payer.payer_type}): no fee schedule of this payer is loaded; the amounts are the Medicare fee schedule, shown as a reference, not what ${payer.name} pays`);
+  const status: Status = !medicare && l6.status === 'resolved' ? 'partial' : l6.status;
+  return { ...l6, status, warnings, units, amount_basis: medicare ? 'medicare_payment' : 'medicare_reference', total_blocks: blocks, estimated_payment_total: total };
 }
 
 /** Which covered ICD-10-CM codes of each Medicare billing article the claim's diagnoses are. */
@@ -272,7 +323,7 @@ export async function resolveKnowledge(snapshot: SnapshotReader, r: ResolveReque
   const gen = `${tenant.mode}:${tenant.tenantId}:${await tenant.generation()}`;
   const pos = body.place_of_service ?? '';
   const site = `${gen}:${body.ccn}:${pos}:${date}`;
-  const modifier = (body.modifiers ?? []).find((m) => RVU_PRICING_MODIFIERS.has(m)) ?? '';
+  const modifier = (body.modifiers ?? []).join(',');
   const [setting, l5, l6] = await Promise.all([
     snapshot.memo(`knowledge:L1-3:${site}`, () => facilityLayers(snapshot, r)),
     snapshot.memo(`knowledge:L5:${body.cpt}:${date}`, () => serviceLayer(snapshot, body.cpt, date, r.now)),
@@ -289,8 +340,9 @@ export async function resolveKnowledge(snapshot: SnapshotReader, r: ResolveReque
     L3_care_setting: setting.l3.layer,
     L4_payer_rules: { ...l4.layer, diagnosis_coverage: diagnosisCoverage(l4.layer.policy_rules, (id) => coveredDiagnoses(idx, id), body.dx_codes) },
     L5_service_group: l5.layer,
-    L6_payment: { ...l6.layer, units: body.units ?? 1, estimated_payment_total: l6.layer.composition ? toCents(Dec.of(l6.layer.composition.estimated_payment).mul(body.units ?? 1)) : null },
+    L6_payment: paymentForPayer(l6.layer, payer, body.units ?? 1),
   };
-  for (const b of [setting.l1, setting.l2, setting.l3, l4, l5, l6]) trace.useAll(b.layer.dataset_versions).warn(...b.layer.warnings).degrade(b.degraded);
+  for (const b of [setting.l1, setting.l2, setting.l3, l4, l5]) trace.useAll(b.layer.dataset_versions).warn(...b.layer.warnings).degrade(b.degraded);
+  trace.useAll(layers.L6_payment.dataset_versions).warn(...layers.L6_payment.warnings).degrade(l6.degraded);
   return { ccn: body.ccn, cpt: body.cpt, payer_slug: payer.slug, date_of_service: date, layers };
 }

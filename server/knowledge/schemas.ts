@@ -168,7 +168,13 @@ export const PaymentLayerSchema = z
     modifier: z.string().nullable().describe('the pricing modifier used (the first 26, TC or 53 of modifiers)'),
     composition: PaymentCompositionSchema.omit({ reliability: true }).nullable().describe('per unit, exactly as GET /v1/codes/{cpt}/payment answers'),
     units: z.int(),
-    estimated_payment_total: z.number().nullable().describe('estimated_payment x units, in cents'),
+    amount_basis: z
+      .enum(['medicare_payment', 'medicare_reference'])
+      .describe("medicare_payment: the payer is Medicare and the amounts are its payment; medicare_reference: another payer's request, the Medicare fee schedule shown as a reference amount (the layer is partial)"),
+    total_blocks: z
+      .array(z.enum(['physician', 'outpatient_facility', 'lab', 'dme']))
+      .describe("the composition's blocks the claim line is paid: all applicable blocks, except with modifier 26 (the professional component, billed on the professional claim): the physician block only"),
+    estimated_payment_total: z.number().nullable().describe('the total_blocks amounts x units, in cents'),
   })
   .meta({ id: 'KnowledgePaymentLayer' });
 

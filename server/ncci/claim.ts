@@ -4,9 +4,13 @@ import type { MedicaidMueRow, MueRow, MueType } from '../../datasets/_ncci_mue/m
 import { aocEditsOn, aocIndex, lookupAocEdits } from '../../datasets/ncci_aoc/queries.js';
 import { ptpCodeSet, ptpPairFinder, type PtpDatasetId } from '../../datasets/_ncci_ptp/queries.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import { selectVersion, type VersionPick } from '../../datasets/_shared/versions.js';
 import { feeScheduleCodes } from '../codes/service.js';
+import { knownCodes as datasetCodes } from '../../datasets/_shared/codes.js';
+import { findRvuRows } from '../../datasets/mpfs_rvu/queries.js';
+import { findOppsRatesIn } from '../../datasets/opps_addendum_b/queries.js';
 import type { NcciSources } from './sources.js';
-import type { AocFound, ClaimLookups, DayLookups, MueFound } from './validate.js';
+import type { AocFound, ClaimLookups, DayLookups, FileCoverage, MedicareCodeFacts, MueFound } from './validate.js';
 
 /** True when any loaded NCCI file names the code (an MUE of any setting, an add-on edit, a PTP edit). */
 async function inNcciFiles(snapshot: SnapshotReader, code: string, dos: string, ptp: PtpDatasetId): Promise<boolean> {
@@ -54,18 +58,84 @@ async function aocOn(snapshot: SnapshotReader, dos: string): Promise<DayLookups[
   return (code): AocFound => ({ dataset: 'ncci_aoc', version: on.used.version, as_addon: on.asAddon(code) });
 }
 
-/** The claim checker's lookups over the snapshot, for one payer's NCCI files in one setting. */
-export function claimLookups(snapshot: SnapshotReader, sources: NcciSources): ClaimLookups {
+/**
+ * Which version of each NCCI file the claim's checks read on `dos`, and whether its quarter covers
+ * the date: the same `selectVersion` pick the PTP, MUE and add-on routes make, so a claim line and
+ * the single-code route agree on `degraded` for the same date.
+ */
+function coverageOn(snapshot: SnapshotReader, datasets: DatasetId[], dos: string): FileCoverage[] {
+  return datasets.flatMap((dataset) => {
+    const pick: VersionPick | undefined = selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dos });
+    return pick ? [{ dataset, version: pick.version.version, covered: pick.covered, ...(pick.warning ? { warning: pick.warning } : {}) }] : [];
+  });
+}
+
+/**
+ * What the fee schedules say about the day's codes (Medicare claims): the RVU release of the date's
+ * year and each code's unmodified row there, the Addendum B of the date's year (both by the `year`
+ * rule: another year's release answers flagged), CLFS, DMEPOS and ASP membership. Read once per
+ * date from the snapshot's in-memory indexes, then each code is answered from a Map.
+ */
+async function medicareOn(snapshot: SnapshotReader, codes: string[], dos: string): Promise<{ facts: (code: string) => MedicareCodeFacts; coverage: FileCoverage[] }> {
+  const rvuVersions = snapshot.versions('mpfs_rvu');
+  const pick = selectVersion('mpfs_rvu', rvuVersions, { rule: 'year', date: dos });
+  const effectiveOf = new Map(rvuVersions.map((v) => [v.version, v.effective_date ?? '']));
+  const oppsPick = selectVersion('opps_addendum_b', snapshot.versions('opps_addendum_b'), { rule: 'year', date: dos });
+  const oppsVersion = oppsPick?.version.version;
+  const [clfs, dmepos, asp, rows, opps] = await Promise.all([
+    datasetCodes(snapshot, 'clfs'),
+    datasetCodes(snapshot, 'dmepos'),
+    datasetCodes(snapshot, 'asp_pricing'),
+    Promise.all(codes.map((c) => findRvuRows(snapshot, c))),
+    Promise.all(codes.map(async (c) => (oppsVersion ? (await findOppsRatesIn(snapshot, oppsVersion, c))[0] : undefined))),
+  ]);
+  const facts = new Map<string, MedicareCodeFacts>();
+  codes.forEach((code, i) => {
+    const all = rows[i]!;
+    const inForce = pick ? all.filter((r) => r.version === pick.version.version) : [];
+    const row = inForce.find((r) => r.modifier === '');
+    let outside: MedicareCodeFacts['outside_release'] = null;
+    if (pick && inForce.length === 0 && all.length > 0) {
+      const here = pick.version.effective_date ?? '';
+      const earlier = all.filter((r) => (effectiveOf.get(r.version) ?? '') < here).at(-1);
+      const later = all.find((r) => (effectiveOf.get(r.version) ?? '') > here);
+      if (earlier) outside = { state: 'deleted', other_version: earlier.version };
+      else if (later) outside = { state: 'not_yet_effective', other_version: later.version };
+    }
+    const o = opps[i];
+    facts.set(code, {
+      rvu_version: pick?.version.version ?? null,
+      status_code: row?.status_code ?? null,
+      outside_release: outside,
+      opps: o ? { version: o.version, status_indicator: o.status_indicator.trim(), payment_rate: o.payment_rate } : null,
+      clfs: clfs.has(code),
+      dmepos: dmepos.has(code),
+      asp: asp.has(code),
+    });
+  });
+  const coverage = ([['mpfs_rvu', pick], ['opps_addendum_b', oppsPick]] as const).flatMap(([dataset, p]) =>
+    p ? [{ dataset, version: p.version.version, covered: p.covered, ...(p.warning ? { warning: p.warning } : {}) }] : [],
+  );
+  return { facts: (code) => facts.get(code)!, coverage };
+}
+
+/**
+ * The claim checker's lookups over the snapshot, for one payer's NCCI files in one setting;
+ * `medicare` adds what the fee schedules say about each code (a Medicare claim).
+ */
+export function claimLookups(snapshot: SnapshotReader, sources: NcciSources, opts: { medicare?: boolean } = {}): ClaimLookups {
   const { ptp, mue } = sources;
   return {
     async day(codes, dos) {
-      const [known, ptpOf, mueOf, aocOf] = await Promise.all([
+      const [known, ptpOf, mueOf, aocOf, medicare] = await Promise.all([
         knownCodes(snapshot, codes, dos, ptp),
         ptpPairFinder(snapshot, ptp, codes, dos),
         mueOn(snapshot, mue, dos),
         aocOn(snapshot, dos),
+        opts.medicare ? medicareOn(snapshot, codes, dos) : undefined,
       ]);
-      return { known, ptp: ptpOf, mue: mueOf, aoc: aocOf };
+      const coverage = [...coverageOn(snapshot, [ptp, mue, 'ncci_aoc'], dos), ...(medicare?.coverage ?? [])];
+      return { known, ptp: ptpOf, mue: mueOf, aoc: aocOf, coverage, ...(medicare ? { medicare: medicare.facts } : {}) };
     },
   };
 }

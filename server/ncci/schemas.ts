@@ -211,14 +211,18 @@ export type MueEditUsed = z.output<typeof MueEditUsedSchema>;
 export type AocEditUsed = z.output<typeof AocEditUsedSchema>;
 const EditUsedSchema = z.union([PtpEditUsedSchema, MueEditUsedSchema, AocEditUsedSchema]);
 
+/** Where a rule is published. */
+const RuleCitationSchema = z.object({ title: z.string(), url: z.string().nullable() });
+
 export const ClaimFindingSchema = z.object({
-  kind: z.enum(['code', 'ptp', 'mue', 'aoc']),
+  kind: z.enum(['code', 'ptp', 'mue', 'aoc', 'modifier']).describe('code: the code itself (unknown, not paid by Medicare, invalid in the setting or on the date); modifier: a modifier that does not apply to the code'),
   status: z.enum(['fail', 'bypassed', 'pass', 'warn', 'no_data']),
   line_ids: z.array(z.string()),
   codes: z.array(z.string()),
   message: z.string(),
   edit: EditUsedSchema.nullable().describe('the NCCI row the finding used'),
-  rule: z.string().nullable().describe('the modifier, MAI or add-on type that decided'),
+  rule: z.string().nullable().describe('the modifier, MAI, add-on type, PFS status code or OPPS status indicator that decided'),
+  citation: RuleCitationSchema.optional().describe('where the rule is published (the Medicare payment findings: RVU file status codes, OPPS status indicators, NCCI Policy Manual)'),
 });
 export type ClaimFinding = z.output<typeof ClaimFindingSchema>;
 

@@ -47,8 +47,46 @@ export interface AocFound {
   as_addon: AocRow[];
 }
 
+/**
+ * What the loaded fee schedules say about a code on one date, for a Medicare claim: the PFS status
+ * code of its unmodified RVU row in the release of the date's year, whether that release lacks a
+ * code another release has (deleted, or not yet effective), its OPPS status indicator, and whether
+ * the CLFS, DMEPOS or ASP files pay it.
+ */
+export interface MedicareCodeFacts {
+  /** The RVU release that answers the date (`year` rule; null: mpfs_rvu is not loaded). */
+  rvu_version: string | null;
+  /** PFS status code of the code's unmodified row in that release (null: no row there). */
+  status_code: string | null;
+  /** The code is absent from that release but in an earlier one (deleted) or only in a later one. */
+  outside_release: { state: 'deleted' | 'not_yet_effective'; other_version: string } | null;
+  /** Addendum B row for the date's year (null: not in Addendum B, or not loaded). */
+  opps: { version: string; status_indicator: string; payment_rate: number | null } | null;
+  /** Paid under the clinical laboratory or DMEPOS fee schedule, or the ASP drug payment limits. */
+  clfs: boolean;
+  dmepos: boolean;
+  asp: boolean;
+}
+
+/** One file's version pick for a date: `covered` false when no loaded quarter contains the date. */
+export interface FileCoverage {
+  dataset: string;
+  version: string;
+  covered: boolean;
+  /** Names the date and the version used instead (from `selectVersion`). */
+  warning?: string;
+}
+
 /** What the checker reads on one date of service, every answer synchronous. */
 export interface DayLookups {
+  /**
+   * The version of each file the day's checks read and whether it covers the date. A file answered
+   * from a version that does not cover the date makes the whole check degraded (one rule with the
+   * PTP, MUE and add-on routes).
+   */
+  coverage?: FileCoverage[];
+  /** What Medicare pays for a code on the date; absent when the claim is not a Medicare claim. */
+  medicare?(code: string): MedicareCodeFacts;
   /** False when no loaded file knows the code for the date (its edits cannot be checked). */
   known(code: string): boolean;
   /** The PTP edit of a pair, in CMS column order (190 pairs for 20 lines). */
@@ -73,6 +111,10 @@ export interface ClaimCheck {
   /** dataset -> version label of every NCCI file consulted. */
   versions: Record<string, string>;
   warnings: string[];
+  /** True when a file was read from a version that does not cover a line's date of service. */
+  degraded: boolean;
+  /** dataset -> version label of every file the day loads read (NCCI files and, for Medicare, the fee schedules). */
+  read: Record<string, string>;
   pairs_checked: number;
 }
 
@@ -85,7 +127,8 @@ const MAI_MEANING: Record<1 | 2 | 3, string> = {
 /** Why (or whether) modifiers on a pair of lines bypass an indicator-1 edit; null when none does. */
 export function bypassRule(col1: ClaimLine, col2: ClaimLine): string | null {
   const both = [...col1.modifiers, ...col2.modifiers];
-  const distinct = both.find((m) => DISTINCT_MODIFIERS.has(m));
+  // 59 and -X{EPSU} are not used with E/M services (NCCI Policy Manual ch. I, E): on an E/M line they bypass nothing.
+  const distinct = [...(isEmCode(col1.code) ? [] : col1.modifiers), ...(isEmCode(col2.code) ? [] : col2.modifiers)].find((m) => DISTINCT_MODIFIERS.has(m));
   if (distinct) return `modifier ${distinct} (distinct procedural service)`;
   const other = both.find((m) => OTHER_BYPASS_MODIFIERS.has(m));
   if (other) return `modifier ${other} (${other === '27' ? 'separate outpatient hospital E/M encounter' : 'repeat clinical diagnostic laboratory test'})`;
@@ -102,8 +145,109 @@ export function bypassRule(col1: ClaimLine, col2: ClaimLine): string | null {
   return null;
 }
 
+/** Where each Medicare payment rule of the claim check is published (`url` null where no stable page is cited). */
+const MEDICARE_RULE_SOURCES: Record<'pfs_status' | 'opps_status' | 'modifier_59', { title: string; url: string | null }> = {
+  pfs_status: {
+    title: 'CMS Physician Fee Schedule Relative Value File, record layout and definitions (RVU25D.pdf): Status Code',
+    url: 'https://www.cms.gov/medicare/payment/fee-schedules/physician/pfs-relative-value-files',
+  },
+  opps_status: {
+    title: "CMS OPPS final rule, Addendum D1: Payment Status Indicators (the definitions of Addendum B's SI column)",
+    url: null,
+  },
+  modifier_59: {
+    title: 'CMS NCCI Policy Manual for Medicare Services, Chapter I, section E: modifier 59 and its -X{EPSU} subsets identify distinct procedures or services other than E&M services',
+    url: NCCI_POLICY_MANUAL.url,
+  },
+};
+
+/** PFS status codes the RVU file marks as never paid under the PFS, with the file's definition. */
+const PFS_NOT_PAID: Readonly<Record<string, string>> = {
+  B: 'bundled code: payment for it is always bundled into the payment for other services; RVUs shown are not used for Medicare payment',
+  I: 'not valid for Medicare purposes: Medicare uses another code for reporting and paying this service',
+  N: 'non-covered service: not covered by Medicare',
+  E: 'excluded from the physician fee schedule by regulation: no payment may be made under the PFS',
+  X: 'statutory exclusion: not in the statutory definition of physician services; no payment may be made under the PFS',
+};
+
+/** PFS status codes of deleted codes (D: deleted with the start of the year; F: deleted, no grace period). */
+const PFS_DELETED: Readonly<Record<string, string>> = {
+  D: 'deleted code: deleted effective with the beginning of the year of the release',
+  F: 'deleted/discontinued code: no grace period',
+};
+
+/** OPPS status indicators never paid on an outpatient hospital claim, with Addendum D1's definition. */
+const OPPS_NOT_PAID: Readonly<Record<string, string>> = {
+  B: 'codes that are not recognized by OPPS when submitted on an outpatient hospital Part B bill type (12x and 13x)',
+  E1: 'not covered by any Medicare outpatient benefit category, statutorily excluded, or not reasonable and necessary: not paid by Medicare on outpatient claims (any outpatient bill type)',
+  E2: 'items and services for which pricing information and claims data are not available: not paid by Medicare on outpatient claims (any outpatient bill type)',
+  M: 'items and services not billable to the MAC: not paid under the OPPS',
+};
+
+/**
+ * What Medicare pays for each line (Medicare claims only): a code not valid on the date, a code the
+ * PFS never pays on a professional claim (by its RVU status code), a code invalid in the setting (a
+ * hospital outpatient code on a professional claim; OPPS status B, E1, E2, M on an outpatient
+ * claim), and modifiers 59/XE/XP/XS/XU on an E/M line. Each is a failing `code` or `modifier` finding.
+ */
+export function medicareFindings(l: ClaimLine, setting: 'prac' | 'hosp', m: MedicareCodeFacts | undefined): ClaimFinding[] {
+  const out: ClaimFinding[] = [];
+  const at = `${l.code} (line ${l.line_id})`;
+  const base = { line_ids: [l.line_id], codes: [l.code], edit: null };
+  if (m) {
+    const deleted = m.status_code ? PFS_DELETED[m.status_code] : undefined;
+    if (deleted) {
+      out.push({ ...base, kind: 'code', status: 'fail', rule: `PFS status ${m.status_code}`, citation: MEDICARE_RULE_SOURCES.pfs_status, message: `${at} is not valid on ${l.date_of_service}: PFS status ${m.status_code} in RVU release ${m.rvu_version} (${deleted})` });
+    } else if (m.outside_release) {
+      const o = m.outside_release;
+      const why = o.state === 'deleted' ? `it is in RVU release ${o.other_version} but not in ${m.rvu_version}, the release in force on ${l.date_of_service} (deleted)` : `it first appears in RVU release ${o.other_version}, after ${m.rvu_version}, the release in force on ${l.date_of_service} (not yet effective)`;
+      out.push({ ...base, kind: 'code', status: 'fail', rule: o.state === 'deleted' ? 'code deleted' : 'code not yet effective', citation: MEDICARE_RULE_SOURCES.pfs_status, message: `${at} is not valid on ${l.date_of_service}: ${why}` });
+    }
+    if (setting === 'prac') {
+      const notPaid = m.status_code ? PFS_NOT_PAID[m.status_code] : undefined;
+      const otherSchedule = m.clfs ? 'the clinical laboratory fee schedule' : m.dmepos ? 'the DMEPOS fee schedule' : m.asp ? 'the ASP drug payment limits' : null;
+      const facilityOnly = m.opps !== null && m.opps.payment_rate !== null && !OPPS_NOT_PAID[m.opps.status_indicator];
+      // Status X and E codes are outside the PFS; a lab, DME or Part B drug code is paid under its own schedule.
+      const paidElsewhere = (m.status_code === 'X' || m.status_code === 'E') && otherSchedule !== null;
+      if (notPaid && paidElsewhere) {
+        // not a finding
+      } else if (notPaid && m.status_code === 'X' && facilityOnly) {
+        out.push({
+          ...base,
+          kind: 'code',
+          status: 'fail',
+          rule: 'invalid in the setting: PFS status X, paid under the OPPS',
+          citation: MEDICARE_RULE_SOURCES.pfs_status,
+          message: `${at} is not payable on a professional claim: PFS status X (${notPaid}); it is a hospital outpatient code (OPPS status indicator ${m.opps!.status_indicator}, APC payment in Addendum B ${m.opps!.version}) billed by the hospital on its institutional claim`,
+        });
+      } else if (notPaid) {
+        out.push({ ...base, kind: 'code', status: 'fail', rule: `PFS status ${m.status_code}`, citation: MEDICARE_RULE_SOURCES.pfs_status, message: `${at} is not paid under the Medicare physician fee schedule: PFS status ${m.status_code} in RVU release ${m.rvu_version} (${notPaid})` });
+      } else if (m.status_code === null && !otherSchedule && m.opps?.status_indicator === 'E1') {
+        out.push({ ...base, kind: 'code', status: 'fail', rule: 'OPPS status indicator E1', citation: MEDICARE_RULE_SOURCES.opps_status, message: `${at} is not paid by Medicare: it has no physician fee schedule row, and Addendum B ${m.opps.version} gives status indicator E1 (${OPPS_NOT_PAID.E1})` });
+      }
+    } else if (m.opps && OPPS_NOT_PAID[m.opps.status_indicator]) {
+      const si = m.opps.status_indicator;
+      out.push({ ...base, kind: 'code', status: 'fail', rule: `OPPS status indicator ${si}`, citation: MEDICARE_RULE_SOURCES.opps_status, message: `${at} is not paid on an outpatient hospital claim: status indicator ${si} in Addendum B ${m.opps.version} (${OPPS_NOT_PAID[si]})` });
+    }
+  }
+  if (isEmCode(l.code)) {
+    const bad = l.modifiers.filter((x) => DISTINCT_MODIFIERS.has(x));
+    if (bad.length) {
+      out.push({
+        ...base,
+        kind: 'modifier',
+        status: 'fail',
+        rule: `modifier ${bad.join('/')} on an E/M code`,
+        citation: MEDICARE_RULE_SOURCES.modifier_59,
+        message: `${at}: modifier ${bad.join(', ')} does not apply to an evaluation and management code; a separately identifiable E/M service takes modifier 25 (57 for the decision for surgery), and ${bad.join('/')} on it bypasses no edit`,
+      });
+    }
+  }
+  return out;
+}
+
 /** Checks a claim's lines against the NCCI edits the lookups serve. */
-export async function checkClaim(lines: ClaimLine[], lk: ClaimLookups): Promise<ClaimCheck> {
+export async function checkClaim(lines: ClaimLine[], lk: ClaimLookups, setting: 'prac' | 'hosp' = 'prac'): Promise<ClaimCheck> {
   const findings: ClaimFinding[] = [];
   const versions: Record<string, string> = {};
   const warnings = new Set<string>();
@@ -114,6 +258,16 @@ export async function checkClaim(lines: ClaimLine[], lk: ClaimLookups): Promise<
     days.set(dos, await lk.day([...new Set(lines.filter((l) => l.date_of_service === dos).map((l) => l.code))], dos));
   }
   const dayOf = (l: ClaimLine) => days.get(l.date_of_service)!;
+  let degraded = false;
+  const read: Record<string, string> = {};
+  for (const day of days.values()) {
+    for (const c of day.coverage ?? []) {
+      read[c.dataset] = c.version;
+      if (c.covered) continue;
+      degraded = true;
+      if (c.warning) warnings.add(c.warning);
+    }
+  }
 
   // Codes no loaded file knows for the date: no_data, never a silent pass; their edits are not checked.
   const known = (l: ClaimLine) => dayOf(l).known(l.code);
@@ -131,6 +285,13 @@ export async function checkClaim(lines: ClaimLine[], lk: ClaimLookups): Promise<
     }
   }
   const checked = lines.filter(known);
+
+  // What Medicare pays (Medicare claims only: the lookups then carry the fee schedules' facts).
+  for (const l of lines) {
+    const day = dayOf(l);
+    if (!day.medicare && !isEmCode(l.code)) continue;
+    findings.push(...medicareFindings(l, setting, known(l) ? day.medicare?.(l.code) : undefined));
+  }
 
   // PTP: every pair, in CMS column order.
   // Every (unordered) pair of lines on the same date with different codes (190 for 20 lines),
@@ -280,5 +441,5 @@ export async function checkClaim(lines: ClaimLine[], lk: ClaimLookups): Promise<
     }
   }
 
-  return { findings, versions, warnings: [...warnings], pairs_checked: pairsChecked };
+  return { findings, versions, warnings: [...warnings], degraded, read, pairs_checked: pairsChecked };
 }

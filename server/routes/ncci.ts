@@ -246,7 +246,11 @@ const validateRoute = defineRoute({
     'Up to 100 lines of {line_id?, code, modifiers, units, date_of_service?}. PTP: every pair of lines on the same date in CMS column order; modifier ' +
     'indicator 1 is bypassed by an NCCI-associated modifier on either line (59, XE, XP, XS, XU, 27, 91, 58, 78, 79; anatomic modifiers only when the ' +
     'two lines name different sites; 24, 25 and 57 only on the E/M line), indicator 0 never, indicator 9 does not apply. MUE: MAI 1 per line, MAI 2 ' +
-    'and 3 summed per code and date. Add-ons: type 1 without a listed primary fails, types 2 and 3 warn. A code no loaded file knows is no_data. ' +
+    'and 3 summed per code and date. Add-ons: type 1 without a listed primary fails, types 2 and 3 warn. 59/XE/XP/XS/XU on an E/M code fails (and bypasses ' +
+    'nothing). A Medicare claim (no payer, or a Medicare payer) also fails, with the rule cited: a code not valid on the date (PFS status D/F, or not in ' +
+    "the RVU release of the date's year), on prac a code the PFS does not pay (status B, I, N; E and X unless CLFS, DMEPOS or ASP pays it; a status X " +
+    'code Addendum B pays, such as G0463; no RVU row and OPPS status E1), on hosp OPPS status indicators B, E1, E2 and M. A code no loaded file knows is ' +
+    'no_data. Each file is read from the version covering the date, else the nearest with reliability.degraded and a warning, as the single-code routes do. ' +
     '`payer` medicaid/masshealth/medi_cal selects the Medicaid PTP and MUE files. `summary.clean` is true only when nothing failed and nothing lacked data.',
   auth: { scope: 'knowledge' },
   reads: 'snapshot',
@@ -279,9 +283,11 @@ const validateRoute = defineRoute({
     const src = ncciSources(resolved.payer, body.setting);
     const program = src.program;
     const lines = body.lines;
-    const check = await checkClaim(lines, claimLookups(snapshot, src));
+    // Medicare's payment rules (PFS status, OPPS status indicators, code dates) apply to a Medicare claim: no payer, or a Medicare payer.
+    const medicare = !resolved.payer || resolved.payer.payer_type === 'medicare';
+    const check = await checkClaim(lines, claimLookups(snapshot, src, { medicare }), body.setting);
     const count = (s: string) => check.findings.filter((f) => f.status === s).length;
-    trace.useAll(check.versions).warn(...check.warnings).degrade(count('no_data') > 0);
+    trace.useAll(check.read).useAll(check.versions).warn(...check.warnings).degrade(check.degraded || count('no_data') > 0);
     if (src.warning) trace.warn(src.warning);
     if (program === 'medicaid') trace.warn('Medicaid NCCI add-on code edits are not loaded: add-ons were checked against the Medicare AOC file');
     const summary = {
