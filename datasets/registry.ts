@@ -37,6 +37,8 @@ import { manufacturer340b } from './manufacturer_340b/dataset.js';
 import { fdaNdc } from './fda_ndc/dataset.js';
 import { umlsConcepts } from './umls_concepts/dataset.js';
 import { nppes } from './nppes/dataset.js';
+import { anesthesiaBaseUnits } from './anesthesia_base_units/dataset.js';
+import { anesthesiaCf } from './anesthesia_cf/dataset.js';
 
 /**
  * Every dataset the service knows, in the order `rcm datasets` lists them. Adding one: a folder
@@ -82,6 +84,8 @@ const REGISTERED = [
   fdaNdc,
   umlsConcepts,
   nppes,
+  anesthesiaBaseUnits,
+  anesthesiaCf,
 ];
 
 /**

@@ -182,6 +182,8 @@ describe('with ccn: the facility geography', () => {
     expect(r.body.reliability.warnings.join(' ')).toMatch(/71046-26 is priced and the facility is paid the technical component/);
     expect(r.body.outpatient_facility).toEqual({
       allowed_fac_payment: 147.86,
+      wage_adjusted: true,
+      adjustments: [],
       opps_payment_rate: 94.85,
       apc_code: '5521',
       status_indicator: 'Q3',
@@ -202,9 +204,13 @@ describe('with ccn: the facility geography', () => {
     const tcAtHospital = await pay('71046/payment?ccn=050454&modifier=tc');
     expect(tcAtHospital.body.physician).toBeNull();
     expect(tcAtHospital.body.reliability.warnings.join(' ')).toMatch(/71046-TC is a technical component .* paid to the facility/);
-    // TC priced in the locality with the facility PE (no facility is named): 0 + 0.69x1.410 (0.9729)
+    // TC at an outpatient hospital place of service without a ccn: the hospital's too (ch. 13 section 20).
+    const tcAtPos22 = await pay('71046/payment?locality=0111205&place_of_service=22&modifier=tc');
+    expect(tcAtPos22.body.physician).toBeNull();
+    expect(tcAtPos22.body.reliability.warnings.join(' ')).toMatch(/71046-TC is a technical component .* at place of service 22 it is paid to the facility/);
+    // TC priced in the locality with the facility PE (legacy flag, no hospital setting): 0 + 0.69x1.410 (0.9729)
     // + 0.01x0.425 (0.00425) = 0.97715 x 33.4009 = 32.637689435 -> 32.64; its facility PE is marked NA.
-    const tc = await pay('71046/payment?locality=0111205&place_of_service=22&modifier=tc');
+    const tc = await pay('71046/payment?locality=0111205&use_facility_rate=true&modifier=tc');
     expect(tc.body.physician).toMatchObject({ work_rvu: 0, pe_rvu: 0.69, allowed_phy_payment: 32.64, rvu_row: 'TC', setting_na: true });
   });
 
@@ -286,10 +292,16 @@ describe('with ccn: the facility geography', () => {
 
 describe('dates and errors', () => {
   it('echoes date_of_service and warns when no loaded release is effective yet', async () => {
-    const ok = await pay('99213/payment?locality=1320201&date_of_service=2026-03-01');
-    expect(ok.body.date_of_service).toBe('2026-03-01');
-    expect(ok.body.reliability.warnings).toEqual([]);
-    expect(ok.body.reliability.degraded).toBe(false);
+    const ok = await pay('99213/payment?locality=1320201&date_of_service=2025-11-03');
+    expect(ok.body.date_of_service).toBe('2025-11-03');
+    // The CY2025 RVU release covers it; only the GPCI year is another's.
+    expect(ok.body.reliability.warnings).toEqual([expect.stringMatching(/^no gpci release loaded is effective on 2025-11-03/)]);
+    // A CY2026 date: only the CY2025 RVU release is loaded, so it is priced with it, degraded, saying both years.
+    const nearest = await pay('99213/payment?locality=1320201&date_of_service=2026-03-01');
+    expect(nearest.body.date_of_service).toBe('2026-03-01');
+    expect(nearest.body.estimated_payment).toBe(103.89);
+    expect(nearest.body.reliability.degraded).toBe(true);
+    expect(nearest.body.reliability.warnings).toEqual(['physician: no CY2026 RVU release is loaded; the 99213 RVUs are the nearest release\'s, CY2025 (mpfs_rvu 2025D)']);
     const early = await pay('99213/payment?locality=1320201&date_of_service=2025-01-15');
     expect(early.status).toBe(200);
     // Another period's data answered: degraded, as PTP says for an uncovered date (one rule).
@@ -359,10 +371,10 @@ describe('conversion factor by year, OPPS cap, modifier-only codes', () => {
   });
 
   it('pays the lesser of the PFS amount and the cap in both settings for the cap year', async () => {
-    for (const pos of ['11', '22']) {
-      const r = await pay(`70496/payment?locality=0111205&date_of_service=2025-10-15&place_of_service=${pos}`);
+    for (const setting of ['place_of_service=11', 'use_facility_rate=true']) {
+      const r = await pay(`70496/payment?locality=0111205&date_of_service=2025-10-15&${setting}`);
       // $362.69 PFS > $343.62 cap.
-      expect(r.body.physician, pos).toMatchObject({ allowed_phy_payment: 343.62, opps_cap_amount: 343.62, opps_cap_applied: true });
+      expect(r.body.physician, setting).toMatchObject({ allowed_phy_payment: 343.62, opps_cap_amount: 343.62, opps_cap_applied: true });
       expect(r.body.estimated_payment).toBe(343.62);
       expect(r.body.reliability.dataset_versions.opps_cap).toBe('2025D');
     }
@@ -388,5 +400,263 @@ describe('conversion factor by year, OPPS cap, modifier-only codes', () => {
     expect(r.body.reliability.warnings).toContain('physician: 86153 is on the fee schedule only with modifier 26; pass modifier=26 for its amount');
     const with26 = await pay('86153/payment?locality=1320201&modifier=26');
     expect(with26.body.physician.allowed_phy_payment).toBeGreaterThan(0);
+  });
+});
+
+describe('payment-policy modifiers (Claims Processing Manual ch. 12 sections 20.4, 40.6-40.8)', () => {
+  // Seed rows (PPRRVU2025_Oct.csv): 20610 MULT PROC 2, BILAT 1, ASST 1, CO 0, TEAM 0;
+  // 27447 MULT PROC 2, BILAT 1, ASST 2, CO 1, TEAM 0; 43239 MULT PROC 3 (endoscopy, base 43235).
+  it('20610-50 in Manhattan (non-facility) pays 150%: $112.99', async () => {
+    // 2.25522 x 33.4009 = 75.326377698 (75.33); x 1.5 = 112.989566547 -> 112.99
+    const r = await pay('20610/payment?locality=1320201&modifier=50');
+    expect(r.status).toBe(200);
+    expect(r.body.physician).toMatchObject({ fee_schedule_amount: 75.33, allowed_phy_payment: 112.99, rvu_row: 'global' });
+    expect(r.body.physician.adjustments).toEqual([
+      { modifier: '50', rule: 'bilateral', indicator: '1', percent: 150, citation: 'Medicare Claims Processing Manual ch. 12 section 40.7 (bilateral surgeries); RVU file BILAT SURG indicator' },
+    ]);
+    expect(r.body.estimated_payment).toBe(112.99);
+    expect(r.body.calculation.join(' ')).toMatch(/section 40.7/);
+  });
+
+  it('27447 in Manhattan (facility): -62 $938.26, -80 $240.19, -AS $204.16', async () => {
+    // 20.8544 + 17.7786 + 6.31228 = 44.94528 x 33.4009 = 1501.212802752 (1501.21)
+    // x 0.625 = 938.258001720 -> 938.26; x 0.16 = 240.194048440 -> 240.19; x 0.136 = 204.164941174 -> 204.16
+    const q = '27447/payment?locality=1320201&place_of_service=22';
+    expect((await pay(q)).body.estimated_payment).toBe(1501.21);
+    const co = await pay(`${q}&modifier=62`);
+    expect(co.body.physician).toMatchObject({ allowed_phy_payment: 938.26, adjustments: [{ modifier: '62', rule: 'co_surgeon', indicator: '1', percent: 62.5 }] });
+    expect((await pay(`${q}&modifier=80`)).body.estimated_payment).toBe(240.19);
+    expect((await pay(`${q}&modifier=as`)).body.estimated_payment).toBe(204.16);
+  });
+
+  it('takes repeated or comma-listed modifiers and multiplies their percents: 27447-80-51 is 8%, $120.10', async () => {
+    // 1501.212802752 x 0.5 x 0.16 = 120.097024220 -> 120.10
+    const repeated = await pay('27447/payment?locality=1320201&place_of_service=22&modifier=80&modifier=51');
+    expect(repeated.status).toBe(200);
+    expect(repeated.body.estimated_payment).toBe(120.1);
+    expect(repeated.body.physician.adjustments.map((a: { modifier: string }) => a.modifier)).toEqual(['51', '80']);
+    const comma = await pay('27447/payment?locality=1320201&place_of_service=22&modifier=80,51');
+    expect(comma.body.physician).toEqual(repeated.body.physician);
+  });
+
+  it('answers no physician amount where the indicator forbids or prices by report, never the unadjusted amount', async () => {
+    const asst = await pay('20610/payment?locality=1320201&modifier=80');
+    expect(asst.body.physician).toBeNull();
+    expect(asst.body.estimated_payment).toBe(0);
+    expect(asst.body.reliability.warnings.join(' ')).toMatch(/20610 has assistant-at-surgery indicator 1: statutory payment restriction/);
+    const co = await pay('20610/payment?locality=1320201&modifier=62');
+    expect(co.body.physician).toBeNull();
+    expect(co.body.reliability.warnings.join(' ')).toMatch(/co-surgeon indicator 0 \(co-surgeons not permitted\)/);
+    const team = await pay('27447/payment?locality=1320201&modifier=66');
+    expect(team.body.physician).toBeNull();
+    expect(team.body.reliability.warnings.join(' ')).toMatch(/team surgery indicator 0 \(team surgeons not permitted\)/);
+  });
+
+  it('leaves the family reductions (indicators 3-7) unapplied on one code, with a warning naming the rule', async () => {
+    const r = await pay('43239/payment?locality=1320201&modifier=51');
+    const plain = await pay('43239/payment?locality=1320201');
+    expect(r.body.estimated_payment).toBe(plain.body.estimated_payment);
+    expect(r.body.physician.adjustments).toEqual([]);
+    expect(r.body.reliability.warnings.join(' ')).toMatch(/multiple procedure indicator 3, the endoscopy reduction.*not applied to a single code/);
+  });
+
+  it('prices 52 from the 53 row where one exists, else by report', async () => {
+    // 45378-53 in Manhattan, non-facility: 5.82488 x 33.4009 = 194.556234392 -> 194.56
+    const r = await pay('45378/payment?locality=1320201&modifier=52');
+    expect(r.body.physician).toMatchObject({ rvu_row: '53', allowed_phy_payment: 194.56 });
+    expect(r.body.calculation.join(' ')).toMatch(/modifier 52: reduced service priced from the 45378-53 row/);
+    const none = await pay('99213/payment?locality=1320201&modifier=52');
+    expect(none.body.physician).toBeNull();
+    expect(none.body.reliability.warnings.join(' ')).toMatch(/modifier 52 .* no 53 row .* by report/);
+    const d53 = await pay('99213/payment?locality=1320201&modifier=53');
+    expect(d53.body.physician).toBeNull();
+    expect(d53.body.reliability.warnings.join(' ')).toMatch(/modifier 53 .* by report/);
+  });
+
+  it('still selects the component row with a policy modifier beside it, and rejects a fifth modifier', async () => {
+    const r = await pay('70450/payment?locality=1320201&modifier=26,51');
+    expect(r.body.physician.rvu_row).toBe('26');
+    expect(r.body.reliability.warnings.join(' ')).toMatch(/indicator 4, the diagnostic imaging reduction/);
+    expect((await pay('99213/payment?modifier=25,59,76,77,91')).status).toBe(422);
+  });
+});
+
+describe('PC/TC in every hospital setting (ch. 13 section 20)', () => {
+  it('prices 70450 at place of service 22 without a ccn from its -26 row: $46.26, not the global $142.47', async () => {
+    // 70450-26 facility (seed): 0.85x1.095 + 0.31x1.410 + 0.04x0.425 = 0.93075 + 0.4371 + 0.017 = 1.38485
+    // x 33.4009 = 46.255236365 -> 46.26 (the global row, 4.2655 x 33.4009, was 142.47)
+    const r = await pay('70450/payment?locality=0111205&place_of_service=22');
+    expect(r.body.physician).toMatchObject({ rvu_row: '26', priced_code: '70450', allowed_phy_payment: 46.26 });
+    expect(r.body.calculation.join(' ')).toMatch(/PC\/TC indicator 1 at place of service 22: 70450-26 priced.*ch. 13 section 20/);
+    for (const pos of ['19', '21', '23']) expect((await pay(`70450/payment?locality=0111205&place_of_service=${pos}`)).body.physician.rvu_row, pos).toBe('26');
+    // In the office the global row is the physician's.
+    expect((await pay('70450/payment?locality=0111205&place_of_service=11')).body.physician.rvu_row).toBe('global');
+  });
+
+  it('prices 93000 (PC/TC indicator 4) at a hospital from the professional code 93010 and names 93005: $9.19', async () => {
+    // 93010 facility (seed): 0.17x1.095 + 0.06x1.410 + 0.01x0.425 = 0.18615 + 0.0846 + 0.00425 = 0.275
+    // x 33.4009 = 9.1852475 -> 9.19 (the global 93000 row, 0.533 x 33.4009, was 17.80)
+    for (const q of ['ccn=050454', 'locality=0111205&place_of_service=22']) {
+      const r = await pay(`93000/payment?${q}`);
+      expect(r.body.physician, q).toMatchObject({ priced_code: '93010', allowed_phy_payment: 9.19, work_rvu: 0.17, pe_rvu: 0.06 });
+      expect(r.body.reliability.warnings.join(' ')).toMatch(/93000 is a global-test-only code \(PC\/TC indicator 4\).*professional code 93010 \(priced\) and the hospital the technical code 93005/);
+      expect(r.body.calculation.join(' ')).toMatch(/PC\/TC indicator 4/);
+    }
+    // In the office the global test is the physician's: 0.17 + 0.24 + 0.02 at GPCI 1 = 0.43 x 33.4009 = 14.362387 -> 14.36
+    expect((await pay('93000/payment?place_of_service=11')).body.physician).toMatchObject({ priced_code: '93000', allowed_phy_payment: 14.36 });
+  });
+});
+
+describe('OPPS line rules (42 CFR 419; Addendum B status indicators)', () => {
+  // Seed Addendum B: J9035 SI K $74.201; G0463 SI J2 $146.92; 71046 SI Q3 $94.85; C1713 SI N (no rate).
+  // Wage index (seed): UCSF CBSA 41884 1.9315; NY-Presbyterian CBSA 35614 1.3456.
+  it('pays a separately payable drug (K) the national rate without wage adjustment: J9035 $74.20', async () => {
+    // 74.201 -> 74.20 (wage-adjusted at UCSF it would be 74.201x0.6x1.9315 + 74.201x0.4 = 115.67)
+    const r = await pay('J9035/payment?ccn=050454');
+    expect(r.body.outpatient_facility).toMatchObject({ allowed_fac_payment: 74.2, wage_adjusted: false, labor_share: 0, non_labor_share: 1, status_indicator: 'K' });
+    expect(r.body.estimated_payment).toBe(74.2);
+    expect(r.body.calculation.join(' ')).toMatch(/status indicator K .* national rate, no wage adjustment \(42 CFR 419.43/);
+  });
+
+  it('pays a packaged code (N) nothing separately and says where its payment is', async () => {
+    const r = await pay('C1713/payment?ccn=330101');
+    expect(r.body.outpatient_facility).toBeNull();
+    expect(r.body.estimated_payment).toBe(0);
+    expect(r.body.reliability.warnings.join(' ')).toMatch(/C1713 has OPPS status indicator N \(packaged\).*APC payment of the primary service/);
+  });
+
+  it('pays PN at 40% of the OPPS amount, PO at 100%, and G0463 at 40% with PO too', async () => {
+    // G0463 at UCSF: 146.92x0.6x1.9315 + 146.92x0.4 = 170.266788 + 58.768 = 229.034788; x 0.4 = 91.6139152 -> 91.61
+    for (const m of ['PN', 'PO']) {
+      const r = await pay(`G0463/payment?ccn=050454&place_of_service=19&modifier=${m}`);
+      expect(r.body.outpatient_facility, m).toMatchObject({ allowed_fac_payment: 91.61, adjustments: [{ modifier: m, rule: 'off_campus_department', percent: 40 }] });
+      expect(r.body.estimated_payment).toBe(91.61);
+    }
+    expect((await pay('G0463/payment?ccn=050454&place_of_service=19')).body.outpatient_facility.allowed_fac_payment).toBe(229.03);
+    // 71046 at UCSF: 147.861665 (147.86); PN x 0.4 = 59.144666 -> 59.14; PO 100%.
+    const pn = await pay('71046/payment?ccn=050454&place_of_service=19&modifier=PN');
+    expect(pn.body.outpatient_facility.allowed_fac_payment).toBe(59.14);
+    expect(pn.body.calculation.join(' ')).toMatch(/modifier PN: 40% of the OPPS amount \(section 1833\(t\)\(21\)/);
+    const po = await pay('71046/payment?ccn=050454&place_of_service=19&modifier=PO');
+    expect(po.body.outpatient_facility).toMatchObject({ allowed_fac_payment: 147.86, adjustments: [{ modifier: 'PO', percent: 100 }] });
+    expect(po.body.reliability.warnings.join(' ')).not.toMatch(/modifier PO does not select/);
+  });
+});
+
+describe('lab and DME codes without a ccn', () => {
+  it('says why a CLFS code answers 0 and quotes its CLFS rate and route', async () => {
+    const r = await pay('80053/payment?locality=1320201');
+    expect(r.body.estimated_payment).toBe(0);
+    const w = r.body.reliability.warnings.join(' | ');
+    expect(w).toMatch(/lab: 80053 is a clinical laboratory fee schedule code, paid on the CLFS, not on physician RVUs \(CLFS \S+ national limit \$10\.56\).*GET \/v1\/fee-schedules\/lab\/80053/);
+    expect(r.body.reliability.dataset_versions.clfs).toBeDefined();
+  });
+
+  it("says why a DMEPOS code answers 0 and quotes the locality's state fee and route", async () => {
+    // seeds/dmepos DMEPOS25_APR.csv: A4636 NU in AL 3.86 non-rural / 4.19 rural.
+    const r = await pay('A4636/payment?locality=1011200');
+    expect(r.body.estimated_payment).toBe(0);
+    expect(r.body.reliability.warnings.join(' | ')).toMatch(/dme: A4636 is a DMEPOS fee schedule code.*in AL \(NU\): non-rural \$3\.86, rural \$4\.19\).*GET \/v1\/fee-schedules\/dme\/A4636\?state=AL/);
+    const national = await pay('A4636/payment');
+    expect(national.body.reliability.warnings.join(' | ')).toMatch(/fees are by state: pass locality or ccn/);
+  });
+});
+
+describe('critical access hospitals, Method II (42 CFR 413.70(b)(3))', () => {
+  it('pays the professional 115% of the facility fee schedule amount: 99213 at 011300 $71.27', async () => {
+    // 99213 facility PE in AL (seed GPCI 1.000/0.875/0.566): 1.85535 x 33.4009 = 61.970359815 (61.97)
+    // x 1.15 = 71.265913787 -> 71.27
+    const r = await pay('99213/payment?ccn=011300&cah_method_ii=true');
+    expect(r.body.physician).toMatchObject({ fee_schedule_amount: 61.97, allowed_phy_payment: 71.27 });
+    expect(r.body.physician.adjustments).toEqual([{ modifier: null, rule: 'cah_method_ii', indicator: 'method_ii', percent: 115, citation: expect.stringContaining('42 CFR 413.70(b)(3)') }]);
+    expect(r.body.estimated_payment).toBe(71.27);
+    expect(r.body.calculation.join(' ')).toMatch(/CAH Method II: 115%/);
+  });
+
+  it('ignores the flag, with a warning, at a hospital that is not a CAH or without a ccn', async () => {
+    const acute = await pay('99213/payment?ccn=330101&cah_method_ii=true');
+    expect(acute.body.estimated_payment).toBe(73.62);
+    expect(acute.body.reliability.warnings.join(' ')).toMatch(/cah_method_ii ignored: 330101 is not a critical access hospital/);
+    const none = await pay('99213/payment?locality=1320201&cah_method_ii=1');
+    expect(none.body.estimated_payment).toBe(103.89);
+    expect(none.body.reliability.warnings.join(' ')).toMatch(/cah_method_ii ignored/);
+  });
+});
+
+describe('beneficiary cost sharing', () => {
+  it('charges 20% coinsurance on the physician amount, or the Part B deductible first when not met', async () => {
+    // 99213 Manhattan 2026-03-02: 103.89; 20% = 20.778 -> 20.78; program 103.89 - 20.78 = 83.11
+    const met = await pay('99213/payment?locality=1320201&date_of_service=2026-03-02');
+    expect(met.body.beneficiary_cost_sharing).toMatchObject({ year: 2026, deductible_applies: true, deductible_met: true, part_b_deductible: 283, deductible: 0, coinsurance: 20.78, opps_copayment: null, beneficiary_total: 20.78, program_payment: 83.11 });
+    // Not met: the whole 103.89 goes to the CY2026 deductible ($283); nothing left for coinsurance or the program.
+    const unmet = await pay('99213/payment?locality=1320201&date_of_service=2026-03-02&deductible_met=false');
+    expect(unmet.body.beneficiary_cost_sharing).toMatchObject({ deductible: 103.89, coinsurance: 0, beneficiary_total: 103.89, program_payment: 0 });
+    expect(unmet.body.beneficiary_cost_sharing.citations.join(' ')).toMatch(/CY2026 Part B deductible \$283/);
+  });
+
+  it('adds the wage-adjusted OPPS copayment at a hospital: 71046 at UCSF', async () => {
+    // Addendum B 71046: national copayment '.', minimum unadjusted 18.97 (20% of 94.85):
+    // 18.97x0.6x1.9315 + 18.97x0.4 = 21.984333 + 7.588 = 29.572333 -> 29.57 (under the $1,736 cap)
+    // coinsurance on the -26 physician amount 11.96 x 0.2 = 2.392 -> 2.39; program 159.82 - 31.96 = 127.86
+    const r = await pay('71046/payment?ccn=050454&date_of_service=2026-03-02');
+    expect(r.body.beneficiary_cost_sharing).toMatchObject({ coinsurance: 2.39, opps_copayment: 29.57, inpatient_deductible: 1736, beneficiary_total: 31.96, program_payment: 127.86 });
+  });
+
+  it('charges nothing for a listed preventive service or a clinical lab test', async () => {
+    const mammo = await pay('77067/payment?locality=1320201&deductible_met=false');
+    expect(mammo.body.beneficiary_cost_sharing).toMatchObject({ deductible_applies: false, deductible: 0, coinsurance: 0, beneficiary_total: 0 });
+    expect(mammo.body.beneficiary_cost_sharing.program_payment).toBe(mammo.body.estimated_payment);
+    const lab = await pay('80053/payment?ccn=050454');
+    expect(lab.body.beneficiary_cost_sharing).toMatchObject({ coinsurance: 0, beneficiary_total: 0, program_payment: 10.56 });
+  });
+});
+
+describe('PN/PO without an OPPS block', () => {
+  it('says the modifier has nothing to adjust', async () => {
+    const r = await pay('99213/payment?locality=1320201&modifier=PN');
+    expect(r.body.estimated_payment).toBe(103.89);
+    expect(r.body.reliability.warnings).toContain('modifier PN adjusts the OPPS amount of an off-campus department; this answer has no OPPS block');
+  });
+});
+
+describe('anesthesia (Claims Processing Manual ch. 12 section 50)', () => {
+  // 00100 (PPRRVU2025_Oct.csv, status J, RVUs 0.00); base units 5 from the illustrative
+  // anesthesia_base_units seed; ANES2025.csv (real rows): MANHATTAN 13202 01 22.76, national 20.3178.
+  it('prices (base + minutes / 15) x the locality factor, degraded while the base units are illustrative', async () => {
+    // 60 minutes: 4.0 time units; (5 + 4.0) x 22.76 = 204.84
+    const r = await pay('00100/payment?locality=1320201&date_of_service=2025-11-03&anesthesia_minutes=60');
+    expect(r.status).toBe(200);
+    expect(r.body.physician).toMatchObject({ allowed_phy_payment: 204.84, conversion_factor: 22.76, anesthesia: { minutes: 60, base_units: 5, time_units: 4, anesthesia_conversion_factor: 22.76, modifier: null } });
+    expect(r.body.estimated_payment).toBe(204.84);
+    expect(r.body.reliability.degraded).toBe(true);
+    expect(r.body.reliability.warnings.join(' ')).toMatch(/illustrative seed of anesthesia_base_units/);
+    expect(r.body.reliability.dataset_versions).toMatchObject({ anesthesia_base_units: '2025', anesthesia_cf: '2025' });
+    expect(r.body.calculation.join(' ')).toMatch(/ch. 12 section 50/);
+    // 47 minutes: 47 / 15 = 3.133 -> 3.1; (5 + 3.1) x 22.76 = 184.356 -> 184.36
+    expect((await pay('00100/payment?locality=1320201&date_of_service=2025-11-03&anesthesia_minutes=47')).body.estimated_payment).toBe(184.36);
+    // Nationally: 9.0 x 20.3178 = 182.8602 -> 182.86
+    expect((await pay('00100/payment?date_of_service=2025-11-03&anesthesia_minutes=60')).body.estimated_payment).toBe(182.86);
+  });
+
+  it('applies medical direction: QK/QX/QY 50%, AA/QZ 100%, AD three base units', async () => {
+    const q = '00100/payment?locality=1320201&date_of_service=2025-11-03&anesthesia_minutes=60';
+    const qk = await pay(`${q}&modifier=QK`);
+    // 204.84 x 0.5 = 102.42
+    expect(qk.body.physician).toMatchObject({ fee_schedule_amount: 204.84, allowed_phy_payment: 102.42, adjustments: [{ modifier: 'QK', rule: 'anesthesia_medical_direction', percent: 50 }] });
+    expect((await pay(`${q}&modifier=QZ`)).body.estimated_payment).toBe(204.84);
+    // AD: 3 x 22.76 = 68.28
+    const ad = await pay(`${q}&modifier=AD`);
+    expect(ad.body.physician.anesthesia).toMatchObject({ base_units: 3, time_units: 0 });
+    expect(ad.body.estimated_payment).toBe(68.28);
+  });
+
+  it('without anesthesia_minutes says what is missing; another year is the nearest release, degraded', async () => {
+    const none = await pay('00100/payment?locality=1320201');
+    expect(none.body.physician).toBeNull();
+    expect(none.body.reliability.warnings.join(' ')).toMatch(/pass anesthesia_minutes/);
+    const y2026 = await pay('00100/payment?locality=1320201&date_of_service=2026-03-02&anesthesia_minutes=60');
+    expect(y2026.body.estimated_payment).toBe(204.84);
+    expect(y2026.body.reliability.warnings.join(' ')).toMatch(/no CY2026 anesthesia conversion factors are loaded; the nearest release's, CY2025/);
+    expect((await pay('00100/payment?anesthesia_minutes=0')).status).toBe(422);
   });
 });

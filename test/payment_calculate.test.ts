@@ -1,9 +1,13 @@
+import { Dec } from '../datasets/_shared/decimal.js';
 import { describe, expect, it } from 'vitest';
 import {
   CF_NON_QPP,
   CF_QPP,
   choosePeSetting,
+  applyPolicyModifiers,
   composePayment,
+  costSharing,
+  oppsCopayment,
   conversionFactor,
   dmeAllowed,
   isFacilityPos,
@@ -143,6 +147,11 @@ const base: PaymentInputs = {
     mp_rvu: 0.1,
     non_fac_na_indicator: '',
     facility_na_indicator: '',
+    mult_proc: '0',
+    bilat_surg: '0',
+    asst_surg: '0',
+    co_surg: '0',
+    team_surg: '0',
     year: 2025,
     quarter: 4,
     source: 'PPRRVU2025_Oct.csv',
@@ -253,5 +262,117 @@ describe('conversion factor by year and the OPPS cap', () => {
     expect(under.physician).toMatchObject({ allowed_phy_payment: 100.61, opps_cap_amount: 150, opps_cap_applied: false });
     const none = composePayment({ ...base, cf }).composition;
     expect(none.physician).toMatchObject({ opps_cap_amount: null, opps_cap_applied: false, conversion_factor_source: 'CONV FACTOR' });
+  });
+});
+
+// Payment-policy modifiers, worked from the seed rows of PPRRVU2025_Oct.csv (real rows):
+//   20610: work 0.79, PE 1.04 non-fac / 0.44 fac, MP 0.13; MULT PROC 2, BILAT 1, ASST 1, CO 0, TEAM 0.
+//   27447: work 19.60, PE 15.30 / 15.30, MP 3.98; MULT PROC 2, BILAT 1, ASST 2, CO 1, TEAM 0.
+// Manhattan (GPCI2026 1320201) 1.064 / 1.162 / 1.586, non-QPP CF 33.4009.
+describe('applyPolicyModifiers (Claims Processing Manual ch. 12 sections 20.4.3, 40.6-40.8)', () => {
+  const ind = (o: Partial<Record<'mult_proc' | 'bilat_surg' | 'asst_surg' | 'co_surg' | 'team_surg', string>>) => ({ mult_proc: '0', bilat_surg: '0', asst_surg: '0', co_surg: '0', team_surg: '0', ...o });
+  const pct = (mods: string[], i: ReturnType<typeof ind>) => applyPolicyModifiers('X', mods, i);
+
+  it('50 pays by the bilateral indicator: 1 150%, 3 200%, 0 and 2 100%, 9 not adjusted', () => {
+    expect(pct(['50'], ind({ bilat_surg: '1' })).adjustments).toEqual([{ modifier: '50', rule: 'bilateral', indicator: '1', percent: 150, citation: expect.stringContaining('section 40.7') }]);
+    expect(pct(['50'], ind({ bilat_surg: '3' })).factor.toNumber()).toBe(2);
+    for (const i of ['0', '2']) expect(pct(['50'], ind({ bilat_surg: i })).adjustments[0]!.percent).toBe(100);
+    const nine = pct(['50'], ind({ bilat_surg: '9' }));
+    expect(nine.adjustments).toEqual([]);
+    expect(nine.warnings[0]).toMatch(/bilateral concept does not apply/);
+  });
+
+  it('51 halves indicator 2 and leaves the family reductions (3-7) unapplied on a single code, with a warning', () => {
+    expect(pct(['51'], ind({ mult_proc: '2' })).adjustments[0]).toMatchObject({ rule: 'multiple_procedure', percent: 50 });
+    const endo = pct(['51'], ind({ mult_proc: '3' }));
+    expect(endo.adjustments).toEqual([]);
+    expect(endo.warnings[0]).toMatch(/indicator 3, the endoscopy .* not applied to a single code/);
+    expect(pct(['51'], ind({ mult_proc: '4' })).warnings[0]).toMatch(/diagnostic imaging/);
+  });
+
+  it('62 pays 62.5% for co-surgeon indicators 1 and 2 and is not payable with 0', () => {
+    expect(pct(['62'], ind({ co_surg: '1' })).factor.toNumber()).toBe(0.625);
+    expect(pct(['62'], ind({ co_surg: '2' })).adjustments[0]!.percent).toBe(62.5);
+    expect(pct(['62'], ind({ co_surg: '0' })).not_priced[0]).toMatch(/co-surgeons not permitted/);
+  });
+
+  it('80/81/82 pay 16% and AS 13.6% (85% of 16%) with indicator 2; 0 needs documentation, 1 is never paid', () => {
+    for (const m of ['80', '81', '82']) expect(pct([m], ind({ asst_surg: '2' })).adjustments[0]).toMatchObject({ modifier: m, rule: 'assistant_at_surgery', percent: 16 });
+    expect(pct(['AS'], ind({ asst_surg: '2' })).factor.toNumber()).toBe(0.136);
+    expect(pct(['80'], ind({ asst_surg: '0' })).not_priced[0]).toMatch(/only with documentation of medical necessity/);
+    expect(pct(['80'], ind({ asst_surg: '1' })).not_priced[0]).toMatch(/cannot be paid/);
+  });
+
+  it('66 is priced by report (not priced) whatever the indicator', () => {
+    expect(pct(['66'], ind({ team_surg: '2' })).not_priced[0]).toMatch(/by report/);
+    expect(pct(['66'], ind({ team_surg: '0' })).not_priced[0]).toMatch(/team surgeons not permitted/);
+  });
+
+  it('composes the percents: an assistant on a second procedure is 16% of 50% (8%)', () => {
+    const r = pct(['80', '51'], ind({ asst_surg: '2', mult_proc: '2' }));
+    expect(r.adjustments.map((a) => a.modifier)).toEqual(['51', '80']);
+    expect(r.factor.toNumber()).toBe(0.08);
+  });
+});
+
+describe('composePayment with payment-policy modifiers', () => {
+  const r20610 = { ...base.rvu!, work_rvu: 0.79, non_fac_pe_rvu: 1.04, facility_pe_rvu: 0.44, mp_rvu: 0.13, mult_proc: '2', bilat_surg: '1', asst_surg: '1' };
+  const r27447 = { ...base.rvu!, work_rvu: 19.6, non_fac_pe_rvu: 15.3, facility_pe_rvu: 15.3, mp_rvu: 3.98, mult_proc: '2', bilat_surg: '1', asst_surg: '2', co_surg: '1' };
+  const fac = { facility: true, decided_by: 'place_of_service' as const };
+
+  it('20610-50 non-facility in Manhattan: 150% of $75.33 exact is $112.99', () => {
+    // 0.79x1.064 + 1.04x1.162 + 0.13x1.586 = 0.84056 + 1.20848 + 0.20618 = 2.25522
+    // x 33.4009 = 75.326377698 (-> 75.33 unadjusted); x 1.5 = 112.989566547 -> 112.99
+    const { composition: c } = composePayment({ ...base, code: '20610', rvu: r20610, policy_modifiers: ['50'] });
+    expect(c.physician).toMatchObject({ fee_schedule_amount: 75.33, allowed_phy_payment: 112.99 });
+    expect(c.physician!.adjustments).toEqual([{ modifier: '50', rule: 'bilateral', indicator: '1', percent: 150, citation: expect.stringContaining('ch. 12 section 40.7') }]);
+    expect(c.estimated_payment).toBe(112.99);
+    expect(c.calculation).toEqual([expect.stringMatching(/^modifier 50: 150% \(bilateral, indicator 1; Medicare Claims Processing Manual ch. 12 section 40.7/)]);
+  });
+
+  it('27447 facility in Manhattan: -62 62.5% ($938.26), -80 16% ($240.19), -AS 13.6% ($204.16), -80 -51 8% ($120.10)', () => {
+    // 19.60x1.064 + 15.30x1.162 + 3.98x1.586 = 20.8544 + 17.7786 + 6.31228 = 44.94528
+    // x 33.4009 = 1501.212802752 (-> 1501.21); x 0.625 = 938.258001720 -> 938.26;
+    // x 0.16 = 240.194048440 -> 240.19; x 0.136 = 204.164941174 -> 204.16; x 0.08 = 120.097024220 -> 120.10
+    const at = (mods: string[]) => composePayment({ ...base, code: '27447', pe: fac, rvu: r27447, policy_modifiers: mods }).composition.physician!;
+    expect(at([]).allowed_phy_payment).toBe(1501.21);
+    expect(at(['62'])).toMatchObject({ fee_schedule_amount: 1501.21, allowed_phy_payment: 938.26 });
+    expect(at(['80']).allowed_phy_payment).toBe(240.19);
+    expect(at(['AS']).allowed_phy_payment).toBe(204.16);
+    expect(at(['80', '51']).allowed_phy_payment).toBe(120.1);
+  });
+
+  it('a modifier that is not payable leaves no physician amount (never the unadjusted one)', () => {
+    // 20610 ASST SURG 1: an assistant cannot be paid.
+    const { composition: c, warnings } = composePayment({ ...base, code: '20610', rvu: r20610, policy_modifiers: ['80'] });
+    expect(c.physician).toBeNull();
+    expect(c.estimated_payment).toBe(0);
+    expect(warnings.join(' ')).toMatch(/physician: modifier 80: 20610 has assistant-at-surgery indicator 1/);
+  });
+});
+
+describe('costSharing', () => {
+  it('caps the OPPS copayment at the year\'s inpatient deductible ($1,736 in CY2026)', () => {
+    const { block } = costSharing({ code: 'X', year: 2026, deductible_met: true, physician: 0, dme: 0, lab: 0, opps: { allowed: 9000, copayment: Dec.of('2000.50') } });
+    expect(block).toMatchObject({ opps_copayment: 1736, beneficiary_total: 1736, program_payment: 7264 });
+  });
+
+  it('takes an unmet deductible from the physician amount first, then coinsurance on the rest', () => {
+    // 2025 deductible $257: physician 300 -> 257 deductible, 20% of 43 = 8.60; program 300 - 265.60 = 34.40
+    const { block } = costSharing({ code: 'X', year: 2025, deductible_met: false, physician: 300, dme: 0, lab: 0, opps: null });
+    expect(block).toMatchObject({ part_b_deductible: 257, deductible: 257, coinsurance: 8.6, beneficiary_total: 265.6, program_payment: 34.4 });
+  });
+
+  it('wage-adjusts the copayment as the payment, except for G/K drugs, and scales it with PN', () => {
+    const opps = { payment_rate: 94.85, apc_code: '5521', status_indicator: 'Q3', relative_weight: null, wage_index: 1.9315, informational: false, national_unadjusted_copayment: null, minimum_unadjusted_copayment: 18.97 };
+    expect(oppsCopayment(opps, true, 100)!.toNumber()).toBe(29.572333);
+    expect(oppsCopayment(opps, false, 100)!.toNumber()).toBe(18.97);
+    expect(oppsCopayment(opps, true, 40)!.toNumber()).toBe(11.8289332);
+  });
+
+  it('says so when the year has no deductibles in the table', () => {
+    const { block, warnings } = costSharing({ code: 'X', year: 2019, deductible_met: false, physician: 100, dme: 0, lab: 0, opps: null });
+    expect(block).toMatchObject({ part_b_deductible: null, deductible: 0, coinsurance: 20 });
+    expect(warnings).toEqual(['beneficiary_cost_sharing: no CY2019 Part B deductible in the table; the deductible is not counted']);
   });
 });

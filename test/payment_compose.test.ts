@@ -55,3 +55,21 @@ describe('composePaymentFor with missing reference data', () => {
     for (const t of ['pos_category_02', 'medicaid_only_hospital', 'rural_health_clinic']) expect(isHospitalType(t)).toBe(false);
   });
 });
+
+describe('PC/TC indicator 4 families', () => {
+  it('a global-test-only code whose family is not in the table has no physician amount at a hospital, with a warning', async () => {
+    const { PCTC4_FAMILIES } = await import('../server/payment/service.js');
+    const table = PCTC4_FAMILIES as Record<string, unknown>;
+    const saved = table['93000'];
+    delete table['93000'];
+    try {
+      const trace = new Trace(snap, () => new Date('2026-03-02T00:00:00Z'));
+      const c = await composePaymentFor(snap, { code: '93000', place_of_service: '22', today: '2026-03-02', facility: null }, trace);
+      expect(c.physician).toBeNull();
+      expect(c.estimated_payment).toBe(0);
+      expect(trace.warnings.join(' ')).toMatch(/93000 is a global-test-only code .* not in the table of families; no physician amount/);
+    } finally {
+      table['93000'] = saved;
+    }
+  });
+});

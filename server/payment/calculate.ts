@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { Dec, toCents } from '../../datasets/_shared/decimal.js';
 import type { PolicyRule } from '../policies/schemas.js';
-import type { DmeSchema, FacilityBlockSchema, LabSchema, OutpatientSchema, PaymentCompositionSchema, PhysicianSchema } from './schemas.js';
+import type { CostSharingSchema, DmeSchema, PaymentAdjustmentSchema, FacilityBlockSchema, LabSchema, OutpatientSchema, PaymentCompositionSchema, PhysicianSchema } from './schemas.js';
 
 /**
  * Pure payment calculators (spec "Payment composition", calculation rules 1-5). No I/O: every
@@ -170,6 +170,8 @@ export function choosePeSetting(o: { placeOfService?: string; facilityIsFacility
 
 /** The RVU row fields composition needs (a PPRRVU row). */
 export interface RvuInput {
+  /** The code whose row this is (a PC/TC indicator 4 code at a hospital is priced from its professional code). */
+  hcpcs?: string;
   modifier: string;
   status_code: string;
   work_rvu: number | null;
@@ -180,6 +182,12 @@ export interface RvuInput {
   facility_na_indicator: string;
   /** PC/TC indicator (RVU25D.pdf): 1 global with -26/TC rows, 3 technical only, 5 incident to, ... */
   pctc_indicator: string;
+  /** Payment-policy indicators of the RVU file (MULT PROC, BILAT SURG, ASST SURG, CO-SURG, TEAM SURG). */
+  mult_proc: string;
+  bilat_surg: string;
+  asst_surg: string;
+  co_surg: string;
+  team_surg: string;
   year: number;
   quarter: number;
   /** Where the row came from, e.g. `PPRRVU2025_Oct.csv (mpfs_rvu 2025D)`. */
@@ -210,7 +218,18 @@ export interface PaymentInputs {
   /** Only with a CCN. */
   facility: FacilityBlock | null;
   /** `informational`: the facility is not paid under the OPPS; the block is shown, not summed. */
-  opps: { payment_rate: number; apc_code: string | null; status_indicator: string; relative_weight: number | null; wage_index: number; informational: boolean } | null;
+  opps: {
+    payment_rate: number;
+    apc_code: string | null;
+    status_indicator: string;
+    relative_weight: number | null;
+    wage_index: number;
+    informational: boolean;
+    /** Addendum B copayments: national unadjusted, minimum unadjusted (20%), IRA-adjusted (already final). */
+    national_unadjusted_copayment?: number | null;
+    minimum_unadjusted_copayment?: number | null;
+    adjusted_copayment?: number | null;
+  } | null;
   lab: { rate: number; indicator: string } | null;
   dme: { row: DmeRates; state: string; is_rural: boolean } | null;
   /** The conversion factor of the date of service's year (exact text) and why it was chosen. */
@@ -219,7 +238,128 @@ export interface PaymentInputs {
   opps_cap: { amount: number; version: string } | null;
   /** Medicare coverage rules for the code (`policyRulesFor`), carried into the composition as they are. */
   policy_rules: PolicyRule[];
+  /** Payment-policy modifiers of the request (50, 51, 62, 66, 80, 81, 82, AS), applied to the physician amount. */
+  policy_modifiers?: readonly string[];
+  /** Beneficiary cost sharing: the service's year (its deductibles) and whether the Part B deductible is met. */
+  cost_sharing?: { year: number; deductible_met: boolean };
+  /** An anesthesia service (PFS status J) with its minutes, base units and the locality's anesthesia factor. */
+  anesthesia?: AnesthesiaInput | null;
+  /** A critical access hospital billing professional services under Method II: 115% (42 CFR 413.70(b)(3)). */
+  cah_method_ii?: boolean;
+  /** Off-campus provider-based department modifiers of the request (PN, PO), applied to the OPPS amount. */
+  opps_modifiers?: readonly string[];
+  /** Notes of rules applied while gathering the inputs (PC/TC row choice, ...), each citing its source. */
+  calculation?: readonly string[];
 }
+
+// ---------------------------------------------------------------------------------------------
+// Payment-policy modifiers (Medicare Claims Processing Manual ch. 12, sections 20.4 and 40)
+// ---------------------------------------------------------------------------------------------
+
+/** OPPS status indicators paid the national rate without wage adjustment: separately payable drugs and biologicals. */
+export const OPPS_NATIONAL_RATE_SI: ReadonlySet<string> = new Set(['G', 'K']);
+export const CITE_OPPS_DRUGS = '42 CFR 419.43 wage-adjusts the labor-related share of APC payments; drugs and biologicals with status indicator G (pass-through) or K (separately payable) are paid the national Addendum B rate (section 1833(t)(14) of the Social Security Act; OPPS Addendum D1 status indicators)';
+export const CITE_OFF_CAMPUS = 'section 1833(t)(21) of the Social Security Act and 42 CFR 419.48 (off-campus provider-based departments); PFS relativity adjuster 40% of the OPPS rate (OPPS final rules); the clinic visit G0463 at 40% at excepted departments too (CY2019 OPPS final rule)';
+/** OPPS modifiers of off-campus provider-based departments. */
+export const OPPS_MODIFIERS: ReadonlySet<string> = new Set(['PN', 'PO']);
+
+/**
+ * Off-campus provider-based departments: PN (non-excepted) is paid 40% of the OPPS amount; PO
+ * (excepted) 100%, except the clinic visit G0463, paid 40% with PO too. Null when neither applies.
+ */
+export function offCampusAdjustment(code: string, modifiers: readonly string[]): Adjustment | null {
+  if (modifiers.includes('PN')) return { modifier: 'PN', rule: 'off_campus_department', indicator: 'PN', percent: 40, citation: CITE_OFF_CAMPUS };
+  if (modifiers.includes('PO')) return { modifier: 'PO', rule: 'off_campus_department', indicator: 'PO', percent: code === 'G0463' ? 40 : 100, citation: CITE_OFF_CAMPUS };
+  return null;
+}
+
+/** Modifiers whose payment policy the RVU file's indicators decide. */
+export const POLICY_MODIFIERS: ReadonlySet<string> = new Set(['50', '51', '62', '66', '80', '81', '82', 'AS']);
+
+export const CITE_MULTIPLE = 'Medicare Claims Processing Manual ch. 12 section 40.6 (multiple surgeries); RVU file MULT PROC indicator';
+export const CITE_BILATERAL = 'Medicare Claims Processing Manual ch. 12 section 40.7 (bilateral surgeries); RVU file BILAT SURG indicator';
+export const CITE_CO_TEAM = 'Medicare Claims Processing Manual ch. 12 section 40.8 (co-surgeons and team surgeons); RVU file CO-SURG / TEAM SURG indicators';
+export const CITE_ASSISTANT = 'Medicare Claims Processing Manual ch. 12 section 20.4.3 (assistant-at-surgery services); RVU file ASST SURG indicator';
+export const CITE_REDUCED = 'Medicare Claims Processing Manual ch. 12 section 20.4.6 (reduced services, modifier 52); RVU file 53 rows';
+export const CITE_ASSISTANT_NPP = `${CITE_ASSISTANT}; non-physician practitioners at 85% of the physician amount (42 CFR 414.52, 414.56)`;
+
+/** The indicators the policy rules read. */
+export type PolicyIndicators = Pick<RvuInput, 'mult_proc' | 'bilat_surg' | 'asst_surg' | 'co_surg' | 'team_surg'>;
+
+export type Adjustment = z.output<typeof PaymentAdjustmentSchema>;
+
+/** What the payment-policy modifiers do to one code's physician amount. */
+export interface PolicyResult {
+  adjustments: Adjustment[];
+  /** Product of the adjustments' percents / 100 (exact). */
+  factor: Dec;
+  /** Set when a modifier makes the service unpriceable here (by report, not payable): the reason. */
+  not_priced: string[];
+  warnings: string[];
+}
+
+/**
+ * Applies the payment-policy modifiers to a code by its RVU file indicators, in the manual's
+ * order: bilateral (40.7), multiple procedure (40.6), co-surgeon / team (40.8), assistant at
+ * surgery (20.4.3). The percents multiply (an assistant on a second procedure: 16% of 50%).
+ * A modifier whose indicator makes the service not payable or priced by report sets `not_priced`.
+ */
+export function applyPolicyModifiers(code: string, modifiers: readonly string[], ind: PolicyIndicators): PolicyResult {
+  const adjustments: Adjustment[] = [];
+  const not_priced: string[] = [];
+  const warnings: string[] = [];
+  const has = (m: string) => modifiers.includes(m);
+  if (has('50')) {
+    const i = ind.bilat_surg;
+    if (i === '1') adjustments.push({ modifier: '50', rule: 'bilateral', indicator: i, percent: 150, citation: CITE_BILATERAL });
+    else if (i === '3') adjustments.push({ modifier: '50', rule: 'bilateral', indicator: i, percent: 200, citation: CITE_BILATERAL });
+    else if (i === '0' || i === '2') {
+      adjustments.push({ modifier: '50', rule: 'bilateral', indicator: i, percent: 100, citation: CITE_BILATERAL });
+      warnings.push(`modifier 50: ${code} has bilateral indicator ${i} (${i === '0' ? 'the 150% bilateral adjustment does not apply' : 'the code is already bilateral'}): one payment at 100%`);
+    } else warnings.push(`modifier 50: ${code} has bilateral indicator ${i || '(blank)'} (the bilateral concept does not apply); not adjusted`);
+  }
+  if (has('51')) {
+    const i = ind.mult_proc;
+    if (i === '2') adjustments.push({ modifier: '51', rule: 'multiple_procedure', indicator: i, percent: 50, citation: CITE_MULTIPLE });
+    else if (i === '3' || i === '4' || i === '5' || i === '6' || i === '7') {
+      const which = { '3': 'endoscopy', '4': 'diagnostic imaging', '5': 'therapy', '6': 'diagnostic cardiovascular', '7': 'diagnostic ophthalmology' }[i];
+      warnings.push(`modifier 51: ${code} has multiple procedure indicator ${i}, the ${which} reduction, which depends on the other services of the day; not applied to a single code (${CITE_MULTIPLE})`);
+    } else warnings.push(`modifier 51: ${code} has multiple procedure indicator ${i || '(blank)'}: no multiple procedure reduction applies; not adjusted`);
+  }
+  if (has('62')) {
+    const i = ind.co_surg;
+    if (i === '1' || i === '2') adjustments.push({ modifier: '62', rule: 'co_surgeon', indicator: i, percent: 62.5, citation: CITE_CO_TEAM });
+    else not_priced.push(`modifier 62: ${code} has co-surgeon indicator ${i || '(blank)'} (${i === '0' ? 'co-surgeons not permitted' : 'the co-surgeon concept does not apply'}): not payable as co-surgery (${CITE_CO_TEAM})`);
+  }
+  if (has('66')) {
+    const i = ind.team_surg;
+    not_priced.push(
+      i === '1' || i === '2'
+        ? `modifier 66: team surgery on ${code} (team surgery indicator ${i}) is priced by report by the MAC; no amount (${CITE_CO_TEAM})`
+        : `modifier 66: ${code} has team surgery indicator ${i || '(blank)'} (${i === '0' ? 'team surgeons not permitted' : 'the team concept does not apply'}): not payable as team surgery (${CITE_CO_TEAM})`,
+    );
+  }
+  const asst = ['80', '81', '82', 'AS'].filter(has);
+  if (asst.length > 1) warnings.push(`modifiers ${asst.join(', ')} all mark an assistant at surgery; ${asst[0]} was applied`);
+  const a = asst[0];
+  if (a) {
+    const i = ind.asst_surg;
+    if (i === '2') {
+      if (a === 'AS') adjustments.push({ modifier: a, rule: 'assistant_at_surgery', indicator: i, percent: 13.6, citation: CITE_ASSISTANT_NPP });
+      else adjustments.push({ modifier: a, rule: 'assistant_at_surgery', indicator: i, percent: 16, citation: CITE_ASSISTANT });
+    } else if (i === '0') not_priced.push(`modifier ${a}: ${code} has assistant-at-surgery indicator 0: an assistant is paid only with documentation of medical necessity; no amount (${CITE_ASSISTANT})`);
+    else if (i === '1') not_priced.push(`modifier ${a}: ${code} has assistant-at-surgery indicator 1: statutory payment restriction, an assistant at surgery cannot be paid (${CITE_ASSISTANT})`);
+    else not_priced.push(`modifier ${a}: ${code} has assistant-at-surgery indicator ${i || '(blank)'} (the concept does not apply): not payable as an assistant at surgery (${CITE_ASSISTANT})`);
+  }
+  return { adjustments, factor: factorOf(adjustments), not_priced, warnings };
+}
+
+/** The product of the adjustments' percents as an exact factor (150% and 50%: 0.75). */
+export function factorOf(adjustments: readonly Adjustment[]): Dec {
+  return adjustments.reduce((f, x) => f.mul(Dec.of(x.percent).mul('0.01')), Dec.of(1));
+}
+
+export const CITE_CAH_METHOD_II = '42 CFR 413.70(b)(3): a CAH electing the optional method is paid 115% of the fee schedule amount for its practitioners\' professional outpatient services';
 
 /** PFS status codes paid separately on RVUs (RVU25D.pdf, "Status Code"). */
 export const PFS_PAYABLE_STATUS: ReadonlySet<string> = new Set(['A', 'R', 'T']);
@@ -237,9 +377,20 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
   const blocks: Composition['applicable_blocks'] = [];
   const amounts: number[] = [];
 
+  const calculation: string[] = [...(i.calculation ?? [])];
   let physician: PhysicianBlock | null = null;
-  if (i.rvu && !PFS_PAYABLE_STATUS.has(i.rvu.status_code)) {
+  const policy = i.rvu && i.policy_modifiers?.length ? applyPolicyModifiers(i.code, i.policy_modifiers, i.rvu) : null;
+  if (policy) warnings.push(...policy.warnings);
+  if (i.rvu && i.anesthesia && i.rvu.status_code === 'J') {
+    physician = anesthesiaBlock(i, i.rvu, i.anesthesia, calculation, warnings);
+    if (physician) {
+      blocks.push('physician');
+      amounts.push(physician.allowed_phy_payment);
+    }
+  } else if (i.rvu && !PFS_PAYABLE_STATUS.has(i.rvu.status_code)) {
     warnings.push(`physician: ${i.code}${i.rvu.modifier ? `-${i.rvu.modifier}` : ''} has PFS status ${i.rvu.status_code}, not paid on RVUs under the physician fee schedule`);
+  } else if (i.rvu && policy && policy.not_priced.length > 0) {
+    warnings.push(...policy.not_priced.map((w) => `physician: ${w}`));
   } else if (i.rvu) {
     const r = i.rvu;
     const pe = i.pe.facility ? r.facility_pe_rvu : r.non_fac_pe_rvu;
@@ -249,8 +400,18 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
     // DRA 2005: an imaging service's PFS amount is capped at the OPPS amount for the setting.
     const capApplied = i.opps_cap !== null && i.opps_cap.amount < amt.allowed;
     if (amt.allowed > 0) {
+      const feeSchedule = capApplied ? i.opps_cap!.amount : amt.allowed;
+      const adjustments = [...(policy?.adjustments ?? [])];
+      if (i.cah_method_ii) adjustments.push({ modifier: null, rule: 'cah_method_ii', indicator: 'method_ii', percent: 115, citation: CITE_CAH_METHOD_II });
+      // The adjustments multiply the exact fee schedule amount (or the cap); rounded once, here.
+      const allowed = adjustments.length ? toCents((capApplied ? Dec.of(i.opps_cap!.amount) : amt.exact).mul(factorOf(adjustments))) : feeSchedule;
+      for (const a of adjustments) {
+        calculation.push(a.modifier === null ? `CAH Method II: ${a.percent}% of the facility fee schedule amount (${a.citation})` : `modifier ${a.modifier}: ${a.percent}% (${a.rule.replace(/_/g, ' ')}, indicator ${a.indicator}; ${a.citation})`);
+      }
       physician = {
-        allowed_phy_payment: capApplied ? i.opps_cap!.amount : amt.allowed,
+        allowed_phy_payment: allowed,
+        fee_schedule_amount: feeSchedule,
+        adjustments,
         conversion_factor: Number(cf),
         conversion_factor_source: i.cf.source,
         opps_cap_amount: i.opps_cap?.amount ?? null,
@@ -266,8 +427,10 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
         mp_rvu_adjusted: n(amt.mp_rvu_adjusted),
         total_adjusted_rvu: n(amt.total_adjusted_rvu),
         pe_rvu_source: i.pe.facility ? 'facility' : 'non_facility',
+        priced_code: r.hcpcs ?? i.code,
         rvu_row: r.modifier === '26' || r.modifier === 'TC' || r.modifier === '53' ? r.modifier : 'global',
         setting_na: na === 'NA',
+        anesthesia: null,
         rvu_year: r.year,
         rvu_quarter: r.quarter,
         rvu_source: r.source,
@@ -281,9 +444,16 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
 
   let outpatient: OutpatientBlock | null = null;
   if (i.opps) {
-    const o = outpatientFacilityAllowed(i.opps.payment_rate, i.opps.wage_index);
+    const wageAdjusted = !OPPS_NATIONAL_RATE_SI.has(i.opps.status_indicator);
+    const o = outpatientFacilityAllowed(i.opps.payment_rate, i.opps.wage_index, wageAdjusted ? OPPS_LABOR_SHARE : '0');
+    if (!wageAdjusted) calculation.push(`outpatient_facility: status indicator ${i.opps.status_indicator} (separately payable drug or biological) is paid the national rate, no wage adjustment (${CITE_OPPS_DRUGS})`);
+    const oppsAdj = offCampusAdjustment(i.code, i.opps_modifiers ?? []);
+    const allowedFac = oppsAdj ? toCents(o.exact.mul(Dec.of(oppsAdj.percent).mul('0.01'))) : o.allowed;
+    if (oppsAdj) calculation.push(`outpatient_facility: modifier ${oppsAdj.modifier}: ${oppsAdj.percent}% of the OPPS amount (${oppsAdj.citation})`);
     outpatient = {
-      allowed_fac_payment: o.allowed,
+      allowed_fac_payment: allowedFac,
+      wage_adjusted: wageAdjusted,
+      adjustments: oppsAdj ? [oppsAdj] : [],
       opps_payment_rate: i.opps.payment_rate,
       apc_code: i.opps.apc_code,
       status_indicator: i.opps.status_indicator,
@@ -295,9 +465,11 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
     };
     if (!i.opps.informational) {
       blocks.push('outpatient_facility');
-      amounts.push(o.allowed);
+      amounts.push(allowedFac);
     }
   }
+
+  if (!outpatient && i.opps_modifiers?.length) warnings.push(`modifier ${i.opps_modifiers.join(', ')} adjusts the OPPS amount of an off-campus department; this answer has no OPPS block`);
 
   let lab: LabBlock | null = null;
   if (i.lab) {
@@ -319,6 +491,20 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
       warnings.push(`dme: no ${i.dme.is_rural ? 'rural or non-rural' : 'non-rural'} fee is published for ${i.code} in ${i.dme.state}`);
     }
   }
+
+  const beneficiary_cost_sharing = costSharing({
+    code: i.code,
+    year: i.cost_sharing?.year ?? i.rvu?.year ?? 2026,
+    deductible_met: i.cost_sharing?.deductible_met ?? true,
+    physician: physician?.allowed_phy_payment ?? 0,
+    dme: dme?.allowed_dme_payment ?? 0,
+    lab: lab?.allowed_lab_payment ?? 0,
+    opps:
+      outpatient && !outpatient.informational && i.opps
+        ? { allowed: outpatient.allowed_fac_payment, copayment: oppsCopayment(i.opps, outpatient.wage_adjusted, outpatient.adjustments[0]?.percent ?? 100) }
+        : null,
+  });
+  warnings.push(...beneficiary_cost_sharing.warnings);
 
   return {
     composition: {
@@ -343,6 +529,8 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
       lab,
       dme,
       facility: i.facility,
+      calculation,
+      beneficiary_cost_sharing: beneficiary_cost_sharing.block,
       policy_rules: i.policy_rules,
     },
     warnings,
@@ -356,3 +544,207 @@ export type LabBlock = z.output<typeof LabSchema>;
 export type DmeBlock = z.output<typeof DmeSchema>;
 /** The spec's payment composition without `reliability` (the route adds it). */
 export type Composition = Omit<z.output<typeof PaymentCompositionSchema>, 'reliability'>;
+
+// ---------------------------------------------------------------------------------------------
+// Beneficiary cost sharing
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Yearly Part B figures, each from CMS's "Medicare Parts A & B Premiums and Deductibles" fact sheet
+ * of the year; the 2026 inpatient deductible is also printed in the CY2026 Addendum B header
+ * (the cap on OPPS copayments).
+ */
+export const YEARLY_DEDUCTIBLES: Readonly<Record<number, { part_b_deductible: string; inpatient_deductible: string; source: string }>> = {
+  2025: { part_b_deductible: '257', inpatient_deductible: '1676', source: 'CMS 2025 Medicare Parts A & B Premiums and Deductibles fact sheet' },
+  2026: { part_b_deductible: '283', inpatient_deductible: '1736', source: 'CMS 2026 Medicare Parts A & B Premiums and Deductibles fact sheet; CY2026 OPPS Addendum B (copayment cap)' },
+};
+
+/**
+ * Preventive services with neither deductible nor coinsurance (USPSTF A/B and the statutory
+ * preventive benefits): 42 CFR 410.152(l) and 410.160(b); Claims Processing Manual ch. 18.
+ */
+export const PREVENTIVE_NO_COST_SHARING: ReadonlySet<string> = new Set([
+  '77063', // screening digital breast tomosynthesis
+  '77067', // screening mammography
+  'G0402', // initial preventive physical examination
+  'G0438', // annual wellness visit, initial
+  'G0439', // annual wellness visit, subsequent
+  'G0105', // screening colonoscopy, high risk
+  'G0121', // screening colonoscopy, not high risk
+  'G0008', // influenza vaccine administration
+  'G0009', // pneumococcal vaccine administration
+]);
+
+export const CITE_COINSURANCE = 'section 1833(a)(1) of the Social Security Act: Part B pays 80%, the beneficiary 20% coinsurance; 42 CFR 410.152';
+export const CITE_DEDUCTIBLE = 'section 1833(b) of the Social Security Act; 42 CFR 410.160';
+export const CITE_PREVENTIVE = '42 CFR 410.152(l) and 410.160(b): no deductible or coinsurance for the listed preventive services';
+export const CITE_LAB_NO_COST_SHARING = 'section 1833(a)(1)(D) and (b)(3) of the Social Security Act: clinical laboratory tests are paid at 100%, no deductible or coinsurance';
+export const CITE_OPPS_COPAY = '42 CFR 419.41 (beneficiary copayment under the OPPS), wage-adjusted as the payment (42 CFR 419.43), never above the year\'s inpatient deductible (section 1833(t)(8)(C)(i) of the Act)';
+
+export type CostSharingBlock = z.output<typeof CostSharingSchema>;
+
+/** The OPPS copayment before the inpatient-deductible cap, exact (null when Addendum B prints none). */
+export function oppsCopayment(o: NonNullable<PaymentInputs['opps']>, wageAdjusted: boolean, percent: number): Dec | null {
+  if (o.adjusted_copayment !== undefined && o.adjusted_copayment !== null) return Dec.of(o.adjusted_copayment).mul(Dec.of(percent).mul('0.01'));
+  const unadjusted = o.national_unadjusted_copayment ?? o.minimum_unadjusted_copayment ?? null;
+  if (unadjusted === null) return null;
+  const c = wageAdjusted ? outpatientFacilityAllowed(unadjusted, o.wage_index).exact : Dec.of(unadjusted);
+  return c.mul(Dec.of(percent).mul('0.01'));
+}
+
+/**
+ * What the beneficiary pays and what the program pays for the service's applicable blocks. The
+ * Part B deductible, when not met, is taken from the physician amount first, then DME, then OPPS;
+ * the 20% coinsurance applies to what remains of the physician and DME amounts; the OPPS
+ * copayment to the outpatient block (capped at the inpatient deductible and at what remains of
+ * the block); clinical lab tests have no cost sharing; listed preventive services none at all.
+ */
+export function costSharing(o: {
+  code: string;
+  year: number;
+  deductible_met: boolean;
+  physician: number;
+  dme: number;
+  lab: number;
+  opps: { allowed: number; copayment: Dec | null } | null;
+}): { block: CostSharingBlock; warnings: string[] } {
+  const warnings: string[] = [];
+  const citations: string[] = [];
+  const y = YEARLY_DEDUCTIBLES[o.year];
+  const preventive = PREVENTIVE_NO_COST_SHARING.has(o.code);
+  const total = Dec.of(o.physician).add(o.dme).add(o.lab).add(o.opps?.allowed ?? 0);
+  let deductible = Dec.of(0);
+  let coinsurance = Dec.of(0);
+  let copay: Dec | null = null;
+  if (preventive) {
+    citations.push(CITE_PREVENTIVE);
+    copay = o.opps ? Dec.of(0) : null;
+  } else {
+    let remaining = !o.deductible_met && y ? Dec.of(y.part_b_deductible) : Dec.of(0);
+    if (!o.deductible_met) {
+      if (y) citations.push(`${CITE_DEDUCTIBLE}; CY${o.year} Part B deductible $${y.part_b_deductible} (${y.source})`);
+      else warnings.push(`beneficiary_cost_sharing: no CY${o.year} Part B deductible in the table; the deductible is not counted`);
+    }
+    const take = (amount: number) => {
+      const d = Dec.of(amount).compare(remaining) < 0 ? Dec.of(amount) : remaining;
+      remaining = remaining.sub(d);
+      deductible = deductible.add(d);
+      return Dec.of(amount).sub(d);
+    };
+    const phyRest = take(o.physician);
+    const dmeRest = take(o.dme);
+    const oppsRest = o.opps ? take(o.opps.allowed) : Dec.of(0);
+    coinsurance = phyRest.add(dmeRest).mul('0.2');
+    if (o.physician > 0 || o.dme > 0) citations.push(CITE_COINSURANCE);
+    if (o.lab > 0) citations.push(CITE_LAB_NO_COST_SHARING);
+    if (o.opps) {
+      if (o.opps.copayment === null) {
+        warnings.push(`beneficiary_cost_sharing: Addendum B prints no copayment for ${o.code}; the OPPS copayment is not counted`);
+      } else {
+        copay = o.opps.copayment;
+        if (y && copay.compare(y.inpatient_deductible) > 0) copay = Dec.of(y.inpatient_deductible);
+        if (!y) warnings.push(`beneficiary_cost_sharing: no CY${o.year} inpatient deductible in the table; the OPPS copayment is not capped`);
+        if (copay.compare(oppsRest) > 0) copay = oppsRest;
+        citations.push(CITE_OPPS_COPAY + (y ? `; CY${o.year} inpatient deductible $${y.inpatient_deductible} (${y.source})` : ''));
+      }
+    }
+  }
+  const d = toCents(deductible);
+  const c = toCents(coinsurance);
+  const oc = copay === null ? null : toCents(copay);
+  const beneficiary = sumCents([d, c, oc ?? 0]);
+  return {
+    block: {
+      year: o.year,
+      deductible_applies: !preventive,
+      deductible_met: o.deductible_met,
+      part_b_deductible: y ? Number(y.part_b_deductible) : null,
+      inpatient_deductible: y ? Number(y.inpatient_deductible) : null,
+      deductible: d,
+      coinsurance: c,
+      opps_copayment: oc,
+      beneficiary_total: beneficiary,
+      program_payment: total.sub(beneficiary).round(2).toNumber(),
+      citations,
+    },
+    warnings,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Anesthesia (Claims Processing Manual ch. 12 section 50)
+// ---------------------------------------------------------------------------------------------
+
+export const CITE_ANESTHESIA = 'Medicare Claims Processing Manual ch. 12 section 50 (anesthesia: base units plus time units of 15 minutes, times the locality\'s anesthesia conversion factor); 42 CFR 414.46';
+
+/** Anesthesia payment modifiers: the percent of the amount, or `AD` (medical supervision, three base units). */
+export const ANESTHESIA_MODIFIERS: Readonly<Record<string, number | 'AD'>> = { AA: 100, QZ: 100, QK: 50, QX: 50, QY: 50, AD: 'AD' };
+
+export interface AnesthesiaInput {
+  base_units: number;
+  minutes: number;
+  /** The locality's anesthesia conversion factor (exact text) and where it comes from. */
+  cf: string;
+  cf_source: string;
+  base_units_source: string;
+  /** The first anesthesia modifier of the request (AA, QZ, QK, QX, QY, AD), if any. */
+  modifier: string | null;
+}
+
+/**
+ * The anesthesia amount: (base units + minutes / 15 to one decimal place) x the anesthesia
+ * conversion factor, times the medical-direction percent (QK, QX, QY 50%; AA, QZ 100%); AD pays
+ * three base units and no time units. Rounded once.
+ */
+export function anesthesiaAllowed(a: Pick<AnesthesiaInput, 'base_units' | 'minutes' | 'cf' | 'modifier'>): { base_units: number; time_units: Dec; percent: number; exact: Dec; before_direction: number; allowed: number } {
+  const m = a.modifier ? ANESTHESIA_MODIFIERS[a.modifier] : undefined;
+  const supervision = m === 'AD';
+  const base = supervision ? 3 : a.base_units;
+  const time = supervision ? Dec.of(0) : Dec.of(a.minutes).divRound(15, 1);
+  const percent = typeof m === 'number' ? m : 100;
+  const full = Dec.of(base).add(time).mul(a.cf);
+  const exact = full.mul(Dec.of(percent).mul('0.01'));
+  return { base_units: base, time_units: time, percent, exact, before_direction: toCents(full), allowed: toCents(exact) };
+}
+
+function anesthesiaBlock(i: PaymentInputs, r: RvuInput, a: AnesthesiaInput, calculation: string[], warnings: string[]): PhysicianBlock | null {
+  const amt = anesthesiaAllowed(a);
+  if (a.modifier === 'AD') warnings.push(`anesthesia: modifier AD (medical supervision): three base units, no time units; the manual allows one more unit where the physician documents presence at induction, not counted here (${CITE_ANESTHESIA})`);
+  calculation.push(`anesthesia: (${amt.base_units} base units + ${amt.time_units.toString()} time units (${a.minutes} minutes / 15)) x ${a.cf}${amt.percent !== 100 ? ` x ${amt.percent}% (modifier ${a.modifier})` : ''} (${CITE_ANESTHESIA})`);
+  if (amt.allowed <= 0) return null;
+  const adjustments: Adjustment[] = a.modifier && amt.percent !== 100 ? [{ modifier: a.modifier, rule: 'anesthesia_medical_direction', indicator: a.modifier, percent: amt.percent, citation: CITE_ANESTHESIA }] : [];
+  return {
+    allowed_phy_payment: amt.allowed,
+    fee_schedule_amount: amt.before_direction,
+    adjustments,
+    conversion_factor: Number(a.cf),
+    conversion_factor_source: a.cf_source,
+    opps_cap_amount: null,
+    opps_cap_applied: false,
+    work_rvu: r.work_rvu ?? 0,
+    pe_rvu: (i.pe.facility ? r.facility_pe_rvu : r.non_fac_pe_rvu) ?? 0,
+    mp_rvu: r.mp_rvu ?? 0,
+    pw_gpci: i.gpci.pw_gpci,
+    pe_gpci: i.gpci.pe_gpci,
+    mp_gpci: i.gpci.mp_gpci,
+    work_rvu_adjusted: 0,
+    pe_rvu_adjusted: 0,
+    mp_rvu_adjusted: 0,
+    total_adjusted_rvu: 0,
+    pe_rvu_source: i.pe.facility ? 'facility' : 'non_facility',
+    priced_code: r.hcpcs ?? i.code,
+    rvu_row: 'global',
+    setting_na: false,
+    anesthesia: {
+      minutes: a.minutes,
+      base_units: amt.base_units,
+      time_units: amt.time_units.toNumber(),
+      anesthesia_conversion_factor: Number(a.cf),
+      base_units_source: a.base_units_source,
+      modifier: a.modifier,
+    },
+    rvu_year: r.year,
+    rvu_quarter: r.quarter,
+    rvu_source: r.source,
+  };
+}

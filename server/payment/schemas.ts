@@ -22,7 +22,12 @@ export const ModifierSchema = z
  */
 export const PaymentQuerySchema = z.object({
   ccn: z.string().trim().toUpperCase().pipe(CcnSchema).optional(),
-  modifier: ModifierSchema.optional(),
+  modifier: z
+    .array(z.string())
+    .transform((list) => list.flatMap((m) => m.split(',')).map((m) => m.trim()).filter(Boolean))
+    .pipe(z.array(ModifierSchema).max(4, 'at most 4 modifiers'))
+    .optional()
+    .describe('HCPCS modifiers, repeated (`modifier=80&modifier=51`) or as a comma list (`80,51`): 26, TC and 53 select an RVU row; 50, 51, 52, 53, 62, 66, 80, 81, 82 and AS apply the payment policy of the RVU file indicators'),
   date_of_service: IsoDateSchema.optional(),
   qpp: QueryBoolSchema.optional(),
   qpp_flag: z
@@ -32,10 +37,24 @@ export const PaymentQuerySchema = z.object({
   locality: LocalitySchema.optional(),
   place_of_service: z.string().trim().regex(/^\d{2}$/, 'place_of_service must be a 2-digit CMS place-of-service code').optional(),
   use_facility_rate: QueryBoolSchema.optional(),
+  anesthesia_minutes: z.coerce.number().int().min(1).max(1440).optional().describe('anesthesia time in minutes, for an anesthesia code (PFS status J)'),
+  deductible_met: QueryBoolSchema.optional().describe('the beneficiary has met the year\'s Part B deductible (default true)'),
+  cah_method_ii: QueryBoolSchema.optional().describe('the critical access hospital (ccn) bills its practitioners\' professional services under the optional method (Method II): 115% of the facility fee schedule amount, 42 CFR 413.70(b)(3)'),
 });
 
+/** One payment-policy adjustment applied to the physician amount (Claims Processing Manual ch. 12). */
+export const PaymentAdjustmentSchema = z.object({
+  modifier: z.string().nullable().describe('the modifier that triggers the rule; null for CAH Method II (a query parameter)'),
+  rule: z.enum(['multiple_procedure', 'bilateral', 'co_surgeon', 'assistant_at_surgery', 'off_campus_department', 'cah_method_ii', 'anesthesia_medical_direction']),
+  indicator: z.string().describe('the indicator the rule reads: the RVU file column (MULT PROC, BILAT SURG, CO-SURG, ASST SURG), or the modifier itself for an off-campus department (PN, PO), or `method_ii` for a CAH'),
+  percent: z.number().describe('percent of the fee schedule amount paid by this adjustment (150 = 150%)'),
+  citation: z.string(),
+}).meta({ id: 'PaymentAdjustment' });
+
 export const PhysicianSchema = z.object({
-  allowed_phy_payment: z.number().describe('the lesser of the PFS amount and the OPPS cap when a cap applies'),
+  allowed_phy_payment: z.number().describe('the lesser of the PFS amount and the OPPS cap when a cap applies, times the payment-policy adjustments'),
+  fee_schedule_amount: z.number().describe('the fee schedule amount before the payment-policy adjustments (after the OPPS cap)'),
+  adjustments: z.array(PaymentAdjustmentSchema).describe('payment-policy modifiers applied, in the order applied; their percents multiply'),
   conversion_factor: z.number(),
   conversion_factor_source: z.string().describe("where the factor comes from: the CONV FACTOR of the date of service's RVU release, or the spec's CY2026 constant"),
   opps_cap_amount: z.number().nullable().describe('OPPS cap of the code, modifier and locality for the setting (opps_cap dataset, DRA 2005); null when none applies'),
@@ -51,10 +70,22 @@ export const PhysicianSchema = z.object({
   work_rvu: z.number(),
   work_rvu_adjusted: z.number(),
   pe_rvu_source: z.enum(['facility', 'non_facility']),
+  priced_code: z.string().describe('the code whose RVU row is priced: the requested code, or in a hospital setting the professional-only code of a PC/TC indicator 4 family (93000: 93010)'),
   rvu_row: z
     .enum(['global', '26', 'TC', '53'])
-    .describe("the PPRRVU row priced: the global row, or a modifier's; at a facility's outpatient setting a PC/TC indicator 1 code is priced from its -26 row (the facility is paid the technical component)"),
+    .describe("the PPRRVU row priced: the global row, or a modifier's; in a hospital setting (a hospital ccn, or place of service 19, 21, 22, 23, 51, 52, 61) a PC/TC indicator 1 code is priced from its -26 row (the facility is paid the technical component)"),
   setting_na: z.boolean().describe('CMS marks the PE-RVU of the chosen setting NA (not paid there); the published value was used, with a warning'),
+  anesthesia: z
+    .object({
+      minutes: z.number(),
+      base_units: z.number().describe('the base units paid (3 with modifier AD)'),
+      time_units: z.number().describe('minutes / 15 to one decimal place (0 with AD)'),
+      anesthesia_conversion_factor: z.number(),
+      base_units_source: z.string(),
+      modifier: z.string().nullable().describe('the anesthesia modifier applied (AA, QZ 100%; QK, QX, QY 50%; AD three base units)'),
+    })
+    .nullable()
+    .describe('an anesthesia service (PFS status J) priced on base and time units (Claims Processing Manual ch. 12 section 50); null otherwise. The RVU fields are then the row\'s zeros and conversion_factor is the anesthesia factor'),
   rvu_quarter: z.number(),
   rvu_year: z.number(),
   rvu_source: z.string(),
@@ -62,6 +93,8 @@ export const PhysicianSchema = z.object({
 
 export const OutpatientSchema = z.object({
   allowed_fac_payment: z.number(),
+  wage_adjusted: z.boolean().describe('false for status indicators paid the national rate (G, K: separately payable drugs and biologicals); the labor share is then 0'),
+  adjustments: z.array(PaymentAdjustmentSchema).describe('off-campus provider-based department modifiers applied (PN 40%; PO 100%, G0463 40%)'),
   opps_payment_rate: z.number(),
   apc_code: z.string().nullable(),
   status_indicator: z.string(),
@@ -83,6 +116,20 @@ export const DmeSchema = z.object({
   rate_used: z.enum(['rural', 'non_rural']),
   state: z.string(),
 }).meta({ id: 'PaymentDmeBlock' });
+
+export const CostSharingSchema = z.object({
+  year: z.number().describe("the service's year, whose deductibles apply"),
+  deductible_applies: z.boolean().describe('false for preventive services without cost sharing (42 CFR 410.152(l), 410.160(b))'),
+  deductible_met: z.boolean().describe('the deductible_met query parameter (default true)'),
+  part_b_deductible: z.number().nullable().describe("the year's Part B deductible; null when the year is not in the table"),
+  inpatient_deductible: z.number().nullable().describe("the year's inpatient deductible, the cap of an OPPS copayment"),
+  deductible: z.number().describe('the part of the Part B deductible paid on this service (0 when met)'),
+  coinsurance: z.number().describe('20% of the physician and DME amounts after the deductible'),
+  opps_copayment: z.number().nullable().describe('the Addendum B copayment, wage-adjusted, capped at the inpatient deductible; null without an OPPS block'),
+  beneficiary_total: z.number(),
+  program_payment: z.number().describe('estimated_payment less the beneficiary total'),
+  citations: z.array(z.string()),
+}).meta({ id: 'PaymentCostSharing' });
 
 export const FacilityBlockSchema = z.object({
   ccn: z.string(),
@@ -126,6 +173,8 @@ export const PaymentCompositionSchema = z.object({
   lab: LabSchema.nullable(),
   dme: DmeSchema.nullable(),
   facility: FacilityBlockSchema.nullable(),
+  beneficiary_cost_sharing: CostSharingSchema,
+  calculation: z.array(z.string()).describe('the payment rules applied beyond the base formulas (payment-policy modifiers, PC/TC, OPPS status indicators), each with the manual section or regulation it implements'),
   policy_rules: z.array(PolicyRuleSchema).describe('Medicare coverage rules for the code: the billing articles listing it and their LCDs, in the MAC jurisdictions of the facility\'s (or locality\'s) state'),
   reliability: ReliabilitySchema,
 }).meta({ id: 'PaymentComposition' });

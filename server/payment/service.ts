@@ -5,6 +5,8 @@ import { isDmeRuralZip } from '../../datasets/dmepos_rural_zip/queries.js';
 import { lookupGpci } from '../../datasets/gpci/queries.js';
 import { findRvuRows, getRvu, type RvuRow } from '../../datasets/mpfs_rvu/queries.js';
 import { findOppsRatesIn, oppsVersionFor } from '../../datasets/opps_addendum_b/queries.js';
+import { findAnesthesiaBaseUnits } from '../../datasets/anesthesia_base_units/queries.js';
+import { lookupAnesCf } from '../../datasets/anesthesia_cf/queries.js';
 import type { z } from 'zod';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { lookupOppsCap } from '../../datasets/opps_cap/queries.js';
@@ -14,14 +16,23 @@ import type { FacilityReference } from '../facilities/schemas.js';
 import type { Trace } from '../trace.js';
 import { MEDICARE_FFS, policyRulesFor } from '../policies/service.js';
 import type { PaymentQuerySchema } from './schemas.js';
-import { choosePeSetting, composePayment, conversionFactor, type Composition, type FacilityBlock, type GpciInput, type PaymentInputs, type RvuInput } from './calculate.js';
+import { ANESTHESIA_MODIFIERS, choosePeSetting, CITE_REDUCED, composePayment, conversionFactor, OPPS_MODIFIERS, POLICY_MODIFIERS, type Composition, type FacilityBlock, type AnesthesiaInput, type GpciInput, type PaymentInputs, type RvuInput } from './calculate.js';
 
 /**
  * A payment request: the route's validated query, the code, today (`YYYY-MM-DD`: the year whose
  * conversion factor and caps apply without a date of service), and the facility of `ccn` as the
  * calling tenant sees it (`resolveFacility`), null without `ccn`.
  */
-export type PaymentRequest = z.output<typeof PaymentQuerySchema> & { code: string; today: string; facility: Facility | null };
+export type PaymentRequest = PaymentQuery & { code: string; today: string; facility: Facility | null };
+
+/** The validated query, with `modifier` also as one string (knowledge resolve passes its pricing modifier so). */
+export type PaymentQuery = Omit<z.output<typeof PaymentQuerySchema>, 'modifier'> & { modifier?: string | readonly string[] };
+
+/** The request's modifiers, upper-cased, in order, each once (a comma list is split). */
+export function modifierList(m: string | readonly string[] | undefined): string[] {
+  const list = (typeof m === 'string' ? [m] : (m ?? [])).flatMap((x) => x.split(',')).map((x) => x.trim().toUpperCase()).filter(Boolean);
+  return [...new Set(list)];
+}
 
 /**
  * Modifiers that select a different PPRRVU row (professional/technical component, reduced or
@@ -39,6 +50,7 @@ function toRvuInput(row: RvuRow, snapshot: SnapshotReader): RvuInput {
   const v = snapshot.versions('mpfs_rvu').find((x) => x.version === row.version);
   const files = v?.source_files.map((f) => f.name).join(' + ') ?? '';
   return {
+    hcpcs: row.hcpcs,
     modifier: row.modifier,
     status_code: row.status_code,
     work_rvu: row.work_rvu,
@@ -48,6 +60,11 @@ function toRvuInput(row: RvuRow, snapshot: SnapshotReader): RvuInput {
     non_fac_na_indicator: row.non_fac_na_indicator,
     facility_na_indicator: row.facility_na_indicator,
     pctc_indicator: row.pctc_indicator,
+    mult_proc: row.mult_proc,
+    bilat_surg: row.bilat_surg,
+    asst_surg: row.asst_surg,
+    co_surg: row.co_surg,
+    team_surg: row.team_surg,
     year: row.year,
     quarter: row.quarter,
     source: files ? `${files} (mpfs_rvu ${row.version})` : `mpfs_rvu ${row.version}`,
@@ -83,31 +100,71 @@ export async function selectRvu(snapshot: SnapshotReader, code: string, modifier
   }
 }
 
+/** Places of service that are hospital settings, where the hospital is paid the technical component. */
+export const HOSPITAL_POS: ReadonlySet<string> = new Set(['19', '21', '22', '23', '51', '52', '61']);
+
+const CITE_PCTC = 'Medicare Claims Processing Manual ch. 13 section 20 (professional and technical components); RVU file PCTC IND';
+
 /**
- * The physician's part of a code at a facility's outpatient setting, where the facility is paid
- * the technical component (OPPS or cost): a PC/TC indicator 1 code without a modifier is priced
- * from its -26 row; a technical component (a TC row, indicator 3) and an incident-to service
- * (indicator 5) have no physician payment there (RVU25D.pdf, "PC/TC Indicator").
+ * PC/TC indicator 4 families (global-test-only codes): the RVU file marks the global code but not
+ * its components; the professional-only codes (PC/TC indicator 2) and technical-only codes (3) of
+ * each family are named by the CPT descriptors. At a hospital the physician bills the professional
+ * code(s) and the hospital the technical one(s) (RVU file documentation, "PC/TC Indicator" 4).
  */
-async function professionalComponent(snapshot: SnapshotReader, row: RvuRow, date: string | undefined, trace: Trace): Promise<RvuRow | null> {
+export const PCTC4_FAMILIES: Readonly<Record<string, { professional: string; technical: readonly string[] }>> = {
+  '93000': { professional: '93010', technical: ['93005'] }, // electrocardiogram
+  '93040': { professional: '93042', technical: ['93041'] }, // rhythm ECG
+  '93224': { professional: '93227', technical: ['93225', '93226'] }, // ECG monitoring up to 48 hours
+  '93268': { professional: '93272', technical: ['93270', '93271'] }, // event recording
+  '93784': { professional: '93790', technical: ['93786', '93788'] }, // ambulatory blood pressure monitoring
+  '94014': { professional: '94016', technical: ['94015'] }, // patient-initiated spirometric recording
+};
+
+/**
+ * The physician's part of a code in a hospital setting, where the hospital is paid the technical
+ * component (OPPS or cost): a PC/TC indicator 1 code without a modifier is priced from its -26 row;
+ * a PC/TC indicator 4 code from the professional-only code of its family (PCTC4_FAMILIES); a
+ * technical component (a TC row, indicator 3) and an incident-to service (indicator 5) have no
+ * physician payment there (ch. 13 section 20; RVU25D.pdf, "PC/TC Indicator").
+ */
+async function professionalComponent(snapshot: SnapshotReader, row: RvuRow, date: string | undefined, where: string, trace: Trace, calculation: string[]): Promise<RvuRow | null> {
   const code = row.hcpcs;
   if (row.modifier === 'TC' || row.pctc_indicator === '3') {
-    trace.warn(`physician: ${code}${row.modifier ? `-${row.modifier}` : ''} is a technical component (PC/TC indicator ${row.pctc_indicator}): at a facility it is paid to the facility (OPPS or cost), not under the physician fee schedule`);
+    trace.warn(`physician: ${code}${row.modifier ? `-${row.modifier}` : ''} is a technical component (PC/TC indicator ${row.pctc_indicator}): ${where} it is paid to the facility (OPPS or cost), not under the physician fee schedule`);
     return null;
   }
   if (row.pctc_indicator === '5') {
-    trace.warn(`physician: ${code} is an incident-to service (PC/TC indicator 5): not paid under the physician fee schedule at a facility`);
+    trace.warn(`physician: ${code} is an incident-to service (PC/TC indicator 5): not paid under the physician fee schedule ${where}`);
     return null;
   }
   if (row.pctc_indicator === '1' && row.modifier === '') {
     try {
       const pc = await getRvu(snapshot, code, '26', date);
-      trace.warn(`physician: ${code} has professional and technical components (PC/TC indicator 1); at a facility the physician bills the professional component, so ${code}-26 is priced and the facility is paid the technical component`);
+      trace.warn(`physician: ${code} has professional and technical components (PC/TC indicator 1); ${where} the physician bills the professional component, so ${code}-26 is priced and the facility is paid the technical component`);
+      calculation.push(`PC/TC indicator 1 ${where}: ${code}-26 priced, the technical component is the facility's (${CITE_PCTC})`);
       return pc.row;
     } catch (e) {
       if (!(e instanceof NotFoundError)) throw e;
-      trace.warn(`physician: ${code} has PC/TC indicator 1 but no -26 row is loaded; the global row was priced`);
+      trace.degrade().warn(`physician: ${code} has PC/TC indicator 1 but no -26 row is loaded; no physician amount ${where}`);
+      return null;
     }
+  }
+  if (row.pctc_indicator === '4' && row.modifier === '') {
+    const fam = PCTC4_FAMILIES[code];
+    if (!fam) {
+      trace.warn(`physician: ${code} is a global-test-only code (PC/TC indicator 4): ${where} the physician bills the family's professional-only code and the hospital its technical-only code, and ${code} is not in the table of families; no physician amount (${CITE_PCTC})`);
+      return null;
+    }
+    const rows = await findRvuRows(snapshot, fam.professional);
+    if (rows.length === 0) {
+      trace.degrade().warn(`physician: ${code} is a global-test-only code (PC/TC indicator 4): ${where} the physician bills ${fam.professional}, which is not in the loaded RVU file; no physician amount`);
+      return null;
+    }
+    const pc = await getRvu(snapshot, fam.professional, '', date);
+    trace.fallback(...pc.warnings);
+    trace.warn(`physician: ${code} is a global-test-only code (PC/TC indicator 4): ${where} the physician bills the professional code ${fam.professional} (priced) and the hospital the technical code ${fam.technical.join(' + ')}`);
+    calculation.push(`PC/TC indicator 4 ${where}: ${fam.professional} (professional only) priced for ${code}; the technical code ${fam.technical.join(' + ')} is the hospital's (${CITE_PCTC})`);
+    return pc.row;
   }
   return row;
 }
@@ -174,7 +231,17 @@ async function capFor(
  */
 export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequest, trace: Trace): Promise<Composition> {
   const code = q.code;
-  const modifier = (q.modifier ?? '').toUpperCase();
+  const modifiers = modifierList(q.modifier);
+  // The RVU row: the first pricing modifier (26, TC, 53); 52 (reduced services) is priced from the
+  // code's 53 row where the release has one (ch. 12 section 20.4.6), else by report.
+  const pricing = modifiers.filter((m) => RVU_PRICING_MODIFIERS.has(m));
+  if (pricing.length > 1) trace.warn(`modifiers ${pricing.join(', ')} each select an RVU row; ${pricing[0]} was priced`);
+  const reduced = pricing.length === 0 && modifiers.includes('52');
+  const modifier = pricing[0] ?? '';
+  const policyModifiers = modifiers.filter((m) => POLICY_MODIFIERS.has(m));
+  // The modifier passed to the CLFS (QW) and DMEPOS (NU, RR, UE) lookups.
+  const feeModifier = modifiers.length === 1 ? modifiers[0]! : (modifiers.find((m) => !RVU_PRICING_MODIFIERS.has(m) && !POLICY_MODIFIERS.has(m) && !OPPS_MODIFIERS.has(m) && !(m in ANESTHESIA_MODIFIERS) && m !== '52') ?? '');
+  const calculation: string[] = [];
 
   // QPP: the numeric flag wins over the boolean (spec), said out loud when they disagree.
   const qpp = q.qpp_flag !== undefined ? q.qpp_flag === 1 : (q.qpp ?? false);
@@ -189,12 +256,32 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
   // Physician RVUs (rule 1).
   let rvu: RvuInput | null = null;
   let rvuRow: RvuRow | null = null;
-  if ((await findRvuRows(snapshot, code)).length > 0) {
-    const row = await selectRvu(snapshot, code, modifier, q.date_of_service, trace);
+  const rvuRows = await findRvuRows(snapshot, code);
+  if (rvuRows.length > 0) {
+    let row: RvuRow | null;
+    if (reduced) {
+      row = rvuRows.some((r) => r.modifier === '53') ? await selectRvu(snapshot, code, '53', q.date_of_service, trace) : null;
+      if (row) calculation.push(`modifier 52: reduced service priced from the ${code}-53 row of the RVU file (${CITE_REDUCED})`);
+      else trace.warn(`physician: modifier 52 (reduced services): ${code} has no 53 row in the RVU file; the MAC prices the reduced service by report, no amount (${CITE_REDUCED})`);
+    } else {
+      row = await selectRvu(snapshot, code, modifier, q.date_of_service, trace);
+      if (!row && modifier === '53') trace.warn(`physician: modifier 53 (discontinued procedure): ${code} has no 53 row; the MAC prices it by report, no amount (${CITE_REDUCED})`);
+      if (row && modifier === '53') calculation.push(`modifier 53: discontinued procedure priced from the ${code}-53 row of the RVU file (${CITE_REDUCED})`);
+    }
+    for (const m of modifiers) {
+      if (!RVU_PRICING_MODIFIERS.has(m) && !POLICY_MODIFIERS.has(m) && !OPPS_MODIFIERS.has(m) && !(m in ANESTHESIA_MODIFIERS) && m !== '52') {
+        trace.warn(`modifier ${m} does not select a separate RVU row${modifier ? '' : `; the unmodified RVUs of ${code} were used`}`);
+      }
+    }
     if (row) {
       rvuRow = row;
       rvu = toRvuInput(row, snapshot);
       trace.use('mpfs_rvu', row.version);
+      // A date in a year without its own release: the nearest release prices it, degraded.
+      const dosYear = yearOf(q.date_of_service);
+      if (dosYear !== undefined && dosYear !== row.year) {
+        trace.fallback(`physician: no CY${dosYear} RVU release is loaded; the ${code} RVUs are the nearest release's, CY${row.year} (mpfs_rvu ${row.version})`);
+      }
     }
   } else {
     trace.warn(`physician: ${code} is not in the physician fee schedule RVU file${snapshot.has('mpfs_rvu') ? '' : ' (mpfs_rvu not loaded)'}`);
@@ -251,8 +338,10 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
 
   // At a facility's outpatient setting the facility is paid the technical component: the
   // physician block prices the professional one (or nothing), so the TC is not counted twice.
-  if (f && rvuRow && pe.facility) {
-    rvuRow = await professionalComponent(snapshot, rvuRow, q.date_of_service, trace);
+  // Without a CCN, a hospital place of service decides the same (ch. 13 section 20).
+  const hospitalSetting = f ? pe.facility : q.place_of_service !== undefined && HOSPITAL_POS.has(q.place_of_service);
+  if (rvuRow && hospitalSetting) {
+    rvuRow = await professionalComponent(snapshot, rvuRow, q.date_of_service, f ? 'at a facility' : `at place of service ${q.place_of_service}`, trace, calculation);
     rvu = rvuRow ? toRvuInput(rvuRow, snapshot) : null;
     if (rvuRow) trace.use('mpfs_rvu', rvuRow.version);
   }
@@ -262,10 +351,12 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
   let lab: PaymentInputs['lab'] = null;
   let dme: PaymentInputs['dme'] = null;
   if (facility) {
-    opps = await oppsFor(snapshot, code, year, facility, f!.effective.payment_system, q.place_of_service, trace);
-    lab = await labFor(snapshot, code, modifier, year, trace);
-    dme = await dmeFor(snapshot, code, modifier, facility, trace);
+    opps = await oppsFor(snapshot, code, year, facility, f!.effective.payment_system, q.place_of_service, trace, calculation);
+    lab = await labFor(snapshot, code, feeModifier, year, trace);
+    dme = await dmeFor(snapshot, code, feeModifier, facility, trace);
   }
+
+  if (!facility) await feeScheduleHints(snapshot, code, feeModifier, year, state, q.date_of_service, trace);
 
   const facilityBlock: FacilityBlock | null = facility
     ? {
@@ -287,9 +378,20 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
 
   const cfYear = yearOf(q.date_of_service) ?? yearOf(q.today) ?? rvuRow?.year ?? 2026;
   const cf = conversionFactorFor(rvuRow, rvu?.source ?? '', cfYear, qpp, trace);
-  const cap = rvuRow && rvu && gpci.locality !== NATIONAL_LOCALITY ? await capFor(snapshot, code, rvuRow.modifier, gpci.locality, cfYear, pe.facility, trace) : null;
+  const cap = rvuRow && rvu && gpci.locality !== NATIONAL_LOCALITY ? await capFor(snapshot, rvuRow.hcpcs, rvuRow.modifier, gpci.locality, cfYear, pe.facility, trace) : null;
   const policy_rules = await policyRulesFor(snapshot, { payer: { slug: MEDICARE_FFS, medicare: true }, code, date: q.date_of_service ?? q.today, state }, trace);
+  // CAH Method II: only at a critical access hospital, in its facility setting.
+  let cahMethodII = false;
+  if (q.cah_method_ii) {
+    if (f?.effective.payment_system !== 'cah_cost') trace.warn(`cah_method_ii ignored: ${f ? `${f.ccn} is not a critical access hospital` : 'no ccn names a critical access hospital'}`);
+    else if (!pe.facility) trace.warn(`cah_method_ii ignored: place of service ${q.place_of_service} is not the hospital's facility setting`);
+    else cahMethodII = true;
+  }
+  const anesthesia = rvuRow?.status_code === 'J' ? await anesthesiaFor(snapshot, code, q.anesthesia_minutes, modifiers, gpci.locality, cfYear, trace) : null;
   const { composition, warnings: calcWarnings } = composePayment({
+    anesthesia,
+    cah_method_ii: cahMethodII,
+    cost_sharing: { year: cfYear, deductible_met: q.deductible_met ?? true },
     cf,
     opps_cap: cap,
     code,
@@ -304,6 +406,9 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
     lab,
     dme,
     policy_rules,
+    policy_modifiers: policyModifiers,
+    opps_modifiers: modifiers.filter((m) => OPPS_MODIFIERS.has(m)),
+    calculation,
   });
   trace.warn(...calcWarnings);
   return composition;
@@ -317,7 +422,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
 export async function paymentFor(
   snapshot: SnapshotReader,
   tenant: FacilityReads | null,
-  q: z.output<typeof PaymentQuerySchema> & { code: string },
+  q: PaymentQuery & { code: string },
   today: string,
   trace: Trace,
 ): Promise<Composition> {
@@ -366,6 +471,7 @@ async function oppsFor(
   system: PaymentSystem,
   placeOfService: string | undefined,
   trace: Trace,
+  calculation: string[],
 ): Promise<PaymentInputs['opps']> {
   if (system === 'non_hospital') {
     trace.warn(`outpatient_facility: ${f.facility_type} ${f.ccn} is not a hospital paid under OPPS`);
@@ -393,7 +499,10 @@ async function oppsFor(
   }
   trace.use('opps_addendum_b', row.version);
   if (row.payment_rate === null) {
-    trace.warn(`outpatient_facility: ${code} has OPPS status indicator ${row.status_indicator} with no separate payment rate (packaged or not paid under OPPS)`);
+    if (row.status_indicator === 'N') {
+      trace.warn(`outpatient_facility: ${code} has OPPS status indicator N (packaged): no separate payment, 0; its payment is in the APC payment of the primary service it is billed with (42 CFR 419.2(b))`);
+      calculation.push(`outpatient_facility: status indicator N, packaged: paid 0 separately, within the primary service's APC (42 CFR 419.2(b))`);
+    } else trace.warn(`outpatient_facility: ${code} has OPPS status indicator ${row.status_indicator} with no separate payment rate (packaged or not paid under OPPS)`);
     return null;
   }
   if (f.wage_index === null) {
@@ -407,7 +516,17 @@ async function oppsFor(
   } else if (system === 'maryland') {
     trace.warn(`outpatient_facility: ${f.ccn} is a Maryland hospital, paid under the state's all-payer model rather than the OPPS; the OPPS amount is informational and not in estimated_payment`);
   }
-  return { payment_rate: row.payment_rate, apc_code: row.apc_code, status_indicator: row.status_indicator, relative_weight: row.relative_weight, wage_index: f.wage_index, informational: system !== 'opps' };
+  return {
+    payment_rate: row.payment_rate,
+    apc_code: row.apc_code,
+    status_indicator: row.status_indicator,
+    relative_weight: row.relative_weight,
+    wage_index: f.wage_index,
+    informational: system !== 'opps',
+    national_unadjusted_copayment: row.national_unadjusted_copayment,
+    minimum_unadjusted_copayment: row.minimum_unadjusted_copayment,
+    adjusted_copayment: row.adjusted_copayment,
+  };
 }
 
 async function labFor(snapshot: SnapshotReader, code: string, modifier: string, year: number | undefined, trace: Trace): Promise<PaymentInputs['lab']> {
@@ -461,4 +580,87 @@ async function dmeFor(snapshot: SnapshotReader, code: string, modifier: string, 
     if (listed !== f.is_rural) trace.warn(`dme: the facility is ${f.is_rural ? 'rural' : 'not rural'} but ZIP ${f.zip} is ${listed ? '' : 'not '}on the DMEPOS rural ZIP list; rule 4 follows the facility's flag`);
   }
   return { row: { non_rural_rate: row.non_rural_rate, rural_rate: row.rural_rate }, state: f.state, is_rural: f.is_rural };
+}
+
+/**
+ * Without a ccn only the physician block is priced, so a clinical lab (CLFS) or DMEPOS code answers
+ * 0: the warning says why and gives the fee schedule's rate for the date and the route to ask.
+ */
+async function feeScheduleHints(snapshot: SnapshotReader, code: string, modifier: string, year: number | undefined, state: string | null, date: string | undefined, trace: Trace): Promise<void> {
+  const when = date ? ` on ${date}` : '';
+  if (snapshot.has('clfs') && (await isLabCode(snapshot, code))) {
+    let [r] = await findLabRates(snapshot, code, modifier || undefined, year);
+    if (!r && year !== undefined) {
+      [r] = await findLabRates(snapshot, code, modifier || undefined);
+      if (r) trace.fallback(`lab: no CLFS for ${year} is loaded; the rate quoted is from ${r.version}`);
+    }
+    if (r) trace.use('clfs', r.version);
+    const rate = !r ? 'no CLFS row for the date' : r.rate === null ? `CLFS ${r.version}: no national limit (indicator ${r.indicator}, priced by the MAC)` : `CLFS ${r.version} national limit $${r.rate.toFixed(2)}${when}`;
+    trace.warn(`lab: ${code} is a clinical laboratory fee schedule code, paid on the CLFS, not on physician RVUs (${rate}); without ccn only the physician block is priced: pass ccn, or see GET /v1/fee-schedules/lab/${code}${year ? `?year=${year}` : ''}`);
+  }
+  if (snapshot.has('dmepos') && (await isDmeCode(snapshot, code))) {
+    const [row] = state ? await findDmeRates(snapshot, code, state, modifier || undefined) : [];
+    if (row) trace.use('dmepos', row.version);
+    const rate = !state
+      ? 'fees are by state: pass locality or ccn'
+      : row
+        ? `DMEPOS ${row.version} in ${state}${row.modifier ? ` (${[row.modifier, row.modifier2].filter(Boolean).join('-')})` : ''}: non-rural $${row.non_rural_rate?.toFixed(2) ?? 'n/a'}, rural $${row.rural_rate?.toFixed(2) ?? 'n/a'}`
+        : `no DMEPOS fee in ${state}${modifier ? ` for modifier ${modifier}` : ' without a modifier (pass NU, RR or UE)'}`;
+    trace.warn(`dme: ${code} is a DMEPOS fee schedule code, paid on the DMEPOS fee schedule, not on physician RVUs (${rate}); without ccn only the physician block is priced: pass ccn, or see GET /v1/fee-schedules/dme/${code}${state ? `?state=${state}` : ''}`);
+  }
+}
+
+/**
+ * The inputs of an anesthesia service (PFS status J; ch. 12 section 50): its minutes (the query),
+ * its base units (anesthesia_base_units) and the anesthesia conversion factor of the locality and
+ * year (anesthesia_cf). Null, with a warning naming what is missing, when one is not there.
+ */
+async function anesthesiaFor(
+  snapshot: SnapshotReader,
+  code: string,
+  minutes: number | undefined,
+  modifiers: string[],
+  locality: string,
+  year: number,
+  trace: Trace,
+): Promise<AnesthesiaInput | null> {
+  if (minutes === undefined) {
+    trace.warn(`anesthesia: ${code} is paid on base units plus time units; pass anesthesia_minutes for its amount`);
+    return null;
+  }
+  const bu = await findAnesthesiaBaseUnits(snapshot, code);
+  if (!bu.version) {
+    trace.use('anesthesia_base_units');
+    trace.warn('anesthesia: anesthesia_base_units is not loaded; no anesthesia amount');
+    return null;
+  }
+  trace.use('anesthesia_base_units', bu.version);
+  if (!bu.row) {
+    trace.warn(`anesthesia: ${code} has no base units in anesthesia_base_units ${bu.version}; no anesthesia amount`);
+    return null;
+  }
+  if (bu.illustrative) trace.degrade().warn(`anesthesia: the base units of ${code} (${bu.row.base_units}) are the illustrative seed of anesthesia_base_units, not CMS's file; load the real file before relying on the amount`);
+  const cf = await lookupAnesCf(snapshot, locality === NATIONAL_LOCALITY ? null : locality, year);
+  if (!cf) {
+    trace.use('anesthesia_cf');
+    trace.warn('anesthesia: anesthesia_cf (the ANES file of the RVU release) is not loaded; no anesthesia amount');
+    return null;
+  }
+  trace.use('anesthesia_cf', cf.version);
+  if (cf.other_year) trace.fallback(`anesthesia: no CY${year} anesthesia conversion factors are loaded; the nearest release's, CY${cf.version}, were used`);
+  let value: number;
+  let source: string;
+  if (locality === NATIONAL_LOCALITY) {
+    value = cf.national_anes_cf;
+    source = `national anesthesia conversion factor of ANES${cf.version} (anesthesia_cf ${cf.version})`;
+  } else if (cf.row) {
+    value = cf.row.anes_cf;
+    source = `anesthesia conversion factor of locality ${locality} (${cf.row.locality_name}) in ANES${cf.version} (anesthesia_cf ${cf.version})`;
+  } else {
+    trace.degrade().warn(`anesthesia: locality ${locality} is not in the anesthesia conversion factors of ${cf.version}; no anesthesia amount`);
+    return null;
+  }
+  const directions = modifiers.filter((m) => m in ANESTHESIA_MODIFIERS);
+  if (directions.length > 1) trace.warn(`anesthesia: modifiers ${directions.join(', ')}; ${directions[0]} was applied`);
+  return { base_units: bu.row.base_units, minutes, cf: String(value), cf_source: source, base_units_source: `anesthesia_base_units ${bu.version}${bu.illustrative ? ' (illustrative seed)' : ''}`, modifier: directions[0] ?? null };
 }

@@ -89,6 +89,8 @@ export interface TestLoad {
   files: string[];
   /** Overrides the label found in the file names. */
   version?: string;
+  /** Load it as `rcm seed` does (the version is marked `seed` in the manifest). */
+  seed?: boolean;
 }
 
 /**
@@ -101,7 +103,7 @@ export async function openTestSnapshot(loads: TestLoad[]): Promise<MountedSnapsh
   const wh = new Warehouse(dir);
   await wh.init();
   for (const l of loads) {
-    await ingestFiles(wh, { dataset: l.dataset, files: l.files, version: l.version, rejectThreshold: 1, allowRemovals: true, replace: true });
+    await ingestFiles(wh, { dataset: l.dataset, files: l.files, version: l.version, seed: l.seed, rejectThreshold: 1, allowRemovals: true, replace: true });
   }
   const manifest = await wh.current();
   if (!manifest) throw new Error('openTestSnapshot: nothing was loaded');
