@@ -78,3 +78,39 @@ describe('GET /v1/facilities/{ccn}', () => {
     expect(r.status).toBe(401);
   });
 });
+
+describe("PUT /v1/facilities/{ccn}: a critical access hospital's Method II election", () => {
+  it('stores cah_method_ii in the registration and answers it in the profile; omitted or null is not elected', async () => {
+    // A tenant of its own, so its registration touches no other test's answers.
+    const own = await t.srv.state.admin.createTenant('facilities-method-ii');
+    const key = await t.newKey('test', ['knowledge'], own.name);
+    const put = await t.request('/v1/facilities/011300', { method: 'PUT', key, body: { cah_method_ii: true } });
+    expect(put.status).toBe(201);
+    FacilityProfileSchema.parse(put.body);
+    expect(put.body).toMatchObject({ ccn: '011300', facility_type: 'critical_access_hospital', cah_method_ii: true, registered: true, registration: { cah_method_ii: true } });
+    expect(put.body.reliability.warnings).toEqual([]);
+    const get = await t.request('/v1/facilities/011300', { key });
+    expect(get.body).toMatchObject({ cah_method_ii: true, registration: { cah_method_ii: true } });
+    // Another tenant (the default one) has elected nothing.
+    expect((await t.request('/v1/facilities/011300')).body).toMatchObject({ cah_method_ii: false });
+    // The body replaces the registration: omitted, then null, is not elected.
+    expect((await t.request('/v1/facilities/011300', { method: 'PUT', key, body: {} })).body).toMatchObject({ cah_method_ii: false, registration: { cah_method_ii: false } });
+    expect((await t.request('/v1/facilities/011300', { method: 'PUT', key, body: { cah_method_ii: null } })).body).toMatchObject({ cah_method_ii: false });
+    // A soft-deleted registration elects nothing (its stored field stays readable).
+    await t.request('/v1/facilities/011300', { method: 'PUT', key, body: { cah_method_ii: true } });
+    expect((await t.request('/v1/facilities/011300', { method: 'DELETE', key })).status).toBe(200);
+    expect((await t.request('/v1/facilities/011300', { key })).body).toMatchObject({ cah_method_ii: false, is_active: false, registration: { cah_method_ii: true } });
+  });
+
+  it('warns when the registration elects Method II for a facility that is not a critical access hospital, and refuses a non-boolean', async () => {
+    const own = await t.srv.state.admin.createTenant('facilities-method-ii-acute');
+    const key = await t.newKey('test', ['knowledge'], own.name);
+    const acute = await t.request('/v1/facilities/330101', { method: 'PUT', key, body: { cah_method_ii: true } });
+    expect(acute.status).toBe(201);
+    expect(acute.body.cah_method_ii).toBe(true);
+    expect(acute.body.reliability.warnings).toEqual([expect.stringContaining('330101 is not a critical access hospital (facility type acute_care_hospital): payment ignores it')]);
+    const bad = await t.request('/v1/facilities/011300', { method: 'PUT', key, body: { cah_method_ii: 'yes' } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0]).toMatchObject({ loc: ['body', 'cah_method_ii'] });
+  });
+});

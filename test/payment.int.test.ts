@@ -660,3 +660,31 @@ describe('anesthesia (Claims Processing Manual ch. 12 section 50)', () => {
     expect((await pay('00100/payment?anesthesia_minutes=0')).status).toBe(422);
   });
 });
+
+describe("critical access hospitals, Method II elected in the tenant's registration", () => {
+  it('prices 115% of the facility amount without the query parameter; cah_method_ii=false on the query overrides it', async () => {
+    // A tenant of its own, so its registration touches no other test's answers.
+    const own = await t.srv.state.admin.createTenant('payment-method-ii');
+    const key = await t.newKey('test', ['knowledge'], own.name);
+    const reg = await t.request('/v1/facilities/011300', { method: 'PUT', key, body: { cah_method_ii: true } });
+    expect(reg.status).toBe(201);
+    // 99213 facility PE in AL (seed GPCI 1.000/0.875/0.566): 1.30 + 0.57 x 0.875 + 0.10 x 0.566 = 1.85535;
+    // x 33.4009 = 61.970359815 (61.97); x 1.15 = 71.265913787 -> 71.27
+    const q = '/v1/codes/99213/payment?ccn=011300&date_of_service=2026-03-02';
+    const elected = await t.request(q, { key });
+    expect(elected.status).toBe(200);
+    expect(elected.body.physician).toMatchObject({ fee_schedule_amount: 61.97, allowed_phy_payment: 71.27 });
+    expect(elected.body.physician.adjustments).toEqual([{ modifier: null, rule: 'cah_method_ii', indicator: 'method_ii', percent: 115, citation: expect.stringContaining('42 CFR 413.70(b)(3)') }]);
+    expect(elected.body.estimated_payment).toBe(71.27);
+    expect(elected.body.facility).toMatchObject({ ccn: '011300', registered: true });
+    expect(elected.body.reliability.warnings).toContain('cah_method_ii from your registration of 011300');
+    // The query parameter wins: false prices the fee schedule amount, and names no registration.
+    const refused = await t.request(`${q}&cah_method_ii=false`, { key });
+    expect(refused.body.physician).toMatchObject({ fee_schedule_amount: 61.97, allowed_phy_payment: 61.97, adjustments: [] });
+    expect(refused.body.estimated_payment).toBe(61.97);
+    expect(refused.body.reliability.warnings.join(' ')).not.toMatch(/cah_method_ii/);
+    // As the query parameter alone prices it, and another tenant (no election) pays the fee schedule amount.
+    expect((await t.request(`${q}&cah_method_ii=true`)).body.estimated_payment).toBe(71.27);
+    expect((await t.request(q)).body.estimated_payment).toBe(61.97);
+  });
+});

@@ -440,6 +440,23 @@ for (const kind of storeKinds()) {
     });
 
     describe('facility state', () => {
+      it("a registration's CAH Method II election reads back as written; omitted, re-registered or implicit is not elected", async () => {
+        const { a } = await twoTenants();
+        const first = await a.facilities.register(CCN, { ...NO_FIELDS, facility_type: 'critical_access_hospital', cah_method_ii: true }, clock.now());
+        expect(first.facility).toMatchObject({ ccn: CCN, facility_type: 'critical_access_hospital', cah_method_ii: true, is_active: true });
+        expect(await a.facilities.lookup(CCN)).toEqual(first.facility);
+        expect(await a.facilities.list()).toEqual([first.facility]);
+        // Soft delete keeps the election (it applies again on re-registration only if the body says so).
+        expect((await a.facilities.remove(CCN, false, clock.now())).cah_method_ii).toBe(true);
+        expect((await a.facilities.lookup(CCN))!.cah_method_ii).toBe(true);
+        // The body replaces the registration: omitted is not elected.
+        expect((await a.facilities.register(CCN, NO_FIELDS, clock.now())).facility.cah_method_ii).toBe(false);
+        expect((await a.facilities.register(CCN, { ...NO_FIELDS, cah_method_ii: false }, clock.now())).facility.cah_method_ii).toBe(false);
+        // A roster write registers the CCN implicitly, not elected.
+        await a.rosters.upsert('011300', roster('aetna'), clock.now());
+        expect((await a.facilities.lookup('011300'))!.cah_method_ii).toBe(false);
+      });
+
       it('a roster upsert and an override answer exactly what a read of them then shows (created, then updated)', async () => {
         const { a } = await twoTenants();
         const first = await a.rosters.upsert(CCN, { ...roster('aetna'), plan_types: ['hmo', 'ppo'], notes: 'n1' }, clock.now());
@@ -598,6 +615,32 @@ describe('SQLite state file', () => {
         expect(await old.forTenant('t1', 'live').generation()).toBe(0);
       } finally {
         await old.close();
+      }
+    });
+  });
+
+  describe('migration 9: CAH Method II on the registration', () => {
+    it('reads a registration written before it as not elected, and stores the election after it', async () => {
+      const file = join(dir, 'v8.sqlite');
+      const db = new Database(file);
+      db.pragma('foreign_keys = ON');
+      db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+      for (const m of MIGRATIONS.filter((x) => x.version <= 8)) {
+        m.up(db);
+        db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, '2026-01-01T00:00:00Z');
+      }
+      db.exec(`INSERT INTO tenants VALUES ('t1', 'old', '2026-01-01T00:00:00Z');
+        INSERT INTO facilities VALUES ('t1', 'live', '011300', NULL, NULL, NULL, NULL, 1, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');`);
+      db.close();
+      const up = new SqliteStateStore(file, clock.now);
+      try {
+        expect(await up.schemaVersion()).toBe(MIGRATIONS.at(-1)!.version);
+        const live = up.forTenant('t1', 'live');
+        expect(await live.facilities.lookup('011300')).toMatchObject({ ccn: '011300', cah_method_ii: false, is_active: true });
+        await live.facilities.register('011300', { ...NO_FIELDS, cah_method_ii: true }, clock.now());
+        expect((await live.facilities.lookup('011300'))!.cah_method_ii).toBe(true);
+      } finally {
+        await up.close();
       }
     });
   });

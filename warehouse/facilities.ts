@@ -13,13 +13,17 @@ export const FacilityRegistrationSchema = z.object({
   facility_type: z.string().nullable(),
   place_of_service: z.string().nullable(),
   state: z.string().nullable(),
+  cah_method_ii: z
+    .boolean()
+    .describe("a critical access hospital's election of the optional payment method (Method II, 42 CFR 413.70(b)(3)): its practitioners' professional services are paid 115% of the facility fee schedule amount; false when not elected"),
   is_active: z.boolean(),
   created_at: dateTime,
   updated_at: dateTime,
 });
 export type FacilityRegistration = z.output<typeof FacilityRegistrationSchema>;
 
-export type RegistrationFields = Pick<FacilityRegistration, 'name' | 'facility_type' | 'place_of_service' | 'state'>;
+/** The fields a registration sets; `cah_method_ii` omitted is not elected. */
+export type RegistrationFields = Pick<FacilityRegistration, 'name' | 'facility_type' | 'place_of_service' | 'state'> & { cah_method_ii?: boolean };
 
 export const NETWORK_STATUSES = ['in_network', 'out_of_network', 'unknown'] as const;
 
@@ -121,8 +125,9 @@ export interface TenantDeterminations {
   get(id: string): Promise<StoredDetermination>;
 }
 
-export interface RegistrationRow extends Omit<FacilityRegistration, 'is_active'> {
+export interface RegistrationRow extends Omit<FacilityRegistration, 'is_active' | 'cah_method_ii'> {
   is_active: number;
+  cah_method_ii: number;
 }
 export interface RosterRow extends Omit<RosterEntry, 'is_active' | 'plan_types'> {
   is_active: number;
@@ -144,13 +149,13 @@ export interface DeterminationRow {
   dataset_versions: string;
 }
 
-export const FAC_COLS = 'ccn, name, facility_type, place_of_service, state, is_active, created_at, updated_at';
+export const FAC_COLS = 'ccn, name, facility_type, place_of_service, state, cah_method_ii, is_active, created_at, updated_at';
 export const ROSTER_COLS = 'id, ccn, payer_slug, payer_name, network_status, effective_date, expiration_date, is_active, notes, plan_types, created_at, updated_at';
 export const OVERRIDE_COLS =
   'id, ccn, payer_slug, payer_name, code, code_type, service_category, pa_required, auth_type, delegation_vendor, reason, source_document, effective_date, expiration_date, is_active, created_at';
 export const DET_COLS = 'id, created_at, ccn, payer_slug, code, inputs, result, snapshot_id, dataset_versions';
 
-export const toFacility = (r: RegistrationRow): FacilityRegistration => ({ ...r, is_active: r.is_active === 1 });
+export const toFacility = (r: RegistrationRow): FacilityRegistration => ({ ...r, cah_method_ii: r.cah_method_ii === 1, is_active: r.is_active === 1 });
 export const toRoster = (r: RosterRow): RosterEntry => ({ ...r, is_active: r.is_active === 1, plan_types: JSON.parse(r.plan_types) as string[] });
 export const toOverride = (r: OverrideRow): PaOverride => ({ ...r, is_active: r.is_active === 1, pa_required: r.pa_required === 1 });
 export const toDetermination = (r: DeterminationRow): StoredDetermination => ({
@@ -188,12 +193,13 @@ export class SqliteFacilities {
         const at = now.toISOString();
         this.db
           .prepare(
-            `INSERT INTO facilities (tenant_id, mode, ccn, name, facility_type, place_of_service, state, is_active, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+            `INSERT INTO facilities (tenant_id, mode, ccn, name, facility_type, place_of_service, state, cah_method_ii, is_active, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
              ON CONFLICT (tenant_id, mode, ccn) DO UPDATE SET name = excluded.name, facility_type = excluded.facility_type,
-               place_of_service = excluded.place_of_service, state = excluded.state, is_active = 1, updated_at = excluded.updated_at`,
+               place_of_service = excluded.place_of_service, state = excluded.state, cah_method_ii = excluded.cah_method_ii,
+               is_active = 1, updated_at = excluded.updated_at`,
           )
-          .run(tenantId, mode, ccn, f.name, f.facility_type, f.place_of_service, f.state, at, at);
+          .run(tenantId, mode, ccn, f.name, f.facility_type, f.place_of_service, f.state, f.cah_method_ii ? 1 : 0, at, at);
         return { facility: this.lookupFacility(tenantId, mode, ccn)!, created: prev === null };
       },
       lookup: (ccn: string) => this.lookupFacility(tenantId, mode, ccn),

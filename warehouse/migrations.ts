@@ -197,4 +197,12 @@ export const MIGRATIONS: Migration[] = [
         DROP INDEX agent_jobs_claim;`);
     },
   },
+  {
+    version: 9,
+    name: "facility registrations: the critical access hospital's election of the optional payment method (Method II)",
+    up(db) {
+      // Registrations written before it have not elected the method (0).
+      db.exec('ALTER TABLE facilities ADD COLUMN cah_method_ii INTEGER NOT NULL DEFAULT 0 CHECK (cah_method_ii IN (0,1))');
+    },
+  },
 ];

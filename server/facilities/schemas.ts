@@ -29,6 +29,9 @@ export const FacilityProfileSchema = z.object({
   facility_type: z.string(),
   facility_type_label: z.string(),
   place_of_service: z.string().nullable().describe('default place of service: the registration\'s, else 22 (on-campus outpatient hospital) for hospitals'),
+  cah_method_ii: z
+    .boolean()
+    .describe('the facility bills its practitioners\' professional services under CAH Method II (115% of the facility fee schedule amount, 42 CFR 413.70(b)(3)): as your active registration elects it, else false'),
   active: z.boolean().nullable().describe('CMS: false when the provider file marks the CCN terminated'),
   source_layout: z.enum(['pos', 'care_compare', 'tenant']).describe('tenant: the CCN is not in the reference data, only registered'),
   registered: z.boolean().describe('the calling tenant has registered this CCN'),
@@ -70,6 +73,11 @@ export const RegistrationBodySchema = z.strictObject({
   facility_type: FacilityTypeSchema.optional(),
   place_of_service: PosSchema.optional(),
   state: StateSchema.optional(),
+  cah_method_ii: z
+    .boolean()
+    .nullable()
+    .optional()
+    .describe('a critical access hospital elects the optional payment method (Method II): payment prices its professional services at 115% of the facility fee schedule amount unless the query says cah_method_ii=false; null or omitted: not elected'),
 });
 
 export const DeleteQuerySchema = z.object({ hard: z.enum(['true', 'false', '1', '0']).transform((s) => s === 'true' || s === '1').optional() });

@@ -75,6 +75,12 @@ export interface Facility {
     /** The default place of service: the registration's, else on-campus outpatient hospital (22) for hospitals. */
     place_of_service: string | null;
     payment_system: PaymentSystem;
+    /**
+     * The facility bills its practitioners' professional services under the optional payment
+     * method (CAH Method II, 42 CFR 413.70(b)(3)): only an active registration elects it (the
+     * reference data does not say), and it prices only at a critical access hospital.
+     */
+    cah_method_ii: boolean;
   };
   /** Which effective fields came from the registration (for the answers' warnings). */
   fromRegistration: ('name' | 'state' | 'facility_type' | 'place_of_service')[];
@@ -96,8 +102,8 @@ export type FacilityReads = { facilities: Pick<TenantStore['facilities'], 'looku
 /**
  * The one rule for what a tenant's registration changes, for payment, prior auth, the facility
  * routes and knowledge resolve: an active registration's name, state, facility type and default
- * place of service win over the reference data; an inactive (soft-deleted) one changes nothing
- * (its determinations stay readable). `need: 'reference'` (payment, which prices with the
+ * place of service win over the reference data, and its CAH Method II election is the facility's;
+ * an inactive (soft-deleted) one changes nothing (its determinations stay readable). `need: 'reference'` (payment, which prices with the
  * geography) requires the CCN in the reference data; `'either'` accepts a registration alone.
  * Without a tenant (an answer shared across tenants) only the reference counts.
  * @throws NotFoundError when the CCN is not known as `need` requires.
@@ -129,6 +135,7 @@ export async function resolveFacility(snapshot: SnapshotReader, tenant: Facility
       facility_type,
       place_of_service: pick('place_of_service', null) ?? (isHospitalType(facility_type) ? '22' : null),
       payment_system: paymentSystemOf(ccn, facility_type),
+      cah_method_ii: active?.cah_method_ii === true,
     },
     fromRegistration,
   };
@@ -141,6 +148,9 @@ export function facilityProfile(f: Facility) {
   const warnings = [...(p?.warnings ?? [])];
   if (!p) warnings.push(`CCN ${f.ccn} is not in the facility reference data: only the tenant's registration is known (no locality, CBSA or wage index)`);
   if (f.registration && !f.registered) warnings.push(`your registration of ${f.ccn} is inactive (soft-deleted): it changes no answer until you register the CCN again`);
+  if (e.cah_method_ii && e.payment_system !== 'cah_cost') {
+    warnings.push(`cah_method_ii: your registration elects Method II, but ${f.ccn} is not a critical access hospital (facility type ${e.facility_type}): payment ignores it`);
+  }
   const reg = f.registration;
   return {
     profile: {
@@ -165,6 +175,7 @@ export function facilityProfile(f: Facility) {
       facility_type: e.facility_type,
       facility_type_label: f.fromRegistration.includes('facility_type') ? e.facility_type.replace(/_/g, ' ') : (p?.facility_type_label ?? 'unknown'),
       place_of_service: e.place_of_service,
+      cah_method_ii: e.cah_method_ii,
       active: p?.active ?? null,
       source_layout: p?.source_layout ?? ('tenant' as const),
       registered: reg !== null,
@@ -177,12 +188,21 @@ export function facilityProfile(f: Facility) {
 }
 
 /** A registration body: for a CCN outside the reference data, name and state are required. */
-export function registrationFields(v: { reference: FacilityReference | null; ccn: string }, body: Partial<RegistrationFields> | undefined): RegistrationFields {
+export function registrationFields(
+  v: { reference: FacilityReference | null; ccn: string },
+  body: (Partial<Omit<RegistrationFields, 'cah_method_ii'>> & { cah_method_ii?: boolean | null }) | undefined,
+): RegistrationFields {
   const b = body ?? {};
   if (!v.reference && (!b.name || !b.state)) {
     throw new NotFoundError(`CCN ${v.ccn} is not in the facility reference data; registering it needs name and state in the body`);
   }
-  return { name: b.name ?? null, facility_type: b.facility_type ?? null, place_of_service: b.place_of_service ?? null, state: b.state ?? null };
+  return {
+    name: b.name ?? null,
+    facility_type: b.facility_type ?? null,
+    place_of_service: b.place_of_service ?? null,
+    state: b.state ?? null,
+    cah_method_ii: b.cah_method_ii ?? false,
+  };
 }
 
 /** A date or date-time of a body as an ISO date-time (dates are midnight UTC). */

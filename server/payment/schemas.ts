@@ -39,7 +39,7 @@ export const PaymentQuerySchema = z.object({
   use_facility_rate: QueryBoolSchema.optional(),
   anesthesia_minutes: z.coerce.number().int().min(1).max(1440).optional().describe('anesthesia time in minutes, for an anesthesia code (PFS status J)'),
   deductible_met: QueryBoolSchema.optional().describe('the beneficiary has met the year\'s Part B deductible (default true)'),
-  cah_method_ii: QueryBoolSchema.optional().describe('the critical access hospital (ccn) bills its practitioners\' professional services under the optional method (Method II): 115% of the facility fee schedule amount, 42 CFR 413.70(b)(3)'),
+  cah_method_ii: QueryBoolSchema.optional().describe('the critical access hospital (ccn) bills its practitioners\' professional services under the optional method (Method II): 115% of the facility fee schedule amount, 42 CFR 413.70(b)(3). Omitted: your registration\'s election of the ccn (`PUT /v1/facilities/{ccn}`)'),
 });
 
 /** One payment-policy adjustment applied to the physician amount (Claims Processing Manual ch. 12). */

@@ -380,9 +380,11 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
   const cf = conversionFactorFor(rvuRow, rvu?.source ?? '', cfYear, qpp, trace);
   const cap = rvuRow && rvu && gpci.locality !== NATIONAL_LOCALITY ? await capFor(snapshot, rvuRow.hcpcs, rvuRow.modifier, gpci.locality, cfYear, pe.facility, trace) : null;
   const policy_rules = await policyRulesFor(snapshot, { payer: { slug: MEDICARE_FFS, medicare: true }, code, date: q.date_of_service ?? q.today, state }, trace);
-  // CAH Method II: only at a critical access hospital, in its facility setting.
+  // CAH Method II: the query's, else the election in the tenant's registration; only at a critical access hospital, in its facility setting.
   let cahMethodII = false;
-  if (q.cah_method_ii) {
+  const methodII = q.cah_method_ii ?? f?.effective.cah_method_ii;
+  if (methodII && q.cah_method_ii === undefined) trace.warn(`cah_method_ii from your registration of ${f!.ccn}`);
+  if (methodII) {
     if (f?.effective.payment_system !== 'cah_cost') trace.warn(`cah_method_ii ignored: ${f ? `${f.ccn} is not a critical access hospital` : 'no ccn names a critical access hospital'}`);
     else if (!pe.facility) trace.warn(`cah_method_ii ignored: place of service ${q.place_of_service} is not the hospital's facility setting`);
     else cahMethodII = true;

@@ -77,7 +77,7 @@ export const facilityRoutes: RouteDef[] = [
     description:
       'Locality comes from the facility ZIP (CMS ZIP5 carrier locality file), falling back to its county (LOCCO). ' +
       'CBSA and the rural flag come from the facility file when it has them, otherwise they are derived and the derivation is listed in reliability.warnings. ' +
-      "The tenant's registration (PUT) overrides name, facility type, state and default place of service; `registered` and `is_active` describe it.",
+      "The tenant's registration (PUT) overrides name, facility type, state and default place of service, and records a critical access hospital's Method II election (`cah_method_ii`); `registered` and `is_active` describe it.",
     auth: { scope: 'knowledge' },
     reads: 'snapshot+tenant',
     cache: true,
@@ -102,7 +102,9 @@ export const facilityRoutes: RouteDef[] = [
     summary: 'Register a CCN for your tenant (201 the first time, 200 after), optionally overriding name, type, state and default place of service',
     description:
       'The body replaces the previous registration (omitted fields fall back to the reference data) and re-activates a soft-deleted one. ' +
-      'A CCN absent from the reference data needs `name` and `state`, else 404.',
+      'A CCN absent from the reference data needs `name` and `state`, else 404. ' +
+      '`cah_method_ii: true` records that a critical access hospital elected the optional payment method (Method II, 42 CFR 413.70(b)(3)): ' +
+      'payment at the CCN then prices professional services at 115% of the facility fee schedule amount unless its query passes `cah_method_ii=false`; omitted, null or false is not elected.',
     auth: WRITE,
     reads: 'snapshot+tenant',
     params: FacilityParamsSchema,

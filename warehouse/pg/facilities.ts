@@ -53,11 +53,12 @@ export function pgFacilities(db: Sql, tenantId: string, mode: KeyType) {
       const prev = await lookupFacility(db, tenantId, mode, ccn);
       const at = now.toISOString();
       await db.run(
-        `INSERT INTO facilities (tenant_id, mode, ccn, name, facility_type, place_of_service, state, is_active, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+        `INSERT INTO facilities (tenant_id, mode, ccn, name, facility_type, place_of_service, state, cah_method_ii, is_active, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
          ON CONFLICT (tenant_id, mode, ccn) DO UPDATE SET name = excluded.name, facility_type = excluded.facility_type,
-           place_of_service = excluded.place_of_service, state = excluded.state, is_active = 1, updated_at = excluded.updated_at`,
-        [tenantId, mode, ccn, f.name, f.facility_type, f.place_of_service, f.state, at, at],
+           place_of_service = excluded.place_of_service, state = excluded.state, cah_method_ii = excluded.cah_method_ii,
+           is_active = 1, updated_at = excluded.updated_at`,
+        [tenantId, mode, ccn, f.name, f.facility_type, f.place_of_service, f.state, f.cah_method_ii ? 1 : 0, at, at],
       );
       return { facility: (await lookupFacility(db, tenantId, mode, ccn))!, created: prev === null };
     },

@@ -7,7 +7,7 @@ import { MIGRATIONS } from '../migrations.js';
  * so `schemaVersion()` means the same tables on both engines. No PostgreSQL install predates
  * SQLite's version 7, so one step creates that schema; each later SQLite migration gets its
  * PostgreSQL twin here under the same number (read off SQLite's schema where it only adds or
- * drops tables and indexes). Column types are SQLite's (ISO-8601 TEXT dates,
+ * drops tables and indexes, written by hand where it changes a table). Column types are SQLite's (ISO-8601 TEXT dates,
  * 0/1 INTEGER flags, JSON as TEXT), so one row mapper serves both engines and a row
  * copies from one engine to the other unchanged.
  */
@@ -79,6 +79,12 @@ export const PG_MIGRATIONS: PgMigration[] = [
     version: 8,
     name: 'agent jobs: waiting, running and finished jobs each by a partial index of their own',
     sql: () => sqliteStepForPostgres(8),
+  },
+  {
+    version: 9,
+    name: "facility registrations: the critical access hospital's election of the optional payment method (Method II)",
+    // SQLite's step adds a column to an existing table, which its schema difference cannot express: by hand.
+    sql: () => 'ALTER TABLE facilities ADD COLUMN cah_method_ii INTEGER NOT NULL DEFAULT 0 CHECK (cah_method_ii IN (0,1))',
   },
 ];
 
