@@ -76,10 +76,24 @@ export async function run(): Promise<Record<string, string | number>[]> {
     // Each case runs right after its own bare run: on a shared machine the load changes from one
     // run to the next, so a ratio is only meaningful against the baseline measured beside it.
     const src = real ? 'real PPRRVU2025_Oct + GPCI2026' : 'seeds only';
+    // The payment-policy and cost-sharing paths against the plain path in the same run, each 5 s
+    // over its own 32,000 distinct URLs (2,000 codes x 16 localities: at a few thousand computed
+    // answers a second no URL comes round again, so every answer is computed, none cached),
+    // beside its own bare run: the rules must not cost more than a tenth of the plain ratio.
+    const grid = (extra: string, seed: number) =>
+      shuffle(codes.flatMap((c, i) => Array.from({ length: 16 }, (_, j) => `/v1/codes/${c}/payment?locality=${localities[(i + j) % localities.length]}&date_of_service=2025-11-03${extra}`)), seed);
+    const plainFirst = grid('', 11);
+    const modifiers = grid('', 13).map((u, i) => `${u}&modifier=${['80,51', '50', '62', '51'][i % 4]}`);
+    const costSharing = grid('&deductible_met=false', 17);
     const cases: [string, string[]][] = [
       [`payment, ccn, first pass (${codes.length} codes x ${ccns.length} CCNs, ${src})`, withCcn],
       [`payment, no ccn (locality, ${localities.length} localities)`, withoutCcn],
       ['payment, ccn, snapshot cache warm', withCcn],
+    ];
+    const firstPasses: [string, string[]][] = [
+      ['plain path, every answer new (no ccn, 2025 date, 32,000 URLs)', plainFirst],
+      ['payment-policy modifiers (80,51 / 50 / 62 / 51), every answer new', modifiers],
+      ['cost sharing, deductible not met, every answer new', costSharing],
     ];
     rows.push({ case: 'first payment request on a fresh server (loads the per-snapshot indexes)', 'req/s': '-', 'p50 ms': Math.round(primeMs), 'p99 ms': '-', 'non-2xx': first.status === 200 ? 0 : 1, 'bare req/s': '-', 'bare p99 ms': '-', 'ratio vs bare': '-' });
     for (const [i, [label, paths]] of cases.entries()) {
@@ -96,6 +110,17 @@ export async function run(): Promise<Record<string, string | number>[]> {
         () => load(label, api.url, { paths, headers, seconds: 5 }),
       );
       rows.push({ ...row(`${label} (median of 3)`, p.subject, p.base), 'ratio vs bare': p.ratio.toFixed(2) });
+    }
+    const ratios: number[] = [];
+    for (const [label, paths] of firstPasses) {
+      const b = await load('bare', bare.url, { paths, seconds: 5 });
+      const r = await load(label, api.url, { paths, headers, seconds: 5 });
+      ratios.push(r.requests_per_s / b.requests_per_s);
+      rows.push(row(label, r, b));
+    }
+    for (const [i, [label]] of firstPasses.entries()) {
+      if (i === 0) continue;
+      rows.push({ case: `${label}: ratio vs the plain path's ratio`, 'req/s': '-', 'p50 ms': '-', 'p99 ms': '-', 'non-2xx': '-', 'bare req/s': '-', 'bare p99 ms': '-', 'ratio vs bare': (ratios[i]! / ratios[0]!).toFixed(2) });
     }
   } finally {
     await api.stop();
