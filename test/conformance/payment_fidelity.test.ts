@@ -59,10 +59,13 @@ describe.skipIf(!present)('payment fidelity: CMS CY2025 payment amounts and OPPS
     await pool(records, 8, async (f) => {
       const [year, carrier, locality, code, mod, nonFac, fac] = f;
       expect(year).toBe('2025');
-      for (const [pos, want] of [['11', nonFac], ['22', fac]] as const) {
-        const r = await t.request(`/v1/codes/${code}/payment?locality=${carrier}${locality}&date_of_service=${DOS}&place_of_service=${pos}${mod!.trim() ? `&modifier=${mod!.trim()}` : ''}`);
+      // CMS publishes each row's non-facility and facility price: the facility price of a row is
+      // asked with use_facility_rate (a hospital place of service prices what the practitioner is
+      // paid there instead: the -26 row of a PC/TC indicator 1 code, ch. 13 section 20).
+      for (const [setting, want] of [['place_of_service=11', nonFac], ['use_facility_rate=true', fac]] as const) {
+        const r = await t.request(`/v1/codes/${code}/payment?locality=${carrier}${locality}&date_of_service=${DOS}&${setting}${mod!.trim() ? `&modifier=${mod!.trim()}` : ''}`);
         expect(r.status).toBe(200);
-        expect(r.body.physician.allowed_phy_payment, `${code} ${carrier}${locality} POS ${pos}`).toBe(Number(want));
+        expect(r.body.physician.allowed_phy_payment, `${code} ${carrier}${locality} ${setting}`).toBe(Number(want));
         expect(r.body.physician).toMatchObject({ conversion_factor: 32.3465, conversion_factor_source: expect.stringContaining('CONV FACTOR of PPRRVU2025_Oct.csv') });
         matched++;
       }
@@ -96,7 +99,7 @@ describe.skipIf(!present)('payment fidelity: CMS CY2025 payment amounts and OPPS
         const pfs = toCents(total.mul('32.3465'));
         const cap = facility ? c.facility_price : c.non_facility_price;
         const want = Math.min(pfs, cap);
-        const q = `locality=${c.locality}&date_of_service=${DOS}&place_of_service=${facility ? '22' : '11'}${c.modifier ? `&modifier=${c.modifier}` : ''}`;
+        const q = `locality=${c.locality}&date_of_service=${DOS}&${facility ? 'use_facility_rate=true' : 'place_of_service=11'}${c.modifier ? `&modifier=${c.modifier}` : ''}`;
         const r = await t.request(`/v1/codes/${c.hcpcs}/payment?${q}`);
         expect(r.status, q).toBe(200);
         expect(r.body.physician, `${c.hcpcs} ${q}`).toMatchObject({ allowed_phy_payment: want, opps_cap_amount: cap, opps_cap_applied: cap < pfs });
@@ -109,6 +112,11 @@ describe.skipIf(!present)('payment fidelity: CMS CY2025 payment amounts and OPPS
     // The issue's example: 70496 in carrier 01112 locality 05 is capped at $343.62.
     const r = await t.request(`/v1/codes/70496/payment?locality=0111205&date_of_service=${DOS}&place_of_service=11`);
     expect(r.body.physician).toMatchObject({ allowed_phy_payment: 343.62, opps_cap_applied: true });
+    // At a hospital place of service the practitioner bills 70496-26: priced from that row.
+    const pro = await t.request(`/v1/codes/70496/payment?locality=0111205&date_of_service=${DOS}&place_of_service=22`);
+    const pc = await t.request(`/v1/codes/70496/payment?locality=0111205&date_of_service=${DOS}&modifier=26&use_facility_rate=true`);
+    expect(pro.body.physician.rvu_row).toBe('26');
+    expect(pro.body.physician.allowed_phy_payment).toBe(pc.body.physician.allowed_phy_payment);
     console.info(`OPPSCAP: ${checked} setting checks over ${priced.length} priced status-A rows (${orphans.length} under carrier 01112 for localities GPCI2025 lists under 01182), ${capped} capped`);
   });
 
