@@ -64,11 +64,12 @@ async function aocOn(snapshot: SnapshotReader, dos: string): Promise<DayLookups[
  * the single-code route agree on `degraded` for the same date.
  */
 function coverageOn(snapshot: SnapshotReader, datasets: DatasetId[], dos: string): FileCoverage[] {
-  return datasets.flatMap((dataset) => {
-    const pick: VersionPick | undefined = selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dos });
-    return pick ? [{ dataset, version: pick.version.version, covered: pick.covered, ...(pick.warning ? { warning: pick.warning } : {}) }] : [];
-  });
+  return datasets.flatMap((dataset) => coverageOf(dataset, selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dos })));
 }
+
+/** A file's pick as the claim answer reports it (nothing when no version is loaded). */
+const coverageOf = (dataset: DatasetId, pick: VersionPick | undefined): FileCoverage[] =>
+  pick ? [{ dataset, version: pick.version.version, covered: pick.covered, ...(pick.warning ? { warning: pick.warning } : {}) }] : [];
 
 /**
  * What the fee schedules say about the day's codes (Medicare claims): the RVU release of the date's
@@ -113,9 +114,7 @@ async function medicareOn(snapshot: SnapshotReader, codes: string[], dos: string
       asp: asp.has(code),
     });
   });
-  const coverage = ([['mpfs_rvu', pick], ['opps_addendum_b', oppsPick]] as const).flatMap(([dataset, p]) =>
-    p ? [{ dataset, version: p.version.version, covered: p.covered, ...(p.warning ? { warning: p.warning } : {}) }] : [],
-  );
+  const coverage = [...coverageOf('mpfs_rvu', pick), ...coverageOf('opps_addendum_b', oppsPick)];
   return { facts: (code) => facts.get(code)!, coverage };
 }
 

@@ -25,14 +25,8 @@ import { ANESTHESIA_MODIFIERS, choosePeSetting, CITE_REDUCED, composePayment, co
  */
 export type PaymentRequest = PaymentQuery & { code: string; today: string; facility: Facility | null };
 
-/** The validated query, with `modifier` also as one string (knowledge resolve passes its pricing modifier so). */
-export type PaymentQuery = Omit<z.output<typeof PaymentQuerySchema>, 'modifier'> & { modifier?: string | readonly string[] };
-
-/** The request's modifiers, upper-cased, in order, each once (a comma list is split). */
-export function modifierList(m: string | readonly string[] | undefined): string[] {
-  const list = (typeof m === 'string' ? [m] : (m ?? [])).flatMap((x) => x.split(',')).map((x) => x.trim().toUpperCase()).filter(Boolean);
-  return [...new Set(list)];
-}
+/** The validated query (its schema splits comma lists and upper-cases the modifiers). */
+type PaymentQuery = z.output<typeof PaymentQuerySchema>;
 
 /**
  * Modifiers that select a different PPRRVU row (professional/technical component, reduced or
@@ -99,6 +93,12 @@ export async function selectRvu(snapshot: SnapshotReader, code: string, modifier
     return r.row;
   }
 }
+
+/**
+ * A modifier the physician composition does not act on (not an RVU row, a payment policy, an OPPS
+ * department, an anesthesia direction or 52): the lab and DME lookups read it (QW, NU, RR, UE).
+ */
+const pricesNothingHere = (m: string): boolean => !RVU_PRICING_MODIFIERS.has(m) && !POLICY_MODIFIERS.has(m) && !OPPS_MODIFIERS.has(m) && !(m in ANESTHESIA_MODIFIERS) && m !== '52';
 
 /** Places of service that are hospital settings, where the hospital is paid the technical component. */
 export const HOSPITAL_POS: ReadonlySet<string> = new Set(['19', '21', '22', '23', '51', '52', '61']);
@@ -231,7 +231,8 @@ async function capFor(
  */
 export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequest, trace: Trace): Promise<Composition> {
   const code = q.code;
-  const modifiers = modifierList(q.modifier);
+  // Each modifier once, in the order given.
+  const modifiers = [...new Set(q.modifier ?? [])];
   // The RVU row: the first pricing modifier (26, TC, 53); 52 (reduced services) is priced from the
   // code's 53 row where the release has one (ch. 12 section 20.4.6), else by report.
   const pricing = modifiers.filter((m) => RVU_PRICING_MODIFIERS.has(m));
@@ -240,7 +241,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
   const modifier = pricing[0] ?? '';
   const policyModifiers = modifiers.filter((m) => POLICY_MODIFIERS.has(m));
   // The modifier passed to the CLFS (QW) and DMEPOS (NU, RR, UE) lookups.
-  const feeModifier = modifiers.length === 1 ? modifiers[0]! : (modifiers.find((m) => !RVU_PRICING_MODIFIERS.has(m) && !POLICY_MODIFIERS.has(m) && !OPPS_MODIFIERS.has(m) && !(m in ANESTHESIA_MODIFIERS) && m !== '52') ?? '');
+  const feeModifier = modifiers.length === 1 ? modifiers[0]! : (modifiers.find(pricesNothingHere) ?? '');
   const calculation: string[] = [];
 
   // QPP: the numeric flag wins over the boolean (spec), said out loud when they disagree.
@@ -268,10 +269,8 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
       if (!row && modifier === '53') trace.warn(`physician: modifier 53 (discontinued procedure): ${code} has no 53 row; the MAC prices it by report, no amount (${CITE_REDUCED})`);
       if (row && modifier === '53') calculation.push(`modifier 53: discontinued procedure priced from the ${code}-53 row of the RVU file (${CITE_REDUCED})`);
     }
-    for (const m of modifiers) {
-      if (!RVU_PRICING_MODIFIERS.has(m) && !POLICY_MODIFIERS.has(m) && !OPPS_MODIFIERS.has(m) && !(m in ANESTHESIA_MODIFIERS) && m !== '52') {
-        trace.warn(`modifier ${m} does not select a separate RVU row${modifier ? '' : `; the unmodified RVUs of ${code} were used`}`);
-      }
+    for (const m of modifiers.filter(pricesNothingHere)) {
+      trace.warn(`modifier ${m} does not select a separate RVU row${modifier ? '' : `; the unmodified RVUs of ${code} were used`}`);
     }
     if (row) {
       rvuRow = row;
