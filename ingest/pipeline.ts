@@ -42,6 +42,8 @@ export interface IngestOptions {
   replace?: boolean;
   /** A seed file of the repository (`rcm seed`): the version is marked `seed` in the manifest. */
   seed?: boolean;
+  /** A seed of invented figures in the publisher's layout (`seeds/origins.json`): answers that read it are degraded. */
+  illustrative?: boolean;
   /** Publish even when the removal guard (`maxRemoved`) is crossed. */
   allowRemovals?: boolean;
   /** `RCM_MAX_REMOVED`: refuse a publish that removes more than this share of the baseline's keys (default 0.05). */
@@ -101,6 +103,22 @@ export class GateError extends DomainError {
 }
 
 /**
+ * The versions a new one is compared with and may replace: a real version is compared with the
+ * real versions when there are any (seeds leave service when it is published), else with the
+ * seeds it replaces.
+ */
+function comparableVersions(versions: DatasetVersion[], seed: boolean): DatasetVersion[] {
+  if (seed) return versions;
+  const real = versions.filter((v) => !v.seed);
+  return real.length ? real : versions;
+}
+
+/** True when a dataset has a version loaded from a publisher's release (not a seed). */
+export function hasRealVersion(manifest: Manifest | null, dataset: string): boolean {
+  return (manifest?.datasets[dataset] ?? []).some((v) => !v.seed);
+}
+
+/**
  * Parses, validates and loads files into a new version file, then diffs it against its
  * baseline and applies the gate. The file is written under `tmp/` and moved into
  * `datasets/<id>/` only by `publish`, so a failed, refused or killed ingest leaves nothing a
@@ -112,7 +130,7 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
   if (unknown.length) throw new UsageError(`--fail-on-changed names ${unknown.join(', ')}, not a value column of ${dataset.id} (value columns: ${valueColumns(dataset).join(', ')})`);
   const inputs = await readInputs(dataset, opts, wh.path('tmp'));
   const { files, samples, label, effective } = inputs;
-  const prevVersions = parent?.datasets[dataset.id] ?? [];
+  const prevVersions = comparableVersions(parent?.datasets[dataset.id] ?? [], Boolean(opts.seed));
   const delta = planDelta(dataset, samples, prevVersions, label, files[0]!.name);
   const same = replacedVersion(dataset, prevVersions, label, opts.replace);
   const out = wh.newVersionFiles(dataset.id, label);
@@ -143,14 +161,17 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
   conn.closeSync();
   inst.closeSync();
   const deltaOf = delta ? { base: delta.base.version, explicitRemovals } : undefined;
-  return recordVersion(wh, { dataset, inputs, files: out, loaded, hashing, base, same, firstDiff, delta: deltaOf }, opts, opts.now ?? (() => new Date()));
+  const seeds = opts.seed ? [] : (parent?.datasets[dataset.id] ?? []).filter((v) => v.seed).map((v) => v.version);
+  return recordVersion(wh, { dataset, inputs, files: out, loaded, hashing, base, same, firstDiff, delta: deltaOf, replacedSeeds: seeds }, opts, opts.now ?? (() => new Date()));
 }
 
 /**
  * Moves staged version files into place and writes a new manifest from `parent` plus them,
  * then makes it CURRENT. Unchanged datasets keep pointing at their existing files; a replaced
  * label's entry is swapped for the new one. The newest version by effective date stays the
- * default, so a backfill does not displace it.
+ * default, so a backfill does not displace it. A real (non-seed) version takes every seed version
+ * of its dataset out of service, whatever the dates: a seed is served only while its dataset has
+ * no real version.
  */
 export async function publish(wh: Warehouse, parent: Manifest | null, staged: StagedVersion[], now: () => Date): Promise<Manifest> {
   const datasets: Record<string, DatasetVersion[]> = structuredClone(parent?.datasets ?? {});
@@ -161,7 +182,7 @@ export async function publish(wh: Warehouse, parent: Manifest | null, staged: St
       await mkdir(dirname(wh.path(s.change.keys_file)), { recursive: true });
       await rename(s.stagedKeys, wh.path(s.change.keys_file));
     }
-    const list = (datasets[s.entry.dataset] ?? []).filter((v) => v.version !== s.entry.version);
+    const list = (datasets[s.entry.dataset] ?? []).filter((v) => v.version !== s.entry.version && (s.entry.seed || !v.seed));
     list.push(s.entry);
     datasets[s.entry.dataset] = list.sort(compareVersions);
   }
@@ -213,16 +234,21 @@ export async function ingestFiles(wh: Warehouse, opts: IngestOptions): Promise<I
   });
 }
 
-/** Several ingests published as one snapshot (used by `rcm seed`). */
-export async function ingestBatch(wh: Warehouse, batch: IngestOptions[], now: () => Date = () => new Date()): Promise<{ manifest: Manifest; staged: StagedVersion[] }> {
+/**
+ * Several ingests published as one snapshot (used by `rcm seed`). A seed of a dataset that has a
+ * real version is not loaded (`kept` names it): a seed never goes back in front of real data.
+ */
+export async function ingestBatch(wh: Warehouse, batch: IngestOptions[], now: () => Date = () => new Date()): Promise<{ manifest: Manifest | null; staged: StagedVersion[]; kept: string[] }> {
   await wh.init();
   return withWriteLock(wh.path('ingest.lock'), async () => {
     await sweepTmp(wh);
     const parent = await wh.current();
     const staged: StagedVersion[] = [];
+    const kept = [...new Set(batch.filter((o) => o.seed && hasRealVersion(parent, resolveDataset(o.dataset).id)).map((o) => resolveDataset(o.dataset).id))];
     let working = parent;
     try {
       for (const opts of batch) {
+        if (kept.includes(resolveDataset(opts.dataset).id)) continue;
         const s = await stageVersion(wh, { ...opts, now }, working);
         gate(s);
         staged.push(s);
@@ -233,8 +259,8 @@ export async function ingestBatch(wh: Warehouse, batch: IngestOptions[], now: ()
           datasets: { ...(working?.datasets ?? {}), [s.entry.dataset]: [...(working?.datasets[s.entry.dataset] ?? []).filter((v) => v.version !== s.entry.version), own] },
         } as Manifest;
       }
-      const manifest = await publish(wh, parent, staged, now);
-      return { manifest, staged };
+      const manifest = staged.length ? await publish(wh, parent, staged, now) : null;
+      return { manifest, staged, kept };
     } finally {
       await sweepTmp(wh);
     }

@@ -92,7 +92,8 @@ export class Trace {
 
   /**
    * The reliability object from the snapshot's manifest. A dataset used but not loaded (or a
-   * version not loaded) marks the answer degraded with a warning naming it.
+   * version not loaded), or read from an illustrative seed version, marks the answer degraded
+   * with a warning naming it.
    */
   reliability(): Reliability {
     const warnings = [...this.warnings];
@@ -108,6 +109,10 @@ export class Trace {
         continue;
       }
       dataset_versions[dataset] = v.version;
+      if (v.illustrative) {
+        degraded = true;
+        warnings.push(`${dataset} ${v.version} is an illustrative seed (the publisher's layout with invented figures, not a published release): load ${lookupDataset(dataset)?.publisher ?? 'the publisher'}'s file with rcm ingest before relying on this answer`);
+      }
       data_sources[dataset] = {
         publisher: lookupDataset(dataset)?.publisher ?? dataset,
         source_files: v.source_files.map((f) => f.name),

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FacilityProfileSchema } from '../server/facilities/schemas.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
+import { illustrativeIn, otherWarnings } from './helpers/illustrative.js';
 
 // Expected values are the seeds' own cells: seeds/facilities (POS layout, 2025Q3),
 // seeds/zip_locality (ZIP5 Oct 2025 excerpt), seeds/cbsa_county + seeds/wage_index (FY2026,
@@ -42,8 +43,10 @@ describe('GET /v1/facilities/{ccn}', () => {
       cbsa_county: 'FY2026',
       wage_index: 'FY2026',
     });
-    expect(r.body.reliability.degraded).toBe(false);
-    expect(r.body.reliability.warnings).toEqual([]);
+    // The seeds of the facility file, the CBSA crosswalk and the wage index are illustrative.
+    expect(r.body.reliability.degraded).toBe(true);
+    expect(illustrativeIn(r.body.reliability.warnings)).toEqual(['cbsa_county', 'facilities', 'wage_index']);
+    expect(otherWarnings(r.body.reliability.warnings)).toEqual([]);
   });
 
   it('returns the rural critical access hospital in Portola CA with rural CBSA 05 and the rest-of-state locality', async () => {
@@ -56,7 +59,7 @@ describe('GET /v1/facilities/{ccn}', () => {
     const r = await t.request('/v1/facilities/331316');
     expect(r.status).toBe(200);
     expect(r.body.is_rural).toBe(false);
-    expect(r.body.reliability.warnings).toEqual([expect.stringContaining('ZIP 13346 is rural in zip_locality')]);
+    expect(otherWarnings(r.body.reliability.warnings)).toEqual([expect.stringContaining('ZIP 13346 is rural in zip_locality')]);
   });
 
   it('answers 404 with a message naming the CCN for an unknown facility', async () => {
@@ -88,7 +91,7 @@ describe("PUT /v1/facilities/{ccn}: a critical access hospital's Method II elect
     expect(put.status).toBe(201);
     FacilityProfileSchema.parse(put.body);
     expect(put.body).toMatchObject({ ccn: '011300', facility_type: 'critical_access_hospital', cah_method_ii: true, registered: true, registration: { cah_method_ii: true } });
-    expect(put.body.reliability.warnings).toEqual([]);
+    expect(otherWarnings(put.body.reliability.warnings)).toEqual([]);
     const get = await t.request('/v1/facilities/011300', { key });
     expect(get.body).toMatchObject({ cah_method_ii: true, registration: { cah_method_ii: true } });
     // Another tenant (the default one) has elected nothing.
@@ -108,7 +111,7 @@ describe("PUT /v1/facilities/{ccn}: a critical access hospital's Method II elect
     const acute = await t.request('/v1/facilities/330101', { method: 'PUT', key, body: { cah_method_ii: true } });
     expect(acute.status).toBe(201);
     expect(acute.body.cah_method_ii).toBe(true);
-    expect(acute.body.reliability.warnings).toEqual([expect.stringContaining('330101 is not a critical access hospital (facility type acute_care_hospital): payment ignores it')]);
+    expect(otherWarnings(acute.body.reliability.warnings)).toEqual([expect.stringContaining('330101 is not a critical access hospital (facility type acute_care_hospital): payment ignores it')]);
     const bad = await t.request('/v1/facilities/011300', { method: 'PUT', key, body: { cah_method_ii: 'yes' } });
     expect(bad.status).toBe(422);
     expect(bad.body.detail[0]).toMatchObject({ loc: ['body', 'cah_method_ii'] });

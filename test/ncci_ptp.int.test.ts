@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PtpEditSchema } from '../server/ncci/schemas.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
+import { illustrativeIn, otherWarnings } from './helpers/illustrative.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -37,7 +38,10 @@ describe('GET /v1/ncci/ptp/prac', () => {
       date_of_service: '2026-07-15',
       payer: 'medicare',
     });
-    expect(r.body.reliability).toMatchObject({ degraded: false, dataset_versions: { ncci_ptp_prac: '32.2' } });
+    // The quarter covers the date: the only caveat is the illustrative seed the edit was read from.
+    expect(r.body.reliability).toMatchObject({ degraded: true, dataset_versions: { ncci_ptp_prac: '32.2' } });
+    expect(illustrativeIn(r.body.reliability.warnings)).toEqual(['ncci_ptp_prac']);
+    expect(otherWarnings(r.body.reliability.warnings)).toEqual([]);
     expect(r.body.ai_summary).toBeUndefined();
   });
 
@@ -85,7 +89,8 @@ describe('GET /v1/ncci/ptp/prac', () => {
       edit_delete_dt: '',
     });
     expect(r.body.message).toMatch(/no PTP edit pairs 99213 and 36415 in version 32.2/);
-    expect(r.body.reliability.degraded).toBe(false);
+    expect(illustrativeIn(r.body.reliability.warnings)).toEqual(['ncci_ptp_prac']);
+    expect(otherWarnings(r.body.reliability.warnings)).toEqual([]);
   });
 
   it('answers from the nearest version, degraded with a warning, when no quarter covers the date', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, waitForSnapshot, type TestServer } from './helpers/harness.js';
+import { illustrativeIn, otherWarnings } from './helpers/illustrative.js';
 
 /*
  * GET /v1/codes/{code}/payment over the seeds. Values worked by hand from the seed rows:
@@ -53,7 +54,10 @@ describe('without ccn: physician block only', () => {
     expect(r.body.physician.rvu_source).toContain('PPRRVU2025_Oct.csv');
     // mcd_coverage was read for the code's Medicare coverage rules (none lists 99213).
     expect(r.body.reliability.dataset_versions).toEqual({ mpfs_rvu: '2025D', gpci: '2026', mcd_coverage: '2025-10-01' });
-    expect(r.body.reliability.warnings).toEqual([]);
+    // "No coverage rule lists 99213" rests on the illustrative coverage seed: said, and degraded.
+    expect(r.body.reliability).toMatchObject({ degraded: true });
+    expect(illustrativeIn(r.body.reliability.warnings)).toEqual(['mcd_coverage']);
+    expect(otherWarnings(r.body.reliability.warnings)).toEqual([]);
   });
 
   it('accepts the locality as 13202-01 too', async () => {
@@ -295,13 +299,13 @@ describe('dates and errors', () => {
     const ok = await pay('99213/payment?locality=1320201&date_of_service=2025-11-03');
     expect(ok.body.date_of_service).toBe('2025-11-03');
     // The CY2025 RVU release covers it; only the GPCI year is another's.
-    expect(ok.body.reliability.warnings).toEqual([expect.stringMatching(/^no gpci release loaded is effective on 2025-11-03/)]);
+    expect(otherWarnings(ok.body.reliability.warnings)).toEqual([expect.stringMatching(/^no gpci release loaded is effective on 2025-11-03/)]);
     // A CY2026 date: only the CY2025 RVU release is loaded, so it is priced with it, degraded, saying both years.
     const nearest = await pay('99213/payment?locality=1320201&date_of_service=2026-03-01');
     expect(nearest.body.date_of_service).toBe('2026-03-01');
     expect(nearest.body.estimated_payment).toBe(103.89);
     expect(nearest.body.reliability.degraded).toBe(true);
-    expect(nearest.body.reliability.warnings).toEqual(['physician: no CY2026 RVU release is loaded; the 99213 RVUs are the nearest release\'s, CY2025 (mpfs_rvu 2025D)']);
+    expect(otherWarnings(nearest.body.reliability.warnings)).toEqual(['physician: no CY2026 RVU release is loaded; the 99213 RVUs are the nearest release\'s, CY2025 (mpfs_rvu 2025D)']);
     const early = await pay('99213/payment?locality=1320201&date_of_service=2025-01-15');
     expect(early.status).toBe(200);
     // Another period's data answered: degraded, as PTP says for an uncovered date (one rule).

@@ -182,12 +182,48 @@ describe('seed versions', () => {
     const release = await write('GPCI2026.csv', [...lines.slice(0, dataStart), ...lines.slice(dataStart, dataStart + Math.ceil((lines.length - dataStart) / 5)), ''].join('\r\n'));
     const s = await ingestFiles(wh, { dataset: 'gpci', files: [release] });
     expect(s.change).toMatchObject({ supersedes: '2026', replaces_seed: true });
-    expect(s.change.summary).toMatch(/replaces the seed version/);
+    expect(s.change.summary).toMatch(/replaces seed version 2026/);
     expect(s.report.counts.removed).toBeGreaterThan(0);
     const real = (await wh.current())!.datasets.gpci!.at(-1)!;
     expect(real.seed).toBeUndefined();
     // The real version is not a seed: loading the label again needs --replace as always.
     await expect(ingestFiles(wh, { dataset: 'gpci', files: [release] })).rejects.toThrow(/already loaded .* pass --replace/);
+  });
+});
+
+describe('a real release and the seeds', () => {
+  it('takes every seed version of its dataset out of service, whatever its label or dates, and the change record says so', async () => {
+    await seedAll(wh, join(ROOT, 'seeds'));
+    const seeds = (await wh.current())!.datasets.ncci_ptp_prac!.map((v) => v.version);
+    expect(seeds).toEqual(['32.1', '32.2']);
+    // An older release under a label that is no date, no effective date: it still replaces both seeds.
+    const dir = join(ROOT, 'seeds/ncci_ptp_prac/32.1');
+    const parts = (await readdir(dir)).map((n) => join(dir, n));
+    const s = await ingestFiles(wh, { dataset: 'ncci_ptp_prac', files: parts, version: 'release-a' });
+    expect(s.change).toMatchObject({ replaces_seed: true, replaced_seeds: ['32.1', '32.2'] });
+    expect(s.change.summary).toMatch(/replaces seed versions 32\.1, 32\.2: seeds are no longer served/);
+    const served = (await wh.current())!.datasets.ncci_ptp_prac!;
+    expect(served.map((v) => v.version)).toEqual(['release-a']);
+    // Other datasets keep their seeds.
+    expect((await wh.current())!.datasets.gpci!.every((v) => v.seed)).toBe(true);
+  });
+
+  it('rcm seed never puts a seed back in front of real data', async () => {
+    await ingestFiles(wh, { dataset: 'gpci', files: [join(ROOT, 'seeds/gpci/GPCI2026.csv')], version: 'gpci-real' });
+    const res = await seedAll(wh, join(ROOT, 'seeds'));
+    expect(res.kept).toEqual(['gpci']);
+    expect(res.staged.some((x) => x.entry.dataset === 'gpci')).toBe(false);
+    expect((await wh.current())!.datasets.gpci!.map((v) => v.version)).toEqual(['gpci-real']);
+    // A second seed run with every seed in place still leaves the real version alone.
+    expect((await seedAll(wh, join(ROOT, 'seeds'))).kept).toEqual(['gpci']);
+  });
+
+  it('marks illustrative seed versions (seeds/origins.json) and only those', async () => {
+    await seedAll(wh, join(ROOT, 'seeds'));
+    const m = (await wh.current())!;
+    expect(m.datasets.wage_index!.at(-1)).toMatchObject({ seed: true, illustrative: true });
+    expect(m.datasets.gpci!.at(-1)!.illustrative).toBeUndefined();
+    expect(m.datasets.payers!.at(-1)!.illustrative).toBeUndefined();
   });
 });
 

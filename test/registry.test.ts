@@ -116,3 +116,22 @@ describe('dataset registry', () => {
     });
   }
 });
+
+describe('seed origins (seeds/origins.json)', () => {
+  it('lists every seed folder once, as real_excerpt, curated or illustrative, and docs/datasets.md says the same', async () => {
+    const { seedOrigins } = await import('../ingest/seed.js');
+    const origins = await seedOrigins(join(ROOT, 'seeds'));
+    const folders = readdirSync(join(ROOT, 'seeds'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    expect(Object.keys(origins).sort()).toEqual(folders);
+    // The dataset table's seed column names an illustrative seed "illustrative" and never calls it real rows.
+    const doc = await readFile(join(ROOT, 'docs/datasets.md'), 'utf8');
+    for (const [id, origin] of Object.entries(origins)) {
+      const row = doc.split('\n').find((l) => l.startsWith('|') && l.split('|')[1]!.includes(`\`${id}\``));
+      expect(row, `docs/datasets.md has a row for ${id}`).toBeDefined();
+      const seedCell = row!.split('|').at(-2)!;
+      const said = /illustrative/i.test(seedCell) ? 'illustrative' : /curated|cited/i.test(seedCell) ? 'curated' : 'real_excerpt';
+      if (origin === 'illustrative') expect(said, `${id}: ${seedCell}`).toBe('illustrative');
+      else expect(seedCell, `${id}: ${seedCell}`).not.toMatch(/^\s*illustrative/i);
+    }
+  });
+});

@@ -21,6 +21,11 @@ export interface DatasetVersion {
    */
   seed?: true;
   /**
+   * A seed whose figures are illustrative (the publisher's layout, invented values: the dataset
+   * declares `seedOrigin: 'illustrative'`). Every answer that reads it is degraded with a warning.
+   */
+  illustrative?: true;
+  /**
    * The version this one is a delta over (a publisher's delta release, e.g. an NPPES weekly
    * file): the file holds that version's rows plus the delta's upserts, a whole version.
    */
@@ -51,8 +56,13 @@ export interface ChangeRecord {
   created_at: string;
   /** The version label this one replaces when the same label was loaded again. */
   supersedes?: string;
-  /** True when the baseline was a seed version (`rcm seed`): this load replaces sample data with a release. */
+  /** True when this real version replaces seed (sample) versions of the dataset (`replaced_seeds` names them). */
   replaces_seed?: true;
+  /**
+   * The seed versions this real version took out of service: a seed is served only while its
+   * dataset has no real version, whatever the dates.
+   */
+  replaced_seeds?: string[];
   /** True when this version is itself a seed. */
   seed?: true;
   /**

@@ -14,6 +14,8 @@ function summaryLines(s: IngestSummary, markdown: boolean): string {
   const lines = [
     `${s.dry_run ? `${b}dry run:${b} ` : ''}${s.dataset} ${s.version} (effective ${s.effective_date ?? 'n/a'}): ${fmtInt(s.rows)} rows, ${fmtInt(s.rejects)} rejected${s.rejects_file ? ` (${s.rejects_file})` : ''}`,
     ...s.skipped.map((k) => `skipped ${k.member}: ${k.reason}`),
+    ...(s.effective_date ? [] : ['no effective date in the file: pass --effective-date YYYY-MM-DD so date-of-service lookups can tell when this release applies']),
+    ...(s.change.replaced_seeds ? [`replaces seed version${s.change.replaced_seeds.length > 1 ? 's' : ''} ${s.change.replaced_seeds.join(', ')}: the seeds are no longer served`] : []),
     s.snapshot_id ? `published snapshot ${s.snapshot_id}` : 'nothing published',
   ];
   return lines.map((l) => (markdown ? `- ${l}` : l)).join('\n') + '\n';

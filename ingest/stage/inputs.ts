@@ -111,7 +111,7 @@ export async function readInputs(
 
   const found = dataset.version(samples);
   const label = opts.version ?? found?.label;
-  if (!label) throw new IngestError(`cannot find the version label in the file; pass --version`, files[0]!.name);
+  if (!label) throw new IngestError(`cannot find the version label in the file; pass --version <label> and --effective-date YYYY-MM-DD (the day the release takes effect: a label is never read as a date)`, files[0]!.name);
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$/.test(label)) throw new IngestError(`version label '${label}' must be letters, digits, '.', '_' or '-'`);
   let effective = opts.effectiveDate ?? found?.effective_date ?? null;
   if (effective !== null && toIsoDate(effective) === null) throw new IngestError(`effective date '${effective}' is not a valid YYYY-MM-DD date`);

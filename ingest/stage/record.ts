@@ -52,6 +52,8 @@ export interface StagedLoad {
   firstDiff: DiffResult | null;
   /** A delta release folded into `base` (the version it follows) and the base keys it explicitly removed. */
   delta?: { base: string; explicitRemovals: number };
+  /** The seed versions of the dataset this real version takes out of service (empty for a seed). */
+  replacedSeeds: string[];
 }
 
 /**
@@ -61,7 +63,7 @@ export interface StagedLoad {
 export async function recordVersion(
   wh: Warehouse,
   s: StagedLoad,
-  opts: Pick<IngestOptions, 'failOnRemovedPct' | 'failOnChangedPct' | 'failOnChangedColumns' | 'allowRemovals' | 'maxRemoved' | 'seed'>,
+  opts: Pick<IngestOptions, 'failOnRemovedPct' | 'failOnChangedPct' | 'failOnChangedColumns' | 'allowRemovals' | 'maxRemoved' | 'seed' | 'illustrative'>,
   now: () => Date,
 ): Promise<StagedVersion> {
   const { dataset, base, same, loaded } = s;
@@ -85,13 +87,13 @@ export async function recordVersion(
     from_version: base?.version ?? null,
     to_version: label,
     effective_date: effective,
-    summary: `${dataset.id} ${base ? `${base.version}${base.seed ? ' (seed)' : ''} -> ${label}` : `${label} (first load)`}${s.delta ? ` (delta over ${s.delta.base}: ${s.delta.explicitRemovals} explicit removals)` : ''}${opts.seed ? ' (seed)' : ''}${same ? (same.seed ? ' (replaces the seed version of this label)' : ' (replaces the earlier load of this label)') : ''}: ${c.added} added, ${c.removed} removed, ${c.changed} changed, ${c.unchanged} unchanged`,
+    summary: `${dataset.id} ${base ? `${base.version}${base.seed ? ' (seed)' : ''} -> ${label}` : `${label} (first load)`}${s.delta ? ` (delta over ${s.delta.base}: ${s.delta.explicitRemovals} explicit removals)` : ''}${opts.seed ? ' (seed)' : ''}${same && !same.seed ? ' (replaces the earlier load of this label)' : ''}${s.replacedSeeds.length ? ` (replaces seed version${s.replacedSeeds.length > 1 ? 's' : ''} ${s.replacedSeeds.join(', ')}: seeds are no longer served)` : ''}: ${c.added} added, ${c.removed} removed, ${c.changed} changed, ${c.unchanged} unchanged`,
     counts: c,
     ...(multi ? { tables: Object.fromEntries(Object.entries(diff.tables).map(([n, t]) => [n, t.counts])) } : {}),
     samples: diff.samples,
     created_at: loadedAt,
     ...(same ? { supersedes: same.version } : {}),
-    ...(base?.seed ? { replaces_seed: true as const } : {}),
+    ...(s.replacedSeeds.length ? { replaces_seed: true as const, replaced_seeds: s.replacedSeeds } : {}),
     ...(opts.seed ? { seed: true as const } : {}),
     ...(base ? { keys_file: s.files.keysFile } : {}),
     ...(s.delta ? { delta_of: s.delta.base } : {}),
@@ -108,6 +110,7 @@ export async function recordVersion(
     rejects,
     loaded_at: loadedAt,
     ...(opts.seed ? { seed: true as const } : {}),
+    ...(opts.seed && opts.illustrative ? { illustrative: true as const } : {}),
     ...(s.delta ? { delta_of: s.delta.base } : {}),
   };
   const summary = {

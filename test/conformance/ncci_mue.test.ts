@@ -67,7 +67,7 @@ describe.skipIf(!present)('ncci_mue_prac on the real CMS Q3 2026 practitioner MU
       await wh.init();
       const { manifest, staged } = await ingestBatch(wh, [{ dataset: 'ncci_mue_prac', files: [FILE] }], () => new Date('2026-11-01T00:00:00Z'));
       expect(staged[0]!.entry).toMatchObject({ version: '2026Q3', effective_date: '2026-07-01', rows: 44, rejects: 0 });
-      snap = { snapshot: await MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1 }) };
+      snap = { snapshot: await MountedSnapshot.open(wh, manifest!, { connections: 1, threads: 1 }) };
     });
     afterAll(async () => {
       snap?.snapshot.close();
