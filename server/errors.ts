@@ -58,7 +58,9 @@ export type ErrorBody = z.output<typeof ErrorBodySchema> | z.output<typeof Valid
 export function bodyOf(err: unknown, requestId: string): ErrorBody {
   if (!(err instanceof DomainError)) return { detail: 'internal server error', code: 'internal_error', request_id: requestId };
   const status = STATUS[err.code];
-  if (status === 422 && err.issues.length > 0) return { detail: err.issues };
+  // Every 422 answers the spec's validation body; an error raised without issues (a PDF that
+  // cannot be read, a job input with no code) is one issue on the body, its code as the type.
+  if (status === 422) return { detail: err.issues.length > 0 ? err.issues : [{ loc: ['body'], msg: err.message, type: err.code }] };
   return { detail: err.message, code: err.code, ...(err.extra as { suggestions?: unknown[] }), ...(status >= 500 ? { request_id: requestId } : {}) };
 }
 

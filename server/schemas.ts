@@ -10,11 +10,27 @@ export const HcpcsSchema = z
   .transform((s) => s.toUpperCase())
   .pipe(z.string().regex(/^[A-Z0-9]{5}$/, 'Code must be 5 letters or digits (HCPCS/CPT)'));
 
+/**
+ * USPS codes of the 50 states, the District of Columbia, the territories (AS, GU, MP, PR, VI) and
+ * the freely associated states NPPES and CMS files carry (FM, MH, PW).
+ */
+export const US_STATES = [
+  'AL', 'AK', 'AZ', 'AR', 'CA', 'CO', 'CT', 'DE', 'FL', 'GA', 'HI', 'ID', 'IL', 'IN', 'IA', 'KS', 'KY', 'LA', 'ME', 'MD', 'MA', 'MI', 'MN', 'MS', 'MO',
+  'MT', 'NE', 'NV', 'NH', 'NJ', 'NM', 'NY', 'NC', 'ND', 'OH', 'OK', 'OR', 'PA', 'RI', 'SC', 'SD', 'TN', 'TX', 'UT', 'VT', 'VA', 'WA', 'WV', 'WI', 'WY',
+  'DC', 'AS', 'GU', 'MP', 'PR', 'VI', 'FM', 'MH', 'PW',
+] as const;
+const US_STATE_SET: ReadonlySet<string> = new Set(US_STATES);
+
 export const StateSchema = z
   .string()
   .trim()
   .transform((s) => s.toUpperCase())
-  .pipe(z.string().regex(/^[A-Z]{2}$/, 'State must be a two-letter abbreviation'));
+  .pipe(
+    z
+      .string()
+      .regex(/^[A-Z]{2}$/, 'State must be a two-letter abbreviation')
+      .refine((s) => US_STATE_SET.has(s), 'State must be a US state, DC or territory code (USPS: CA, DC, PR ...)'),
+  );
 
 export const IsoDateSchema = z
   .string()
@@ -34,7 +50,11 @@ export const PayerRefSchema = z.string().trim().min(2, 'payer must be at least 2
 /** A plan type or line of business (`hmo`, `ppo`, `group`), lower-cased. */
 export const PlanTypeSchema = z.string().trim().toLowerCase().regex(/^[a-z0-9_]{2,40}$/, 'plan_type is a short snake_case word (hmo, ppo, group, ...)');
 
-export const CcnSchema = z.string().regex(/^[0-9A-Z]{6}$/, 'CCN must be 6 characters (CMS Certification Number)');
+/**
+ * CMS Certification Number: the state code (two digits) and four digits or capital letters, as
+ * CMS assigns them (`050454`, a VA hospital's `01014F`; State Operations Manual chapter 2, section 2779A1).
+ */
+export const CcnSchema = z.string().regex(/^[0-9]{2}[0-9A-Z]{4}$/, 'CCN must be 6 characters: a two-digit state code, then four digits or capital letters (CMS Certification Number)');
 
 /** The spec's reliability object: which dataset versions and source files an answer came from. */
 export const ReliabilitySchema = z

@@ -81,7 +81,7 @@ describe('GET /v1/npi/{npi_number} through the live registry', () => {
       other_taxonomies: [{ ...HIZA_PROVIDER.other_taxonomies[0], description: 'Student in an Organized Health Care Education/Training Program' }],
     });
     expect(r.body.raw.number).toBe(1720377294);
-    expect(r.body.reliability.warnings).toEqual([]);
+    expect(r.body.reliability.warnings).toEqual(['live=true: the live NPPES registry was asked, not the local copy']);
     expect(r.body.reliability.degraded).toBe(false);
   });
 
@@ -159,6 +159,7 @@ describe('GET /v1/npi/{npi_number} from the local NPPES copy (the seed version)'
     const r = await t.request('/v1/npi/1720377294?live=true');
     expect(r.body).toMatchObject({ found: true, source: 'nppes_api', data_sources: ['nppes_api'] });
     expect(r.body.provider.primary_taxonomy.description).toBe('Orthopaedic Surgery');
+    expect(r.body.reliability.warnings).toEqual(['live=true: the live NPPES registry was asked, not the local copy']);
     expect(calls).toBe(before + 1);
   });
 
@@ -197,6 +198,12 @@ describe('with live lookups off (RCM_NPPES_LIVE=0)', () => {
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({ found: false, data_sources: ['nppes_local@2019-06-09'], reliability: { degraded: true } });
       expect(r.body.reliability.warnings).toContainEqual(expect.stringContaining('RCM_NPPES_LIVE=0'));
+      // live=true with the registry off: the local copy is loaded but was skipped, and the warning says so.
+      const live = await t.request('/v1/npi/1568946812?live=true');
+      expect(live.body).toMatchObject({ found: false, data_sources: [], reliability: { degraded: true } });
+      expect(live.body.reliability.warnings).toEqual([
+        'live NPPES lookups are off on this server (RCM_NPPES_LIVE=0): the registry could not be asked; live=true skipped the local NPPES copy, so nothing was looked up (ask without live=true to use it)',
+      ]);
     } finally {
       await t.close();
     }

@@ -57,7 +57,9 @@ describe('without ccn: physician block only', () => {
     // "No coverage rule lists 99213" rests on the illustrative coverage seed: said, and degraded.
     expect(r.body.reliability).toMatchObject({ degraded: true });
     expect(illustrativeIn(r.body.reliability.warnings)).toEqual(['mcd_coverage']);
-    expect(otherWarnings(r.body.reliability.warnings)).toEqual([]);
+    // No date given: priced for today, with the seeds' CY2025 RVUs said out loud.
+    expect(r.body.date_of_service).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(otherWarnings(r.body.reliability.warnings)).toEqual([expect.stringMatching(/^physician: no CY\d{4} RVU release is loaded; the 99213 RVUs are the nearest release's, CY2025/)]);
   });
 
   it('accepts the locality as 13202-01 too', async () => {
@@ -552,7 +554,7 @@ describe('lab and DME codes without a ccn', () => {
     const r = await pay('80053/payment?locality=1320201');
     expect(r.body.estimated_payment).toBe(0);
     const w = r.body.reliability.warnings.join(' | ');
-    expect(w).toMatch(/lab: 80053 is a clinical laboratory fee schedule code, paid on the CLFS, not on physician RVUs \(CLFS \S+ national limit \$10\.56\).*GET \/v1\/fee-schedules\/lab\/80053/);
+    expect(w).toMatch(/lab: 80053 is a clinical laboratory fee schedule code, paid on the CLFS, not on physician RVUs \(CLFS \S+ national limit \$10\.56( on \d{4}-\d{2}-\d{2})?\).*GET \/v1\/fee-schedules\/lab\/80053/);
     expect(r.body.reliability.dataset_versions.clfs).toBeDefined();
   });
 

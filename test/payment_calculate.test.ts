@@ -134,7 +134,7 @@ describe('place of service and PE setting', () => {
 const base: PaymentInputs = {
   code: '99213',
   ccn: null,
-  date_of_service: null,
+  date_of_service: '2026-03-02',
   qpp: false,
   pe: { facility: false, decided_by: 'default' },
   rvu: {

@@ -40,9 +40,18 @@ describe('composePaymentFor with missing reference data', () => {
   });
 
   it('is not degraded without ccn when the caller asks for national amounts', async () => {
-    const a = await compose({ code: '99213', today: '2026-03-02' });
+    // Today is in CY2025, the year of the loaded RVU release: its own conversion factor, nothing borrowed.
+    const a = await compose({ code: '99213', today: '2025-12-01' });
     expect(a.degraded).toBe(false);
-    expect(a.composition.estimated_payment).toBe(91.85); // 2.75 x 33.4009 = 91.852475
+    expect(a.composition).toMatchObject({ date_of_service: '2025-12-01', conversion_factor: 32.3465 });
+    expect(a.composition.estimated_payment).toBe(88.95); // 2.75 x 32.3465 = 88.952875
+  });
+
+  it('prices for today when no date of service is given, and says which year\'s RVUs it had to use', async () => {
+    const a = await compose({ code: '99213', today: '2026-03-02' });
+    expect(a.composition).toMatchObject({ date_of_service: '2026-03-02', conversion_factor: 33.4009, estimated_payment: 91.85 }); // 2.75 x 33.4009
+    expect(a.degraded).toBe(true);
+    expect(a.warnings).toContain("physician: no CY2026 RVU release is loaded; the 99213 RVUs are the nearest release's, CY2025 (mpfs_rvu 2025D)");
   });
 
   it('throws not_found for an unknown CCN and a code on no schedule', async () => {

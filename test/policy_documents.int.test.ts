@@ -150,16 +150,17 @@ describe('POST /v1/policy/parse', () => {
     const userPw = await headingsPdf({ userPassword: 'open-sesame', ownerPassword: 'owner', pdfVersion: '1.7' });
     const enc = await parse(userPw);
     expect(enc.status).toBe(422);
-    expect(enc.body.code).toBe('encrypted_pdf');
+    // The spec's 422 body: every issue with loc, msg and type.
+    expect(enc.body).toEqual({ detail: [{ loc: ['body'], msg: expect.stringMatching(/password|encrypt/i), type: 'encrypted_pdf' }] });
     const truncated = await parse(headings.subarray(0, Math.floor(headings.length / 3)));
     expect(truncated.status).toBe(422);
-    expect(truncated.body.code).toBe('invalid_pdf');
+    expect(truncated.body.detail[0].type).toBe('invalid_pdf');
     const notPdf = await parse('PK\u0003\u0004 a zip file, not a PDF');
     expect(notPdf.status).toBe(422);
-    expect(notPdf.body).toMatchObject({ code: 'invalid_pdf', detail: expect.stringContaining('not a PDF') });
+    expect(notPdf.body.detail).toEqual([{ loc: ['body'], msg: expect.stringContaining('not a PDF'), type: 'invalid_pdf' }]);
     const tooMany = await parse(await pagesPdf(21));
     expect(tooMany.status).toBe(422);
-    expect(tooMany.body).toMatchObject({ code: 'too_many_pages', detail: expect.stringContaining('RCM_POLICY_MAX_PAGES') });
+    expect(tooMany.body.detail).toEqual([{ loc: ['body'], msg: expect.stringContaining('RCM_POLICY_MAX_PAGES'), type: 'too_many_pages' }]);
     const tooBig = await parse(Buffer.alloc(2 * 1024 * 1024 + 1, 0x20));
     expect(tooBig.status).toBe(413);
     const wrongType = await t.request('/v1/policy/parse', { method: 'POST', body: headings, headers: { 'Content-Type': 'text/plain' } });

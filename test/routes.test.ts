@@ -26,6 +26,14 @@ describe('the route table', () => {
     await expectGolden(GOLDEN, routeCatalog().map(routeLine));
   });
 
+  it('answers reliability (dataset_versions) from every route that reads the snapshot', () => {
+    const keysOf = (schema: unknown): string[] => Object.keys((schema as { shape?: object } | undefined)?.shape ?? {});
+    const without = routeCatalog()
+      .filter((r) => r.reads.startsWith('snapshot') && !keysOf(r.response).includes('reliability'))
+      .map((r) => r.operationId);
+    expect(without).toEqual([]);
+  });
+
   it('declares each operationId once and each method and path once', () => {
     const routes = routeCatalog();
     const dup = (xs: string[]) => xs.filter((x, i) => xs.indexOf(x) !== i);

@@ -132,5 +132,7 @@ export const WatchBodySchema = z.strictObject({
 });
 
 export const WatchSchema = StoredWatchSchema.meta({ id: 'Watch340b' });
+/** A new watch as answered: the watch and the manufacturer list its names were checked against. */
+export const WatchCreatedSchema = StoredWatchSchema.extend({ reliability: ReliabilitySchema }).meta({ id: 'Watch340bCreated' });
 export const WatchListSchema = z.object({ watches: z.array(WatchSchema) }).meta({ id: 'WatchList340b' });
 export const WatchParamsSchema = z.object({ id: z.uuid('id must be a watch id').describe('watch id') });

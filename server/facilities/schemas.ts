@@ -102,6 +102,7 @@ export const FacilityListSchema = z
       }),
     ),
     total: z.int(),
+    reliability: ReliabilitySchema.describe('extension: the facilities version the reference fields were read from'),
   })
   .meta({ id: 'FacilityList' });
 
@@ -117,6 +118,9 @@ export const RosterBodySchema = z.strictObject({
 
 /** A roster entry as answered: the stored row without its CCN (the path names it). */
 export const RosterEntrySchema = StoredRosterEntrySchema.omit({ ccn: true }).meta({ id: 'RosterEntry' });
+
+/** The answer of a roster write: the entry and the reference data it was checked against (facility, payer). */
+export const RosterEntryAnswerSchema = RosterEntrySchema.extend({ reliability: ReliabilitySchema }).meta({ id: 'RosterEntryAnswer' });
 
 export const RosterListSchema = z.object({ ccn: z.string(), payers: z.array(RosterEntrySchema), total: z.int() }).meta({ id: 'RosterList' });
 
@@ -137,6 +141,9 @@ export const OverrideBodySchema = z.strictObject({
 
 /** An override as answered: the stored row without its CCN (the path names it). */
 export const PaOverrideSchema = StoredPaOverrideSchema.omit({ ccn: true }).meta({ id: 'PaOverride' });
+
+/** The answer of an override write: the override and the reference data it was checked against. */
+export const PaOverrideAnswerSchema = PaOverrideSchema.extend({ reliability: ReliabilitySchema }).meta({ id: 'PaOverrideAnswer' });
 
 export const PaOverrideListSchema = z.object({ ccn: z.string(), overrides: z.array(PaOverrideSchema), total: z.int() }).meta({ id: 'PaOverrideList' });
 

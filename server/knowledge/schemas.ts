@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DATASETS } from '../../datasets/registry.js';
 import { MacJurisdictionRowSchema } from '../../datasets/mac_jurisdictions/dataset.js';
 import { AppealLevelRowSchema, PayerRowSchema } from '../../datasets/payers/schema.js';
 import { FacilityReferenceSchema, PaOverrideSchema, PosSchema, RegistrationSchema, RosterEntrySchema } from '../facilities/schemas.js';
@@ -22,7 +23,8 @@ export const ChangeSchema = z
     counts: CountsSchema,
     supersedes: z.string().optional(),
     seed: z.boolean().describe('the version is seed (sample) data of the repository (`rcm seed`), not a publisher release'),
-    replaces_seed: z.boolean().describe('this release replaced seed data (no removal guard applies to that)'),
+    replaces_seed: z.boolean().describe('this release replaced seed data (no removal guard applies to that): a seed is served only while its dataset has no real release'),
+    replaced_seeds: z.array(z.string()).describe('the seed versions this release took out of service (empty when none)'),
     delta_of: z
       .string()
       .nullable()
@@ -36,12 +38,33 @@ export const ChangeListSchema = z
   .object({ changes: z.array(ChangeSchema), total_count: z.number().int(), reliability: ReliabilitySchema })
   .meta({ id: 'DatasetChangeList' });
 
+/**
+ * Names of publications that are not a dataset id's prefix but cover datasets (the spec's own
+ * example `ipps`: the IPPS final rule's wage index table and its CBSA crosswalk).
+ */
+export const DATASET_FAMILIES: Record<string, readonly string[]> = {
+  ipps: ['wage_index', 'cbsa_county'],
+  pfs: ['mpfs_rvu', 'gpci', 'locality_county', 'zip_locality', 'anesthesia_cf', 'anesthesia_base_units', 'opps_cap'],
+  mcd: ['mcd_documents', 'mcd_coverage'],
+  x12: ['x12_codes'],
+};
+
+/** The dataset ids a change-feed `dataset` filter names: an id, a family prefix (`ncci` -> `ncci_*`) or a family above. */
+export function datasetsNamed(filter: string): string[] {
+  const ids = DATASETS.map((d) => d.id as string);
+  return [...new Set([...ids.filter((id) => id === filter || id.startsWith(`${filter}_`)), ...(DATASET_FAMILIES[filter] ?? [])])];
+}
+
 export const ChangeQuerySchema = z.object({
   dataset: z
     .string()
     .regex(/^[a-z0-9_]{2,64}$/, 'dataset must be a snake_case dataset id or prefix')
+    .refine((v) => !/^[a-z0-9_]{2,64}$/.test(v) || datasetsNamed(v).length > 0, {
+      error: (i) =>
+        `dataset '${String(i.input)}' names no dataset; known: ${DATASETS.map((d) => d.id).join(', ')}; families: every id prefix before '_' (mpfs, ncci, medicaid, medi_cal ...) and ${Object.keys(DATASET_FAMILIES).join(', ')}`,
+    })
     .optional()
-    .describe('a dataset id, or a family prefix such as mpfs or ncci'),
+    .describe(`a dataset id, a family prefix such as mpfs or ncci, or one of ${Object.keys(DATASET_FAMILIES).join(', ')} (ipps: wage_index and cbsa_county); an unknown name is 422 listing the known ids`),
   from_version: z.string().max(64).optional(),
   to_version: z.string().max(64).optional(),
   since: IsoDateSchema.optional().describe('changes effective on or after this date (load date when a change has no effective date)'),

@@ -1,14 +1,15 @@
 import type { z } from 'zod';
 import type { Manifest } from '../../warehouse/manifest.js';
-import type { ChangeQuerySchema, ChangeSchema } from './schemas.js';
+import { datasetsNamed, type ChangeQuerySchema, type ChangeSchema } from './schemas.js';
 
 /**
- * Change records of a manifest matching the query, newest first: `dataset` is an id or a family
- * prefix (`mpfs` matches `mpfs_rvu`, `ncci` every `ncci_*`).
+ * Change records of a manifest matching the query, newest first: `dataset` is an id, a family
+ * prefix (`mpfs` matches `mpfs_rvu`, `ncci` every `ncci_*`) or a publication (`ipps`).
  */
 export function findChanges(manifest: Manifest, q: z.output<typeof ChangeQuerySchema>): { changes: z.output<typeof ChangeSchema>[]; total: number; datasets: string[] } {
+  const named = q.dataset ? new Set(datasetsNamed(q.dataset)) : null;
   const matches = manifest.changes
-    .filter((c) => !q.dataset || c.dataset === q.dataset || c.dataset.startsWith(`${q.dataset}_`))
+    .filter((c) => !named || named.has(c.dataset))
     .filter((c) => !q.from_version || c.from_version === q.from_version)
     .filter((c) => !q.to_version || c.to_version === q.to_version)
     .filter((c) => !q.since || (c.effective_date ?? c.created_at.slice(0, 10)) >= q.since)
@@ -25,6 +26,7 @@ export function findChanges(manifest: Manifest, q: z.output<typeof ChangeQuerySc
       ...(c.supersedes ? { supersedes: c.supersedes } : {}),
       seed: c.seed === true,
       replaces_seed: c.replaces_seed === true,
+      replaced_seeds: c.replaced_seeds ?? [],
       delta_of: c.delta_of ?? null,
       created_at: c.created_at,
     })),

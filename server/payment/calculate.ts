@@ -209,7 +209,7 @@ export type FacilityBlock = z.output<typeof FacilityBlockSchema>;
 export interface PaymentInputs {
   code: string;
   ccn: string | null;
-  date_of_service: string | null;
+  date_of_service: string;
   qpp: boolean;
   pe: PeSetting;
   /** Null when the code has no payable RVU row (the physician block is then absent). */

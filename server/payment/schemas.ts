@@ -28,7 +28,7 @@ export const PaymentQuerySchema = z.object({
     .pipe(z.array(ModifierSchema).max(4, 'at most 4 modifiers'))
     .optional()
     .describe('HCPCS modifiers, repeated (`modifier=80&modifier=51`) or as a comma list (`80,51`): 26, TC and 53 select an RVU row; 50, 51, 52, 53, 62, 66, 80, 81, 82 and AS apply the payment policy of the RVU file indicators'),
-  date_of_service: IsoDateSchema.optional(),
+  date_of_service: IsoDateSchema.optional().describe("the day of service priced (default: today, the server's date): picks the RVU, GPCI, OPPS, CLFS and DMEPOS releases and the conversion factor's year"),
   qpp: QueryBoolSchema.optional(),
   qpp_flag: z
     .enum(['0', '1'], { message: 'qpp_flag must be 0 (non-QPP) or 1 (QPP)' })
@@ -156,7 +156,7 @@ export const PaymentCompositionSchema = z.object({
   conversion_factor: z.number(),
   applicable_blocks: z.array(z.enum(['physician', 'outpatient_facility', 'lab', 'dme'])),
   ccn: z.string().nullable(),
-  date_of_service: z.string().nullable(),
+  date_of_service: z.string().describe('the day priced: the one asked for, else today'),
   estimated_payment: z.number(),
   facility_rate: z.boolean(),
   locality: z.string(),

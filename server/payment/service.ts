@@ -229,7 +229,10 @@ async function capFor(
  * priced, in `locality` (or nationally). Throws NotFoundError for an unknown code or CCN and
  * ValidationError for an unknown locality.
  */
-export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequest, trace: Trace): Promise<Composition> {
+export async function composePaymentFor(snapshot: SnapshotReader, request: PaymentRequest, trace: Trace): Promise<Composition> {
+  // The date priced for: the one given, else today (the server's date), used for every release,
+  // factor and rule picked below and echoed in the answer.
+  const q = { ...request, date_of_service: request.date_of_service ?? request.today };
   const code = q.code;
   // Each modifier once, in the order given.
   const modifiers = [...new Set(q.modifier ?? [])];
@@ -375,10 +378,10 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
       }
     : null;
 
-  const cfYear = yearOf(q.date_of_service) ?? yearOf(q.today) ?? rvuRow?.year ?? 2026;
+  const cfYear = yearOf(q.date_of_service) ?? rvuRow?.year ?? 2026;
   const cf = conversionFactorFor(rvuRow, rvu?.source ?? '', cfYear, qpp, trace);
   const cap = rvuRow && rvu && gpci.locality !== NATIONAL_LOCALITY ? await capFor(snapshot, rvuRow.hcpcs, rvuRow.modifier, gpci.locality, cfYear, pe.facility, trace) : null;
-  const policy_rules = await policyRulesFor(snapshot, { payer: { slug: MEDICARE_FFS, medicare: true }, code, date: q.date_of_service ?? q.today, state }, trace);
+  const policy_rules = await policyRulesFor(snapshot, { payer: { slug: MEDICARE_FFS, medicare: true }, code, date: q.date_of_service, state }, trace);
   // CAH Method II: the query's, else the election in the tenant's registration; only at a critical access hospital, in its facility setting.
   let cahMethodII = false;
   const methodII = q.cah_method_ii ?? f?.effective.cah_method_ii;
@@ -397,7 +400,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, q: PaymentRequ
     opps_cap: cap,
     code,
     ccn: facility?.ccn ?? null,
-    date_of_service: q.date_of_service ?? null,
+    date_of_service: q.date_of_service,
     qpp,
     pe,
     rvu,

@@ -14,6 +14,7 @@ import {
   ManufacturerListSchema,
   ResolveQuerySchema,
   WatchBodySchema,
+  WatchCreatedSchema,
   WatchListSchema,
   WatchParamsSchema,
   WatchSchema,
@@ -184,15 +185,16 @@ export const b340Routes: RouteDef[] = [
       const r = manufacturerIds(await knowledge340b(snapshot!), list, ['body', 'manufacturers'], true);
       return { issues: r.issues, value: r.ids };
     },
-    response: WatchSchema,
+    response: WatchCreatedSchema,
     examples: [
       { summary: 'watch AbbVie and Lilly in Arkansas', host: 'live', body: EXAMPLE_WATCH },
       { summary: 'a test key (watches are live data)', status: 403, body: EXAMPLE_WATCH },
       { summary: 'an unknown manufacturer and a bad state', status: 422, host: 'live', body: { manufacturers: ['Acme Pharma'], states: ['Arkansas'] } },
     ],
-    handler: async ({ body, resolved, tenant, now }) => {
+    handler: async ({ body, resolved, snapshot, tenant, now, trace }) => {
       const w = await tenant.watches.create({ manufacturers: [...new Set(resolved)], ndcs: body.ndcs, states: body.states, entity_types: body.entity_types }, now());
-      return result(201, w, { location: `/v1/340b/watches/${w.id}` });
+      trace.use('manufacturer_340b', (await knowledge340b(snapshot))?.version);
+      return result(201, { ...w, reliability: trace.reliability() }, { location: `/v1/340b/watches/${w.id}` });
     },
   }),
   defineRoute({

@@ -8,11 +8,11 @@ import {
   FacilityProfileSchema,
   OverrideBodySchema,
   OverrideDeleteResultSchema,
+  PaOverrideAnswerSchema,
   PaOverrideListSchema,
-  PaOverrideSchema,
   RegistrationBodySchema,
   RosterBodySchema,
-  RosterEntrySchema,
+  RosterEntryAnswerSchema,
   RosterListSchema,
 } from '../facilities/schemas.js';
 import { facilityProfile, overrideFields, registrationFields, resolveFacility, rosterFields } from '../facilities/service.js';
@@ -46,8 +46,9 @@ export const facilityRoutes: RouteDef[] = [
       { summary: "the tenant's facilities" },
       { summary: 'an unknown query parameter', status: 422, query: { state: 'CA' } },
     ],
-    handler: async ({ snapshot, tenant }) => {
+    handler: async ({ snapshot, tenant, trace }) => {
       const regs = await tenant.facilities.list();
+      if (regs.length) trace.use('facilities');
       const facilities = await Promise.all(
         regs.map(async (r) => {
           // The registration's own fields, active or not: this is the tenant's list of what it registered.
@@ -65,7 +66,7 @@ export const facilityRoutes: RouteDef[] = [
           };
         }),
       );
-      return { facilities, total: facilities.length };
+      return { facilities, total: facilities.length, reliability: trace.reliability() };
     },
   }),
   defineRoute({
@@ -170,7 +171,7 @@ export const facilityRoutes: RouteDef[] = [
     params: FacilityParamsSchema,
     body: json(RosterBodySchema, 16 * 1024),
     resolve: resolvePayerIn('body', 'payer_slug'),
-    response: RosterEntrySchema,
+    response: RosterEntryAnswerSchema,
     alsoStatus: [201],
     errors: ['not_found'],
     examples: [
@@ -180,10 +181,10 @@ export const facilityRoutes: RouteDef[] = [
       { summary: 'an unknown payer and notes too long', status: 422, params: { ccn: '330101' }, body: { payer_slug: 'no such payer', notes: 'x'.repeat(2001) } },
       { summary: 'a CCN nobody knows', status: 404, params: { ccn: '999999' }, body: { payer_slug: 'aetna' } },
     ],
-    handler: async ({ params, body, resolved, snapshot, tenant, now }) => {
+    handler: async ({ params, body, resolved, snapshot, tenant, now, trace }) => {
       await resolveFacility(snapshot, tenant, params.ccn, 'either'); // 404 for a CCN nobody knows
       const { entry, created } = await tenant.rosters.upsert(params.ccn, rosterFields(resolved.payer!, body), now());
-      return result(created ? 201 : 200, rosterOut(entry));
+      return result(created ? 201 : 200, { ...rosterOut(entry), reliability: trace.use('facilities').use('payers').reliability() });
     },
   }),
   defineRoute({
@@ -242,7 +243,7 @@ export const facilityRoutes: RouteDef[] = [
     params: FacilityParamsSchema,
     body: json(OverrideBodySchema, 16 * 1024),
     resolve: resolvePayerIn('body', 'payer_slug'),
-    response: PaOverrideSchema,
+    response: PaOverrideAnswerSchema,
     status: 201,
     errors: ['not_found'],
     examples: [
@@ -254,10 +255,11 @@ export const facilityRoutes: RouteDef[] = [
       { summary: 'no PA for a service category, any payer', params: { ccn: '330101' }, body: { service_category: 'vein_ablation', pa_required: false } },
       { summary: 'pa_required missing', status: 422, params: { ccn: '330101' }, body: { code: '70553' } },
     ],
-    handler: async ({ params, body, resolved, snapshot, tenant, now }) => {
+    handler: async ({ params, body, resolved, snapshot, tenant, now, trace }) => {
       await resolveFacility(snapshot, tenant, params.ccn, 'either');
       const o = await tenant.overrides.create(params.ccn, overrideFields(resolved.payer, body), now());
-      return result(201, overrideOut(o), { location: `/v1/facilities/${params.ccn}/pa-overrides/${o.id}` });
+      if (resolved.payer) trace.use('payers');
+      return result(201, { ...overrideOut(o), reliability: trace.use('facilities').reliability() }, { location: `/v1/facilities/${params.ccn}/pa-overrides/${o.id}` });
     },
   }),
   defineRoute({

@@ -58,10 +58,12 @@ export function npiRoutes(d: NpiRouteDeps): RouteDef[] {
           trace.warn(`NPI ${npi} is not in the local NPPES copy (nppes ${version}): the live NPPES registry was asked`);
         } else if (!query.live) trace.warn('the local NPPES copy (dataset nppes) is not loaded: the live NPPES registry was asked');
         if (!d.registry) {
-          trace.fallback(`live NPPES lookups are off (RCM_NPPES_LIVE=0)${version === null ? ' and no local copy is loaded' : ''}: the registry could not be asked`);
+          const local = query.live ? '; live=true skipped the local NPPES copy, so nothing was looked up (ask without live=true to use it)' : version === null ? ' and no local copy is loaded' : '';
+          trace.fallback(`live NPPES lookups are off on this server (RCM_NPPES_LIVE=0): the registry could not be asked${local}`);
           return result(200, { npi, found: false, source: null, data_sources: asked, raw: null, provider: null, reliability: trace.reliability() }, NO_STORE);
         }
         asked.push('nppes_api');
+        if (query.live) trace.warn('live=true: the live NPPES registry was asked, not the local copy');
         const a = await d.registry.lookup(npi);
         if (a.kind === 'unavailable') {
           trace.fallback(`NPPES registry unavailable: ${a.reason}`);

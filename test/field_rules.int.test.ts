@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './helpers/harness.js';
+
+// Request fields as the service description and the publishers define them, on every route that takes them.
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('CCN: two digits (the state code), then four digits or capital letters', () => {
+  it('refuses letters where CMS puts the state code, on the path and in queries', async () => {
+    for (const path of ['/v1/facilities/ABCDEF', '/v1/codes/99213/payment?ccn=ABCDEF', '/v1/prior-auth/check?ccn=AB0001&payer=medicare_ffs&code=64483']) {
+      const r = await t.request(path);
+      expect(r.status, path).toBe(422);
+      expect(r.body.detail[0].msg).toMatch(/two-digit state code/);
+    }
+  });
+
+  it("accepts a VA hospital's CCN (01014F): not found in the seed, but well formed", async () => {
+    expect((await t.request('/v1/facilities/01014F')).status).toBe(404);
+    expect((await t.request('/v1/facilities/01014f')).status).toBe(404);
+  });
+});
+
+describe('state: a US state, DC or territory code', () => {
+  it('refuses two letters that name no state, and accepts territories', async () => {
+    const bad = await t.request('/v1/payers/medicare_ffs/timely-filing?state=XX&date_of_service=2026-01-05');
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail).toHaveLength(1);
+    expect(bad.body.detail[0]).toMatchObject({ loc: ['query', 'state'], msg: expect.stringMatching(/US state, DC or territory/) });
+    expect((await t.request('/v1/340b/resolve?ndc=0074-3799-02&state=PR')).status).not.toBe(422);
+  });
+});
+
+describe('the change feed filter', () => {
+  it("answers the spec's own example dataset=ipps (the IPPS wage index and its CBSA crosswalk)", async () => {
+    const r = await t.request('/v1/data/changes?dataset=ipps');
+    expect(r.status).toBe(200);
+    expect(new Set(r.body.changes.map((c: { dataset: string }) => c.dataset))).toEqual(new Set(['wage_index', 'cbsa_county']));
+  });
+
+  it('refuses a name that matches no dataset, listing the known ids', async () => {
+    const r = await t.request('/v1/data/changes?dataset=ipsp');
+    expect(r.status).toBe(422);
+    expect(r.body.detail[0]).toMatchObject({ loc: ['query', 'dataset'] });
+    expect(r.body.detail[0].msg).toMatch(/dataset 'ipsp' names no dataset; known: .*wage_index/);
+  });
+
+  it('still takes an id and a family prefix', async () => {
+    expect((await t.request('/v1/data/changes?dataset=gpci')).body.changes.every((c: { dataset: string }) => c.dataset === 'gpci')).toBe(true);
+    const ncci = await t.request('/v1/data/changes?dataset=ncci');
+    expect(ncci.body.changes.length).toBeGreaterThan(0);
+    expect(ncci.body.changes.every((c: { dataset: string }) => c.dataset.startsWith('ncci_'))).toBe(true);
+  });
+});
+
+describe('answers name every dataset they read', () => {
+  it('the facility list, roster and override writes and a 340B watch carry reliability', async () => {
+    await t.request('/v1/facilities/050454', { method: 'PUT', body: {} });
+    const list = await t.request('/v1/facilities');
+    expect(list.body.reliability.dataset_versions).toHaveProperty('facilities');
+    const roster = await t.request('/v1/facilities/050454/payers', { method: 'POST', body: { payer_slug: 'aetna' } });
+    expect(Object.keys(roster.body.reliability.dataset_versions).sort()).toEqual(['facilities', 'payers']);
+    const override = await t.request('/v1/facilities/050454/pa-overrides', { method: 'POST', body: { payer_slug: 'aetna', code: '70553', pa_required: true } });
+    expect(Object.keys(override.body.reliability.dataset_versions).sort()).toEqual(['facilities', 'payers']);
+  });
+});
