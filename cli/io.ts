@@ -40,7 +40,7 @@ export function percent(v: string): number {
   return Number(m[1]);
 }
 
-/** `5%` or `5%:payment_rate,rural_rate`: a share of rows, optionally only rows where one of the named value columns changed. */
+/** `5%` or `5%:non_rural_rate,rural_rate`: a share of rows, optionally only rows where one of the named value columns changed. */
 export function changedGate(v: string): { pct: number; columns: string[] } {
   const [pct, cols] = v.split(':', 2) as [string, string | undefined];
   const columns = cols === undefined ? [] : cols.split(',').map((c) => c.trim());

@@ -2,7 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { DomainError } from '../warehouse/errors.js';
 import { SCOPES } from '../warehouse/key_kinds.js';
 import type { CliContext } from './context.js';
-import { changedGate, EXIT, ExitCode, isoDate, percent, port, SERVICE_VERSION, type CliIO } from './io.js';
+import { changedGate, EXIT, ExitCode, isoDate, percent, port, printJson, SERVICE_VERSION, type CliIO } from './io.js';
 
 export { EXIT, type CliIO } from './io.js';
 
@@ -47,7 +47,7 @@ function declare(program: Command, io: CliIO): void {
     .option('--effective-date <date>', 'date the version takes effect, YYYY-MM-DD (default: from the file)', isoDate)
     .option('--dry-run', 'stage, validate and diff against the version in force, print the report, publish nothing; every gate applies (thresholds and the removal guard) and the exit code is the real run\'s')
     .option('--fail-on-removed <pct>', 'refuse (exit 3, nothing published) when more than this share of the previous version\'s keys is removed', percent)
-    .option('--fail-on-changed <pct[:columns]>', 'refuse (exit 3, nothing published) when more than this share of the previous version\'s rows changed a value (release metadata such as the year does not count); with :col,col only changes of those columns count, e.g. 5%:payment_rate', changedGate)
+    .option('--fail-on-changed <pct[:columns]>', 'refuse (exit 3, nothing published) when more than this share of the previous version\'s rows changed a value (release metadata such as the year does not count); with :col,col only changes of those columns count, e.g. 5%:rate for the CLFS (a name that is not a value column of the dataset is refused)', changedGate)
     .option('--replace', 'replace a version already loaded under the same label (the change record says what it supersedes)')
     .option('--allow-removals', 'publish even when more than RCM_MAX_REMOVED of the previous keys would be removed')
     .option('--reject-threshold <pct>', 'fail when more than this share of rows is rejected (default RCM_REJECT_THRESHOLD, 1%)', percent)
@@ -154,6 +154,17 @@ function declare(program: Command, io: CliIO): void {
     .action(lazy(async () => (await import('./commands/state.js')).copy));
 }
 
+/** True when the command line asks for JSON output (`--json`, `--format json`). */
+function wantsJson(argv: string[]): boolean {
+  return argv.some((a, i) => a === '--json' || a === '--format=json' || (a === '--format' && argv[i + 1] === 'json'));
+}
+
+/** The file, line and field an ingest error names, for the JSON error. */
+function fileOf(e: DomainError): Record<string, unknown> {
+  const f = e as DomainError & { file?: string; line?: number; field?: string };
+  return Object.fromEntries(Object.entries({ file: f.file, line: f.line, field: f.field }).filter(([, v]) => v !== undefined));
+}
+
 /** Runs the CLI; never calls process.exit, returns the exit code (0 ok, 1 error, 2 usage, 3 gate refused). */
 export async function main(argv: string[], io: CliIO): Promise<number> {
   let debug = false;
@@ -180,12 +191,16 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.ok;
       return EXIT.usage;
     }
+    const json = wantsJson(argv);
     if (e instanceof DomainError) {
       const extra = e.issues.length ? `\n${e.issues.map((i) => `  ${i.loc.join('.')}: ${i.msg}${i.input !== undefined ? ` (got ${JSON.stringify(i.input)})` : ''}`).join('\n')}` : '';
+      // A `--json` caller parses stdout: the error goes there as JSON too (and to stderr for people).
+      if (json) printJson(io, { error: { code: e.code, message: e.message, ...(e.issues.length ? { issues: e.issues } : {}), ...fileOf(e) } });
       io.stderr(`rcm: ${e.message}${extra}\n`);
       if (debug) io.stderr(`${e.stack}\n`);
       return e.code === 'usage' ? EXIT.usage : EXIT.error;
     }
+    if (json) printJson(io, { error: { code: 'internal_error', message: (e as Error)?.message ?? String(e) } });
     io.stderr(`rcm: ${(e as Error)?.message ?? String(e)}\n`);
     if (debug) io.stderr(`${(e as Error)?.stack}\n`);
     return EXIT.error;

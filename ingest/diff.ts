@@ -2,6 +2,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { sourceTables, type TableSpec } from '../datasets/_shared/table.js';
 import type { Dataset } from '../datasets/types.js';
 import type { ChangeCounts } from '../warehouse/manifest.js';
+import { UsageError } from '../warehouse/errors.js';
 import { quoteIdent, quoteString } from '../warehouse/sql_quote.js';
 
 export interface Samples {
@@ -169,6 +170,16 @@ export function valueColumns(dataset: Dataset<any>): string[] {
   const tables = sourceTables(dataset.tables);
   const multi = tables.length > 1;
   return tables.flatMap((t) => t.columns.map((c) => c.name).filter((c) => !t.key.includes(c) && !t.meta.includes(c)).map((c) => (multi ? `${t.name}.${c}` : c)));
+}
+
+/**
+ * The one check of a `--fail-on-changed N%:col,...` gate's columns (`rcm ingest` and `rcm diff`
+ * alike): a name that is not a value column of the dataset would switch the gate off silently.
+ */
+export function checkGateColumns(dataset: Dataset<any>, columns: string[] | undefined): void {
+  const known = valueColumns(dataset);
+  const unknown = (columns ?? []).filter((c) => !known.includes(c));
+  if (unknown.length) throw new UsageError(`--fail-on-changed names ${unknown.join(', ')}, not a value column of ${dataset.id} (value columns: ${known.join(', ')})`);
 }
 
 /** What `rcm diff` prints and a dry run reports: the diff, the shares it implies, and what failed. */

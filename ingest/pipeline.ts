@@ -3,10 +3,10 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { compareVersions } from '../datasets/_shared/versions.js';
 import type { Dataset } from '../datasets/types.js';
-import { DomainError, UsageError } from '../warehouse/errors.js';
+import { DomainError } from '../warehouse/errors.js';
 import type { ChangeRecord, DatasetVersion, Manifest } from '../warehouse/manifest.js';
 import { newSnapshotId, type Warehouse } from '../warehouse/store.js';
-import { firstLoadDiff, valueColumns, type DiffReport, type DiffResult } from './diff.js';
+import { checkGateColumns, firstLoadDiff, type DiffReport, type DiffResult } from './diff.js';
 import { withWriteLock } from './lock.js';
 import { checkKeys, checkRejects, finalizeRows } from './stage/check.js';
 import { foldDelta, planDelta } from './stage/delta.js';
@@ -126,8 +126,7 @@ export function hasRealVersion(manifest: Manifest | null, dataset: string): bool
  */
 export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: Manifest | null): Promise<StagedVersion> {
   const dataset = resolveDataset(opts.dataset);
-  const unknown = (opts.failOnChangedColumns ?? []).filter((c) => !valueColumns(dataset).includes(c));
-  if (unknown.length) throw new UsageError(`--fail-on-changed names ${unknown.join(', ')}, not a value column of ${dataset.id} (value columns: ${valueColumns(dataset).join(', ')})`);
+  checkGateColumns(dataset, opts.failOnChangedColumns);
   const inputs = await readInputs(dataset, opts, wh.path('tmp'));
   const { files, samples, label, effective } = inputs;
   const prevVersions = comparableVersions(parent?.datasets[dataset.id] ?? [], Boolean(opts.seed));

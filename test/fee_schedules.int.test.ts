@@ -206,3 +206,27 @@ describe('query functions for payment composition', () => {
     expect((await findAspPaymentLimits(snap, 'J9035'))[0]).toMatchObject({ payment_limit: 73.19, coinsurance_pct: 20, version: '2025Q1' });
   });
 });
+
+describe('fee-schedule lookups take a date of service', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers the release of its year, as year does; a year that disagrees is 422', async () => {
+    const byDate = await t.request('/v1/fee-schedules/lab/80053?date_of_service=2026-08-14');
+    expect(byDate.status).toBe(200);
+    expect(byDate.body).toEqual({ ...(await t.request('/v1/fee-schedules/lab/80053?year=2026')).body, reliability: expect.anything() });
+    const opps = await t.request('/v1/fee-schedules/opps/G0463?date_of_service=2026-03-02');
+    expect(opps.status).toBe(200);
+    expect(opps.body.year).toBe(2026);
+    const none = await t.request('/v1/fee-schedules/lab/80053?date_of_service=2019-05-01');
+    expect(none.body.reliability.degraded).toBe(true);
+    const bad = await t.request('/v1/fee-schedules/lab/80053?year=2025&date_of_service=2026-08-14');
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'year'], msg: 'year and date_of_service name different years' })]);
+  });
+});

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { examplePolicyPdf } from '../server/policy_documents/example_pdf.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -108,6 +110,20 @@ describe('MCP tools generated from the route table', () => {
     expect(JSON.parse(first.toString())).toEqual({ content: [{ type: 'text', text: '[{"slug":"a\\"b"}]' }], structuredContent: { results: [{ slug: 'a"b' }] } });
     expect(JSON.parse(toolResultBytes(one!, { status: 200, headers: {}, body }).toString()).structuredContent).toEqual([{ slug: 'a"b' }]);
     expect(JSON.parse(toolResultBytes(one!, { status: 404, headers: {}, body }).toString())).toMatchObject({ isError: true });
+  });
+});
+
+describe("docs/api.md's MCP example", () => {
+  it('calls a tool with a date of service and is answered for that quarter', async () => {
+    const doc = readFileSync(join(import.meta.dirname, '../docs/api.md'), 'utf8');
+    const literal = /client\.callTool\((\{.*\})\)\)/.exec(doc)?.[1];
+    expect(literal).toBeDefined();
+    const request = new Function(`return (${literal});`)() as { name: string; arguments: Record<string, unknown> };
+    expect(request.arguments.date_of_service).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    const client = await connect(t.key);
+    const res = await client.callTool(request);
+    expect(res.isError ?? false, JSON.stringify(res.content)).toBe(false);
+    expect(res.structuredContent).toMatchObject({ date_of_service: request.arguments.date_of_service });
   });
 });
 
@@ -277,7 +293,11 @@ describe('MCP tools/call answered beside the SDK transport', () => {
     expect(version.status).toBe(400);
     expect(version.body.error.message).toMatch(/Unsupported protocol version/);
     const unknown = await post(session, call(3, 'noSuchTool', args));
-    expect(unknown.body).toMatchObject({ id: 3, error: { code: -32602, message: expect.stringContaining('noSuchTool') } });
+    // The wire message carries no "MCP error" prefix: the client adds one, once.
+    expect(unknown.body).toMatchObject({ id: 3, error: { code: -32602, message: 'unknown tool noSuchTool' } });
+    const client = await connect(t.key);
+    await expect(client.callTool({ name: 'noSuchTool', arguments: args })).rejects.toThrow(/^MCP error -32602: unknown tool noSuchTool$/);
+    await expect(client.readResource({ uri: 'rcm://nothing/here' })).rejects.toThrow(/^MCP error -32602: unknown resource rcm:\/\/nothing\/here$/);
   });
 });
 

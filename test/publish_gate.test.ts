@@ -160,6 +160,25 @@ describe('what changed, column by column', () => {
     const unknown = await rcm('ingest', 'clfs', rate, '--dry-run', '--fail-on-changed', '1%:price', '--json');
     expect(unknown.code).toBe(2);
     expect(unknown.err).toMatch(/--fail-on-changed names price, not a value column of clfs \(value columns: .*rate/);
+    // --json: the error is JSON on stdout as well.
+    expect(JSON.parse(unknown.out)).toMatchObject({ error: { code: 'usage', message: expect.stringMatching(/names price/) } });
+    // rcm diff applies the same check: a typo never switches the gate off.
+    await ingestFiles(wh, { dataset: 'clfs', files: [rate], version: 'next' });
+    const diffTypo = await rcm('diff', 'clfs', '--fail-on-changed', '5%:bogus_col');
+    expect(diffTypo.code).toBe(2);
+    expect(diffTypo.err).toMatch(/--fail-on-changed names bogus_col, not a value column of clfs/);
+  });
+
+  it('a refused markdown dry run says it published nothing; an exit-1 error under --json is JSON on stdout naming the file', async () => {
+    await ingestFiles(wh, { dataset: 'clfs', files: [CLFS] });
+    const rate = await nextQuarter((x) => x.replace('2026,0001U,,20260101,N,00720.00', '2026,0001U,,20260101,N,00730.00'));
+    const md = await rcm('ingest', 'clfs', rate, '--dry-run', '--fail-on-changed', '0%', '--format', 'markdown');
+    expect(md.code).toBe(3);
+    expect(md.out.trim().split('\n').at(-1)).toBe('**dry run, nothing published**');
+    const broken = await write('PUF_CLFS_CY2026_Q4V1.csv', 'not,a,clfs,file\n1,2,3,4\n');
+    const err = await rcm('ingest', 'clfs', broken, '--json');
+    expect(err.code).toBe(1);
+    expect(JSON.parse(err.out).error).toMatchObject({ code: 'ingest_error', file: expect.stringContaining('PUF_CLFS_CY2026_Q4V1.csv') });
   });
 
   it('does not compare a column a source format leaves empty in every row (the same release as .txt has no descriptors)', async () => {

@@ -1,6 +1,6 @@
 import { selectVersion } from '../../datasets/_shared/versions.js';
 import { lookupDataset } from '../../datasets/registry.js';
-import { diffVersionFiles, toReport } from '../../ingest/diff.js';
+import { checkGateColumns, diffVersionFiles, toReport } from '../../ingest/diff.js';
 import { NotFoundError, UsageError } from '../../warehouse/errors.js';
 import type { CliContext } from '../context.js';
 import { diffMarkdown, diffText } from '../format.js';
@@ -10,6 +10,7 @@ import { EXIT, ExitCode } from '../io.js';
 export async function diff(ctx: CliContext, dataset: string, o: { from?: string; to?: string; format: string; failOnRemoved?: number; failOnChanged?: { pct: number; columns: string[] } }): Promise<void> {
   const ds = lookupDataset(dataset);
   if (!ds) throw new UsageError(`unknown dataset '${dataset}'`);
+  checkGateColumns(ds, o.failOnChanged?.columns);
   const w = ctx.wh();
   const m = await w.current();
   const versions = m?.datasets[dataset] ?? [];

@@ -56,10 +56,16 @@ export async function ingest(
       onProgress: progress ? (p) => ctx.io.stderr(`\r\x1b[2K${progressLine(p)}`) : undefined,
     });
   } catch (e) {
+    // End the progress line first, so no message or report runs into it.
+    if (progress) ctx.io.stderr('\n');
     if (!(e instanceof GateError)) throw e;
     // The report goes out in the chosen format, so a data team's CI shows what failed.
-    if (format === 'json') ctx.json({ dataset, refused: true, reason: e.message, report: e.report });
-    else printReport(ctx, e.report, format);
+    const outcome = o.dryRun ? 'dry run, nothing published' : 'refused, nothing published';
+    if (format === 'json') ctx.json({ dataset, refused: true, dry_run: Boolean(o.dryRun), published: false, reason: e.message, report: e.report });
+    else {
+      printReport(ctx, e.report, format);
+      ctx.io.stdout(format === 'markdown' ? `**${outcome}**\n` : `${outcome}\n`);
+    }
     ctx.io.stderr(`rcm: ${e.message}\n`);
     throw new ExitCode(EXIT.threshold);
   }

@@ -1,8 +1,27 @@
 import { z } from 'zod';
-import { ReliabilitySchema } from '../schemas.js';
+import { IsoDateSchema, ReliabilitySchema } from '../schemas.js';
 
 /** A fee-schedule year. */
 export const YearSchema = z.coerce.number().int().min(1990).max(2100);
+
+/**
+ * The fee-schedule lookups' `year`, or a `date_of_service` whose year it is (as payment takes
+ * it); both given, they must agree. Answers `year` (undefined: the latest loaded release).
+ */
+export const FeeYearFields = {
+  year: YearSchema.optional().describe('the fee schedule year: the newest release effective in it'),
+  date_of_service: IsoDateSchema.optional().describe("a date of service: its year is the fee schedule year (with `year`, the two must agree)"),
+};
+
+/** Checks `year` and `date_of_service` agree and resolves the year a lookup uses. */
+export function withFeeYear<T extends { year?: number; date_of_service?: string }>(schema: z.ZodType<T>) {
+  return schema
+    .refine((q) => q.year === undefined || q.date_of_service === undefined || Number(q.date_of_service.slice(0, 4)) === q.year, {
+      message: 'year and date_of_service name different years',
+      path: ['year'],
+    })
+    .transform((q) => ({ ...q, year: q.year ?? (q.date_of_service ? Number(q.date_of_service.slice(0, 4)) : undefined) }));
+}
 
 /** Spec "Fee schedule rows": DME row (rates null where CMS prints 0.00 = no fee published). */
 export const DmeRowSchema = z.object({

@@ -9,7 +9,6 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -24,6 +23,21 @@ import type { InvokeRequest, Pipeline } from '../pipeline/invoke.js';
 import { scopeOf, type AuthInfo, type RouteDef } from '../route.js';
 import { canCall } from '../pipeline/auth.js';
 import { toInvokeParts, toolResultBytes, toolsFromRoutes, type ToolDef } from './tools.js';
+
+/**
+ * A JSON-RPC error as the SDK's protocol layer sends it (`{code, message}`): the SDK's McpError
+ * puts "MCP error <code>: " in front of its message, and a client's McpError adds it again, so
+ * a client read "MCP error -32602: MCP error -32602: ...". The message goes out without a prefix.
+ */
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 
 /** What a tool call needs from the HTTP request that carried it. */
 interface CallerContext {
@@ -138,7 +152,7 @@ export class McpEndpoint {
     );
     const caller = (extra: { authInfo?: { extra?: Record<string, unknown> } }): CallerContext => {
       const c = extra.authInfo?.extra?.caller as CallerContext | undefined;
-      if (!c) throw new McpError(ErrorCode.InternalError, 'no caller context');
+      if (!c) throw new RpcError(ErrorCode.InternalError, 'no caller context');
       return c;
     };
     server.setRequestHandler(ListToolsRequestSchema, this.guard(async (_req, extra) => {
@@ -151,7 +165,7 @@ export class McpEndpoint {
     }));
     server.setRequestHandler(CallToolRequestSchema, this.guard(async (req, extra) => {
       const tool = this.byName.get(req.params.name);
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${req.params.name}`);
+      if (!tool) throw new RpcError(ErrorCode.InvalidParams, `unknown tool ${req.params.name}`);
       const res = await this.invoke(tool.route, caller(extra), toInvokeParts(tool, (req.params.arguments ?? {}) as Record<string, unknown>));
       return JSON.parse(toolResultBytes(tool, res).toString('utf8')) as CallToolResult;
     }));
@@ -165,12 +179,12 @@ export class McpEndpoint {
       const uri = req.params.uri;
       const fixed = RESOURCES.find((x) => x.uri === uri);
       const tpl = fixed ? undefined : TEMPLATES.map((t) => ({ t, m: t.re.exec(uri) })).find((x) => x.m);
-      if (!fixed && !tpl) throw new McpError(ErrorCode.InvalidParams, `unknown resource ${uri}`);
+      if (!fixed && !tpl) throw new RpcError(ErrorCode.InvalidParams, `unknown resource ${uri}`);
       const route = this.routeOf(fixed ? fixed.operationId : tpl!.t.operationId);
       const parts = fixed ? { params: {}, query: fixed.query } : { params: { [tpl!.t.param]: decodeURIComponent(tpl!.m![1]!) }, query: {} };
       const res = await this.invoke(route, caller(extra), parts);
       const text = res.body.toString('utf8');
-      if (res.status >= 400) throw new McpError(ErrorCode.InvalidRequest, text);
+      if (res.status >= 400) throw new RpcError(ErrorCode.InvalidRequest, text);
       return { contents: [{ uri, mimeType: 'application/json', text }] };
     }));
     return server;
@@ -185,10 +199,10 @@ export class McpEndpoint {
       try {
         return await fn(...args);
       } catch (err) {
-        if (err instanceof McpError) throw err;
+        if (err instanceof RpcError) throw err;
         const ref = randomUUID();
         this.o.logger.error({ request_id: ref, err }, 'MCP handler failed');
-        throw new McpError(ErrorCode.InternalError, `internal error (request_id ${ref})`);
+        throw new RpcError(ErrorCode.InternalError, `internal error (request_id ${ref})`);
       }
     };
   }

@@ -5,7 +5,7 @@ import { findOppsRates } from '../../datasets/opps_addendum_b/queries.js';
 import { NotFoundError } from '../../warehouse/errors.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { HcpcsSchema, StateSchema } from '../schemas.js';
-import { DmeListSchema, LabListSchema, OppsRowSchema, YearSchema } from '../fee_schedules/schemas.js';
+import { DmeListSchema, FeeYearFields, LabListSchema, OppsRowSchema, withFeeYear } from '../fee_schedules/schemas.js';
 import { toDmeRow, toLabRow, toOppsRow } from '../fee_schedules/service.js';
 
 const CodeParams = z.object({ code: HcpcsSchema });
@@ -24,11 +24,13 @@ export const feeScheduleRoutes: RouteDef[] = [
     reads: 'snapshot',
     cache: true,
     params: CodeParams,
-    query: z.object({
-      state: StateSchema.optional(),
-      year: YearSchema.optional(),
-      limit: z.coerce.number().int().min(1).max(200).default(50),
-    }),
+    query: withFeeYear(
+      z.object({
+        state: StateSchema.optional(),
+        ...FeeYearFields,
+        limit: z.coerce.number().int().min(1).max(200).default(50),
+      }),
+    ),
     response: DmeListSchema,
     errors: ['not_found'],
     examples: [
@@ -59,11 +61,12 @@ export const feeScheduleRoutes: RouteDef[] = [
     reads: 'snapshot',
     cache: true,
     params: CodeParams,
-    query: z.object({ year: YearSchema.optional() }),
+    query: withFeeYear(z.object(FeeYearFields)),
     response: OppsRowSchema,
     errors: ['not_found'],
     examples: [
       { summary: 'a hospital outpatient clinic visit', params: { code: 'G0463' } },
+      { summary: 'the release of a date of service', params: { code: 'G0463' }, query: { date_of_service: '2026-03-02' } },
       { summary: 'a year that is not a number', status: 422, params: { code: 'G0463' }, query: { year: 'abc' } },
     ],
     handler: async ({ params, query, snapshot, trace }) => {
@@ -87,11 +90,13 @@ export const feeScheduleRoutes: RouteDef[] = [
     reads: 'snapshot',
     cache: true,
     params: CodeParams,
-    query: z.object({ year: YearSchema.optional() }),
+    query: withFeeYear(z.object(FeeYearFields)),
     response: LabListSchema,
     errors: ['not_found'],
     examples: [
       { summary: 'a comprehensive metabolic panel', params: { code: '80053' } },
+      { summary: 'the quarter of a date of service', params: { code: '80053' }, query: { date_of_service: '2026-08-14' } },
+      { summary: 'a year and a date of service that disagree', status: 422, params: { code: '80053' }, query: { year: '2025', date_of_service: '2026-08-14' } },
       { summary: 'too short to be a code', status: 422, params: { code: '8005' } },
     ],
     handler: async ({ params, query, snapshot, trace }) => {
