@@ -58,6 +58,7 @@ const EnvSchema = z.object({
   RCM_POLICY_PARSE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(60_000),
   RCM_NPPES_URL: z.url().default('https://npiregistry.cms.hhs.gov/api/?version=2.1'),
   RCM_NPPES_LIVE: flagOf('1'),
+  RCM_UMLS_LICENSED: flag,
   RCM_NPPES_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   RCM_MIN_FREE_MB: z.coerce.number().int().min(0).max(1_048_576).default(DEFAULTS.minFreeMb),
   RCM_READINESS_EVERY_MS: z.coerce.number().int().min(100).max(300_000).default(5_000),

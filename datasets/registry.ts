@@ -39,6 +39,7 @@ import { umlsConcepts } from './umls_concepts/dataset.js';
 import { nppes } from './nppes/dataset.js';
 import { anesthesiaBaseUnits } from './anesthesia_base_units/dataset.js';
 import { anesthesiaCf } from './anesthesia_cf/dataset.js';
+import { rxnorm } from './rxnorm/dataset.js';
 
 /**
  * Every dataset the service knows, in the order `rcm datasets` lists them. Adding one: a folder
@@ -86,6 +87,7 @@ const REGISTERED = [
   nppes,
   anesthesiaBaseUnits,
   anesthesiaCf,
+  rxnorm,
 ];
 
 /**

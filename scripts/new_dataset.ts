@@ -206,6 +206,23 @@ describe('${id} queries', () => {
   };
 }
 
+/** seeds/origins.json with the new seed listed as illustrative (the scaffold's rows are invented), ids in order. */
+function withOrigin(origins: string, id: string): string {
+  const o = JSON.parse(origins) as Record<string, string>;
+  o[id] = 'illustrative';
+  const keys = [...Object.keys(o).filter((k) => k.startsWith('$')), ...Object.keys(o).filter((k) => !k.startsWith('$')).sort()];
+  return `{\n${keys.map((k) => `  ${JSON.stringify(k)}: ${JSON.stringify(o[k])}`).join(',\n')}\n}\n`;
+}
+
+/** docs/datasets.md with a row for the new dataset appended to its table (the seed marked illustrative). */
+function withDocRow(doc: string, id: string): string {
+  const lines = doc.split('\n');
+  const last = lines.reduce((at, l, i) => (/^\| `[a-z0-9_]+`/.test(l) ? i : at), -1);
+  if (last < 0) throw new Error('docs/datasets.md has no dataset table: add the row by hand');
+  lines.splice(last + 1, 0, `| \`${id}\` | fill in | fill in (the publisher's layout) | code | none yet | illustrative: three scaffold rows |`);
+  return lines.join('\n');
+}
+
 /** datasets/registry.ts with the dataset's import and list line added (after the last of each). */
 function register(text: string, id: string, camel: string): string {
   const imports = [...text.matchAll(/^import \{ \w+ \} from '\.\/\w+\/dataset\.js';\n/gm)];
@@ -233,7 +250,11 @@ export async function main(argv: string[], io: Io, root = ROOT): Promise<number>
   const written: string[] = [];
   const folders: string[] = [];
   const registryPath = join(root, 'datasets/registry.ts');
+  const originsPath = join(root, 'seeds/origins.json');
+  const docPath = join(root, 'docs/datasets.md');
   let registryBefore: string | undefined;
+  let originsBefore: string | undefined;
+  let docBefore: string | undefined;
   try {
     const parsed = parseArguments(argv);
     const [id, ...extra] = parsed.positionals;
@@ -257,6 +278,12 @@ export async function main(argv: string[], io: Io, root = ROOT): Promise<number>
     }
     registryBefore = registry;
     await writeFile(registryPath, register(registry, id, camel));
+    const origins = await readFile(originsPath, 'utf8');
+    originsBefore = origins;
+    await writeFile(originsPath, withOrigin(origins, id));
+    const doc = await readFile(docPath, 'utf8');
+    docBefore = doc;
+    await writeFile(docPath, withDocRow(doc, id));
 
     // The golden comes from the real parser over the seed, in test/golden.test.ts's format.
     const module = (await import(pathToFileURL(join(root, 'datasets', id, 'dataset.ts')).href)) as Record<string, Dataset<any>>;
@@ -270,7 +297,7 @@ export async function main(argv: string[], io: Io, root = ROOT): Promise<number>
     await writeFile(golden, toJsonl(items), { flag: 'wx' });
     written.push(golden);
 
-    for (const p of [...written, registryPath]) io.stdout(`wrote ${p.slice(root.length + 1)}\n`);
+    for (const p of [...written, registryPath, originsPath, docPath]) io.stdout(`wrote ${p.slice(root.length + 1)}\n`);
     io.stdout(
       `next: put the publisher's layout in datasets/${id}/dataset.ts and its provenance in datasets/${id}/README.md, a real excerpt in seeds/${id}/, ` +
         `then npx vitest run test/registry.test.ts test/golden.test.ts datasets/${id}/ (datasets/README.md)\n`,
@@ -280,6 +307,8 @@ export async function main(argv: string[], io: Io, root = ROOT): Promise<number>
     for (const p of written) await rm(p, { force: true });
     for (const d of folders) await rm(d, { recursive: true, force: true });
     if (registryBefore !== undefined) await writeFile(registryPath, registryBefore);
+    if (originsBefore !== undefined) await writeFile(originsPath, originsBefore);
+    if (docBefore !== undefined) await writeFile(docPath, docBefore);
     io.stderr(`new:dataset: ${(e as Error).message}\n`);
     return e instanceof UsageError ? 2 : 1;
   }

@@ -22,6 +22,7 @@ import type { RouteDef } from './route.js';
 import { buildRoutes } from './routes/index.js';
 import { Readiness } from './system/readiness.js';
 import type { NppesRegistry } from './npi/registry.js';
+import type { ConceptRouteDeps } from './routes/concepts.js';
 import { DEFAULT_PARSER, DEFAULT_POLICY_MAX_BYTES, WorkerPolicyParser, type ParserOptions, type PolicyParser } from './policy_documents/parser.js';
 import { DEFAULTS, MB } from './defaults.js';
 
@@ -78,6 +79,8 @@ export interface StartOptions extends PipelineConfig {
   mcp?: { sessionsPerKey?: number; idleMs?: number; maxSessions?: number };
   /** The live NPPES registry (`RCM_NPPES_URL`, `RCM_NPPES_LIVE`); none when not given (tests inject a local one). */
   npi?: { registry: NppesRegistry | null };
+  /** `RCM_UMLS_LICENSED`: the operator holds a UMLS licence, so the concept search may answer RxNorm atoms of UMLS-licensed sources. */
+  concepts?: ConceptRouteDeps;
   /** Customer policy PDFs: `RCM_POLICY_MAX_MB` (bytes), `RCM_POLICY_MAX_PAGES`, `RCM_POLICY_PARSE_TIMEOUT_MS`; or a parser (tests). */
   policyDocuments?: Partial<ParserOptions> & { maxBytes?: number; parser?: PolicyParser };
 }
@@ -100,7 +103,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
       const t0 = Date.now();
       // Held like a request, so a shutdown closes the snapshot only after the build.
       s.retain();
-      return Promise.all([warmPtpIndexes(s), drugDirectory(s), conceptIndex(s)])
+      return Promise.all([warmPtpIndexes(s), drugDirectory(s), conceptIndex(s, o.concepts?.licensed ?? false)])
         .finally(() => s.release())
         .then(
         () => o.logger.info({ snapshot: s.id, ms: Date.now() - t0 }, 'lookup indexes ready'),
@@ -132,7 +135,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const pd = o.policyDocuments ?? {};
   const policyParser = pd.parser ?? new WorkerPolicyParser({ ...DEFAULT_PARSER, ...pd });
   const policyDocuments = { parser: policyParser, maxBytes: pd.maxBytes ?? DEFAULT_POLICY_MAX_BYTES };
-  const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, policyDocuments, npi: o.npi ?? { registry: null }, writer: agents.llm, playground: { enabled: true, keysPerHour: DEFAULTS.playgroundKeysPerHour, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: DEFAULTS.idempotencyWindowMs, maxQueuedPerTenant: agents.maxQueuedPerTenant ?? DEFAULTS.jobsQueuedPerTenant, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
+  const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, policyDocuments, npi: o.npi ?? { registry: null }, concepts: o.concepts, writer: agents.llm, playground: { enabled: true, keysPerHour: DEFAULTS.playgroundKeysPerHour, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: DEFAULTS.idempotencyWindowMs, maxQueuedPerTenant: agents.maxQueuedPerTenant ?? DEFAULTS.jobsQueuedPerTenant, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
   routes.forEach(checkRoute);
   const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now, limiters });
   const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now, ...o.mcp });

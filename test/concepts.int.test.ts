@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/harness.js';
-import { conceptIndex } from '../server/concepts/search.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { rxnorm } from '../datasets/rxnorm/dataset.js';
+import { conceptIndex, searchConcepts } from '../server/concepts/search.js';
+import { openTestSnapshot } from './helpers/datasets.js';
 import { MountedSnapshot } from '../warehouse/snapshot.js';
 import { Warehouse } from '../warehouse/store.js';
 
@@ -15,6 +20,34 @@ afterAll(async () => {
 const search = async (qs: string) => (await t.request(`/v1/concepts/umls/search?${qs}`)).body;
 const rows = (b: { results: { sab: string; source_code: string }[] }) => b.results.map((r) => `${r.sab}:${r.source_code}`);
 
+describe('RxNorm in the concept search (dataset rxnorm, RXNCONSO.RRF)', () => {
+  it('answers real RxNorm concepts by name and by RXCUI, naming the dataset and source', async () => {
+    const byName = await search('q=acetaminophen&sab=RXNORM');
+    expect(byName.results).toContainEqual({ cui: null, term: 'acetaminophen', sab: 'RXNORM', source_code: '161', term_type: 'IN', dataset: 'rxnorm', version: '2023-11-06' });
+    expect(byName.reliability.dataset_versions).toMatchObject({ rxnorm: '2023-11-06' });
+    const byCode = await search('q=161');
+    expect(byCode.results[0]).toMatchObject({ sab: 'RXNORM', source_code: '161', term: 'acetaminophen', dataset: 'rxnorm' });
+    // A brand RxNorm marks obsolete (SUPPRESS O) is not answered.
+    expect((await search('q=platinol')).results.filter((r: { dataset: string }) => r.dataset === 'rxnorm')).toEqual([]);
+  });
+
+  it('answers the sources RxNorm carries under the UMLS licence only when the server says the licence is held', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rcm-rxn-'));
+    const file = join(dir, 'RXNCONSO_2023-11-06.RRF');
+    await writeFile(file, '161|ENG||||||2022406||||MMSL|IN|d00049|acetaminophen||N||\n161|ENG||||||12250420|12250420|161||RXNORM|IN|161|acetaminophen||N|4096|\n');
+    const snap = await openTestSnapshot([{ dataset: rxnorm, files: [file] }]);
+    try {
+      const open = await searchConcepts(snap, 'acetaminophen', null, 10, false);
+      expect(open.hits.map((h) => h.sab)).toEqual(['RXNORM']);
+      const licensed = await searchConcepts(snap, 'acetaminophen', null, 10, true);
+      expect(licensed.hits.map((h) => `${h.sab}:${h.source_code}`).sort()).toEqual(['MMSL:d00049', 'RXNORM:161']);
+    } finally {
+      snap.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('GET /v1/concepts/umls/search', () => {
   it('finds a UMLS concept and the ICD-10-CM code by words, UMLS atoms with their CUI', async () => {
     const b = await search('q=type%202%20diabetes%20mellitus%20without&limit=10');
@@ -22,7 +55,8 @@ describe('GET /v1/concepts/umls/search', () => {
     // The same code from the icd10cm dataset: no CUI, its own version.
     expect(b.results).toContainEqual(expect.objectContaining({ cui: null, sab: 'ICD10CM', source_code: 'E11.9', dataset: 'icd10cm' }));
     expect(b.reliability.dataset_versions).toMatchObject({ umls_concepts: '2025AA-illustrative' });
-    expect(b.reliability.warnings).toContainEqual(expect.stringContaining('umls_concepts 2025AA-illustrative is illustrative'));
+    expect(b.reliability.warnings).toContainEqual(expect.stringContaining('umls_concepts 2025AA-illustrative is an illustrative seed'));
+    expect(b.reliability.degraded).toBe(true);
   });
 
   it('puts the code itself first, typed with or without its dot', async () => {

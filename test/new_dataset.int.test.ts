@@ -15,7 +15,7 @@ const ROOT = resolve(import.meta.dirname, '..');
  * goldens and fixtures, the registry-wide tests with their helpers, and the configs. The copy is a
  * temp dir (with node_modules linked), never the repository: other test files scan datasets/.
  */
-const COPIED = ['datasets', 'warehouse', 'ingest', 'seeds', 'scripts', 'test/golden', 'test/fixtures', 'test/helpers', 'test/registry.test.ts', 'test/golden.test.ts', 'package.json', 'tsconfig.json', 'vitest.config.ts', 'vitest.base.ts'];
+const COPIED = ['datasets', 'warehouse', 'ingest', 'seeds', 'scripts', 'test/golden', 'test/fixtures', 'test/helpers', 'test/registry.test.ts', 'test/golden.test.ts', 'docs/datasets.md', 'package.json', 'tsconfig.json', 'vitest.config.ts', 'vitest.base.ts'];
 const ID = 'scaffold_probe';
 const CHILD_MS = 60_000;
 
@@ -55,7 +55,7 @@ describe('npm run new:dataset (in a temp copy of the tree)', () => {
 
   it('scaffolds a dataset that tsc, the registry and golden tests, its own test and the seed load all accept', async () => {
     const { stdout } = await run('npm', ['run', '--silent', 'new:dataset', '--', ID, '--version', '2026'], { cwd: dir, env: childEnv(), timeout: CHILD_MS });
-    const files = [`datasets/${ID}/dataset.ts`, `datasets/${ID}/queries.ts`, `datasets/${ID}/README.md`, `datasets/${ID}/${ID}.test.ts`, `seeds/${ID}/${ID}_2026.csv`, `test/golden/${ID}.jsonl`, 'datasets/registry.ts'];
+    const files = [`datasets/${ID}/dataset.ts`, `datasets/${ID}/queries.ts`, `datasets/${ID}/README.md`, `datasets/${ID}/${ID}.test.ts`, `seeds/${ID}/${ID}_2026.csv`, `test/golden/${ID}.jsonl`, 'datasets/registry.ts', 'seeds/origins.json', 'docs/datasets.md'];
     expect(stdout.split('\n').filter((l) => l.startsWith('wrote '))).toEqual(files.map((f) => `wrote ${f}`));
     for (const f of files) expect(existsSync(join(dir, f)), f).toBe(true);
     expect(await readFile(join(dir, 'datasets/registry.ts'), 'utf8')).toMatch(/^import \{ scaffoldProbe \} from '\.\/scaffold_probe\/dataset\.js';$[\s\S]*^ {2}scaffoldProbe,\n\];$/m);
@@ -67,6 +67,9 @@ describe('npm run new:dataset (in a temp copy of the tree)', () => {
       '{"line":4,"row":{"code":"B0003","value":7.25}}',
       '',
     ]);
+    // Its seed is listed as illustrative, and the dataset table has its row saying so.
+    expect(JSON.parse(await readFile(join(dir, 'seeds/origins.json'), 'utf8'))[ID]).toBe('illustrative');
+    expect(await readFile(join(dir, 'docs/datasets.md'), 'utf8')).toContain(`| \`${ID}\` | fill in |`);
     expect(existsSync(join(ROOT, 'datasets', ID)), 'the real tree is not touched').toBe(false);
 
     // tsc over datasets/ (the new folder and the registry's DatasetId) and the two registry-wide tests;
@@ -99,7 +102,11 @@ describe('npm run new:dataset (in a temp copy of the tree)', () => {
     await cp(join(dir, 'test/golden/wage_index.jsonl'), join(dir, 'test/golden/wage_index_ltc.jsonl'));
 
     const failed = (await vitest(dir, ['test/registry.test.ts'])).filter((o) => o.status !== 'passed');
-    expect(failed.map((o) => o.name)).toEqual(['dataset registry > registers every dataset folder: each datasets/<id>/ not starting with _ is listed in datasets/registry.ts']);
+    // The unregistered folder, and its seed folder that seeds/origins.json does not list.
+    expect(failed.map((o) => o.name)).toEqual([
+      'dataset registry > registers every dataset folder: each datasets/<id>/ not starting with _ is listed in datasets/registry.ts',
+      'seed origins (seeds/origins.json) > lists every seed folder once, as real_excerpt, curated or illustrative, and docs/datasets.md says the same',
+    ]);
     expect(failed[0]!.message).toContain("[ 'wage_index_ltc' ]");
     await rm(copy, { recursive: true });
   }, 120_000);

@@ -4,6 +4,8 @@ import { icd10Index } from '../../datasets/icd10cm/queries.js';
 import { drugDirectory } from '../drugs/service.js';
 import { FileShared } from '../../warehouse/file_shared.js';
 import { UMLS_NORM_SQL } from '../../datasets/umls_concepts/dataset.js';
+import { RXNORM_OPEN_SAB } from '../../datasets/rxnorm/dataset.js';
+import { rxnormAtoms } from '../../datasets/rxnorm/queries.js';
 
 /** One searchable term: a UMLS atom, or a code's name in a public vocabulary we hold. */
 export interface ConceptEntry {
@@ -46,29 +48,30 @@ const latest = (snapshot: SnapshotReader, dataset: DatasetId) => snapshot.versio
 
 /**
  * The in-memory index of the public vocabularies the snapshot holds: ICD-10-CM codes (`icd10cm`),
- * RxNorm ids of FDA products (`fda_ndc`'s openFDA fields, named by the product's brand or generic
- * name) and CPT/HCPCS short descriptors (`mpfs_rvu`, latest release). Built once per snapshot and
- * kept (warmed at mount). UMLS atoms are not in it: a whole release holds ~8 M English atoms,
+ * RxNorm's own atoms (`rxnorm`: SAB=RXNORM, and with `licensed` the sources it carries under the
+ * UMLS licence), RxNorm ids of FDA products (`fda_ndc`'s openFDA fields, named by the product's
+ * brand or generic name) and CPT/HCPCS short descriptors (`mpfs_rvu`, latest release). Built once
+ * per snapshot and licence setting and kept (warmed at mount). UMLS atoms are not in it: a whole release holds ~8 M English atoms,
  * searched in DuckDB through the release's word table (`searchUmls`).
  */
-export function conceptIndex(snapshot: SnapshotReader): Promise<ConceptIndex> {
+export function conceptIndex(snapshot: SnapshotReader, licensed = false): Promise<ConceptIndex> {
   return snapshot.memo(
-    'concepts:index',
+    `concepts:index:${licensed ? 'licensed' : 'open'}`,
     async () => {
-      // Shared by every snapshot mounting the same files of the four sources (a swap of another dataset rebuilds nothing).
-      const files = SOURCES.map((d) => snapshot.versions(d).map((v) => v.file).join(',')).join('|');
-      const ix = await shared.get(snapshot, 'concepts', files, () => buildIndex(snapshot));
-      shared.prune(snapshot, 'concepts', [files]);
+      // Shared by every snapshot mounting the same files of the sources (a swap of another dataset rebuilds nothing).
+      const files = `${licensed}|${SOURCES.map((d) => snapshot.versions(d).map((v) => v.file).join(',')).join('|')}`;
+      const ix = await shared.get(snapshot, `concepts:${licensed}`, files, () => buildIndex(snapshot, licensed));
+      shared.prune(snapshot, `concepts:${licensed}`, [files]);
       return ix!;
     },
     { pin: true },
   );
 }
 
-const SOURCES = ['icd10cm', 'fda_ndc', 'mpfs_rvu'] as const;
+const SOURCES = ['icd10cm', 'rxnorm', 'fda_ndc', 'mpfs_rvu'] as const;
 const shared = new FileShared<ConceptIndex>();
 
-async function buildIndex(snapshot: SnapshotReader): Promise<ConceptIndex> {
+async function buildIndex(snapshot: SnapshotReader, licensed: boolean): Promise<ConceptIndex> {
   const entries: ConceptEntry[] = [];
   const versions: Record<string, string> = {};
   const icd = await icd10Index(snapshot);
@@ -78,6 +81,12 @@ async function buildIndex(snapshot: SnapshotReader): Promise<ConceptIndex> {
       const term = r.long_description ?? r.short_description;
       if (term) entries.push({ cui: null, term, sab: 'ICD10CM', source_code: r.code_dotted, term_type: r.billable ? 'PT' : 'HT', dataset: 'icd10cm', version: icd.version });
     }
+  }
+  const rx = await rxnormAtoms(snapshot, licensed);
+  if (rx) {
+    versions.rxnorm = rx.version;
+    // An RXNORM atom's code is its RXCUI; another source's atom keeps that source's code.
+    for (const a of rx.atoms) entries.push({ cui: null, term: a.str, sab: a.sab, source_code: a.sab === RXNORM_OPEN_SAB ? a.rxcui : a.code, term_type: a.tty, dataset: 'rxnorm', version: rx.version });
   }
   const drugs = await drugDirectory(snapshot);
   if (drugs) {
@@ -259,8 +268,8 @@ export interface ConceptMatches {
  * starting with it, then terms holding every query word whole, then as prefixes; within a tier
  * shorter terms first, UMLS atoms before other sources, then code.
  */
-export async function searchConcepts(snapshot: SnapshotReader, q: string, sabs: string[] | null, limit: number): Promise<ConceptMatches> {
-  const ix = await conceptIndex(snapshot);
+export async function searchConcepts(snapshot: SnapshotReader, q: string, sabs: string[] | null, limit: number, licensed = false): Promise<ConceptMatches> {
+  const ix = await conceptIndex(snapshot, licensed);
   const own = searchIndex(ix, q, sabs);
   const umlsVersion = latest(snapshot, 'umls_concepts');
   const umls = umlsVersion ? await searchUmls(snapshot, umlsVersion, q, sabs, limit) : { hits: [], total: 0 };

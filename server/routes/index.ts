@@ -19,7 +19,7 @@ import { b340Routes } from './b340.js';
 import { systemResolver } from '../agents/callbacks.js';
 import { policyDocumentRoutes, type PolicyRouteDeps } from './policy_documents.js';
 import { npiRoutes, type NpiRouteDeps } from './npi.js';
-import { conceptRoutes } from './concepts.js';
+import { conceptRoutes, type ConceptRouteDeps } from './concepts.js';
 import { DEFAULT_POLICY_MAX_BYTES } from '../policy_documents/parser.js';
 import { DEFAULTS } from '../defaults.js';
 
@@ -30,7 +30,7 @@ import { DEFAULTS } from '../defaults.js';
  * operationId, auth, reads, cache, MCP tool) is in the reviewed golden `test/golden/routes.jsonl`.
  */
 export function buildRoutes(
-  sys: Omit<SystemDeps, 'routes' | 'servers'> & { servers?: SystemDeps['servers']; playground?: Omit<PlaygroundDeps, 'state'>; agents?: AgentRouteDeps; policyDocuments?: PolicyRouteDeps; npi?: NpiRouteDeps; writer?: Writer | null },
+  sys: Omit<SystemDeps, 'routes' | 'servers'> & { servers?: SystemDeps['servers']; playground?: Omit<PlaygroundDeps, 'state'>; agents?: AgentRouteDeps; policyDocuments?: PolicyRouteDeps; npi?: NpiRouteDeps; concepts?: ConceptRouteDeps; writer?: Writer | null },
 ): RouteDef[] {
   const routes: RouteDef[] = [
     ...systemRoutes({ ...sys, servers: sys.servers ?? DEFAULT_SERVERS, routes: () => routes }),
@@ -46,7 +46,7 @@ export function buildRoutes(
     ...drugRoutes,
     ...priorAuthRoutes,
     ...b340Routes,
-    ...conceptRoutes,
+    ...conceptRoutes(sys.concepts ?? { licensed: false }),
     ...npiRoutes(sys.npi ?? { registry: null }),
     ...policyDocumentRoutes(sys.policyDocuments ?? { parser: inert('policy parser'), maxBytes: DEFAULT_POLICY_MAX_BYTES }),
     ...agentRoutes(sys.agents ?? { policy: { production: false, allowedHosts: [] }, resolve: systemResolver, idempotencyWindowMs: DEFAULTS.idempotencyWindowMs, onSubmit: () => {} }),
