@@ -1,7 +1,5 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { IngestError } from '../_shared/issue.js';
+import { rrfLines } from '../_shared/rrf.js';
 import type { FileSample, SourceFile } from '../_shared/source.js';
 import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
@@ -59,20 +57,9 @@ export const rxnorm = defineDataset({
   version: (samples) => samples.map(versionOf).find((v) => v !== undefined),
   /** Streams line by line: a full release's RXNCONSO is over a million lines. */
   async *parse(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<RxnormRow>> {
-    const input = createReadStream(file.path, { encoding: 'utf8', highWaterMark: 1 << 20 });
-    const lines = createInterface({ input, crlfDelay: Infinity });
-    let line = 0;
-    for await (const raw of lines) {
-      line++;
-      if (line % 65536 === 0) ctx.onBytes(input.bytesRead);
-      if (raw === '') continue;
-      if (line === 1 && !LINE.test(raw)) {
-        input.destroy();
-        throw new IngestError('not an RXNCONSO.RRF file: the first line is not RXCUI|LAT|||||| RXAUI|...', file.name, 1);
-      }
-      const f = raw.split('|');
-      if (f.length !== 19 || f[18] !== '') {
-        yield { line, issues: [{ loc: ['row', line, 'row'], msg: `an RXNCONSO line has 18 fields and a trailing | (found ${f.length - 1} separators)`, type: 'value_error', input: raw.slice(0, 200) }] };
+    for await (const { line, fields: f, issue } of rrfLines(file, ctx, LINE, 'RXNCONSO', 'RXCUI|LAT|||||||RXAUI|...')) {
+      if (issue) {
+        yield { line, issues: [issue] };
         continue;
       }
       const v = Object.fromEntries(FIELDS.map((name, k) => [name, f[k]!])) as Record<(typeof FIELDS)[number], string>;

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { IngestError } from '../_shared/issue.js';
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { rrfLines } from '../_shared/rrf.js';
 import { type FileSample, type SourceFile } from '../_shared/source.js';
 import { derivedTable, table } from '../_shared/table.js';
 import { loadMrconsoNative } from './native.js';
@@ -98,20 +96,9 @@ export const umlsConcepts = defineMultiTableDataset({
    * one string can hold (the file is UTF-8, as NLM ships it).
    */
   async *parse(file: SourceFile, ctx): AsyncIterable<ParsedItem<UmlsConceptRow>> {
-    const input = createReadStream(file.path, { encoding: 'utf8', highWaterMark: 1 << 20 });
-    const lines = createInterface({ input, crlfDelay: Infinity });
-    let line = 0;
-    for await (const raw of lines) {
-      line++;
-      if (line % 65536 === 0) ctx.onBytes(input.bytesRead);
-      if (line === 1 && !LINE.test(raw)) {
-        input.destroy();
-        throw new IngestError('not an MRCONSO.RRF file: the first line is not CUI|LAT|TS|LUI|...', file.name, 1);
-      }
-      const f = raw.split('|');
-      // 18 fields and the trailing | leave 19 parts, the last empty.
-      if (f.length !== 19 || f[18] !== '') {
-        yield { line, issues: [{ loc: ['row', line, 'row'], msg: `an MRCONSO line has 18 fields and a trailing | (found ${f.length - 1} separators)`, type: 'value_error', input: raw.slice(0, 200) }] };
+    for await (const { line, fields: f, issue } of rrfLines(file, ctx, LINE, 'MRCONSO', 'CUI|LAT|TS|LUI|...')) {
+      if (issue) {
+        yield { line, issues: [issue] };
         continue;
       }
       const v = Object.fromEntries(FIELDS.map((name, k) => [name, f[k]!])) as Record<(typeof FIELDS)[number], string>;
