@@ -91,6 +91,18 @@ export class Trace {
   }
 
   /**
+   * What an answer the spec shapes as a bare array (no room for `reliability`) says in its
+   * headers: `X-Dataset-Versions: payers=2026-11-27, x12_codes=...`, and `X-Degraded: true` with
+   * the reason when the reliability object would be degraded.
+   */
+  headers(): Record<string, string> {
+    const r = this.reliability();
+    const out: Record<string, string> = { 'x-dataset-versions': Object.entries(r.dataset_versions).map(([d, v]) => `${d}=${v}`).join(', ') };
+    if (r.degraded) out['x-degraded'] = `true; ${r.warnings.join(' | ').replace(/[^\x20-\x7e]/g, '?').slice(0, 1000)}`;
+    return out;
+  }
+
+  /**
    * The reliability object from the snapshot's manifest. A dataset used but not loaded (or a
    * version not loaded), or read from an illustrative seed version, marks the answer degraded
    * with a warning naming it.

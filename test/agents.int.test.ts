@@ -97,7 +97,10 @@ describe('denial resolution job', () => {
     // The billed code: the coverage article listing 64490 (illustrative seed A99001) supports the appeal.
     expect(res.evidence.map((e: { kind: string }) => e.kind)).toEqual(['x12', 'denial_pattern', 'appeal_deadline', 'coverage_article']);
     expect(res.coverage).toEqual([expect.objectContaining({ article_id: 'A99001' })]);
-    expect(res.remedy).toMatchObject({ remedy: 'appeal', responsibility: 'payer', appeal_rights: 'yes', deadline: { kind: 'appeal', date: '2026-07-06' } });
+    // No modifiers: no ABN on file, so the amount is the provider's (group CO) with redetermination rights.
+    expect(res.remedy).toMatchObject({ remedy: 'appeal', responsibility: 'provider', appeal_rights: 'yes', deadline: { kind: 'appeal', date: '2026-07-06' } });
+    expect(res.remedy.citations.map((c: { title: string }) => c.title).join(' | ')).toMatch(/ch\. 30.*405\.942/);
+    expect(res.explanation.carc).toMatchObject({ code: '50', status: 'active', start_date: '1995-01-01', stop_date: null });
     for (const e of res.evidence) expect(e.citation.dataset).toMatch(/^(x12_codes|payers|mcd_coverage)$/);
     expect(res.dataset_versions).toHaveProperty('payers');
   });
@@ -142,10 +145,55 @@ describe('denial resolution job', () => {
     expect(b.conclusion).not.toMatch(/first appeal due/);
   });
 
-  it('refuses ccn (nothing in a denial depends on the facility) rather than ignoring it', async () => {
-    const r = await submitDenial({ denial_code: 'CO-50', ccn: '050454' });
-    expect(r.status).toBe(422);
-    expect(r.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(['body.ccn']);
+  it('accepts ccn: the facility (its state and MAC) is echoed and its state applies to the deadlines; an unknown CCN is a warning, a malformed one a 422', async () => {
+    const r = await submitDenial({ denial_code: 'CO-50', ccn: '050454', payer: 'medicare', denial_date: '2026-03-02' });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    const unknown = await submitDenial({ denial_code: 'CO-50', ccn: '999999' });
+    await t.srv.runner.settle();
+    const res = (await poll(r.body.job_id)).body.result;
+    expect(res).toMatchObject({ ccn: '050454', facility: { ccn: '050454', name: 'UCSF MEDICAL CENTER', state: 'CA' } });
+    expect(res.appeal.levels[0]).toMatchObject({ deadline_date: '2026-07-06', state_override_applied: null });
+    const u = (await poll(unknown.body.job_id)).body;
+    expect(u.status).toBe('completed');
+    expect(u.result).toMatchObject({ ccn: '999999', facility: null });
+    expect(u.result.warnings.join(' ')).toMatch(/ccn 999999: CCN 999999 is not in the facility reference data/);
+    const bad = await submitDenial({ denial_code: 'CO-50', ccn: '05-0454' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(['body.ccn']);
+  });
+
+  it('Medicare CO-29 has no appeal rights (42 CFR 405.926(n)): no appeal levels, no deadline, and the conclusion says so', async () => {
+    const r = await submitDenial({ denial_code: 'CO-29', payer: 'medicare', denial_date: '2026-03-02' });
+    await t.srv.runner.settle();
+    const res = (await poll(r.body.job_id)).body.result;
+    expect(res).toMatchObject({ recommended_action: 'not_appealable', appeal: null, remedy: { remedy: 'not_appealable', appeal_rights: 'no', deadline: null } });
+    expect(res.remedy.citations[0].title).toMatch(/405\.926\(n\)/);
+    expect(res.conclusion).toMatch(/no appeal rights/);
+  });
+
+  it('the line\'s modifiers decide a medical-necessity denial: an ABN on file (GA) with PR is the patient\'s, GZ with CO the provider\'s', async () => {
+    const ga = await submitDenial({ denial_code: 'PR-50', modifiers: ['ga'], payer: 'medicare', denial_date: '2026-03-02' });
+    const gz = await submitDenial({ denial_code: 'CO-50', modifiers: ['GZ'], payer: 'medicare', denial_date: '2026-03-02' });
+    await t.srv.runner.settle();
+    const a = (await poll(ga.body.job_id)).body.result;
+    expect(a).toMatchObject({ modifiers: ['GA'], recommended_action: 'bill_patient', remedy: { responsibility: 'patient' } });
+    const b = (await poll(gz.body.job_id)).body.result;
+    expect(b).toMatchObject({ recommended_action: 'appeal', remedy: { responsibility: 'provider', appeal_rights: 'yes' } });
+    expect(b.appeal.levels[0]).toMatchObject({ level_name: expect.stringMatching(/^Redetermination/), deadline_days: 120 });
+    expect(b.remedy.reason).toMatch(/no ABN was obtained \(GZ\)/);
+    expect((await submitDenial({ denial_code: 'CO-50', modifiers: ['G'] })).status).toBe(422);
+  });
+
+  it('explains a deactivated CARC as of the denial date: valid before its stop date, flagged after it', async () => {
+    const before = await submitDenial({ denial_code: 'CO-42', denial_date: '2007-05-01' });
+    const after = await submitDenial({ denial_code: 'CO-42', denial_date: '2026-03-02' });
+    await t.srv.runner.settle();
+    const b = (await poll(before.body.job_id)).body.result;
+    expect(b.explanation.carc).toMatchObject({ code: '42', status: 'active', stop_date: '2007-06-01' });
+    expect(b.warnings.join(' ')).not.toMatch(/deactivated on/);
+    const a = (await poll(after.body.job_id)).body.result;
+    expect(a.explanation).toMatchObject({ codes_checked_on: '2026-03-02', carc: { status: 'deactivated', stop_date: '2007-06-01' } });
+    expect(a.warnings.join(' ')).toMatch(/CARC 42 was deactivated on 2007-06-01/);
   });
 
   it('422 for a body with no code, a bad group, an unknown field', async () => {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MedicaidMueListSchema, MedicareMueListSchema, AocLookupSchema } from '../server/ncci/schemas.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
+import { mueWhenExceeded } from '../server/ncci/validate.js';
+import { illustrativeIn, otherWarnings } from './helpers/illustrative.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -29,8 +31,18 @@ describe('GET /v1/ncci/mue/{code}', () => {
       version_effective_dt: '2026-07-01',
       source_file: 'MCR_MUE_PractitionerServices_Eff_07-01-2026.csv',
     });
-    expect(r.body.reliability.degraded).toBe(false);
+    // The quarter covers the date: the only caveat is the illustrative seeds the rows were read from.
+    expect(illustrativeIn(r.body.reliability.warnings)).toEqual(['ncci_mue_dme', 'ncci_mue_hosp', 'ncci_mue_prac']);
+    expect(otherWarnings(r.body.reliability.warnings)).toEqual([]);
     expect(r.body.reliability.dataset_versions).toEqual({ ncci_mue_prac: '2026Q3', ncci_mue_hosp: '2026Q3', ncci_mue_dme: '2026Q3' });
+    // MAI 3, a date of service edit: over the value, every unit of the code on the claim for the date is denied.
+    expect(r.body.results[0].when_exceeded).toMatch(/^date of service edit: .* all units of the code on the claim are denied, not only the excess \(units above it may be paid on appeal/);
+    expect(r.body.results[0].when_exceeded_citation.url).toContain('faqId=11344');
+  });
+
+  it('says what CMS denies for each indicator: the whole line (MAI 1), all the day\'s units (MAI 2, not on appeal)', async () => {
+    expect(mueWhenExceeded(1)).toMatch(/^claim line edit: a line whose units exceed the MUE is denied in full \(all its units, not only the units above the MUE\)/);
+    expect(mueWhenExceeded(2)).toMatch(/all units of the code on the claim are denied, not only the excess \(an absolute policy limit, not paid above it on appeal\)/);
   });
 
   it('selects the quarter by date of service (36415: 1 in 2026Q2, 2 in 2026Q3)', async () => {
@@ -137,10 +149,13 @@ describe('GET /v1/ncci/aoc/{code}', () => {
   it('drops an edit deleted before the date of service and keeps it through its deletion date', async () => {
     const onDel = await t.request('/v1/ncci/aoc/11001?date_of_service=2025-12-31');
     expect(onDel.body.primary_codes.map((p: any) => p.primary_code)).toEqual(['11000', '11004', '11005']);
-    expect(onDel.body.reliability.degraded).toBe(true); // 2025-12-31 is outside the only loaded quarter
+    // 2025-12-31 is outside the only loaded quarter (and the seed is illustrative: degraded either way).
+    expect(onDel.body.reliability.degraded).toBe(true);
+    expect(otherWarnings(onDel.body.reliability.warnings).join(' ')).toMatch(/answered from the nearest/);
     const after = await t.request('/v1/ncci/aoc/11001?date_of_service=2026-07-02');
     expect(after.body.primary_codes.map((p: any) => p.primary_code)).toEqual(['11000', '11004']);
-    expect(after.body.reliability.degraded).toBe(false);
+    expect(otherWarnings(after.body.reliability.warnings)).toEqual([]);
+    expect(illustrativeIn(after.body.reliability.warnings)).toEqual(['ncci_aoc']);
   });
 
   it('reports a Type 2 add-on as any primary', async () => {

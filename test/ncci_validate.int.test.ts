@@ -10,6 +10,7 @@ import { ncciPtpPrac } from '../datasets/ncci_ptp_prac/dataset.js';
 import { lookupPtpEdit, ptpPairFinder } from '../datasets/_ncci_ptp/queries.js';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { otherWarnings } from './helpers/illustrative.js';
 
 const DOS = '2026-08-01';
 const line = (id: string, code: string, modifiers: string[] = [], units = 1, dos = DOS): ClaimLine => ({ line_id: id, code, modifiers, units, date_of_service: dos });
@@ -112,6 +113,16 @@ describe('MUE', () => {
     expect(over.findings[0]).toMatchObject({ status: 'fail', message: expect.stringContaining('MAI 1 (line edit)') });
   });
 
+  it('MAI 1 over the value denies the whole line, every unit, not only the excess (CMS FAQ 11344)', async () => {
+    const lk = fake({ mue: { J9035: { value: 2, mai: 1 } } });
+    const r = await checkClaim([line('1', 'J9035', [], 5), line('2', 'J9035', ['59'], 1)], lk);
+    expect(r.findings[0]).toMatchObject({ status: 'fail', line_ids: ['1'], denied_units: 5, citation: { url: expect.stringContaining('faqId=11344') } });
+    expect(r.findings[0]!.message).toContain('CMS denies the whole line, all 5 units, not only the 3 above it');
+    // The other line is adjudicated on its own and denies nothing.
+    expect(r.findings[1]).toMatchObject({ status: 'pass', line_ids: ['2'] });
+    expect(r.findings[1]!.denied_units).toBeUndefined();
+  });
+
   for (const mai of [2, 3] as const) {
     it(`MAI ${mai} sums the code's units across lines for the date`, async () => {
       const lk = fake({ mue: { '99213': { value: 2, mai } } });
@@ -119,6 +130,9 @@ describe('MUE', () => {
       expect(sum.findings).toHaveLength(1);
       expect(sum.findings[0]).toMatchObject({ kind: 'mue', status: 'fail', line_ids: ['1', '2'], rule: `MAI ${mai}` });
       expect(sum.findings[0]!.message).toContain(mai === 2 ? 'absolute limit' : 'on appeal');
+      // A date of service edit over the value denies every unit of the code for the date on the claim.
+      expect(sum.findings[0]).toMatchObject({ denied_units: 3, citation: { url: expect.stringContaining('faqId=11344') } });
+      expect(sum.findings[0]!.message).toContain('CMS denies all 3 units of 99213 for the date on this claim, not only the 1 above it');
       const split = await checkClaim([line('1', '99213'), line('2', '99213', [], 1, '2026-08-02')], lk);
       expect(split.findings.map((f) => f.status)).toEqual(['pass', 'pass']);
     });
@@ -302,24 +316,31 @@ describe('POST /v1/ncci/validate over the seeds', () => {
 
   it('a claim line and the single-code routes agree on degraded for the same date (one version rule)', async () => {
     // Seeds: ncci_mue_prac 2026Q2 and 2026Q3, ncci_ptp_prac 32.1 and 32.2, ncci_aoc 2026Q3: nothing covers 2025-11-03;
-    // 2026-08-01 is in 2026Q3 (32.2) of all three.
-    const ncci = (ws: string[]) => ws.filter((w) => /ncci_/.test(w));
-    for (const [dos, degraded] of [['2025-11-03', true], ['2026-08-01', false]] as const) {
+    // 2026-08-01 is in 2026Q3 (32.2) of all three. Every NCCI seed is illustrative, so every answer is degraded by that
+    // (server/trace.ts); the version rule shows in the other warnings: "answered from the nearest version" exactly when
+    // no loaded quarter covers the date.
+    const ncci = (ws: string[]) => otherWarnings(ws).filter((w) => /ncci_/.test(w));
+    const nearest = (ws: string[]) => otherWarnings(ws).some((w) => /answered from the nearest/.test(w) && /ncci_/.test(w));
+    for (const [dos, outside] of [['2025-11-03', true], ['2026-08-01', false]] as const) {
       const mue = await t.request(`/v1/ncci/mue/99213?date_of_service=${dos}`);
       const ptp = await t.request(`/v1/ncci/ptp/prac?column1=99214&column2=99213&date_of_service=${dos}`);
       const aocR = await t.request(`/v1/ncci/aoc/99213?date_of_service=${dos}`);
-      for (const route of [mue, ptp, aocR]) expect(route.body.reliability.degraded, dos).toBe(degraded);
-      const mueW = mue.body.reliability.warnings.filter((w: string) => w.includes('ncci_mue_prac'));
+      for (const route of [mue, ptp, aocR]) {
+        expect(route.body.reliability.degraded, dos).toBe(true);
+        expect(nearest(route.body.reliability.warnings), dos).toBe(outside);
+      }
+      const mueW = ncci(mue.body.reliability.warnings).filter((w: string) => w.includes('ncci_mue_prac'));
       const routeW = [...mueW, ...ncci(ptp.body.reliability.warnings), ...ncci(aocR.body.reliability.warnings)];
-      // The NCCI files alone (a Medicaid claim reads no fee schedule): degraded exactly when the routes are.
+      // The NCCI files alone (a Medicaid claim reads no fee schedule): out of their quarters exactly when the routes are.
       const medicaid = await validate({ date_of_service: dos, setting: 'prac', payer: 'medicaid', lines: [{ code: '99213' }] });
       expect(medicaid.body.summary.no_data, dos).toBe(0);
-      expect(medicaid.body.reliability.degraded, dos).toBe(degraded);
+      expect(medicaid.body.reliability.degraded, dos).toBe(true);
+      expect(nearest(medicaid.body.reliability.warnings), dos).toBe(outside);
       // A Medicare claim carries every NCCI warning of the routes (the date and the version used), and no other NCCI warning.
       const medicare = await validate({ date_of_service: dos, setting: 'prac', lines: [{ code: '99213' }] });
       expect(medicare.body.summary.no_data, dos).toBe(0);
       expect(ncci(medicare.body.reliability.warnings).sort()).toEqual([...new Set(routeW)].sort());
-      if (degraded) expect(mueW[0]).toMatch(/date of service 2025-11-03; answered from the nearest version 2026Q2/);
+      if (outside) expect(mueW[0]).toMatch(/date of service 2025-11-03; answered from the nearest version 2026Q2/);
       // It also reads PFS status codes from the RVU file by the year rule: only the 2025 release is seeded.
       expect(medicare.body.reliability.degraded, dos).toBe(true);
       if (dos.startsWith('2026')) expect(medicare.body.reliability.warnings).toContain('no mpfs_rvu release of 2026 is loaded for date of service 2026-08-01; answered from the nearest release 2025D (2025, effective 2025-10-01)');

@@ -83,6 +83,61 @@ describe('timely filing (42 CFR 424.44: 12 months from the date of service)', ()
   });
 });
 
+describe('Medi-Cal reduced payment after the six-month limit (W&I Code 14115: 75% in months 7-9, 50% in months 10-12)', () => {
+  const mediCal = rule({
+    limit_value: 6,
+    clock_starts: 'end_of_service_month',
+    business_day_rule: 'none',
+    late_payment: [
+      { through: 12, payment_percent: 50 },
+      { through: 9, payment_percent: 75 },
+    ],
+  });
+
+  it('is not expired in month 8: the claim is paid at 75%, and the answer says so with every window', () => {
+    // Service in February 2026: full payment through 2026-08-31, then September-November at 75%,
+    // December-February at 50% (2027-02-28, not a leap year), denied after.
+    const d = filingDeadline(mediCal, { date_of_service: '2026-02-10', as_of: '2026-10-15' });
+    expect(d).toMatchObject({ deadline_date: '2027-02-28', is_expired: false, days_remaining: 136, full_payment_deadline_date: '2026-08-31', payment_percent_as_of: 75 });
+    expect(d.payment_schedule).toEqual([
+      { from_date: null, through_date: '2026-08-31', payment_percent: 100 },
+      { from_date: '2026-09-01', through_date: '2026-11-30', payment_percent: 75 },
+      { from_date: '2026-12-01', through_date: '2027-02-28', payment_percent: 50 },
+    ]);
+    expect(d.explanation).toBe(
+      'within 6 months following the month of service (2026-02): paid in full if received by 2026-08-31; 75% if received 2026-09-01 to 2026-11-30; 50% if received 2026-12-01 to 2027-02-28; denied after 2027-02-28 unless an exception applies. Received on 2026-10-15: paid at 75%',
+    );
+  });
+
+  it('pays in full through the sixth month, 50% through the twelfth, and is expired the day after', () => {
+    expect(filingDeadline(mediCal, { date_of_service: '2026-02-10', as_of: '2026-08-31' })).toMatchObject({ payment_percent_as_of: 100, is_expired: false });
+    expect(filingDeadline(mediCal, { date_of_service: '2026-02-10', as_of: '2026-12-01' })).toMatchObject({ payment_percent_as_of: 50, is_expired: false });
+    expect(filingDeadline(mediCal, { date_of_service: '2026-02-10', as_of: '2027-02-28' })).toMatchObject({ payment_percent_as_of: 50, is_expired: false, days_remaining: 0 });
+    expect(filingDeadline(mediCal, { date_of_service: '2026-02-10', as_of: '2027-03-01' })).toMatchObject({ payment_percent_as_of: 0, is_expired: true, days_remaining: -1 });
+  });
+
+  it('counts month ends and leap days: a May 2023 service runs to 2023-11-30, 2024-02-29 (leap) and 2024-05-31', () => {
+    const d = filingDeadline(mediCal, { date_of_service: '2023-05-31', as_of: '2024-02-29' });
+    expect(d.payment_schedule!.map((w) => w.through_date)).toEqual(['2023-11-30', '2024-02-29', '2024-05-31']);
+    expect(d).toMatchObject({ payment_percent_as_of: 75, deadline_date: '2024-05-31' });
+    // An August 31 service: February 28 (2026), then May 31 and August 31.
+    expect(filingDeadline(mediCal, { date_of_service: '2025-08-31', as_of: '2026-03-01' }).payment_schedule!.map((w) => [w.from_date, w.through_date])).toEqual([
+      [null, '2026-02-28'],
+      ['2026-03-01', '2026-05-31'],
+      ['2026-06-01', '2026-08-31'],
+    ]);
+  });
+
+  it('an override in days replaces the rule, tiers and all; a rule without tiers answers as before', () => {
+    const withOverride = { ...mediCal, state_override_days: { CA: 180 } };
+    const d = filingDeadline(withOverride, { date_of_service: '2026-02-10', as_of: '2026-10-15', state: 'CA' });
+    expect(d).toMatchObject({ override_applied: 'state:CA', deadline_date: '2026-08-27', is_expired: true });
+    expect(d.payment_schedule).toBeUndefined();
+    const plain = filingDeadline(rule({}), { date_of_service: '2024-02-29', as_of: '2025-01-15' });
+    expect(plain.full_payment_deadline_date).toBeUndefined();
+  });
+});
+
 describe('appeal deadlines (42 CFR 405 subpart I)', () => {
   const medicare = [level(1, { deadline_days: 120 }), level(2, { deadline_days: 180 }), level(3, { amount_in_controversy: 200 })];
 

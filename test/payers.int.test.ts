@@ -18,6 +18,8 @@ describe('payer search', () => {
     const r = await t.request('/v1/payers/search?q=united%20helthcare');
     expect(r.status).toBe(200);
     expect(r.body[0]).toMatchObject({ slug: 'uhc', name: 'UnitedHealthcare', payer_type: 'commercial', matched_on: 'alias' });
+    // A bare array (the spec's shape) names the dataset it read in a header.
+    expect(r.headers['x-dataset-versions']).toMatch(/^payers=\S+$/);
     const medicare = await t.request('/v1/payers/search?q=medicare&limit=2');
     expect(medicare.body.map((x: { slug: string }) => x.slug)).toEqual(['medicare_ffs', expect.any(String)]);
     expect(medicare.body[0]).toMatchObject({ score: 1, matched_on: 'alias', matched_text: 'medicare' });
@@ -84,7 +86,7 @@ describe('public directory (no key)', () => {
     expect(r.body.filing_rules[0]).toMatchObject({ limit_value: 12, limit_unit: 'months', citation: { url: expect.stringContaining('section-424.44') } });
     expect(r.body.appeal_levels.map((l: { deadline_days: number }) => l.deadline_days)).toEqual([120, 180, 60, 60, 60]);
     for (const l of r.body.appeal_levels) expect(l.citation.url).toMatch(/^https:\/\//);
-    expect(r.body.reliability.dataset_versions).toEqual({ payers: '2026-11-22' });
+    expect(r.body.reliability.dataset_versions).toEqual({ payers: '2026-11-27' });
     expect(r.body.reliability.warnings.join(' ')).toMatch(/not yet re-verified/);
   });
 
@@ -103,6 +105,7 @@ describe('public directory (no key)', () => {
     expect((await t.request('/v1/directory/payers/medicare_ffs/denial-patterns', { key: null })).status).toBe(401);
     const r = await t.request('/v1/directory/payers/medicare_ffs/denial-patterns');
     expect(r.status).toBe(200);
+    expect(r.headers['x-dataset-versions']).toMatch(/^payers=\S+$/);
     expect(r.body.map((d: { denial_code: string }) => d.denial_code)).toContain('CO-50');
     for (const d of r.body) expect(d.citation.url).toMatch(/^https:\/\//);
   });
@@ -137,6 +140,38 @@ describe('denial code lookup', () => {
     expect(missing.status).toBe(200);
     expect(missing.body.x12_master).toEqual([]);
     expect(missing.body.reliability.warnings.join(' ')).toMatch(/CARC B7 is not in the loaded X12 code lists/);
+  });
+
+  it('answers a code as of the remittance date: a deactivated CARC is valid before its stop date and flagged after it', async () => {
+    // CARC 42 (seeds/x12_codes, from the 2026-08-17 list): Start 01/01/1995, Stop 06/01/2007.
+    const before = await t.request('/v1/payers/denial-codes/CO-42?as_of=2006-05-01');
+    expect(before.status).toBe(200);
+    expect(before.body).toMatchObject({ as_of: '2006-05-01' });
+    expect(before.body.x12_master[0]).toMatchObject({ carc_code: '42', status: 'active', effective_date: '1995-01-01', stop_date: '2007-06-01' });
+    expect(before.body.reliability.warnings.join(' ')).not.toMatch(/deactivated on/);
+    // Default as_of: today (the injected clock, 2026-04-01).
+    const after = await t.request('/v1/payers/denial-codes/CO-42');
+    expect(after.body).toMatchObject({ as_of: '2026-04-01' });
+    expect(after.body.x12_master[0]).toMatchObject({ status: 'deactivated', stop_date: '2007-06-01' });
+    expect(after.body.reliability.warnings).toContain('CARC 42 was deactivated on 2007-06-01 (its stop date): a remittance dated 2026-04-01 should not use it; it was valid from 1995-01-01 until then');
+    // CARC 251 starts 2012-09-30.
+    expect((await t.request('/v1/payers/denial-codes/251?as_of=2012-01-01')).body.x12_master[0]).toMatchObject({ status: 'not_yet_active', effective_date: '2012-09-30' });
+    expect((await t.request('/v1/payers/denial-codes/251?as_of=2012-31-01')).status).toBe(422);
+  });
+
+  it('every code seen in the sample remittances is in the seed lists (a limited excerpt of X12\'s)', async () => {
+    // shared/data/x12-codes/SOURCE.md: the 21 CARCs and 7 RARCs the sample 835s use.
+    for (const code of ['1', '2', '3', '16', '18', '22', '23', '24', '29', '42', '45', '59', '94', '104', '131', '141', '165', '204', '251', 'A2', 'A7', 'MA02', 'MA92', 'N1', 'N14', 'N20', 'N36', 'N206']) {
+      expect((await t.request(`/v1/payers/denial-codes/${code}?as_of=2010-01-01`)).body.x12_master, code).toHaveLength(1);
+    }
+  });
+
+  it('the code\'s remedy and each payer pattern\'s agree (CO-97 is corrected, not appealed, in both)', async () => {
+    const r = await t.request('/v1/payers/denial-codes/CO-97');
+    expect(r.body.remedy).toMatchObject({ remedy: 'correct_and_resubmit', appeal_rights: 'conditional' });
+    expect(r.body.results.map((p: { remedy: { remedy: string } }) => p.remedy.remedy)).toEqual(['correct_and_resubmit']);
+    const oa23 = await t.request('/v1/payers/denial-codes/OA-23');
+    expect(oa23.body.remedy).toMatchObject({ remedy: 'bill_other_payer', responsibility: 'other_payer' });
   });
 
   it('parses the forms billers write and refuses anything else', () => {
@@ -178,10 +213,28 @@ describe('deadlines through the API', () => {
     expect(none.body.reliability.warnings.join(' ')).toMatch(/no filing rules are loaded for uhc/);
   });
 
+  it('timely filing: a Medi-Cal claim in month 8 after the month of service is not expired, it is paid at 75%', async () => {
+    const r = await t.request('/v1/payers/medi-cal/timely-filing?date_of_service=2026-02-10&as_of=2026-10-15');
+    expect(r.status).toBe(200);
+    expect(r.body.deadlines[0]).toMatchObject({
+      rule_id: 'initial_claim',
+      limit_value: 6,
+      full_payment_deadline_date: '2026-08-31',
+      deadline_date: '2027-02-28',
+      is_expired: false,
+      payment_percent_as_of: 75,
+    });
+    expect(r.body.deadlines[0].payment_schedule.map((w: { payment_percent: number }) => w.payment_percent)).toEqual([100, 75, 50]);
+    expect(r.body.deadlines[0].citation.title).toMatch(/Welfare and Institutions Code section 14115/);
+    // Medicare has no tiers: the fields are there, empty.
+    const m = await t.request('/v1/payers/medicare_ffs/timely-filing?date_of_service=2026-02-10&as_of=2026-10-15');
+    expect(m.body.deadlines[0]).toMatchObject({ full_payment_deadline_date: null, payment_schedule: [], payment_percent_as_of: null });
+  });
+
   it('422 for a bad date, 404 for an unknown payer', async () => {
     const bad = await t.request('/v1/payers/medicare_ffs/appeal-deadline?denial_date=2026-02-30&state=california');
     expect(bad.status).toBe(422);
-    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual(['query.denial_date', 'query.state']);
+    expect([...new Set(bad.body.detail.map((d: { loc: string[] }) => d.loc.join('.')))].sort()).toEqual(['query.denial_date', 'query.state']);
     expect((await t.request('/v1/payers/acme/timely-filing?date_of_service=2026-01-01')).status).toBe(404);
   });
 });
@@ -213,7 +266,7 @@ describe('claim intelligence', () => {
     expect(r.body.coverage_determinations).toEqual(r.body.policy_rules.filter((x: { source_key: string }) => x.source_key === 'cms_mcd'));
     expect(r.body.reliability.dataset_versions.mcd_coverage).toBeTruthy();
     expect(r.body.prior_auth).toMatchObject({ pa_required: true, matched_rules: ['opd_blepharoplasty'] });
-    expect(r.body.prior_auth_rules[0]).toMatchObject({ service_category: 'blepharoplasty', turnaround_standard_days: 10, turnaround_standard_unit: 'business_days' });
+    expect(r.body.prior_auth_rules[0]).toMatchObject({ service_category: 'blepharoplasty', turnaround_standard_days: 7, turnaround_standard_unit: 'calendar_days' });
     expect(r.body.filing_rules[0]).toMatchObject({ standard_days: null, applied_limit: { value: 12, unit: 'months', override: null } });
     expect(r.body.appeal_rules).toHaveLength(5);
     expect(r.body.reliability.warnings.join(' ')).not.toMatch(/no NCD\/LCD coverage dataset is loaded/);

@@ -110,10 +110,12 @@ describe('prior-auth tiers over HTTP', () => {
       resolution_tier: 'national',
       determination: 'required',
       service_category: 'facet_joint_intervention',
-      standard_turnaround_days: 10,
-      standard_turnaround_unit: 'business_days',
+      // CMS OPD page, Update 11/14/2024: 7 calendar days for requests from 2025-01-01 (was 10 business days).
+      standard_turnaround_days: 7,
+      standard_turnaround_unit: 'calendar_days',
       urgent_turnaround_days: 2,
     });
+    expect(opd.body.source.citation.section).toMatch(/7 calendar days for requests submitted on or after January 1, 2025/);
     expect(opd.body.source.citation.url).toMatch(/^https:\/\/www\.cms\.gov\//);
     // Unverified seed rows count 0.1 less than the tier's base.
     expect(opd.body.confidence).toBe(TIER_CONFIDENCE.national - 0.1);
@@ -130,6 +132,28 @@ describe('prior-auth tiers over HTTP', () => {
     expect(noPos.body.reliability.warnings.join(' ')).toContain('place_of_service');
     // Before the facet joint program began (2023-07-01) the list did not name it.
     expect((await check({ payer: 'medicare', code: '64490', place_of_service: '22', date_of_service: '2023-06-30' })).body.resolution_tier).toBe('none');
+  });
+
+  it('the OPD list in full: every category answers at an OPD, the drug codes and rhinoplasty grafts included, codes CMS removed do not', async () => {
+    // One code per category and the codes that answered unknown before (J0585-J0588, 20912, 21210).
+    const listed: [string, string][] = [
+      ['15823', 'blepharoplasty'], ['67908', 'blepharoplasty'], ['64612', 'botulinum_toxin_injection'], ['J0585', 'botulinum_toxin_injection'],
+      ['J0586', 'botulinum_toxin_injection'], ['J0587', 'botulinum_toxin_injection'], ['J0588', 'botulinum_toxin_injection'], ['30400', 'rhinoplasty'],
+      ['20912', 'rhinoplasty'], ['21210', 'rhinoplasty'], ['30520', 'rhinoplasty'], ['15830', 'panniculectomy'], ['36475', 'vein_ablation'],
+      ['22551', 'cervical_fusion_with_disc_removal'], ['63650', 'implanted_spinal_neurostimulator'], ['64635', 'facet_joint_intervention'],
+    ];
+    for (const [code, category] of listed) {
+      const r = await check({ payer: 'medicare', code, place_of_service: '22' });
+      expect(r.body, code).toMatchObject({ resolution_tier: 'national', pa_required: true, service_category: category, standard_turnaround_days: 7 });
+      expect(r.body.determination, code).toBe(category === 'botulinum_toxin_injection' ? 'conditional' : 'required');
+    }
+    // Botulinum toxin: only a listed drug code with 64612 or 64615 needs authorization, and the answer says so.
+    const botox = await check({ payer: 'medicare', code: 'J0585', place_of_service: '22' });
+    expect(botox.body.reliability.warnings.join(' ')).toMatch(/J0585, J0586, J0587 or J0588\) is billed with an injection code on the list \(64612 or 64615\)/);
+    // Taken off the list: 63685/63688 (before the category began), 64492/64495 (from the 2024-08-05 update).
+    for (const code of ['63685', '63688', '64492', '64495']) expect((await check({ payer: 'medicare', code, place_of_service: '22' })).body.determination, code).toBe('unknown');
+    const y2024 = await check({ payer: 'medicare', code: '64492', place_of_service: '22', date_of_service: '2024-03-01' });
+    expect(y2024.body).toMatchObject({ determination: 'required', source: { id: 'opd_facet_joint_three_four_levels' }, standard_turnaround_days: 10, standard_turnaround_unit: 'business_days' });
   });
 
   it("tier 5 none: unknown, pa_required false, low confidence and a warning, never 'not required'", async () => {
@@ -162,7 +186,7 @@ describe('facilities: registration, roster, overrides and tier 0', () => {
     expect(payB.body.facility.registered).toBe(false);
     const list = await t.request('/v1/facilities');
     expect(list.body.facilities.map((f: { ccn: string }) => f.ccn)).toContain(CCN);
-    expect((await t.request('/v1/facilities', { key: keyB })).body).toEqual({ facilities: [], total: 0 });
+    expect((await t.request('/v1/facilities', { key: keyB })).body).toMatchObject({ facilities: [], total: 0 });
   });
 
   it('a CCN outside the reference data needs name and state; with them it registers', async () => {
@@ -337,6 +361,14 @@ describe('resolvePriorAuth (pure)', () => {
     expect(inForce({ effective_date: '2026-03-03', expiration_date: null }, '2026-03-02')).toBe(false);
     expect(inForce({ effective_date: null, expiration_date: '2026-03-02T00:00:00.000Z' }, '2026-03-02')).toBe(true);
     expect(inForce({ effective_date: null, expiration_date: '2026-03-01' }, '2026-03-02')).toBe(false);
+  });
+
+  it('a rule with a condition answers conditional, naming the condition', () => {
+    const r = run([rule({ rule_id: 'paired', codes: ['27447'], condition: 'only when billed with 27448' })]);
+    expect(r).toMatchObject({ determination: 'conditional', pa_required: true });
+    expect(r.warnings).toContain('rule paired: only when billed with 27448');
+    expect(r.rationale_chain.find((c) => c.matched)!.detail).toContain('(conditional: only when billed with 27448)');
+    expect(run([rule({ rule_id: 'plain', codes: ['27447'] })]).determination).toBe('required');
   });
 
   it('a Medicaid payer gets the federal turnaround from 2026-01-01 even with no rule found', () => {

@@ -27,8 +27,25 @@ describe('payers parser (seed YAML documents)', () => {
     const { rows, rejects } = await read(join(SEEDS, 'medicare_ffs.yaml'));
     expect(rejects).toEqual([]);
     expect(Object.keys(rows).sort()).toEqual(['appeal_levels', 'denial_patterns', 'filing_rules', 'payers', 'prior_auth_rules']);
-    expect(Object.values(rows).flat()).toHaveLength(22);
-    expect((await read(join(SEEDS, 'service_categories.yaml'))).rows.service_categories).toHaveLength(49);
+    expect(Object.values(rows).flat()).toHaveLength(23);
+    // CMS's current OPD list: 51 codes in 8 categories, J0585-J0588 and the rhinoplasty grafts 20912/21210 included,
+    // the codes CMS took off the list (63685, 63688, 64492, 64495) not.
+    const cats = (await read(join(SEEDS, 'service_categories.yaml'))).rows.service_categories as { category: string; code_start: string }[];
+    expect(cats).toHaveLength(51);
+    expect(new Set(cats.map((c) => c.category)).size).toBe(8);
+    const codes = cats.map((c) => c.code_start);
+    for (const c of ['J0585', 'J0586', 'J0587', 'J0588', '20912', '21210', '30520', '63650']) expect(codes, c).toContain(c);
+    for (const c of ['63685', '63688', '64492', '64495', '21235', '67911']) expect(codes, c).not.toContain(c);
+    // The OPD rules: 7 calendar days standard, the botulinum toxin rule conditional on the drug/injection pairing.
+    const opd = rows.prior_auth_rules as { rule_id: string; turnaround_standard_days: number; turnaround_standard_unit: string; condition: string | null; expiration_date: string | null }[];
+    expect(opd.filter((r) => r.expiration_date === null).every((r) => r.turnaround_standard_days === 7 && r.turnaround_standard_unit === 'calendar_days')).toBe(true);
+    expect(opd.find((r) => r.rule_id === 'opd_botulinum_toxin')!.condition).toMatch(/64612 or 64615/);
+  });
+
+  it('reads Medi-Cal\'s reduced-payment tiers after the six-month limit', async () => {
+    const { rows, rejects } = await read(join(SEEDS, 'medi_cal.yaml'));
+    expect(rejects).toEqual([]);
+    expect(rows.filing_rules).toEqual([expect.objectContaining({ limit_value: 6, late_payment: [{ through: 9, payment_percent: 75 }, { through: 12, payment_percent: 50 }] })]);
   });
 });
 

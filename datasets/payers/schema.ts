@@ -58,6 +58,15 @@ export const FilingRuleRowSchema = z.object({
   effective_date: isoDate.nullable(),
   expiration_date: isoDate.nullable(),
   notes: z.string().nullable(),
+  late_payment: z
+    .array(
+      z.strictObject({
+        through: z.int().positive().describe('the tier ends where the limit would with this value (same unit and clock as limit_value)'),
+        payment_percent: z.number().gt(0).lt(100).describe('share of the amount otherwise payable'),
+      }),
+    )
+    .optional()
+    .describe('reduced payment after the limit, tier by tier (ascending `through`); after the last tier the claim is denied. Medi-Cal: 75% in months 7-9, 50% in months 10-12 after the month of service (Welfare and Institutions Code section 14115)'),
   citation: CitationSchema,
 });
 export type FilingRuleRow = z.infer<typeof FilingRuleRowSchema>;
@@ -114,6 +123,11 @@ export const PriorAuthRuleRowSchema = z.object({
     .default('payer')
     .describe('`national`: a federal program the payer runs for every plan (the CMS OPD prior authorization list for Medicare FFS), tier 4 of the resolver; `payer`: the payer\'s own rule'),
   pa_required: z.boolean(),
+  condition: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('a requirement that applies only in the case named here (the OPD botulinum toxin codes: only a drug code J0585-J0588 billed with 64612 or 64615): the determination is `conditional`, with this text'),
   pa_threshold: z.int().positive().nullable().describe('visits allowed before authorization is needed'),
   auth_type: z.string().nullable(),
   delegation_vendor: z.string().nullable(),

@@ -2,14 +2,21 @@ import { z } from 'zod';
 import { readRecords, readText, normalizeNewlines, type FileSample, type SourceFile } from '../_shared/source.js';
 import { normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
+import type { Issue } from '../../warehouse/errors.js';
 import { defineDataset, type ParsedItem, type VersionInfo } from '../types.js';
 
 /**
  * X12 code lists used on remittances: Claim Adjustment Reason Codes (CARC), Remittance Advice
- * Remark Codes (RARC) and Claim Adjustment Group Codes. The published list pages show each code
- * with its description followed by `Start: MM/DD/YYYY | Last Modified: MM/DD/YYYY | Stop:
- * MM/DD/YYYY` and an optional `Notes:` line; the same text arrives as a two-column CSV
- * (`Code,Description`) or as the HTML table rows of the page.
+ * Remark Codes (RARC) and Claim Adjustment Group Codes. Two layouts are read:
+ *
+ * - the list page's: each code with its description followed by `Start: MM/DD/YYYY | Last
+ *   Modified: MM/DD/YYYY | Stop: MM/DD/YYYY` and an optional `Notes:` line, as a two-column CSV
+ *   (`Code,Description`) or as the HTML table rows of the page;
+ * - a CSV with one column per field (`code,description,start_date,last_modified,stop_date,...,
+ *   x12_notes`, ISO dates), as the merged lists in shared/data/x12-codes (2026-11-27) are laid out.
+ *
+ * The dates say when a payer may use a code on a remittance: a code is in use from its start
+ * date and deactivated from its stop date (the lists keep deactivated codes with their dates).
  */
 export const X12CodeRowSchema = z.object({
   list: z.enum(['carc', 'rarc', 'group']),
@@ -32,7 +39,15 @@ export const listOfName = (name: string): List | undefined => LIST_OF_NAME.find(
 
 const CODE = { carc: /^(?:\d{1,3}|[A-Z]\d{1,2})$/, rarc: /^(?:MA\d{2,3}|[MN]\d{1,3})$/, group: /^(?:CO|CR|OA|PI|PR)$/ } as const;
 const DATES = /Start:\s*(\d{2}\/\d{2}\/\d{4})(?:\s*\|\s*Last Modified:\s*(\d{2}\/\d{2}\/\d{4}))?(?:\s*\|\s*Stop:\s*(\d{2}\/\d{2}\/\d{4}))?/i;
-const NOTES = /\bNotes?:\s*([\s\S]*)$/i;
+/** X12's notes line, after the dates. */
+const NOTES_AFTER = /\bNotes?:\s*([\s\S]*)$/i;
+/**
+ * Before the dates only the label `Notes:` (plural) starts notes: `Note:` is part of X12's own
+ * wording in a description (CARC 156 "... Note: Use code 187.", D22 "(Note: To be used for
+ * Workers' Compensation only) ..." in the 2026-08-17 list), so it stays in the description.
+ */
+const NOTES_BEFORE = /\bNotes:\s*([\s\S]*)$/;
+const ISO = /^\d{4}-\d{2}-\d{2}$/;
 const usDate = (s: string | undefined) => (s ? `${s.slice(6, 10)}-${s.slice(0, 2)}-${s.slice(3, 5)}` : null);
 
 /** Splits a list page's description cell into the description, its dates and notes. */
@@ -41,8 +56,8 @@ export function splitDescription(cell: string): Pick<X12CodeRow, 'description' |
   const d = DATES.exec(text);
   const before = d ? text.slice(0, d.index) : text;
   const after = d ? text.slice(d.index + d[0].length) : '';
-  const inAfter = NOTES.exec(after);
-  const inBefore = inAfter ? null : NOTES.exec(before);
+  const inAfter = NOTES_AFTER.exec(after);
+  const inBefore = inAfter ? null : NOTES_BEFORE.exec(before);
   const n = inAfter ?? inBefore;
   const description = (inBefore ? before.slice(0, inBefore.index) : before).trim();
   return {
@@ -73,6 +88,7 @@ export const x12Codes = defineDataset({
   publisher: 'X12 (code lists maintained by the X12 external code list committees)',
   formats: [
     'claim-adjustment-reason-codes[_<YYYY-MM-DD>].csv|.html: Code,Description (description with Start/Last Modified/Stop and Notes)',
+    'claim-adjustment-reason-codes.csv: code,description,start_date,last_modified,stop_date,...,x12_notes (ISO dates; pass --version when the name has no date)',
     'remittance-advice-remark-codes[_<YYYY-MM-DD>].csv|.html',
     'claim-adjustment-group-codes[_<YYYY-MM-DD>].csv|.html',
   ],
@@ -107,15 +123,40 @@ export const x12Codes = defineDataset({
       }
       return;
     }
-    let header = false;
+    // `Code,Description` (the list page's two columns) or one column per field (`code,description,
+    // start_date,last_modified,stop_date,...,x12_notes`): cells are read by header name, never glued.
+    let cols: Map<string, number> | null = null;
     for await (const { line, fields } of readRecords(file)) {
-      if (!header) {
-        if (isCsvHeader(fields)) header = true;
+      if (!cols) {
+        if (isCsvHeader(fields)) cols = new Map(fields.map((f, i) => [normHeader(f), i]));
         continue;
       }
       if (fields.every((f) => f.trim() === '')) continue;
-      yield check(line, fields[0] ?? '', fields.slice(1).join(' '));
+      if (cols.size === 2) yield check(line, fields[0] ?? '', fields[1] ?? '');
+      else yield named(line, cols, fields);
     }
-    if (!header) throw new IngestError('no `Code,Description` header row', file.name);
+    if (!cols) throw new IngestError('no `Code,Description` header row', file.name);
+
+    /** A row of the one-column-per-field layout: dates already ISO, X12's notes in `x12_notes`. */
+    function named(line: number, c: Map<string, number>, fields: string[]): ParsedItem<X12CodeRow> {
+      const at = (name: string) => {
+        const i = c.get(name);
+        return i === undefined ? '' : (fields[i] ?? '').replace(/\s+/g, ' ').trim();
+      };
+      const code = at('CODE').toUpperCase();
+      if (!CODE[list!].test(code)) return { line, issues: [{ loc: ['code'], msg: `not a ${list!.toUpperCase()} code`, type: 'value_error', input: at('CODE') }] };
+      const description = at('DESCRIPTION');
+      if (!description) return { line, issues: [{ loc: ['description'], msg: 'description is empty', type: 'missing' }] };
+      const issues: Issue[] = [];
+      const date = (name: 'start_date' | 'last_modified' | 'stop_date') => {
+        const v = at(name.toUpperCase());
+        if (v === '') return null;
+        if (ISO.test(v)) return v;
+        issues.push({ loc: [name], msg: 'a date as YYYY-MM-DD', type: 'value_error', input: v });
+        return null;
+      };
+      const row = { list: list!, code, description, start_date: date('start_date'), last_modified: date('last_modified'), stop_date: date('stop_date'), notes: at('X12_NOTES') || null };
+      return issues.length ? { line, issues } : { line, row };
+    }
   },
 });

@@ -23,3 +23,30 @@ export function x12Index(snapshot: SnapshotReader): Promise<X12Index> {
     { pin: true },
   );
 }
+
+export const X12_STATUSES = ['active', 'deactivated', 'not_yet_active'] as const;
+
+export interface X12CodeStatus {
+  status: (typeof X12_STATUSES)[number];
+  /** The status in words, with the date that decides it. */
+  note: string;
+}
+
+/**
+ * What a code's dates say about a remittance dated `asOf`. The lists keep a deactivated code with
+ * its stop date (CARC 42 "Stop: 06/01/2007"): used before that date it was valid and is explained,
+ * not called invalid; on or after it the payer should not have used it. A code whose start date is
+ * after `asOf` did not exist yet. A code without a recorded start date (the newest codes, and every
+ * group code) is in use unless stopped.
+ */
+export function x12StatusOn(r: Pick<X12CodeRow, 'list' | 'code' | 'start_date' | 'stop_date'>, asOf: string): X12CodeStatus {
+  const name = `${r.list === 'group' ? 'group code' : r.list.toUpperCase()} ${r.code}`;
+  if (r.stop_date !== null && asOf >= r.stop_date) {
+    return { status: 'deactivated', note: `${name} was deactivated on ${r.stop_date} (its stop date): a remittance dated ${asOf} should not use it; it was valid from ${r.start_date ?? 'an unrecorded start date'} until then` };
+  }
+  if (r.start_date !== null && asOf < r.start_date) {
+    return { status: 'not_yet_active', note: `${name} starts on ${r.start_date}, after ${asOf}: it did not exist on that date` };
+  }
+  const until = r.stop_date ? `; deactivated from ${r.stop_date}` : '';
+  return { status: 'active', note: `${name} is in use on ${asOf} (start ${r.start_date ?? 'not recorded'}${until})` };
+}

@@ -1,6 +1,8 @@
 import { payerKnowledge } from '../../datasets/payers/queries.js';
 import type { DenialPatternRow } from '../../datasets/payers/schema.js';
-import { x12Index } from '../../datasets/x12_codes/queries.js';
+import { x12Index, x12StatusOn } from '../../datasets/x12_codes/queries.js';
+import type { X12CodeRow } from '../../datasets/x12_codes/dataset.js';
+import { resolveFacility, type Facility } from '../facilities/service.js';
 import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
 import { todayOf } from '../../datasets/_shared/dates.js';
 import { coverageIndex, findArticlesForCode } from '../../datasets/mcd_coverage/queries.js';
@@ -12,10 +14,12 @@ import { AgentError, type Agent } from './runner.js';
 import type { DenialResolutionInput } from './schemas.js';
 
 /**
- * Denial resolution: a CARC/RARC with its group code explained from the X12 lists, the payer's
- * curated denial pattern for it (root cause, documentation, steps), the appeal deadlines from the
- * payer's appeal rules when the payer is known, and the payer's other patterns of the same
- * category. Every statement cites the dataset version it came from.
+ * Denial resolution: a CARC/RARC with its group code explained from the X12 lists (as of the
+ * denial's date: a code deactivated by then says so, with its stop date), the payer's curated
+ * denial pattern for it (root cause, documentation, steps), the one remedy `classifyDenial` gives
+ * (with the line's modifiers), the appeal deadlines from the payer's appeal rules when the payer is
+ * known (the facility's state, from `ccn`, applies state-specific rules), and the payer's other
+ * patterns of the same category. Every statement cites the dataset version it came from.
  */
 export function denialResolutionAgent(o: AgentWriterOptions): Agent {
   return {
@@ -46,6 +50,16 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
       const carcRow = carc ? x.byKey.get(`carc:${carc}`) : undefined;
       const rarcRow = rarc ? x.byKey.get(`rarc:${rarc}`) : undefined;
       const groupRow = group ? x.byKey.get(`group:${group}`) : undefined;
+      // The lists' start and stop dates govern a code's use on a remittance: checked on the denial's date.
+      const codesOn = input.denial_date ?? todayOf(ctx.now());
+      const explain = (r: X12CodeRow | undefined) => {
+        if (!r) return null;
+        const st = x12StatusOn(r, codesOn);
+        if (st.status !== 'active') warnings.push(st.note);
+        return { code: r.code, description: r.description, start_date: r.start_date, stop_date: r.stop_date, status: st.status, status_note: st.note };
+      };
+      const carcExplained = explain(carcRow);
+      const rarcExplained = explain(rarcRow);
       if (x.version) {
         const parts = [
           carcRow ? `CARC ${carc}: "${carcRow.description}"` : '',
@@ -57,6 +71,18 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
       for (const [c, r, list] of [[carc, carcRow, 'CARC'], [rarc, rarcRow, 'RARC']] as const) {
         if (c && !r) warnings.push(`${list} ${c} is not in the loaded X12 lists (x12_codes ${x.version || 'not loaded'}; the seed carries a partial, cited set)`);
       }
+
+      // The facility (ccn): its state applies state-specific filing and appeal rules; echoed with its MAC.
+      let facility: Facility | null = null;
+      if (input.ccn) {
+        try {
+          facility = await resolveFacility(snapshot, ctx.tenant, input.ccn, 'either');
+        } catch (e) {
+          if (!(e instanceof NotFoundError)) throw e;
+          warnings.push(`ccn ${input.ccn}: ${e.message}; answered without the facility's state`);
+        }
+      }
+      const state = facility?.effective.state ?? undefined;
 
       // The payer: its curated pattern for the code, appeal deadlines, similar patterns.
       const k = await payerKnowledge(snapshot);
@@ -95,7 +121,7 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
           warnings.push(`no curated ${payer.slug} denial pattern for ${carc ? `CARC ${carc}` : `RARC ${rarc}`}`);
         }
       }
-      const rule = classifyDenial({ group, carc, rarc, payerType: payer?.payer_type ?? null, pattern: pattern ?? null });
+      const rule = classifyDenial({ group, carc, rarc, payerType: payer?.payer_type ?? null, pattern: pattern ?? null, modifiers: input.modifiers });
       const asOf = todayOf(ctx.now());
       if (payer) {
         const levels = rule.appeal_rights === 'no' ? [] : (k.appeals.get(payer.slug) ?? []);
@@ -105,7 +131,7 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
           if (!input.date_of_service) warnings.push('no date_of_service given: resubmit_by (the timely-filing limit, which keeps running) cannot be dated');
           else if (!filing) warnings.push(`no initial-claim filing rule is loaded for ${payer.slug}: resubmit_by cannot be dated`);
           else {
-            const d = filingDeadline(filing, { date_of_service: input.date_of_service, as_of: asOf });
+            const d = filingDeadline(filing, { date_of_service: input.date_of_service, as_of: asOf, state });
             resubmitBy = { kind: 'resubmit_by', date: d.deadline_date ?? null, days_remaining: d.days_remaining ?? null, citation: filing.citation };
             evidence.push({ kind: 'resubmit_by', statement: `Resubmit by ${resubmitBy.date} (${d.explanation}).`, facts: { ...d }, citation: trace.cite('payers', k.version) });
           }
@@ -113,7 +139,7 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
         if (levels.length) {
           const denialDate = input.denial_date ?? asOf;
           if (!input.denial_date) warnings.push(`no denial_date given: appeal deadlines count from today (${denialDate})`);
-          const deadlines = appealDeadlines(levels, { denial_date: denialDate, as_of: asOf });
+          const deadlines = appealDeadlines(levels, { denial_date: denialDate, as_of: asOf, state });
           const first = deadlines[0]!;
           appeal = { denial_date: denialDate, receipt_convention: receiptConvention(levels), conditional: rule.appeal_rights === 'conditional', condition: rule.appeal_condition, levels: deadlines };
           appealDue = { kind: 'appeal', date: first.deadline_date, days_remaining: first.days_remaining, citation: levels[0]!.citation };
@@ -164,9 +190,13 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
         rarc,
         group_code: group,
         payer_slug: payer?.slug ?? null,
+        ccn: input.ccn ?? null,
+        facility: facility ? { ccn: facility.ccn, name: facility.effective.name, state: facility.effective.state, mac: facility.reference?.mac ?? null } : null,
+        modifiers: input.modifiers ?? [],
         explanation: {
-          carc: carcRow ? { code: carcRow.code, description: carcRow.description } : null,
-          rarc: rarcRow ? { code: rarcRow.code, description: rarcRow.description } : null,
+          codes_checked_on: codesOn,
+          carc: carcExplained,
+          rarc: rarcExplained,
           group: groupRow ? { code: groupRow.code, description: groupRow.description } : null,
         },
         denial_category: pattern?.denial_category ?? null,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CcnSchema, HcpcsSchema, IsoDateSchema } from '../schemas.js';
 import { CALLBACK_STATES, CallbackAttemptSchema } from '../../warehouse/jobs.js';
+import { ModifierSchema } from '../payment/schemas.js';
 
 /** Free-form key-value context a caller attaches to a job (kept with the job, never logged). */
 export const ContextSchema = z.record(z.string().max(100), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()])).refine((o) => Object.keys(o).length <= 50, 'at most 50 context entries');
@@ -46,16 +47,17 @@ export const MedicalNecessityInputSchema = z
   .meta({ id: 'MedicalNecessityRequest' });
 export type MedicalNecessityInput = z.output<typeof MedicalNecessityInputSchema>;
 
-const { ccn: _ccn, ...JobFieldsWithoutCcn } = CommonJobFields;
-
 /**
  * `POST /v1/agents/denial-resolution`: the reason code is `denial_code` (CARC, group+CARC or
- * RARC); `carc`/`rarc` win when given. No `ccn`: nothing in a denial's remedy depends on the
- * facility, so it is refused (422) rather than silently ignored.
+ * RARC); `carc`/`rarc` win when given. `ccn` (the spec's field, validated as the other jobs')
+ * names the billing facility: its state applies the payer's state-specific filing and appeal
+ * rules, and the result echoes it with the facility's state and MAC. `modifiers` are the denied
+ * line's: Medicare's GA/GZ/GY decide whose a non-covered amount is.
  */
 export const DenialResolutionInputSchema = z
   .strictObject({
-    ...JobFieldsWithoutCcn,
+    ...CommonJobFields,
+    modifiers: z.array(ModifierSchema).max(4, 'a claim line carries at most 4 modifiers').optional().describe("the denied line's modifiers: GA (ABN on file), GZ (no ABN), GY (statutorily excluded) decide whose the amount is"),
     claim_id: z.string().trim().min(1).max(64).optional().describe('your claim identifier, echoed in the result'),
     date_of_service: IsoDateSchema.optional().describe('the claim\'s date of service: a returned (unprocessable) claim\'s resubmit_by date counts from it'),
     denial_code: z.string().trim().min(1).max(20).optional().describe('CARC (50), group and CARC (CO-50) or RARC (N290)'),

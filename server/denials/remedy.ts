@@ -3,15 +3,20 @@ import { z } from 'zod';
 /**
  * What a denial leaves the provider to do: the one classification of a denial's next step, used
  * by every caller (the denial-resolution agent, a payer's denial patterns, the denial-code
- * lookup). Pure: group code, CARC, RARC, the payer's type and (when one is loaded) the payer's
- * curated pattern in; the remedy, whose amount it is, the appeal rights and the rules it rests on
- * out. The remedy decides whether appeal levels apply at all, so an answer never says "no appeal
- * rights" and "first appeal due" at once.
+ * lookup). Pure: group code, CARC, RARC, the claim line's modifiers, the payer's type and (when
+ * one is loaded) the payer's curated pattern in; the remedy, whose amount it is, the appeal rights
+ * and the rules it rests on out. The remedy decides whether appeal levels apply at all, so an
+ * answer never says "no appeal rights" and "first appeal due" at once, and every caller's action
+ * is this remedy (the lookup's own remedy and its payers' patterns agree on a code's rule).
  */
 
-export const REMEDIES = ['bill_patient', 'contractual_adjustment', 'correct_and_resubmit', 'appeal', 'not_appealable', 'bill_other_payer', 'no_action'] as const;
+export const REMEDIES = ['bill_patient', 'contractual_adjustment', 'correct_and_resubmit', 'appeal', 'not_appealable', 'bill_other_payer', 'check_original_claim'] as const;
 
-/** Whose the denied amount is: the provider's to write off or fix, the patient's, another payer's, or still this payer's (an appeal). */
+/**
+ * Whose the denied amount is: the provider's (group CO: to write off, fix, or appeal while it stays
+ * the provider's liability), the patient's, another payer's, or still open with this payer (an
+ * appeal where no group code says whose it is).
+ */
 export const RESPONSIBILITIES = ['provider', 'patient', 'other_payer', 'payer'] as const;
 
 export const RemedyCitationSchema = z.object({ title: z.string(), url: z.string(), retrieved: z.string().optional().describe('when a curator read a payer rule'), section: z.string().optional() }).meta({ id: 'RemedyCitation' });
@@ -49,10 +54,32 @@ export interface DenialInput {
   payerType: string | null;
   /** The payer's curated pattern for the code, when one is loaded: its category and citation. */
   pattern?: { denial_category: string; citation: RemedyCitation } | null;
+  /**
+   * The denied claim line's modifiers, when the caller knows them: Medicare's liability modifiers
+   * decide whose a non-covered amount is (GA: an ABN is on file; GZ: one was expected but not
+   * obtained; GY: statutorily excluded).
+   */
+  modifiers?: string[];
 }
 
 const CPM_CH1 = 'https://www.cms.gov/regulations-and-guidance/guidance/manuals/downloads/clm104c01.pdf';
 const CPM_CH29 = 'https://www.cms.gov/regulations-and-guidance/guidance/manuals/downloads/clm104c29.pdf';
+const CPM_CH30 = 'https://www.cms.gov/regulations-and-guidance/guidance/manuals/downloads/clm104c30.pdf';
+const CFR_405_926 = 'https://www.ecfr.gov/current/title-42/chapter-IV/subchapter-B/part-405/subpart-I/section-405.926';
+const CFR_405_942 = 'https://www.ecfr.gov/current/title-42/chapter-IV/subchapter-B/part-405/subpart-I/section-405.942';
+const CFR_411_15 = 'https://www.ecfr.gov/current/title-42/chapter-IV/subchapter-B/part-411/subpart-A/section-411.15';
+const NCCI_MANUAL = 'https://www.cms.gov/medicare/coding-billing/national-correct-coding-initiative-ncci-edits/medicare-ncci-policy-manual';
+
+const TIMELY_NOT_APPEALABLE: RemedyCitation[] = [
+  { title: '42 CFR 405.926(n): actions that are not initial determinations and are not appealable', url: CFR_405_926, section: '(n)' },
+  { title: 'Medicare Claims Processing Manual, Pub. 100-04, ch. 1, section 70.7 (denial for failure to file timely is not an initial determination)', url: CPM_CH1, section: '70.7' },
+];
+const REDETERMINATION: RemedyCitation = { title: '42 CFR 405.942: a redetermination is requested within 120 days of receipt of the initial determination', url: CFR_405_942, section: '(a)' };
+const LIABILITY: RemedyCitation = {
+  title: 'Medicare Claims Processing Manual, Pub. 100-04, ch. 30 (Financial Liability Protections): the ABN and modifiers GA (ABN on file), GZ (ABN expected, not on file), GY (statutorily excluded)',
+  url: CPM_CH30,
+};
+const EXCLUSIONS: RemedyCitation = { title: '42 CFR 411.15: particular services excluded from coverage (statutory exclusions, Social Security Act section 1862(a))', url: CFR_411_15 };
 const X12_CARC = 'https://x12.org/codes/claim-adjustment-reason-codes';
 const carc = (code: string, group?: string): RemedyCitation => ({ title: `X12 Claim Adjustment Reason Code ${code}${group ? ` with group code ${group}` : ''}`, url: X12_CARC });
 
@@ -89,6 +116,15 @@ const BY_CATEGORY: Record<string, Pick<Rule, 'remedy' | 'responsibility' | 'appe
   eligibility: { remedy: 'bill_other_payer', responsibility: 'other_payer', appeal_rights: 'conditional', appeal_condition: 'only if the patient was covered by this payer on the date of service', reason: 'the patient was not covered by this payer on the date of service: bill the payer that covered the patient then, or the patient when none did' },
 };
 
+/** The claim line's liability modifier, if any (GA wins: an ABN on file decides). */
+function liabilityModifier(modifiers: string[] | undefined): 'GA' | 'GZ' | 'GY' | null {
+  const m = new Set((modifiers ?? []).map((x) => x.trim().toUpperCase()));
+  return m.has('GA') ? 'GA' : m.has('GY') ? 'GY' : m.has('GZ') ? 'GZ' : null;
+}
+
+/** An appeal's liability while it runs: group CO keeps the amount the provider's, otherwise it is open with the payer. */
+const appealOwner = (g: string | null): Rule['responsibility'] => (g === 'CO' ? 'provider' : 'payer');
+
 /**
  * The remedy of a denial. Rules, first match:
  * - CO-16 (or CARC 16 without a group) or RARC MA130: an unprocessable claim, returned without
@@ -97,21 +133,36 @@ const BY_CATEGORY: Record<string, Pick<Rule, 'remedy' | 'responsibility' | 'appe
  *   section 200).
  * - PR-1, PR-2, PR-3 (deductible, coinsurance, copayment): the patient's share; bill the patient
  *   or a secondary payer, nothing to appeal.
- * - OA-23 (the impact of prior payers' adjudication): another payer's part, already accounted for:
- *   no action. CARC 18 (exact duplicate): the original claim stands, no action on the copy.
+ * - CARC 18 (exact duplicate): not appealed; check the original claim's status (it is adjudicated
+ *   on its own), never resubmit or appeal the copy.
+ * - CARC 23 (the impact of prior payers' adjudication) with OA or no group: coordination of
+ *   benefits, the other payer's part, settled through that payer's remittance.
+ * - Medicare CARC 29 (time limit for filing expired): no appeal rights, a denial for failure to
+ *   file timely is not an initial determination (42 CFR 405.926(n); Claims Processing Manual ch. 1,
+ *   section 70.7); only a 42 CFR 424.44(b) exception reopens the limit. Other payers: see the
+ *   timely-filing rule below.
  * - CARC 22 (covered by another payer per coordination of benefits) and 109 (not covered by this
  *   payer; send it to the correct one): bill the other payer.
  * - CO-45 (charge exceeds the fee schedule or contracted amount): a contractual adjustment,
  *   appealable only when the allowed amount is itself wrong. CO-253 (sequestration): a reduction
  *   of federal payment, written off, not appealable.
+ * - CARC 97 and 236 (bundled, or incompatible with another procedure the same day): correct the
+ *   claim (a modifier only where the edit allows one and the record supports a distinct service).
+ * - CARC 96 (non-covered) with PR: the patient's, for a statutory exclusion (GY) or where an ABN
+ *   was on file (GA).
+ * - CARC 50 (not medically necessary): with PR, or GA on the line (an ABN on file), the patient's;
+ *   with CO, or GZ / no liability modifier, the provider's, who may not bill the patient and keeps
+ *   the appeal rights (Medicare: redetermination within 120 days, 42 CFR 405.942).
  * - With the payer's curated pattern for the code: the remedy of its category, citing it.
+ * - CARC 29 at other payers: the filing limit passed; only proof of timely filing or an exception.
  * - Any other PR adjustment: the patient's, unless the service should have been covered.
- * - Anything else: the payer's appeal levels apply (CO-50, the classic medical-necessity denial).
+ * - Anything else: the payer's appeal levels apply.
  */
 export function classifyDenial(d: DenialInput): Rule {
   const medicare = d.payerType === 'medicare';
   const g = d.group;
   const c = d.carc;
+  const mod = liabilityModifier(d.modifiers);
   if ((c === '16' && (g === 'CO' || g === null)) || d.rarc === 'MA130') {
     return {
       remedy: 'correct_and_resubmit',
@@ -134,24 +185,34 @@ export function classifyDenial(d: DenialInput): Rule {
       citations: [{ title: 'X12 Claim Adjustment Reason Codes 1, 2, 3 with group code PR (patient responsibility)', url: X12_CARC }],
     };
   }
-  if (c === '23' && (g === 'OA' || g === null)) {
-    return {
-      remedy: 'no_action',
-      responsibility: 'other_payer',
-      appeal_rights: 'no',
-      appeal_condition: null,
-      reason: "OA-23: the prior payer's payment and adjustments, already accounted for; nothing to bill or appeal for this amount",
-      citations: [carc('23', 'OA')],
-    };
-  }
   if (c === '18') {
     return {
-      remedy: 'no_action',
+      remedy: 'check_original_claim',
       responsibility: 'provider',
       appeal_rights: 'no',
       appeal_condition: null,
-      reason: 'CARC 18: an exact duplicate of a claim or service already received; the original is adjudicated on its own, so do not resubmit this copy',
+      reason: `CARC 18: an exact duplicate of a claim or service already received; do not appeal or resubmit this copy: check the original claim's status (paid, denied or pending) and act on that claim`,
       citations: [carc('18', g ?? undefined)],
+    };
+  }
+  if (c === '23' && (g === 'OA' || g === null)) {
+    return {
+      remedy: 'bill_other_payer',
+      responsibility: 'other_payer',
+      appeal_rights: 'no',
+      appeal_condition: null,
+      reason: "OA-23: the impact of the prior payer's adjudication (coordination of benefits): this amount is the other payer's, settled through its remittance; reconcile with the primary payer's payment and bill any balance to the next payer, nothing to appeal here",
+      citations: [carc('23', 'OA')],
+    };
+  }
+  if (c === '29' && medicare && (g === 'CO' || g === null)) {
+    return {
+      remedy: 'not_appealable',
+      responsibility: 'provider',
+      appeal_rights: 'no',
+      appeal_condition: null,
+      reason: 'CO-29 at Medicare: the claim was filed after the time limit; a denial for failure to file timely is not an initial determination and has no appeal rights; only an exception of 42 CFR 424.44(b) (administrative error, retroactive entitlement) extends the limit, otherwise the amount is written off and may not be billed to the beneficiary',
+      citations: TIMELY_NOT_APPEALABLE,
     };
   }
   if (c === '22' || c === '109') {
@@ -187,8 +248,56 @@ export function classifyDenial(d: DenialInput): Rule {
       citations: [carc('253', g ?? undefined)],
     };
   }
+  if ((c === '97' || c === '236') && g !== 'PR') {
+    return {
+      remedy: 'correct_and_resubmit',
+      responsibility: 'provider',
+      appeal_rights: 'conditional',
+      appeal_condition: 'only if the services were distinct and the edit allows a modifier',
+      reason: `CARC ${c}: the service is bundled into, or not billable with, another service the same day (an NCCI edit at Medicare): correct the claim, with a modifier only when the edit allows one and the record supports a distinct service; otherwise it is not separately payable`,
+      citations: medicare ? [{ title: 'Medicare NCCI Policy Manual, Chapter I, section E (modifiers and modifier indicators)', url: NCCI_MANUAL }] : [carc(c, g ?? undefined)],
+    };
+  }
+  if (c === '96' && g === 'PR') {
+    const why = mod === 'GY' ? 'the line carries GY: the service is statutorily excluded' : mod === 'GA' ? 'the line carries GA: an ABN was on file before the service' : 'a statutory exclusion, or an ABN on file (GA), makes a non-covered service the patient’s';
+    return {
+      remedy: 'bill_patient',
+      responsibility: 'patient',
+      appeal_rights: 'conditional',
+      appeal_condition: 'only if the service is in fact covered (the beneficiary, or the provider on the beneficiary’s behalf, may appeal)',
+      reason: `PR-96: non-covered charges assigned to the patient; ${why}: bill the patient`,
+      citations: medicare ? [EXCLUSIONS, LIABILITY] : [carc('96', 'PR')],
+    };
+  }
+  if (c === '50') {
+    if (g === 'PR' || (mod === 'GA' && g !== 'CO')) {
+      return {
+        remedy: 'bill_patient',
+        responsibility: 'patient',
+        appeal_rights: 'conditional',
+        appeal_condition: 'only if the service was in fact reasonable and necessary (the beneficiary may appeal)',
+        reason: `${g ?? ''}${g ? '-' : 'CARC '}50: not medically necessary, with ${mod === 'GA' ? 'an ABN on file (GA)' : 'the amount assigned to the patient (PR)'}: the patient is liable; bill the patient`,
+        citations: medicare ? [LIABILITY] : [carc('50', g ?? undefined)],
+      };
+    }
+    const abn = mod === 'GA' ? 'the line carries GA, but the payer assigned the amount to the provider (CO): appeal with the signed ABN' : mod === 'GZ' ? 'no ABN was obtained (GZ)' : 'no ABN on file (neither GA nor GZ on the line)';
+    return {
+      remedy: 'appeal',
+      responsibility: 'provider',
+      appeal_rights: 'yes',
+      appeal_condition: null,
+      reason: `${g ? `${g}-` : 'CARC '}50: not deemed medically necessary and ${abn}: the provider is liable and may not bill the patient; appeal with the records that support the service${medicare ? ' (redetermination within 120 days of receiving the notice)' : ''}`,
+      citations: medicare ? [LIABILITY, REDETERMINATION] : [carc('50', g ?? undefined)],
+    };
+  }
   const byCategory = d.pattern ? BY_CATEGORY[d.pattern.denial_category] : undefined;
-  if (byCategory) return { ...byCategory, citations: [d.pattern!.citation] };
+  if (byCategory) {
+    const owner = byCategory.remedy === 'appeal' ? appealOwner(g) : byCategory.responsibility;
+    return { ...byCategory, responsibility: owner, citations: [d.pattern!.citation] };
+  }
+  if (c === '29') {
+    return { ...BY_CATEGORY.timely_filing!, citations: [carc('29', g ?? undefined)] };
+  }
   if (g === 'PR') {
     return {
       remedy: 'bill_patient',
@@ -201,10 +310,10 @@ export function classifyDenial(d: DenialInput): Rule {
   }
   return {
     remedy: 'appeal',
-    responsibility: 'payer',
+    responsibility: appealOwner(g),
     appeal_rights: 'yes',
     appeal_condition: null,
-    reason: 'a denial the payer adjudicated: the appeal levels apply',
+    reason: `a denial the payer adjudicated${g === 'CO' ? ' (group CO: the provider’s liability while it stands)' : ''}: the appeal levels apply`,
     citations: [medicare ? { title: 'Medicare Claims Processing Manual, Pub. 100-04, ch. 29 (appeals of claims decisions)', url: CPM_CH29 } : { title: 'X12 Claim Adjustment Reason Codes', url: X12_CARC }],
   };
 }

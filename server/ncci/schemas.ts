@@ -64,6 +64,9 @@ export const DosQuery = z.object({
   date_of_service: IsoDateSchema.optional().describe('YYYY-MM-DD; selects the quarterly version whose quarter contains it (latest when omitted)'),
 });
 
+/** Where a rule is published. */
+const RuleCitationSchema = z.object({ title: z.string(), url: z.string().nullable() });
+
 const MueTypeSchema = z.enum(MUE_TYPES as [string, ...string[]]);
 
 /** One Medicare MUE row per setting, with the version it came from. */
@@ -75,6 +78,8 @@ export const MedicareMueSchema = z.object({
   mue_adj_ind: z.union([z.literal(1), z.literal(2), z.literal(3)]).describe('MUE Adjudication Indicator: 1 line edit, 2 date-of-service edit (policy), 3 date-of-service edit (clinical)'),
   mue_adj_ind_label: z.string().describe('the indicator words as published, e.g. "Date of Service Edit: Policy"'),
   mue_rationale: z.string().nullable(),
+  when_exceeded: z.string().optional().describe('what CMS denies when the units exceed the value: the whole line (MAI 1), or all units of the code on the claim for the date (MAI 2/3), not only the excess'),
+  when_exceeded_citation: RuleCitationSchema.optional(),
   version: z.string().describe('quarter label, e.g. 2026Q3'),
   version_effective_dt: z.string().nullable(),
   loaded_at: z.string(),
@@ -211,8 +216,6 @@ export type MueEditUsed = z.output<typeof MueEditUsedSchema>;
 export type AocEditUsed = z.output<typeof AocEditUsedSchema>;
 const EditUsedSchema = z.union([PtpEditUsedSchema, MueEditUsedSchema, AocEditUsedSchema]);
 
-/** Where a rule is published. */
-const RuleCitationSchema = z.object({ title: z.string(), url: z.string().nullable() });
 
 export const ClaimFindingSchema = z.object({
   kind: z.enum(['code', 'ptp', 'mue', 'aoc', 'modifier']).describe('code: the code itself (unknown, not paid by Medicare, invalid in the setting or on the date); modifier: a modifier that does not apply to the code'),
@@ -222,7 +225,8 @@ export const ClaimFindingSchema = z.object({
   message: z.string(),
   edit: EditUsedSchema.nullable().describe('the NCCI row the finding used'),
   rule: z.string().nullable().describe('the modifier, MAI, add-on type, PFS status code or OPPS status indicator that decided'),
-  citation: RuleCitationSchema.optional().describe('where the rule is published (the Medicare payment findings: RVU file status codes, OPPS status indicators, NCCI Policy Manual)'),
+  citation: RuleCitationSchema.optional().describe('where the rule is published (the Medicare payment findings: RVU file status codes, OPPS status indicators, NCCI Policy Manual; a failed MUE: CMS on what an MUE denies)'),
+  denied_units: z.number().optional().describe('a failed Medicare MUE: the units CMS denies, all of the line (MAI 1) or all of the code on the claim for the date (MAI 2/3), not only the excess'),
 });
 export type ClaimFinding = z.output<typeof ClaimFindingSchema>;
 

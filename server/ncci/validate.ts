@@ -124,6 +124,23 @@ const MAI_MEANING: Record<1 | 2 | 3, string> = {
   3: 'MAI 3 (date of service edit, clinical): units of the code on all lines for the date are summed; units above it may be paid on appeal with documentation of medical necessity',
 };
 
+/**
+ * Where CMS says what an MUE denies: a claim line edit denies all units of the line; a date of
+ * service edit sums the code's units the provider reported for the beneficiary on the date and, over
+ * the MUE, denies all units of the code on the current claim (not only the excess).
+ */
+export const MUE_ADJUDICATION_CITATION = {
+  title: 'CMS FAQ 11344: How are claims adjudicated with Medically Unlikely Edits (MUEs)? (claim line edits deny all units of the line; date of service edits deny all units of the code on the claim); CMS NCCI Medically Unlikely Edits page',
+  url: 'https://questions.cms.gov/faq.php?id=5005&faqId=11344',
+};
+
+/** What CMS denies when units exceed an MUE with this indicator (the words every MUE answer carries). */
+export function mueWhenExceeded(mai: 1 | 2 | 3): string {
+  if (mai === 1) return 'claim line edit: a line whose units exceed the MUE is denied in full (all its units, not only the units above the MUE); the same code on another line, with a modifier for a distinct service, is adjudicated separately';
+  const appeal = mai === 2 ? 'an absolute policy limit, not paid above it on appeal' : 'units above it may be paid on appeal with documentation of medical necessity';
+  return `date of service edit: the code's units the provider reports for the beneficiary on the date (on this and earlier claims) are summed; over the MUE, all units of the code on the claim are denied, not only the excess (${appeal})`;
+}
+
 /** Why (or whether) modifiers on a pair of lines bypass an indicator-1 edit; null when none does. */
 export function bypassRule(col1: ClaimLine, col2: ClaimLine): string | null {
   const both = [...col1.modifiers, ...col2.modifiers];
@@ -388,6 +405,7 @@ export async function checkClaim(lines: ClaimLine[], lk: ClaimLookups, setting: 
       // MAI 1, and Medicaid rows (no MAI: states apply them per line or per date) are checked per line.
       for (const l of g) {
         const over = l.units > value;
+        const denied = over && mai === 1 ? `: CMS denies the whole line, all ${l.units} units, not only the ${l.units - value} above it` : '';
         findings.push({
           kind: 'mue',
           status: over ? 'fail' : 'pass',
@@ -395,7 +413,8 @@ export async function checkClaim(lines: ClaimLine[], lk: ClaimLookups, setting: 
           codes: [l.code],
           edit,
           rule: mai === 1 ? 'MAI 1' : 'Medicaid MUE (no MAI)',
-          message: `${l.code} line ${l.line_id}: ${l.units} unit(s) ${over ? 'exceed' : 'within'} the MUE of ${value}; ${mai === 1 ? MAI_MEANING[1] : 'Medicaid MUEs carry no adjudication indicator; each state applies them per line or per date of service'}`,
+          message: `${l.code} line ${l.line_id}: ${l.units} unit(s) ${over ? 'exceed' : 'within'} the MUE of ${value}${denied}; ${mai === 1 ? MAI_MEANING[1] : 'Medicaid MUEs carry no adjudication indicator; each state applies them per line or per date of service'}`,
+          ...(over && mai === 1 ? { denied_units: l.units, citation: MUE_ADJUDICATION_CITATION } : {}),
         });
       }
       const total = g.reduce((s, l) => s + l.units, 0);
@@ -406,6 +425,7 @@ export async function checkClaim(lines: ClaimLine[], lk: ClaimLookups, setting: 
     }
     const total = g.reduce((s, l) => s + l.units, 0);
     const over = total > value;
+    const denied = over ? `: CMS denies all ${total} units of ${first.code} for the date on this claim, not only the ${total - value} above it (units on other claims for the date count toward the MUE too)` : '';
     findings.push({
       kind: 'mue',
       status: over ? 'fail' : 'pass',
@@ -413,7 +433,8 @@ export async function checkClaim(lines: ClaimLine[], lk: ClaimLookups, setting: 
       codes: [first.code],
       edit,
       rule: `MAI ${mai}`,
-      message: `${first.code} on ${first.date_of_service}: ${total} unit(s) across ${g.length} line(s) ${over ? 'exceed' : 'within'} the MUE of ${value}; ${MAI_MEANING[mai]}`,
+      message: `${first.code} on ${first.date_of_service}: ${total} unit(s) across ${g.length} line(s) ${over ? 'exceed' : 'within'} the MUE of ${value}${denied}; ${MAI_MEANING[mai]}`,
+      ...(over ? { denied_units: total, citation: MUE_ADJUDICATION_CITATION } : {}),
     });
   }
 

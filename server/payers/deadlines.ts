@@ -7,7 +7,10 @@ import type { AppealLevelDeadlineSchema } from './schemas.js';
  * Filing and appeal deadlines, computed as the cited rules say: calendar months clamp to the
  * month's last day (a 2024-02-29 service + 12 months is due 2025-02-28), days are calendar days,
  * and a deadline on a weekend or federal holiday moves to the next business day only where the
- * payer's rule says so (Medicare: Claims Processing Manual ch. 1, section 70). Pure functions.
+ * payer's rule says so (Medicare: Claims Processing Manual ch. 1, section 70). A rule with
+ * reduced-payment tiers after its limit (Medi-Cal: 75% in months 7-9, 50% in months 10-12 after
+ * the month of service) is not expired while a tier is open: the deadline is the last tier's end,
+ * and the answer states the full-payment date and the share paid on the as-of date. Pure functions.
  */
 
 export interface DeadlineStatus {
@@ -38,7 +41,21 @@ export interface FilingInput {
   primary_payment_date?: string;
 }
 
+/** One window of a filing rule's payment: the full amount up to the limit, then each reduced tier. */
+export interface PaymentWindow {
+  /** First day of the window (null: from the clock start). */
+  from_date: string | null;
+  through_date: string;
+  payment_percent: number;
+}
+
 export interface FilingDeadline extends Partial<DeadlineStatus> {
+  /** The last day the claim is paid in full (set only for a rule with reduced-payment tiers). */
+  full_payment_deadline_date?: string | null;
+  /** Full payment, then each reduced tier (set only for a rule with tiers). */
+  payment_schedule?: PaymentWindow[];
+  /** The share paid for a claim received on `as_of`: 100, a tier's percent, or 0 once every tier has ended. */
+  payment_percent_as_of?: number | null;
   rule_id: string;
   claim_type: string;
   plan_type: string | null;
@@ -56,7 +73,16 @@ export interface FilingDeadline extends Partial<DeadlineStatus> {
 /** A rule's deadline as the answers show it: every field present, null where the rule computes none. */
 export function filingDeadlineRow(rule: FilingRuleRow, input: FilingInput) {
   const d = filingDeadline(rule, input);
-  return { ...d, deadline_date: d.deadline_date ?? null, days_remaining: d.days_remaining ?? null, is_expired: d.is_expired ?? null, business_day_adjustment: d.business_day_adjustment ?? null };
+  return {
+    ...d,
+    deadline_date: d.deadline_date ?? null,
+    days_remaining: d.days_remaining ?? null,
+    is_expired: d.is_expired ?? null,
+    business_day_adjustment: d.business_day_adjustment ?? null,
+    full_payment_deadline_date: d.full_payment_deadline_date ?? null,
+    payment_schedule: d.payment_schedule ?? [],
+    payment_percent_as_of: d.payment_percent_as_of ?? null,
+  };
 }
 
 /** The limit a rule gives for a plan type and state: a state override wins over a plan override. */
@@ -81,37 +107,76 @@ export function filingDeadline(rule: FilingRuleRow, input: FilingInput): FilingD
     citation: rule.citation,
   };
   const period = `${value} ${unit === 'months' ? (value === 1 ? 'month' : 'months') : value === 1 ? 'day' : 'days'}`;
-  let start: string | null;
-  let raw: string | null;
+  const start = clockStart(rule, input);
+  const raw = limitDate(rule, input, value, unit);
   let explanation: string;
   switch (rule.clock_starts) {
     case 'date_of_service':
-      start = input.date_of_service;
-      raw = unit === 'months' ? addMonths(start, value) : addDays(start, value);
       explanation = `${period} from the date of service ${start}`;
       break;
-    case 'end_of_service_month': {
-      start = endOfMonth(input.date_of_service);
-      const first = `${input.date_of_service.slice(0, 8)}01`;
-      raw = unit === 'months' ? endOfMonth(addMonths(first, value)) : addDays(start, value);
+    case 'end_of_service_month':
       explanation = unit === 'months' ? `within ${period} following the month of service (${input.date_of_service.slice(0, 7)})` : `${period} from the end of the month of service`;
       break;
-    }
     case 'primary_payment_date':
-      start = input.primary_payment_date ?? null;
-      raw = start ? (unit === 'months' ? addMonths(start, value) : addDays(start, value)) : null;
       explanation = start ? `${period} from the primary payer's payment date ${start}` : `${period} from the primary payer's payment date (pass primary_payment_date to compute it)`;
       break;
     case 'discharge_date':
-      start = null;
-      raw = null;
       explanation = `${period} from the discharge date`;
       break;
   }
   if (raw === null) return { ...base, clock_start_date: start, explanation };
-  const status = finish(raw, rule.business_day_rule, input.as_of);
-  if (status.business_day_adjustment) explanation += `; ${raw} is not a business day, so the deadline moves to ${status.deadline_date}`;
-  return { ...base, clock_start_date: start, explanation, ...status };
+  const full = finish(raw, rule.business_day_rule, input.as_of);
+  if (full.business_day_adjustment) explanation += `; ${raw} is not a business day, so the deadline moves to ${full.deadline_date}`;
+  // Reduced-payment tiers apply to the rule's own limit (an override in days replaces the rule).
+  const tiers = override ? [] : (rule.late_payment ?? []).filter((t) => t.through > value).sort((a, b) => a.through - b.through);
+  if (tiers.length === 0) return { ...base, clock_start_date: start, explanation, ...full };
+
+  const schedule: PaymentWindow[] = [{ from_date: null, through_date: full.deadline_date, payment_percent: 100 }];
+  for (const t of tiers) {
+    const end = finish(limitDate(rule, input, t.through, unit)!, rule.business_day_rule, input.as_of).deadline_date;
+    schedule.push({ from_date: addDays(schedule.at(-1)!.through_date, 1), through_date: end, payment_percent: t.payment_percent });
+  }
+  const last = finish(limitDate(rule, input, tiers.at(-1)!.through, unit)!, rule.business_day_rule, input.as_of);
+  const open = schedule.find((w) => input.as_of <= w.through_date);
+  explanation += `: paid in full if received by ${full.deadline_date}; ${schedule
+    .slice(1)
+    .map((w) => `${w.payment_percent}% if received ${w.from_date} to ${w.through_date}`)
+    .join('; ')}; denied after ${last.deadline_date} unless an exception applies`;
+  if (open && open.payment_percent < 100) explanation += `. Received on ${input.as_of}: paid at ${open.payment_percent}%`;
+  return {
+    ...base,
+    clock_start_date: start,
+    explanation,
+    ...last,
+    full_payment_deadline_date: full.deadline_date,
+    payment_schedule: schedule,
+    payment_percent_as_of: open ? open.payment_percent : 0,
+  };
+}
+
+/** Where a rule's clock starts for a service (null when the input lacks the date it counts from). */
+function clockStart(rule: FilingRuleRow, input: FilingInput): string | null {
+  switch (rule.clock_starts) {
+    case 'date_of_service':
+      return input.date_of_service;
+    case 'end_of_service_month':
+      return endOfMonth(input.date_of_service);
+    case 'primary_payment_date':
+      return input.primary_payment_date ?? null;
+    case 'discharge_date':
+      return null;
+  }
+}
+
+/** The date `value` `unit`s after the rule's clock start, before any business-day move (null: not computable). */
+function limitDate(rule: FilingRuleRow, input: FilingInput, value: number, unit: 'days' | 'months'): string | null {
+  const start = clockStart(rule, input);
+  if (start === null) return null;
+  if (rule.clock_starts === 'end_of_service_month') {
+    // "N months following the month of service": to the last day of the Nth month after it.
+    return unit === 'months' ? endOfMonth(addMonths(`${input.date_of_service.slice(0, 8)}01`, value)) : addDays(start, value);
+  }
+  return unit === 'months' ? addMonths(start, value) : addDays(start, value);
 }
 
 export interface AppealInput {

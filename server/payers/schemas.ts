@@ -10,6 +10,7 @@ import {
 import { PolicyRuleSchema } from '../policies/schemas.js';
 import { IsoDateSchema, PayerRefSchema, PlanTypeSchema, ReliabilitySchema, StateSchema } from '../schemas.js';
 import { DenialRemedySchema } from '../denials/remedy.js';
+import { X12_STATUSES } from '../../datasets/x12_codes/queries.js';
 
 export const SlugParams = z.object({ slug: PayerRefSchema.describe('payer slug or alias (`medicare_ffs`, `medicare`, `Medi-Cal`)') });
 
@@ -76,8 +77,10 @@ export const X12MasterSchema = z
     group_description: z.string().nullable(),
     effective_date: z.string().nullable(),
     last_modified: z.string().nullable(),
-    stop_date: z.string().nullable(),
+    stop_date: z.string().nullable().describe('the date X12 deactivated the code (null while in use)'),
     notes: z.string().nullable(),
+    status: z.enum(X12_STATUSES).optional().describe('the code on `as_of` by its start and stop dates: `deactivated` from its stop date (it was valid before it), `not_yet_active` before its start date'),
+    status_note: z.string().optional().describe('the status in words, with the date that decides it'),
   })
   .meta({ id: 'X12MasterCode' });
 
@@ -92,9 +95,14 @@ export const DenialCodeLookupSchema = z
     results: z.array(DenialPatternSchema),
     remedy: DenialRemedySchema.describe('what the code alone leaves to do, for any payer (each pattern in `results` carries its payer’s own)'),
     x12_master: z.array(X12MasterSchema),
+    as_of: z.string().optional().describe('the date the code was checked on (the remittance date given, else today)'),
     reliability: ReliabilitySchema,
   })
   .meta({ id: 'DenialCodeLookup' });
+
+export const DenialCodeQuerySchema = z.object({
+  as_of: IsoDateSchema.optional().describe("the remittance's date (when the payer used the code): the X12 lists' start and stop dates are checked on it (default today, UTC)"),
+});
 
 export const DenialCodeParams = z.object({
   code: z
@@ -168,6 +176,12 @@ export const FilingDeadlineOut = z.object({
   days_remaining: z.int().nullable(),
   is_expired: z.boolean().nullable(),
   business_day_adjustment: z.object({ moved_from: z.string(), reasons: z.array(z.string()) }).nullable(),
+  full_payment_deadline_date: z.string().nullable().optional().describe('the last day the claim is paid in full, for a rule with reduced-payment tiers (then deadline_date is the end of the last tier); null otherwise'),
+  payment_schedule: z
+    .array(z.object({ from_date: z.string().nullable(), through_date: z.string(), payment_percent: z.number() }))
+    .optional()
+    .describe('full payment to the limit, then each reduced tier (Medi-Cal: 75% months 7-9, 50% months 10-12 after the month of service); empty for a rule without tiers'),
+  payment_percent_as_of: z.number().nullable().optional().describe('the share paid for a claim received on as_of (100, a tier, or 0 after the last tier); null for a rule without tiers'),
   explanation: z.string(),
   notes: z.string().nullable(),
   citation: CitationSchema,

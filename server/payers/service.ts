@@ -1,7 +1,7 @@
 import { aliasKey, categoriesOf, payerKnowledge, type PayerKnowledge } from '../../datasets/payers/queries.js';
 import type { DenialPatternRow, PayerRow, PriorAuthRuleRow } from '../../datasets/payers/schema.js';
 import type { X12CodeRow } from '../../datasets/x12_codes/dataset.js';
-import type { X12Index } from '../../datasets/x12_codes/queries.js';
+import { x12StatusOn, type X12Index } from '../../datasets/x12_codes/queries.js';
 import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { RawInput, Resolution } from '../route.js';
@@ -105,10 +105,13 @@ export function denialPattern(p: PayerRow, d: DenialPatternRow) {
   return { ...d, denial_code: d.group_code ? `${d.group_code}-${d.carc_code}` : d.carc_code, payer_name: p.name, remedy };
 }
 
-/** The x12_master rows of a parsed code: the CARC (with its group) or the RARC. */
-export function x12Master(x: X12Index, c: ParsedDenialCode) {
+/** The x12_master rows of a parsed code: the CARC (with its group) or the RARC, with its status on `asOf` (a remittance's date). */
+export function x12Master(x: X12Index, c: ParsedDenialCode, asOf: string) {
   const group = c.group_code ? x.byKey.get(`group:${c.group_code}`) : undefined;
-  const dates = (r: X12CodeRow) => ({ effective_date: r.start_date, last_modified: r.last_modified, stop_date: r.stop_date, notes: r.notes });
+  const dates = (r: X12CodeRow) => {
+    const st = x12StatusOn(r, asOf);
+    return { effective_date: r.start_date, last_modified: r.last_modified, stop_date: r.stop_date, notes: r.notes, status: st.status, status_note: st.note };
+  };
   if (c.matched_as === 'rarc') {
     const r = x.byKey.get(`rarc:${c.code}`);
     return r ? [{ code_type: 'rarc' as const, carc_code: null, carc_description: null, rarc_code: r.code, rarc_description: r.description, group_code: null, group_description: null, ...dates(r) }] : [];

@@ -341,6 +341,7 @@ function ruleSummary(c: Candidate): string {
   const parts = [r.pa_required ? 'PA required' : 'PA not required'];
   if (r.pa_threshold !== null) parts.push(`after ${r.pa_threshold} visits`);
   if (r.place_of_service.length) parts.push(`at place of service ${r.place_of_service.join('/')}${c.posUnknown ? ' (no place of service given)' : ''}`);
+  if (r.condition) parts.push(`(conditional: ${r.condition})`);
   return `: ${parts.join(' ')}`;
 }
 
@@ -358,6 +359,11 @@ function fromRule(base: PaResolution, c: Candidate, tier: TierName, q: PaQuery):
   if (r.pa_required && c.posUnknown) {
     determination = 'conditional';
     base.warnings.push(`rule ${r.rule_id} applies only at place of service ${r.place_of_service.join('/')}; pass place_of_service (or ccn) for a firm answer`);
+  }
+  if (r.pa_required && r.condition) {
+    // A requirement limited to a case the query cannot show (a code billed with another): conditional, saying which.
+    determination = 'conditional';
+    base.warnings.push(`rule ${r.rule_id}: ${r.condition}`);
   }
   return {
     ...base,

@@ -135,11 +135,13 @@ export function agentRoutes(d: AgentRouteDeps): RouteDef[] {
       operationId: 'submitDenialResolution',
       agentType: 'denial_resolution',
       summary: 'Resolve a denial: CARC/RARC and group explained, root cause, recommended action, appeal deadline, documents, similar patterns',
-      description: 'denial_code takes a CARC (50), group+CARC (CO-50) or RARC (N290); carc/rarc fields win when both are given. With payer, the payer\'s curated pattern and appeal levels are used (deadlines from denial_date, default today).',
+      description:
+        'denial_code takes a CARC (50), group+CARC (CO-50) or RARC (N290); carc/rarc fields win when both are given. With payer, the payer\'s curated pattern and appeal levels are used (deadlines from denial_date, default today). The codes are checked against the X12 lists as of denial_date (a code deactivated by then is flagged with its stop date). `modifiers` (the denied line\'s) decide Medicare liability: GA (ABN on file), GZ (no ABN), GY (statutorily excluded). `ccn` names the billing facility: echoed with its state and MAC, its state applies state-specific filing and appeal rules.',
       body: DenialResolutionInputSchema,
       examples: [
         { summary: 'a medical necessity denial from Medicare', body: { denial_code: 'CO-50', payer: 'medicare', denial_date: '2026-03-02', code: '64490' } },
         { summary: 'a remark code alone', body: { denial_code: 'N290' } },
+        { summary: 'a Medicare medical necessity denial without an ABN, for a registered facility', body: { denial_code: 'CO-50', modifiers: ['GZ'], payer: 'medicare', denial_date: '2026-03-02', ccn: '050454' } },
         { summary: 'an unknown group code', status: 422, body: { group_code: 'ZZ' } },
       ],
     }),

@@ -6,7 +6,7 @@ import { claimLookups } from '../ncci/claim.js';
 import { resolvePayerIn } from '../payers/service.js';
 import { ncciSources } from '../ncci/sources.js';
 import { defineRoute, json, type RouteDef } from '../route.js';
-import { checkClaim, NCCI_POLICY_MANUAL } from '../ncci/validate.js';
+import { checkClaim, MUE_ADJUDICATION_CITATION, mueWhenExceeded, NCCI_POLICY_MANUAL } from '../ncci/validate.js';
 import { ClaimValidationSchema, ValidateBodySchema, AocLookupSchema, CodeParams, DosQuery, MedicaidMueListSchema, MedicareMueListSchema, PtpEditSchema, PtpQuerySchema, type PtpEdit } from '../ncci/schemas.js';
 import { auditSummary } from '../writer/ptp_sentinel.js';
 import { aocEdit, medicaidMueNote, toPtpEdit } from '../ncci/service.js';
@@ -116,7 +116,7 @@ const mueRoutes: RouteDef[] = [
     tag: 'ncci',
     summary: 'Medicare MUEs for a code: practitioner, outpatient hospital and DME rows',
     description:
-      'Value, adjudication indicator (1/2/3 with its words) and rationale per setting, from the quarterly version that covers date_of_service. An unknown code returns an empty results list.',
+      'Value, adjudication indicator (1/2/3 with its words) and rationale per setting, from the quarterly version that covers date_of_service, with what CMS denies when units exceed it (`when_exceeded`: the whole line for MAI 1, all units of the code on the claim for the date for MAI 2/3, never only the excess). An unknown code returns an empty results list.',
     auth: { scope: 'knowledge' },
     reads: 'snapshot',
     cache: true,
@@ -144,6 +144,8 @@ const mueRoutes: RouteDef[] = [
             mue_adj_ind: l.row!.mue_adj_ind as 1 | 2 | 3,
             mue_adj_ind_label: l.row!.mue_adj_ind_label,
             mue_rationale: l.row!.mue_rationale,
+            when_exceeded: mueWhenExceeded(l.row!.mue_adj_ind as 1 | 2 | 3),
+            when_exceeded_citation: MUE_ADJUDICATION_CITATION,
             version: l.used.version,
             version_effective_dt: l.used.effective_date,
             loaded_at: l.used.loaded_at,
@@ -246,7 +248,7 @@ const validateRoute = defineRoute({
     'Up to 100 lines of {line_id?, code, modifiers, units, date_of_service?}. PTP: every pair of lines on the same date in CMS column order; modifier ' +
     'indicator 1 is bypassed by an NCCI-associated modifier on either line (59, XE, XP, XS, XU, 27, 91, 58, 78, 79; anatomic modifiers only when the ' +
     'two lines name different sites; 24, 25 and 57 only on the E/M line), indicator 0 never, indicator 9 does not apply. MUE: MAI 1 per line, MAI 2 ' +
-    'and 3 summed per code and date. Add-ons: type 1 without a listed primary fails, types 2 and 3 warn. 59/XE/XP/XS/XU on an E/M code fails (and bypasses ' +
+    'and 3 summed per code and date; a failed MUE names the units CMS denies (`denied_units`: the whole line, or every unit of the code for the date, not only the excess). Add-ons: type 1 without a listed primary fails, types 2 and 3 warn. 59/XE/XP/XS/XU on an E/M code fails (and bypasses ' +
     'nothing). A Medicare claim (no payer, or a Medicare payer) also fails, with the rule cited: a code not valid on the date (PFS status D/F, or not in ' +
     "the RVU release of the date's year), on prac a code the PFS does not pay (status B, I, N; E and X unless CLFS, DMEPOS or ASP pays it; a status X " +
     'code Addendum B pays, such as G0463; no RVU row and OPPS status E1), on hosp OPPS status indicators B, E1, E2 and M. A code no loaded file knows is ' +

@@ -5,7 +5,7 @@ import { x12Index } from '../../datasets/x12_codes/queries.js';
 import { todayOf } from '../../datasets/_shared/dates.js';
 import { offsetPage } from '../paging.js';
 import { selectRvu } from '../payment/service.js';
-import { defineRoute, type RouteDef } from '../route.js';
+import { defineRoute, result, type RouteDef } from '../route.js';
 import { policyPayer, policyRulesFor } from '../policies/service.js';
 import { appealDeadlines, filingDeadlineRow, filingLimit, receiptConvention } from '../payers/deadlines.js';
 import {
@@ -15,6 +15,7 @@ import {
   ClaimIntelligenceSchema,
   DenialCodeLookupSchema,
   DenialCodeParams,
+  DenialCodeQuerySchema,
   DenialPatternListSchema,
   DirectoryListSchema,
   DirectoryQuerySchema,
@@ -27,6 +28,7 @@ import {
 } from '../payers/schemas.js';
 import { denialPattern, matchingPriorAuthRules, parseDenialCode, payerWarnings, resolvePayer, searchPayers, searchResult, x12Master } from '../payers/service.js';
 import { classifyDenial, withDeadline } from '../denials/remedy.js';
+import { inForce } from '../prior_auth/resolve.js';
 
 const PAYERS_TAG = 'payers';
 const PUBLIC_TAG = 'payers-public';
@@ -57,7 +59,11 @@ export const payerRoutes: RouteDef[] = [
       { summary: 'a misspelled payer name', query: { q: 'united helthcare' } },
       { summary: 'a query of one character', status: 422, query: { q: 'u' } },
     ],
-    handler: async ({ query, snapshot }) => searchPayers(await payerKnowledge(snapshot), query.q).slice(0, query.limit).map(searchResult),
+    handler: async ({ query, snapshot, trace }) => {
+      const k = await payerKnowledge(snapshot);
+      // The spec's answer is a bare array: the dataset read is named in X-Dataset-Versions.
+      return result(200, searchPayers(k, query.q).slice(0, query.limit).map(searchResult), trace.use('payers', k.version).headers());
+    },
   }),
   defineRoute({
     method: 'get',
@@ -139,10 +145,10 @@ export const payerRoutes: RouteDef[] = [
       { summary: 'no API key', status: 401, key: 'none', params: { slug: 'medicare_ffs' } },
       { summary: 'a slug no payer has', status: 404, params: { slug: 'nobody_here' } },
     ],
-    handler: async ({ params, snapshot }) => {
+    handler: async ({ params, snapshot, trace }) => {
       const k = await payerKnowledge(snapshot);
       const p = resolvePayer(k, params.slug);
-      return (k.denials.get(p.slug) ?? []).map((d) => denialPattern(p, d));
+      return result(200, (k.denials.get(p.slug) ?? []).map((d) => denialPattern(p, d)), trace.use('payers', k.version).headers());
     },
   }),
   defineRoute({
@@ -152,18 +158,21 @@ export const payerRoutes: RouteDef[] = [
     tag: PAYERS_TAG,
     summary: 'What a denial code means and what to do: X12 definition plus every payer’s pattern for it',
     description:
-      'Accepts `CO-50`, `CO50`, `50` (CARC) or `N290`/`MA130` (RARC) and says which it matched (`matched_as`). With a group code, only patterns with that group (or none) match. A code missing from the loaded X12 lists answers with an empty `x12_master` and a warning (the seed lists are partial).',
+      'Accepts `CO-50`, `CO50`, `50` (CARC) or `N290`/`MA130` (RARC) and says which it matched (`matched_as`). With a group code, only patterns with that group (or none) match. `as_of` (the remittance date, default today) checks the code against the X12 lists\' start and stop dates: a code deactivated by then is answered with its stop date and a warning, one in use then is not called invalid, one not yet started says so. A code missing from the loaded X12 lists answers with an empty `x12_master` and a warning (the seed lists are a limited excerpt).',
     auth: { scope: 'knowledge' },
     reads: 'snapshot',
-    cache: true,
+    cache: 'daily',
     params: DenialCodeParams,
+    query: DenialCodeQuerySchema,
     response: DenialCodeLookupSchema,
     examples: [
       { summary: 'medical necessity denial', params: { code: 'CO-50' } },
       { summary: 'a remark code (RARC)', params: { code: 'N290' } },
+      { summary: 'a CARC deactivated in 2007, on a 2006 remittance', params: { code: 'CO-42' }, query: { as_of: '2006-05-01' } },
       { summary: 'an unknown group code', status: 422, params: { code: 'XX-ABC' } },
     ],
-    handler: async ({ params, snapshot, trace }) => {
+    handler: async ({ params, query, snapshot, trace, now }) => {
+      const asOf = query.as_of ?? todayOf(now());
       const c = parseDenialCode(params.code);
       const [k, x] = await Promise.all([payerKnowledge(snapshot), x12Index(snapshot)]);
       const results = [];
@@ -179,9 +188,10 @@ export const payerRoutes: RouteDef[] = [
           }
         }
       }
-      const master = x12Master(x, c);
+      const master = x12Master(x, c, asOf);
       trace.use('payers', k.version).use('x12_codes', x.version);
-      if (master.length === 0) trace.warn(`${c.matched_as === 'rarc' ? 'RARC' : 'CARC'} ${c.code} is not in the loaded X12 code lists (x12_codes ${x.version || 'not loaded'}: ${x.count} codes; the full list is licensed by X12, the seed carries a partial, cited set)`);
+      if (master.length === 0) trace.warn(`${c.matched_as === 'rarc' ? 'RARC' : 'CARC'} ${c.code} is not in the loaded X12 code lists (x12_codes ${x.version || 'not loaded'}: ${x.count} codes; the full lists are X12's, the seed carries a limited excerpt)`);
+      for (const m of master) if (m.status !== 'active') trace.warn(m.status_note);
       for (const s of payers) trace.warn(...payerWarnings(k.payers.get(s)!).filter((w) => w.includes('not yet re-verified')));
       return {
         denial_code: params.code,
@@ -193,6 +203,7 @@ export const payerRoutes: RouteDef[] = [
         results,
         remedy: withDeadline(classifyDenial({ group: c.group_code, carc: c.matched_as === 'rarc' ? null : c.code, rarc: c.matched_as === 'rarc' ? c.code : null, payerType: null }), {}),
         x12_master: master,
+        as_of: asOf,
         reliability: trace.reliability(),
       };
     },
@@ -300,7 +311,8 @@ export const payerRoutes: RouteDef[] = [
       const rvu = (await findRvuRows(snapshot, query.code)).length ? await selectRvu(snapshot, query.code, query.modifier ?? '', todayOf(now()), trace) : null;
       if (rvu) trace.use('mpfs_rvu', rvu.version);
       else trace.warn(`no Medicare physician fee schedule row for ${query.code}${query.modifier ? `-${query.modifier}` : ''} in the loaded RVU releases`);
-      const pa = matchingPriorAuthRules(k, p.slug, query.code, { serviceCategory: query.service_category, planType: query.plan_type, state: query.state });
+      // Rules in force today (a code CMS took off a list, such as 64492 in 2024, no longer matches).
+      const pa = matchingPriorAuthRules(k, p.slug, query.code, { serviceCategory: query.service_category, planType: query.plan_type, state: query.state }).filter((r) => inForce(r, todayOf(now())));
       // CMS documents (LCDs, articles) only for Medicare FFS; every payer's own curated rules.
       const rules = await policyRulesFor(snapshot, { payer: policyPayer(p), code: query.code, date: todayOf(now()), state: query.state }, trace);
       const paRequired = pa.length ? pa.some((r) => r.pa_required) : null;
@@ -341,7 +353,7 @@ export const payerRoutes: RouteDef[] = [
             paRequired === null
               ? `no prior-auth rule of ${p.slug} in the loaded knowledge names ${query.code}; that is not a statement that none is required`
               : paRequired
-                ? `prior authorization required by ${pa.filter((r) => r.pa_required).map((r) => r.rule_id).join(', ')}`
+                ? `prior authorization required by ${pa.filter((r) => r.pa_required).map((r) => `${r.rule_id}${r.condition ? ` (conditional: ${r.condition})` : ''}`).join(', ')}`
                 : 'matching rules say no prior authorization is required',
           matched_rules: pa.map((r) => r.rule_id),
         },
