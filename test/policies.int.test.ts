@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../ingest/pipeline.js';
+import { macIndex } from '../datasets/mac_jurisdictions/queries.js';
+import { parseContractorFilter, placeByContracts } from '../server/policies/service.js';
 import { examplePolicyPdf } from '../server/policy_documents/example_pdf.js';
 import { REPO_ROOT } from './helpers/datasets.js';
 import { startTestServer, waitForSnapshot, type TestServer } from './helpers/harness.js';
@@ -122,6 +124,24 @@ describe('policy rules in payment and claim intelligence, by MAC jurisdiction', 
   });
 });
 
+describe("placing a document by the MCD download's contracts", () => {
+  const contract = (name: string | null, o: { number?: string; dme_region?: string; states?: string[] } = {}) => ({ contractor_id: 1, contractor_type_id: 1, contractor_version: 1, name, number: o.number ?? null, dme_region: o.dme_region ?? null, states: o.states ?? null });
+
+  it('places an A/B contract by name, kept to the states it covers; a DME contract by its region', async () => {
+    const mac = (await macIndex(t.srv.snapshots.snapshot!))!;
+    const ids = (p: ReturnType<typeof placeByContracts>) => [p.jurisdictions.map((j) => j.jurisdiction).sort(), p.resolved, p.unplaced];
+    // Noridian holds JE and JF: by name alone both, unresolved; its 01112 contract covers CA: JE.
+    expect(ids(placeByContracts(mac, [contract('Noridian Healthcare Solutions, LLC')], null))).toEqual([['JE', 'JF'], false, []]);
+    expect(ids(placeByContracts(mac, [contract('Noridian Healthcare Solutions, LLC', { number: '01112', states: ['CA'] })], ['CA']))).toEqual([['JE'], true, []]);
+    expect(ids(placeByContracts(mac, [contract('CGS Administrators, LLC', { dme_region: 'B' })], null))).toEqual([['DME B'], true, []]);
+    expect(ids(placeByContracts(mac, [contract(null, { number: '99999' })], null))).toEqual([[], false, ['contractor 1 (99999)']]);
+  });
+
+  it('reads a jurisdiction, a contract number or a name as the context names a contractor', () => {
+    expect(['jl', 'DME-b', 'dme b', '01112', 'Noridian'].map(parseContractorFilter)).toEqual([{ jurisdiction: 'JL' }, { jurisdiction: 'DME B' }, { jurisdiction: 'DME B' }, { number: '01112' }, { name: 'Noridian' }]);
+  });
+});
+
 describe('GET /v1/policies/changes', () => {
   it('is empty while only one version of each source is loaded, and says why', async () => {
     const r = await t.request('/v1/policies/changes');
@@ -130,10 +150,31 @@ describe('GET /v1/policies/changes', () => {
     expect(r.body.reliability.warnings.join(' ')).toMatch(/feed fills once a second one is/);
   });
 
+  it('lists nothing for a release that replaces the seed: the sample it replaced is no earlier release', async () => {
+    const other = await startTestServer({ now: () => new Date('2026-03-02T12:00:00Z') });
+    try {
+      const s = await ingestFiles(other.wh, { dataset: 'mcd_documents', files: [join(REPO_ROOT, 'test/fixtures/policies/documents_latest.csv')], allowRemovals: true });
+      await waitForSnapshot(other, s.snapshot_id);
+      expect(s.change).toMatchObject({ from_version: '2025-08-06', replaces_seed: true });
+      const r = await other.request('/v1/policies/changes');
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.changes).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('lists nothing when the seed\'s own rows are loaded as the real release of its label', async () => {
+    await publish('mcd_documents', [join(REPO_ROOT, 'seeds/mcd_documents/documents_latest.csv')]);
+    const r = await t.request('/v1/policies/changes');
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.changes).toEqual([]);
+  });
+
   it('after a second listing release: revised, retired (dropped and in place) and new documents, newest first', async () => {
     await publish('mcd_documents', [join(REPO_ROOT, 'test/fixtures/policies/documents_latest.csv')]);
     const r = await t.request('/v1/policies/changes?limit=200');
-    expect(r.status).toBe(200);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
     const got = r.body.changes.map((c: { doc_id: string; change_type: string; from_version: number | null; to_version: number | null; effective_date: string | null }) => [
       c.doc_id,
       c.change_type,

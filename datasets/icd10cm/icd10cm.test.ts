@@ -12,14 +12,16 @@ describe('icd10cm parser (seed order file)', () => {
     expect(await detectFile(icd10cm, SEED)).toEqual({ detected: true, version: { label: 'FY2026', effective_date: '2025-10-01' } });
   });
 
-  it('reads every line: the code dotted, the header flag as billable, both descriptions', async () => {
+  it('reads every line of the real excerpt: the code dotted, the header flag as billable, both descriptions', async () => {
     const { rows, rejects } = await parseAll(icd10cm, SEED);
     expect(rejects).toEqual([]);
-    expect(rows).toHaveLength(21);
-    // 00018 M5450   1 Low back pain, unspecified ...
-    expect(rows.find((r) => r.code === 'M5450')).toEqual({ code: 'M5450', code_dotted: 'M54.50', billable: true, short_description: 'Low back pain, unspecified', long_description: 'Low back pain, unspecified', order_number: 18 });
-    // 00015 M54     0 Dorsalgia: a category header, not billable.
-    expect(rows.find((r) => r.code === 'M54')).toMatchObject({ code_dotted: 'M54', billable: false, order_number: 15 });
+    expect(rows).toHaveLength(100);
+    // 20087 M5450   1 Low back pain, unspecified ...
+    expect(rows.find((r) => r.code === 'M5450')).toEqual({ code: 'M5450', code_dotted: 'M54.50', billable: true, short_description: 'Low back pain, unspecified', long_description: 'Low back pain, unspecified', order_number: 20087 });
+    // 20055 M54     0 Dorsalgia: a category header, not billable.
+    expect(rows.find((r) => r.code === 'M54')).toMatchObject({ code_dotted: 'M54', billable: false, order_number: 20055 });
+    // The order file abbreviates short descriptions, never the long one.
+    expect(rows.find((r) => r.code === 'A0472')).toMatchObject({ short_description: 'Enterocolitis d/t Clostridium difficile, not spcf as recur', long_description: 'Enterocolitis due to Clostridium difficile, not specified as recurrent' });
   });
 
   it('converts between the dotted and file forms', () => {

@@ -2,8 +2,12 @@ import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { selectVersion } from '../_shared/versions.js';
 import { icd10cm, undotted, type Icd10cmRow } from './dataset.js';
 
-/** The ICD-10-CM release for a date (fiscal years start October 1), its codes by undotted code. */
-export async function icd10Index(snapshot: SnapshotReader, date?: string): Promise<{ version: string; codes: Map<string, Icd10cmRow>; covered: boolean; warning?: string } | null> {
+/**
+ * The ICD-10-CM release for a date (fiscal years start October 1), its codes by undotted code.
+ * `seed` is true for a version `rcm seed` loaded: an excerpt, so a code it lacks is unknown, not
+ * invalid.
+ */
+export async function icd10Index(snapshot: SnapshotReader, date?: string): Promise<{ version: string; codes: Map<string, Icd10cmRow>; covered: boolean; seed: boolean; warning?: string } | null> {
   const pick = selectVersion(icd10cm.id, snapshot.versions(icd10cm.id), { rule: 'effective', date });
   if (!pick) return null;
   const version = pick.version.version;
@@ -15,7 +19,7 @@ export async function icd10Index(snapshot: SnapshotReader, date?: string): Promi
     },
     { pin: true },
   );
-  return { version, codes, covered: pick.covered, ...(pick.warning ? { warning: pick.warning } : {}) };
+  return { version, codes, covered: pick.covered, seed: pick.version.seed === true, ...(pick.warning ? { warning: pick.warning } : {}) };
 }
 
 /** A diagnosis as submitted (`m54.50`, `M5450`) looked up in an index. */

@@ -1,4 +1,5 @@
-import { Trace } from '../trace.js';
+import type { DatasetId } from '../../datasets/registry.js';
+import { Trace, type DatasetCitation } from '../trace.js';
 import type { AgentContext } from './runner.js';
 import { narrate, type Evidence, type Writer } from '../writer/writer.js';
 
@@ -29,4 +30,20 @@ export async function conclude(g: { trace: Trace; evidence: Evidence[] }, agent:
     dataset_versions: g.trace.versions,
     warnings: [...g.trace.warnings, ...note.warnings],
   };
+}
+
+/** A document an answer rests on (an LCD, article or NCD version), named inside its dataset's citation. */
+export interface CitedDocument {
+  doc_id: string;
+  version: number | null;
+  title: string;
+  url: string | null;
+}
+
+/**
+ * The citation of one document of a dataset version: the dataset's (publisher, source files),
+ * plus the document itself, so each evidence item names the LCD, article or NCD it cites.
+ */
+export function citeDocument(trace: Trace, dataset: DatasetId, version: string, document: CitedDocument): DatasetCitation & { document: CitedDocument } {
+  return { ...trace.cite(dataset, version), document };
 }

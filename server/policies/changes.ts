@@ -4,7 +4,7 @@ import { readPayerTable } from '../../datasets/payers/queries.js';
 import type { PolicyRuleRow } from '../../datasets/payers/schema.js';
 import { readKeyChanges, type KeyChange } from '../../warehouse/key_changes.js';
 import type { ChangeRecord } from '../../warehouse/manifest.js';
-import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import type { DatasetName, SnapshotReader } from '../../warehouse/snapshot.js';
 import type { PolicyChange } from './schemas.js';
 import { MEDICARE_FFS } from './service.js';
 
@@ -145,7 +145,10 @@ const GROUPERS: Record<string, Grouper> = { mcd_documents: fromListing, mcd_cove
  * none, so the feed is empty until a second version of a dataset is loaded.
  */
 export function policyChanges(snapshot: SnapshotReader): Promise<PolicyChange[]> {
-  const records = snapshot.manifest.changes.filter((c) => GROUPERS[c.dataset] && c.from_version && c.keys_file);
+  // A release that replaces seed versions compares with a sample, no longer served: it revises or
+  // retires nothing (a seed "removes" nothing either way), so it is no feed item.
+  const mounted = (c: ChangeRecord) => snapshot.versions(c.dataset as DatasetName).some((v) => v.version === c.from_version);
+  const records = snapshot.manifest.changes.filter((c) => GROUPERS[c.dataset] && c.from_version && c.keys_file && !c.replaces_seed && mounted(c));
   return snapshot.memo(
     `policies:changes:${records.map((c) => c.id).join(',')}`,
     async () => {

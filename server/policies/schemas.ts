@@ -47,7 +47,7 @@ export const PolicyDocumentSchema = z
     effective_date: z.string().nullable(),
     retirement_date: z.string().nullable(),
     url: z.string().nullable(),
-    codes: z.array(z.string()).describe('the CPT/HCPCS codes it lists (loaded code-level rows only)'),
+    codes: z.array(z.string()).describe('the CPT/HCPCS codes it lists (loaded code-level rows only; an LCD: its own and its articles\'; an NCD: those its text names)'),
     codes_loaded: z.boolean().describe('false: no code-level rows of this document are loaded (the MCD listing names none)'),
     contractors: z.array(z.string()),
     jurisdictions: z.array(z.string()),

@@ -1,7 +1,8 @@
-import { coverageIndex, ILLUSTRATIVE_MCD_ID, ILLUSTRATIVE_NCD_ID, mcdUrl, ncdDisplayId } from '../../datasets/mcd_coverage/queries.js';
+import type { MacJurisdictionRow } from '../../datasets/mac_jurisdictions/dataset.js';
+import { coverageIndex, ILLUSTRATIVE_MCD_ID, ILLUSTRATIVE_NCD_ID, mcdUrl, ncdDisplayId, type McdContractor } from '../../datasets/mcd_coverage/queries.js';
 import type { McdDocumentRow } from '../../datasets/mcd_documents/dataset.js';
 import { mcdListing, versionInForce } from '../../datasets/mcd_documents/queries.js';
-import { coversState, jurisdictionsOf, macIndex, type DocumentJurisdictions } from '../../datasets/mac_jurisdictions/queries.js';
+import { contractorKey, coversState, jurisdictionsOf, macIndex, type DocumentJurisdictions, type MacIndex } from '../../datasets/mac_jurisdictions/queries.js';
 import { payerKnowledge } from '../../datasets/payers/queries.js';
 import type { PolicyRuleRow } from '../../datasets/payers/schema.js';
 import { versionLabel } from '../../datasets/_shared/versions.js';
@@ -22,20 +23,28 @@ interface DocVersion {
 }
 
 /** One Medicare coverage document (LCD, billing article or NCD) as the loaded releases describe it. */
-interface MedicareDoc {
+export interface MedicareDoc {
   doc_id: string;
   kind: 'lcd' | 'article' | 'ncd';
   /** Its versions in the MCD listing (mcd_documents), oldest first; empty when only mcd_coverage has it. */
   listing: McdDocumentRow[];
   /** Its latest version in mcd_coverage's tables, with its documentation requirements. */
   coverage: (DocVersion & { doc_reqs: string | null }) | null;
-  /** HCPCS codes it lists (an LCD: those of its billing articles). */
+  /** HCPCS codes it lists (an LCD: its own and those of its billing articles; an NCD: those its text names). */
   codes: string[];
+  /** HCPCS codes the document lists itself (an article's, an LCD's lcd_x_hcpc_code rows, the codes an NCD's text names). */
+  ownCodes: string[];
   /** An article's covered ICD-10-CM codes, as the MCD prints them. */
   covered: string[];
   /** An article's LCDs, an LCD's articles. */
   related: string[];
-  /** Where its contractor places it (null: no contractor known, or mac_jurisdictions not loaded). */
+  /** The NCDs (display ids, `NCD 150.13`) an LCD or article names as related. */
+  ncds: string[];
+  /** Its contractors in mcd_coverage's contractor tables (the download's contracts), empty when none is loaded. */
+  contractors: McdContractor[];
+  /** The states its contracts cover (contractor_jurisdiction of the download): exact; null when not loaded for every contract. */
+  states: string[] | null;
+  /** Where its contractors place it in the curated MAC jurisdictions (null: no contractor known, or mac_jurisdictions not loaded). */
   placement: DocumentJurisdictions | null;
   illustrative: boolean;
 }
@@ -54,6 +63,9 @@ export interface PolicyIndex {
   medicare: Map<string, MedicareDoc>;
   /** HCPCS -> ids of the billing articles listing it. */
   articlesByCode: Map<string, string[]>;
+  /** HCPCS -> ids of the LCDs listing it themselves, and of the NCDs whose text names it. */
+  lcdsByCode: Map<string, string[]>;
+  ncdsByCode: Map<string, string[]>;
   commercial: CommercialDoc[];
 }
 
@@ -78,16 +90,23 @@ export function policyIndex(snapshot: SnapshotReader): Promise<PolicyIndex> {
       const medicare = new Map<string, MedicareDoc>();
       const doc = (doc_id: string, kind: MedicareDoc['kind']): MedicareDoc => {
         let d = medicare.get(doc_id);
-        if (!d) medicare.set(doc_id, (d = { doc_id, kind, listing: [], coverage: null, codes: [], covered: [], related: [], placement: null, illustrative: false }));
+        if (!d) medicare.set(doc_id, (d = { doc_id, kind, listing: [], coverage: null, codes: [], ownCodes: [], covered: [], related: [], ncds: [], contractors: [], states: null, placement: null, illustrative: false }));
         return d;
       };
       if (cov) {
+        const ncdIds = (ids: string[] | undefined) => (ids ?? []).map((id) => cov.ncdById.get(id)).filter((n) => n !== undefined).map(ncdDisplayId);
+        const placeBy = (d: MedicareDoc, contractors: McdContractor[] | undefined) => {
+          d.contractors = contractors ?? [];
+          d.states = d.contractors.length && d.contractors.every((c) => c.states) ? [...new Set(d.contractors.flatMap((c) => c.states!))].sort() : null;
+        };
         for (const a of cov.articles.values()) {
           const d = doc(a.display_id, 'article');
-          d.coverage = { version: a.article_version, title: a.title, effective_date: a.article_eff_date, retirement_date: a.date_retired, url: mcdUrl('article', a.article_id, a.article_version), doc_reqs: a.doc_reqs };
-          d.codes = cov.codesOfArticle.get(a.article_id) ?? [];
+          d.coverage = { version: a.article_version, title: a.title, effective_date: a.article_eff_date, retirement_date: a.date_retired, url: mcdUrl('article', a.article_id, a.article_version), doc_reqs: a.doc_reqs ?? null };
+          d.codes = d.ownCodes = cov.codesOfArticle.get(a.article_id) ?? [];
           d.covered = (cov.covered.get(a.article_id) ?? []).map((c) => c.icd10_code_id);
           d.related = (cov.lcdsOfArticle.get(a.article_id) ?? []).map((l) => l.display_id);
+          d.ncds = ncdIds(cov.ncdsOfArticle.get(a.article_id));
+          placeBy(d, cov.contractorsOfArticle.get(a.article_id));
           d.illustrative = ILLUSTRATIVE_MCD_ID.test(a.display_id);
         }
         for (const l of cov.lcds.values()) {
@@ -95,24 +114,39 @@ export function policyIndex(snapshot: SnapshotReader): Promise<PolicyIndex> {
           d.coverage = { version: l.lcd_version, title: l.title, effective_date: l.rev_eff_date ?? l.orig_det_eff_date, retirement_date: l.date_retired, url: mcdUrl('lcd', l.lcd_id, l.lcd_version), doc_reqs: l.doc_reqs };
           const articles = cov.articlesOfLcd.get(l.lcd_id) ?? [];
           d.related = articles.map((id) => cov.articles.get(id)!.display_id);
-          d.codes = [...new Set(articles.flatMap((id) => cov.codesOfArticle.get(id) ?? []))];
+          d.ownCodes = cov.codesOfLcd.get(l.lcd_id) ?? [];
+          d.codes = [...new Set([...articles.flatMap((id) => cov.codesOfArticle.get(id) ?? []), ...d.ownCodes])];
+          d.ncds = ncdIds(cov.ncdsOfLcd.get(l.lcd_id));
+          placeBy(d, cov.contractorsOfLcd.get(l.lcd_id));
           d.illustrative = ILLUSTRATIVE_MCD_ID.test(l.display_id);
         }
         for (const n of cov.ncds) {
           const d = doc(ncdDisplayId(n), 'ncd');
           d.coverage = { version: n.ncd_vrsn_num, title: n.ncd_mnl_sect_title, effective_date: n.ncd_efctv_dt, retirement_date: n.ncd_trmntn_dt, url: mcdUrl('ncd', n.ncd_id, n.ncd_vrsn_num), doc_reqs: null };
+          d.codes = d.ownCodes = n.codes_named;
           d.illustrative = ILLUSTRATIVE_NCD_ID.test(n.ncd_id);
         }
       }
       for (const [id, rows] of listing?.byDisplayId ?? []) {
         const d = doc(id, rows[0]!.document_type);
         d.listing = rows;
-        if (mac) d.placement = jurisdictionsOf(mac, rows.at(-1)!.contractors);
+      }
+      // Placement: the download's own contracts (exact states, DME region) when loaded, else the
+      // contractor names of the listing, matched to the curated jurisdictions.
+      if (mac) {
+        for (const d of medicare.values()) {
+          if (d.kind === 'ncd') continue;
+          if (d.contractors.some((c) => c.name)) d.placement = placeByContracts(mac, d.contractors, d.states);
+          else if (d.listing.length) d.placement = jurisdictionsOf(mac, d.listing.at(-1)!.contractors);
+        }
       }
       const articlesByCode = new Map<string, string[]>();
+      const lcdsByCode = new Map<string, string[]>();
+      const ncdsByCode = new Map<string, string[]>();
+      const byKind = { article: articlesByCode, lcd: lcdsByCode, ncd: ncdsByCode };
       for (const d of medicare.values()) {
-        if (d.kind !== 'article') continue;
-        for (const c of d.codes) articlesByCode.set(c, [...(articlesByCode.get(c) ?? []), d.doc_id]);
+        const m = byKind[d.kind];
+        for (const c of d.ownCodes) m.set(c, [...(m.get(c) ?? []), d.doc_id]);
       }
       const commercial: CommercialDoc[] = [];
       for (const [slug, rules] of k.policies) {
@@ -120,10 +154,33 @@ export function policyIndex(snapshot: SnapshotReader): Promise<PolicyIndex> {
         for (const r of rules) byDoc.set(r.doc_id, [...(byDoc.get(r.doc_id) ?? []), r]);
         for (const [doc_id, rs] of byDoc) commercial.push({ payer_slug: slug, doc_id, rules: rs });
       }
-      return { versions, medicare, articlesByCode, commercial };
+      return { versions, medicare, articlesByCode, lcdsByCode, ncdsByCode, commercial };
     },
     { pin: true },
   );
+}
+
+/**
+ * Where the download's contracts of a document place it among the curated jurisdictions: a DME
+ * contract by its region (`DME B`), an A/B one by its contractor's name, kept to the jurisdictions
+ * covering the states the contracts cover when those are loaded (Noridian's 01112 contract is JE
+ * only, though Noridian holds JE and JF). A contract with no name (contractor.csv not loaded) or
+ * one the curated table does not hold stays unplaced.
+ */
+export function placeByContracts(mac: MacIndex, contractors: McdContractor[], states: string[] | null): DocumentJurisdictions {
+  const found = new Map<string, MacJurisdictionRow>();
+  const unplaced: string[] = [];
+  for (const c of contractors) {
+    const rows = !c.name
+      ? []
+      : c.dme_region
+        ? mac.rows.filter((r) => r.jurisdiction === `DME ${c.dme_region}`)
+        : mac.rows.filter((r) => r.kind === 'ab' && contractorKey(r.contractor) === contractorKey(c.name!) && (!c.states || c.states.some((s) => coversState(r, s))));
+    if (rows.length === 0) unplaced.push(`${c.name ?? `contractor ${c.contractor_id}`}${c.number ? ` (${c.number})` : ''}`);
+    for (const r of rows) found.set(r.jurisdiction, r);
+  }
+  const jurisdictions = [...found.values()];
+  return { jurisdictions, resolved: unplaced.length === 0 && (jurisdictions.length === 1 || (states !== null && jurisdictions.length > 0)), unplaced };
 }
 
 /** A Medicare document's version in force on `date` (the listing's, else mcd_coverage's), and whether it is. */
@@ -144,10 +201,14 @@ function versionOn(d: MedicareDoc, date: string): DocVersion & { in_force: boole
  */
 function inState(d: MedicareDoc, state: string): 'yes' | 'no' | 'unplaced' {
   if (d.kind === 'ncd') return 'yes';
+  if (d.states) return d.states.includes(state) ? 'yes' : 'no';
   const p = d.placement;
   if (!p || p.jurisdictions.length === 0 || p.unplaced.length > 0) return p?.jurisdictions.some((j) => coversState(j, state)) ? 'yes' : 'unplaced';
   return p.jurisdictions.some((j) => coversState(j, state)) ? 'yes' : 'no';
 }
+
+/** Who issued a document: the download's contractor names, else the listing's. */
+export const contractorNames = (d: MedicareDoc): string[] => [...new Set(d.contractors.some((c) => c.name) ? d.contractors.map((c) => c.name!).filter(Boolean) : (d.listing.at(-1)?.contractors ?? []).map((c) => c.name))];
 
 const placementOf = (d: MedicareDoc) => ({ jurisdiction_resolved: d.placement?.resolved ?? false, jurisdictions: (d.placement?.jurisdictions ?? []).map((j) => j.jurisdiction) });
 
@@ -234,7 +295,7 @@ export async function policyRulesFor(snapshot: SnapshotReader, q: { payer: Polic
       const where = q.state ? inState(d, q.state) : 'yes';
       if (!v.in_force || where === 'no') return;
       seen.add(d.doc_id);
-      unplaced ||= where === 'unplaced' || (q.state !== undefined && q.state !== null && d.placement?.resolved === false);
+      unplaced ||= where === 'unplaced' || (q.state !== undefined && q.state !== null && d.states === null && d.placement?.resolved === false);
       if (d.listing.length) trace.use('mcd_documents', idx.versions.mcd_documents);
       if (d.placement) trace.use('mac_jurisdictions', idx.versions.mac_jurisdictions);
       rules.push(medicareRule(d, v, q.code, q.payer.slug, depth));
@@ -280,7 +341,7 @@ export function findPolicies(idx: PolicyIndex, f: PolicyFilter, date: string): {
       if (where === 'no') continue;
       const v = versionOn(d, date);
       if (!matchesText(d.doc_id, v.title)) continue;
-      unplaced ||= where === 'unplaced' || (f.state !== undefined && d.placement?.resolved === false);
+      unplaced ||= where === 'unplaced' || (f.state !== undefined && d.states === null && d.placement?.resolved === false);
       const p = placementOf(d);
       out.push({
         payer_slug: f.payer?.slug ?? MEDICARE_FFS,
@@ -293,7 +354,7 @@ export function findPolicies(idx: PolicyIndex, f: PolicyFilter, date: string): {
         url: v.url,
         codes: d.codes,
         codes_loaded: d.coverage !== null,
-        contractors: [...new Set((d.listing.at(-1)?.contractors ?? []).map((c) => c.name))],
+        contractors: contractorNames(d),
         jurisdictions: p.jurisdictions,
         jurisdiction_resolved: d.kind === 'ncd' ? null : p.jurisdiction_resolved,
         illustrative: d.illustrative,
@@ -339,3 +400,107 @@ export function coveredDiagnoses(idx: PolicyIndex, docId: string): string[] {
 
 /** A payers-dataset payer as a policy question sees it. */
 export const policyPayer = (p: { slug: string; payer_type: string }): PolicyPayer => ({ slug: p.slug, medicare: p.payer_type === 'medicare' });
+
+/** A contractor or jurisdiction a question names: a jurisdiction (`J15`, `JE`, `DME B`), a contract number (`01112`) or a contractor's name. */
+export type ContractorFilter = { jurisdiction: string } | { number: string } | { name: string };
+
+/** Reads a jurisdiction, contract number or contractor name as typed (`jl`, `DME-B`, `01112`, `Noridian`). */
+export function parseContractorFilter(text: string): ContractorFilter {
+  const t = text.trim();
+  const j = /^(?:jurisdiction\s+)?(J[A-Z0-9]{1,2}|DME\s*-?\s*[A-D])$/i.exec(t);
+  if (j) return { jurisdiction: j[1]!.toUpperCase().replace(/^DME\s*-?\s*/, 'DME ') };
+  if (/^\d{5}$/.test(t)) return { number: t };
+  return { name: t };
+}
+
+/** The filter in words, for answers. */
+export const contractorFilterText = (f: ContractorFilter): string => ('jurisdiction' in f ? `jurisdiction ${f.jurisdiction}` : 'number' in f ? `contract ${f.number}` : `contractor "${f.name}"`);
+
+/** Whether a document was issued by the contractor or in the jurisdiction a filter names ('unplaced': its contractor is not known). */
+function byContractor(d: MedicareDoc, f: ContractorFilter): 'yes' | 'no' | 'unplaced' {
+  if (d.kind === 'ncd') return 'yes';
+  if ('jurisdiction' in f) {
+    const p = d.placement;
+    if (!p || p.jurisdictions.length === 0) return 'unplaced';
+    return p.jurisdictions.some((j) => j.jurisdiction === f.jurisdiction) ? 'yes' : 'no';
+  }
+  if ('number' in f) {
+    const numbers = d.contractors.map((c) => c.number).filter((n) => n !== null);
+    if (numbers.length === 0) return 'unplaced';
+    return numbers.includes(f.number) ? 'yes' : 'no';
+  }
+  const names = contractorNames(d);
+  if (names.length === 0) return 'unplaced';
+  const key = contractorKey(f.name);
+  return names.some((n) => contractorKey(n).includes(key)) ? 'yes' : 'no';
+}
+
+/** Where a coverage question applies: the state of the facility (or the one asked), a contractor or jurisdiction named. */
+export interface CoverageScope {
+  state?: string | null;
+  contractor?: ContractorFilter | null;
+}
+
+/** A Medicare document found for a code, in force on the date. */
+export interface CoverageHit {
+  doc: MedicareDoc;
+  version: DocVersion;
+  /** False when its contractor is not known, so it is kept though it may not apply in the scope. */
+  placed: boolean;
+}
+
+/** The Medicare documents of a code on a date, in a scope (see `coverageForCode`). */
+export interface CodeCoverage {
+  /** Billing articles listing the code. */
+  articles: CoverageHit[];
+  /** LCDs listing the code themselves (lcd_x_hcpc_code), not through an article found. */
+  lcds: CoverageHit[];
+  /** NCDs whose text names the code (`via` empty), or that a document found names as related (`via` its ids). */
+  ncds: (CoverageHit & { via: string[] })[];
+  /** Documents listing the code that the scope leaves out (another contractor's, another state's). */
+  outOfScope: { doc_id: string; kind: string; contractors: string[]; jurisdictions: string[]; states: string[] | null }[];
+}
+
+/**
+ * The Medicare documents that decide a code's coverage on a date: the billing articles listing
+ * it and the LCDs listing it themselves, kept to the scope (a state: the documents its contracts
+ * cover; a contractor or jurisdiction: that one's documents; a document whose contractor is not
+ * known is kept, `placed: false`), and the NCDs, national, whose text names the code or that a
+ * document found names as related. The medical-necessity agent's one lookup.
+ */
+export function coverageForCode(idx: PolicyIndex, code: string, date: string, scope: CoverageScope): CodeCoverage {
+  const out: CodeCoverage = { articles: [], lcds: [], ncds: [], outOfScope: [] };
+  const where = (d: MedicareDoc): 'yes' | 'no' | 'unplaced' => {
+    const a = scope.state ? inState(d, scope.state) : 'yes';
+    const b = scope.contractor ? byContractor(d, scope.contractor) : 'yes';
+    return a === 'no' || b === 'no' ? 'no' : a === 'unplaced' || b === 'unplaced' ? 'unplaced' : 'yes';
+  };
+  const take = (ids: string[] | undefined, into: CoverageHit[], skip: Set<string>) => {
+    for (const id of ids ?? []) {
+      const d = idx.medicare.get(id)!;
+      if (skip.has(id)) continue;
+      const v = versionOn(d, date);
+      if (!v.in_force) continue;
+      const w = where(d);
+      if (w === 'no') {
+        out.outOfScope.push({ doc_id: d.doc_id, kind: d.kind, contractors: contractorNames(d), jurisdictions: placementOf(d).jurisdictions, states: d.states });
+        continue;
+      }
+      into.push({ doc: d, version: v, placed: w === 'yes' });
+    }
+  };
+  take(idx.articlesByCode.get(code), out.articles, new Set());
+  take(idx.lcdsByCode.get(code), out.lcds, new Set(out.articles.flatMap((a) => a.doc.related)));
+  const via = new Map<string, string[]>();
+  for (const id of idx.ncdsByCode.get(code) ?? []) via.set(id, []);
+  for (const h of [...out.articles, ...out.lcds, ...out.articles.flatMap((a) => a.doc.related.map((l) => ({ doc: idx.medicare.get(l) })))]) {
+    for (const n of h.doc?.ncds ?? []) via.set(n, [...new Set([...(via.get(n) ?? []), h.doc!.doc_id])]);
+  }
+  for (const [id, v] of via) {
+    const d = idx.medicare.get(id);
+    if (!d) continue;
+    const version = versionOn(d, date);
+    if (version.in_force) out.ncds.push({ doc: d, version, placed: true, via: v });
+  }
+  return out;
+}

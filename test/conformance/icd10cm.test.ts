@@ -1,8 +1,9 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { icd10cm, type Icd10cmRow } from '../../datasets/icd10cm/dataset.js';
-import { parseAll } from '../helpers/datasets.js';
+import { parseAll, REPO_ROOT } from '../helpers/datasets.js';
 import { requireShared, sharedDataDir } from '../helpers/shared.js';
 
 // The real FY2026 files: an excerpt of the CDC order file (orders 00001-00060 and 20055-20094)
@@ -32,5 +33,13 @@ describe.skipIf(!present)('icd10cm on the real FY2026 files', () => {
     expect(new Set(rows.map((r) => r.code)).size).toBe(74719);
     expect(rows.every((r) => r.billable && r.long_description === null)).toBe(true);
     expect(rows.find((r) => r.code === 'M5450')?.code_dotted).toBe('M54.50');
+  });
+
+  it('seeds an excerpt of real rows: every line of seeds/icd10cm is a line of the CDC order file excerpt, byte for byte', async () => {
+    const seed = await readFile(join(REPO_ROOT, 'seeds/icd10cm/icd10cm_order_2026.txt'), 'latin1');
+    const real = new Set((await readFile(ORDER, 'latin1')).split('\r\n'));
+    const lines = seed.split('\r\n').filter((l) => l !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.filter((l) => !real.has(l))).toEqual([]);
   });
 });
