@@ -81,6 +81,25 @@ const PARAM_TEXT: Record<string, string> = {
   job_id: 'the job id the submit answered',
 };
 
+/**
+ * A parameter's example: the first value the route's examples give it that its schema takes (a
+ * 422 example's bad value is not one), typed as the schema says (`?limit=5` is the integer 5).
+ */
+function exampleOfParameter(schema: Json, values: unknown[]): { example?: unknown } {
+  const types = ([] as unknown[]).concat(schema.type ?? []);
+  for (const v of values) {
+    if (v === undefined) continue;
+    const typed = (types.includes('integer') || types.includes('number')) && typeof v === 'string' ? Number(v) : types.includes('boolean') && (v === 'true' || v === 'false') ? v === 'true' : v;
+    if (types.includes('integer') && !Number.isInteger(typed)) continue;
+    if (types.includes('number') && !Number.isFinite(typed)) continue;
+    if (typeof typed === 'number' && ((typeof schema.minimum === 'number' && typed < schema.minimum) || (typeof schema.maximum === 'number' && typed > schema.maximum))) continue;
+    if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(String(typed))) continue;
+    if (Array.isArray(schema.enum) && !schema.enum.includes(typed)) continue;
+    return { example: typed };
+  }
+  return {};
+}
+
 /** The error codes of one status among `codes`, as the `x-error-codes` of its response. */
 const codesOf = (codes: ErrorCode[], status: number) => codes.filter((c) => STATUS[c] === status);
 
@@ -97,7 +116,18 @@ export function schemaId(s: z.ZodType): string | undefined {
 export function jsonSchemaOf(s: z.ZodType, io: 'input' | 'output'): Json {
   const id = schemaId(s);
   if (io === 'output' && id) return { $ref: REF(id) };
-  const j = z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'draft-2020-12', metadata: z.registry() }) as Json;
+  // An empty metadata registry keeps component ids out of an inlined request part; each field's
+  // own description (`.describe()`, kept in the global registry) is copied in by `override`.
+  const j = z.toJSONSchema(s, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    metadata: z.registry(),
+    override: (ctx) => {
+      const description = z.globalRegistry.get(ctx.zodSchema)?.description;
+      if (description && ctx.jsonSchema.description === undefined) ctx.jsonSchema.description = description;
+    },
+  }) as Json;
   delete j.$schema;
   return j;
 }
@@ -129,7 +159,16 @@ function mcpPathItem(errorResponse: (s: number) => Json): Json {
     responses: { '200': ok, '400': errorResponse(400), '401': errorResponse(401), '403': errorResponse(403), '404': errorResponse(404) },
     security: [{ ApiKey: [] }],
   });
-  const rpc = { type: 'object', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer'] }, method: { type: 'string' }, params: { type: 'object' } } };
+  const rpc = {
+    type: 'object',
+    required: ['jsonrpc'],
+    properties: {
+      jsonrpc: { const: '2.0', description: 'JSON-RPC version' },
+      id: { type: ['string', 'integer'], description: 'request id, echoed in the answer (absent: a notification)' },
+      method: { type: 'string', description: 'initialize, tools/list, tools/call, resources/list, resources/read ...' },
+      params: { type: 'object', description: "the method's parameters (tools/call: name and arguments)" },
+    },
+  };
   return {
     post: {
       ...common('Post', 'MCP JSON-RPC (Streamable HTTP): initialize, tools/list, tools/call, resources/list, resources/read', 'Model Context Protocol over Streamable HTTP (protocol 2025-03-26 and later).', {
@@ -180,9 +219,9 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
   for (const r of routes) {
     const example = r.examples[0]!;
     const parameters: Json[] = [];
-    for (const [where, schema, ex] of [
-      ['path', r.params, example.params],
-      ['query', r.query, example.query],
+    for (const [where, schema] of [
+      ['path', r.params],
+      ['query', r.query],
     ] as const) {
       if (!schema) continue;
       const js = jsonSchemaOf(schema, 'input');
@@ -198,7 +237,7 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
           required: where === 'path' || required.has(name),
           ...(description ? { description } : {}),
           schema: pschema,
-          ...(ex?.[name] !== undefined ? { example: ex[name] } : {}),
+          ...exampleOfParameter(pschema, r.examples.map((e) => (where === 'path' ? e.params : e.query)?.[name])),
         });
       }
     }
@@ -240,7 +279,7 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
         content: { 'application/json': { schema: jsonSchemaOf(r.body.schema, 'input'), ...(example.body !== undefined ? { example: example.body } : {}) } },
       };
     } else if (r.body?.kind === 'raw') {
-      const file = { type: 'string', contentMediaType: r.body.contentType };
+      const file = { type: 'string', contentMediaType: r.body.contentType, description: `the file (${r.body.contentType}), at most ${Math.round(r.body.maxBytes / 1024 / 1024)} MB` };
       op.requestBody = {
         required: true,
         content: {
@@ -262,7 +301,9 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
   while (queue.length) {
     const id = queue.pop()!;
     if (schemas[id] || !all[id]) continue;
-    const { $schema: _s, id: _id, ...body } = all[id]!;
+    // A component carries no `$id`: a fragment-only one ("#/components/schemas/X") makes a
+    // validator resolve the component's own $refs against it, and fail.
+    const { $schema: _s, id: _id, $id: _dollarId, ...body } = all[id]!;
     schemas[id] = body;
     const inner = new Set<string>();
     refsIn(body, inner);

@@ -8,16 +8,16 @@ export const ContextSchema = z.record(z.string().max(100), z.union([z.string().m
 
 /** The submit fields every agent takes (spec limits: query at most 8000, callback_secret 8 to 128). */
 export const CommonJobFields = {
-  query: z.string().max(8000, 'query is at most 8000 characters').optional(),
-  ccn: z.string().trim().toUpperCase().pipe(CcnSchema).optional(),
-  context: ContextSchema.optional(),
-  callback_url: z.url({ message: 'callback_url must be a URL' }).max(2048).optional(),
-  callback_secret: z.string().min(8, 'callback_secret is 8 to 128 characters').max(128, 'callback_secret is 8 to 128 characters').optional(),
+  query: z.string().max(8000, 'query is at most 8000 characters').optional().describe('the question in words (at most 8000 characters); a code named in it is used when the code field is omitted'),
+  ccn: z.string().trim().toUpperCase().pipe(CcnSchema).optional().describe("the billing facility's CMS Certification Number: its state and MAC jurisdiction pick the rules that apply"),
+  context: ContextSchema.optional().describe('key-value context kept with the job, never logged (medical necessity reads state, mac/contractor/jurisdiction and date_of_service)'),
+  callback_url: z.url({ message: 'callback_url must be a URL' }).max(2048).optional().describe('where the finished job is POSTed (https, a public address, in production)'),
+  callback_secret: z.string().min(8, 'callback_secret is 8 to 128 characters').max(128, 'callback_secret is 8 to 128 characters').optional().describe('signs the callback: X-SVC-Signature is sha256=<hex HMAC-SHA256 of the body> (8 to 128 characters)'),
 };
 
 /** `POST /v1/agents/code-research`. */
 export const CodeResearchInputSchema = z
-  .strictObject({ ...CommonJobFields, code: HcpcsSchema.optional() })
+  .strictObject({ ...CommonJobFields, code: HcpcsSchema.optional().describe('the CPT/HCPCS code to research') })
   .refine((b) => b.code !== undefined || (b.query !== undefined && /\b(?:\d{4}[0-9A-Z]|[A-Z]\d{4})\b/i.test(b.query)), {
     message: 'give `code`, or a query that names a CPT/HCPCS code',
     path: ['code'],
@@ -35,8 +35,8 @@ const Icd10Schema = z
 export const MedicalNecessityInputSchema = z
   .strictObject({
     ...CommonJobFields,
-    cpt_code: HcpcsSchema.optional(),
-    dx_codes: z.array(Icd10Schema).max(50, 'at most 50 diagnosis codes').optional(),
+    cpt_code: HcpcsSchema.optional().describe('the procedure whose medical necessity is checked'),
+    dx_codes: z.array(Icd10Schema).max(50, 'at most 50 diagnosis codes').optional().describe('the ICD-10-CM diagnoses on the claim (with or without the dot)'),
     clinical_notes: z.string().max(20_000, 'clinical_notes is at most 20000 characters').optional().describe('kept with the job and purged on schedule; never logged, never sent to a writer'),
     date_of_service: IsoDateSchema.optional().describe('selects the ICD-10-CM fiscal year and the policies in force (default today)'),
   })
@@ -61,9 +61,9 @@ export const DenialResolutionInputSchema = z
     claim_id: z.string().trim().min(1).max(64).optional().describe('your claim identifier, echoed in the result'),
     date_of_service: IsoDateSchema.optional().describe('the claim\'s date of service: a returned (unprocessable) claim\'s resubmit_by date counts from it'),
     denial_code: z.string().trim().min(1).max(20).optional().describe('CARC (50), group and CARC (CO-50) or RARC (N290)'),
-    carc: z.string().trim().toUpperCase().regex(/^(?:\d{1,3}|[A-Z]\d{1,2})$/, 'a CARC is 1-3 digits or a letter and digits (50, 197, B7)').optional(),
-    rarc: z.string().trim().toUpperCase().regex(/^(?:N|M|MA)\d{1,3}$/, 'a RARC is N, M or MA and digits (N290, MA130)').optional(),
-    group_code: z.enum(['CO', 'PR', 'OA', 'PI']).optional(),
+    carc: z.string().trim().toUpperCase().regex(/^(?:\d{1,3}|[A-Z]\d{1,2})$/, 'a CARC is 1-3 digits or a letter and digits (50, 197, B7)').optional().describe('the claim adjustment reason code (wins over denial_code)'),
+    rarc: z.string().trim().toUpperCase().regex(/^(?:N|M|MA)\d{1,3}$/, 'a RARC is N, M or MA and digits (N290, MA130)').optional().describe('the remittance advice remark code'),
+    group_code: z.enum(['CO', 'PR', 'OA', 'PI']).optional().describe('the adjustment group: CO contractual (provider), PR patient, OA other, PI payer initiated'),
     payer: z.string().trim().min(2).max(100).optional().describe('payer slug or alias: its denial patterns and appeal deadlines'),
     denial_date: IsoDateSchema.optional().describe('date on the denial notice (appeal deadlines count from it; default today)'),
     code: HcpcsSchema.optional().describe('the denied CPT/HCPCS code'),

@@ -127,8 +127,8 @@ export const ChangeListSchema = z
 export const WatchBodySchema = z.strictObject({
   manufacturers: z.array(ManufacturerRefSchema).max(100).default([]).describe('manufacturer ids, names or aliases (stored as ids)'),
   ndcs: z.array(NdcSchema).max(100).default([]).describe('NDCs: followed through their labeler codes'),
-  states: z.array(StateSchema).max(60).default([]),
-  entity_types: z.array(EntityTypeSchema).max(20).default([]),
+  states: z.array(StateSchema).max(60).default([]).describe('states whose contract-pharmacy law changes are followed (USPS codes)'),
+  entity_types: z.array(EntityTypeSchema).max(20).default([]).describe('covered-entity types whose policy changes are followed (hospital types, health centers ...)'),
 });
 
 export const WatchSchema = StoredWatchSchema.meta({ id: 'Watch340b' });

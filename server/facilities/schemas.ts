@@ -69,10 +69,10 @@ export const PosSchema = z.string().regex(/^\d{2}$/, 'place_of_service is a 2-di
 export const FacilityParamsSchema = z.object({ ccn: z.string().trim().toUpperCase().pipe(CcnSchema) });
 
 export const RegistrationBodySchema = z.strictObject({
-  name: Text(200).optional(),
-  facility_type: FacilityTypeSchema.optional(),
-  place_of_service: PosSchema.optional(),
-  state: StateSchema.optional(),
+  name: Text(200).optional().describe("the facility's name as you use it (default: the reference data's)"),
+  facility_type: FacilityTypeSchema.optional().describe("the facility's type when the reference data lacks or mis-states it (acute_care_hospital, critical_access_hospital, ...)"),
+  place_of_service: PosSchema.optional().describe('the CMS place-of-service code its claims carry (22 outpatient hospital, 11 office, ...): picks the facility or non-facility rate'),
+  state: StateSchema.optional().describe("the facility's state when the reference data has none (USPS code)"),
   cah_method_ii: z
     .boolean()
     .nullable()
@@ -109,10 +109,10 @@ export const FacilityListSchema = z
 export const RosterBodySchema = z.strictObject({
   payer_slug: Slug.describe('payer slug or alias; stored as the slug'),
   network_status: z.enum(NETWORK_STATUSES).optional().describe('default unknown'),
-  effective_date: DateOrDateTime.optional(),
-  expiration_date: DateOrDateTime.optional(),
-  notes: z.string().max(2000, 'notes is at most 2000 characters').optional(),
-  plan_types: z.array(Text(100)).max(50).optional(),
+  effective_date: DateOrDateTime.optional().describe('the day the contract takes effect (YYYY-MM-DD or a date-time)'),
+  expiration_date: DateOrDateTime.optional().describe('the day the contract ends'),
+  notes: z.string().max(2000, 'notes is at most 2000 characters').optional().describe('free text for your team (at most 2000 characters)'),
+  plan_types: z.array(Text(100)).max(50).optional().describe('the plans or lines of business the contract covers (commercial, hmo, medicare_advantage ...)'),
   is_active: z.boolean().optional().describe('default true'),
 });
 
@@ -126,17 +126,17 @@ export const RosterListSchema = z.object({ ccn: z.string(), payers: z.array(Rost
 
 export const OverrideBodySchema = z.strictObject({
   payer_slug: Slug.optional().describe('payer slug or alias; omitted: every payer'),
-  code: z.string().trim().toUpperCase().pipe(z.string().regex(/^[A-Z0-9]{5}$/, 'Code must be 5 letters or digits (HCPCS/CPT)')).optional(),
-  code_type: z.enum(['CPT', 'HCPCS']).optional(),
-  service_category: z.string().regex(/^[a-z][a-z0-9_]{1,63}$/, 'service_category is a snake_case category such as vein_ablation').optional(),
-  pa_required: z.boolean(),
-  auth_type: Text(100).optional(),
-  delegation_vendor: Text(200).optional(),
-  reason: Text(2000).optional(),
-  source_document: Text(500).optional(),
-  effective_date: DateOrDateTime.optional(),
-  expiration_date: DateOrDateTime.optional(),
-  is_active: z.boolean().optional(),
+  code: z.string().trim().toUpperCase().pipe(z.string().regex(/^[A-Z0-9]{5}$/, 'Code must be 5 letters or digits (HCPCS/CPT)')).optional().describe('the CPT/HCPCS code the override decides; omitted: the service category, or every code'),
+  code_type: z.enum(['CPT', 'HCPCS']).optional().describe("the code's system"),
+  service_category: z.string().regex(/^[a-z][a-z0-9_]{1,63}$/, 'service_category is a snake_case category such as vein_ablation').optional().describe('a service category (vein_ablation, blepharoplasty ...) instead of a code'),
+  pa_required: z.boolean().describe('whether prior authorization is required: tier 0 of the prior-auth check, before payer rules'),
+  auth_type: Text(100).optional().describe('the kind of authorization (prior authorization, notification, precertification ...)'),
+  delegation_vendor: Text(200).optional().describe('the vendor the payer delegates review to (eviCore, Carelon ...)'),
+  reason: Text(2000).optional().describe('why: the contract clause or notice that says so'),
+  source_document: Text(500).optional().describe('the document the override comes from (contract, payer notice)'),
+  effective_date: DateOrDateTime.optional().describe('the day the override takes effect (default: at once)'),
+  expiration_date: DateOrDateTime.optional().describe('the day it ends (default: never)'),
+  is_active: z.boolean().optional().describe('default true; false keeps it on file without applying it'),
 });
 
 /** An override as answered: the stored row without its CCN (the path names it). */

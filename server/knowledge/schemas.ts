@@ -88,7 +88,7 @@ export const ResolveBodySchema = z.strictObject({
   date_of_service: IsoDateSchema.optional().describe('default today (UTC)'),
   place_of_service: PosSchema.optional().describe('default: your registration\'s, else 22 for a hospital'),
   modifiers: z.array(ModifierSchema).max(4, 'at most 4 modifiers').optional().describe('the first pricing modifier (26, TC, 53) prices L6'),
-  plan_type: PlanTypeSchema.optional(),
+  plan_type: PlanTypeSchema.optional().describe('the plan or line of business (hmo, ppo, medicare_advantage ...): plan-specific payer rules and overrides'),
   state: StateSchema.optional().describe('default the facility\'s'),
   units: z.int().min(1).max(9999).optional().describe('default 1'),
   dx_codes: z.array(Icd10Schema).max(12, 'at most 12 diagnosis codes').optional().describe('checked against the covered lists of the Medicare billing articles in L4'),

@@ -77,9 +77,9 @@ export const PolicyStructureSchema = z
 const CodeSchema = z.string().regex(/^([0-9]{4}[0-9FTU]|[A-Va-v][0-9]{4}|[A-TV-Za-tv-z][0-9][0-9A-Za-z](\.?[0-9A-Za-z]{1,4})?)$/, 'a CPT, HCPCS or ICD-10-CM code');
 
 export const RetrieveBodySchema = z.strictObject({
-  query: z.string().trim().min(1).max(2000),
+  query: z.string().trim().min(1).max(2000).describe('the question, in words (codes in it rank chunks that list them higher)'),
   document_id: DocumentId.optional(),
-  top_k: z.number().int().min(1).max(50).default(5),
+  top_k: z.number().int().min(1).max(50).default(5).describe('how many chunks to answer, 1 to 50 (default 5)'),
   codes: z.array(CodeSchema).max(20).optional().describe('chunks that list one of these codes rank higher (codes in the query count too)'),
 });
 
