@@ -190,6 +190,14 @@ describe('medical necessity in the jurisdiction of the facility (ccn) or of the 
     expect(res.warnings).toContain('CCN 999999 is not in the facility reference data and not registered by this tenant: its jurisdiction is unknown, so the documents of every jurisdiction are checked');
   });
 
+  it("gives the denial agent the documentation requirements of a real download's LCDs (its article table has none)", async () => {
+    const r = await t.request('/v1/agents/denial-resolution', { method: 'POST', body: { denial_code: 'CO-50', payer: 'medicare_ffs', code: '64493', date_of_service: '2026-03-02', denial_date: '2026-04-01' } });
+    expect(r.status).toBe(202);
+    await t.srv.runner.settle();
+    const res = (await t.request(`/v1/agents/jobs/${r.body.job_id}`)).body.result;
+    expect(res.coverage).toContainEqual(expect.objectContaining({ article_id: 'A90001', documentation_requirements: 'Radicular pain for 3 months.' }));
+  });
+
   it('finds a code only an NCD names, and says no covered-diagnosis list applies', async () => {
     const res = await run({ cpt_code: 'G0276', dx_codes: ['M54.50'], ccn: '330101', date_of_service: '2026-03-02' });
     expect(res).toMatchObject({ verdict: 'policy_without_dx_list', policies: [], lcds: [] });

@@ -1,6 +1,7 @@
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectFile, parseItems, parseTables, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
+import { detectFile, parseAll, parseItems, parseTables, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
 import { payers } from './dataset.js';
 
 const SEEDS = join(REPO_ROOT, 'seeds/payers');
@@ -46,6 +47,21 @@ describe('payers parser (seed YAML documents)', () => {
     const { rows, rejects } = await read(join(SEEDS, 'medi_cal.yaml'));
     expect(rejects).toEqual([]);
     expect(rows.filing_rules).toEqual([expect.objectContaining({ limit_value: 6, late_payment: [{ through: 9, payment_percent: 75 }, { through: 12, payment_percent: 50 }] })]);
+  });
+});
+
+describe('payers seed documents read as whole sentences', () => {
+  it('keeps a document a payer asks for in one item, never split at its commas (YAML flow lists)', async () => {
+    const items: string[] = [];
+    for (const f of (await readdir(join(REPO_ROOT, 'seeds/payers'))).filter((n) => n.endsWith('.yaml'))) {
+      const { rows } = await parseAll(payers, join(REPO_ROOT, 'seeds/payers', f));
+      for (const r of rows as Record<string, unknown>[]) for (const k of ['required_documents', 'documentation_needed']) if (Array.isArray(r[k])) items.push(...(r[k] as string[]));
+    }
+    expect(items.length).toBeGreaterThan(20);
+    // A fragment of a split sentence starts with a conjunction, or leaves a parenthesis open.
+    const fragments = items.filter((i) => /^(and|or|session)\b/.test(i) || (i.match(/\(/g) ?? []).length !== (i.match(/\)/g) ?? []).length);
+    expect(fragments).toEqual([]);
+    expect(items).toContain('Form CMS-20027 or a written request naming the beneficiary, the Medicare number, the items or services and dates, and why you disagree');
   });
 });
 

@@ -21,6 +21,16 @@ import type { DenialResolutionInput } from './schemas.js';
  * known (the facility's state, from `ccn`, applies state-specific rules), and the payer's other
  * patterns of the same category. Every statement cites the dataset version it came from.
  */
+
+/**
+ * An article's documentation requirements: the article's own (older MCD layouts), else those of
+ * its LCDs (a real MCD download's article table has none; its LCDs' doc_reqs hold them).
+ */
+function documentationOf(a: { doc_reqs?: string | null }, lcds: { doc_reqs?: string | null }[]): string | null {
+  const texts = [a.doc_reqs, ...lcds.map((l) => l.doc_reqs)].filter((x): x is string => !!x);
+  return texts.length ? [...new Set(texts)].join('\n\n') : null;
+}
+
 export function denialResolutionAgent(o: AgentWriterOptions): Agent {
   return {
     type: 'denial_resolution',
@@ -162,7 +172,7 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
         if (!idx) warnings.push('mcd_coverage is not loaded: no coverage article could be checked for the billed code');
         else {
           for (const { article: a, lcds } of findArticlesForCode(idx, input.code, input.date_of_service ?? todayOf(ctx.now()))) {
-            coverage.push({ article_id: a.display_id, article_version: a.article_version, title: a.title, lcds: lcds.map((l) => ({ lcd_id: l.display_id, lcd_version: l.lcd_version, title: l.title })), documentation_requirements: a.doc_reqs });
+            coverage.push({ article_id: a.display_id, article_version: a.article_version, title: a.title, lcds: lcds.map((l) => ({ lcd_id: l.display_id, lcd_version: l.lcd_version, title: l.title })), documentation_requirements: documentationOf(a, lcds) });
             evidence.push({ kind: 'coverage_article', statement: `${a.display_id} v${a.article_version} "${a.title}" lists ${input.code}${lcds.length ? ` (LCD ${lcds.map((l) => l.display_id).join(', ')})` : ''}: its documentation requirements support an appeal of a medical-necessity denial.`, facts: { article_id: a.display_id, lcds: lcds.map((l) => l.display_id) }, citation: trace.cite('mcd_coverage', idx.version) });
           }
           if (coverage.length === 0) warnings.push(`no loaded LCD billing article lists ${input.code}`);

@@ -127,6 +127,7 @@ export function agentRoutes(d: AgentRouteDeps): RouteDef[] {
       examples: [
         { summary: 'a facet joint injection for lumbar spondylosis', body: { cpt_code: '64493', dx_codes: ['M47.816'], date_of_service: '2026-03-02' } },
         { summary: 'a blepharoplasty for eyelid ptosis', body: { cpt_code: '15823', dx_codes: ['H02.831'] } },
+        { summary: "in a facility's jurisdiction, with context", body: { cpt_code: '64493', dx_codes: ['M47.816'], ccn: '050454', context: { date_of_service: '2026-03-02', place_of_service: '22' } } },
         { summary: 'no CPT code and a diagnosis that is not ICD-10-CM', status: 422, body: { dx_codes: ['not a code'] } },
       ],
     }),
