@@ -23,6 +23,17 @@ describe('the README tells the truth', () => {
     expect(settings.filter((s) => !text.includes(`\`${s}\``) && !text.includes(`${s}\``) && !text.includes(`\`${s}`))).toEqual([]);
   });
 
+  it("says which seeds are real excerpts, curated or illustrative, as seeds/origins.json does", async () => {
+    const { seedOrigins } = await import('../ingest/seed.js');
+    const origins = await seedOrigins(join(ROOT, 'seeds'));
+    const text = await readme();
+    const rowOf = (label: string) => text.split('\n').find((l) => l.startsWith(`| ${label}`)) ?? '';
+    for (const [origin, label] of [['real_excerpt', 'real excerpt'], ['curated', 'curated'], ['illustrative', 'illustrative']] as const) {
+      const listed = [...rowOf(label).matchAll(/`([a-z0-9_]+)`/g)].map((m) => m[1]).sort();
+      expect(listed, label).toEqual(Object.entries(origins).filter(([, o]) => o === origin).map(([id]) => id).sort());
+    }
+  });
+
   it('lists every route of the route table', async () => {
     // The table's paths, and the MCP endpoint served beside it (server/mcp/).
     const paths = [...new Set(routeCatalog().map((r) => r.path)), '/v1/mcp'];
