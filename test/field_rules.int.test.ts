@@ -25,6 +25,16 @@ describe('CCN: two digits (the state code), then four digits or capital letters'
   });
 });
 
+describe('NPI: ten digits, the last a check digit', () => {
+  it('refuses letters, on REST and as an MCP argument alike', async () => {
+    for (const npi of ['17203772AB', '172037729X', 'ABCDEFGHIJ']) {
+      const r = await t.request(`/v1/npi/${npi}`);
+      expect(r.status, npi).toBe(422);
+      expect(r.body.detail[0]).toMatchObject({ loc: ['path', 'npi_number'], msg: 'an NPI is 10 digits' });
+    }
+  });
+});
+
 describe('state: a US state, DC or territory code', () => {
   it('refuses two letters that name no state, and accepts territories', async () => {
     const bad = await t.request('/v1/payers/medicare_ffs/timely-filing?state=XX&date_of_service=2026-01-05');

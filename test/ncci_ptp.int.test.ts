@@ -31,6 +31,9 @@ describe('GET /v1/ncci/ptp/prac', () => {
       ptp_type: 'prac',
       version: '32.2',
       version_effective_dt: '2026-07-01',
+      // The release does not state its posting day: null with the reason, never a made-up "".
+      version_posted_dt: null,
+      version_posted_note: expect.stringContaining('do not state the day their release was posted'),
       edit_effective_dt: '1996-01-01',
       edit_delete_dt: '',
       in_existence_prior_1996: true,

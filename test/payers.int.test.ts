@@ -290,6 +290,23 @@ describe('claim intelligence', () => {
     expect(r.body.reliability.dataset_versions.mpfs_rvu).toBeDefined();
   });
 
+  it("uses the conversion factor payment uses for the same code and day (the service year's, not the RVU file's)", async () => {
+    const ci = await t.request('/v1/payers/medicare_ffs/claim-intelligence?code=99213');
+    const pay = await t.request('/v1/codes/99213/payment');
+    expect(ci.body.fee.conversion_factor).toBe(pay.body.conversion_factor);
+    // The seeds carry the CY2025 RVU file (its own factor 32.3465); a service today is priced with its own year's.
+    expect(ci.body.fee.conversion_factor).not.toBe(32.3465);
+    expect(ci.body.fee.conversion_factor_source).toMatch(/^spec rule 1: CY\d{4} non-QPP constant|^CONV FACTOR of/);
+  });
+
+  it("takes a code of any length the spec allows (minimum 1): no fee and no rules for one nothing knows, not a 422", async () => {
+    const r = await t.request('/v1/payers/medicare_ffs/claim-intelligence?code=0360');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ code: '0360', fee: null });
+    expect(r.body.reliability.warnings.join(' ')).toMatch(/no Medicare physician fee schedule row for 0360/);
+    expect((await t.request('/v1/payers/medicare_ffs/claim-intelligence?code=')).status).toBe(422);
+  });
+
   it("returns a commercial payer's policy rules for the code and its group-plan appeal floor", async () => {
     const r = await t.request('/v1/payers/uhc/claim-intelligence?code=43644&plan_type=group');
     expect(r.body.edi_payer_ids).toEqual({ default: '87726' });

@@ -22,6 +22,8 @@ function messageOf(l: PtpLookup, a: string, b: string, dos: string): string {
   }
 }
 
+const POSTED_NOTE = "CMS's NCCI PTP files do not state the day their release was posted (CMS posts a quarter's files weeks before they take effect); see the NCCI PTP page's release list";
+
 /** Builds the response from a lookup: pure, so the shape is testable without HTTP. */
 export function toPtpEdit(
   l: PtpLookup,
@@ -43,8 +45,10 @@ export function toPtpEdit(
     ptp_type: q.ptpType,
     version: l.choice?.version.version ?? '',
     version_effective_dt: versionEffective,
-    // CMS posts each release weeks before it takes effect; the files do not carry that date.
-    version_posted_dt: '',
+    // CMS posts each release weeks before it takes effect; the PTP files (title lines, layout and
+    // zip) do not carry that date, so it is not guessed.
+    version_posted_dt: null,
+    version_posted_note: POSTED_NOTE,
     edit_effective_dt: r?.effective_date ?? '',
     edit_delete_dt: r?.deletion_date ?? '',
     in_existence_prior_1996: r ? r.in_existence_prior_1996 : null,

@@ -199,7 +199,9 @@ export const TimelyFilingSchema = z
   .meta({ id: 'TimelyFiling' });
 
 export const ClaimIntelligenceQuerySchema = z.object({
-  code: z.string().trim().toUpperCase().min(1).regex(/^[A-Z0-9]{5}$/, 'Code must be 5 letters or digits (HCPCS/CPT)'),
+  // The spec's minimum length 1: any code a claim carries is answered (a code no loaded source
+  // knows answers no fee and no rules, with a warning), not refused for its shape.
+  code: z.string().trim().toUpperCase().min(1, 'code is required').max(20, 'code is at most 20 characters').regex(/^[A-Z0-9.-]+$/, 'code is letters, digits, dots or hyphens').describe('the CPT/HCPCS (or other) code the claim carries'),
   modifier: z.string().trim().toUpperCase().regex(/^[A-Z0-9]{2}$/, 'Modifier must be 2 letters or digits').optional(),
   plan_type: PlanTypeSchema.optional(),
   service_category: z.string().trim().toLowerCase().max(80).optional(),
@@ -213,7 +215,8 @@ const FeeSchema = z.object({
   pe_rvu_nonfacility: z.number().nullable(),
   pe_rvu_facility: z.number().nullable(),
   mp_rvu: z.number().nullable(),
-  conversion_factor: z.number().nullable(),
+  conversion_factor: z.number().nullable().describe("the non-QPP conversion factor payment uses for this code today: the service year's (GET /v1/codes/{code}/payment answers the same)"),
+  conversion_factor_source: z.string().describe('where the factor comes from: the RVU release of the year, or the CY2026 constant'),
   year: z.int(),
   quarter: z.int(),
   source: z.string(),

@@ -4,7 +4,7 @@ import type { PayerRow } from '../../datasets/payers/schema.js';
 import { x12Index } from '../../datasets/x12_codes/queries.js';
 import { todayOf } from '../../datasets/_shared/dates.js';
 import { offsetPage } from '../paging.js';
-import { selectRvu } from '../payment/service.js';
+import { conversionFactorFor, selectRvu } from '../payment/service.js';
 import { defineRoute, result, type RouteDef } from '../route.js';
 import { policyPayer, policyRulesFor } from '../policies/service.js';
 import { appealDeadlines, filingDeadlineRow, filingLimit, receiptConvention } from '../payers/deadlines.js';
@@ -309,6 +309,9 @@ export const payerRoutes: RouteDef[] = [
       trace.use('payers', k.version).warn(...payerWarnings(p));
       // One modifier rule with payment: a pricing modifier (26/TC/53) selects its row, any other the unmodified one.
       const rvu = (await findRvuRows(snapshot, query.code)).length ? await selectRvu(snapshot, query.code, query.modifier ?? '', todayOf(now()), trace) : null;
+      // The conversion factor payment uses for this code and day (one rule: the service year's).
+      const source = `CMS Medicare Physician Fee Schedule RVU file, release ${rvu?.version ?? ''}`;
+      const cf = rvu ? conversionFactorFor(rvu, source, Number(todayOf(now()).slice(0, 4)), false, trace) : null;
       if (rvu) trace.use('mpfs_rvu', rvu.version);
       else trace.warn(`no Medicare physician fee schedule row for ${query.code}${query.modifier ? `-${query.modifier}` : ''} in the loaded RVU releases`);
       // Rules in force today (a code CMS took off a list, such as 64492 in 2024, no longer matches).
@@ -332,10 +335,11 @@ export const payerRoutes: RouteDef[] = [
               pe_rvu_nonfacility: rvu.non_fac_pe_rvu,
               pe_rvu_facility: rvu.facility_pe_rvu,
               mp_rvu: rvu.mp_rvu,
-              conversion_factor: rvu.conv_factor,
+              conversion_factor: Number(cf!.value),
+              conversion_factor_source: cf!.source,
               year: rvu.year,
               quarter: rvu.quarter,
-              source: `CMS Medicare Physician Fee Schedule RVU file, release ${rvu.version}`,
+              source,
             }
           : null,
         policy_rules: rules,
