@@ -17,7 +17,7 @@ const SECONDS = 7;
 
 /** CCNs of the seeded Provider of Services file (column PRVDR_NUM). */
 async function seededCcns(): Promise<string[]> {
-  const text = await readFile(join(ROOT, 'seeds/facilities/Hospital_and_other.DATA.Q3_2025.csv'), 'latin1');
+  const text = await readFile(join(ROOT, 'test/fixtures/facilities/Hospital_and_other.DATA.Q3_2025.csv'), 'latin1');
   const records = parse(text, { columns: true, skip_empty_lines: true }) as Record<string, string>[];
   return records.map((r) => r.PRVDR_NUM!).filter((c) => /^[0-9A-Z]{6}$/.test(c));
 }

@@ -29,7 +29,7 @@ export const StateSchema = z
     z
       .string()
       .regex(/^[A-Z]{2}$/, 'State must be a two-letter abbreviation')
-      .refine((s) => US_STATE_SET.has(s), 'State must be a US state, DC or territory code (USPS: CA, DC, PR ...)'),
+      .refine((s) => !/^[A-Z]{2}$/.test(s) || US_STATE_SET.has(s), 'State must be a US state, DC or territory code (USPS: CA, DC, PR ...)'),
   );
 
 export const IsoDateSchema = z

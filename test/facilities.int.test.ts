@@ -3,7 +3,10 @@ import { FacilityProfileSchema } from '../server/facilities/schemas.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
 import { illustrativeIn, otherWarnings } from './helpers/illustrative.js';
 
-// Expected values are the seeds' own cells: seeds/facilities (POS layout, 2025Q3),
+/** Warnings of a rule under test: neither illustrative seeds nor what the Care Compare seed's missing columns derived. */
+const ruleWarnings = (ws: string[]) => otherWarnings(ws).filter((w) => !/\(the Care Compare file has no (CBSA|rural flag)\)$/.test(w));
+
+// Expected values are the seeds' own cells: seeds/facilities (Care Compare rows, 2025-10),
 // seeds/zip_locality (ZIP5 Oct 2025 excerpt), seeds/cbsa_county + seeds/wage_index (FY2026,
 // illustrative values), seeds/gpci (GPCI2026).
 
@@ -34,19 +37,24 @@ describe('GET /v1/facilities/{ccn}', () => {
       wage_index: 1.3456,
       is_rural: false,
       facility_type: 'acute_care_hospital',
-      source_layout: 'pos',
+      // The seed is real Care Compare rows; its CBSA comes from the county crosswalk.
+      source_layout: 'care_compare',
     });
     expect(r.body.reliability.dataset_versions).toEqual({
-      facilities: '2025Q3',
+      facilities: '2025-10',
       zip_locality: '2025Q4',
       gpci: '2026',
       cbsa_county: 'FY2026',
       wage_index: 'FY2026',
     });
-    // The seeds of the facility file, the CBSA crosswalk and the wage index are illustrative.
+    // The CBSA crosswalk and wage index seeds are illustrative (the facility rows are real).
     expect(r.body.reliability.degraded).toBe(true);
-    expect(illustrativeIn(r.body.reliability.warnings)).toEqual(['cbsa_county', 'facilities', 'wage_index']);
-    expect(otherWarnings(r.body.reliability.warnings)).toEqual([]);
+    expect(illustrativeIn(r.body.reliability.warnings)).toEqual(['cbsa_county', 'wage_index']);
+    // What Care Compare lacks is derived, and said.
+    expect(otherWarnings(r.body.reliability.warnings)).toEqual([
+      'CBSA 35614 derived from county NEW YORK, NY via cbsa_county FY2026 (the Care Compare file has no CBSA)',
+      'is_rural derived from the zip_locality rural indicator of ZIP 10065 (the Care Compare file has no rural flag)',
+    ]);
   });
 
   it('returns the rural critical access hospital in Portola CA with rural CBSA 05 and the rest-of-state locality', async () => {
@@ -55,11 +63,12 @@ describe('GET /v1/facilities/{ccn}', () => {
     expect(r.body).toMatchObject({ locality: '0111275', cbsa: '05', wage_index: 1.4835, is_rural: true, facility_type: 'critical_access_hospital', county: 'PLUMAS' });
   });
 
-  it('lists the POS/ZIP rural disagreement of Hamilton NY in reliability warnings', async () => {
+  it('takes the rural flag from the ZIP when the facility file has none (Care Compare: Hamilton NY)', async () => {
+    // The POS file's own urban flag, and its disagreement with the ZIP, is tested on the POS layout
+    // (datasets/facilities/facilities.test.ts).
     const r = await t.request('/v1/facilities/331316');
     expect(r.status).toBe(200);
-    expect(r.body.is_rural).toBe(false);
-    expect(otherWarnings(r.body.reliability.warnings)).toEqual([expect.stringContaining('ZIP 13346 is rural in zip_locality')]);
+    expect(r.body).toMatchObject({ is_rural: true, rural_source: 'zip_locality', facility_type: 'critical_access_hospital', source_layout: 'care_compare' });
   });
 
   it('answers 404 with a message naming the CCN for an unknown facility', async () => {
@@ -91,7 +100,7 @@ describe("PUT /v1/facilities/{ccn}: a critical access hospital's Method II elect
     expect(put.status).toBe(201);
     FacilityProfileSchema.parse(put.body);
     expect(put.body).toMatchObject({ ccn: '011300', facility_type: 'critical_access_hospital', cah_method_ii: true, registered: true, registration: { cah_method_ii: true } });
-    expect(otherWarnings(put.body.reliability.warnings)).toEqual([]);
+    expect(ruleWarnings(put.body.reliability.warnings)).toEqual([]);
     const get = await t.request('/v1/facilities/011300', { key });
     expect(get.body).toMatchObject({ cah_method_ii: true, registration: { cah_method_ii: true } });
     // Another tenant (the default one) has elected nothing.
@@ -111,7 +120,7 @@ describe("PUT /v1/facilities/{ccn}: a critical access hospital's Method II elect
     const acute = await t.request('/v1/facilities/330101', { method: 'PUT', key, body: { cah_method_ii: true } });
     expect(acute.status).toBe(201);
     expect(acute.body.cah_method_ii).toBe(true);
-    expect(otherWarnings(acute.body.reliability.warnings)).toEqual([expect.stringContaining('330101 is not a critical access hospital (facility type acute_care_hospital): payment ignores it')]);
+    expect(ruleWarnings(acute.body.reliability.warnings)).toEqual([expect.stringContaining('330101 is not a critical access hospital (facility type acute_care_hospital): payment ignores it')]);
     const bad = await t.request('/v1/facilities/011300', { method: 'PUT', key, body: { cah_method_ii: 'yes' } });
     expect(bad.status).toBe(422);
     expect(bad.body.detail[0]).toMatchObject({ loc: ['body', 'cah_method_ii'] });

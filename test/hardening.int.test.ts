@@ -434,7 +434,7 @@ describe('test and live data apart (item 2)', () => {
 describe('MCP internal errors (item 8)', () => {
   it('reach the client as a generic internal error with a reference, never their own text, and are logged', async () => {
     const { McpEndpoint } = await import('../server/mcp/adapter.js');
-    const { McpError } = await import('@modelcontextprotocol/sdk/types.js');
+    const { ErrorCode } = await import('@modelcontextprotocol/sdk/types.js');
     const logged: unknown[] = [];
     const logger = { error: (o: unknown) => logged.push(o) } as never;
     const ep = new McpEndpoint({ pipeline: {} as never, routes: [], serviceVersion: 'x', logger, now: () => new Date() });
@@ -442,8 +442,9 @@ describe('MCP internal errors (item 8)', () => {
       throw new Error('SQLITE_CORRUPT at /var/lib/rcm/state.sqlite');
     });
     const err = await guarded().catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(McpError);
-    expect((err as Error).message).toMatch(/internal error \(request_id [0-9a-f-]{36}\)/);
+    // A JSON-RPC error (code -32603) whose message carries no "MCP error" prefix: the client adds one.
+    expect(err).toMatchObject({ code: ErrorCode.InternalError });
+    expect((err as Error).message).toMatch(/^internal error \(request_id [0-9a-f-]{36}\)$/);
     expect((err as Error).message).not.toContain('SQLITE_CORRUPT');
     expect(logged).toHaveLength(1);
   });

@@ -161,7 +161,7 @@ describe('with ccn: the facility geography', () => {
       registered: false,
       wage_index: 1.3456,
     });
-    expect(r.body.reliability.dataset_versions).toMatchObject({ mpfs_rvu: '2025D', gpci: '2026', facilities: '2025Q3', wage_index: 'FY2026' });
+    expect(r.body.reliability.dataset_versions).toMatchObject({ mpfs_rvu: '2025D', gpci: '2026', facilities: '2025-10', wage_index: 'FY2026' });
   });
 
   it('leaves out blocks with no payment and says why in reliability', async () => {

@@ -14,7 +14,7 @@ let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
 beforeAll(async () => {
   snap = await openTestSnapshot([
     { dataset: mpfsRvu, files: [join(SEEDS, 'mpfs_rvu/PPRRVU2025_Oct.csv')] },
-    { dataset: facilities, files: [join(SEEDS, 'facilities/Hospital_and_other.DATA.Q3_2025.csv')] },
+    { dataset: facilities, files: [join(SEEDS, '../test/fixtures/facilities/Hospital_and_other.DATA.Q3_2025.csv')] },
   ]);
 });
 afterAll(() => snap.close());

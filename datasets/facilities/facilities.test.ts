@@ -13,7 +13,7 @@ import { openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/da
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const seeds = join(repoRoot, 'seeds');
-const posSeed = join(seeds, 'facilities/Hospital_and_other.DATA.Q3_2025.csv');
+const posSeed = join(repoRoot, 'test/fixtures/facilities/Hospital_and_other.DATA.Q3_2025.csv');
 
 /** The real Care Compare header (Hospital_General_Information.csv, 38 quoted columns). */
 const CC_HEADER =

@@ -47,7 +47,7 @@ describe.skipIf(!present)('real releases loaded with only --version replace the 
     expect(r.code, r.err).toBe(0);
     const summary = JSON.parse(r.out);
     expect(summary).toMatchObject({ version: '2025-10', effective_date: null, rows: 5421, rejects: 0 });
-    expect(summary.change).toMatchObject({ from_version: '2025Q3', to_version: '2025-10', replaces_seed: true, replaced_seeds: ['2025Q3'] });
+    expect(summary.change).toMatchObject({ from_version: '2025-10', to_version: '2025-10', replaces_seed: true, replaced_seeds: ['2025-10'] });
     await waitForSnapshot(t, summary.snapshot_id);
     const res = await t.request('/v1/facilities/010005');
     expect(res.status).toBe(200);
