@@ -30,6 +30,7 @@ const law = (state: string, effective_date: string | null): StateLawRow => ({
   law: `Act of ${state}`,
   statute: null,
   effective_date,
+  enjoined_date: null,
   entity_types_protected: [],
   bars: ['restricting_contract_pharmacy_delivery'],
   litigation_status: null,
@@ -114,8 +115,8 @@ describe('340B access resolution, one test per rule', () => {
       policies: [policy('acme', '2020-01-01')],
       rebateDrugs: [{ manufacturer_id: 'acme', drug: 'Widgetol', labeler_name: 'Acme', program: 'hrsa_rebate_pilot', effective_date: '2026-01-01', citation: cite('pilot drugs') }],
       pilot: [
-        { date: '2025-10-30', status: 'approved', summary: 'HRSA approves the plans.', citation: cite('approved') },
-        { date: '2026-02-01', status: 'enjoined', summary: 'A court enjoins the pilot.', citation: cite('enjoined') },
+        { date: '2025-10-30', time: null, status: 'approved', summary: 'HRSA approves the plans.', citation: cite('approved') },
+        { date: '2026-02-01', time: null, status: 'enjoined', summary: 'A court enjoins the pilot.', citation: cite('enjoined') },
       ],
     });
     expect(ask(k4, { drug: 'Widgetol', as_of: '2025-12-31' }).rebate_model).toMatchObject({ in_scope: false, pilot_status: 'approved', effective_date: '2026-01-01' });
@@ -124,6 +125,62 @@ describe('340B access resolution, one test per rule', () => {
     expect(paused.rebate_model).toMatchObject({ in_scope: false, pilot_status: 'enjoined' });
     expect(paused.warnings.some((w) => w.startsWith("HRSA's 340B rebate pilot is enjoined since 2026-02-01"))).toBe(true);
     expect(paused.citations.map((c) => c.title)).toContain('enjoined');
+  });
+
+  it('state law: the answer cites the source of the effective date, before and after it', () => {
+    const dated: StateLawRow = { ...law('MS', '2024-07-01'), history: [{ date: '2024-07-01', summary: 'The act takes effect.', citation: cite('takes effect') }] };
+    const k5 = knowledge({ makers: [maker('acme')], policies: [policy('acme', '2021-01-01')], laws: [dated] });
+    const before = ask(k5, { state: 'MS', has_in_house_pharmacy: true, as_of: '2024-06-30' });
+    expect(before).toMatchObject({ access_status: 'restricted', state_law_override: { applies: false, effective_date: '2024-07-01' } });
+    expect(before.citations.map((c) => c.title)).toEqual(['law MS', 'takes effect', 'acme', 'acme 2021-01-01']);
+    const after = ask(k5, { state: 'MS', has_in_house_pharmacy: true, as_of: '2024-07-01' });
+    expect(after).toMatchObject({ access_status: 'allowed', state_law_override: { applies: true, effective_date: '2024-07-01' } });
+    expect(after.citations.map((c) => c.title)).toContain('takes effect');
+  });
+
+  it('state law: not applied from the day a cited court order bars its enforcement, and the answer says so', () => {
+    const enjoined: StateLawRow = {
+      ...law('WV', '2024-06-06'),
+      enjoined_date: '2024-12-17',
+      litigation_status: 'preliminarily enjoined on 2024-12-17',
+      history: [{ date: '2024-12-17', summary: 'A court enjoins enforcement.', citation: cite('injunction') }],
+    };
+    const k6 = knowledge({ makers: [maker('acme')], policies: [policy('acme', '2021-01-01')], laws: [enjoined] });
+    expect(ask(k6, { state: 'WV', has_in_house_pharmacy: true, as_of: '2024-12-16' })).toMatchObject({ access_status: 'allowed', state_law_override: { applies: true } });
+    const r = ask(k6, { state: 'WV', has_in_house_pharmacy: true, as_of: '2024-12-17' });
+    expect(r).toMatchObject({ access_status: 'restricted', state_law_override: { applies: false, litigation_status: 'preliminarily enjoined on 2024-12-17' } });
+    expect(r.warnings).toContain('WV Act of WV: a court order of 2024-12-17 bars its enforcement, so it is not applied (preliminarily enjoined on 2024-12-17)');
+    expect(r.citations.map((c) => c.title)).toContain('injunction');
+  });
+
+  it('rebate pilot: a status taking effect at a time of day holds from the next day, and its own day says when it starts', () => {
+    const k7 = knowledge({
+      makers: [maker('acme')],
+      policies: [policy('acme', '2020-01-01')],
+      rebateDrugs: [{ manufacturer_id: 'acme', drug: 'WIDGETOL', labeler_name: 'Acme', program: 'hrsa_rebate_pilot', effective_date: '2026-01-01', citation: cite('pilot drugs') }],
+      pilot: [
+        { date: '2025-10-30', time: null, status: 'approved', summary: 'HRSA approves the plans.', citation: cite('approved') },
+        { date: '2025-12-31', time: '12:00', status: 'paused', summary: 'HRSA pauses the pilot at noon.', citation: cite('pause notice') },
+      ],
+    });
+    const sameDay = ask(k7, { drug: 'Widgetol', as_of: '2025-12-31' });
+    expect(sameDay.rebate_model).toMatchObject({ in_scope: false, pilot_status: 'approved' });
+    expect(sameDay.warnings).toContain("HRSA's 340B rebate pilot becomes paused at 12:00 on 2025-12-31 (the source names no time zone): this answer gives its status at the start of the day");
+    expect(sameDay.citations.map((c) => c.title)).toContain('pause notice');
+    const next = ask(k7, { drug: 'widgetol', as_of: '2026-01-01' });
+    expect(next.rebate_model).toMatchObject({ in_scope: false, pilot_status: 'paused', effective_date: '2026-01-01' });
+    expect(next.warnings.some((w) => w.startsWith("HRSA's 340B rebate pilot is paused since 2025-12-31 12:00 (HRSA pauses the pilot at noon.)"))).toBe(true);
+  });
+
+  it('rebate pilot: a pilot drug without a cited implementation date is never in scope, and the answer says so', () => {
+    const k8 = knowledge({
+      makers: [maker('acme')],
+      rebateDrugs: [{ manufacturer_id: 'acme', drug: 'WIDGETOL', labeler_name: 'Acme', program: 'hrsa_rebate_pilot', effective_date: null, citation: cite('pilot drugs') }],
+      pilot: [{ date: '2025-10-30', time: null, status: 'approved', summary: 'HRSA approves the plans.', citation: cite('approved') }],
+    });
+    const r = ask(k8, { drug: 'Widgetol', as_of: '2026-03-01' });
+    expect(r.rebate_model).toEqual({ in_scope: false, effective_date: null, program: 'hrsa_rebate_pilot', pilot_status: 'approved', drugs: ['WIDGETOL'] });
+    expect(r.warnings).toContain("WIDGETOL: no implementation date of its rebate plan is cited in the dataset, so it is never in the rebate model's scope");
   });
 
   it('unknown manufacturer or NDC: unknown, never allowed, even where a state law is in force', () => {

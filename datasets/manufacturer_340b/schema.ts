@@ -95,15 +95,20 @@ export const RebateDrugRowSchema = z.object({
   drug: z.string().min(2),
   labeler_name: z.string().describe('the labeler HRSA named in its approval'),
   program: z.literal('hrsa_rebate_pilot'),
-  effective_date: isoDate.describe('when rebates were to replace the upfront 340B price for this drug'),
+  effective_date: isoDate.nullable().describe('when rebates were to replace the upfront 340B price for this drug; null when no source at hand dates it (the drug is then never in scope)'),
   citation: Citation340bSchema,
 });
 export type RebateDrugRow = z.infer<typeof RebateDrugRowSchema>;
 
-export const PILOT_STATUSES = ['announced', 'approved', 'in_effect', 'enjoined', 'vacated', 'withdrawn'] as const;
+export const PILOT_STATUSES = ['announced', 'approved', 'in_effect', 'enjoined', 'paused', 'vacated', 'withdrawn'] as const;
 
 export const RebatePilotRowSchema = z.object({
   date: isoDate,
+  time: z
+    .string()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'a time of day as HH:MM')
+    .nullable()
+    .describe('the time of day the status takes effect, as the source states it (HRSA names no time zone); null: from the start of the day. A day-level answer applies a timed status from the next day and warns on the day itself'),
   status: z.enum(PILOT_STATUSES).describe('the pilot status from this date on (court orders included)'),
   summary: z.string().min(10),
   citation: Citation340bSchema,
@@ -117,6 +122,9 @@ export const StateLawRowSchema = z.object({
   law: z.string().describe('act or bill as enacted'),
   statute: z.string().nullable().describe('where it is codified'),
   effective_date: isoDate.nullable().describe('null when no source at hand states it (the law is then never applied by date)'),
+  enjoined_date: isoDate
+    .nullable()
+    .describe('the day a cited court order began barring its enforcement (the law is then not applied from that day, and the answer says so); null: no such order is cited'),
   entity_types_protected: z.array(EntityScopeSchema).describe('empty: every covered entity type'),
   bars: z.array(z.enum(['restricting_contract_pharmacy_delivery', 'requiring_claims_data'])).describe('the manufacturer conduct the law prohibits'),
   litigation_status: z.string().nullable(),

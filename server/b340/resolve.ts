@@ -1,7 +1,8 @@
 import type { Knowledge340b } from '../../datasets/manufacturer_340b/queries.js';
 import { scopeIncludes } from '../../datasets/manufacturer_340b/queries.js';
 import { aliasKey } from '../../datasets/payers/queries.js';
-import type { Citation340b, EntityType, ManufacturerRow, PolicyRow, RebatePilotRow } from '../../datasets/manufacturer_340b/schema.js';
+import { addDays } from '../../datasets/_shared/dates.js';
+import type { Citation340b, EntityType, ManufacturerRow, PolicyRow, RebatePilotRow, StateLawRow } from '../../datasets/manufacturer_340b/schema.js';
 
 /** Said on every resolve answer. */
 export const DISCLAIMER =
@@ -91,9 +92,12 @@ function identify(k: Knowledge340b, q: ResolveInput): { row: ManufacturerRow } |
  *    `conditional` (designate one, within N miles, submit data) otherwise;
  * 5. a state law in force on `as_of` that protects the entity type overrides a restriction:
  *    `allowed`, with `state_law_override.applies` (a law without a cited effective date is never
- *    applied by date, and a warning says so).
- * The rebate model is in scope only for a pilot drug past its start while the pilot is approved or
- * in effect (a court order pausing it takes it out of scope).
+ *    applied by date, nor one a cited court order bars from its `enjoined_date`; a warning says so).
+ *    The answer cites the law and the source of its effective date.
+ * The rebate model is in scope only for a pilot drug with a cited start, past it, while the pilot is
+ * approved or in effect (a court order or HRSA's pause takes it out of scope). A status that takes
+ * effect at a time of day (HRSA's pause at noon) holds from the next day; on its own day a warning
+ * says when it starts.
  */
 export function resolveAccess(k: Knowledge340b, q: ResolveInput): Resolution340b {
   const citations = new Map<string, Citation340b>();
@@ -115,11 +119,8 @@ export function resolveAccess(k: Knowledge340b, q: ResolveInput): Resolution340b
   };
   const law = q.state !== undefined ? k.stateLaws.get(q.state) : undefined;
   if (law) {
-    cite(law.citation);
     Object.assign(out.state_law_override, { law: law.law, effective_date: law.effective_date, litigation_status: law.litigation_status });
-    if (law.effective_date === null) warnings.push(`${law.state} ${law.law}: no effective date is cited in the dataset, so it is not applied by date`);
-    else if (law.effective_date > q.as_of) warnings.push(`${law.state} ${law.law} takes effect on ${law.effective_date}, after ${q.as_of}`);
-    else out.state_law_override.applies = scopeIncludes(law.entity_types_protected, q.entity_type, true);
+    out.state_law_override.applies = stateLawApplies(law, q, cite, warnings);
   }
   const who = identify(k, q);
   if ('why' in who) {
@@ -140,6 +141,29 @@ export function resolveAccess(k: Knowledge340b, q: ResolveInput): Resolution340b
   }
   out.citations = [...citations.values()];
   return out;
+}
+
+/** Step 5: whether a state's law is in force on `as_of` for the entity type; cites the law and its dating event, warns why not. */
+function stateLawApplies(law: StateLawRow, q: ResolveInput, cite: (c: Citation340b) => void, warnings: string[]): boolean {
+  cite(law.citation);
+  const name = `${law.state} ${law.law}`;
+  if (law.effective_date === null) {
+    warnings.push(`${name}: no effective date is cited in the dataset, so it is not applied by date`);
+    return false;
+  }
+  const dated = law.history.find((h) => h.date === law.effective_date);
+  if (dated) cite(dated.citation);
+  if (law.effective_date > q.as_of) {
+    warnings.push(`${name} takes effect on ${law.effective_date}, after ${q.as_of}`);
+    return false;
+  }
+  if (law.enjoined_date !== null && law.enjoined_date <= q.as_of) {
+    const order = law.history.find((h) => h.date === law.enjoined_date);
+    if (order) cite(order.citation);
+    warnings.push(`${name}: a court order of ${law.enjoined_date} bars its enforcement, so it is not applied (${law.litigation_status ?? 'see the cited order'})`);
+    return false;
+  }
+  return scopeIncludes(law.entity_types_protected, q.entity_type, true);
 }
 
 function policyStatus(k: Knowledge340b, m: ManufacturerRow, q: ResolveInput, out: Resolution340b, cite: (c: Citation340b) => void, warnings: string[]): AccessStatus {
@@ -231,19 +255,28 @@ function ruleStatus(p: PolicyRow, q: ResolveInput, conditions: string[], warning
   }
 }
 
+/** The day from which a pilot status holds in a day-level answer: a status taking effect at a time of day (HRSA's pause at noon) holds from the next day. */
+const statusFrom = (r: RebatePilotRow): string => (r.time !== null && r.time !== '00:00' ? addDays(r.date, 1) : r.date);
+const STOPPED: readonly RebatePilotRow['status'][] = ['enjoined', 'paused', 'vacated', 'withdrawn'];
+
 /** The HRSA rebate pilot as it stands on `as_of` for the manufacturer's drug (or its pilot drugs). */
 function rebateModel(k: Knowledge340b, id: string, q: ResolveInput, cite: (c: Citation340b) => void, warnings: string[]): Resolution340b['rebate_model'] {
   const drugs = k.rebateDrugs.get(id) ?? [];
   const none = { in_scope: false, effective_date: null, program: null, pilot_status: null, drugs: drugs.map((d) => d.drug) };
   if (drugs.length === 0) return none;
-  const status = k.rebatePilot.filter((s) => s.date <= q.as_of).at(-1) ?? null;
+  const status = k.rebatePilot.filter((s) => statusFrom(s) <= q.as_of).at(-1) ?? null;
   const hit = q.drug !== undefined ? drugs.find((d) => norm(d.drug) === norm(q.drug!)) : undefined;
   if (!hit) return { ...none, pilot_status: status?.status ?? null };
   cite(hit.citation);
   if (status) cite(status.citation);
-  const active = status !== null && (status.status === 'approved' || status.status === 'in_effect') && hit.effective_date <= q.as_of;
-  if (!active && status && ['enjoined', 'vacated', 'withdrawn'].includes(status.status)) {
-    warnings.push(`HRSA's 340B rebate pilot is ${status.status} since ${status.date} (${status.summary}): ${hit.drug} keeps the upfront 340B price`);
+  for (const later of k.rebatePilot.filter((s) => s.date === q.as_of && statusFrom(s) > q.as_of)) {
+    cite(later.citation);
+    warnings.push(`HRSA's 340B rebate pilot becomes ${later.status} at ${later.time} on ${later.date} (the source names no time zone): this answer gives its status at the start of the day`);
+  }
+  if (hit.effective_date === null) warnings.push(`${hit.drug}: no implementation date of its rebate plan is cited in the dataset, so it is never in the rebate model's scope`);
+  const active = status !== null && (status.status === 'approved' || status.status === 'in_effect') && hit.effective_date !== null && hit.effective_date <= q.as_of;
+  if (!active && status && STOPPED.includes(status.status)) {
+    warnings.push(`HRSA's 340B rebate pilot is ${status.status} since ${status.date}${status.time !== null ? ` ${status.time}` : ''} (${status.summary}): ${hit.drug} keeps the upfront 340B price`);
   }
   return { in_scope: active, effective_date: hit.effective_date, program: hit.program, pilot_status: status?.status ?? null, drugs: drugs.map((d) => d.drug) };
 }
