@@ -3,6 +3,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { RosterFields } from '../warehouse/facilities.js';
 import { pgFailure } from '../warehouse/pg/sql.js';
 import { PgStateStore } from '../warehouse/pg/state.js';
 import { freePort, startTestServer, waitUntil, type TestServer } from './helpers/harness.js';
@@ -112,3 +113,55 @@ describe.skipIf(!PG_URL)('a PostgreSQL outage', () => {
     expect((await s.request('/v1/facilities/330101/payers', { method: 'POST', body: { payer_slug: 'aetna' } })).status).toBe(201);
   }, 40_000);
 });
+
+/** A roster entry's fields (what a POST /v1/facilities/{ccn}/payers stores). */
+const roster = (slug: string): RosterFields => ({ payer_slug: slug, payer_name: slug, network_status: 'unknown', effective_date: null, expiration_date: null, notes: null, plan_types: [], is_active: true });
+
+describe.skipIf(!PG_URL)('a PostgreSQL connection cut inside a transaction', () => {
+  let db: Awaited<ReturnType<typeof pgDatabase>>;
+  let link: Awaited<ReturnType<typeof relay>>;
+  let store: PgStateStore;
+  const uncaught: unknown[] = [];
+  const onUncaught = (e: unknown) => void uncaught.push(e);
+  beforeAll(async () => {
+    db = await pgDatabase('pg_cut_tx');
+    link = await relay(new URL(db.url));
+    store = await PgStateStore.open(link.url);
+    process.on('uncaughtException', onUncaught);
+  });
+  afterAll(async () => {
+    process.off('uncaughtException', onUncaught);
+    await store?.close();
+    await link?.close();
+    await db?.drop();
+  });
+
+  it('fails the statement with state_unavailable and leaves the process up (a checked-out client\'s error is heard)', async () => {
+    const client = await store.pool.connect();
+    await client.query('BEGIN');
+    await link.cut();
+    const err = await client.query('SELECT 1').catch((e: unknown) => e);
+    client.release(err as Error);
+    expect(pgFailure(err)).toMatchObject({ code: 'state_unavailable' });
+    // The socket's close reaches the client as an 'error' event after the query failed: give it a turn.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(uncaught).toEqual([]);
+    await link.restore();
+  });
+
+  it('answers every write in flight when the link is cut mid-group (committed or state_unavailable), then writes again', async () => {
+    // The previous test's cut may leave a pooled connection to drop first.
+    let tenant: Awaited<ReturnType<typeof store.admin.createTenant>> | undefined;
+    expect(await waitUntil(async () => (tenant = await store.admin.createTenant(`cut-mid-tx-${Date.now()}`).catch(() => undefined)) !== undefined, 15_000)).toBe(true);
+    const view = store.forTenant(tenant!.id, 'test');
+    const writes = Array.from({ length: 40 }, (_, i) => view.rosters.upsert('330101', roster(`payer_${i}`), new Date()));
+    setTimeout(() => void link.cut(), 5);
+    const settled = await Promise.allSettled(writes);
+    for (const r of settled) if (r.status === 'rejected') expect(pgFailure(r.reason), String(r.reason)).toMatchObject({ code: 'state_unavailable' });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(uncaught).toEqual([]);
+    await link.restore();
+    expect(await waitUntil(async () => view.rosters.upsert('330101', roster('after'), new Date()).then(() => true, () => false), 15_000)).toBe(true);
+  }, 30_000);
+});
+

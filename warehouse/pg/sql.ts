@@ -74,6 +74,11 @@ export function newPool(url: string, max = 10): pg.Pool {
   // An idle client whose connection dies (a restart, a failover) is dropped by the pool, which
   // connects anew for the next query; unheard, the 'error' event would end the process.
   pool.on('error', () => undefined);
+  // The pool hears an idle client only: a checked-out client (a transaction, a group commit, the
+  // runner's claim) whose connection dies emits 'error' with no listener, which ends the process.
+  // Every client gets one for its whole life; its pending query rejects, the caller maps that to
+  // state_unavailable and releases the client broken, so the pool drops it.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
