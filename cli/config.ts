@@ -30,6 +30,8 @@ const EnvSchema = z.object({
   RCM_TRUST_PROXY: flag,
   RCM_ADMIN_SECRET: z.string().min(16, 'RCM_ADMIN_SECRET must be at least 16 characters').optional(),
   RCM_CACHE_MAX_MB: z.coerce.number().int().min(1).max(65536).default(DEFAULTS.cacheMaxMb),
+  RCM_BODY_BUDGET_MB: z.coerce.number().int().min(1).max(65536).default(DEFAULTS.bodyBudgetMb),
+  RCM_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(DEFAULTS.bodyTimeoutMs),
   RCM_HEAP_MB: z.coerce.number().int().min(HEAP_MB_RANGE.min).max(HEAP_MB_RANGE.max).default(DEFAULTS.heapMb),
   RCM_MEMO_MAX_MB: z.coerce.number().int().min(1).max(65536).default(64),
   RCM_PLAYGROUND: flagOf('1'),

@@ -17,6 +17,10 @@ export const DEFAULTS = Object.freeze({
   minFreeMb: 64,
   /** `RCM_HEAP_MB`: `--max-old-space-size` for `serve`, `start` and `worker`. */
   heapMb: 1536,
+  /** `RCM_BODY_BUDGET_MB`: request-body bytes a process holds at once (a client address: a quarter). */
+  bodyBudgetMb: 128,
+  /** `RCM_BODY_TIMEOUT_MS`: time a request body has to arrive in full. */
+  bodyTimeoutMs: 30_000,
 });
 
 /** `RCM_HEAP_MB`'s accepted range (the config and the launcher validate it alike: `heapMbOf`). */

@@ -9,10 +9,15 @@ import type { McpEndpoint } from './mcp/adapter.js';
 import { pageAt } from './pages/index.js';
 import type { InvokeRequest, Pipeline } from './pipeline/invoke.js';
 import type { RouteDef } from './route.js';
+import type { BodyBudget } from './pipeline/body_budget.js';
 
 export interface HttpOptions {
   /** `RCM_TRUST_PROXY`: take the client address from the first `X-Forwarded-For` hop. */
   trustProxy: boolean;
+  /** The request-body bytes held at once (`RCM_BODY_BUDGET_MB`); unbounded when absent (tests of other things). */
+  bodies?: BodyBudget;
+  /** `RCM_BODY_TIMEOUT_MS`: a body not complete in this time is 408 and its connection closed. */
+  bodyTimeoutMs?: number;
   /** `/v1/mcp`, the second adapter over the pipeline. */
   mcp?: McpEndpoint;
 }
@@ -25,13 +30,20 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Reads the body, stopping once it passes `limit` (the pipeline then answers 413 and the
- * connection is closed rather than draining whatever else the client sends).
+ * connection is closed rather than draining whatever else the client sends), or failing with 408
+ * when it is not complete within `timeoutMs` (a client trickling bytes holds nothing for long).
  */
-function readBody(req: NodeJS.ReadableStream, limit: number): Promise<{ bytes: Buffer; overLimit: boolean }> {
+function readBody(req: NodeJS.ReadableStream, limit: number, timeoutMs = 0): Promise<{ bytes: Buffer; overLimit: boolean }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const timer = timeoutMs > 0 ? setTimeout(() => {
+      req.off('data', onData).off('end', onEnd).off('error', onError);
+      req.pause();
+      reject(new DomainError('request_timeout', `the request body did not arrive within ${timeoutMs} ms (RCM_BODY_TIMEOUT_MS)`));
+    }, timeoutMs) : undefined;
     const done = (overLimit: boolean) => {
+      clearTimeout(timer);
       req.off('data', onData).off('end', onEnd).off('error', onError);
       resolve({ bytes: Buffer.concat(chunks), overLimit });
     };
@@ -45,6 +57,7 @@ function readBody(req: NodeJS.ReadableStream, limit: number): Promise<{ bytes: B
     };
     const onEnd = () => done(false);
     const onError = (e: Error) => {
+      clearTimeout(timer);
       req.off('data', onData).off('end', onEnd);
       reject(e);
     };
@@ -134,30 +147,54 @@ function writeError(res: ServerResponse, err: DomainError, requestId: string): n
 async function serveMcp(pipeline: Pipeline, mcp: McpEndpoint, req: IncomingMessage, res: ServerResponse, opts: HttpOptions): Promise<void> {
   const started = pipeline.started();
   const requestId = requestIdOf(req);
-  const { bytes, overLimit } = req.method === 'POST' ? await readBody(req, 1 << 20) : { bytes: EMPTY, overLimit: false };
+  let release = () => undefined as void;
+  let read: { bytes: Buffer; overLimit: boolean };
+  try {
+    // The JSON-RPC body (at most 1 MB) within the same byte budget and time limit as a route's.
+    const declared = Number(req.headers['content-length'] || 0);
+    if (req.method === 'POST' && opts.bodies) release = opts.bodies.reserve(clientIp(req, opts.trustProxy), Math.min(declared > 0 ? declared : 1 << 20, (1 << 20) + 1));
+    read = req.method === 'POST' ? await readBody(req, 1 << 20, opts.bodyTimeoutMs) : { bytes: EMPTY, overLimit: false };
+  } catch (e) {
+    release();
+    if (!(e instanceof DomainError)) throw e;
+    pipeline.record('http', req.method ?? 'POST', MCP_PATH, writeError(res, e, requestId), started, requestId);
+    return;
+  }
+  const { bytes, overLimit } = read;
   if (overLimit) {
     const status = writeError(res, new DomainError('payload_too_large', 'request body exceeds 1048576 bytes'), requestId);
     pipeline.record('http', req.method ?? 'POST', MCP_PATH, status, started, requestId);
     return;
   }
-  const status = await mcp.handle(req, res, bytes, clientIp(req, opts.trustProxy), requestId);
-  pipeline.record('http', req.method ?? 'POST', MCP_PATH, status, started, requestId);
+  try {
+    const status = await mcp.handle(req, res, bytes, clientIp(req, opts.trustProxy), requestId);
+    pipeline.record('http', req.method ?? 'POST', MCP_PATH, status, started, requestId);
+  } finally {
+    release();
+  }
 }
 
 async function invokeRoute(pipeline: Pipeline, route: RouteDef, params: Record<string, string>, req: IncomingMessage, res: ServerResponse, rawQuery: string, opts: HttpOptions): Promise<void> {
   const requestId = requestIdOf(req);
   const limit = route.body ? (route.body.maxBytes ?? 1 << 20) : NO_BODY_LIMIT;
-  const hasBody = Number(req.headers['content-length'] || 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-  const { bytes, overLimit } = hasBody ? await readBody(req, limit) : { bytes: EMPTY, overLimit: false };
-  const out = await pipeline.invoke(route, new HttpCall(params, rawQuery, req, requestId, clientIp(req, opts.trustProxy), bytes));
-  // One writeHead with every header (the pipeline hands a fresh object per call): cheaper than a
-  // setHeader each, which keeps a second header map.
-  const h = out.headers;
-  h['X-Request-Id'] = requestId;
-  h['Content-Length'] = String(out.body.length);
-  if (overLimit) h.Connection = 'close';
-  res.writeHead(out.status, h);
-  res.end(req.method === 'HEAD' ? undefined : out.body);
+  const declared = Number(req.headers['content-length'] || 0);
+  const hasBody = declared > 0 || req.headers['transfer-encoding'] !== undefined;
+  const call = new HttpCall(params, rawQuery, req, requestId, clientIp(req, opts.trustProxy), hasBody ? { limit, declared, opts } : null);
+  try {
+    const out = await pipeline.invoke(route, call);
+    // One writeHead with every header (the pipeline hands a fresh object per call): cheaper than a
+    // setHeader each, which keeps a second header map.
+    const h = out.headers;
+    h['X-Request-Id'] = requestId;
+    h['Content-Length'] = String(out.body.length);
+    // A body not read (refused on its headers), cut at its limit or timed out: the rest of it is
+    // still on the connection, which cannot carry another request.
+    if (hasBody && !call.bodyComplete) h.Connection = 'close';
+    res.writeHead(out.status, h);
+    res.end(req.method === 'HEAD' ? undefined : out.body);
+  } finally {
+    call.release();
+  }
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -171,21 +208,39 @@ class HttpCall implements InvokeRequest {
   readonly transport = 'http' as const;
   readonly headers: Record<string, string | undefined>;
   readonly target: string;
-  readonly body: { bytes: Buffer };
+  body: { bytes: Buffer } = { bytes: EMPTY };
+  /** True once the whole body was read (or there was none). */
+  bodyComplete: boolean;
   private parsed?: Record<string, string | string[]>;
+  private releaseBudget: () => void = () => undefined;
 
   constructor(
     readonly params: Record<string, string>,
     private readonly rawQuery: string,
-    req: IncomingMessage,
+    private readonly req: IncomingMessage,
     readonly requestId: string,
     readonly clientIp: string,
-    bytes: Buffer,
+    private readonly pending: { limit: number; declared: number; opts: HttpOptions } | null,
   ) {
     // Node joins repeated headers with ', ' already; only set-cookie stays a list (never read).
     this.headers = req.headers as Record<string, string | undefined>;
     this.target = req.url ?? '/';
+    this.bodyComplete = pending === null;
+  }
+
+  /** Streams the body in, within the byte budget (declared length, else the route's limit) and the time limit. */
+  async loadBody(): Promise<void> {
+    const p = this.pending;
+    if (p === null || this.bodyComplete) return;
+    if (p.opts.bodies) this.releaseBudget = p.opts.bodies.reserve(this.clientIp, Math.min(p.declared > 0 ? p.declared : p.limit, p.limit + 1));
+    const { bytes, overLimit } = await readBody(this.req, p.limit, p.opts.bodyTimeoutMs);
     this.body = { bytes };
+    this.bodyComplete = !overLimit;
+  }
+
+  /** Gives the body's reservation back once the answer is sent. */
+  release(): void {
+    this.releaseBudget();
   }
 
   get query(): Record<string, string | string[]> {

@@ -5,6 +5,7 @@ import { PgStateStore } from '../warehouse/pg/state.js';
 import type { StateStore } from '../warehouse/tenant_state.js';
 import { Warehouse } from '../warehouse/store.js';
 import { createHttpHandler } from './http.js';
+import { BodyBudget } from './pipeline/body_budget.js';
 import { McpEndpoint } from './mcp/adapter.js';
 import { warmPtpIndexes } from '../datasets/_ncci_ptp/queries.js';
 import { drugDirectory } from './drugs/service.js';
@@ -35,6 +36,8 @@ export interface RunningServer {
   routes: RouteDef[];
   metrics: Metrics;
   cache: AnswerCache;
+  /** The request bodies held now (`RCM_BODY_BUDGET_MB`). */
+  bodies: BodyBudget;
   mcp: McpEndpoint;
   readiness: Readiness;
   runner: JobRunner;
@@ -56,6 +59,10 @@ export interface StartOptions extends PipelineConfig {
   /** Bytes each snapshot's per-input memo may hold (`RCM_MEMO_MAX_MB`). */
   memoMaxBytes?: number;
   trustProxy?: boolean;
+  /** `RCM_BODY_BUDGET_MB`: request-body bytes held at once (a quarter of it per client address). */
+  bodyBudgetBytes?: number;
+  /** `RCM_BODY_TIMEOUT_MS`: time a request body has to arrive in full (408 after). */
+  bodyTimeoutMs?: number;
   /** `RCM_PLAYGROUND` and `RCM_PLAYGROUND_KEYS_PER_HOUR`. */
   playground?: { enabled: boolean; keysPerHour: number };
   /** OpenAPI `servers` (from RCM_BASE_URL / RCM_LIVE_BASE_URL). */
@@ -139,7 +146,8 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   routes.forEach(checkRoute);
   const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now, limiters });
   const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now, ...o.mcp });
-  const handler = createHttpHandler(pipeline, routes, { trustProxy: o.trustProxy ?? false, mcp });
+  const bodies = new BodyBudget(o.bodyBudgetBytes ?? DEFAULTS.bodyBudgetMb * MB);
+  const handler = createHttpHandler(pipeline, routes, { trustProxy: o.trustProxy ?? false, mcp, bodies, bodyTimeoutMs: o.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs });
   if (agents.runner) runner.start(agents.pollMs);
   const server = createServer(handler);
   server.listen(o.port, o.host ?? '0.0.0.0');
@@ -159,6 +167,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     routes,
     metrics,
     cache,
+    bodies,
     mcp,
     readiness: readiness!,
     runner,

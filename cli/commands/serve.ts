@@ -41,6 +41,8 @@ export function serverOptionsOf(c: Config, dataDir: string, o: { port?: number; 
     adminSecret: c.RCM_ADMIN_SECRET ?? null,
     trustProxy: c.RCM_TRUST_PROXY,
     cacheMaxBytes: c.RCM_CACHE_MAX_MB * MB,
+    bodyBudgetBytes: c.RCM_BODY_BUDGET_MB * MB,
+    bodyTimeoutMs: c.RCM_BODY_TIMEOUT_MS,
     memoMaxBytes: c.RCM_MEMO_MAX_MB * MB,
     servers: serversOf(c),
     playground: { enabled: c.RCM_PLAYGROUND, keysPerHour: c.RCM_PLAYGROUND_KEYS_PER_HOUR },

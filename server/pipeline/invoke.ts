@@ -44,6 +44,11 @@ export interface InvokeRequest extends InputRequest {
   clientIp: string;
   requestId: string;
   transport: 'http' | 'mcp';
+  /**
+   * Reads the body, once host, key and rate limit passed (HTTP streams it in only then, within its
+   * limit, the byte budget and the time limit). Absent: the body is already in `body`.
+   */
+  loadBody?(): Promise<void>;
 }
 
 /** What every transport sends back: the serialized body exactly as the REST answer carries it. */
@@ -129,6 +134,8 @@ export class Pipeline {
     try {
       const hostKind = hostKindOf(this.deps.config.hosts, req.headers.host, req.target);
       auth = await this.authorizer.authorize(route.auth, req, hostKind, headers, route.rateLimit !== false);
+      // No byte of a body is read for a caller the headers already refuse.
+      if (req.loadBody) await req.loadBody();
       if (readsSnapshot(route.reads)) {
         snapshot = this.deps.snapshots.snapshot;
         if (!snapshot) {

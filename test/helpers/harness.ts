@@ -94,6 +94,9 @@ export async function startTestServer(
     dataDir?: string;
     /** `RCM_STATE_URL`: a PostgreSQL state store instead of the data dir's SQLite file. */
     stateUrl?: string;
+    /** `RCM_BODY_BUDGET_MB` (in bytes) and `RCM_BODY_TIMEOUT_MS`. */
+    bodyBudgetBytes?: number;
+    bodyTimeoutMs?: number;
   } = {},
 ): Promise<TestServer> {
   const dataDir = o.dataDir ?? (await mkdtemp(join(tmpdir(), 'rcm-test-')));
@@ -108,6 +111,8 @@ export async function startTestServer(
     publicRateLimitPerMin: o.publicRateLimitPerMin ?? 100_000,
     adminSecret: o.adminSecret ?? null,
     trustProxy: o.trustProxy,
+    bodyBudgetBytes: o.bodyBudgetBytes,
+    bodyTimeoutMs: o.bodyTimeoutMs,
     cacheMaxBytes: o.cacheMaxBytes,
     extraRoutes: o.extraRoutes,
     limiters: o.limiters,
