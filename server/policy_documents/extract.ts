@@ -41,6 +41,29 @@ export interface PdfText {
 }
 
 
+/** The largest page side the PDF format allows (ISO 32000-1 annex C: 14,400 units, 200 inches). */
+const MAX_COORD = 14_400;
+const LETTER_WIDTH = 612;
+/** The gutter scan looks at this many positions at most, whatever the page's width. */
+const GUTTER_STEPS = 200;
+
+/** A page's width from its view box, or null when it is not a real size (not finite, not positive, past the format's limit). */
+function pageWidth(view: number[]): number | null {
+  const w = (view[2] ?? NaN) - (view[0] ?? 0);
+  return Number.isFinite(w) && w > 0 && w <= MAX_COORD ? w : null;
+}
+
+/**
+ * The width the column finder works in: the page's, when real; else the extent of its own text
+ * (so the work follows the page's content, never a declared size).
+ */
+function layoutWidth(declared: number | null, runs: Run[]): number {
+  if (declared !== null) return declared;
+  let right = 0;
+  for (const r of runs) right = Math.max(right, r.x1);
+  return right > 0 ? right : LETTER_WIDTH;
+}
+
 interface Run {
   x: number;
   x1: number;
@@ -70,7 +93,7 @@ export async function extractPdf(bytes: Uint8Array, o: { maxPages: number }): Pr
   try {
     if (doc.numPages > o.maxPages) throw new PdfError('too_many_pages', `the PDF has ${doc.numPages} pages; at most ${o.maxPages} are accepted (RCM_POLICY_MAX_PAGES)`);
     const first = await doc.getPage(1);
-    const [, , width] = first.view as [number, number, number, number];
+    const declaredWidth = pageWidth(first.view);
     const meta = await doc.getMetadata().catch(() => null);
     const info = (meta?.info ?? {}) as Record<string, unknown>;
     const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
@@ -85,14 +108,17 @@ export async function extractPdf(bytes: Uint8Array, o: { maxPages: number }): Pr
         const size = Math.hypot(c!, d!) || Math.hypot(a!, b!);
         // Whitespace runs (pdfjs adds one across a gap) say nothing the gap does not: the join re-adds spaces.
         if (it.str.trim() === '' || size <= 0) continue;
-        runs.push({ x: e!, x1: e! + it.width, y: f!, size, text: it.str });
+        // Every number the layout code uses is a real page coordinate (a crafted file can put 1e400 anywhere).
+        const x1 = e! + it.width;
+        if (![e, x1, f, size].every((v) => Number.isFinite(v) && Math.abs(v!) <= MAX_COORD)) continue;
+        runs.push({ x: e!, x1, y: f!, size, text: it.str });
       }
-      lines.push(...pageLines(p, runs, width ?? 612));
+      lines.push(...pageLines(p, runs, layoutWidth(declaredWidth, runs)));
       page.cleanup();
     }
     return {
       page_count: doc.numPages,
-      width: width ?? 612,
+      width: declaredWidth ?? LETTER_WIDTH,
       info: { title: str(info.Title), author: str(info.Author), subject: str(info.Subject) },
       outline: await outlineOf(doc),
       lines,
@@ -158,8 +184,8 @@ function pageLines(page: number, runs: Run[], width: number): Line[] {
   if (gutter === null) return build(runs);
   const crossing = runs.filter((r) => r.x < gutter && r.x1 > gutter);
   const inCols = runs.filter((r) => !(r.x < gutter && r.x1 > gutter));
-  const colTop = Math.max(...inCols.map((r) => r.y));
-  const colBottom = Math.min(...inCols.map((r) => r.y));
+  const colTop = inCols.reduce((m, r) => Math.max(m, r.y), -Infinity);
+  const colBottom = inCols.reduce((m, r) => Math.min(m, r.y), Infinity);
   const above = crossing.filter((r) => r.y > colTop);
   const below = crossing.filter((r) => r.y < colBottom);
   return [...build(above), ...build(inCols.filter((r) => r.x1 <= gutter)), ...build(inCols.filter((r) => r.x >= gutter)), ...build(below)];
@@ -168,13 +194,20 @@ function pageLines(page: number, runs: Run[], width: number): Line[] {
 function findGutter(runs: Run[], width: number): number | null {
   if (runs.length < 10) return null;
   let best: { x: number; band: number } | null = null;
-  for (let x = Math.round(width * 0.3); x <= width * 0.7; x += 2) {
+  // Every 2 points across the middle of a page, at most GUTTER_STEPS positions.
+  const step = Math.max(2, (width * 0.4) / GUTTER_STEPS);
+  for (let x = Math.round(width * 0.3); x <= width * 0.7; x += step) {
     let crossing = 0;
     for (const r of runs) if (r.x < x && r.x1 > x) crossing++;
     if (crossing > 0) continue;
     // The width of the empty band around x.
-    const leftEdge = Math.max(...runs.filter((r) => r.x1 <= x).map((r) => r.x1), 0);
-    const rightEdge = Math.min(...runs.filter((r) => r.x >= x).map((r) => r.x), width);
+    // Loops, not Math.max(...): a page of 100,000 runs would overflow the argument stack.
+    let leftEdge = 0;
+    let rightEdge = width;
+    for (const r of runs) {
+      if (r.x1 <= x && r.x1 > leftEdge) leftEdge = r.x1;
+      if (r.x >= x && r.x < rightEdge) rightEdge = r.x;
+    }
     const band = rightEdge - leftEdge;
     if (!best || band > best.band) best = { x: (leftEdge + rightEdge) / 2, band };
   }
