@@ -82,8 +82,8 @@ const PARAM_TEXT: Record<string, string> = {
 };
 
 /**
- * A parameter's example: the first value the route's examples give it that its schema takes (a
- * 422 example's bad value is not one), typed as the schema says (`?limit=5` is the integer 5).
+ * A parameter's example: the first value the route's success examples give it that its schema
+ * takes (an error example's bad value never is one), typed as the schema says (`?limit=5` is 5).
  */
 function exampleOfParameter(schema: Json, values: unknown[]): { example?: unknown } {
   const types = ([] as unknown[]).concat(schema.type ?? []);
@@ -237,7 +237,7 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
           required: where === 'path' || required.has(name),
           ...(description ? { description } : {}),
           schema: pschema,
-          ...exampleOfParameter(pschema, r.examples.map((e) => (where === 'path' ? e.params : e.query)?.[name])),
+          ...exampleOfParameter(pschema, r.examples.filter((e) => (e.status ?? 200) < 400).map((e) => (where === 'path' ? e.params : e.query)?.[name])),
         });
       }
     }
@@ -261,6 +261,11 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
     for (const st of [...statuses].sort()) responses[String(st)] = errorResponse(st, codesOf(codes, st));
     const security =
       r.auth === 'public' ? [] : r.auth === 'admin_secret_or_test_key' ? [{ AdminSecret: [] }, { ApiKey: [] }] : [{ ApiKey: [] }];
+    // `x-key-type`: the one key type the ApiKey alternative takes (`live`: 340B watches; `test`:
+    // customer documents, whose production alternative is X-Admin-Secret). With `security` and the
+    // scopes it says in full who may call an operation, so a client (the playground page) can list
+    // only what its key can call, by the same rule as the pipeline's `refusal`.
+    const keyType = typeof r.auth === 'object' ? r.auth.keyType : r.auth === 'admin_secret_or_test_key' ? 'test' : undefined;
     const op: Json = {
       operationId: r.operationId,
       tags: [r.tag],
@@ -271,7 +276,7 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
       security,
       ...(scope ? { 'x-required-scope': scope } : {}),
       ...(typeof r.auth === 'object' && r.auth.alsoScopes ? { 'x-also-required-scopes': r.auth.alsoScopes } : {}),
-      ...(typeof r.auth === 'object' && r.auth.keyType ? { 'x-key-type': r.auth.keyType } : {}),
+      ...(keyType ? { 'x-key-type': keyType } : {}),
     };
     if (r.body?.kind === 'json') {
       op.requestBody = {

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canCall } from '../server/pipeline/auth.js';
+import type { KeyScope, KeyType } from '../warehouse/tenant_state.js';
 import { TestClock } from './helpers/clock.js';
 import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
 
@@ -74,5 +76,37 @@ describe('POST /v1/playground/session', () => {
     expect((await t.srv.state.admin.getTenant('playgroundish')).name).toBe('playgroundish');
     // A tenant's own keys are what keep it: the main test key's tenant stays.
     expect((await t.srv.state.admin.getTenant(t.tenantId)).id).toBe(t.tenantId);
+  });
+});
+
+describe('who may call an operation, as the OpenAPI document says it', () => {
+  /**
+   * The rule a client reads from the document (the playground page lists operations by it): no
+   * security requirement is public; else an ApiKey of the type `x-key-type` names, if any, holding
+   * `x-required-scope` and every `x-also-required-scopes` (an admin key holds every scope).
+   */
+  const documentAllows = (op: any, key: { key_type: KeyType; scopes: KeyScope[] }): boolean => {
+    if (!op.security.length) return true;
+    if (!op.security.some((s: object) => 'ApiKey' in s)) return false;
+    if (op['x-key-type'] && op['x-key-type'] !== key.key_type) return false;
+    if (key.scopes.includes('admin')) return true;
+    return [op['x-required-scope'], ...(op['x-also-required-scopes'] ?? [])].filter(Boolean).every((s: KeyScope) => key.scopes.includes(s));
+  };
+
+  it("agrees with the pipeline for every operation and key: the playground's test knowledge key, live keys, an agents-only key", async () => {
+    const doc = (await t.request('/v1/openapi.json', { key: null })).body;
+    const keys: { key_type: KeyType; scopes: KeyScope[] }[] = [
+      { key_type: 'test', scopes: ['knowledge'] },
+      { key_type: 'live', scopes: ['knowledge'] },
+      { key_type: 'test', scopes: ['agents'] },
+      { key_type: 'live', scopes: ['admin'] },
+    ];
+    for (const r of t.srv.routes) {
+      const op = doc.paths[r.path][r.method];
+      for (const key of keys) expect(documentAllows(op, key), `${r.operationId} for a ${key.key_type} ${key.scopes} key`).toBe(canCall(r.auth, key));
+    }
+    // The cases the playground hides: 340B watches take a live key only, customer documents a test key only.
+    expect(doc.paths['/v1/340b/watches'].post['x-key-type']).toBe('live');
+    expect(doc.paths['/v1/policy/retrieve'].post['x-key-type']).toBe('test');
   });
 });

@@ -33,6 +33,8 @@ function load(): Map<string, Asset> {
     ['/docs/redoc.standalone.js', { type: JS, body: redocBundle() }],
     ['/playground', { type: HTML, body: read('playground.html') }],
     ['/playground/app.js', { type: JS, body: read('playground.js') }],
+    ['/playground/decisions.js', { type: JS, body: read('playground-decisions.js') }],
+    ['/playground/form.js', { type: JS, body: read('playground-form.js') }],
     // The logo doubles as the favicon; served here, so the pages' own CSP (img-src 'self') allows it.
     ['/logo.svg', { type: SVG, body: read('logo.svg') }],
     ['/favicon.svg', { type: SVG, body: read('logo.svg') }],

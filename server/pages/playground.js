@@ -1,28 +1,54 @@
 // The playground: endpoints and their parameters come from the served OpenAPI document; the key
-// is a one-hour test key minted by POST /v1/playground/session (never a live key).
+// is a one-hour test key minted by POST /v1/playground/session (never a live key). The list holds
+// only the operations that key may call, read from each operation's auth in the document; a JSON
+// request body is a form built from its schema (playground-form.js) with the raw JSON a toggle
+// away; an answer's decisions are read out above its JSON (playground-decisions.js).
 (function () {
   'use strict';
   var $ = function (id) { return document.getElementById(id); };
+  var doc = null;
   var ops = [];
   var session = null;
+  /** The body editor of the selected operation: its form (null when the schema has no fields) and mode. */
+  var body = { form: null, mode: 'form', schema: null };
 
   function text(el, value) { el.textContent = value; }
+  function el(tag, cls, value) { var e = document.createElement(tag); if (cls) e.className = cls; if (value !== undefined) e.textContent = value; return e; }
 
-  function field(p) {
-    var wrap = document.createElement('div');
-    var label = document.createElement('label');
+  /** The key this page gets from POST /v1/playground/session (its route's contract) until the session answers. */
+  var PLAYGROUND_KEY = { type: 'test', scopes: ['knowledge'] };
+  var keyOf = function (s) { return s ? { type: /^kp_live_/.test(s.key) ? 'live' : 'test', scopes: s.scopes } : PLAYGROUND_KEY; };
+
+  /**
+   * Whether `key` may call `op`, from what the document says: no security requirement is public;
+   * else an X-API-Key (the ApiKey scheme) of the type `x-key-type` names, if any, holding
+   * `x-required-scope` and every `x-also-required-scopes` (an admin key holds every scope).
+   */
+  function canCall(op, key) {
+    var security = op.security || doc.security || [];
+    if (!security.length || security.some(function (s) { return !Object.keys(s).length; })) return true;
+    if (!security.some(function (s) { return 'ApiKey' in s; })) return false;
+    if (op['x-key-type'] && op['x-key-type'] !== key.type) return false;
+    if (key.scopes.indexOf('admin') >= 0) return true;
+    return [op['x-required-scope']].concat(op['x-also-required-scopes'] || []).filter(Boolean).every(function (s) { return key.scopes.indexOf(s) >= 0; });
+  }
+
+  /** The page sends query and path parameters and JSON bodies only (no file upload). */
+  var sendable = function (op) { return !op.requestBody || !!op.requestBody.content['application/json']; };
+
+  function paramField(p) {
+    var wrap = el('div');
+    var label = el('label', '', p.name + (p.required ? ' *' : '') + ' ');
     label.htmlFor = 'param-' + p.name;
-    label.textContent = p.name + (p.required ? ' *' : '') + ' ';
-    var hint = document.createElement('small');
-    hint.textContent = '(' + p.in + (p.description ? ': ' + p.description : '') + ')';
-    label.appendChild(hint);
+    label.appendChild(el('small', '', '(' + p.in + (p.description ? ': ' + p.description : '') + ')'));
     var input;
-    var values = p.schema && (p.schema.enum || (p.schema.anyOf && p.schema.anyOf.flatMap(function (s) { return s.enum || []; })));
+    var s = p.schema || {};
+    var values = s.type === 'boolean' ? [true, false] : s.enum || (s.anyOf && s.anyOf.flatMap(function (b) { return b.enum || []; }));
     if (values && values.length) {
-      input = document.createElement('select');
-      [''].concat(values).forEach(function (v) { var o = document.createElement('option'); o.value = String(v); o.textContent = v === '' ? '(not set)' : String(v); input.appendChild(o); });
+      input = el('select');
+      [''].concat(values).forEach(function (v) { var o = el('option', '', v === '' ? '(not set)' : String(v)); o.value = String(v); input.appendChild(o); });
     } else {
-      input = document.createElement('input');
+      input = el('input');
       input.type = 'text';
     }
     input.id = 'param-' + p.name;
@@ -34,32 +60,112 @@
     return wrap;
   }
 
+  function showBodyError(msg) { if ($('body-error')) text($('body-error'), msg || ''); }
+
+  /** Switches the body editor between the form and the raw JSON, carrying the body across. */
+  function setMode(mode) {
+    var area = $('body');
+    showBodyError('');
+    if (mode === 'json' && body.mode !== 'json') {
+      if (body.form) {
+        try { area.value = JSON.stringify(body.form.read(), null, 2); } catch (e) { showBodyError(e.message); return; }
+      }
+    } else if (mode === 'form' && body.mode !== 'form') {
+      var value;
+      try { value = JSON.parse(area.value); } catch (e) { showBodyError('the JSON does not parse, so the form cannot show it: ' + e.message); return; }
+      var form = window.rcmBodyForm.create(body.schema, value, doc);
+      if (!form) return;
+      body.form = form;
+      $('body-form').innerHTML = '';
+      $('body-form').appendChild(form.el);
+    }
+    body.mode = mode;
+    $('body-form').hidden = mode !== 'form';
+    area.hidden = mode !== 'json';
+    $('mode-form').setAttribute('aria-pressed', String(mode === 'form'));
+    $('mode-json').setAttribute('aria-pressed', String(mode === 'json'));
+  }
+
+  function bodyEditor(content) {
+    var example = content.example !== undefined ? content.example
+      : content.examples ? (Object.keys(content.examples).map(function (k) { return content.examples[k].value; })[0]) : undefined;
+    body = { form: window.rcmBodyForm.create(content.schema, example === undefined ? {} : example, doc), mode: 'form', schema: content.schema };
+    var wrap = el('div', 'body-editor');
+    var head = el('div', 'body-head');
+    head.appendChild(el('span', 'title', 'Request body'));
+    var modes = el('div', 'mode');
+    modes.setAttribute('role', 'group');
+    modes.setAttribute('aria-label', 'edit the body as');
+    [['mode-form', 'Form'], ['mode-json', 'JSON']].forEach(function (m) {
+      var b = el('button', '', m[1]);
+      b.type = 'button';
+      b.id = m[0];
+      modes.appendChild(b);
+    });
+    head.appendChild(modes);
+    wrap.appendChild(head);
+    var formBox = el('div');
+    formBox.id = 'body-form';
+    if (body.form) formBox.appendChild(body.form.el);
+    wrap.appendChild(formBox);
+    var area = el('textarea');
+    area.id = 'body';
+    area.setAttribute('aria-label', 'JSON body');
+    area.spellcheck = false;
+    area.value = JSON.stringify(example === undefined ? {} : example, null, 2);
+    wrap.appendChild(area);
+    var err = el('p', 'err');
+    err.id = 'body-error';
+    wrap.appendChild(err);
+    return wrap;
+  }
+
   function render() {
     var op = ops[Number($('operation').value)];
     var form = $('form');
     form.innerHTML = '';
     text($('summary'), op.op.description || '');
-    (op.op.parameters || []).filter(function (p) { return p.in !== 'header'; }).forEach(function (p) { form.appendChild(field(p)); });
-    var body = op.op.requestBody && op.op.requestBody.content['application/json'];
-    if (body) {
-      var label = document.createElement('label');
-      label.htmlFor = 'body';
-      label.textContent = 'JSON body';
-      var area = document.createElement('textarea');
-      area.id = 'body';
-      area.value = body.example ? JSON.stringify(body.example, null, 2) : '{}';
-      form.appendChild(label);
-      form.appendChild(area);
+    (op.op.parameters || []).filter(function (p) { return p.in !== 'header'; }).forEach(function (p) { form.appendChild(paramField(p)); });
+    var content = op.op.requestBody && op.op.requestBody.content['application/json'];
+    body = { form: null, mode: 'json', schema: null };
+    if (content) {
+      form.appendChild(bodyEditor(content));
+      $('mode-form').addEventListener('click', function () { setMode('form'); });
+      $('mode-json').addEventListener('click', function () { setMode('json'); });
+      // A schema without named fields has no form: its body is edited as JSON only.
+      var formMode = !!body.form;
+      body.mode = formMode ? 'form' : 'json';
+      $('mode-form').disabled = !formMode;
+      $('body-form').hidden = !formMode;
+      $('body').hidden = formMode;
+      $('mode-form').setAttribute('aria-pressed', String(formMode));
+      $('mode-json').setAttribute('aria-pressed', String(!formMode));
     }
   }
 
+  /** The body Send sends: what the form holds, or the JSON text as typed; undefined without a body. */
+  function bodyText() {
+    if (!$('body')) return undefined;
+    if (body.mode === 'form' && body.form) return JSON.stringify(body.form.read());
+    return $('body').value;
+  }
+
+  var STORE = 'rcm-playground-session';
+  var fresh = function (s) { return s && Date.parse(s.expires_at) - Date.now() > 60000; };
+  function showKey(s) { text($('key'), 'test key ' + s.key_id + ' (scope ' + s.scopes.join(', ') + ') expires ' + s.expires_at); }
+
+  /** The session key: this tab's while it has over a minute left (a reload mints none), else a new one. */
   function ensureKey() {
-    if (session && Date.parse(session.expires_at) - Date.now() > 60000) return Promise.resolve(session);
+    if (!session) {
+      try { var kept = JSON.parse(sessionStorage.getItem(STORE) || 'null'); if (fresh(kept)) { session = kept; showKey(kept); } } catch (e) { /* storage off */ }
+    }
+    if (fresh(session)) return Promise.resolve(session);
     return fetch('/v1/playground/session', { method: 'POST' }).then(function (r) {
       return r.json().then(function (b) {
         if (!r.ok) throw new Error(b.detail || ('could not get a test key (' + r.status + ')'));
         session = b;
-        text($('key'), 'test key ' + b.key_id + ' (scope ' + b.scopes.join(', ') + ') expires ' + b.expires_at);
+        try { sessionStorage.setItem(STORE, JSON.stringify(b)); } catch (e) { /* storage off */ }
+        showKey(b);
         return b;
       });
     });
@@ -67,12 +173,11 @@
 
   function shellQuote(s) { return "'" + s.replace(/'/g, "'\\''") + "'"; }
 
-  function el(tag, cls, value) { var e = document.createElement(tag); if (cls) e.className = cls; if (value !== undefined) e.textContent = value; return e; }
-  var money = function (n) { return '$' + Number(n).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ','); };
   var MONEY_KEY = /(payment|amount|_rate$|^rate$|allowed)/;
 
-  // The answer as a person reads it: its amounts, the blocks they come from, warnings and the
-  // dataset versions it used. The raw JSON stays one click away.
+  // The answer as a person reads it: its decisions (or, for an answer without any, its amounts or
+  // first fields), one caveat line when it is degraded, and the dataset versions it used. The raw
+  // JSON stays one click away.
   function readable(status, answer) {
     var box = $('readable');
     box.innerHTML = '';
@@ -85,66 +190,58 @@
       box.appendChild(ul);
       return;
     }
-    if (typeof answer.estimated_payment === 'number') {
-      box.appendChild(el('h3', '', 'Estimated payment'));
-      box.appendChild(el('div', 'amount', money(answer.estimated_payment)));
-      var blocks = el('ul');
-      (answer.applicable_blocks || []).forEach(function (b) {
-        var block = answer[b] || {};
-        var amount = Object.keys(block).filter(function (k) { return /^allowed_/.test(k); }).map(function (k) { return block[k]; })[0];
-        blocks.appendChild(el('li', '', b.replace(/_/g, ' ') + (amount !== undefined ? ': ' + money(amount) : '')));
-      });
-      box.appendChild(blocks);
-    } else {
+    if (!window.rcmDecisions.render(box, answer)) {
       var found = [];
       (function walk(o, path, depth) {
         if (!o || typeof o !== 'object' || depth > 2 || found.length >= 8) return;
         Object.keys(o).forEach(function (k) {
           if (k === 'reliability') return;
           var v = o[k];
-          if (typeof v === 'number' && MONEY_KEY.test(k)) found.push([path.concat(k).join('.'), money(v)]);
+          if (typeof v === 'number' && MONEY_KEY.test(k)) found.push([path.concat(k).join('.'), window.rcmDecisions.money(v)]);
           else if (v && typeof v === 'object') walk(v, path.concat(k), depth + 1);
         });
       })(answer, [], 0);
       box.appendChild(el('h3', '', found.length ? 'Amounts' : 'Answer'));
       var list = el('ul');
       found.forEach(function (f) { list.appendChild(el('li', '', f[0] + ': ' + f[1])); });
-      if (!found.length) list.appendChild(el('li', '', Object.keys(answer).filter(function (k) { return k !== 'reliability'; }).slice(0, 6).map(function (k) { var v = answer[k]; return k + ': ' + (v && typeof v === 'object' ? (Array.isArray(v) ? v.length + ' items' : '{…}') : String(v)); }).join(' · ')));
+      if (!found.length) {
+        list.appendChild(el('li', '', Array.isArray(answer) ? answer.length + ' items' : Object.keys(answer).filter(function (k) { return k !== 'reliability'; }).slice(0, 6).map(function (k) { var v = answer[k]; return k + ': ' + (v && typeof v === 'object' ? (Array.isArray(v) ? v.length + ' items' : '{…}') : String(v)); }).join(' · ')));
+      }
       box.appendChild(list);
     }
     var rel = answer.reliability;
-    if (rel) {
-      if (rel.warnings && rel.warnings.length) {
-        box.appendChild(el('h3', 'warn', 'Warnings'));
-        var w = el('ul', 'warn');
-        rel.warnings.forEach(function (x) { w.appendChild(el('li', '', x)); });
-        box.appendChild(w);
-      }
-      var versions = Object.keys(rel.dataset_versions || {}).map(function (d) { return d + ' ' + rel.dataset_versions[d]; });
-      if (versions.length) box.appendChild(el('p', 'note versions', 'Data: ' + versions.join(', ') + (rel.degraded ? ' (degraded)' : '')));
-    }
+    var versions = rel ? Object.keys(rel.dataset_versions || {}).map(function (d) { return d + ' ' + rel.dataset_versions[d]; }) : [];
+    if (versions.length) box.appendChild(el('p', 'note versions', 'Data: ' + versions.join(', ')));
   }
 
   function send() {
     var op = ops[Number($('operation').value)];
     var path = op.path;
     var query = new URLSearchParams();
-    Array.prototype.forEach.call(document.querySelectorAll('#form [data-name]'), function (el) {
-      var v = el.value.trim();
-      if (el.dataset.in === 'path') path = path.replace('{' + el.dataset.name + '}', encodeURIComponent(v));
-      else if (v !== '') query.append(el.dataset.name, v);
+    Array.prototype.forEach.call(document.querySelectorAll('#form [data-name]'), function (input) {
+      var v = input.value.trim();
+      if (input.dataset.in === 'path') path = path.replace('{' + input.dataset.name + '}', encodeURIComponent(v));
+      else if (v !== '') query.append(input.dataset.name, v);
     });
     var url = path + (query.toString() ? '?' + query.toString() : '');
-    var bodyEl = $('body');
-    var body = bodyEl ? bodyEl.value : undefined;
+    var payload;
+    try {
+      payload = bodyText();
+      showBodyError('');
+    } catch (e) {
+      showBodyError(e.message);
+      $('status').className = 'err';
+      text($('status'), 'not sent: ' + e.message);
+      return;
+    }
     text($('status'), 'sending…');
     ensureKey().then(function (s) {
       var headers = { 'X-API-Key': s.key };
-      if (body !== undefined) headers['Content-Type'] = 'application/json';
+      if (payload !== undefined) headers['Content-Type'] = 'application/json';
       var curl = 'curl -s -X ' + op.method.toUpperCase() + ' -H ' + shellQuote('X-API-Key: ' + s.key) +
-        (body !== undefined ? ' -H ' + shellQuote('Content-Type: application/json') + ' --data ' + shellQuote(body) : '') + ' ' + shellQuote(location.origin + url);
+        (payload !== undefined ? ' -H ' + shellQuote('Content-Type: application/json') + ' --data ' + shellQuote(payload) : '') + ' ' + shellQuote(location.origin + url);
       text($('curl'), curl);
-      return fetch(url, { method: op.method.toUpperCase(), headers: headers, body: body }).then(function (r) {
+      return fetch(url, { method: op.method.toUpperCase(), headers: headers, body: payload }).then(function (r) {
         return r.text().then(function (t) {
           var shown = t;
           var value = null;
@@ -162,28 +259,40 @@
     });
   }
 
-  fetch('/v1/openapi.json').then(function (r) { return r.json(); }).then(function (spec) {
-    Object.keys(spec.paths).forEach(function (path) {
-      Object.keys(spec.paths[path]).forEach(function (method) {
-        var op = spec.paths[path][method];
+  /** The operations `key` may call and the page can send, sorted; the others are counted in a note. */
+  function list(key) {
+    ops = [];
+    var hidden = 0;
+    Object.keys(doc.paths).forEach(function (path) {
+      Object.keys(doc.paths[path]).forEach(function (method) {
+        var op = doc.paths[path][method];
+        // The MCP transport and the service's own endpoints (health, metrics, this page's session) are not for trying here.
         if (path === '/v1/mcp' || (op.tags || []).indexOf('system') >= 0) return;
-        // Only what the minted key (scope knowledge, test host) can call: no 403 on a first Send.
-        var scope = op['x-required-scope'];
-        if (scope && scope !== 'knowledge') return;
+        if (!canCall(op, key) || !sendable(op)) { hidden++; return; }
         ops.push({ path: path, method: method, op: op });
       });
     });
     ops.sort(function (a, b) { return (a.path + a.method).localeCompare(b.path + b.method); });
     var select = $('operation');
+    select.innerHTML = '';
     ops.forEach(function (o, i) {
-      var opt = document.createElement('option');
+      var opt = el('option', '', o.method.toUpperCase() + ' ' + o.path + ' — ' + o.op.summary);
       opt.value = String(i);
-      opt.textContent = o.method.toUpperCase() + ' ' + o.path + ' — ' + o.op.summary;
       opt.dataset.key = o.method.toUpperCase() + ' ' + o.path;
       select.appendChild(opt);
     });
+    text($('hidden'), hidden ? 'Not listed: ' + hidden + ' operations that need a live key, another scope or a file upload, which this ' + key.type + ' key (scope ' + key.scopes.join(', ') + ') and page cannot give (see the API reference).' : '');
+  }
+
+  var minted = ensureKey().catch(function (e) { text($('key'), 'no test key yet: ' + (e.message || e) + ' (Send tries again)'); return null; });
+  Promise.all([fetch('/v1/openapi.json').then(function (r) { return r.json(); }), minted]).then(function (got) {
+    doc = got[0];
+    list(keyOf(got[1]));
+    var select = $('operation');
     select.addEventListener('change', render);
     $('send').addEventListener('click', send);
+    // Enter in a field sends, instead of submitting the form to this page's URL.
+    $('form').addEventListener('submit', function (e) { e.preventDefault(); send(); });
     // Open on the payment composition, its documented example filled in.
     var start = ops.findIndex(function (o) { return o.op.operationId === 'getCodePayment'; });
     if (start >= 0) select.value = String(start);

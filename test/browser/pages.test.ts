@@ -1,45 +1,11 @@
-import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { ARTIFACTS, usePages } from './chromium.js';
 
-const ARTIFACTS = resolve(import.meta.dirname, '../../var/test-artifacts');
-const CHROMIUM = process.env.RCM_CHROMIUM ?? '/usr/bin/chromium';
+const pages = usePages();
 
-let t: TestServer;
-let browser: Browser;
-let base: string;
-const outside: string[] = [];
-
-beforeAll(async () => {
-  t = await startTestServer();
-  base = `http://127.0.0.1:${t.port}`;
-  // Flags as for a sandboxed root session with a closed network (see the machine notes).
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  await mkdir(ARTIFACTS, { recursive: true });
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-/** A page that records (and refuses) every request leaving this server: the pages need no internet. */
-async function open(path: string): Promise<Page> {
-  const page = await browser.newPage();
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(base) || url.startsWith('blob:') || url.startsWith('data:')) return route.continue();
-    outside.push(url);
-    return route.abort();
-  });
-  await page.goto(`${base}${path}`);
-  return page;
-}
+const open = (path: string): Promise<Page> => pages.open(path);
 
 describe('playground', () => {
   it('sends GET /v1/codes/{code}/payment with a minted test key and shows the answer and the curl line', async () => {
@@ -67,7 +33,7 @@ describe('playground', () => {
     expect(curl).toMatch(/X-API-Key: kp_test_[A-Za-z0-9]{32}/);
     expect(await page.textContent('#key')).toMatch(/expires/);
     await page.screenshot({ path: join(ARTIFACTS, 'playground.png'), fullPage: true });
-    expect(outside).toEqual([]);
+    expect(pages.outside).toEqual([]);
     await page.close();
   });
 });
@@ -95,17 +61,17 @@ describe('playground for a first-time visitor', () => {
     // The logo and favicon are served by the service and allowed by the page's own CSP.
     expect(await page.$eval('#logo', (img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0)).toBe(true);
     expect(await page.$eval('link[rel="icon"]', (l) => (l as HTMLLinkElement).href)).toMatch(/\/favicon\.svg$/);
-    const icon = await page.request.get(`${base}/favicon.svg`);
+    const icon = await page.request.get(`${pages.base}/favicon.svg`);
     expect(icon.status()).toBe(200);
     expect(icon.headers()['content-type']).toBe('image/svg+xml');
     expect(csp).toEqual([]);
-    expect(outside).toEqual([]);
+    expect(pages.outside).toEqual([]);
     await page.close();
   });
 
   it('is usable at phone width: one column, nothing wider than the screen, Send still answers', async () => {
-    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
-    await page.goto(`${base}/playground`);
+    const page = await pages.browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(`${pages.base}/playground`);
     await page.waitForSelector('body[data-ready="true"]');
     await page.click('#send');
     await page.waitForFunction(() => document.getElementById('readable')?.textContent?.includes('Estimated payment'));
@@ -126,7 +92,7 @@ describe('API reference', () => {
     expect(await page.locator('text=Payment composition').count()).toBeGreaterThan(0);
     expect(await page.title()).toContain('API reference');
     await page.screenshot({ path: join(ARTIFACTS, 'docs.png') });
-    expect(outside).toEqual([]);
+    expect(pages.outside).toEqual([]);
     await page.close();
   });
 });
