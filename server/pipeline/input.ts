@@ -143,7 +143,7 @@ export class InputDecoder {
       if (decoded !== NO_BODY) body = parse(b.schema, 'body', decoded);
       else decoded = undefined;
     } else if (b?.kind === 'raw') {
-      body = rawBody(req, b);
+      body = await rawBody(req, b);
     } else if (req.body && 'bytes' in req.body && req.body.bytes.length > 0) {
       issues.push({ loc: ['body'], msg: 'This endpoint takes no request body', type: 'extra_forbidden' });
     }
@@ -221,14 +221,14 @@ function jsonBody(req: InputRequest, maxBytes: number, issues: Issue[], maxDepth
   }
 }
 
-function rawBody(req: InputRequest, b: RawBody): Buffer {
+async function rawBody(req: InputRequest, b: RawBody): Promise<Buffer> {
   const { contentType, maxBytes } = b;
   let bytes = req.body && 'bytes' in req.body ? req.body.bytes : Buffer.alloc(0);
   if (bytes.length > maxBytes) throw new DomainError('payload_too_large', `request body exceeds ${maxBytes} bytes`);
   const header = req.headers['content-type'] ?? '';
   const type = header.split(';')[0]!.trim().toLowerCase();
   if (type === 'multipart/form-data' && b.multipartField) {
-    bytes = multipartFile(bytes, header, b.multipartField).bytes;
+    bytes = (await multipartFile(bytes, header, b.multipartField)).bytes;
   } else if (type !== contentType) {
     throw new DomainError('unsupported_media_type', `send the body as ${contentType}${b.multipartField ? ` or multipart/form-data (field '${b.multipartField}')` : ''} (got ${type || 'no content type'})`);
   }

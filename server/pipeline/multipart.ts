@@ -1,42 +1,54 @@
+import busboy from 'busboy';
 import { DomainError, ValidationError } from '../../warehouse/errors.js';
 
 /**
- * The file of a `multipart/form-data` body (RFC 7578), already read and size-capped: the part
- * named `field`, else the only part that carries a filename. Enough for one uploaded document;
- * a body with no such part, or that is not well-formed, is a 422 naming what is missing.
+ * What a `multipart/form-data` body (RFC 7578) may hold: one upload needs a handful of parts, so
+ * a body of thousands (2.9 million empty parts fit in 25 MB) is refused after the 16th instead of
+ * being walked; a part's header lines are bounded the same way.
  */
-export function multipartFile(body: Buffer, contentTypeHeader: string, field: string): { bytes: Buffer; contentType: string | null; filename: string | null } {
-  const m = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentTypeHeader);
-  const boundary = m?.[1] ?? m?.[2];
-  if (!boundary) throw new DomainError('unsupported_media_type', 'multipart/form-data needs a boundary parameter');
-  const delimiter = Buffer.from(`--${boundary}`);
-  const parts: { name: string | null; filename: string | null; contentType: string | null; bytes: Buffer }[] = [];
-  let at = body.indexOf(delimiter);
-  while (at >= 0) {
-    const afterDelim = at + delimiter.length;
-    // "--" after a delimiter closes the body.
-    if (body[afterDelim] === 0x2d && body[afterDelim + 1] === 0x2d) break;
-    const headStart = body.indexOf('\r\n', afterDelim);
-    if (headStart < 0) break;
-    const headEnd = body.indexOf('\r\n\r\n', headStart);
-    if (headEnd < 0) break;
-    const next = body.indexOf(Buffer.from(`\r\n--${boundary}`), headEnd + 4);
-    if (next < 0) break;
-    const head = body.subarray(headStart + 2, headEnd).toString('latin1');
-    const disposition = /^content-disposition:(.*)$/im.exec(head)?.[1] ?? '';
-    const param = (n: string) => new RegExp(`;\\s*${n}="([^"]*)"`, 'i').exec(disposition)?.[1] ?? new RegExp(`;\\s*${n}=([^;\\s]+)`, 'i').exec(disposition)?.[1] ?? null;
-    parts.push({
-      name: param('name'),
-      filename: param('filename'),
-      contentType: /^content-type:\s*([^;\r\n]+)/im.exec(head)?.[1]?.trim().toLowerCase() ?? null,
-      bytes: body.subarray(headEnd + 4, next),
+export const MULTIPART_LIMITS = { parts: 16, headerPairs: 16 } as const;
+
+/**
+ * The file of a `multipart/form-data` body, already read and size-capped: the part named `field`,
+ * else the only part that carries a filename. Parsed by busboy (streaming, so its work stops at
+ * the first limit passed); a body with no such part, too many parts, or that is not well-formed,
+ * is a 422 naming what is wrong.
+ */
+export function multipartFile(body: Buffer, contentTypeHeader: string, field: string): Promise<{ bytes: Buffer; contentType: string | null; filename: string | null }> {
+  if (!/boundary=/i.test(contentTypeHeader)) return Promise.reject(new DomainError('unsupported_media_type', 'multipart/form-data needs a boundary parameter'));
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: { 'content-type': contentTypeHeader }, limits: { ...MULTIPART_LIMITS, fieldSize: 64 * 1024 } });
+    } catch (e) {
+      reject(new DomainError('unsupported_media_type', `multipart/form-data: ${(e as Error).message}`));
+      return;
+    }
+    const files: { name: string; filename: string | null; contentType: string | null; bytes: Buffer }[] = [];
+    let failed = false;
+    const fail = (msg: string) => {
+      if (failed) return;
+      failed = true;
+      parser.removeAllListeners();
+      parser.on('error', () => undefined);
+      reject(new ValidationError([{ loc: ['body', field], msg, type: 'value_error' }]));
+    };
+    parser.on('file', (name, stream, info) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => files.push({ name, filename: info.filename ?? null, contentType: info.mimeType?.toLowerCase() ?? null, bytes: Buffer.concat(chunks) }));
     });
-    at = next + 2;
-  }
-  const files = parts.filter((p) => p.filename !== null);
-  const part = parts.find((p) => p.name === field) ?? (files.length === 1 ? files[0] : undefined);
-  if (!part || part.bytes.length === 0) {
-    throw new ValidationError([{ loc: ['body', field], msg: `send the document as the form field '${field}' (a file part)`, type: 'missing' }]);
-  }
-  return { bytes: part.bytes, contentType: part.contentType, filename: part.filename };
+    parser.on('partsLimit', () => fail(`a multipart body of more than ${MULTIPART_LIMITS.parts} parts is refused: send the document as the form field '${field}'`));
+    parser.on('error', (e: Error) => fail(`the multipart body is not well formed (${e.message})`));
+    parser.on('close', () => {
+      if (failed) return;
+      const part = files.find((p) => p.name === field) ?? (files.filter((p) => p.filename !== null).length === 1 ? files.find((p) => p.filename !== null) : undefined);
+      if (!part || part.bytes.length === 0) {
+        reject(new ValidationError([{ loc: ['body', field], msg: `send the document as the form field '${field}' (a file part)`, type: 'missing' }]));
+        return;
+      }
+      resolve({ bytes: part.bytes, contentType: part.contentType, filename: part.filename });
+    });
+    parser.end(body);
+  });
 }
