@@ -98,21 +98,29 @@ export function fieldDescription(schema: z.ZodType, name: string): string | unde
 }
 
 /** Field names of an object schema and whether each takes a list (`?code=a&code=b`). */
-const fieldsCache = new WeakMap<z.ZodType, Map<string, { list: boolean }> | null>();
+/** A query field: a list (repeatable), or a whole number coerced from its text (digits only). */
+interface QueryField {
+  list: boolean;
+  integer: boolean;
+}
+
+const fieldsCache = new WeakMap<z.ZodType, Map<string, QueryField> | null>();
 
 /** The fields of an object schema (cached per schema: routes ask on every request). */
-export function objectFields(schema: z.ZodType): Map<string, { list: boolean }> | null {
+export function objectFields(schema: z.ZodType): Map<string, QueryField> | null {
   let f = fieldsCache.get(schema);
   if (f === undefined) fieldsCache.set(schema, (f = computeFields(schema)));
   return f;
 }
 
-function computeFields(schema: z.ZodType): Map<string, { list: boolean }> | null {
+function computeFields(schema: z.ZodType): Map<string, QueryField> | null {
   const s = inner(schema) as unknown as { _zod: { def: { type: string; shape?: Record<string, z.ZodType> } } };
   if (s._zod.def.type !== 'object' || !s._zod.def.shape) return null;
-  const out = new Map<string, { list: boolean }>();
+  const out = new Map<string, QueryField>();
   for (const [k, v] of Object.entries(s._zod.def.shape)) {
-    out.set(k, { list: (inner(v) as unknown as { _zod: { def: { type: string } } })._zod.def.type === 'array' });
+    const d = (inner(v) as unknown as { _zod: { def: { type: string; coerce?: boolean } } })._zod.def;
+    // Every number a query takes is a whole number (`z.coerce.number().int()`): a limit, a year, a count.
+    out.set(k, { list: d.type === 'array', integer: d.type === 'number' && d.coerce === true });
   }
   return out;
 }
@@ -120,11 +128,12 @@ function computeFields(schema: z.ZodType): Map<string, { list: boolean }> | null
 /**
  * Checks the raw query string against the route's query schema before parsing it: an unknown
  * parameter is `extra_forbidden` (so `qpp_flg=1` never silently prices non-QPP), a scalar sent
- * twice is `repeated_parameter` (which one would win is a guess). Returns the issues and the
+ * twice is `repeated_parameter` (which one would win is a guess), and a whole number not written
+ * in digits (`0x10`, `+5`, `1e1`) is `int_parsing`. Returns the issues and the
  * query to parse (repeated scalars removed, since they are already reported).
  */
 export function checkQueryShape(schema: z.ZodType | undefined, raw: Record<string, string | string[]>): { issues: Issue[]; query: Record<string, unknown> } {
-  const fields = schema ? objectFields(schema) : new Map<string, { list: boolean }>();
+  const fields = schema ? objectFields(schema) : new Map<string, QueryField>();
   const issues: Issue[] = [];
   const query: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(raw)) {
@@ -135,6 +144,11 @@ export function checkQueryShape(schema: z.ZodType | undefined, raw: Record<strin
     }
     if (Array.isArray(value) && !f.list) {
       issues.push({ loc: ['query', name], msg: `Parameter ${name} was sent ${value.length} times; send it once`, type: 'repeated_parameter', input: value });
+      continue;
+    }
+    // Number() would read '0x10', ' 5', '+5' and '1e1' as numbers: a whole number is written in digits.
+    if (f.integer && typeof value === 'string' && !/^-?\d{1,15}$/.test(value)) {
+      issues.push({ loc: ['query', name], msg: 'Input should be a whole number written in digits', type: 'int_parsing', input: value });
       continue;
     }
     query[name] = f.list && !Array.isArray(value) ? [value] : value;

@@ -78,3 +78,15 @@ describe('answers name every dataset they read', () => {
     expect(Object.keys(override.body.reliability.dataset_versions).sort()).toEqual(['facilities', 'payers']);
   });
 });
+
+describe('whole numbers in a query are written in digits', () => {
+  it("refuses 0x10, ' 5', '+5' and 1e1 as a limit (Number() would take each), and takes 5", async () => {
+    for (const v of ['0x10', '%205', '%2B5', '1e1', '5.0']) {
+      const r = await t.request(`/v1/drugs/ndc/search?q=insulin&limit=${v}`);
+      expect(r.status, v).toBe(422);
+      expect(r.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'limit'], type: 'int_parsing' })]);
+    }
+    expect((await t.request('/v1/drugs/ndc/search?q=insulin&limit=5')).status).toBe(200);
+    expect((await t.request('/v1/fee-schedules/lab/80053?year=2O26')).status).toBe(422);
+  });
+});
