@@ -31,6 +31,7 @@ export const STATUS: Record<ErrorCode, number> = {
   invalid_pdf: 422,
   too_many_pages: 422,
   payload_too_large: 413,
+  headers_too_large: 431,
   request_timeout: 408,
   unsupported_media_type: 415,
   method_not_allowed: 405,

@@ -23,6 +23,13 @@ export interface HttpOptions {
 }
 
 export const MCP_PATH = '/v1/mcp';
+
+/**
+ * Header lines a request may carry (`server.maxHeadersCount`): Node silently drops every line past
+ * its limit, so a second Host or an X-API-Key after 1,000 fillers would go unseen. A request that
+ * reaches the limit is refused (431) instead.
+ */
+export const MAX_HEADERS = 200;
 const MCP_METHODS = ['GET', 'POST', 'DELETE'];
 
 const NO_BODY_LIMIT = 64 * 1024;
@@ -107,6 +114,10 @@ export function createHttpHandler(pipeline: Pipeline, routes: RouteDef[], opts: 
   const koa = createHttpApp(pipeline, routes).callback();
   const dispatcher = new Dispatcher(routes);
   return (req, res) => {
+    if (req.rawHeaders.length / 2 >= MAX_HEADERS) {
+      writeError(res, new DomainError('headers_too_large', `a request carries fewer than ${MAX_HEADERS} header lines`), requestIdOf(req));
+      return;
+    }
     // Node keeps the first of two Host headers; which host a request addresses decides test or
     // live data, so an ambiguous one is refused rather than guessed.
     if (hostCount(req.rawHeaders) > 1) {

@@ -4,7 +4,7 @@ import { openStateStore, stateLocationOf, type StateOptions } from '../warehouse
 import { PgStateStore } from '../warehouse/pg/state.js';
 import type { StateStore } from '../warehouse/tenant_state.js';
 import { Warehouse } from '../warehouse/store.js';
-import { createHttpHandler } from './http.js';
+import { createHttpHandler, MAX_HEADERS } from './http.js';
 import { BodyBudget } from './pipeline/body_budget.js';
 import { McpEndpoint } from './mcp/adapter.js';
 import { warmPtpIndexes } from '../datasets/_ncci_ptp/queries.js';
@@ -150,6 +150,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const handler = createHttpHandler(pipeline, routes, { trustProxy: o.trustProxy ?? false, mcp, bodies, bodyTimeoutMs: o.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs });
   if (agents.runner) runner.start(agents.pollMs);
   const server = createServer(handler);
+  server.maxHeadersCount = MAX_HEADERS;
   server.listen(o.port, o.host ?? '0.0.0.0');
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((res, rej) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './helpers/harness.js';
+import { rawRequest, startTestServer, type TestServer } from './helpers/harness.js';
 
 // Request fields as the service description and the publishers define them, on every route that takes them.
 let t: TestServer;
@@ -88,5 +88,20 @@ describe('whole numbers in a query are written in digits', () => {
     }
     expect((await t.request('/v1/drugs/ndc/search?q=insulin&limit=5')).status).toBe(200);
     expect((await t.request('/v1/fee-schedules/lab/80053?year=2O26')).status).toBe(422);
+  });
+});
+
+describe('headers a request carries', () => {
+  it('refuses a request of too many header lines (431) rather than drop a second Host or a key past the limit', async () => {
+    const fillers = Object.fromEntries(Array.from({ length: 1200 }, (_, i) => [`X-Filler-${i}`, 'x']));
+    const r = await rawRequest(t.port, '/v1/codes/99213', { headers: { Host: '127.0.0.1', ...fillers, 'X-API-Key': t.key } });
+    expect(r.status).toBe(431);
+    expect(r.body).toMatchObject({ code: 'headers_too_large' });
+  });
+
+  it('refuses a Host whose port is no port (99999)', async () => {
+    const r = await rawRequest(t.port, '/v1/codes/99213', { headers: { Host: 'api.example.test:99999', 'X-API-Key': t.key } });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ code: 'invalid_host' });
   });
 });

@@ -40,6 +40,7 @@ export type ErrorCode =
   | 'storage_full'
   | 'state_unavailable'
   | 'payload_too_large'
+  | 'headers_too_large'
   | 'request_timeout'
   | 'unsupported_media_type'
   | 'method_not_allowed'

@@ -48,7 +48,8 @@ export function normalizeHost(hostHeader: string | undefined, target?: string): 
     if (host.endsWith('.')) host = host.slice(0, -1);
     if (!NAME_RE.test(host) && !IPV4_RE.test(host)) return null;
   }
-  if (port !== '' && !/^\d{1,5}$/.test(port)) return null;
+  // A port is 1-65535 (`:99999` names no port, so no host).
+  if (port !== '' && (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535)) return null;
   return host;
 }
 
