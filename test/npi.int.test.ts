@@ -210,3 +210,47 @@ describe('with live lookups off (RCM_NPPES_LIVE=0)', () => {
   });
 
 });
+
+describe('the live registry client stays within its own answers', () => {
+  let other: Server;
+  let otherUrl: string;
+  beforeAll(async () => {
+    // Another host: a record the registry did not send, and an endless body (bounded by the test: it stops when the client leaves).
+    other = createServer((req, res) => {
+      if (req.url?.startsWith('/redirect')) {
+        res.writeHead(302, { location: `${otherUrl}/api/?version=2.1&number=1720377294` }).end();
+        return;
+      }
+      if (req.url?.startsWith('/huge')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        let sent = 0;
+        const pump = () => {
+          while (sent < 100 * 1024 * 1024 && res.write(chunk)) sent += chunk.length;
+          if (sent >= 100 * 1024 * 1024) res.end();
+        };
+        res.on('drain', pump);
+        res.on('close', () => res.off('drain', pump));
+        pump();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ result_count: 1, results: [{ enumeration_type: 'NPI-1', number: 1720377294, basic: { first_name: 'NOT', last_name: 'THE REGISTRY' } }] }));
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    other.closeAllConnections();
+    await new Promise((r) => other.close(r));
+  });
+
+  it('does not follow a redirect to another host (the record there is not the registry\'s)', async () => {
+    const live = new HttpNppesRegistry({ url: `${otherUrl}/redirect/?version=2.1`, timeoutMs: 2000, failuresToOpen: 100, openMs: 1 });
+    expect(await live.lookup('1720377294')).toEqual({ kind: 'unavailable', reason: 'the registry answered a redirect (HTTP 302), which is not followed' });
+  });
+
+  it('stops reading an answer past its byte cap', async () => {
+    const live = new HttpNppesRegistry({ url: `${otherUrl}/huge/?version=2.1`, timeoutMs: 10_000, failuresToOpen: 100, openMs: 1, maxBytes: 1024 * 1024 });
+    expect(await live.lookup('1720377294')).toEqual({ kind: 'unavailable', reason: "the registry's answer is larger than 1048576 bytes; it was not read" });
+  });
+});

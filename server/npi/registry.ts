@@ -77,6 +77,35 @@ export interface HttpRegistryOptions {
   openMs: number;
   now?: () => number;
   fetch?: typeof fetch;
+  /** The largest answer read (default 1 MB: one NPI's record is a few KB). */
+  maxBytes?: number;
+}
+
+/** Reads at most `max` bytes of a response body as JSON; null past the cap or for a body that is not JSON. */
+async function jsonCapped(res: Response, max: number): Promise<{ json: unknown } | { tooLarge: true }> {
+  if (Number(res.headers.get('content-length') ?? 0) > max) {
+    await res.body?.cancel().catch(() => undefined);
+    return { tooLarge: true };
+  }
+  const reader = res.body?.getReader();
+  if (!reader) return { json: null };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      return { tooLarge: true };
+    }
+    chunks.push(value);
+  }
+  try {
+    return { json: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+  } catch {
+    return { json: null };
+  }
 }
 
 
@@ -107,9 +136,18 @@ export class HttpNppesRegistry implements NppesRegistry {
     url.searchParams.set('number', npi);
     let answer: RegistryAnswer;
     try {
-      const res = await this.fetch(url, { signal: AbortSignal.timeout(this.o.timeoutMs), headers: { accept: 'application/json' } });
-      if (!res.ok) answer = { kind: 'unavailable', reason: `the registry answered HTTP ${res.status}` };
-      else answer = readRegistryBody(await res.json().catch(() => null), npi);
+      // No redirect is followed (a redirect elsewhere would answer with another server's record),
+      // and no more than maxBytes of an answer is read.
+      const res = await this.fetch(url, { signal: AbortSignal.timeout(this.o.timeoutMs), headers: { accept: 'application/json' }, redirect: 'manual' });
+      const max = this.o.maxBytes ?? 1024 * 1024;
+      if (res.status >= 300 && res.status < 400) {
+        await res.body?.cancel().catch(() => undefined);
+        answer = { kind: 'unavailable', reason: `the registry answered a redirect (HTTP ${res.status}), which is not followed` };
+      } else if (!res.ok) answer = { kind: 'unavailable', reason: `the registry answered HTTP ${res.status}` };
+      else {
+        const body = await jsonCapped(res, max);
+        answer = 'tooLarge' in body ? { kind: 'unavailable', reason: `the registry's answer is larger than ${max} bytes; it was not read` } : readRegistryBody(body.json, npi);
+      }
     } catch (e) {
       const name = (e as Error)?.name;
       answer = { kind: 'unavailable', reason: name === 'TimeoutError' ? `the registry did not answer within ${this.o.timeoutMs} ms` : 'the registry could not be reached' };
