@@ -117,7 +117,7 @@ export class Pipeline {
     const ms = () => deps.now().getTime();
     this.keys = new KeyAuthenticator(deps.state, deps.now);
     const limiters = deps.limiters ?? { key: new MemoryRateLimiter(deps.config.rateLimitPerMin, ms), ip: new MemoryRateLimiter(deps.config.publicRateLimitPerMin, ms) };
-    this.authorizer = new Authorizer(this.keys, limiters, deps.config.adminSecret);
+    this.authorizer = new Authorizer(this.keys, limiters, deps.config.adminSecret, ms);
   }
 
   /** The monotonic clock the pipeline times calls with (adapters time calls outside the table with it). */
@@ -174,9 +174,9 @@ export class Pipeline {
    * The caller of an endpoint outside the route table (`/v1/mcp`): host pairing and the key, as for
    * a keyed route. Throws the same errors (400/421 host, 401 key, 403 mismatch).
    */
-  async identify(req: Pick<InvokeRequest, 'headers' | 'target'>): Promise<AuthInfo> {
+  async identify(req: Pick<InvokeRequest, 'headers' | 'target'> & { clientIp?: string }): Promise<AuthInfo> {
     const hostKind = hostKindOf(this.deps.config.hosts, req.headers.host, req.target);
-    return this.authorizer.keyFor(req.headers, hostKind);
+    return this.authorizer.keyFor(req.headers, hostKind, req.clientIp ?? 'unknown');
   }
 
   /**
