@@ -82,8 +82,8 @@ export interface StartOptions extends PipelineConfig {
   minFreeBytes?: number;
   /** Free bytes of the data dir's file system (tests inject a full disk). */
   freeBytes?: (dir: string) => Promise<number>;
-  /** MCP sessions: per key (`RCM_MCP_SESSIONS_PER_KEY`), idle expiry (`RCM_MCP_IDLE_MS`), process total. */
-  mcp?: { sessionsPerKey?: number; idleMs?: number; maxSessions?: number };
+  /** MCP sessions: per key (`RCM_MCP_SESSIONS_PER_KEY`), per tenant (`RCM_MCP_SESSIONS_PER_TENANT`), idle expiry (`RCM_MCP_IDLE_MS`), process total. */
+  mcp?: { sessionsPerKey?: number; sessionsPerTenant?: number; idleMs?: number; maxSessions?: number };
   /** The live NPPES registry (`RCM_NPPES_URL`, `RCM_NPPES_LIVE`); none when not given (tests inject a local one). */
   npi?: { registry: NppesRegistry | null };
   /** `RCM_UMLS_LICENSED`: the operator holds a UMLS licence, so the concept search may answer RxNorm atoms of UMLS-licensed sources. */
@@ -105,6 +105,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   let readiness: Readiness | undefined;
   const snapshots = new SnapshotHolder(wh, {
     memoMaxBytes: o.memoMaxBytes,
+    onError: (message) => o.logger.error({ error: message }, 'the published snapshot could not be mounted'),
     // Whole-table lookup indexes (PTP, the drug directory, the concept index) are built right after a mount, not on the first request.
     onMount: (s) => {
       const t0 = Date.now();
@@ -123,12 +124,13 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
         cache.dropSnapshot(from);
       }
       o.logger.info({ from, to }, 'snapshot mounted');
+      // The paths go to the log only; answers and readiness name the dataset and version.
+      for (const u of snapshots.snapshot?.unmounted ?? []) o.logger.error({ snapshot: to, dataset: u.dataset, version: u.version, path: u.path, reason: u.reason }, 'dataset version not served: its file cannot be used');
       void readiness?.refresh();
     },
   });
   readiness = new Readiness(snapshots, state, now, { dataDir: o.dataDir, minFreeBytes: o.minFreeBytes ?? DEFAULTS.minFreeMb * MB, freeBytes: o.freeBytes });
   await snapshots.refresh();
-  if (snapshots.lastError) o.logger.error({ error: snapshots.lastError }, 'snapshot mount failed');
   snapshots.start(o.pollMs ?? 500);
   await readiness.refresh();
   readiness.start(o.readinessEveryMs ?? 5_000);
@@ -145,7 +147,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, policyDocuments, npi: o.npi ?? { registry: null }, concepts: o.concepts, writer: agents.llm, playground: { enabled: true, keysPerHour: DEFAULTS.playgroundKeysPerHour, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: DEFAULTS.idempotencyWindowMs, maxQueuedPerTenant: agents.maxQueuedPerTenant ?? DEFAULTS.jobsQueuedPerTenant, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
   routes.forEach(checkRoute);
   const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now, limiters });
-  const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now, ...o.mcp });
+  const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now, jsonMaxDepth: o.jsonMaxDepth, ...o.mcp });
   const bodies = new BodyBudget(o.bodyBudgetBytes ?? DEFAULTS.bodyBudgetMb * MB);
   const handler = createHttpHandler(pipeline, routes, { trustProxy: o.trustProxy ?? false, mcp, bodies, bodyTimeoutMs: o.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs });
   if (agents.runner) runner.start(agents.pollMs);

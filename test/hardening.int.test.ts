@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { jsonDepth } from '../server/pipeline/input.js';
 import { stateFailure } from '../server/pipeline/invoke.js';
 import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
@@ -310,31 +311,51 @@ describe('readiness names what is wrong (item 8): every mounted version file, th
       await s.srv.readiness.refresh();
       const r = await s.request('/v1/health/ready', { key: null });
       expect(r.status).toBe(503);
-      expect(r.body.detail).toContain(`version file ${damaged} is not a DuckDB database`);
-      expect(r.body.detail).toContain(`version file ${deleted} is missing`);
+      // Named by dataset and version: the public answer carries no path of the server's disk.
+      const label = (path: string) => s.srv.snapshots.snapshot!.files.get(path)!.label;
+      expect(r.body.detail).toContain(`${label(damaged!)}: its version file is not a DuckDB database`);
+      expect(r.body.detail).toContain(`${label(deleted!)}: its version file is missing`);
+      expect(r.body.detail).not.toContain(s.dataDir);
     } finally {
       await s.close();
     }
   });
 
-  it('names the missing file when the published snapshot cannot be mounted (it said "run rcm seed")', async () => {
+  it('after a restart with one dataset\'s file gone, serves every other dataset and answers that one degraded, naming it (it took every dataset down)', async () => {
     const s = await startTestServer();
     const dir = s.dataDir;
-    const gone = versionFiles(s)[0]!;
+    const [gone, was] = [...s.srv.snapshots.snapshot!.files].find(([, f]) => f.label.startsWith('gpci '))!;
     await s.srv.close();
     await rm(gone);
     const again = await startTestServer({ seeded: false, dataDir: dir });
     try {
       const ready = await again.request('/v1/health/ready', { key: null });
-      expect(ready.status).toBe(503);
-      expect(ready.body.detail).toContain(`could not be mounted`);
-      expect(ready.body.detail).toContain(`version file ${gone} is missing`);
-      const data = await again.request('/v1/codes/99213');
-      expect(data.status).toBe(503);
-      expect(data.body.detail).toContain(gone);
-      expect(data.body.detail).not.toContain('rcm seed');
+      expect(ready.status).toBe(200);
+      expect(ready.body.warnings).toEqual([`${was.label} is not served: its version file is missing`]);
+      expect(JSON.stringify(ready.body)).not.toContain(dir);
+      expect((await again.request('/v1/codes/99213')).status).toBe(200);
+      const pay = await again.request('/v1/codes/99213/payment?ccn=330101');
+      expect(pay.status).toBe(200);
+      expect(pay.body.reliability.degraded).toBe(true);
+      expect(pay.body.reliability.warnings.join(' ')).toMatch(/gpci/);
     } finally {
       await again.close();
+    }
+  });
+
+  it('a CURRENT that names no readable snapshot keeps the last good one served, said in readiness warnings, with no path in the answer', async () => {
+    const s = await startTestServer();
+    try {
+      const served = s.srv.snapshots.snapshot!.id;
+      await writeFile(join(s.dataDir, 'CURRENT'), 'no-such-snapshot\n');
+      await s.srv.snapshots.refresh();
+      await s.srv.readiness.refresh();
+      const ready = await s.request('/v1/health/ready', { key: null });
+      expect(ready.status).toBe(200);
+      expect(ready.body.snapshot_id).toBe(served);
+      expect(ready.body.warnings).toEqual([`the published snapshot could not be mounted (snapshot no-such-snapshot not found); still serving ${served}`]);
+    } finally {
+      await s.close();
     }
   });
 

@@ -2,6 +2,7 @@ import { open as openFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
+import { DomainError } from './errors.js';
 import { approxBytes } from './sizeof.js';
 import { quoteIdent, quoteString } from './sql_quote.js';
 import { tablesOf, viewName, type DatasetVersion, type Manifest } from './manifest.js';
@@ -81,13 +82,15 @@ export interface VersionFileState {
 /**
  * A version file's state, or what is wrong with it: missing, or not a DuckDB database (its
  * header carries the magic bytes `DUCK` at offset 8; a truncated or overwritten file does not).
+ * The reason names no path: answers and the public readiness name the dataset and version, and
+ * the path goes to the log only.
  */
 export async function versionFileState(path: string): Promise<VersionFileState | string> {
   let st;
   try {
     st = await stat(path);
   } catch {
-    return `version file ${path} is missing`;
+    return 'its version file is missing';
   }
   const head = Buffer.alloc(12);
   const fh = await openFile(path, 'r');
@@ -96,22 +99,39 @@ export async function versionFileState(path: string): Promise<VersionFileState |
   } finally {
     await fh.close();
   }
-  if (head.subarray(8, 12).toString('latin1') !== 'DUCK') return `version file ${path} is not a DuckDB database (damaged or overwritten)`;
+  if (head.subarray(8, 12).toString('latin1') !== 'DUCK') return 'its version file is not a DuckDB database (damaged or overwritten)';
   return { size: st.size, mtimeMs: st.mtimeMs };
 }
 
+/** A mounted version file: its state at the mount and the dataset version it holds. */
+export interface MountedFile extends VersionFileState {
+  /** `<dataset> <version>`, what a message names instead of the path. */
+  label: string;
+}
+
 /**
- * What is wrong with a mounted snapshot's files now: one line per file missing, damaged, or
- * changed since the mount (version files are immutable; a change means someone wrote to one).
+ * What is wrong with a mounted snapshot's files now: one line per dataset version whose file is
+ * missing, damaged, or changed since the mount (version files are immutable; a change means
+ * someone wrote to one).
  */
 export async function snapshotFileProblems(s: Pick<MountedSnapshot, 'files'>): Promise<string[]> {
   const out: string[] = [];
   for (const [path, was] of s.files) {
-    const now = await versionFileState(path).catch((e: Error) => `version file ${path} cannot be read (${e.message})`);
-    if (typeof now === 'string') out.push(now);
-    else if (now.size !== was.size || now.mtimeMs !== was.mtimeMs) out.push(`version file ${path} changed after it was mounted`);
+    const now = await versionFileState(path).catch(() => 'its version file cannot be read');
+    const problem = typeof now === 'string' ? now : now.size !== was.size || now.mtimeMs !== was.mtimeMs ? 'its version file changed after it was mounted' : null;
+    if (problem === null) continue;
+    out.push(`${was.label}: ${problem}`);
   }
   return out;
+}
+
+/** A dataset version left out of a mount: its file could not be used. */
+export interface Unmounted {
+  dataset: string;
+  version: string;
+  reason: string;
+  /** The file's path (for the log, never for an answer). */
+  path: string;
 }
 
 /** A snapshot attached read-only in an in-memory DuckDB, with a small connection pool. */
@@ -134,7 +154,9 @@ export class MountedSnapshot implements SnapshotReader {
     private readonly conns: DuckDBConnection[],
     memoMaxBytes: number,
     /** Each attached version file (absolute path) as it was when mounted: what readiness compares against. */
-    readonly files: Map<string, VersionFileState>,
+    readonly files: Map<string, MountedFile>,
+    /** Dataset versions left out because their file could not be used (the rest is served, degraded where it needs them). */
+    readonly unmounted: Unmounted[] = [],
   ) {
     this.memos = new LRUCache({ maxSize: memoMaxBytes, sizeCalculation: (v, k) => Math.max(1, approxBytes(v.value) + k.length * 2) });
     this.prepared = conns.map(() => new Map());
@@ -142,27 +164,42 @@ export class MountedSnapshot implements SnapshotReader {
   }
 
   static async open(wh: Warehouse, manifest: Manifest, opts: { connections?: number; threads?: number; memoMaxBytes?: number } = {}): Promise<MountedSnapshot> {
-    // Every version file is checked before DuckDB sees it, so a missing or damaged one is named
-    // (dataset, version, path) instead of surfacing as a bare ATTACH error or a 500 later.
-    const files = new Map<string, VersionFileState>();
-    for (const versions of Object.values(manifest.datasets)) {
+    // Every version file is checked before DuckDB sees it. A missing or damaged one leaves out its
+    // dataset version (named in `unmounted`, dataset and version, the path for the log only): the
+    // other datasets are served, and an answer that needs the one left out says it is not loaded.
+    const files = new Map<string, MountedFile>();
+    const unmounted: Unmounted[] = [];
+    const served: Record<string, DatasetVersion[]> = {};
+    for (const [dataset, versions] of Object.entries(manifest.datasets)) {
       for (const v of versions) {
         const path = wh.path(v.file);
-        const found = await versionFileState(path);
-        if (typeof found === 'string') throw new Error(`${v.dataset} ${v.version}: ${found}`);
-        files.set(path, found);
+        const found = await versionFileState(path).catch(() => 'its version file cannot be read');
+        if (typeof found === 'string') {
+          unmounted.push({ dataset: v.dataset, version: v.version, reason: found, path });
+          continue;
+        }
+        files.set(path, { ...found, label: `${v.dataset} ${v.version}` });
+        (served[dataset] ??= []).push(v);
       }
     }
     const instance = await DuckDBInstance.create(':memory:', { threads: String(opts.threads ?? 2) });
     const conn = await instance.connect();
-    for (const [dataset, versions] of Object.entries(manifest.datasets)) {
+    for (const [dataset, versions] of Object.entries(served)) {
       if (versions.length === 0) continue;
       // One view per table over every version holding it (attach aliases cannot collide with
-      // view names: they carry an '@').
+      // view names: they carry an '@'). A file DuckDB cannot attach (its header is right, its
+      // contents are not) is left out like a missing one.
       const parts = new Map<string, string[]>();
       for (const [i, v] of versions.entries()) {
         const alias = `${dataset}@${i}`;
-        await conn.run(`ATTACH ${quoteString(wh.path(v.file))} AS ${quoteIdent(alias)} (READ_ONLY)`);
+        try {
+          await conn.run(`ATTACH ${quoteString(wh.path(v.file))} AS ${quoteIdent(alias)} (READ_ONLY)`);
+        } catch (e) {
+          unmounted.push({ dataset, version: v.version, reason: 'its version file cannot be attached (damaged)', path: `${wh.path(v.file)}: ${(e as Error).message}` });
+          files.delete(wh.path(v.file));
+          served[dataset] = (served[dataset] ?? []).filter((x) => x !== v);
+          continue;
+        }
         for (const t of tablesOf(v)) {
           const list = parts.get(t) ?? [];
           list.push(`SELECT * FROM ${quoteIdent(alias)}.main.${quoteIdent(t)}`);
@@ -173,7 +210,8 @@ export class MountedSnapshot implements SnapshotReader {
     }
     const conns = [conn];
     for (let i = 1; i < (opts.connections ?? 4); i++) conns.push(await instance.connect());
-    return new MountedSnapshot(manifest.id, manifest, resolve(wh.dir), instance, conns, opts.memoMaxBytes ?? MEMO_MAX_BYTES, files);
+    const mounted: Manifest = unmounted.length ? { ...manifest, datasets: Object.fromEntries(Object.entries(served).filter(([, v]) => v.length)) } : manifest;
+    return new MountedSnapshot(manifest.id, mounted, resolve(wh.dir), instance, conns, opts.memoMaxBytes ?? MEMO_MAX_BYTES, files, unmounted);
   }
 
   /**
@@ -306,7 +344,13 @@ export class SnapshotHolder {
 
   constructor(
     private readonly wh: Warehouse,
-    private readonly opts: { onSwap?: (from: string | null, to: string) => void; memoMaxBytes?: number; onMount?: (s: MountedSnapshot) => Promise<unknown> | void } = {},
+    private readonly opts: {
+      onSwap?: (from: string | null, to: string) => void;
+      memoMaxBytes?: number;
+      onMount?: (s: MountedSnapshot) => Promise<unknown> | void;
+      /** A mount that failed (a corrupt CURRENT or manifest, an unreadable file): told once per distinct error. */
+      onError?: (message: string) => void;
+    } = {},
   ) {}
 
   get snapshot(): MountedSnapshot | null {
@@ -330,7 +374,12 @@ export class SnapshotHolder {
           this.opts.onSwap?.(prev?.id ?? null, next.id);
           prev?.close();
         } catch (e) {
-          this.lastError = (e as Error).message;
+          // The log gets the error as thrown; readiness and a 503 get our own words (a DuckDB or
+          // file-system error names paths and checksums).
+          const message = (e as Error).message;
+          const said = e instanceof DomainError ? message : 'its files could not be attached (details in the log)';
+          if (said !== this.lastError) this.opts.onError?.(message);
+          this.lastError = said;
         }
       })().finally(() => {
         this.swapping = null;

@@ -67,7 +67,7 @@ export function systemRoutes(d: SystemDeps): RouteDef[] {
         if (!r.ready || !r.snapshot_id) {
           throw notReady(`not ready (checked ${r.checked_at}): ${r.problems.join('; ')}`);
         }
-        return { status: 'ready' as const, snapshot_id: r.snapshot_id, checks: r.checks, checked_at: r.checked_at };
+        return { status: 'ready' as const, snapshot_id: r.snapshot_id, checks: r.checks, warnings: r.warnings, checked_at: r.checked_at };
       },
     }),
     defineRoute({

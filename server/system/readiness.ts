@@ -9,6 +9,12 @@ export interface ReadinessState {
   checks: { snapshot: boolean; version_files: boolean; state_store: boolean; disk: boolean };
   /** One line per failing check: the file missing or damaged, the mount error, the free space. */
   problems: string[];
+  /**
+   * What is served degraded, ready nonetheless: dataset versions left out of the mount (damaged
+   * or missing files: answers needing them say so), a newer published snapshot that could not be
+   * mounted while the last good one is served. Named by dataset, version and snapshot id only.
+   */
+  warnings: string[];
   checked_at: string;
 }
 
@@ -44,7 +50,7 @@ export class Readiness {
     private readonly now: () => Date,
     private readonly o: ReadinessOptions,
   ) {
-    this.current = { ready: false, snapshot_id: null, checks: { snapshot: false, version_files: false, state_store: false, disk: false }, problems: ['not checked yet'], checked_at: now().toISOString() };
+    this.current = { ready: false, snapshot_id: null, checks: { snapshot: false, version_files: false, state_store: false, disk: false }, problems: ['not checked yet'], warnings: [], checked_at: now().toISOString() };
   }
 
   get last(): ReadinessState {
@@ -77,7 +83,11 @@ export class Readiness {
       problems.push(free === null ? `the free space of ${this.o.dataDir} cannot be read` : `${Math.floor(free / 1048576)} MB free in ${this.o.dataDir}, below RCM_MIN_FREE_MB (${Math.floor(this.o.minFreeBytes / 1048576)}): writes would fail`);
     }
     const checks = { snapshot: snap !== null, version_files: snap !== null && fileProblems.length === 0, state_store: stateOk, disk: diskOk };
-    return { ready: problems.length === 0, snapshot_id: snap?.id ?? null, checks, problems, checked_at: this.now().toISOString() };
+    const warnings = [
+      ...(snap?.unmounted ?? []).map((u) => `${u.dataset} ${u.version} is not served: ${u.reason}`),
+      ...(snap && this.snapshots.lastError ? [`the published snapshot could not be mounted (${this.snapshots.lastError}); still serving ${snap.id}`] : []),
+    ];
+    return { ready: problems.length === 0, snapshot_id: snap?.id ?? null, checks, problems, warnings, checked_at: this.now().toISOString() };
   }
 
   start(everyMs: number): void {

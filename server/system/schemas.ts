@@ -3,7 +3,13 @@ import { z } from 'zod';
 export const HealthSchema = z.object({ status: z.literal('ok'), version: z.string(), uptime_s: z.number() }).meta({ id: 'Health' });
 
 export const ReadinessSchema = z
-  .object({ status: z.literal('ready'), snapshot_id: z.string(), checks: z.record(z.string(), z.boolean()), checked_at: z.string().describe('when the checks last ran (at start, after a snapshot mount, and every few seconds)') })
+  .object({
+    status: z.literal('ready'),
+    snapshot_id: z.string(),
+    checks: z.record(z.string(), z.boolean()),
+    warnings: z.array(z.string()).describe('what is served degraded: a dataset version whose file could not be used, a newer snapshot that could not be mounted'),
+    checked_at: z.string().describe('when the checks last ran (at start, after a snapshot mount, and every few seconds)'),
+  })
   .meta({ id: 'Readiness' });
 
 /** Service version, served snapshot and the versions of every dataset in it. */
