@@ -186,6 +186,27 @@ describe('340B watches (live data)', () => {
     expect((await t.request(`/v1/340b/watches/${w.id}`, live(liveA))).status).toBe(404);
   });
 
+  it('bounds a tenant at 100 watches (409, another tenant unaffected) and pages the list', async () => {
+    const tenant = await t.srv.state.admin.createTenant('watch-bound');
+    const key = await t.newKey('live', ['knowledge'], tenant.name);
+    const mine = (init: object = {}) => ({ key, host: LIVE_HOST, ...init });
+    for (let i = 0; i < 100; i++) expect((await t.request('/v1/340b/watches', { method: 'POST', body: { states: ['AR'] }, ...mine() })).status).toBe(201);
+    const over = await t.request('/v1/340b/watches', { method: 'POST', body: { states: ['AR'] }, ...mine() });
+    expect(over.status).toBe(409);
+    expect(over.body.detail).toMatch(/at most 100 340B watches/);
+    expect((await t.request('/v1/340b/watches', { method: 'POST', body: { states: ['MO'] }, ...live(liveB) })).status).toBe(201);
+    const first = await t.request('/v1/340b/watches?limit=30', mine());
+    expect(first.body.watches).toHaveLength(30);
+    const seen = new Set(first.body.watches.map((w: { id: string }) => w.id));
+    let cursor = first.body.next_cursor;
+    while (cursor) {
+      const next = await t.request(`/v1/340b/watches?limit=30&cursor=${encodeURIComponent(cursor)}`, mine());
+      for (const w of next.body.watches) seen.add(w.id);
+      cursor = next.body.next_cursor;
+    }
+    expect(seen.size).toBe(100);
+  });
+
   it('refuses a test key with 403 on any host', async () => {
     const onTest = await t.request('/v1/340b/watches', { method: 'POST', body: { states: ['AR'] } });
     expect(onTest.status).toBe(403);

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { uuidv7 } from './ids.js';
 import { z } from 'zod';
-import { NotFoundError } from './errors.js';
+import { DomainError, NotFoundError } from './errors.js';
 import type { KeyType } from './key_kinds.js';
 
 /** A tenant's 340B watch, as stored: which manufacturers, NDCs, states and entity types it follows (empty: all). */
@@ -15,6 +15,13 @@ export const StoredWatchSchema = z.object({
 });
 export type Watch = z.output<typeof StoredWatchSchema>;
 export type WatchFields = Omit<Watch, 'id' | 'created_at'>;
+
+/** Watches one tenant may hold in one mode: a watch is a standing query, not a store. */
+export const MAX_WATCHES_PER_TENANT = 100;
+
+/** The refusal of a watch past the bound (409: delete one first). */
+export const tooManyWatches = (): DomainError =>
+  new DomainError('conflict', `a tenant holds at most ${MAX_WATCHES_PER_TENANT} 340B watches; delete one (DELETE /v1/340b/watches/{id}) before adding another`);
 
 /** One tenant's watches in one mode (live: `POST /v1/340b/watches` takes live keys only). */
 export interface TenantWatches {
@@ -64,6 +71,9 @@ export class SqliteWatches {
     };
     return {
       create: (f: WatchFields, now: Date): Watch => {
+        // Under the state store's write lock (a write of this tenant), so the count is exact.
+        const { n } = this.db.prepare('SELECT count(*) AS n FROM watches_340b WHERE tenant_id = ? AND mode = ?').get(tenantId, mode) as { n: number };
+        if (n >= MAX_WATCHES_PER_TENANT) throw tooManyWatches();
         const w: Watch = { id: uuidv7(now.getTime()), ...f, created_at: now.toISOString() };
         this.db
           .prepare(`INSERT INTO watches_340b (tenant_id, mode, ${WATCH_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)

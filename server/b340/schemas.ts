@@ -134,5 +134,11 @@ export const WatchBodySchema = z.strictObject({
 export const WatchSchema = StoredWatchSchema.meta({ id: 'Watch340b' });
 /** A new watch as answered: the watch and the manufacturer list its names were checked against. */
 export const WatchCreatedSchema = StoredWatchSchema.extend({ reliability: ReliabilitySchema }).meta({ id: 'Watch340bCreated' });
-export const WatchListSchema = z.object({ watches: z.array(WatchSchema) }).meta({ id: 'WatchList340b' });
+export const WatchListSchema = z
+  .object({ watches: z.array(WatchSchema), next_cursor: z.string().nullable().describe('pass as cursor for the next page; null on the last') })
+  .meta({ id: 'WatchList340b' });
+export const WatchListQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(50).describe('at most this many watches (1-100; a tenant holds at most 100)'),
+  cursor: z.string().max(200).optional().describe('next_cursor of the previous page'),
+});
 export const WatchParamsSchema = z.object({ id: z.uuid('id must be a watch id').describe('watch id') });

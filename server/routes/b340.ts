@@ -15,11 +15,12 @@ import {
   ResolveQuerySchema,
   WatchBodySchema,
   WatchCreatedSchema,
+  WatchListQuerySchema,
   WatchListSchema,
   WatchParamsSchema,
   WatchSchema,
 } from '../b340/schemas.js';
-import { afterCursor, encodeFeedCursor } from '../paging.js';
+import { afterCursor, encodeFeedCursor, offsetPage } from '../paging.js';
 import { changeFeed, feedMatches, manufacturerIds, manufacturerPolicies, watchFilter, type FeedFilter } from '../b340/service.js';
 
 const TAG = '340B Policy';
@@ -174,7 +175,7 @@ export const b340Routes: RouteDef[] = [
     operationId: 'create340bWatch',
     tag: TAG,
     summary: 'Watch manufacturers, NDCs, states or entity types (live key only)',
-    description: 'A test key is 403 on any host. Pull with `changes?watch=<id>`.',
+    description: 'A test key is 403 on any host. Pull with `changes?watch=<id>`. A tenant holds at most 100 watches (409 past that).',
     auth: LIVE,
     reads: 'snapshot+tenant',
     body: json(WatchBodySchema, 16 * 1024),
@@ -186,6 +187,7 @@ export const b340Routes: RouteDef[] = [
       return { issues: r.issues, value: r.ids };
     },
     response: WatchCreatedSchema,
+    errors: ['conflict'],
     examples: [
       { summary: 'watch AbbVie and Lilly in Arkansas', host: 'live', body: EXAMPLE_WATCH },
       { summary: 'a test key (watches are live data)', status: 403, body: EXAMPLE_WATCH },
@@ -206,12 +208,17 @@ export const b340Routes: RouteDef[] = [
     auth: LIVE,
     reads: 'tenant',
     cache: true,
+    query: WatchListQuerySchema,
     response: WatchListSchema,
     examples: [
       { summary: "the tenant's watches", host: 'live' },
+      { summary: 'a page of ten', host: 'live', query: { limit: '10' } },
       { summary: 'a test key', status: 403 },
     ],
-    handler: async ({ tenant }) => ({ watches: await tenant.watches.list() }),
+    handler: async ({ tenant, query }) => {
+      const { page, next_cursor } = offsetPage(await tenant.watches.list(), query.cursor, query.limit);
+      return { watches: page, next_cursor };
+    },
   }),
   defineRoute({
     method: 'get',
