@@ -54,6 +54,7 @@ const EnvSchema = z.object({
   RCM_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(20_000),
   RCM_SNAPSHOT_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(500),
   RCM_MCP_SESSIONS_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(20),
+  RCM_MCP_SESSIONS_PER_TENANT: z.coerce.number().int().min(1).max(100_000).default(200),
   RCM_MCP_IDLE_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(1_800_000),
   RCM_POLICY_MAX_MB: z.coerce.number().int().min(1).max(1024).default(25),
   RCM_POLICY_MAX_PAGES: z.coerce.number().int().min(1).max(10_000).default(300),

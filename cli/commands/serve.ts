@@ -52,7 +52,7 @@ export function serverOptionsOf(c: Config, dataDir: string, o: { port?: number; 
     pollMs: c.RCM_SNAPSHOT_POLL_MS,
     readinessEveryMs: c.RCM_READINESS_EVERY_MS,
     minFreeBytes: c.RCM_MIN_FREE_MB * MB,
-    mcp: { sessionsPerKey: c.RCM_MCP_SESSIONS_PER_KEY, idleMs: c.RCM_MCP_IDLE_MS },
+    mcp: { sessionsPerKey: c.RCM_MCP_SESSIONS_PER_KEY, sessionsPerTenant: c.RCM_MCP_SESSIONS_PER_TENANT, idleMs: c.RCM_MCP_IDLE_MS },
     concepts: { licensed: c.RCM_UMLS_LICENSED },
     npi: { registry: c.RCM_NPPES_LIVE ? new HttpNppesRegistry({ url: c.RCM_NPPES_URL, timeoutMs: c.RCM_NPPES_TIMEOUT_MS, failuresToOpen: 5, openMs: 30_000 }) : null },
     policyDocuments: { maxBytes: c.RCM_POLICY_MAX_MB * MB, maxPages: c.RCM_POLICY_MAX_PAGES, timeoutMs: c.RCM_POLICY_PARSE_TIMEOUT_MS },

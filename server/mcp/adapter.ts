@@ -6,6 +6,7 @@ import {
   type CallToolResult,
   ErrorCode,
   isInitializeRequest,
+  type JSONRPCMessage,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
@@ -17,11 +18,14 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../warehouse/errors.js';
+import { hashKey, KEY_RE } from '../../warehouse/tenant_state.js';
 import { bodyOf, statusOf } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { InvokeRequest, Pipeline } from '../pipeline/invoke.js';
 import { scopeOf, type AuthInfo, type RouteDef } from '../route.js';
 import { canCall } from '../pipeline/auth.js';
+import { jsonDepth } from '../pipeline/input.js';
+import { POOLED_SHARE, SessionTable, type SessionEntry } from './sessions.js';
 import { toInvokeParts, toolResultBytes, toolsFromRoutes, type ToolDef } from './tools.js';
 
 /**
@@ -46,11 +50,9 @@ interface CallerContext {
   clientIp: string;
 }
 
-interface Session {
+interface Session extends SessionEntry {
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
-  keyId: string;
-  lastSeen: number;
 }
 
 export interface McpOptions {
@@ -59,15 +61,33 @@ export interface McpOptions {
   serviceVersion: string;
   logger: Logger;
   now: () => Date;
-  /** Open sessions the process holds at most; past it an initialize is 503 (no tenant's session is closed for another's). */
+  /**
+   * Open sessions the process holds at most; the playground's session keys together hold a tenth
+   * of them. Past it a new session closes the idlest one of the tenant holding the most (the
+   * caller's own when it holds as many as any): see `SessionTable`.
+   */
   maxSessions?: number;
   /** `RCM_MCP_SESSIONS_PER_KEY`: open sessions one API key may hold; its own idlest is closed past it. */
   sessionsPerKey?: number;
+  /** `RCM_MCP_SESSIONS_PER_TENANT`: open sessions one tenant may hold over all its keys; its own idlest is closed past it. */
+  sessionsPerTenant?: number;
   /** `RCM_MCP_IDLE_MS`: a session idle this long is closed. */
   idleMs?: number;
+  /** `RCM_JSON_MAX_DEPTH`: how deep tool arguments may nest, as a REST JSON body (default 64). */
+  jsonMaxDepth?: number;
 }
 
-export const MCP_DEFAULTS = { maxSessions: 1000, sessionsPerKey: 20, idleMs: 1_800_000 };
+export const MCP_DEFAULTS = { maxSessions: 1000, sessionsPerKey: 20, sessionsPerTenant: 200, idleMs: 1_800_000, jsonMaxDepth: 64 };
+
+/**
+ * Levels a JSON-RPC body adds above a tool's arguments (a batch, the message, its params): the
+ * body may nest `RCM_JSON_MAX_DEPTH` plus these, so the arguments get as many as a REST body.
+ */
+const ENVELOPE_DEPTH = 3;
+
+/** The message of an internal error as the client reads it: generic, with the reference it was logged under. */
+const internalMessage = (ref: string) => `internal error (request_id ${ref})`;
+const INTERNAL_MESSAGE = /^internal error \(request_id [^)]+\)$/;
 
 const RESOURCES: { uri: string; name: string; title: string; description: string; mimeType: string; operationId: string; query: Record<string, string> }[] = [
   {
@@ -127,12 +147,30 @@ export class McpEndpoint {
   private readonly byName: Map<string, ToolDef>;
   /** Tools a key's scope opens (not the public ones): a session needs at least one. */
   private readonly keyedTools: ToolDef[];
-  private readonly sessions = new Map<string, Session>();
+  private readonly table: SessionTable<Session>;
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly maxDepth: number;
 
   constructor(private readonly o: McpOptions) {
     this.tools = toolsFromRoutes(o.routes);
     this.byName = new Map(this.tools.map((t) => [t.name, t]));
     this.keyedTools = this.tools.filter((t) => scopeOf(t.route.auth) !== null);
+    this.maxDepth = o.jsonMaxDepth ?? MCP_DEFAULTS.jsonMaxDepth;
+    const maxSessions = o.maxSessions ?? MCP_DEFAULTS.maxSessions;
+    const idleMs = o.idleMs ?? MCP_DEFAULTS.idleMs;
+    this.table = new SessionTable<Session>(
+      {
+        maxSessions,
+        sessionsPerKey: o.sessionsPerKey ?? MCP_DEFAULTS.sessionsPerKey,
+        sessionsPerTenant: o.sessionsPerTenant ?? MCP_DEFAULTS.sessionsPerTenant,
+        pooledSessions: Math.max(1, Math.floor(maxSessions * POOLED_SHARE)),
+        idleMs,
+      },
+      (_id, s) => void s.transport.close(),
+    );
+    // Idle sessions and those of expired keys are closed even when no one opens a new one.
+    this.sweeper = setInterval(() => this.sweep(), Math.min(idleMs, 60_000));
+    this.sweeper.unref();
   }
 
   private routeOf(operationId: string): RouteDef {
@@ -177,17 +215,32 @@ export class McpEndpoint {
     })));
     server.setRequestHandler(ReadResourceRequestSchema, this.guard(async (req, extra) => {
       const uri = req.params.uri;
-      const fixed = RESOURCES.find((x) => x.uri === uri);
-      const tpl = fixed ? undefined : TEMPLATES.map((t) => ({ t, m: t.re.exec(uri) })).find((x) => x.m);
-      if (!fixed && !tpl) throw new RpcError(ErrorCode.InvalidParams, `unknown resource ${uri}`);
-      const route = this.routeOf(fixed ? fixed.operationId : tpl!.t.operationId);
-      const parts = fixed ? { params: {}, query: fixed.query } : { params: { [tpl!.t.param]: decodeURIComponent(tpl!.m![1]!) }, query: {} };
-      const res = await this.invoke(route, caller(extra), parts);
+      const found = this.resourceCall(uri);
+      if (!found) throw new RpcError(ErrorCode.InvalidParams, `unknown resource ${uri}`);
+      const res = await this.invoke(found.route, caller(extra), found.parts);
       const text = res.body.toString('utf8');
       if (res.status >= 400) throw new RpcError(ErrorCode.InvalidRequest, text);
       return { contents: [{ uri, mimeType: 'application/json', text }] };
     }));
     return server;
+  }
+
+  /** The route call that reads resource `uri`, or null for a URI no resource has. */
+  private resourceCall(uri: string): { route: RouteDef; parts: Pick<InvokeRequest, 'params' | 'query'> } | null {
+    const fixed = RESOURCES.find((x) => x.uri === uri);
+    if (fixed) return { route: this.routeOf(fixed.operationId), parts: { params: {}, query: fixed.query } };
+    for (const t of TEMPLATES) {
+      const m = t.re.exec(uri);
+      if (!m) continue;
+      let value: string;
+      try {
+        value = decodeURIComponent(m[1]!);
+      } catch {
+        return null; // a malformed escape names no resource
+      }
+      return { route: this.routeOf(t.operationId), parts: { params: { [t.param]: value }, query: {} } };
+    }
+    return null;
   }
 
   /**
@@ -202,7 +255,7 @@ export class McpEndpoint {
         if (err instanceof RpcError) throw err;
         const ref = randomUUID();
         this.o.logger.error({ request_id: ref, err }, 'MCP handler failed');
-        throw new RpcError(ErrorCode.InternalError, `internal error (request_id ${ref})`);
+        throw new RpcError(ErrorCode.InternalError, internalMessage(ref));
       }
     };
   }
@@ -211,41 +264,32 @@ export class McpEndpoint {
     return this.o.pipeline.invoke(route, { ...parts, headers: c.headers, clientIp: c.clientIp, requestId: randomUUID(), transport: 'mcp' });
   }
 
-  private end(id: string, s: Session): void {
-    this.sessions.delete(id);
-    void s.transport.close();
+  /** Closes idle sessions and those whose key expired (run periodically and before a session opens); returns how many. */
+  sweep(): number {
+    return this.table.sweep(this.o.now().getTime());
   }
 
-  private expired(s: Session, now: number): boolean {
-    return now - s.lastSeen > (this.o.idleMs ?? MCP_DEFAULTS.idleMs);
-  }
-
-  /**
-   * Room for one more session of `keyId`: sessions idle past `idleMs` are closed (any key's: they
-   * have expired), then this key's own idlest while it holds `sessionsPerKey`. Another key's live
-   * session is never closed: past `maxSessions` the answer is 503 instead.
-   */
-  private makeRoom(keyId: string): DomainError | null {
-    const now = this.o.now().getTime();
-    for (const [id, s] of this.sessions) if (this.expired(s, now)) this.end(id, s);
-    const own = [...this.sessions.entries()].filter(([, s]) => s.keyId === keyId).sort((a, b) => a[1].lastSeen - b[1].lastSeen);
-    const perKey = this.o.sessionsPerKey ?? MCP_DEFAULTS.sessionsPerKey;
-    for (let i = 0; i <= own.length - perKey; i++) this.end(own[i]![0], own[i]![1]);
-    if (this.sessions.size >= (this.o.maxSessions ?? MCP_DEFAULTS.maxSessions)) {
-      return new DomainError('service_busy', 'the service holds as many MCP sessions as it can; try again shortly', { headers: { 'retry-after': '30' } });
-    }
-    return null;
-  }
-
-  /** Open sessions per key (for tests and metrics). */
-  sessionCount(keyId?: string): number {
-    let n = 0;
-    for (const s of this.sessions.values()) if (keyId === undefined || s.keyId === keyId) n++;
-    return n;
+  /** Open sessions, of one key or one tenant when asked (for tests and metrics). */
+  sessionCount(filter: { keyId?: string; tenantId?: string } = {}): number {
+    return this.table.count(filter);
   }
 
   /** Handles one HTTP request to `/v1/mcp` (POST JSON-RPC, GET event stream, DELETE session end). */
   async handle(req: IncomingMessage, res: ServerResponse, body: Buffer, clientIp: string, requestId: string): Promise<number> {
+    try {
+      return await this.serve(req, res, body, clientIp, requestId);
+    } catch (err) {
+      // Anything unexpected is logged and answered without its text, never a dropped connection.
+      this.o.logger.error({ request_id: requestId, err }, 'MCP request failed');
+      if (res.headersSent) {
+        res.destroy();
+        return 500;
+      }
+      return this.fail(res, requestId, 500, rpcError(ErrorCode.InternalError, internalMessage(requestId)));
+    }
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse, body: Buffer, clientIp: string, requestId: string): Promise<number> {
     const headers: Record<string, string | undefined> = { 'x-request-id': requestId };
     for (const h of FORWARDED) {
       const v = req.headers[h];
@@ -253,8 +297,11 @@ export class McpEndpoint {
     }
     let auth: AuthInfo;
     try {
-      auth = await this.o.pipeline.identify({ headers, target: req.url });
+      auth = await this.o.pipeline.identify({ headers, target: req.url, clientIp });
     } catch (err) {
+      // A key that stopped working (revoked, expired, its tenant deleted) frees its sessions as it is presented.
+      const secret = headers['x-api-key'];
+      if (err instanceof DomainError && err.code === 'invalid_api_key' && secret !== undefined && KEY_RE.test(secret)) this.table.closeKey(hashKey(secret));
       const status = statusOf(err);
       // Say which credential this endpoint takes: without it an MCP client (the Inspector) assumes
       // OAuth and starts a discovery the service does not offer.
@@ -262,9 +309,10 @@ export class McpEndpoint {
       return this.fail(res, requestId, status, bodyOf(err, requestId));
     }
     const sid = req.headers['mcp-session-id'];
-    let session = typeof sid === 'string' ? this.sessions.get(sid) : undefined;
-    if (session && this.expired(session, this.o.now().getTime())) {
-      this.end(sid as string, session);
+    let session = typeof sid === 'string' ? this.table.get(sid) : undefined;
+    if (session && this.table.stale(session, this.o.now().getTime())) {
+      this.table.delete(sid as string);
+      void session.transport.close();
       session = undefined;
     }
     if (typeof sid === 'string' && !session) return this.fail(res, requestId, 404, rpcError(-32001, 'Session not found'));
@@ -274,42 +322,66 @@ export class McpEndpoint {
     }
     let parsed: unknown;
     if (req.method === 'POST') {
+      const text = body.toString('utf8');
+      // A message nested thousands deep reaches recursive code (the SDK's zod parse, a 422 that
+      // echoes the value): refused as a REST body is, before any parse, and without echoing it.
+      const limit = this.maxDepth + ENVELOPE_DEPTH;
+      if (jsonDepth(text, limit) > limit) {
+        this.o.logger.warn({ request_id: requestId, max_depth: this.maxDepth }, 'MCP body refused: nested too deep');
+        const message = `JSON nested too deep: tool arguments may nest at most ${this.maxDepth} levels (RCM_JSON_MAX_DEPTH)`;
+        return this.fail(res, requestId, 400, rpcError(ErrorCode.InvalidRequest, message, { type: 'json_too_deep', max_depth: this.maxDepth }));
+      }
       try {
-        parsed = JSON.parse(body.toString('utf8'));
+        parsed = JSON.parse(text);
       } catch {
         return this.fail(res, requestId, 400, rpcError(-32700, 'Parse error: the body is not JSON'));
       }
     }
+    // RateLimit headers of this request's counts, sent with its answer.
+    const limitHeaders: Record<string, string> = {};
     if (!session) {
       if (req.method !== 'POST' || !isInitializeRequest(parsed)) return this.fail(res, requestId, 400, rpcError(-32000, 'Bad Request: no valid session; send initialize first'));
       // Opening a session is a request like any other: counted by the key's rate limit, and only
       // for a key that may call at least one tool.
-      const limitHeaders: Record<string, string> = {};
+      let entry: Omit<SessionEntry, 'lastSeen'>;
       try {
         await this.o.pipeline.count(auth, limitHeaders);
         if (!this.keyedTools.some((t) => canCall(t.route.auth, auth))) {
           throw new DomainError('insufficient_scope', `this key has no scope an MCP tool needs (${[...new Set(this.keyedTools.map((t) => scopeOf(t.route.auth)))].join(', ')})`);
         }
-        const full = this.makeRoom(auth.key_id);
-        if (full) throw full;
+        const secret = headers['x-api-key']!;
+        // The key's end (a playground key's hour) closes its sessions at the sweep.
+        const expires = (await this.o.pipeline.keys.authenticate(secret))?.expires_at;
+        entry = { keyId: auth.key_id, keyHash: hashKey(secret), tenantId: auth.tenant_id, pooled: auth.ephemeral === true, expiresAt: expires ? Date.parse(expires) : null };
+        if (!this.table.makeRoom(entry, this.o.now().getTime())) {
+          throw new DomainError('service_busy', 'the service holds as many MCP sessions as it can; try again shortly', { headers: { 'retry-after': '30' } });
+        }
       } catch (err) {
         for (const [k, v] of Object.entries({ ...limitHeaders, ...(err instanceof DomainError ? err.headers : {}) })) res.setHeader(k, v);
         return this.fail(res, requestId, statusOf(err), bodyOf(err, requestId));
       }
-      for (const [k, v] of Object.entries(limitHeaders)) res.setHeader(k, v);
       const server = this.newServer();
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         enableJsonResponse: true,
-        onsessioninitialized: (id) => {
-          this.sessions.set(id, { transport, server, keyId: auth.key_id, lastSeen: this.o.now().getTime() });
-        },
+        onsessioninitialized: (id) => this.table.set(id, opened),
       });
+      const opened: Session = { ...entry, transport, server, lastSeen: this.o.now().getTime() };
       transport.onclose = () => {
-        if (transport.sessionId) this.sessions.delete(transport.sessionId);
+        if (transport.sessionId && this.table.get(transport.sessionId) === opened) this.table.delete(transport.sessionId);
       };
+      this.redactInternalErrors(transport);
       await server.connect(transport);
-      session = { transport, server, keyId: auth.key_id, lastSeen: 0 };
+      session = opened;
+    } else if (req.method === 'POST') {
+      // Every request of an open session counts against the key's rate limit, as a tool call does
+      // (a tool call and a resource read are counted by the pipeline they go through).
+      try {
+        for (let n = this.adapterCounted(parsed); n > 0; n--) await this.o.pipeline.count(auth, limitHeaders);
+      } catch (err) {
+        for (const [k, v] of Object.entries({ ...limitHeaders, ...(err instanceof DomainError ? err.headers : {}) })) res.setHeader(k, v);
+        return this.fail(res, requestId, statusOf(err), bodyOf(err, requestId));
+      }
     }
     session.lastSeen = this.o.now().getTime();
     const direct = req.method === 'POST' ? this.directCall(req, parsed) : null;
@@ -329,7 +401,41 @@ export class McpEndpoint {
       authInfo,
       parsedBody: parsed,
     });
-    return this.write(res, answer, requestId);
+    return this.write(res, answer, requestId, limitHeaders);
+  }
+
+  /**
+   * How many requests of a POSTed message (or batch) this adapter counts against the key's rate
+   * limit: every JSON-RPC request (not a notification or a response), except a call of a known
+   * tool and a read of a known resource, which the pipeline counts as it runs their route.
+   */
+  private adapterCounted(m: unknown): number {
+    let n = 0;
+    for (const x of Array.isArray(m) ? m : [m]) {
+      if (!isRecord(x) || typeof x.method !== 'string' || x.id === undefined) continue;
+      const p = isRecord(x.params) ? x.params : {};
+      if (x.method === 'tools/call' && typeof p.name === 'string' && this.byName.has(p.name)) continue;
+      if (x.method === 'resources/read' && typeof p.uri === 'string' && this.resourceCall(p.uri)) continue;
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * Every internal error (-32603) a session's server sends goes out with a generic message and a
+   * reference, its text logged: the SDK answers one itself when its zod parse of a request's
+   * params fails (before any handler, so `guard` never sees it), with zod's issue list as text.
+   */
+  private redactInternalErrors(transport: WebStandardStreamableHTTPServerTransport): void {
+    const send = transport.send.bind(transport);
+    transport.send = (message: JSONRPCMessage, options) => {
+      if ('error' in message && message.error.code === ErrorCode.InternalError && !INTERNAL_MESSAGE.test(message.error.message)) {
+        const ref = randomUUID();
+        this.o.logger.error({ request_id: ref, rpc_id: message.id, detail: message.error.message.slice(0, 2000) }, 'MCP internal error');
+        return send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InternalError, message: internalMessage(ref) } }, options);
+      }
+      return send(message, options);
+    };
   }
 
   /**
@@ -360,8 +466,8 @@ export class McpEndpoint {
   }
 
   /** Writes a web Response (a JSON answer, or the event stream of GET) to the Node response. */
-  private async write(res: ServerResponse, answer: Response, requestId: string): Promise<number> {
-    const headers: Record<string, string> = { 'x-request-id': requestId };
+  private async write(res: ServerResponse, answer: Response, requestId: string, extra: Record<string, string> = {}): Promise<number> {
+    const headers: Record<string, string> = { ...extra, 'x-request-id': requestId };
     answer.headers.forEach((v, k) => (headers[k] = v));
     res.writeHead(answer.status, headers);
     // An event stream's headers leave at once: a client waits for them before it reads events.
@@ -387,13 +493,13 @@ export class McpEndpoint {
   }
 
   async close(): Promise<void> {
-    const all = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.all(all.map((s) => s.transport.close()));
+    clearInterval(this.sweeper);
+    await Promise.all(this.table.drain().map((s) => s.transport.close()));
   }
 }
 
-const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
+/** A JSON-RPC error answered for no particular request (`id: null`): the HTTP request itself was refused. */
+const rpcError = (code: number, message: string, data?: Record<string, unknown>) => ({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: null });
 
 const CLOSE_BRACE = Buffer.from('}');
 

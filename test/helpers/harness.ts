@@ -86,7 +86,7 @@ export async function startTestServer(
     extraRoutes?: RouteDef[];
     agents?: Partial<AgentOptions>;
     limiters?: Limiters;
-    mcp?: { sessionsPerKey?: number; idleMs?: number; maxSessions?: number };
+    mcp?: { sessionsPerKey?: number; sessionsPerTenant?: number; idleMs?: number; maxSessions?: number };
     freeBytes?: (dir: string) => Promise<number>;
     policyDocuments?: StartOptions['policyDocuments'];
     npi?: StartOptions['npi'];
