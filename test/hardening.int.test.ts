@@ -182,6 +182,47 @@ describe('a silent callback receiver (item 1)', () => {
   });
 });
 
+describe('callback delivery is fair by tenant', () => {
+  it("delivers tenant A's callback at once while tenant B's 18 callbacks hang on a silent receiver (B holds at most half the slots)", async () => {
+    const hanging: (() => void)[] = [];
+    const delivered: string[] = [];
+    const s = await startTestServer({
+      agents: {
+        resolve: async () => [{ address: '93.184.215.14', family: 4 }],
+        http: (url) => {
+          if (url.hostname === 'silent.example.test') return new Promise((res) => hanging.push(() => res({ status: 200, retryAfter: undefined })));
+          delivered.push(url.hostname);
+          return Promise.resolve({ status: 200, retryAfter: undefined });
+        },
+      },
+    });
+    try {
+      const b = await s.srv.state.admin.createTenant('tenant-b-flood-callbacks');
+      const keyB = await s.newKey('test', ['agents', 'knowledge'], b.name);
+      for (let i = 0; i < 18; i++) {
+        const r = await s.request('/v1/agents/code-research', { method: 'POST', key: keyB, body: { code: '99213', callback_url: 'https://silent.example.test/hook' } });
+        expect(r.status).toBe(202);
+      }
+      // B's jobs finish and their deliveries take what B may hold: half of the 4 slots.
+      for (let i = 0; i < 100 && hanging.length < 2; i++) {
+        await s.srv.runner.tick();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const a = await s.request('/v1/agents/code-research', { method: 'POST', body: { code: '99215', callback_url: 'https://receiver-a.example.test/hook' } });
+      expect(a.status).toBe(202);
+      for (let i = 0; i < 100 && !delivered.includes('receiver-a.example.test'); i++) {
+        await s.srv.runner.tick();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(delivered).toContain('receiver-a.example.test');
+      expect(hanging.length).toBe(2);
+    } finally {
+      hanging.forEach((release) => release());
+      await s.close();
+    }
+  });
+});
+
 describe('the job queue (item 5): bounded per tenant, fair across tenants', () => {
   it("answers 429 queue_full past a tenant's bound, and claims another tenant's job ahead of a flood", async () => {
     const s = await startTestServer({ agents: { maxQueuedPerTenant: 5 } });

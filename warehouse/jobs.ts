@@ -98,7 +98,8 @@ export interface JobQueue {
   renew(id: string, fence: number, until: Date): Promise<boolean>;
   /** Records the outcome when `fence` still holds the job; false for a stale worker (nothing written). */
   finish(id: string, fence: number, outcome: JobOutcome, now: Date, callbackBody: (job: AgentJob) => string): Promise<boolean>;
-  claimCallback(now: Date, leaseMs: number): Promise<DueCallback | null>;
+  /** The next due callback, skipping tenants in `busy` (those holding their share of this process's delivery slots). */
+  claimCallback(now: Date, leaseMs: number, busy?: string[]): Promise<DueCallback | null>;
   /** Records an attempt and what happens next: delivered, failed for good, or pending again at `nextAt`. */
   recordAttempt(jobId: string, a: CallbackAttempt, next: { state: 'delivered' | 'failed' } | { state: 'pending'; at: Date }): Promise<void>;
   /** Drops inputs, results and callback bodies of jobs finished before `before` (PHI retention). */
@@ -374,20 +375,21 @@ export class SqliteJobs {
     return true;
   }
 
-  claimCallback(now: Date, leaseMs: number): DueCallback | null {
+  claimCallback(now: Date, leaseMs: number, busy: string[] = []): DueCallback | null {
     const at = now.toISOString();
+    const skip = busy.length ? ` AND tenant_id NOT IN (${busy.map(() => '?').join(', ')})` : '';
     // Two seeks on the callback index, the earlier due first: one OR across both states scanned
     // the whole job table on every claim (43 us behind 3,000 jobs, and after every job's completion).
     const r = this.db
       .prepare(
         `SELECT id, tenant_id, callback_url, callback_secret, callback_body, key_type FROM agent_jobs WHERE rowid = (
            SELECT rowid FROM (
-             SELECT rowid, callback_due_at FROM (SELECT rowid, callback_due_at FROM agent_jobs WHERE callback_state = 'pending' AND callback_due_at <= @at ORDER BY callback_due_at LIMIT 1)
+             SELECT rowid, callback_due_at FROM (SELECT rowid, callback_due_at FROM agent_jobs WHERE callback_state = 'pending' AND callback_due_at <= ?${skip} ORDER BY callback_due_at LIMIT 1)
              UNION ALL
-             SELECT rowid, callback_due_at FROM (SELECT rowid, callback_due_at FROM agent_jobs WHERE callback_state = 'delivering' AND callback_lease_until < @at ORDER BY callback_due_at LIMIT 1)
+             SELECT rowid, callback_due_at FROM (SELECT rowid, callback_due_at FROM agent_jobs WHERE callback_state = 'delivering' AND callback_lease_until < ?${skip} ORDER BY callback_due_at LIMIT 1)
            ) ORDER BY callback_due_at LIMIT 1)`,
       )
-      .get({ at }) as { id: string; tenant_id: string; callback_url: string; callback_secret: string | null; callback_body: string; key_type: KeyType } | undefined;
+      .get(at, ...busy, at, ...busy) as { id: string; tenant_id: string; callback_url: string; callback_secret: string | null; callback_body: string; key_type: KeyType } | undefined;
     if (!r) return null;
     this.db
       .prepare(`UPDATE agent_jobs SET callback_state = 'delivering', callback_lease_until = ? WHERE id = ?`)

@@ -90,7 +90,7 @@ export class SqliteStateStore implements StateStore {
       claim: (owner, now, leaseMs) => tx(() => t.claim(owner, now, leaseMs)),
       renew: (id, fence, until) => tx(() => t.renew(id, fence, until)),
       finish: (id, fence, outcome, now, body) => tx(() => t.finish(id, fence, outcome, now, body)),
-      claimCallback: (now, leaseMs) => tx(() => t.claimCallback(now, leaseMs)),
+      claimCallback: (now, leaseMs, busy) => tx(() => t.claimCallback(now, leaseMs, busy)),
       recordAttempt: (jobId, a, next) => tx(() => t.recordAttempt(jobId, a, next)),
       purge: (before, now) => tx(() => t.purge(before, now)),
       countByStatus: () => this.lock.run(() => t.countByStatus()),

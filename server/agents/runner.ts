@@ -112,14 +112,34 @@ export class JobRunner {
     });
     // A job's completion and the next claim never wait for a receiver, so a slow or silent one
     // stalls only its own deliveries (each bounded by the 10 s timeout).
+    // Fair by tenant: a tenant holds at most half the delivery slots (at least one), so one whose
+    // receiver never answers stalls its own deliveries, never another tenant's first attempt.
     this.deliveries = new Slots({
       size: () => this.o.callbackConcurrency ?? 4,
       open: () => !this.stopping,
-      claim: () => this.o.queue.claimCallback(this.o.now(), 30_000),
-      run: (due) => this.deliverOne(due).catch((e: unknown) => this.o.logger.error({ job_id: due.job_id, err_name: (e as Error)?.name }, 'callback delivery failed')),
+      claim: () => this.o.queue.claimCallback(this.o.now(), 30_000, this.busyTenants()),
+      run: (due) => {
+        this.delivering.set(due.tenant_id, (this.delivering.get(due.tenant_id) ?? 0) + 1);
+        return this.deliverOne(due)
+          .catch((e: unknown) => this.o.logger.error({ job_id: due.job_id, err_name: (e as Error)?.name }, 'callback delivery failed'))
+          .finally(() => {
+            const n = (this.delivering.get(due.tenant_id) ?? 1) - 1;
+            if (n > 0) this.delivering.set(due.tenant_id, n);
+            else this.delivering.delete(due.tenant_id);
+          });
+      },
       refill: () => true,
       onError: onError('callback claim failed'),
     });
+  }
+
+  /** Deliveries in flight in this process, per tenant. */
+  private readonly delivering = new Map<string, number>();
+
+  /** Tenants holding their share of the delivery slots (the next claim skips their callbacks). */
+  private busyTenants(): string[] {
+    const share = Math.max(1, Math.floor((this.o.callbackConcurrency ?? 4) / 2));
+    return [...this.delivering].filter(([, n]) => n >= share).map(([t]) => t);
   }
 
   private get leaseMs(): number {

@@ -129,14 +129,15 @@ export function pgJobQueue(db: Sql, tx: <T>(fn: (db: Sql) => Promise<T>) => Prom
         }
         return true;
       }),
-    claimCallback: (now: Date, leaseMs: number): Promise<DueCallback | null> =>
+    claimCallback: (now: Date, leaseMs: number, busy: string[] = []): Promise<DueCallback | null> =>
       tx(async (t) => {
         const at = now.toISOString();
+        const skip = busy.length ? ` AND tenant_id NOT IN (${busy.map(() => '?').join(', ')})` : '';
         const r = await t.get<{ id: string; tenant_id: string; callback_url: string; callback_secret: string | null; callback_body: string; key_type: KeyType }>(
           `SELECT id, tenant_id, callback_url, callback_secret, callback_body, key_type FROM agent_jobs
-            WHERE (callback_state = 'pending' AND callback_due_at <= ?) OR (callback_state = 'delivering' AND callback_lease_until < ?)
+            WHERE ((callback_state = 'pending' AND callback_due_at <= ?) OR (callback_state = 'delivering' AND callback_lease_until < ?))${skip}
             ORDER BY callback_due_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
-          [at, at],
+          [at, at, ...busy],
         );
         if (!r) return null;
         await t.run(`UPDATE agent_jobs SET callback_state = 'delivering', callback_lease_until = ? WHERE id = ?`, [new Date(now.getTime() + leaseMs).toISOString(), r.id]);
