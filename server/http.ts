@@ -243,6 +243,8 @@ class HttpCall implements InvokeRequest {
   async loadBody(): Promise<void> {
     const p = this.pending;
     if (p === null || this.bodyComplete) return;
+    // A body declared past the route's limit is refused unread (413, the connection closed).
+    if (p.declared > p.limit) throw new DomainError('payload_too_large', `request body exceeds ${p.limit} bytes`);
     if (p.opts.bodies) this.releaseBudget = p.opts.bodies.reserve(this.clientIp, Math.min(p.declared > 0 ? p.declared : p.limit, p.limit + 1));
     const { bytes, overLimit } = await readBody(this.req, p.limit, p.opts.bodyTimeoutMs);
     this.body = { bytes };

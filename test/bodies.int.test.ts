@@ -43,6 +43,14 @@ describe('request bodies are read only after the headers pass, within a byte bud
     expect(t.srv.bodies.inFlight).toBe(0);
   });
 
+  it('refuses a body declared past its route\'s limit with 413 before reading it', async () => {
+    // A keyed upload declaring 26 MB (the limit is 25): answered at once, the connection closed.
+    const r = await partialPost(t.port, '/v1/policy/parse', { 'X-API-Key': t.key }, 26 * 1024 * 1024, 1024);
+    expect(r.status).toBe(413);
+    expect(r.closed).toBe(true);
+    expect(t.srv.bodies.inFlight).toBe(0);
+  });
+
   it('refuses a body over the client address share of the budget with 503 service_busy, reading none of it', async () => {
     // 4 MB budget: a client address may hold 1 MB at once.
     const r = await partialPost(t.port, '/v1/policy/parse', { 'X-API-Key': t.key }, 2 * 1024 * 1024, 1024);

@@ -8,6 +8,9 @@ import { DomainError, ValidationError } from '../../warehouse/errors.js';
  */
 export const MULTIPART_LIMITS = { parts: 16, headerPairs: 16 } as const;
 
+/** Bytes handed to the parser at a time. */
+const SLICE = 64 * 1024;
+
 /**
  * The file of a `multipart/form-data` body, already read and size-capped: the part named `field`,
  * else the only part that carries a filename. Parsed by busboy (streaming, so its work stops at
@@ -49,6 +52,9 @@ export function multipartFile(body: Buffer, contentTypeHeader: string, field: st
       }
       resolve({ bytes: part.bytes, contentType: part.contentType, filename: part.filename });
     });
-    parser.end(body);
+    // Fed in slices, so parsing stops at the first limit passed instead of scanning the rest of the
+    // body for boundaries it would ignore (busboy keeps scanning a single buffer to its end).
+    for (let at = 0; at < body.length && !failed; at += SLICE) parser.write(body.subarray(at, at + SLICE));
+    if (!failed) parser.end();
   });
 }
