@@ -126,3 +126,15 @@ describe('failed authentications per client address', () => {
     }
   });
 });
+
+describe('customer policy documents need the knowledge scope', () => {
+  it('refuses an agents-only and an audit-only test key on every document route (403), and takes a knowledge key', async () => {
+    for (const scopes of [['agents'], ['audit']] as const) {
+      const key = await t.newKey('test', [...scopes]);
+      expect((await t.request('/v1/policy/documents', { key })).status, scopes[0]).toBe(403);
+      expect((await t.request('/v1/policy/retrieve', { method: 'POST', key, body: { query: 'bariatric' } })).body).toMatchObject({ code: 'insufficient_scope' });
+      expect((await t.request('/v1/policy/documents/0190a0b0-0000-7000-8000-000000000000', { method: 'DELETE', key })).status).toBe(403);
+    }
+    expect((await t.request('/v1/policy/documents', { key: await t.newKey('test', ['knowledge']) })).status).toBe(200);
+  });
+});

@@ -74,7 +74,9 @@ export class KeyAuthenticator {
 export function refusal(auth: Auth, key: Pick<AuthInfo, 'scopes' | 'key_type'>): DomainError | null {
   if (auth === 'public') return null;
   if (auth === 'admin_secret_or_test_key') {
-    return key.key_type === 'test' ? null : new DomainError('admin_secret_required', 'this endpoint takes X-Admin-Secret, or a test key on the test host');
+    if (key.key_type !== 'test') return new DomainError('admin_secret_required', 'this endpoint takes X-Admin-Secret, or a test key on the test host');
+    // An agents-only or audit-only key reads and deletes no customer document.
+    return key.scopes.includes('knowledge') || key.scopes.includes('admin') ? null : new DomainError('insufficient_scope', "this endpoint needs the 'knowledge' scope");
   }
   if (auth.keyType === 'live' && key.key_type !== 'live') return new DomainError('live_key_required', 'this endpoint needs a live (kp_live_) key');
   if (key.scopes.includes('admin')) return null;
