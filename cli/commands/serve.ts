@@ -7,6 +7,7 @@ import { serversOf, stateOptionsOf, type Config } from '../config.js';
 import { SEEDS_DIR, type CliContext } from '../context.js';
 import { SERVICE_VERSION } from '../io.js';
 import { MB } from '../../server/defaults.js';
+import { DEFAULT_PARSER, defaultParsers } from '../../server/policy_documents/parser.js';
 
 /** First run: seeds when nothing is published, and a demo tenant with a test key shown once. */
 async function prepareDemo(ctx: CliContext): Promise<void> {
@@ -55,7 +56,13 @@ export function serverOptionsOf(c: Config, dataDir: string, o: { port?: number; 
     mcp: { sessionsPerKey: c.RCM_MCP_SESSIONS_PER_KEY, sessionsPerTenant: c.RCM_MCP_SESSIONS_PER_TENANT, idleMs: c.RCM_MCP_IDLE_MS },
     concepts: { licensed: c.RCM_UMLS_LICENSED },
     npi: { registry: c.RCM_NPPES_LIVE ? new HttpNppesRegistry({ url: c.RCM_NPPES_URL, timeoutMs: c.RCM_NPPES_TIMEOUT_MS, failuresToOpen: 5, openMs: 30_000 }) : null },
-    policyDocuments: { maxBytes: c.RCM_POLICY_MAX_MB * MB, maxPages: c.RCM_POLICY_MAX_PAGES, timeoutMs: c.RCM_POLICY_PARSE_TIMEOUT_MS },
+    policyDocuments: {
+      maxBytes: c.RCM_POLICY_MAX_MB * MB,
+      maxPages: c.RCM_POLICY_MAX_PAGES,
+      timeoutMs: c.RCM_POLICY_PARSE_TIMEOUT_MS,
+      parsers: c.RCM_POLICY_PARSERS ?? defaultParsers(),
+      playground: { ...DEFAULT_PARSER.playground, maxBytes: c.RCM_POLICY_PLAYGROUND_MAX_MB * MB },
+    },
     logger: o.logger,
   };
 }

@@ -14,6 +14,8 @@ export class PdfError extends DomainError {
   constructor(
     readonly problem: PdfProblem,
     message: string,
+    /** The parser bound the PDF passed (`pdf_limits.ts`), when that is why: its thread is then replaced. */
+    readonly bound?: string,
   ) {
     super(problem, message);
   }

@@ -1,5 +1,6 @@
 import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { PdfError } from './errors.js';
+import { DEFAULT_PDF_LIMITS, PdfBudget, withBudget, type PdfLimits } from './pdf_limits.js';
 
 /**
  * What a PDF says, as positioned lines: the text layer of every page (pdfjs-dist, the engine of
@@ -8,6 +9,7 @@ import { PdfError } from './errors.js';
  * page and height each entry points at, and the document information dictionary.
  *
  * Pure over its input bytes: no file, no network (pdfjs is told not to fetch fonts or CMaps).
+ * Bounded: decoded bytes, operators, text items and buffer memory stay within `PdfLimits`.
  */
 
 /** One line of text as printed: its page, baseline height (PDF units, 0 at the bottom), left edge and font size. */
@@ -72,8 +74,22 @@ interface Run {
   text: string;
 }
 
-export async function extractPdf(bytes: Uint8Array, o: { maxPages: number }): Promise<PdfText> {
+export async function extractPdf(bytes: Uint8Array, o: { maxPages: number; limits?: PdfLimits }): Promise<PdfText> {
   if (!looksLikePdf(bytes)) throw new PdfError('invalid_pdf', 'the body is not a PDF (it does not start with %PDF-)');
+  const budget = new PdfBudget(o.limits ?? DEFAULT_PDF_LIMITS);
+  return withBudget(budget, async () => {
+    try {
+      const text = await extractBudgeted(bytes, o.maxPages, budget);
+      budget.throwIfTripped();
+      return text;
+    } catch (e) {
+      // A bound passed inside pdfjs may surface as pdfjs's own error (or none): the bound is the reason.
+      throw budget.tripped ?? e;
+    }
+  });
+}
+
+async function extractBudgeted(bytes: Uint8Array, maxPages: number, budget: PdfBudget): Promise<PdfText> {
   const task = pdfjs.getDocument({
     // pdfjs transfers (detaches) the buffer it is given: hand it a copy.
     data: new Uint8Array(bytes),
@@ -91,7 +107,9 @@ export async function extractPdf(bytes: Uint8Array, o: { maxPages: number }): Pr
     throw toPdfError(e);
   }
   try {
-    if (doc.numPages > o.maxPages) throw new PdfError('too_many_pages', `the PDF has ${doc.numPages} pages; at most ${o.maxPages} are accepted (RCM_POLICY_MAX_PAGES)`);
+    budget.throwIfTripped();
+    if (doc.numPages > maxPages) throw new PdfError('too_many_pages', `the PDF has ${doc.numPages} pages; at most ${maxPages} are accepted (RCM_POLICY_MAX_PAGES)`);
+    budget.page();
     const first = await doc.getPage(1);
     const declaredWidth = pageWidth(first.view);
     const meta = await doc.getMetadata().catch(() => null);
@@ -99,8 +117,11 @@ export async function extractPdf(bytes: Uint8Array, o: { maxPages: number }): Pr
     const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
     const lines: Line[] = [];
     for (let p = 1; p <= doc.numPages; p++) {
+      budget.page();
       const page = p === 1 ? first : await doc.getPage(p);
       const content = await page.getTextContent();
+      budget.throwIfTripped();
+      budget.textItems(content.items.length);
       const runs: Run[] = [];
       for (const it of content.items) {
         if (!('str' in it)) continue;
@@ -116,11 +137,14 @@ export async function extractPdf(bytes: Uint8Array, o: { maxPages: number }): Pr
       lines.push(...pageLines(p, runs, layoutWidth(declaredWidth, runs)));
       page.cleanup();
     }
+    budget.page();
+    const outline = await outlineOf(doc);
+    budget.throwIfTripped();
     return {
       page_count: doc.numPages,
       width: declaredWidth ?? LETTER_WIDTH,
       info: { title: str(info.Title), author: str(info.Author), subject: str(info.Subject) },
-      outline: await outlineOf(doc),
+      outline,
       lines,
     };
   } catch (e) {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { aliasKey, type PayerKnowledge } from '../../datasets/payers/queries.js';
-import type { StoredChunk, StoredPolicyDocument } from '../../warehouse/policy_documents.js';
+import type { StoredChunk, StoredPolicyDocument, TenantPolicyDocuments } from '../../warehouse/policy_documents.js';
 import type { TenantStore } from '../../warehouse/tenant_state.js';
 import type { PolicyParser } from './parser.js';
 import type { FoundCodeSchema, PolicyChunkSchema, PolicyDocumentSummarySchema, PolicyTreeNode } from './schemas.js';
@@ -39,16 +39,37 @@ export function detectPayer(k: PayerKnowledge | null, text: string): { slug: str
   return best ? { slug: best.slug, name: best.name } : null;
 }
 
-/** Parses `bytes` for the tenant, or answers the document it already holds for the same bytes. */
+type ParseOutcome = { document: StoredPolicyDocument; chunks: StoredChunk[]; created: boolean };
+
+/** Parses under way, by tenant, mode and document id: the same PDF sent again meanwhile waits for the first instead of parsing twice. */
+const underway = new Map<string, Promise<ParseOutcome>>();
+
+/**
+ * Parses `bytes` for the tenant, or answers the document it already holds for the same bytes.
+ * `playground`: the caller holds a playground session key (the parser's own small budget).
+ */
 export async function parseForTenant(
   bytes: Buffer,
-  o: { tenant: TenantStore; parser: PolicyParser; payers: PayerKnowledge | null; now: Date },
-): Promise<{ document: StoredPolicyDocument; chunks: StoredChunk[]; created: boolean }> {
+  o: { tenant: TenantStore; parser: PolicyParser; payers: PayerKnowledge | null; now: Date; playground?: boolean },
+): Promise<ParseOutcome> {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const id = documentIdOf(o.tenant.tenantId, o.tenant.mode, sha256);
   const held = await o.tenant.policyDocuments.get(id).catch(() => null);
   if (held) return { ...held, created: false };
-  const parsed: ParsedPolicy = await o.parser.parse(bytes);
+  const key = `${o.tenant.tenantId}\u0000${o.tenant.mode}\u0000${id}`;
+  const first = underway.get(key);
+  if (first) return { ...(await first), created: false };
+  const run = parseAndStore(bytes, sha256, id, o);
+  underway.set(key, run);
+  try {
+    return await run;
+  } finally {
+    underway.delete(key);
+  }
+}
+
+async function parseAndStore(bytes: Buffer, sha256: string, id: string, o: Parameters<typeof parseForTenant>[1]): Promise<ParseOutcome> {
+  const parsed: ParsedPolicy = await o.parser.parse(bytes, { tenant: o.tenant.tenantId, playground: o.playground === true });
   const payer = detectPayer(o.payers, parsed.first_page_text);
   const chunks: StoredChunk[] = parsed.chunks.map((c, i) => ({
     chunk_id: chunkIdOf(id, c.ordinal),
@@ -75,10 +96,55 @@ export async function parseForTenant(
     chunk_sections: parsed.chunks.map((c) => c.heading),
     created_at: o.now.toISOString(),
   };
-  const saved = await o.tenant.policyDocuments.save(doc, chunks);
-  // Two parses of the same bytes at once: the second finds the first's row and answers it.
+  const saved = await storeInParts(o.tenant.policyDocuments, doc, chunks);
+  // Stored meanwhile by another request (another replica): answer the stored document.
   if (!saved.created) return { ...(await o.tenant.policyDocuments.get(id)), created: false };
   return { document: doc, chunks, created: true };
+}
+
+/**
+ * Rows one write of a document's chunks holds at most (a chunk, its codes and its index terms):
+ * a 300-page policy (814 chunks, about 60,000 rows) goes in some 60 writes of a few milliseconds
+ * each, between which other requests run, instead of one write that held SQLite's connection and
+ * the event loop for 2-3 s.
+ */
+export const STORE_BATCH_ROWS = 1000;
+
+/** The chunks in consecutive batches of at most STORE_BATCH_ROWS rows (a chunk with more rows goes alone). */
+export function storeBatches(chunks: StoredChunk[], maxRows = STORE_BATCH_ROWS): StoredChunk[][] {
+  const out: StoredChunk[][] = [];
+  let batch: StoredChunk[] = [];
+  let rows = 0;
+  for (const c of chunks) {
+    const n = 1 + c.codes.length + (c.terms?.length ?? 0);
+    if (batch.length && rows + n > maxRows) {
+      out.push(batch);
+      batch = [];
+      rows = 0;
+    }
+    batch.push(c);
+    rows += n;
+  }
+  if (batch.length || !out.length) out.push(batch);
+  return out;
+}
+
+/**
+ * Stores a document with its chunks: at once when they fit one batch, else in parts (`SavePart`),
+ * the document hidden until its last part is written, and deleted if a part fails.
+ */
+export async function storeInParts(store: TenantPolicyDocuments, doc: StoredPolicyDocument, chunks: StoredChunk[], maxRows = STORE_BATCH_ROWS): Promise<{ document: StoredPolicyDocument; created: boolean }> {
+  const batches = storeBatches(chunks, maxRows);
+  if (batches.length === 1) return store.save(doc, chunks);
+  const first = await store.save(doc, batches[0]!, 'first');
+  if (!first.created) return first;
+  try {
+    for (let i = 1; i < batches.length - 1; i++) await store.save(doc, batches[i]!, 'more');
+    return await store.save(doc, batches.at(-1)!, 'last');
+  } catch (e) {
+    await store.save(doc, [], 'abort').catch(() => undefined);
+    throw e;
+  }
 }
 
 export const chunkOut = (c: StoredChunk): z.output<typeof PolicyChunkSchema> => ({
