@@ -53,7 +53,8 @@ function itemsOf(c: ChangeRecord, doc_id: string, k: DocKeys, added: Seen[]): Po
   };
   const to = newest(added);
   const from = newest(k.before);
-  if (to) item(from ? 'revised' : 'new', from, to, to.effective_date);
+  // A document is never "revised" from a version to the same version (a listing row re-keyed, not a new version).
+  if (to && !(from && from.version !== null && from.version === to.version)) item(from ? 'revised' : 'new', from, to, to.effective_date);
   else if (k.before.length && !k.after.length) item('retired', from, undefined, from!.retirement_date);
   if (k.retired) item('retired', k.retired, k.retired, k.retired.retirement_date);
   return out;
