@@ -128,6 +128,20 @@ export async function run(): Promise<Record<string, string | number>[]> {
     row('2 clients posting PDFs whose pages declare 1e9 points', await healthMs(url), await parseSeconds(4));
     rows.at(-1)!['server RSS MB'] = await rss();
     await Promise.all(bombs.map((l) => l.stop()));
+
+    // 10 playground keys (anonymous visitors) opening MCP sessions in a loop, then a paying
+    // tenant's initialize: the tenant must still get a session.
+    const minted: string[] = [];
+    for (let i = 0; i < 10; i++) minted.push(((await (await fetch(`${url}/v1/playground/session`, { method: 'POST' })).json()) as { key: string }).key);
+    const initialize = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'flood', version: '1' } } }));
+    const mcpAccept = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+    const flood = minted.map((k) => attacker(`${url}/v1/mcp`, { ...mcpAccept, 'X-API-Key': k }, initialize, 200));
+    const h = await healthMs(url);
+    const mine = await fetch(`${url}/v1/mcp`, { method: 'POST', headers: { ...mcpAccept, 'X-API-Key': p.key }, body: initialize });
+    await mine.arrayBuffer();
+    row(`10 playground keys opening MCP sessions in a loop (a tenant's initialize: ${mine.status})`, h, await parseSeconds(5));
+    rows.at(-1)!['server RSS MB'] = await rss();
+    await Promise.all(flood.map((l) => l.stop()));
   } finally {
     await p.stop();
   }
