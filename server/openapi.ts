@@ -289,6 +289,7 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
         required: true,
         content: {
           [r.body.contentType]: { schema: file },
+          ...Object.fromEntries((r.body.alsoTypes ?? []).map((t) => [t, { schema: { ...file, contentMediaType: t } }])),
           ...(r.body.multipartField
             ? { 'multipart/form-data': { schema: { type: 'object', required: [r.body.multipartField], properties: { [r.body.multipartField]: file } } } }
             : {}),

@@ -65,12 +65,20 @@ export interface RawBody {
   maxBytes: number;
   /** Also accept `multipart/form-data` with the document in this form field (or as the one file part). */
   multipartField?: string;
+  /** Other content types taken as the same bytes (an 835 as `text/plain` beside `application/edi-x12`). */
+  alsoTypes?: string[];
 }
 
 export type BodyKind = JsonBody | RawBody;
 
 export const json = <S extends z.ZodType>(schema: S, maxBytes?: number): JsonBody<S> => ({ kind: 'json', schema, ...(maxBytes ? { maxBytes } : {}) });
-export const raw = (contentType: string, maxBytes: number, multipartField?: string): RawBody => ({ kind: 'raw', contentType, maxBytes, ...(multipartField ? { multipartField } : {}) });
+export const raw = (contentType: string, maxBytes: number, multipartField?: string, alsoTypes?: string[]): RawBody => ({
+  kind: 'raw',
+  contentType,
+  maxBytes,
+  ...(multipartField ? { multipartField } : {}),
+  ...(alsoTypes?.length ? { alsoTypes } : {}),
+});
 
 export interface AuthInfo {
   tenant_id: string;

@@ -88,6 +88,8 @@ export interface StartOptions extends PipelineConfig {
   npi?: { registry: NppesRegistry | null };
   /** `RCM_UMLS_LICENSED`: the operator holds a UMLS licence, so the concept search may answer RxNorm atoms of UMLS-licensed sources. */
   concepts?: ConceptRouteDeps;
+  /** `RCM_REMIT_MAX_MB`: the largest 835 `POST /v1/remittances/explain` takes (413 above). */
+  remittances?: { maxBytes: number };
   /** Customer policy PDFs: `RCM_POLICY_MAX_MB` (bytes), `RCM_POLICY_MAX_PAGES`, `RCM_POLICY_PARSE_TIMEOUT_MS`; or a parser (tests). */
   policyDocuments?: Partial<ParserOptions> & { maxBytes?: number; parser?: PolicyParser };
 }
@@ -144,7 +146,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const pd = o.policyDocuments ?? {};
   const policyParser = pd.parser ?? new WorkerPolicyParser({ ...DEFAULT_PARSER, ...pd });
   const policyDocuments = { parser: policyParser, maxBytes: pd.maxBytes ?? DEFAULT_POLICY_MAX_BYTES };
-  const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, policyDocuments, npi: o.npi ?? { registry: null }, concepts: o.concepts, writer: agents.llm, playground: { enabled: true, keysPerHour: DEFAULTS.playgroundKeysPerHour, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: DEFAULTS.idempotencyWindowMs, maxQueuedPerTenant: agents.maxQueuedPerTenant ?? DEFAULTS.jobsQueuedPerTenant, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
+  const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, policyDocuments, npi: o.npi ?? { registry: null }, concepts: o.concepts, remittances: o.remittances, writer: agents.llm, playground: { enabled: true, keysPerHour: DEFAULTS.playgroundKeysPerHour, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: DEFAULTS.idempotencyWindowMs, maxQueuedPerTenant: agents.maxQueuedPerTenant ?? DEFAULTS.jobsQueuedPerTenant, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
   routes.forEach(checkRoute);
   const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now, limiters });
   const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now, jsonMaxDepth: o.jsonMaxDepth, ...o.mcp });

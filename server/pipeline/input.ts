@@ -229,8 +229,8 @@ async function rawBody(req: InputRequest, b: RawBody): Promise<Buffer> {
   const type = header.split(';')[0]!.trim().toLowerCase();
   if (type === 'multipart/form-data' && b.multipartField) {
     bytes = (await multipartFile(bytes, header, b.multipartField)).bytes;
-  } else if (type !== contentType) {
-    throw new DomainError('unsupported_media_type', `send the body as ${contentType}${b.multipartField ? ` or multipart/form-data (field '${b.multipartField}')` : ''} (got ${type || 'no content type'})`);
+  } else if (type !== contentType && !(b.alsoTypes ?? []).includes(type)) {
+    throw new DomainError('unsupported_media_type', `send the body as ${[contentType, ...(b.alsoTypes ?? [])].join(' or ')}${b.multipartField ? ` or multipart/form-data (field '${b.multipartField}')` : ''} (got ${type || 'no content type'})`);
   }
   if (bytes.length === 0) throw new ValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
   return bytes;

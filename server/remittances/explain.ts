@@ -1,0 +1,564 @@
+import { Dec, toCents } from '../../datasets/_shared/decimal.js';
+import { isoOfYmd } from '../../datasets/_shared/dates.js';
+import type { PayerKnowledge } from '../../datasets/payers/queries.js';
+import type { DenialPatternRow, PayerRow } from '../../datasets/payers/schema.js';
+import { x12StatusOn, type X12Index } from '../../datasets/x12_codes/queries.js';
+import { classifyDenial, withDeadline, type RemedyDeadline } from '../denials/remedy.js';
+import { appealDeadlines, filingDeadline } from '../payers/deadlines.js';
+import { searchPayers } from '../payers/service.js';
+import type { RemitAdjustment, RemitClaim, RemitExplanation, RemitFinding, RemitLine, RemitRemark, RemitTransaction, WorklistItem } from './schemas.js';
+import type { Segment, Separators, Transaction, X12File } from './x12.js';
+
+/**
+ * An 835 explained: every claim, line and adjustment with its code text as of the remittance
+ * date, whose amount it is and what to do by when (the one classifier `classifyDenial` with the
+ * payer's filing and appeal rules where N1*PR maps to a curated payer), the 835 balancing rules as
+ * findings, and a worklist. Pure: the read file, the code lists and payer knowledge in.
+ */
+export interface ExplainInputs {
+  x12: X12Index;
+  payers: PayerKnowledge | null;
+  /** YYYY-MM-DD: the date deadlines count days to. */
+  asOf: string;
+}
+
+export type Explained = Omit<RemitExplanation, 'reliability'> & { payersMatched: boolean };
+
+/** CLP02 claim status codes (X12 835 TR3). */
+const CLAIM_STATUS: Record<string, string> = {
+  '1': 'processed as primary',
+  '2': 'processed as secondary',
+  '3': 'processed as tertiary',
+  '4': 'denied',
+  '19': 'processed as primary, forwarded to additional payer(s)',
+  '20': 'processed as secondary, forwarded to additional payer(s)',
+  '21': 'processed as tertiary, forwarded to additional payer(s)',
+  '22': 'reversal of previous payment',
+  '23': 'not our claim, forwarded to additional payer(s)',
+  '25': 'predetermination pricing only, no payment',
+};
+
+/** PLB03-1 provider adjustment reason codes (X12 835 TR3). */
+const PLB_REASON: Record<string, string> = {
+  '50': 'late charge',
+  '51': 'interest penalty charge',
+  '72': 'authorized return',
+  '90': 'early payment allowance',
+  AH: 'origination fee',
+  AM: 'applied to borrower’s account',
+  AP: 'acceleration of benefits',
+  B2: 'rebate',
+  B3: 'recovery allowance',
+  BD: 'bad debt adjustment',
+  BN: 'bonus',
+  C5: 'temporary allowance',
+  CR: 'capitation interest',
+  CS: 'adjustment',
+  CT: 'capitation payment',
+  CV: 'capital passthru',
+  CW: 'certified registered nurse anesthetist passthru',
+  DM: 'direct medical education passthru',
+  E3: 'withholding',
+  FB: 'forwarding balance',
+  FC: 'fund allocation',
+  GO: 'graduate medical education passthru',
+  HM: 'hemophilia clotting factor supplement',
+  IP: 'incentive premium payment',
+  IR: 'internal revenue service withholding',
+  IS: 'interim settlement',
+  J1: 'nonreimbursable',
+  L3: 'penalty',
+  L6: 'interest owed',
+  LE: 'levy',
+  LS: 'lump sum',
+  OA: 'organ acquisition passthru',
+  OB: 'offset for affiliated providers',
+  PI: 'periodic interim payment',
+  PL: 'payment final',
+  RA: 'retro-activity adjustment',
+  RE: 'return on equity',
+  SL: 'student loan repayment',
+  TL: 'third party liability',
+  WO: 'overpayment recovery',
+  WU: 'unspecified recovery',
+};
+
+const num = (s: string | undefined): string => (s ?? '').trim();
+const opt = (s: string | undefined): string | null => num(s) || null;
+
+/** CCYYMMDD as YYYY-MM-DD (null when not a date). */
+function toIso(s: string | undefined): string | null {
+  const m = /^(\d{4})(\d{2})(\d{2})$/.exec(num(s));
+  return m ? isoOfYmd(Number(m[1]), Number(m[2]), Number(m[3])) : null;
+}
+
+class Unparseable extends Error {}
+
+/** An amount element as an exact decimal (an empty element is 0 when `orZero`). */
+function money(s: string | undefined, what: string, orZero = false): Dec {
+  const t = num(s);
+  if (t === '' && orZero) return Dec.of(0);
+  if (!/^-?\d{1,15}(?:\.\d{0,6})?$|^-?\.\d{1,6}$/.test(t)) throw new Unparseable(what);
+  return Dec.of(t);
+}
+
+const sum = (xs: Dec[]): Dec => xs.reduce((a, b) => a.add(b), Dec.of(0));
+
+interface RawAdj {
+  group: string;
+  reason: string;
+  amount: Dec;
+  quantity: number | null;
+  seg: Segment;
+}
+
+interface Ctx {
+  in: ExplainInputs;
+  sep: Separators;
+  findings: RemitFinding[];
+  t: number;
+  interchange: number;
+  componentWarned: boolean;
+  payer: PayerRow | null;
+  payerType: string | null;
+  remitDate: string;
+}
+
+function finding(c: Ctx, code: RemitFinding['code'], severity: RemitFinding['severity'], message: string, seg: Segment, claim: number | null = null, line: number | null = null) {
+  c.findings.push({ code, severity, message, loc: { interchange: c.interchange, transaction: c.t, claim, line, segment_index: seg.index, segment_id: seg.id.slice(0, 3) } });
+}
+
+/**
+ * A composite element's components. A payer that uses another component separator than ISA16
+ * (`HC>99213` under ISA16 `:`, LinuxForHealth's secondary-payment sample) is followed, once
+ * reported.
+ */
+function components(c: Ctx, s: string, seg: Segment): string[] {
+  const v = s.trim();
+  if (v.includes(c.sep.component)) return v.split(c.sep.component);
+  const other = /^[A-Z0-9]{2}([^A-Za-z0-9 .\-])/.exec(v);
+  if (other && other[1] !== c.sep.element) {
+    if (!c.componentWarned) {
+      c.componentWarned = true;
+      finding(c, 'component_separator_mismatch', 'warning', `segment ${seg.index} (${seg.id}) separates components with '${other[1]}' while the header says '${c.sep.component}': followed`, seg);
+    }
+    return v.split(other[1]!);
+  }
+  return [v];
+}
+
+function remark(c: Ctx, code: string, seg: Segment, claim: number | null, line: number | null): RemitRemark {
+  const r = c.in.x12.byKey.get(`rarc:${code}`);
+  if (!r) {
+    if (c.in.x12.count > 0) finding(c, 'unknown_code', 'warning', `RARC ${code} (segment ${seg.index}, ${seg.id}) is not in the loaded remark code list`, seg, claim, line);
+    return { code, description: null, deactivated: null };
+  }
+  return { code, description: r.description, deactivated: x12StatusOn(r, c.remitDate).status === 'deactivated' };
+}
+
+function casOf(seg: Segment): RawAdj[] {
+  const group = num(seg.el[0]).toUpperCase();
+  const out: RawAdj[] = [];
+  for (let k = 1; k < seg.el.length && k < 19; k += 3) {
+    const reason = num(seg.el[k]).toUpperCase().replace(/^0+(?=\d)/, '');
+    if (!reason) continue;
+    const q = num(seg.el[k + 2]);
+    out.push({ group, reason, amount: money(seg.el[k + 1], 'CAS amount'), quantity: q && Number.isFinite(Number(q)) ? Number(q) : null, seg });
+  }
+  if (!group || out.length === 0) throw new Unparseable('CAS without a group and reason');
+  return out;
+}
+
+/** The payer's pattern for a code, as the denial-resolution agent picks it. */
+function patternOf(c: Ctx, group: string, carc: string, rarc: string | null): DenialPatternRow | null {
+  if (!c.payer || !c.in.payers) return null;
+  const rows = c.in.payers.denials.get(c.payer.slug) ?? [];
+  return (
+    rows.find((d) => d.carc_code === carc && (rarc === null || d.remark_code === rarc) && (d.group_code === null || d.group_code === group)) ??
+    rows.find((d) => d.carc_code === carc && (d.group_code === null || d.group_code === group)) ??
+    null
+  );
+}
+
+function explainAdj(c: Ctx, a: RawAdj, o: { rarc: string | null; modifiers: string[]; dos: string | null; claim: number; line: number | null }): RemitAdjustment {
+  const row = c.in.x12.byKey.get(`carc:${a.reason}`);
+  if (!row && c.in.x12.count > 0) finding(c, 'unknown_code', 'warning', `CARC ${a.reason} (segment ${a.seg.index}, CAS) is not in the loaded reason code list`, a.seg, o.claim, o.line);
+  const rule = classifyDenial({ group: a.group, carc: a.reason, rarc: o.rarc, payerType: c.payerType, pattern: patternOf(c, a.group, a.reason, o.rarc), modifiers: o.modifiers });
+  let appeal: RemedyDeadline | null = null;
+  let resubmit: RemedyDeadline | null = null;
+  if (c.payer && c.in.payers) {
+    if (rule.remedy === 'correct_and_resubmit' && o.dos) {
+      const filing = (c.in.payers.filing.get(c.payer.slug) ?? []).find((r) => r.claim_type === 'initial');
+      if (filing) {
+        const d = filingDeadline(filing, { date_of_service: o.dos, as_of: c.in.asOf });
+        resubmit = { kind: 'resubmit_by', date: d.deadline_date ?? null, days_remaining: d.days_remaining ?? null, citation: filing.citation };
+      }
+    }
+    const levels = rule.appeal_rights === 'no' ? [] : (c.in.payers.appeals.get(c.payer.slug) ?? []);
+    if (levels.length) {
+      const first = appealDeadlines(levels, { denial_date: c.remitDate, as_of: c.in.asOf })[0]!;
+      appeal = { kind: 'appeal', date: first.deadline_date, days_remaining: first.days_remaining, citation: levels[0]!.citation };
+    }
+  }
+  const r = withDeadline(rule, { appeal, resubmit_by: resubmit });
+  return {
+    group: a.group,
+    reason: a.reason,
+    amount: toCents(a.amount),
+    quantity: a.quantity,
+    description: row?.description ?? null,
+    deactivated: row ? x12StatusOn(row, c.remitDate).status === 'deactivated' : null,
+    responsibility: r.responsibility,
+    remedy: r.remedy,
+    remedy_reason: r.reason,
+    appeal_rights: r.appeal_rights,
+    appeal_condition: r.appeal_condition,
+    deadline: r.deadline,
+    citations: r.citations,
+  };
+}
+
+interface LineAcc {
+  seg: Segment;
+  qualifier: string | null;
+  code: string | null;
+  modifiers: string[];
+  revenue: string | null;
+  units: number;
+  charged: Dec;
+  paid: Dec;
+  original: string | null;
+  from: string | null;
+  to: string | null;
+  control: string | null;
+  allowed: Dec | null;
+  adjs: RawAdj[];
+  remarks: { code: string; seg: Segment }[];
+}
+
+interface ClaimAcc {
+  seg: Segment;
+  pcn: string;
+  status: string;
+  charged: Dec;
+  paid: Dec;
+  patient: Dec;
+  filing: string | null;
+  icn: string | null;
+  from: string | null;
+  to: string | null;
+  received: string | null;
+  adjs: RawAdj[];
+  remarks: { code: string; seg: Segment }[];
+  lines: LineAcc[];
+}
+
+function matchPayer(k: PayerKnowledge | null, name: string | null, id: string | null): PayerRow | null {
+  if (!k) return null;
+  if (id) {
+    for (const p of k.payers.values()) {
+      const ids = Object.values(p.edi_payer_ids ?? {});
+      if (ids.includes(id)) return p;
+    }
+  }
+  if (!name) return null;
+  const hits = searchPayers(k, name);
+  const top = hits[0];
+  if (!top || top.score < 0.75) return null;
+  if (hits[1] && hits[1].score === top.score) return null;
+  return top.payer;
+}
+
+function explainTransaction(tx: Transaction, t: number, file: X12File, inputs: ExplainInputs, findings: RemitFinding[]): RemitTransaction {
+  const segs = tx.segments;
+  const bpr = segs.find((s) => s.id === 'BPR');
+  const trn = segs.find((s) => s.id === 'TRN');
+  const dtm405 = segs.find((s) => s.id === 'DTM' && num(s.el[0]) === '405');
+  const firstClp = segs.findIndex((s) => s.id === 'CLP');
+  const header = firstClp < 0 ? segs : segs.slice(0, firstClp);
+  const n1pr = header.find((s) => s.id === 'N1' && num(s.el[0]) === 'PR');
+  const n1pe = header.find((s) => s.id === 'N1' && num(s.el[0]) === 'PE');
+  const ref2u = header.find((s) => s.id === 'REF' && num(s.el[0]) === '2U');
+  const payerName = opt(n1pr?.el[1]);
+  const payerId = opt(n1pr?.el[3]) ?? opt(ref2u?.el[1]);
+  const payer = matchPayer(inputs.payers, payerName, payerId);
+  const dated = toIso(bpr?.el[15]) ?? toIso(dtm405?.el[1]) ?? toIso(tx.group_date ?? undefined);
+  // Undated (no BPR16, DTM*405 or GS04): codes are judged as of the as-of date.
+  const remitDate = dated ?? inputs.asOf;
+  const c: Ctx = { in: inputs, sep: file.separators, findings, t, interchange: tx.interchange, componentWarned: false, payer, payerType: payer?.payer_type ?? null, remitDate };
+
+  let paymentAmount = Dec.of(0);
+  if (bpr) {
+    try {
+      paymentAmount = money(bpr.el[1], 'BPR02', true);
+    } catch {
+      finding(c, 'unparseable_segment', 'error', `segment ${bpr.index} (BPR): the payment amount is not a number`, bpr);
+    }
+  }
+
+  const claims: ClaimAcc[] = [];
+  const plbs: RemitTransaction['provider_adjustments'] = [];
+  const plbAmounts: Dec[] = [];
+  const plbRefs: { i: number; ref: string | null }[] = [];
+  let claim: ClaimAcc | null = null;
+  let line: LineAcc | null = null;
+  let skipClaim = false;
+  for (const seg of segs) {
+    try {
+      switch (seg.id) {
+        case 'CLP': {
+          line = null;
+          skipClaim = false;
+          const pcn = num(seg.el[0]);
+          claim = {
+            seg,
+            pcn,
+            status: num(seg.el[1]),
+            charged: money(seg.el[2], 'CLP03', true),
+            paid: money(seg.el[3], 'CLP04', true),
+            patient: money(seg.el[4], 'CLP05', true),
+            filing: opt(seg.el[5]),
+            icn: opt(seg.el[6]),
+            from: null,
+            to: null,
+            received: null,
+            adjs: [],
+            remarks: [],
+            lines: [],
+          };
+          claims.push(claim);
+          if (!c.payerType && claim.filing && ['MA', 'MB'].includes(claim.filing)) c.payerType = 'medicare';
+          break;
+        }
+        case 'SVC': {
+          if (!claim || skipClaim) break;
+          const comp = components(c, seg.el[0] ?? '', seg);
+          const orig = seg.el[5] ? components(c, seg.el[5], seg) : null;
+          const units = num(seg.el[4]);
+          line = {
+            seg,
+            qualifier: opt(comp[0]),
+            code: opt(comp[1]),
+            modifiers: comp.slice(2, 6).map((m) => m.trim()).filter(Boolean),
+            revenue: opt(seg.el[3]),
+            units: units && Number.isFinite(Number(units)) ? Number(units) : 1,
+            charged: money(seg.el[1], 'SVC02', true),
+            paid: money(seg.el[2], 'SVC03', true),
+            original: orig ? opt(orig[1]) : null,
+            from: null,
+            to: null,
+            control: null,
+            allowed: null,
+            adjs: [],
+            remarks: [],
+          };
+          claim.lines.push(line);
+          break;
+        }
+        case 'CAS': {
+          if (!claim || skipClaim) break;
+          (line ? line.adjs : claim.adjs).push(...casOf(seg));
+          break;
+        }
+        case 'DTM': {
+          const q = num(seg.el[0]);
+          const d = toIso(seg.el[1]);
+          if (line) {
+            if (q === '472') line.from = line.to = d;
+            else if (q === '150') line.from = d;
+            else if (q === '151') line.to = d;
+          } else if (claim) {
+            if (q === '232') claim.from = d;
+            else if (q === '233') claim.to = d;
+            else if (q === '050') claim.received = d;
+          }
+          break;
+        }
+        case 'AMT':
+          if (line && num(seg.el[0]) === 'B6') line.allowed = money(seg.el[1], 'AMT02');
+          break;
+        case 'REF':
+          if (line && num(seg.el[0]) === '6R') line.control = opt(seg.el[1]);
+          break;
+        case 'LQ':
+          if (line && num(seg.el[0]) === 'HE' && num(seg.el[1])) line.remarks.push({ code: num(seg.el[1]).toUpperCase(), seg });
+          break;
+        case 'MIA':
+          if (claim) for (const k of [4, 19, 20, 21, 22, 23]) if (num(seg.el[k])) claim.remarks.push({ code: num(seg.el[k]).toUpperCase(), seg });
+          break;
+        case 'MOA':
+          if (claim) for (const k of [2, 3, 4, 5, 6]) if (num(seg.el[k])) claim.remarks.push({ code: num(seg.el[k]).toUpperCase(), seg });
+          break;
+        case 'PLB': {
+          line = null;
+          claim = null;
+          for (let k = 2; k + 1 < seg.el.length; k += 2) {
+            if (!num(seg.el[k])) continue;
+            const comp = components(c, seg.el[k]!, seg);
+            const reason = num(comp[0]).toUpperCase();
+            const amount = money(seg.el[k + 1], 'PLB amount');
+            plbAmounts.push(amount);
+            plbRefs.push({ i: plbs.length, ref: opt(comp[1]) });
+            plbs.push({
+              provider_id: opt(seg.el[0]),
+              fiscal_period_date: toIso(seg.el[1]),
+              reason,
+              description: PLB_REASON[reason] ?? null,
+              reference: opt(comp[1]),
+              claim: null,
+              amount: toCents(amount),
+            });
+          }
+          break;
+        }
+        default:
+      }
+    } catch (e) {
+      if (!(e instanceof Unparseable)) throw e;
+      finding(c, 'unparseable_segment', 'error', `segment ${seg.index} (${seg.id.slice(0, 3)}) could not be read (${e.message}): skipped${seg.id === 'CLP' ? ' with its claim' : seg.id === 'SVC' ? ' with its line' : ''}`, seg, claim ? claims.indexOf(claim) : null);
+      if (seg.id === 'CLP') {
+        claim = null;
+        skipClaim = true;
+      }
+      if (seg.id === 'SVC') line = null;
+    }
+  }
+  for (const r of plbRefs) {
+    if (!r.ref) continue;
+    const i = claims.findIndex((x) => x.pcn === r.ref || x.icn === r.ref);
+    if (i >= 0) plbs[r.i]!.claim = i;
+  }
+
+  const out: RemitClaim[] = claims.map((cl, ci) => {
+    const dosOf = (l: LineAcc | null) => l?.from ?? cl.from ?? cl.lines.map((x) => x.from).find((x) => x) ?? null;
+    const firstRarc = cl.remarks[0]?.code ?? null;
+    const lines: RemitLine[] = cl.lines.map((l, li) => {
+      const adjSum = sum(l.adjs.map((a) => a.amount));
+      if (l.charged.sub(l.paid).compare(adjSum) !== 0) {
+        finding(c, 'line_unbalanced', 'warning', `line ${li + 1} of claim ${ci + 1}: charge ${toCents(l.charged).toFixed(2)} less paid ${toCents(l.paid).toFixed(2)} is ${toCents(l.charged.sub(l.paid)).toFixed(2)}, its adjustments total ${toCents(adjSum).toFixed(2)}`, l.seg, ci, li);
+      }
+      const writeDown = sum(l.adjs.filter((a) => a.group === 'CO' || a.group === 'PI' || a.group === 'OA').map((a) => a.amount));
+      const rarc = l.remarks[0]?.code ?? firstRarc;
+      return {
+        code: l.code,
+        code_qualifier: l.qualifier,
+        modifiers: l.modifiers,
+        revenue_code: l.revenue,
+        units: l.units,
+        charged: toCents(l.charged),
+        paid: toCents(l.paid),
+        allowed: toCents(l.allowed ?? l.charged.sub(writeDown)),
+        allowed_source: l.allowed ? ('amt_b6' as const) : ('computed' as const),
+        original_code: l.original && l.original !== l.code ? l.original : null,
+        service_from: l.from,
+        service_to: l.to,
+        control_number: l.control,
+        adjustments: l.adjs.map((a) => explainAdj(c, a, { rarc, modifiers: l.modifiers, dos: dosOf(l), claim: ci, line: li })),
+        remarks: l.remarks.map((r) => remark(c, r.code, r.seg, ci, li)),
+      };
+    });
+    const all = sum([...cl.adjs, ...cl.lines.flatMap((l) => l.adjs)].map((a) => a.amount));
+    if (cl.charged.sub(cl.paid).compare(all) !== 0) {
+      finding(c, 'claim_unbalanced', 'warning', `claim ${ci + 1}: charge ${toCents(cl.charged).toFixed(2)} less paid ${toCents(cl.paid).toFixed(2)} is ${toCents(cl.charged.sub(cl.paid)).toFixed(2)}, its claim and line adjustments total ${toCents(all).toFixed(2)}`, cl.seg, ci);
+    }
+    return {
+      patient_control_number: cl.pcn,
+      status: { code: cl.status, meaning: CLAIM_STATUS[cl.status] ?? 'unknown claim status code' },
+      charged: toCents(cl.charged),
+      paid: toCents(cl.paid),
+      patient_responsibility: toCents(cl.patient),
+      claim_filing_indicator: cl.filing,
+      payer_claim_control_number: cl.icn,
+      statement_from: cl.from,
+      statement_to: cl.to,
+      received: cl.received,
+      adjustments: cl.adjs.map((a) => explainAdj(c, a, { rarc: firstRarc, modifiers: [], dos: dosOf(null), claim: ci, line: null })),
+      remarks: cl.remarks.map((r) => remark(c, r.code, r.seg, ci, null)),
+      lines,
+    };
+  });
+
+  const expected = sum(claims.map((x) => x.paid)).sub(sum(plbAmounts));
+  if (bpr && paymentAmount.compare(expected) !== 0) {
+    finding(c, 'transaction_unbalanced', 'warning', `BPR02 ${toCents(paymentAmount).toFixed(2)} is not the claims' payments less provider adjustments (${toCents(expected).toFixed(2)})`, bpr);
+  }
+  return {
+    interchange: tx.interchange,
+    control_number: tx.control_number,
+    version: tx.version,
+    remittance_date: dated,
+    payer: { name: payerName, id: payerId, slug: payer?.slug ?? null },
+    payee: { name: opt(n1pe?.el[1]), npi: n1pe && num(n1pe.el[2]) === 'XX' ? opt(n1pe.el[3]) : null },
+    payment: { method: opt(bpr?.el[3]), amount: toCents(paymentAmount), credit_debit: opt(bpr?.el[2]), date: toIso(bpr?.el[15]), trace_number: opt(trn?.el[1]) },
+    provider_adjustments: plbs,
+    claims: out,
+  };
+}
+
+const READER_SEVERITY: Record<string, RemitFinding['severity']> = { other_transaction: 'info', segment_outside_transaction: 'warning' };
+
+/** The explanation of a read 835 file (without the reliability object, which the route adds). */
+export function explainRemittance(file: X12File, inputs: ExplainInputs): Explained {
+  const findings: RemitFinding[] = file.findings.map((f) => ({
+    code: f.code,
+    severity: READER_SEVERITY[f.code] ?? 'warning',
+    message: f.message,
+    loc: { interchange: f.interchange, transaction: f.transaction, claim: null, line: null, segment_index: f.segment_index, segment_id: f.segment_id },
+  }));
+  const transactions = file.transactions.map((tx, t) => explainTransaction(tx, t, file, inputs, findings));
+  findings.sort((a, b) => a.loc.segment_index - b.loc.segment_index);
+
+  let charged = Dec.of(0);
+  let paid = Dec.of(0);
+  let patient = Dec.of(0);
+  const byGroup = new Map<string, Dec>();
+  const work = new Map<string, { item: Omit<WorklistItem, 'amount'>; amount: Dec }>();
+  let lines = 0;
+  let adjustments = 0;
+  let claims = 0;
+  for (const tx of transactions) {
+    for (const cl of tx.claims) {
+      claims++;
+      charged = charged.add(cl.charged);
+      paid = paid.add(cl.paid);
+      patient = patient.add(cl.patient_responsibility);
+      lines += cl.lines.length;
+      for (const a of [...cl.adjustments, ...cl.lines.flatMap((l) => l.adjustments)]) {
+        adjustments++;
+        byGroup.set(a.group, (byGroup.get(a.group) ?? Dec.of(0)).add(a.amount));
+        const payer = tx.payer.slug ?? tx.payer.name;
+        const key = JSON.stringify([payer, a.group, a.reason, a.remedy]);
+        const w = work.get(key) ?? { item: { payer, group: a.group, reason: a.reason, remedy: a.remedy, count: 0, earliest_deadline: null }, amount: Dec.of(0) };
+        w.item.count++;
+        w.amount = w.amount.add(a.amount);
+        const d = a.deadline?.date ?? null;
+        if (d && (w.item.earliest_deadline === null || d < w.item.earliest_deadline)) w.item.earliest_deadline = d;
+        work.set(key, w);
+      }
+    }
+  }
+  const worklist = [...work.values()]
+    .map((w) => ({ ...w.item, amount: toCents(w.amount) }))
+    .sort((a, b) => (a.earliest_deadline ?? '9999') .localeCompare(b.earliest_deadline ?? '9999') || b.amount - a.amount || a.reason.localeCompare(b.reason));
+  return {
+    as_of: inputs.asOf,
+    summary: {
+      interchanges: file.interchanges,
+      transactions: transactions.length,
+      claims,
+      service_lines: lines,
+      adjustments,
+      totals: {
+        charged: toCents(charged),
+        paid: toCents(paid),
+        patient_responsibility: toCents(patient),
+        adjusted_by_group: Object.fromEntries([...byGroup].sort(([a], [b]) => a.localeCompare(b)).map(([g, v]) => [g, toCents(v)])),
+      },
+      findings: findings.length,
+    },
+    transactions,
+    findings,
+    worklist,
+    payersMatched: transactions.some((t) => t.payer.slug !== null),
+  };
+}

@@ -1,0 +1,97 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { x12Codes } from '../../datasets/x12_codes/dataset.js';
+import type { X12Index } from '../../datasets/x12_codes/queries.js';
+import { explainRemittance } from '../../server/remittances/explain.js';
+import { readX12 } from '../../server/remittances/x12.js';
+import { parseAll } from '../helpers/datasets.js';
+import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { requireShared, sharedDataDir } from '../helpers/shared.js';
+
+// shared/data/x12-835 (2026-11-27): 10 public sample 835s and 5 acknowledgments (999, 277CA),
+// their quirks in its SOURCE.md; the full CARC/RARC lists of shared/data/x12-codes describe them.
+const CODES = ['claim-adjustment-reason-codes.csv', 'remittance-advice-remark-codes.csv', 'group-codes.csv'].map((f) => `x12-codes/${f}`);
+const present = requireShared('x12-835/835', 'x12-835/ack', ...CODES);
+const at = (rel: string) => join(sharedDataDir(), rel);
+const files = (dir: string) => (present ? readdirSync(at(`x12-835/${dir}`)).sort() : []);
+
+/** What the raw text holds, counted independently of the reader: CLP and SVC segments and CAS triplets. */
+function counted(text: string): { claims: number; lines: number; adjustments: number } {
+  const t = text.replace(/^\uFEFF/, '');
+  const isa = t.indexOf('ISA');
+  const el = isa >= 0 ? t[isa + 3]! : '*';
+  let claims = 0;
+  let lines = 0;
+  let adjustments = 0;
+  for (const raw of t.slice(Math.max(isa, 0)).split(/[~\r\n]+/)) {
+    const e = raw.trim().split(el);
+    if (e[0] === 'CLP') claims++;
+    else if (e[0] === 'SVC') lines++;
+    else if (e[0] === 'CAS') for (let k = 2; k < e.length; k += 3) if (e[k]?.trim()) adjustments++;
+  }
+  return { claims, lines, adjustments };
+}
+
+describe.skipIf(!present)('X12 835 explained on the shared sample files (shared/data/x12-835)', () => {
+  let t: TestServer;
+  let x12: X12Index;
+  beforeAll(async () => {
+    const { rows, rejects } = await parseAll(x12Codes, CODES.map(at));
+    expect(rejects).toEqual([]);
+    x12 = { version: 'shared', byKey: new Map(rows.map((r) => [`${r.list}:${r.code}`, r])), count: rows.length };
+    t = await startTestServer();
+  });
+  afterAll(() => t?.close());
+
+  it('reads the 10 sample 835s', () => {
+    expect(files('835')).toHaveLength(10);
+    expect(files('ack')).toHaveLength(5);
+  });
+
+  it.each(files('835'))('%s: every claim, line and adjustment present, each adjustment and remark described', (name) => {
+    const text = readFileSync(at(`x12-835/835/${name}`));
+    const e = explainRemittance(readX12(text), { x12, payers: null, asOf: '2026-11-27' });
+    const want = counted(text.toString('utf8'));
+    expect(e.summary).toMatchObject({ claims: want.claims, service_lines: want.lines, adjustments: want.adjustments });
+    const claims = e.transactions.flatMap((x) => x.claims);
+    expect(claims).toHaveLength(want.claims);
+    for (const c of claims) {
+      expect(c.status.meaning).not.toBe('unknown claim status code');
+      for (const a of [...c.adjustments, ...c.lines.flatMap((l) => l.adjustments)]) {
+        expect(a.description, `${name}: ${a.group}-${a.reason}`).toEqual(expect.any(String));
+        expect(typeof a.deactivated).toBe('boolean');
+        expect(a.remedy).toEqual(expect.any(String));
+      }
+      for (const r of [...c.remarks, ...c.lines.flatMap((l) => l.remarks)]) expect(r.description, `${name}: ${r.code}`).toEqual(expect.any(String));
+    }
+    expect(e.findings.filter((f) => f.code === 'unknown_code' || f.code === 'unparseable_segment')).toEqual([]);
+  });
+
+  it('explains the quirks SOURCE.md names: PLB netted (Part A), PLB not netted (OopFactory), > components, SVC06, no envelope, prose before ISA', () => {
+    const of = (name: string) => explainRemittance(readX12(readFileSync(at(`x12-835/835/${name}`))), { x12, payers: null, asOf: '2026-11-27' });
+    const partA = of('lfh__medicare-part-a.835');
+    expect(partA.transactions[0]!.provider_adjustments).toEqual([expect.objectContaining({ reason: 'CV', description: 'capital passthru', amount: -1.27 })]);
+    expect(partA.findings.map((f) => f.code)).not.toContain('transaction_unbalanced');
+    expect(of('oopfactory__5010_Example1.txt').findings.map((f) => f.code)).toContain('transaction_unbalanced');
+    const secondary = of('lfh__secondary-payment.835');
+    expect(secondary.findings.map((f) => f.code)).toContain('component_separator_mismatch');
+    expect(secondary.transactions[0]!.claims.flatMap((c) => c.lines).some((l) => l.modifiers.includes('26'))).toBe(true);
+    const bcnc = of('edi835parser__blue_cross_nc_sample.txt');
+    expect(bcnc.transactions[0]!.claims[0]!.lines[0]).toMatchObject({ code: '59430', original_code: '59410', allowed: 1175.4, allowed_source: 'amt_b6' });
+    expect(of('stupidedi__x221-case-1.edi').summary.claims).toBe(2);
+  });
+
+  it.each(files('835'))('%s: 200 through the route', async (name) => {
+    const r = await t.request('/v1/remittances/explain?as_of=2026-11-27', { method: 'POST', body: readFileSync(at(`x12-835/835/${name}`)), headers: { 'Content-Type': 'application/edi-x12' } });
+    expect(r.status, r.text.slice(0, 300)).toBe(200);
+  });
+
+  it.each(files('ack'))('%s: named for what it is (422 x12_not_835)', async (name) => {
+    const r = await t.request('/v1/remittances/explain', { method: 'POST', body: readFileSync(at(`x12-835/ack/${name}`)), headers: { 'Content-Type': 'application/edi-x12' } });
+    expect(r.status).toBe(422);
+    expect(r.body.detail[0].type).toBe('x12_not_835');
+    expect(r.body.detail[0].msg).toMatch(name.includes('277CA') ? /277CA claim acknowledgment/ : /999 implementation acknowledgment/);
+    expect(r.body.detail.every((d: object) => !('input' in d))).toBe(true);
+  });
+});
