@@ -141,6 +141,15 @@ function declare(program: Command, io: CliIO): void {
     .description('List tenants')
     .action(lazy(async () => (await import('./commands/keys.js')).listTenants));
 
+  const remit = program.command('remit').description('X12 835 remittances');
+  remit
+    .command('explain')
+    .description("Explain 835 files against the current snapshot, as POST /v1/remittances/explain does: every adjustment's meaning, whose it is, the next step and its deadline, balancing findings; csv prints the worklist")
+    .argument('<file...>', 'X12 835 files (5010 X221A1)')
+    .addOption(new Option('--format <format>', 'output: text (claim by claim), markdown, json (the API answer) or csv (the worklist)').choices(['text', 'markdown', 'json', 'csv']).default('text'))
+    .option('--as-of <date>', 'the day deadlines count from, YYYY-MM-DD (default today)', isoDate)
+    .action(lazy(async () => (await import('./commands/remit.js')).explain));
+
   const state = program.command('state').description('The state store (tenants, keys, facilities, jobs): SQLite in the data dir, or PostgreSQL with RCM_STATE_URL');
   state
     .command('migrate')

@@ -1,0 +1,110 @@
+import { readFile } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import type { z } from 'zod';
+import { todayOf } from '../../datasets/_shared/dates.js';
+import { explainFile } from '../../server/remittances/service.js';
+import type { RemitExplanationSchema } from '../../server/remittances/schemas.js';
+import { Trace } from '../../server/trace.js';
+import { DomainError, NotFoundError } from '../../warehouse/errors.js';
+import { MountedSnapshot } from '../../warehouse/snapshot.js';
+import type { CliContext } from '../context.js';
+
+type Format = 'text' | 'json' | 'markdown' | 'csv';
+type Explanation = Omit<z.output<typeof RemitExplanationSchema>, 'reliability'> & { reliability: ReturnType<Trace['reliability']> };
+
+const money = (n: number) => `$${n.toFixed(2)}`;
+/** A code's text as a person reads it in a list: without X12's usage note (the JSON keeps it whole). */
+const meaning = (d: string | null) => (d === null ? 'not in the loaded code list' : d.split(' Usage:')[0]!);
+const words = (s: string) => s.replace(/_/g, ' ');
+
+/** What to do, by when: the remedy, whose it is and the deadline, as a person says it. */
+function nextStep(a: { remedy: string; responsibility: string; deadline: { kind: string; date: string | null; days_remaining: number | null } | null }): string {
+  const when = a.deadline?.date ? ` by ${a.deadline.date}${a.deadline.days_remaining !== null ? ` (${a.deadline.days_remaining} days)` : ''}` : '';
+  return `${words(a.remedy)}${when}; the amount is the ${a.responsibility === 'other_payer' ? 'other payer' : a.responsibility}'s`;
+}
+
+/**
+ * An explained remittance as a person reads one: payment by payment, claim by claim, a line per
+ * adjustment with its meaning and next step, then the findings and the worklist.
+ */
+export function remitText(file: string, e: Explanation, markdown: boolean): string {
+  const h = (level: number, s: string) => (markdown ? `${'#'.repeat(level)} ${s}` : level === 2 ? `== ${s} ==` : s);
+  const li = (depth: number, s: string) => `${'  '.repeat(depth)}${markdown ? '- ' : ''}${s}`;
+  const out: string[] = [h(2, `${file}: ${e.summary.claims} claims, ${e.summary.service_lines} lines, paid ${money(e.summary.totals.paid)} of ${money(e.summary.totals.charged)} charged`)];
+  for (const t of e.transactions) {
+    out.push('', h(3, `${t.payer.name ?? 'payer ?'}${t.payer.slug ? ` (${t.payer.slug})` : ''} paid ${t.payee.name ?? 'payee ?'} ${money(t.payment.amount)} by ${t.payment.method ?? '?'} on ${t.payment.date ?? '?'}, trace ${t.payment.trace_number ?? '?'}`));
+    for (const c of t.claims) {
+      out.push(li(0, `Claim ${c.patient_control_number} (${c.status.meaning}): charged ${money(c.charged)}, paid ${money(c.paid)}, patient ${money(c.patient_responsibility)}`));
+      const adj = (depth: number, a: Explanation['transactions'][number]['claims'][number]['adjustments'][number]) =>
+        li(depth, `${a.group}-${a.reason} ${money(a.amount)}: ${meaning(a.description)}${a.deactivated ? ' [deactivated]' : ''} -> ${nextStep(a)}`);
+      for (const a of c.adjustments) out.push(adj(1, a));
+      for (const r of c.remarks) out.push(li(1, `remark ${r.code}: ${meaning(r.description)}`));
+      for (const l of c.lines) {
+        out.push(li(1, `${l.code ?? '?'}${l.modifiers.length ? `-${l.modifiers.join('-')}` : ''} x${l.units} on ${l.service_from ?? '?'}: charged ${money(l.charged)}, allowed ${money(l.allowed)}, paid ${money(l.paid)}`));
+        for (const a of l.adjustments) out.push(adj(2, a));
+        for (const r of l.remarks) out.push(li(2, `remark ${r.code}: ${meaning(r.description)}`));
+      }
+    }
+    for (const p of t.provider_adjustments) out.push(li(0, `provider adjustment ${p.reason} ${money(p.amount)}: ${p.description ?? '?'}${p.reference ? ` (${p.reference})` : ''}`));
+  }
+  if (e.findings.length) {
+    out.push('', h(3, `Findings (${e.findings.length})`));
+    for (const f of e.findings) out.push(li(0, `${f.severity} ${f.code} at segment ${f.loc.segment_index} (${f.loc.segment_id}): ${f.message}`));
+  }
+  if (e.worklist.length) {
+    out.push('', h(3, 'Worklist (earliest deadline first)'));
+    for (const w of e.worklist) out.push(li(0, `${w.payer ?? '?'} ${w.group}-${w.reason} ${words(w.remedy)}: ${w.count} x, ${money(w.amount)}${w.earliest_deadline ? `, by ${w.earliest_deadline}` : ''}`));
+  }
+  for (const w of e.reliability.warnings) out.push(li(0, `warning: ${w}`));
+  return out.join('\n') + '\n';
+}
+
+const csvCell = (v: unknown) => {
+  const s = v === null || v === undefined ? '' : String(v);
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+};
+
+/** The worklist of every file as CSV: what a denial team works first. */
+export function remitCsv(files: { file: string; e: Explanation }[]): string {
+  const rows = [['file', 'payer', 'group', 'reason', 'remedy', 'count', 'amount', 'earliest_deadline']];
+  for (const { file, e } of files) for (const w of e.worklist) rows.push([file, w.payer ?? '', w.group, w.reason, w.remedy, String(w.count), w.amount.toFixed(2), w.earliest_deadline ?? '']);
+  return rows.map((r) => r.map(csvCell).join(',')).join('\n') + '\n';
+}
+
+/**
+ * `rcm remit explain FILE...`: each 835 explained against the current snapshot, as the route
+ * explains it. Exit 1 naming the file (and the segment) for one that cannot be read at all.
+ */
+export async function explain(ctx: CliContext, files: string[], o: { format?: Format; asOf?: string }): Promise<void> {
+  const wh = ctx.wh();
+  const manifest = await wh.current();
+  if (!manifest) throw new NotFoundError('no snapshot is published yet: run `rcm seed` or `rcm ingest`');
+  const snapshot = await MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1 });
+  const format: Format = o.format ?? 'text';
+  const asOf = o.asOf ?? todayOf(new Date());
+  const done: { file: string; e: Explanation }[] = [];
+  try {
+    for (const [i, path] of files.entries()) {
+      if (ctx.io.isTTY && files.length > 1) ctx.io.stderr(`\r\x1b[2Kexplaining ${basename(path)} (${i + 1}/${files.length})`);
+      const bytes = await readFile(resolve(path)).catch((e: Error) => {
+        throw new DomainError('not_found', `${path}: ${e.message}`);
+      });
+      const trace = new Trace(snapshot, () => new Date());
+      let out;
+      try {
+        out = await explainFile(snapshot, bytes, asOf, trace);
+      } catch (e) {
+        // The reader's 422 names the segment; the file is named here (never its contents).
+        if (e instanceof DomainError) throw new DomainError(e.code, `${path}: ${e.message}`, { issues: e.issues });
+        throw e;
+      }
+      done.push({ file: path, e: { ...out, reliability: trace.reliability() } });
+    }
+    if (ctx.io.isTTY && files.length > 1) ctx.io.stderr('\r\x1b[2K');
+  } finally {
+    snapshot.close();
+  }
+  if (format === 'json') return ctx.json(done.length === 1 ? done[0]!.e : done.map(({ file, e }) => ({ file, ...e })));
+  if (format === 'csv') return ctx.io.stdout(remitCsv(done));
+  for (const { file, e } of done) ctx.io.stdout(remitText(file, e, format === 'markdown'));
+}

@@ -1,0 +1,77 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main, type CliIO } from '../cli/main.js';
+import { useSeededDir } from './helpers/harness.js';
+import { remit835 } from './helpers/x12.js';
+
+const dataDir = useSeededDir('rcm-remit-cli-');
+
+async function rcm(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const o = { out: '', err: '' };
+  const io: CliIO = { isTTY: false, env: { RCM_DATA_DIR: dataDir() }, stdout: (s) => void (o.out += s), stderr: (s) => void (o.err += s) };
+  return { code: await main(args, io), ...o };
+}
+
+// A Medicare remittance of 2026-01-05: a visit with its contractual write-off and deductible, and a
+// bundled line (CO-97, M80) to correct and resubmit within 12 months of the 2025-12-01 service.
+const MEDICARE = remit835(
+  [
+    'CLP*PCN001*1*250*80*20*MB*ICN0001',
+    'SVC*HC:99213*150*80**1',
+    'DTM*472*20251201',
+    'CAS*CO*45*50',
+    'CAS*PR*1*20',
+    'SVC*HC:97597*100*0**1',
+    'DTM*472*20251201',
+    'CAS*CO*97*100',
+    'LQ*HE*M80',
+  ],
+  { bpr: '80' },
+);
+
+describe('rcm remit explain', () => {
+  it('reads a remittance as a person reads it: claim by claim, a line per adjustment with its meaning and next step', async () => {
+    const file = join(dataDir(), 'medicare.835');
+    await writeFile(file, MEDICARE);
+    const r = await rcm('remit', 'explain', file, '--as-of', '2026-01-10');
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('Claim PCN001 (processed as primary): charged $250.00, paid $80.00, patient $20.00');
+    // Appealable only when the allowed amount is itself wrong: its appeal window is shown.
+    expect(r.out).toMatch(/CO-45 \$50\.00: Charge exceeds fee schedule.* -> contractual adjustment by 2026-05-11 \(121 days\); the amount is the provider's/);
+    expect(r.out).toMatch(/PR-1 \$20\.00: Deductible Amount -> bill patient; the amount is the patient's/);
+    expect(r.out).toMatch(/CO-97 \$100\.00: .* -> correct and resubmit by 2026-12-01 \(325 days\)/);
+    expect(r.out).toMatch(/remark M80: /);
+    expect(r.out).toContain('Worklist (earliest deadline first)');
+  });
+
+  it("is what the README shows as a remittance explained", async () => {
+    const file = join(dataDir(), 'medicare.835');
+    await writeFile(file, MEDICARE);
+    const r = await rcm('remit', 'explain', file, '--as-of', '2026-01-10');
+    const readme = await readFile(join(import.meta.dirname, '../README.md'), 'utf8');
+    const shown = /### A remittance explained[\s\S]*?```text\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(shown).toBe(r.out.replaceAll(file, 'medicare.835'));
+  });
+
+  it('prints the worklist as CSV and the API answer as JSON', async () => {
+    const file = join(dataDir(), 'medicare2.835');
+    await writeFile(file, MEDICARE);
+    const csv = await rcm('remit', 'explain', file, '--format', 'csv', '--as-of', '2026-01-10');
+    const [head, ...rows] = csv.out.trim().split('\n');
+    expect(head).toBe('file,payer,group,reason,remedy,count,amount,earliest_deadline');
+    expect(rows).toContainEqual(`${file},medicare_ffs,CO,97,correct_and_resubmit,1,100.00,2026-12-01`);
+    const json = JSON.parse((await rcm('remit', 'explain', file, '--format', 'json', '--as-of', '2026-01-10')).out);
+    expect(json.summary).toMatchObject({ claims: 1, service_lines: 2, adjustments: 3 });
+    expect(json.reliability.dataset_versions).toHaveProperty('x12_codes');
+  });
+
+  it('exits 1 naming the file (never its contents) for one that is no 835', async () => {
+    const file = join(dataDir(), 'not-an-835.txt');
+    await writeFile(file, 'PATIENT JANE DOE, DOB 1950-01-01');
+    const r = await rcm('remit', 'explain', file);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(file);
+    expect(r.err).not.toContain('JANE DOE');
+  });
+});
