@@ -110,7 +110,8 @@ describe('POST /v1/remittances/explain', () => {
       { payer: 'medicare_ffs', group: 'CO', reason: '29', remedy: 'not_appealable', count: 1, amount: 100, earliest_deadline: null },
       { payer: 'medicare_ffs', group: 'PR', reason: '1', remedy: 'bill_patient', count: 1, amount: 20, earliest_deadline: null },
     ]);
-    expect(Object.keys(r.body.reliability.dataset_versions).sort()).toEqual(['payers', 'x12_codes']);
+    // The per-line links read too: the PTP table for the CO-97 line, NPPES for the payee's location (test/remittance_links.int.test.ts).
+    expect(Object.keys(r.body.reliability.dataset_versions).sort()).toEqual(['ncci_ptp_prac', 'nppes', 'payers', 'x12_codes']);
     expect(r.body.reliability.warnings.join(' ')).toContain('must not carry PHI');
   });
 

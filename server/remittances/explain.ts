@@ -245,6 +245,7 @@ interface ClaimAcc {
   patient: Dec;
   filing: string | null;
   icn: string | null;
+  facility: string | null;
   from: string | null;
   to: string | null;
   received: string | null;
@@ -319,6 +320,7 @@ function explainTransaction(tx: Transaction, t: number, file: X12File, inputs: E
             patient: money(seg.el[4], 'CLP05', true),
             filing: opt(seg.el[5]),
             icn: opt(seg.el[6]),
+            facility: opt(seg.el[7]),
             from: null,
             to: null,
             received: null,
@@ -469,6 +471,7 @@ function explainTransaction(tx: Transaction, t: number, file: X12File, inputs: E
       patient_responsibility: toCents(cl.patient),
       claim_filing_indicator: cl.filing,
       payer_claim_control_number: cl.icn,
+      facility_code: cl.facility,
       statement_from: cl.from,
       statement_to: cl.to,
       received: cl.received,

@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { REMEDIES, RESPONSIBILITIES, RemedyCitationSchema, RemedyDeadlineSchema } from '../denials/remedy.js';
-import { IsoDateSchema, ReliabilitySchema } from '../schemas.js';
+import { LocalitySchema } from '../payment/schemas.js';
+import { CcnSchema, IsoDateSchema, ReliabilitySchema } from '../schemas.js';
 
 export const RemitQuerySchema = z.strictObject({
   as_of: IsoDateSchema.optional().describe('the date deadlines count days to (YYYY-MM-DD; default today, UTC)'),
+  ccn: z.string().trim().toUpperCase().pipe(CcnSchema).optional().describe("the payee's facility (CMS Certification Number): its locality prices the Medicare Part B lines (wins over `locality`)"),
+  locality: LocalitySchema.optional().describe("the payee's Medicare locality (7 digits, e.g. 1320201) for pricing; without ccn or locality, the payee NPI's practice ZIP in the local NPPES copy"),
 });
 
 const Money = z.number().describe('US dollars, exact decimal arithmetic rounded to cents');
@@ -34,6 +37,72 @@ const AdjustmentSchema = z
   })
   .meta({ id: 'RemittanceAdjustment' });
 
+const PROGRAMS = ['medicare', 'medicaid'] as const;
+const NCCI_TABLES = ['practitioner', 'hospital'] as const;
+
+const NcciLinkSchema = z
+  .object({
+    edit: z.enum(['ptp', 'aoc']).describe('ptp: a procedure-to-procedure edit (bundling denial: CARC 97 or 236, RARC M80 or N20); aoc: an add-on code edit (CARC B15)'),
+    program: z.enum(PROGRAMS).describe('by the claim filing indicator: MA/MB Medicare NCCI, MC the Medicaid NCCI edit set'),
+    table: z.enum(NCCI_TABLES).describe('practitioner for professional claims, hospital (outpatient) for institutional claims'),
+    dataset: z.string(),
+    version: z.string().nullable().describe('the quarterly version read (the quarter of the date of service, else the nearest, flagged in reliability); null when none is loaded'),
+    date_of_service: z.string().nullable(),
+    column1: z.string().nullable().describe('ptp: the code on the same claim and date whose edit has this line as column 2; null when no edit in force pairs them'),
+    column2: z.string().describe('ptp: this line\'s code; aoc: the add-on code'),
+    modifier_indicator: z.enum(['0', '1', '9']).nullable().describe('0: no modifier allowed; 1: a modifier allowed; null without an edit'),
+    edit_effective: z.string().nullable(),
+    edit_deleted: z.string().nullable().describe('the last day the edit applies; null while in force'),
+    rationale: z.string().nullable(),
+    primary_codes: z.array(z.string()).optional().describe('aoc: the primary codes the add-on edit accepts on the date (CCCCC: the contractor decides)'),
+    primaries_on_claim: z.array(z.string()).optional().describe('aoc: the accepted primary codes found on the same claim'),
+    remedy: z
+      .enum(['modifier_if_distinct', 'not_payable', 'appeal', 'bill_with_primary'])
+      .describe('indicator 1: correct and resubmit with a modifier when the documentation supports a distinct service; 0: not payable with that code, no modifier overrides it; no edit: the bundling is the payer\'s own, appeal; aoc: bill the add-on with an accepted primary'),
+    remedy_text: z.string(),
+    citations: z.array(RemedyCitationSchema),
+  })
+  .meta({ id: 'RemittanceNcciLink' });
+
+const MueLinkSchema = z
+  .object({
+    program: z.enum(PROGRAMS),
+    table: z.enum(NCCI_TABLES),
+    dataset: z.string(),
+    version: z.string().nullable(),
+    date_of_service: z.string().nullable(),
+    code: z.string(),
+    mue_value: z.number().nullable().describe('the most units of the code one provider reports for one beneficiary on one date; null when the code has no MUE in the version'),
+    mai: z.union([z.literal(1), z.literal(2), z.literal(3)]).nullable().describe('MUE adjudication indicator (Medicare): 1 claim line edit, 2 date-of-service edit (policy), 3 date-of-service edit (clinical); null for Medicaid or no MUE'),
+    mai_label: z.string().nullable(),
+    rationale: z.string().nullable(),
+    units_billed: z.number(),
+    exceeded: z.boolean().nullable().describe('the line\'s units are above the MUE; null without one'),
+    when_exceeded: z.string().nullable().describe('what CMS denies over the MUE with this indicator'),
+    citations: z.array(RemedyCitationSchema),
+  })
+  .meta({ id: 'RemittanceMueLink' });
+
+export const PRICING_STATUSES = ['as_expected', 'underpaid', 'overpaid', 'not_priced'] as const;
+export const NOT_PRICED_REASONS = ['other_payer_contract', 'institutional_claim', 'no_location', 'no_loaded_year', 'not_on_fee_schedule', 'no_code', 'no_date_of_service', 'line_denied', 'reversal'] as const;
+
+const PricingSchema = z
+  .object({
+    status: z.enum(PRICING_STATUSES).describe('as_expected: within a cent per unit of the fee schedule; underpaid/overpaid: the allowed amount is below/above it; not_priced: see reason'),
+    reason: z.enum(NOT_PRICED_REASONS).optional().describe("not_priced only: other_payer_contract (not Medicare Part B: the payer's contract prices it), institutional_claim (OPPS lines are not priced yet), no_location (no ccn or locality and the payee NPI's practice ZIP gives none), no_loaded_year (no fee schedule release of the service's year), not_on_fee_schedule, no_code, no_date_of_service, line_denied (allowed 0: the adjustments explain it; expected_allowed shows what the fee schedule pays), reversal (CLP02 22: the line takes back an earlier payment)"),
+    reason_text: z.string().optional(),
+    expected_allowed: Money.nullable().describe('the Medicare physician fee schedule allowed amount (payment composition, as GET /v1/codes/{code}/payment) times the units'),
+    expected_per_unit: Money.nullable(),
+    actual_allowed: Money.describe("the line's allowed amount"),
+    difference: Money.nullable().describe('actual_allowed less expected_allowed'),
+    locality: z.string().nullable().describe('the Medicare locality priced'),
+    location_source: z.enum(['ccn', 'locality', 'payee_npi']).nullable().describe('where the payee location came from: the ccn or locality query, or the payee NPI (N1*PE XX) practice ZIP in NPPES'),
+    place_of_service: z.string().nullable().describe('CLP08 of the professional claim, pinning the facility or non-facility PE'),
+    date_of_service: z.string().nullable(),
+    notes: z.array(z.string()).describe('what the payment composition said about this line (fallbacks, modifiers)'),
+  })
+  .meta({ id: 'RemittanceLinePricing' });
+
 const RemitLineSchema = z
   .object({
     code: z.string().nullable(),
@@ -51,6 +120,9 @@ const RemitLineSchema = z
     control_number: z.string().nullable().describe('REF*6R line item control number'),
     adjustments: z.array(AdjustmentSchema),
     remarks: z.array(RemarkSchema),
+    ncci: NcciLinkSchema.optional().describe('on a bundling denial (CARC 97 or 236, RARC M80 or N20) or an add-on denied without its primary (CARC B15): the NCCI edit behind it and the remedy'),
+    mue: MueLinkSchema.optional().describe('on a units denial (CARC 151 with RARC N362, or N362): the MUE of the code on the date'),
+    pricing: PricingSchema.optional().describe('lines with a HCPCS/CPT code: the allowed amount judged against the Medicare fee schedule (Part B professional claims, filing indicator MB)'),
   })
   .meta({ id: 'RemittanceLine' });
 
@@ -63,6 +135,7 @@ const RemitClaimSchema = z
     patient_responsibility: Money,
     claim_filing_indicator: z.string().nullable(),
     payer_claim_control_number: z.string().nullable(),
+    facility_code: z.string().nullable().describe('CLP08: the place of service on a professional claim; the first two digits of the type of bill on an institutional claim'),
     statement_from: z.string().nullable(),
     statement_to: z.string().nullable(),
     received: z.string().nullable(),
@@ -169,6 +242,9 @@ export type RemitExplanation = z.output<typeof RemitExplanationSchema>;
 export type RemitAdjustment = z.output<typeof AdjustmentSchema>;
 export type RemitRemark = z.output<typeof RemarkSchema>;
 export type RemitLine = z.output<typeof RemitLineSchema>;
+export type NcciLink = z.output<typeof NcciLinkSchema>;
+export type MueLink = z.output<typeof MueLinkSchema>;
+export type LinePricing = z.output<typeof PricingSchema>;
 export type RemitClaim = z.output<typeof RemitClaimSchema>;
 export type RemitTransaction = z.output<typeof RemitTransactionSchema>;
 export type RemitFinding = z.output<typeof RemitFindingSchema>;

@@ -3,14 +3,17 @@ import { x12Index } from '../../datasets/x12_codes/queries.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { Trace } from '../trace.js';
 import { explainRemittance, type Explained } from './explain.js';
+import { linkRemittance, type PayeeLocation } from './links.js';
 import { readX12 } from './x12.js';
 
 /**
  * The one way an 835 is explained (the route and `rcm remit explain` alike): read it, explain it
- * against the snapshot's code lists and payer rules as of `asOf`, and record what was read on the
- * trace. Throws the reader's 422 for a file that is not a readable 5010 835.
+ * against the snapshot's code lists and payer rules as of `asOf`, link its lines to the NCCI edits,
+ * MUEs and fee schedule amounts behind them (`where`: the payee's ccn or locality for pricing,
+ * else the payee NPI's practice ZIP), and record what was read on the trace. Throws the reader's
+ * 422 for a file that is not a readable 5010 835, and a 422 for a ccn or locality that names nothing.
  */
-export async function explainFile(snapshot: SnapshotReader, bytes: Buffer | string, asOf: string, trace: Trace): Promise<Omit<Explained, 'payersMatched'>> {
+export async function explainFile(snapshot: SnapshotReader, bytes: Buffer | string, asOf: string, trace: Trace, where: PayeeLocation = {}): Promise<Omit<Explained, 'payersMatched'>> {
   const file = readX12(bytes);
   const x12 = await x12Index(snapshot);
   trace.use('x12_codes', x12.version || null);
@@ -18,5 +21,6 @@ export async function explainFile(snapshot: SnapshotReader, bytes: Buffer | stri
   trace.use('payers', payers?.version || null);
   if (x12.count === 0) trace.degrade().warn('the x12_codes lists are not loaded: adjustments and remarks are not described');
   const { payersMatched: _, ...out } = explainRemittance(file, { x12, payers, asOf });
+  await linkRemittance(snapshot, out, payers, where, trace);
   return out;
 }

@@ -10,17 +10,17 @@ const EXAMPLE_835 = [
   'ISA*00*          *00*          *ZZ*PAYERID        *ZZ*PROVIDERID     *260105*1200*^*00501*000000001*0*T*:~',
   'GS*HP*PAYERID*PROVIDERID*20260105*1200*1*X*005010X221A1~',
   'ST*835*0001~',
-  'BPR*I*80*C*ACH*CCP*01*999999999*DA*123456*1234567890**01*999988880*DA*98765*20260105~',
+  'BPR*I*80.61*C*ACH*CCP*01*999999999*DA*123456*1234567890**01*999988880*DA*98765*20260105~',
   'TRN*1*EFT0001*1234567890~',
   'N1*PR*MEDICARE~',
   'N1*PE*EXAMPLE CLINIC*XX*1234567893~',
   'LX*1~',
-  'CLP*PCN001*1*150*80*20*MB*ICN0001~',
-  'SVC*HC:99213*150*80**1~',
+  'CLP*PCN001*1*150*80.61*20*MB*ICN0001*11~',
+  'SVC*HC:99213*150*80.61**1~',
   'DTM*472*20251201~',
-  'CAS*CO*45*50~',
+  'CAS*CO*45*49.39~',
   'CAS*PR*1*20~',
-  'SE*11*0001~',
+  'SE*12*0001~',
   'GE*1*1~',
   'IEA*1*000000001~',
 ].join('\n');
@@ -42,6 +42,7 @@ export function remittanceRoutes(d: { maxBytes: number } = { maxBytes: DEFAULT_R
         'Separators come from the ISA header (or `*`, `:`, `~` without one); a byte-order mark, prose before the ISA, newlines or none between segments and several interchanges are read. ' +
         'A 4010 835, an 837, 999 or 277CA, or a file cut short (no SE, GE or IEA) is 422 naming what it is or what is missing, by segment position. ' +
         'Each adjustment carries the CARC text as of the remittance date and the remedy of the one denial classifier, with the appeal or resubmission deadline where N1*PR maps to a curated payer. ' +
+        'Each HCPCS line is linked where it applies: `ncci` on a bundling denial (CARC 97 or 236, RARC M80 or N20: the PTP edit of a code on the same claim and date that has the line as column 2, with its modifier indicator and remedy; CARC B15: the add-on edit\'s primary codes), `mue` on a units denial (RARC N362: the MUE value and MAI on the date), and `pricing`: a Medicare Part B professional line\'s allowed amount against the fee schedule (the payment composition of GET /v1/codes/{code}/payment) at the payee\'s location: `ccn` or `locality`, else the payee NPI\'s practice ZIP in the local NPPES copy, else not priced. ' +
         'The file carries PHI: the answer is never cached, nothing of it is logged or stored, and errors never echo it. Test keys must not carry PHI.',
       auth: { scope: 'knowledge' },
       reads: 'snapshot',
@@ -52,13 +53,13 @@ export function remittanceRoutes(d: { maxBytes: number } = { maxBytes: DEFAULT_R
       query: RemitQuerySchema,
       response: RemitExplanationSchema,
       examples: [
-        { summary: 'a Medicare remittance: CO-45 written off, PR-1 deductible billed to the patient', body: EXAMPLE_835, query: { as_of: '2026-01-10' } },
+        { summary: 'a Medicare remittance: CO-45 written off, PR-1 deductible billed to the patient, the allowed amount as the Manhattan fee schedule pays', body: EXAMPLE_835, query: { as_of: '2026-01-10', locality: '1320201' } },
         { summary: 'a 999 acknowledgment is not a remittance', status: 422, body: 'ISA*00*          *00*          *ZZ*A              *ZZ*B              *260105*1200*^*00501*000000001*0*T*:~GS*FA*A*B*20260105*1200*1*X*005010X231A1~ST*999*0001*005010X231A1~AK1*HC*1*005010X222A1~AK9*A*1*1*1~SE*4*0001~GE*1*1~IEA*1*000000001~' },
         { summary: 'no key', status: 401, key: 'none', body: EXAMPLE_835 },
       ],
       handler: async ({ body, query, snapshot, auth, now, trace }) => {
         if (auth?.key_type === 'test') trace.warn('test keys and the test host must not carry PHI: send only de-identified or synthetic 835 files with a test key');
-        const out = await explainFile(snapshot, body, query.as_of ?? todayOf(now()), trace);
+        const out = await explainFile(snapshot, body, query.as_of ?? todayOf(now()), trace, { ccn: query.ccn, locality: query.locality });
         return { ...out, reliability: trace.reliability() };
       },
     }),

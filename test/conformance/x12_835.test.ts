@@ -85,6 +85,18 @@ describe.skipIf(!present)('X12 835 explained on the shared sample files (shared/
   it.each(files('835'))('%s: 200 through the route', async (name) => {
     const r = await t.request('/v1/remittances/explain?as_of=2026-11-27', { method: 'POST', body: readFileSync(at(`x12-835/835/${name}`)), headers: { 'Content-Type': 'application/edi-x12' } });
     expect(r.status, r.text.slice(0, 300)).toBe(200);
+    // The per-line links: pricing on every HCPCS line (not_priced always with its reason), ncci and mue only where a denial calls for them.
+    type Line = { code: string | null; code_qualifier: string | null; adjustments: { reason: string }[]; remarks: { code: string }[]; ncci?: unknown; mue?: unknown; pricing?: { status: string; reason?: string } };
+    const lines: Line[] = r.body.transactions.flatMap((x: { claims: { lines: Line[] }[] }) => x.claims.flatMap((c) => c.lines));
+    for (const l of lines) {
+      if (l.code && (l.code_qualifier === 'HC' || l.code_qualifier === null)) {
+        expect(['as_expected', 'underpaid', 'overpaid', 'not_priced']).toContain(l.pricing?.status);
+        expect(l.pricing!.status === 'not_priced').toBe(l.pricing!.reason !== undefined);
+      } else expect(l.pricing).toBeUndefined();
+      const carcs = l.adjustments.map((a) => a.reason);
+      if (l.ncci) expect(carcs.some((c) => ['97', '236', 'B15'].includes(c)) || r.text.includes('M80') || r.text.includes('N20')).toBe(true);
+      if (l.mue) expect(r.text).toContain('N362');
+    }
   });
 
   it.each(files('ack'))('%s: named for what it is (422 x12_not_835)', async (name) => {

@@ -1,0 +1,345 @@
+import { Dec, toCents } from '../../datasets/_shared/decimal.js';
+import { lookupMueInDataset } from '../../datasets/_ncci_mue/queries.js';
+import { ptpPairFinder } from '../../datasets/_ncci_ptp/queries.js';
+import { ANY_PRIMARY } from '../../datasets/ncci_aoc/dataset.js';
+import { aocEditsOn } from '../../datasets/ncci_aoc/queries.js';
+import { lookupGpci } from '../../datasets/gpci/queries.js';
+import { findNpi, nppesVersion } from '../../datasets/nppes/queries.js';
+import type { PayerKnowledge } from '../../datasets/payers/queries.js';
+import type { PayerRow } from '../../datasets/payers/schema.js';
+import { findLocalityForZip } from '../../datasets/zip_locality/queries.js';
+import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import type { RemedyCitation } from '../denials/remedy.js';
+import { resolveFacility, type Facility } from '../facilities/service.js';
+import { ncciSources, type NcciSources } from '../ncci/sources.js';
+import { MUE_ADJUDICATION_CITATION, mueWhenExceeded, NCCI_POLICY_MANUAL } from '../ncci/validate.js';
+import { paymentFor } from '../payment/service.js';
+import { Trace } from '../trace.js';
+import type { Explained } from './explain.js';
+import type { LinePricing, MueLink, NcciLink, RemitClaim, RemitLine } from './schemas.js';
+
+/** Where the payee is, as the route's query gives it (ccn wins over locality). */
+export interface PayeeLocation {
+  ccn?: string;
+  locality?: string;
+}
+
+/** CARCs of a bundling denial (97: included in another service; 236: not compatible with another procedure that day). */
+const BUNDLING_CARCS: ReadonlySet<string> = new Set(['97', '236']);
+/** RARCs of a bundling denial (M80: not covered with another service that day; N20: not paid separately). */
+const BUNDLING_RARCS: ReadonlySet<string> = new Set(['M80', 'N20']);
+
+const PTP_PAGE = {
+  medicare: 'https://www.cms.gov/medicare/coding-billing/national-correct-coding-initiative-ncci-edits/medicare-ncci-procedure-procedure-ptp-edits',
+  medicaid: 'https://www.medicaid.gov/medicaid/program-integrity/national-correct-coding-initiative/medicaid-ncci-edit-files/index.html',
+} as const;
+const MUE_PAGE = {
+  medicare: 'https://www.cms.gov/medicare/coding-billing/national-correct-coding-initiative-ncci-edits/medicare-ncci-medically-unlikely-edits',
+  medicaid: PTP_PAGE.medicaid,
+} as const;
+const AOC_PAGE = 'https://www.cms.gov/medicare/coding-billing/national-correct-coding-initiative-ncci-edits/medicare-ncci-add-code-edits';
+
+const TABLE_OF = { prac: 'practitioner', hosp: 'hospital' } as const;
+
+/** Warnings said once per answer: a file's every denied line would repeat its version's note. */
+const warned = new WeakMap<Trace, Set<string>>();
+function warnOnce(trace: Trace, message: string | undefined): void {
+  if (!message) return;
+  let seen = warned.get(trace);
+  if (!seen) warned.set(trace, (seen = new Set()));
+  if (!seen.has(message)) {
+    seen.add(message);
+    trace.warn(message);
+  }
+}
+
+/** A claim is institutional when Part A files it (MA) or a line carries a revenue code (837I lines do). */
+function settingOf(c: RemitClaim): 'prac' | 'hosp' {
+  return c.claim_filing_indicator === 'MA' || c.lines.some((l) => l.revenue_code !== null || l.code_qualifier === 'NU') ? 'hosp' : 'prac';
+}
+
+/** HCPCS/CPT codes only: NCCI edits and the fee schedule name no revenue or dental codes. */
+const hcpcsOf = (l: RemitLine): string | null => (l.code && (l.code_qualifier === 'HC' || l.code_qualifier === null) ? l.code : null);
+
+const dosOf = (c: RemitClaim, l: RemitLine): string | null => l.service_from ?? c.statement_from ?? null;
+
+/**
+ * The per-line links of an explained 835 (the async pass after the pure `explainRemittance`): on
+ * a bundling denial the NCCI PTP edit behind it (or the add-on edit on a B15), on a units denial
+ * the MUE, and on every HCPCS line the allowed amount judged against the Medicare fee schedule.
+ * Fields are set only where they apply. Every dataset read is recorded on `trace`.
+ */
+export async function linkRemittance(snapshot: SnapshotReader, out: Omit<Explained, 'payersMatched'>, payers: PayerKnowledge | null, where: PayeeLocation, trace: Trace): Promise<void> {
+  const pricer = new Pricer(snapshot, where, trace);
+  await pricer.checkQuery();
+  for (const tx of out.transactions) {
+    const txPayer = tx.payer.slug ? (payers?.payers.get(tx.payer.slug) ?? null) : null;
+    for (const claim of tx.claims) {
+      const program = claim.claim_filing_indicator === 'MC' ? 'medicaid' : claim.claim_filing_indicator === 'MA' || claim.claim_filing_indicator === 'MB' ? 'medicare' : null;
+      const setting = settingOf(claim);
+      const sources = sourcesFor(program, txPayer, payers, setting);
+      for (const line of claim.lines) {
+        const code = hcpcsOf(line);
+        if (!code) continue;
+        const carcs = new Set(line.adjustments.map((a) => a.reason.toUpperCase()));
+        // The line's remarks, else the claim's (MOA/MIA), as the explanation reads them.
+        const rarcs = new Set((line.remarks.length ? line.remarks : claim.remarks).map((r) => r.code));
+        const dos = dosOf(claim, line);
+        if (dos && ([...carcs].some((c) => BUNDLING_CARCS.has(c)) || [...rarcs].some((r) => BUNDLING_RARCS.has(r)))) {
+          line.ncci = await ptpLink(snapshot, sources, claim, line, code, dos, trace);
+        } else if (dos && carcs.has('B15')) {
+          const aoc = await aocLink(snapshot, sources, claim, code, dos, trace);
+          if (aoc) line.ncci = aoc;
+        }
+        if (dos && rarcs.has('N362')) line.mue = await mueLink(snapshot, sources, line, code, dos, trace);
+        line.pricing = await pricer.price(tx.payee.npi, claim, line, code, setting);
+      }
+    }
+  }
+  pricer.finish();
+}
+
+/** The NCCI files of a claim: Medicare for MA/MB, the Medicaid edit set for MC, else the payer's (Medicare as the reference). */
+function sourcesFor(program: 'medicare' | 'medicaid' | null, txPayer: PayerRow | null, payers: PayerKnowledge | null, setting: 'prac' | 'hosp'): NcciSources {
+  if (program === 'medicare') return ncciSources(null, setting);
+  if (program === 'medicaid') {
+    const medicaid = txPayer?.ncci_edit_set === 'medicaid' ? txPayer : (payers?.payers.get('medicaid') ?? null);
+    const s = ncciSources(medicaid, setting);
+    if (s.program === 'medicaid') return s;
+    return { ...s, program: 'medicaid', ptp: `medicaid_ptp_${setting}`, mue: setting === 'prac' ? 'medicaid_mue_prac' : 'medicaid_mue_hosp', warning: undefined };
+  }
+  return ncciSources(txPayer, setting);
+}
+
+function ptpCitations(s: NcciSources, version: string | null, file: string | undefined): RemedyCitation[] {
+  const what = `${s.program === 'medicaid' ? 'Medicaid' : 'Medicare'} NCCI PTP edits, ${TABLE_OF[s.setting]} table${version ? `, version ${version}` : ''}${file ? ` (${file})` : ''}`;
+  return [{ title: what, url: PTP_PAGE[s.program] }, NCCI_POLICY_MANUAL];
+}
+
+async function ptpLink(snapshot: SnapshotReader, s: NcciSources, claim: RemitClaim, line: RemitLine, code: string, dos: string, trace: Trace): Promise<NcciLink> {
+  // The other HCPCS lines of the claim on the same date: the candidates for column 1.
+  const others = [...new Set(claim.lines.filter((l) => l !== line && dosOf(claim, l) === dos).map(hcpcsOf).filter((c): c is string => c !== null && c !== code))];
+  const find = await ptpPairFinder(snapshot, s.ptp, [code, ...others], dos);
+  const lookups = others.map((c) => find(c, code));
+  const choice = lookups[0]?.choice ?? find(code, code).choice;
+  trace.use(s.ptp, choice?.version.version ?? null);
+  if (choice && !choice.covered) trace.degrade();
+  warnOnce(trace, choice?.warning);
+  warnOnce(trace, s.warning);
+  const version = choice?.version.version ?? null;
+  const hit = lookups.find((l) => l.status === 'active' && l.row!.column2 === code && l.row!.modifier_indicator === '0') ?? lookups.find((l) => l.status === 'active' && l.row!.column2 === code);
+  const base = { edit: 'ptp' as const, program: s.program, table: TABLE_OF[s.setting], dataset: s.ptp, version, date_of_service: dos, column2: code };
+  const citations = ptpCitations(s, version, choice?.version.source_files[0]?.name);
+  if (!hit) {
+    const why = !choice ? `no ${s.ptp} version is loaded` : others.length === 0 ? 'no other code on the claim on that date' : `no ${s.program === 'medicaid' ? 'Medicaid' : 'Medicare'} PTP edit in force on ${dos} has ${code} as column 2 of ${others.join(', ')} (version ${version})`;
+    return {
+      ...base,
+      column1: null,
+      modifier_indicator: null,
+      edit_effective: null,
+      edit_deleted: null,
+      rationale: null,
+      remedy: 'appeal',
+      remedy_text: `${why}: the bundling is the payer's own edit, not NCCI's; appeal with the documentation of a separate service, or ask the payer which edit it applied`,
+      citations,
+    };
+  }
+  const r = hit.row!;
+  const mi = r.modifier_indicator as '0' | '1';
+  return {
+    ...base,
+    column1: r.column1,
+    modifier_indicator: mi,
+    edit_effective: r.effective_date,
+    edit_deleted: r.deletion_date,
+    rationale: r.rationale,
+    remedy: mi === '1' ? 'modifier_if_distinct' : 'not_payable',
+    remedy_text:
+      mi === '1'
+        ? `${code} is column 2 of ${r.column1} (modifier indicator 1): when the documentation supports a distinct service (another session, site or encounter), correct the claim with a distinct-service modifier (59, XE, XP, XS, XU) or an anatomic modifier and resubmit; otherwise it is bundled into ${r.column1}`
+        : `${code} is column 2 of ${r.column1} (modifier indicator 0): not payable with ${r.column1} on the same date; no modifier overrides the edit`,
+    citations,
+  };
+}
+
+async function aocLink(snapshot: SnapshotReader, s: NcciSources, claim: RemitClaim, code: string, dos: string, trace: Trace): Promise<NcciLink | null> {
+  const on = await aocEditsOn(snapshot, dos);
+  trace.use('ncci_aoc', on?.used.version ?? null);
+  if (!on) return null;
+  if (!on.used.covered) trace.degrade();
+  warnOnce(trace, on.used.warning);
+  const rows = on.asAddon(code);
+  if (rows.length === 0) return null;
+  const primaries = [...new Set(rows.map((r) => r.primary_code))];
+  const onClaim = [...new Set(claim.lines.map(hcpcsOf).filter((c): c is string => c !== null && primaries.includes(c)))];
+  const named = primaries.filter((p) => p !== ANY_PRIMARY);
+  const r = rows[0]!;
+  return {
+    edit: 'aoc',
+    program: s.program,
+    table: TABLE_OF[s.setting],
+    dataset: 'ncci_aoc',
+    version: on.used.version,
+    date_of_service: dos,
+    column1: null,
+    column2: code,
+    modifier_indicator: null,
+    edit_effective: r.aoc_edit_eff_dt,
+    edit_deleted: r.aoc_edit_del_dt,
+    rationale: r.special_instruction_notes ?? null,
+    primary_codes: primaries,
+    primaries_on_claim: onClaim,
+    remedy: 'bill_with_primary',
+    remedy_text: named.length
+      ? `${code} is an add-on code: it is paid only with one of its primary codes (${named.slice(0, 20).join(', ')}${named.length > 20 ? ', ...' : ''}) by the same practitioner on the same date${onClaim.length ? `; ${onClaim.join(', ')} is on this claim, so ask the payer why it was not matched` : '; bill it with the primary service'}`
+      : `${code} is an add-on code whose primary codes the contractor decides (type 2): bill it with the primary service the contractor accepts`,
+    citations: [{ title: `CMS NCCI add-on code edits, version ${on.used.version}${on.used.source_file ? ` (${on.used.source_file})` : ''}`, url: AOC_PAGE }],
+  };
+}
+
+async function mueLink(snapshot: SnapshotReader, s: NcciSources, line: RemitLine, code: string, dos: string, trace: Trace): Promise<MueLink> {
+  const l = await lookupMueInDataset<{ proc_cd: string; mue_value: number; mue_adj_ind?: number | null; mue_adj_ind_label?: string | null; mue_rationale: string | null }>(snapshot, s.mue as Parameters<typeof lookupMueInDataset>[1], s.mueType, code, dos);
+  trace.use(s.mue as Parameters<Trace['use']>[0], l?.used.version ?? null);
+  if (l && !l.used.covered) trace.degrade();
+  warnOnce(trace, l?.used.warning);
+  const row = l?.row ?? null;
+  const mai = row && s.program === 'medicare' && row.mue_adj_ind ? (row.mue_adj_ind as 1 | 2 | 3) : null;
+  return {
+    program: s.program,
+    table: TABLE_OF[s.setting],
+    dataset: s.mue,
+    version: l?.used.version ?? null,
+    date_of_service: dos,
+    code,
+    mue_value: row?.mue_value ?? null,
+    mai,
+    mai_label: (mai && row?.mue_adj_ind_label) || null,
+    rationale: row?.mue_rationale ?? null,
+    units_billed: line.units,
+    exceeded: row ? line.units > row.mue_value : null,
+    when_exceeded: mai ? mueWhenExceeded(mai) : null,
+    citations: [{ title: `${s.program === 'medicaid' ? 'Medicaid' : 'Medicare'} NCCI MUEs, ${TABLE_OF[s.setting]} table${l ? `, version ${l.used.version}${l.used.source_file ? ` (${l.used.source_file})` : ''}` : ''}`, url: MUE_PAGE[s.program] }, ...(mai ? [MUE_ADJUDICATION_CITATION] : [])],
+  };
+}
+
+type Located = { locality: string; source: 'ccn' | 'locality' | 'payee_npi'; facility?: Facility } | { locality: null; why: string };
+
+/**
+ * Prices lines through the payment route's one composition (`paymentFor`), so an expected amount
+ * is the one `GET /v1/codes/{code}/payment` gives for the code, modifiers, date, place of service
+ * and locality. Compositions and payee locations are memoised for the call: a day's file repeats them.
+ */
+class Pricer {
+  private readonly located = new Map<string, Promise<Located>>();
+  private readonly composed = new Map<string, Promise<{ perUnit: number | null; rvuYear: number | null; notes: string[] } | { missing: string }>>();
+  private fellBack = 0;
+
+  constructor(
+    private readonly snapshot: SnapshotReader,
+    private readonly where: PayeeLocation,
+    private readonly trace: Trace,
+  ) {}
+
+  /** A ccn or locality that names nothing is the caller's mistake: 422 before any line is priced. */
+  async checkQuery(): Promise<void> {
+    if (this.where.ccn) {
+      try {
+        await resolveFacility(this.snapshot, null, this.where.ccn, 'reference');
+      } catch (e) {
+        if (!(e instanceof NotFoundError)) throw e;
+        throw new ValidationError([{ loc: ['query', 'ccn'], msg: e.message, type: 'value_error', input: this.where.ccn }]);
+      }
+      if (this.where.locality) this.trace.warn(`locality ${this.where.locality} ignored: ccn ${this.where.ccn} sets the payee's locality`);
+    } else if (this.where.locality) {
+      const g = await lookupGpci(this.snapshot, this.where.locality);
+      if (!g?.row) throw new ValidationError([{ loc: ['query', 'locality'], msg: g ? `locality ${this.where.locality} is not in GPCI ${g.version}` : 'gpci is not loaded; no locality can be priced', type: 'value_error', input: this.where.locality }]);
+    }
+  }
+
+  finish(): void {
+    if (this.fellBack) this.trace.fallback(`pricing: ${this.fellBack} fee schedule amount${this.fellBack > 1 ? 's were' : ' was'} composed with fallback data (see the lines' pricing.notes)`);
+  }
+
+  private locate(npi: string | null): Promise<Located> {
+    if (this.where.ccn) return Promise.resolve({ locality: this.where.ccn, source: 'ccn' });
+    if (this.where.locality) return Promise.resolve({ locality: this.where.locality, source: 'locality' });
+    const key = npi ?? '';
+    let p = this.located.get(key);
+    if (!p) this.located.set(key, (p = this.fromNpi(npi)));
+    return p;
+  }
+
+  /** The payee NPI's practice location ZIP in the local NPPES copy, to its Medicare locality (zip_locality). */
+  private async fromNpi(npi: string | null): Promise<Located> {
+    if (!npi) return { locality: null, why: 'no ccn or locality given and the file names no payee NPI (N1*PE*XX)' };
+    const version = nppesVersion(this.snapshot);
+    this.trace.use('nppes', version);
+    if (!version) return { locality: null, why: 'no ccn or locality given and nppes is not loaded to find the payee NPI\'s practice location' };
+    const rec = await findNpi(this.snapshot, version, npi);
+    const zip = rec?.provider.practice_address?.postal_code ?? null;
+    if (!zip) return { locality: null, why: rec ? `payee NPI ${npi} has no practice location ZIP in nppes ${version}` : `payee NPI ${npi} is not in the local NPPES copy (${version}); pass ccn or locality` };
+    const [hit] = await findLocalityForZip(this.snapshot, zip);
+    this.trace.use('zip_locality', hit?.version ?? null);
+    if (!hit) return { locality: null, why: `the practice ZIP ${zip.slice(0, 5)} of payee NPI ${npi} is not in zip_locality${this.snapshot.has('zip_locality') ? '' : ' (not loaded)'}; pass ccn or locality` };
+    return { locality: hit.locality, source: 'payee_npi' };
+  }
+
+  async price(npi: string | null, claim: RemitClaim, line: RemitLine, code: string, setting: 'prac' | 'hosp'): Promise<LinePricing> {
+    const dos = dosOf(claim, line);
+    const pos = setting === 'prac' && claim.facility_code && /^\d{2}$/.test(claim.facility_code) ? claim.facility_code : null;
+    const none = { expected_allowed: null, expected_per_unit: null, actual_allowed: line.allowed, difference: null, locality: null, location_source: null, place_of_service: pos, date_of_service: dos, notes: [] };
+    const not = (reason: NonNullable<LinePricing['reason']>, reason_text: string, extra: Partial<LinePricing> = {}): LinePricing => ({ status: 'not_priced', reason, reason_text, ...none, ...extra });
+    if (claim.claim_filing_indicator !== 'MB') {
+      if (setting === 'hosp') return not('institutional_claim', 'an institutional claim: OPPS lines are not priced yet');
+      return not('other_payer_contract', `claim filing indicator ${claim.claim_filing_indicator ?? '(none)'} is not Medicare Part B (MB): the payer's contract prices the line, not the Medicare fee schedule`);
+    }
+    if (setting === 'hosp') return not('institutional_claim', 'a Medicare Part B claim with revenue codes (institutional): OPPS lines are not priced yet');
+    if (claim.status.code === '22') return not('reversal', 'a reversal of an earlier payment (CLP02 22): the corrected claim that follows is priced');
+    if (!dos) return not('no_date_of_service', 'the line and its claim carry no date of service');
+    const at = await this.locate(npi);
+    if (at.locality === null) return not('no_location', at.why);
+    const modifiers = line.modifiers.filter((m) => /^[A-Z0-9]{2}$/.test(m));
+    const key = [code, modifiers.join(','), dos, pos ?? '', at.source, at.locality].join('|');
+    let p = this.composed.get(key);
+    if (!p) this.composed.set(key, (p = this.compose(code, modifiers, dos, pos, at)));
+    const c = await p;
+    const where = { locality: at.source === 'ccn' ? null : at.locality, location_source: at.source, place_of_service: pos, date_of_service: dos };
+    if ('missing' in c) return not('not_on_fee_schedule', c.missing, where);
+    if (c.perUnit === null) return not('not_on_fee_schedule', `${code} has no physician fee schedule amount${c.notes.length ? `: ${c.notes.join('; ')}` : ''}`, { ...where, notes: c.notes });
+    const year = Number(dos.slice(0, 4));
+    if (c.rvuYear !== year) return not('no_loaded_year', `no CY${year} physician fee schedule release is loaded${c.rvuYear ? ` (the nearest is CY${c.rvuYear})` : ''}`, { ...where, notes: c.notes });
+    const units = Dec.of(line.units > 0 ? line.units : 1);
+    const expected = Dec.of(c.perUnit).mul(units);
+    const diff = Dec.of(line.allowed).sub(expected);
+    const priced = { ...where, expected_allowed: toCents(expected), expected_per_unit: c.perUnit, actual_allowed: line.allowed, difference: toCents(diff), notes: c.notes };
+    if (Dec.of(line.allowed).compare(0) === 0 && line.adjustments.some((a) => a.group !== 'PR')) {
+      return { status: 'not_priced', reason: 'line_denied', reason_text: 'the line was allowed nothing: its adjustments (and any ncci or mue link) explain the denial; expected_allowed is what the fee schedule pays', ...priced, difference: null };
+    }
+    // Within a cent per unit is as expected (the fee schedule is rounded per unit, payers per line).
+    const tolerance = Dec.of('0.01').mul(units);
+    const abs = diff.compare(0) < 0 ? Dec.of(0).sub(diff) : diff;
+    const status = abs.compare(tolerance) <= 0 ? 'as_expected' : diff.compare(0) < 0 ? 'underpaid' : 'overpaid';
+    return { status, ...priced };
+  }
+
+  private async compose(code: string, modifiers: string[], dos: string, pos: string | null, at: Extract<Located, { source: unknown }>) {
+    const t = new Trace(this.snapshot, () => new Date(0));
+    try {
+      const c = await paymentFor(
+        this.snapshot,
+        null,
+        { code, date_of_service: dos, ...(modifiers.length ? { modifier: modifiers.slice(0, 4) } : {}), ...(pos ? { place_of_service: pos } : {}), ...(at.source === 'ccn' ? { ccn: at.locality } : { locality: at.locality }) },
+        dos,
+        t,
+      );
+      this.trace.useAll(t.versions);
+      if (t.degraded) this.fellBack++;
+      return { perUnit: c.physician?.allowed_phy_payment ?? null, rvuYear: c.physician?.rvu_year ?? null, notes: t.warnings };
+    } catch (e) {
+      if (!(e instanceof NotFoundError) && !(e instanceof ValidationError)) throw e;
+      this.trace.useAll(t.versions);
+      return { missing: e.message };
+    }
+  }
+}

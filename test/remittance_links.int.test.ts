@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './helpers/harness.js';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(() => t.close());
+
+const explain = (body: string, query: Record<string, string> = {}) =>
+  t.request(`/v1/remittances/explain?${new URLSearchParams({ as_of: '2026-08-01', ...query })}`, { method: 'POST', body, headers: { 'Content-Type': 'application/edi-x12' } });
+
+/** A hand-written 5010 835 (payee NPI 1234567893, which the seed NPPES copy does not list). */
+function remit(segments: string[], o: { bpr: string; payer?: string; date?: string }): string {
+  const date = o.date ?? '20260801';
+  const inner = [
+    'ST*835*0001',
+    `BPR*I*${o.bpr}*C*ACH*CCP*01*999999999*DA*123456*1234567890**01*999988880*DA*98765*${date}`,
+    'TRN*1*EFT0001*1234567890',
+    `N1*PR*${o.payer ?? 'MEDICARE'}`,
+    'N1*PE*EXAMPLE CLINIC*XX*1234567893',
+    'LX*1',
+    ...segments,
+  ];
+  return [
+    `ISA*00*          *00*          *ZZ*PAYERID        *ZZ*PROVIDERID     *${date.slice(2)}*1200*^*00501*000000001*0*T*:`,
+    `GS*HP*PAYERID*PROVIDERID*${date}*1200*1*X*005010X221A1`,
+    ...inner,
+    `SE*${inner.length + 1}*0001`,
+    'GE*1*1',
+    'IEA*1*000000001',
+  ].join('~\n') + '~\n';
+}
+
+describe('POST /v1/remittances/explain: per-line NCCI, MUE and pricing links', () => {
+  it('ties a CO-97 line 97597 to the PTP edit that makes it column 2 of 11042 on the same claim and date, with the modifier remedy', async () => {
+    // Seed ncci_ptp_prac 32.2 (2026 Q3): 11042 | 97597 | effective 20110101 | no deletion | indicator 1 | "Standards of medical/surgical practice".
+    // Claim: 400 charged, 150 paid; 11042: 250, CO-45 100, paid 150; 97597: 150, CO-97 150 (M80), paid 0. 400 - 150 = 250 = 100 + 150.
+    const r = await explain(
+      remit(
+        ['CLP*N1*1*400*150*0*MB*ICN1*11', 'SVC*HC:11042*250*150**1', 'DTM*472*20260715', 'CAS*CO*45*100', 'SVC*HC:97597*150*0**1', 'DTM*472*20260715', 'CAS*CO*97*150', 'LQ*HE*M80'],
+        { bpr: '150' },
+      ),
+      { locality: '1320201' },
+    );
+    expect(r.status).toBe(200);
+    const [debridement, wound] = r.body.transactions[0].claims[0].lines;
+    expect(debridement.ncci).toBeUndefined();
+    expect(debridement.mue).toBeUndefined();
+    expect(wound.ncci).toMatchObject({
+      edit: 'ptp',
+      program: 'medicare',
+      table: 'practitioner',
+      dataset: 'ncci_ptp_prac',
+      version: '32.2',
+      date_of_service: '2026-07-15',
+      column1: '11042',
+      column2: '97597',
+      modifier_indicator: '1',
+      edit_effective: '2011-01-01',
+      edit_deleted: null,
+      rationale: 'Standards of medical/surgical practice',
+      remedy: 'modifier_if_distinct',
+    });
+    expect(wound.ncci.remedy_text).toMatch(/distinct-service modifier \(59, XE, XP, XS, XU\)/);
+    expect(wound.ncci.citations.map((c: { title: string }) => c.title)).toEqual([
+      'Medicare NCCI PTP edits, practitioner table, version 32.2 (ccipra-v322r0-f1.txt)',
+      expect.stringMatching(/^CMS NCCI Policy Manual/),
+    ]);
+    // 2026 services with only the CY2025 RVU release loaded: not priced, the year named.
+    expect(debridement.pricing).toMatchObject({ status: 'not_priced', reason: 'no_loaded_year', actual_allowed: 150, expected_allowed: null, locality: '1320201' });
+    expect(debridement.pricing.reason_text).toBe('no CY2026 physician fee schedule release is loaded (the nearest is CY2025)');
+    expect(r.body.reliability.dataset_versions).toMatchObject({ ncci_ptp_prac: '32.2', mpfs_rvu: '2025D' });
+  });
+
+  it('says the bundling is the payer\'s own (appeal) when no NCCI edit pairs the denied line with another code that day', async () => {
+    // 99213 and 97597 on 2026-07-15: no seed PTP row pairs them.
+    const r = await explain(
+      remit(['CLP*N2*1*250*90*0*MB*ICN2*11', 'SVC*HC:99213*100*90**1', 'DTM*472*20260715', 'CAS*CO*45*10', 'SVC*HC:97597*150*0**1', 'DTM*472*20260715', 'CAS*CO*236*150'], { bpr: '90' }),
+      { locality: '1320201' },
+    );
+    const wound = r.body.transactions[0].claims[0].lines[1];
+    expect(wound.ncci).toMatchObject({ edit: 'ptp', column1: null, column2: '97597', modifier_indicator: null, remedy: 'appeal', version: '32.2' });
+    expect(wound.ncci.remedy_text).toMatch(/no Medicare PTP edit in force on 2026-07-15 has 97597 as column 2 of 99213 \(version 32\.2\): the bundling is the payer's own edit/);
+  });
+
+  it('names the add-on edit\'s primary codes on a CO-B15 line', async () => {
+    // Seed ncci_aoc 2026Q3: add-on 11001 with primaries 11000 and 11004 (type 1, from 2011-01-01) and 11005 (edit deleted 2025-12-31,
+    // so not on 2026-07-15). The claim has none of them.
+    const r = await explain(remit(['CLP*A1*4*80*0*0*MB*ICN3*11', 'SVC*HC:11001*80*0**1', 'DTM*472*20260715', 'CAS*CO*B15*80'], { bpr: '0' }), { locality: '1320201' });
+    const line = r.body.transactions[0].claims[0].lines[0];
+    expect(line.ncci).toMatchObject({ edit: 'aoc', dataset: 'ncci_aoc', column1: null, column2: '11001', primary_codes: ['11000', '11004'], primaries_on_claim: [], remedy: 'bill_with_primary' });
+    expect(line.ncci.remedy_text).toMatch(/paid only with one of its primary codes \(11000, 11004\)/);
+  });
+
+  it('gives the MUE value, MAI and rationale on a units denial (CO-151 with N362)', async () => {
+    // Seed ncci_mue_prac 2026Q3: 36415 | 2 | 3 Date of Service Edit: Clinical | CMS NCCI Policy. Billed 4 units, denied CO-151 40.
+    const r = await explain(remit(['CLP*M1*4*40*0*0*MB*ICN4*11', 'SVC*HC:36415*40*0**4', 'DTM*472*20260715', 'CAS*CO*151*40', 'LQ*HE*N362'], { bpr: '0' }), { locality: '1320201' });
+    const line = r.body.transactions[0].claims[0].lines[0];
+    expect(line.mue).toMatchObject({
+      program: 'medicare',
+      table: 'practitioner',
+      dataset: 'ncci_mue_prac',
+      version: '2026Q3',
+      date_of_service: '2026-07-15',
+      code: '36415',
+      mue_value: 2,
+      mai: 3,
+      mai_label: 'Date of Service Edit: Clinical',
+      rationale: 'CMS NCCI Policy',
+      units_billed: 4,
+      exceeded: true,
+    });
+    expect(line.mue.when_exceeded).toMatch(/^date of service edit/);
+    expect(line.ncci).toBeUndefined();
+    expect(r.body.reliability.dataset_versions.ncci_mue_prac).toBe('2026Q3');
+  });
+
+  it('judges Medicare Part B lines against the fee schedule at the locality: as expected, within a cent per unit, and underpaid', async () => {
+    // Manhattan (1320201), 2025-12-01, POS 11 (CLP08), CY2025 RVUs (CF 32.3465) with the 2026 GPCIs (1.064, 1.162, 1.586; the only release loaded):
+    // 99213: 1.30*1.064 + 1.35*1.162 + 0.10*1.586 = 1.3832 + 1.5687 + 0.1586 = 3.1105 RVU * 32.3465 = 100.6138 -> 100.61.
+    // 99214: 1.92*1.064 + 1.80*1.162 + 0.15*1.586 = 2.04288 + 2.0916 + 0.2379 = 4.37238 * 32.3465 = 141.4320 -> 141.43.
+    // Line 1: 99213 x1, allowed 150 - CO-45 49.39 = 100.61: as expected, difference 0.
+    // Line 2: 99214 x1, allowed 200 - CO-45 70 = 130: underpaid by 141.43 - 130 = 11.43.
+    // Line 3: 99213 x2, allowed 300 - 98.79 = 201.21; expected 201.22: 1 cent under, within 2 cents (a cent per unit): as expected.
+    // Claim: charged 650, paid 80.49 + 104 + 160.97 = 345.46, PR-2 20.12 + 26 + 40.24 = 86.36.
+    const body = remit(
+      [
+        'CLP*P1*1*650*345.46*86.36*MB*ICN5*11',
+        'SVC*HC:99213*150*80.49**1', 'DTM*472*20251201', 'CAS*CO*45*49.39', 'CAS*PR*2*20.12',
+        'SVC*HC:99214*200*104**1', 'DTM*472*20251201', 'CAS*CO*45*70', 'CAS*PR*2*26',
+        'SVC*HC:99213*300*160.97**2', 'DTM*472*20251201', 'CAS*CO*45*98.79', 'CAS*PR*2*40.24',
+      ],
+      { bpr: '345.46', date: '20251215' },
+    );
+    const r = await explain(body, { locality: '13202-01' });
+    expect(r.status).toBe(200);
+    expect(r.body.findings).toEqual([]);
+    const [one, two, three] = r.body.transactions[0].claims[0].lines;
+    expect(r.body.transactions[0].claims[0].facility_code).toBe('11');
+    const where = { locality: '1320201', location_source: 'locality', place_of_service: '11', date_of_service: '2025-12-01' };
+    expect(one.pricing).toMatchObject({ status: 'as_expected', expected_allowed: 100.61, expected_per_unit: 100.61, actual_allowed: 100.61, difference: 0, ...where });
+    expect(one.pricing.reason).toBeUndefined();
+    expect(two.pricing).toMatchObject({ status: 'underpaid', expected_allowed: 141.43, actual_allowed: 130, difference: -11.43, ...where });
+    expect(three.pricing).toMatchObject({ status: 'as_expected', expected_allowed: 201.22, expected_per_unit: 100.61, actual_allowed: 201.21, difference: -0.01 });
+    // The same amounts as the payment route for the same code, locality, date and place of service.
+    for (const [code, amount] of [['99213', 100.61], ['99214', 141.43]] as const) {
+      const p = await t.request(`/v1/codes/${code}/payment?locality=1320201&date_of_service=2025-12-01&place_of_service=11`);
+      expect(p.body.physician.allowed_phy_payment).toBe(amount);
+    }
+    // Every dataset the pricing read is named; the 2026 GPCIs priced a 2025 service, so the answer is degraded.
+    expect(r.body.reliability.dataset_versions).toMatchObject({ mpfs_rvu: '2025D', gpci: expect.any(String) });
+    expect(r.body.reliability.degraded).toBe(true);
+    expect(one.pricing.notes.join(' ')).toMatch(/no gpci release loaded is effective on 2025-12-01/);
+  });
+
+  it('does not price a line without a location, another payer\'s line or an institutional line, and names why', async () => {
+    // No ccn or locality: the payee NPI 1234567893 is not in the seed NPPES copy.
+    const mb = ['CLP*L1*1*150*80.49*20.12*MB*ICN6*11', 'SVC*HC:99213*150*80.49**1', 'DTM*472*20251201', 'CAS*CO*45*49.39', 'CAS*PR*2*20.12'];
+    const r = await explain(remit(mb, { bpr: '80.49' }));
+    const line = r.body.transactions[0].claims[0].lines[0];
+    expect(line.pricing).toMatchObject({ status: 'not_priced', reason: 'no_location', expected_allowed: null, actual_allowed: 100.61, difference: null, locality: null, location_source: null });
+    expect(line.pricing.reason_text).toMatch(/payee NPI 1234567893 is not in the local NPPES copy/);
+    expect(r.body.reliability.dataset_versions.nppes).toBeDefined();
+
+    const other = await explain(
+      remit(['CLP*C1*1*150*90*0*CI*ICN7*11', 'SVC*HC:99213*150*90**1', 'DTM*472*20251201', 'CAS*CO*45*60', 'CLP*I1*1*500*400*0*MA*ICN8*13', 'SVC*HC:99283*500*400*0450*1', 'DTM*472*20251201', 'CAS*CO*45*100'], { bpr: '490', payer: 'ACME HEALTH' }),
+      { locality: '1320201' },
+    );
+    const [commercial, institutional] = other.body.transactions[0].claims;
+    expect(commercial.lines[0].pricing).toMatchObject({ status: 'not_priced', reason: 'other_payer_contract' });
+    // Part A (MA) with revenue code 0450: an institutional claim, its OPPS lines not priced yet.
+    expect(institutional.lines[0].revenue_code).toBe('0450');
+    expect(institutional.lines[0].pricing).toMatchObject({ status: 'not_priced', reason: 'institutional_claim', actual_allowed: 400 });
+  });
+
+  it('does not call a denied line underpaid: line_denied, with what the fee schedule would have allowed', async () => {
+    // 99213 on 2025-12-01 in Manhattan, POS 11, denied CO-50 150: allowed 150 - 150 = 0; the fee schedule amount is 100.61 (worked above).
+    const r = await explain(remit(['CLP*D1*4*150*0*0*MB*ICN10*11', 'SVC*HC:99213*150*0**1', 'DTM*472*20251201', 'CAS*CO*50*150'], { bpr: '0', date: '20251215' }), { locality: '1320201' });
+    const line = r.body.transactions[0].claims[0].lines[0];
+    expect(line.pricing).toMatchObject({ status: 'not_priced', reason: 'line_denied', expected_allowed: 100.61, actual_allowed: 0, difference: null });
+    expect(line.ncci).toBeUndefined();
+  });
+
+  it('answers 422 for a locality that is not in the GPCI file, naming the query field', async () => {
+    const r = await explain(remit(['CLP*L1*1*100*100*0*MB*ICN9*11', 'SVC*HC:99213*100*100**1', 'DTM*472*20251201'], { bpr: '100' }), { locality: '9999999' });
+    expect(r.status).toBe(422);
+    expect(r.body.detail[0].loc).toEqual(['query', 'locality']);
+  });
+});
