@@ -148,6 +148,8 @@ function declare(program: Command, io: CliIO): void {
     .argument('<file...>', 'X12 835 files (5010 X221A1)')
     .addOption(new Option('--format <format>', 'output: text (claim by claim), markdown, json (the API answer) or csv (the worklist)').choices(['text', 'markdown', 'json', 'csv']).default('text'))
     .option('--as-of <date>', 'the day deadlines count from, YYYY-MM-DD (default today)', isoDate)
+    .option('--ccn <ccn>', "the payee's facility (CMS Certification Number): its locality prices Medicare Part B lines")
+    .option('--locality <locality>', "the payee's Medicare locality (7 digits) for pricing; without --ccn or --locality, the payee NPI's practice ZIP in the local NPPES copy")
     .action(lazy(async () => (await import('./commands/remit.js')).explain));
 
   const state = program.command('state').description('The state store (tenants, keys, facilities, jobs): SQLite in the data dir, or PostgreSQL with RCM_STATE_URL');

@@ -13,34 +13,43 @@ async function rcm(...args: string[]): Promise<{ code: number; out: string; err:
   return { code: await main(args, io), ...o };
 }
 
-// A Medicare remittance of 2026-01-05: a visit with its contractual write-off and deductible, and a
-// bundled line (CO-97, M80) to correct and resubmit within 12 months of the 2025-12-01 service.
+// A Medicare remittance of 2026-08-03: a visit (2025-12-01) with its contractual write-off and
+// deductible, allowed a cent under the fee schedule; a debridement (2026-07-15) whose 97597 line is
+// bundled into 11042 (CO-97, M80) by the seed's NCCI edit, to correct within 12 months.
 const MEDICARE = remit835(
   [
-    'CLP*PCN001*1*250*80*20*MB*ICN0001',
+    'CLP*PCN001*1*150*80*20*MB*ICN0001*11',
     'SVC*HC:99213*150*80**1',
     'DTM*472*20251201',
     'CAS*CO*45*50',
     'CAS*PR*1*20',
+    'CLP*PCN002*1*400*250*0*MB*ICN0002*11',
+    'SVC*HC:11042*300*250**1',
+    'DTM*472*20260715',
+    'CAS*CO*45*50',
     'SVC*HC:97597*100*0**1',
-    'DTM*472*20251201',
+    'DTM*472*20260715',
     'CAS*CO*97*100',
     'LQ*HE*M80',
   ],
-  { bpr: '80' },
+  { bpr: '330', date: '20260803' },
 );
+const AT = ['--as-of', '2026-08-10', '--locality', '1320201'];
 
 describe('rcm remit explain', () => {
   it('reads a remittance as a person reads it: claim by claim, a line per adjustment with its meaning and next step', async () => {
     const file = join(dataDir(), 'medicare.835');
     await writeFile(file, MEDICARE);
-    const r = await rcm('remit', 'explain', file, '--as-of', '2026-01-10');
+    const r = await rcm('remit', 'explain', file, ...AT);
     expect(r.code, r.err).toBe(0);
-    expect(r.out).toContain('Claim PCN001 (processed as primary): charged $250.00, paid $80.00, patient $20.00');
+    expect(r.out).toContain('Claim PCN001 (processed as primary): charged $150.00, paid $80.00, patient $20.00');
     // Appealable only when the allowed amount is itself wrong: its appeal window is shown.
-    expect(r.out).toMatch(/CO-45 \$50\.00: Charge exceeds fee schedule.* -> contractual adjustment by 2026-05-11 \(121 days\); the amount is the provider's/);
+    expect(r.out).toMatch(/CO-45 \$50\.00: Charge exceeds fee schedule.* -> contractual adjustment by 2026-12-07 \(119 days\); the amount is the provider's/);
     expect(r.out).toMatch(/PR-1 \$20\.00: Deductible Amount -> bill patient; the amount is the patient's/);
-    expect(r.out).toMatch(/CO-97 \$100\.00: .* -> correct and resubmit by 2026-12-01 \(325 days\)/);
+    expect(r.out).toMatch(/CO-97 \$100\.00: .* -> correct and resubmit by 2027-07-15 \(339 days\)/);
+    expect(r.out).toContain('NCCI: 97597 is column 2 of 11042 (modifier indicator 1)');
+    // 3.1105 RVU x 32.3465 = 100.61 in Manhattan for 2025-12-01: allowed 100.00 is 0.61 under it.
+    expect(r.out).toContain('Medicare fee schedule $100.61 in locality 1320201: underpaid (-0.61)');
     expect(r.out).toMatch(/remark M80: /);
     expect(r.out).toContain('Worklist (earliest deadline first)');
   });
@@ -48,7 +57,7 @@ describe('rcm remit explain', () => {
   it("is what the README shows as a remittance explained", async () => {
     const file = join(dataDir(), 'medicare.835');
     await writeFile(file, MEDICARE);
-    const r = await rcm('remit', 'explain', file, '--as-of', '2026-01-10');
+    const r = await rcm('remit', 'explain', file, ...AT);
     const readme = await readFile(join(import.meta.dirname, '../README.md'), 'utf8');
     const shown = /### A remittance explained[\s\S]*?```text\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(shown).toBe(r.out.replaceAll(file, 'medicare.835'));
@@ -57,12 +66,12 @@ describe('rcm remit explain', () => {
   it('prints the worklist as CSV and the API answer as JSON', async () => {
     const file = join(dataDir(), 'medicare2.835');
     await writeFile(file, MEDICARE);
-    const csv = await rcm('remit', 'explain', file, '--format', 'csv', '--as-of', '2026-01-10');
+    const csv = await rcm('remit', 'explain', file, '--format', 'csv', ...AT);
     const [head, ...rows] = csv.out.trim().split('\n');
     expect(head).toBe('file,payer,group,reason,remedy,count,amount,earliest_deadline');
-    expect(rows).toContainEqual(`${file},medicare_ffs,CO,97,correct_and_resubmit,1,100.00,2026-12-01`);
-    const json = JSON.parse((await rcm('remit', 'explain', file, '--format', 'json', '--as-of', '2026-01-10')).out);
-    expect(json.summary).toMatchObject({ claims: 1, service_lines: 2, adjustments: 3 });
+    expect(rows).toContainEqual(`${file},medicare_ffs,CO,97,correct_and_resubmit,1,100.00,2027-07-15`);
+    const json = JSON.parse((await rcm('remit', 'explain', file, '--format', 'json', ...AT)).out);
+    expect(json.summary).toMatchObject({ claims: 2, service_lines: 3, adjustments: 4 });
     expect(json.reliability.dataset_versions).toHaveProperty('x12_codes');
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeCatalog } from '../server/routes/index.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
+import { remit835 } from './helpers/x12.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -12,27 +13,7 @@ const X12 = { 'Content-Type': 'application/edi-x12' };
 const explain = (body: string, o: { asOf?: string; key?: string | null; headers?: Record<string, string> } = {}) =>
   t.request(`/v1/remittances/explain${o.asOf ? `?as_of=${o.asOf}` : ''}`, { method: 'POST', body, key: o.key, headers: { ...X12, ...(o.headers ?? {}) } });
 
-/** A hand-written 5010 835: segments between ST and SE (SE01 counted here), in one ISA/GS envelope. */
-function remit(segments: string[], o: { payer?: string; date?: string; bpr?: string } = {}): string {
-  const date = o.date ?? '20260105';
-  const inner = [
-    'ST*835*0001',
-    `BPR*I*${o.bpr ?? '0'}*C*ACH*CCP*01*999999999*DA*123456*1234567890**01*999988880*DA*98765*${date}`,
-    'TRN*1*EFT0001*1234567890',
-    `N1*PR*${o.payer ?? 'MEDICARE'}`,
-    'N1*PE*EXAMPLE CLINIC*XX*1234567893',
-    'LX*1',
-    ...segments,
-  ];
-  return [
-    `ISA*00*          *00*          *ZZ*PAYERID        *ZZ*PROVIDERID     *${date.slice(2)}*1200*^*00501*000000001*0*T*:`,
-    `GS*HP*PAYERID*PROVIDERID*${date}*1200*1*X*005010X221A1`,
-    ...inner,
-    `SE*${inner.length + 1}*0001`,
-    'GE*1*1',
-    'IEA*1*000000001',
-  ].join('~\n') + '~\n';
-}
+const remit = remit835;
 
 describe('POST /v1/remittances/explain', () => {
   // Worked by hand. Claim A: 150 charged, 80 paid; CO-45 50 (contractual) + PR-1 20 (deductible) = 70 = 150 - 80.

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/harness.js';
+import { remit835 } from './helpers/x12.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -10,27 +11,8 @@ afterAll(() => t.close());
 const explain = (body: string, query: Record<string, string> = {}) =>
   t.request(`/v1/remittances/explain?${new URLSearchParams({ as_of: '2026-08-01', ...query })}`, { method: 'POST', body, headers: { 'Content-Type': 'application/edi-x12' } });
 
-/** A hand-written 5010 835 (payee NPI 1234567893, which the seed NPPES copy does not list). */
-function remit(segments: string[], o: { bpr: string; payer?: string; date?: string }): string {
-  const date = o.date ?? '20260801';
-  const inner = [
-    'ST*835*0001',
-    `BPR*I*${o.bpr}*C*ACH*CCP*01*999999999*DA*123456*1234567890**01*999988880*DA*98765*${date}`,
-    'TRN*1*EFT0001*1234567890',
-    `N1*PR*${o.payer ?? 'MEDICARE'}`,
-    'N1*PE*EXAMPLE CLINIC*XX*1234567893',
-    'LX*1',
-    ...segments,
-  ];
-  return [
-    `ISA*00*          *00*          *ZZ*PAYERID        *ZZ*PROVIDERID     *${date.slice(2)}*1200*^*00501*000000001*0*T*:`,
-    `GS*HP*PAYERID*PROVIDERID*${date}*1200*1*X*005010X221A1`,
-    ...inner,
-    `SE*${inner.length + 1}*0001`,
-    'GE*1*1',
-    'IEA*1*000000001',
-  ].join('~\n') + '~\n';
-}
+/** A hand-written 5010 835 (payee NPI 1234567893, which the seed NPPES copy does not list), dated 2026-08-01 unless said. */
+const remit = (segments: string[], o: { bpr: string; payer?: string; date?: string }) => remit835(segments, { date: '20260801', ...o });
 
 describe('POST /v1/remittances/explain: per-line NCCI, MUE and pricing links', () => {
   it('ties a CO-97 line 97597 to the PTP edit that makes it column 2 of 11042 on the same claim and date, with the modifier remedy', async () => {

@@ -43,6 +43,10 @@ export function remitText(file: string, e: Explanation, markdown: boolean): stri
         out.push(li(1, `${l.code ?? '?'}${l.modifiers.length ? `-${l.modifiers.join('-')}` : ''} x${l.units} on ${l.service_from ?? '?'}: charged ${money(l.charged)}, allowed ${money(l.allowed)}, paid ${money(l.paid)}`));
         for (const a of l.adjustments) out.push(adj(2, a));
         for (const r of l.remarks) out.push(li(2, `remark ${r.code}: ${meaning(r.description)}`));
+        if (l.ncci) out.push(li(2, `NCCI: ${l.ncci.remedy_text}`));
+        if (l.mue) out.push(li(2, `MUE ${l.mue.mue_value ?? 'none'} for ${l.mue.code}${l.mue.mai_label ? ` (${l.mue.mai_label})` : ''}${l.mue.exceeded ? `: ${l.units} billed, over it` : ''}`));
+        const p = l.pricing;
+        if (p && p.status !== 'not_priced') out.push(li(2, `Medicare fee schedule ${money(p.expected_allowed ?? 0)} in locality ${p.locality}: ${words(p.status)}${p.difference ? ` (${p.difference > 0 ? '+' : ''}${p.difference.toFixed(2)})` : ''}`));
       }
     }
     for (const p of t.provider_adjustments) out.push(li(0, `provider adjustment ${p.reason} ${money(p.amount)}: ${p.description ?? '?'}${p.reference ? ` (${p.reference})` : ''}`));
@@ -75,7 +79,7 @@ export function remitCsv(files: { file: string; e: Explanation }[]): string {
  * `rcm remit explain FILE...`: each 835 explained against the current snapshot, as the route
  * explains it. Exit 1 naming the file (and the segment) for one that cannot be read at all.
  */
-export async function explain(ctx: CliContext, files: string[], o: { format?: Format; asOf?: string }): Promise<void> {
+export async function explain(ctx: CliContext, files: string[], o: { format?: Format; asOf?: string; ccn?: string; locality?: string }): Promise<void> {
   const wh = ctx.wh();
   const manifest = await wh.current();
   if (!manifest) throw new NotFoundError('no snapshot is published yet: run `rcm seed` or `rcm ingest`');
@@ -92,7 +96,7 @@ export async function explain(ctx: CliContext, files: string[], o: { format?: Fo
       const trace = new Trace(snapshot, () => new Date());
       let out;
       try {
-        out = await explainFile(snapshot, bytes, asOf, trace);
+        out = await explainFile(snapshot, bytes, asOf, trace, { ccn: o.ccn, locality: o.locality });
       } catch (e) {
         // The reader's 422 names the segment; the file is named here (never its contents).
         if (e instanceof DomainError) throw new DomainError(e.code, `${path}: ${e.message}`, { issues: e.issues });

@@ -122,6 +122,12 @@ interface Ctx {
   payer: PayerRow | null;
   payerType: string | null;
   remitDate: string;
+  /**
+   * Each distinct adjustment's meaning, remedy and deadline, by what decides them (group, reason,
+   * remark, modifiers, date of service): a remittance repeats a few of them thousands of times, and
+   * the classification and its calendar arithmetic are pure.
+   */
+  judged: Map<string, Omit<RemitAdjustment, 'amount' | 'quantity'>>;
 }
 
 function finding(c: Ctx, code: RemitFinding['code'], severity: RemitFinding['severity'], message: string, seg: Segment, claim: number | null = null, line: number | null = null) {
@@ -183,6 +189,15 @@ function patternOf(c: Ctx, group: string, carc: string, rarc: string | null): De
 function explainAdj(c: Ctx, a: RawAdj, o: { rarc: string | null; modifiers: string[]; dos: string | null; claim: number; line: number | null }): RemitAdjustment {
   const row = c.in.x12.byKey.get(`carc:${a.reason}`);
   if (!row && c.in.x12.count > 0) finding(c, 'unknown_code', 'warning', `CARC ${a.reason} (segment ${a.seg.index}, CAS) is not in the loaded reason code list`, a.seg, o.claim, o.line);
+  const key = `${a.group}|${a.reason}|${o.rarc ?? ''}|${o.modifiers.join(',')}|${o.dos ?? ''}`;
+  let judged = c.judged.get(key);
+  if (!judged) c.judged.set(key, (judged = judge(c, a, row, o)));
+  const { group, reason, ...rest } = judged;
+  return { group, reason, amount: toCents(a.amount), quantity: a.quantity, ...rest };
+}
+
+/** What an adjustment means and what to do about it, apart from its amount (see `Ctx.judged`). */
+function judge(c: Ctx, a: RawAdj, row: ReturnType<Ctx['in']['x12']['byKey']['get']>, o: { rarc: string | null; modifiers: string[]; dos: string | null }): Omit<RemitAdjustment, 'amount' | 'quantity'> {
   const rule = classifyDenial({ group: a.group, carc: a.reason, rarc: o.rarc, payerType: c.payerType, pattern: patternOf(c, a.group, a.reason, o.rarc), modifiers: o.modifiers });
   let appeal: RemedyDeadline | null = null;
   let resubmit: RemedyDeadline | null = null;
@@ -204,8 +219,6 @@ function explainAdj(c: Ctx, a: RawAdj, o: { rarc: string | null; modifiers: stri
   return {
     group: a.group,
     reason: a.reason,
-    amount: toCents(a.amount),
-    quantity: a.quantity,
     description: row?.description ?? null,
     deactivated: row ? x12StatusOn(row, c.remitDate).status === 'deactivated' : null,
     responsibility: r.responsibility,
@@ -286,7 +299,7 @@ function explainTransaction(tx: Transaction, t: number, file: X12File, inputs: E
   const dated = toIso(bpr?.el[15]) ?? toIso(dtm405?.el[1]) ?? toIso(tx.group_date ?? undefined);
   // Undated (no BPR16, DTM*405 or GS04): codes are judged as of the as-of date.
   const remitDate = dated ?? inputs.asOf;
-  const c: Ctx = { in: inputs, sep: file.separators, findings, t, interchange: tx.interchange, componentWarned: false, payer, payerType: payer?.payer_type ?? null, remitDate };
+  const c: Ctx = { in: inputs, sep: file.separators, findings, t, interchange: tx.interchange, componentWarned: false, payer, payerType: payer?.payer_type ?? null, remitDate, judged: new Map() };
 
   let paymentAmount = Dec.of(0);
   if (bpr) {

@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { X12Parser } from 'node-x12';
+import { readX12 } from '../server/remittances/x12.js';
+import { load, median, paired } from './lib.js';
+import { seededPair } from './procs.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+/**
+ * A generated 5010 835 of `claims` claims, 5 lines each: a Medicare remittance with a
+ * contractual write-off and a deductible on every line and a bundled line in every claim.
+ */
+export function generated835(claims: number): string {
+  const seg: string[] = ['ST*835*0001', 'BPR*I*0*C*ACH*CCP*01*999999999*DA*123456*1234567890**01*999988880*DA*98765*20260105', 'TRN*1*EFT0001*1234567890', 'N1*PR*MEDICARE', 'N1*PE*EXAMPLE CLINIC*XX*1234567893', 'LX*1'];
+  const codes = ['99213', '99214', '93000', '36415', '97597'];
+  for (let c = 0; c < claims; c++) {
+    seg.push(`CLP*PCN${c}*1*500*240*60*MB*ICN${c}`);
+    for (const [i, code] of codes.entries()) {
+      if (i === 4) seg.push(`SVC*HC:${code}*100*0**1`, 'DTM*472*20251201', 'CAS*CO*97*100', 'LQ*HE*M80');
+      else seg.push(`SVC*HC:${code}*100*60**1`, 'DTM*472*20251201', 'CAS*CO*45*25', 'CAS*PR*1*15');
+    }
+  }
+  const body = [...seg, `SE*${seg.length + 1}*0001`];
+  return ['ISA*00*          *00*          *ZZ*PAYERID        *ZZ*PROVIDERID     *260105*1200*^*00501*000000001*0*T*:', 'GS*HP*PAYERID*PROVIDERID*20260105*1200*1*X*005010X221A1', ...body, 'GE*1*1', 'IEA*1*000000001'].join('~\n') + '~\n';
+}
+
+const seconds = async (fn: () => unknown | Promise<unknown>) => {
+  const t0 = performance.now();
+  await fn();
+  return (performance.now() - t0) / 1000;
+};
+
+/**
+ * Remittances: a 10,000-claim 835 (50,000 lines) explained through `rcm remit explain` and over
+ * HTTP, claims per second, beside parse-only with the reader the service uses and with node-x12
+ * (the most used X12 library on npm) in the same run; the CLI's peak RSS; a 20-claim remittance
+ * over HTTP at 16 connections beside the bare Koa route.
+ */
+export async function run(): Promise<Record<string, string | number>[]> {
+  const rows: Record<string, string | number>[] = [];
+  const big = generated835(10_000);
+  const claims = 10_000;
+  const p = await seededPair('rcm-bench-remit-');
+  try {
+    const file = join(p.dir, 'big.835');
+    await writeFile(file, big);
+    // Parse only, medians of 3: the service's reader, and node-x12's parser.
+    const own = median(await Promise.all([0, 1, 2].map(() => seconds(() => readX12(big)))));
+    const lib = median([await seconds(() => new X12Parser(true).parse(big)), await seconds(() => new X12Parser(true).parse(big)), await seconds(() => new X12Parser(true).parse(big))]);
+    const row = (measure: string, figure: string, baseline: string, ratio: string) => rows.push({ measure, figure, 'baseline (same run)': baseline, ratio });
+    row('parse only, 10,000 claims (50,000 lines): the service reader', `${own.toFixed(3)} s (${Math.round(claims / own)} claims/s)`, `node-x12 1.7.1 ${lib.toFixed(3)} s (${Math.round(claims / lib)} claims/s)`, (own / lib).toFixed(2));
+
+    // Explained through the CLI (a process of its own: its start and snapshot mount included), peak RSS from /usr/bin/time.
+    const cli = await new Promise<{ s: number; rssMb: number }>((res, rej) => {
+      const t0 = performance.now();
+      const child = spawn('/usr/bin/time', ['-f', '%M', process.execPath, resolve(ROOT, 'bin/rcm.js'), 'remit', 'explain', file, '--format', 'csv'], { env: { ...process.env, RCM_DATA_DIR: p.dir }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      child.on('error', rej);
+      child.on('exit', (code) => (code === 0 ? res({ s: (performance.now() - t0) / 1000, rssMb: Math.round(Number(/(\d+)\s*$/.exec(err.trim())?.[1] ?? 0) / 1024) }) : rej(new Error(`rcm remit explain exited ${code}: ${err.slice(-300)}`))));
+    });
+    row('explained by `rcm remit explain` (start, mount, explain, CSV)', `${cli.s.toFixed(2)} s (${Math.round(claims / cli.s)} claims/s), peak RSS ${cli.rssMb} MB`, `parse-only ${own.toFixed(3)} s`, (cli.s / own).toFixed(1));
+
+    const http = await seconds(async () => {
+      const r = await fetch(`${p.api.url}/v1/remittances/explain`, { method: 'POST', headers: { 'X-API-Key': p.key, 'Content-Type': 'application/edi-x12' }, body: big });
+      await r.arrayBuffer();
+      if (r.status !== 200) throw new Error(`explain answered ${r.status}`);
+    });
+    row('explained over HTTP (one request, 10,000 claims)', `${http.toFixed(2)} s (${Math.round(claims / http)} claims/s)`, `parse-only ${own.toFixed(3)} s`, (http / own).toFixed(1));
+
+    // A 20-claim remittance at 16 connections, beside the bare Koa route.
+    const small = generated835(20);
+    const post = (headers: Record<string, string>) => ({ paths: ['/v1/remittances/explain'], method: 'POST', bodies: [small], connections: 16, seconds: 5, headers: { 'Content-Type': 'application/edi-x12', ...headers } });
+    const r = await paired(
+      3,
+      () => load('bare', p.bare.url, post({})),
+      () => load('explain', p.api.url, post({ 'X-API-Key': p.key })),
+    );
+    row('POST /v1/remittances/explain, 20 claims, 16 conns (median of 3)', `${r.subject.requests_per_s} req/s, p99 ${r.subject.p99_ms} ms`, `bare ${r.base.requests_per_s} req/s`, r.ratio.toFixed(2));
+  } finally {
+    await p.stop();
+  }
+  return rows;
+}
