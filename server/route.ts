@@ -67,17 +67,20 @@ export interface RawBody {
   multipartField?: string;
   /** Other content types taken as the same bytes (an 835 as `text/plain` beside `application/edi-x12`). */
   alsoTypes?: string[];
+  /** As an MCP tool, the body is this string argument (a text document: an 835), sent as `contentType`. */
+  toolArgument?: { name: string; description: string };
 }
 
 export type BodyKind = JsonBody | RawBody;
 
 export const json = <S extends z.ZodType>(schema: S, maxBytes?: number): JsonBody<S> => ({ kind: 'json', schema, ...(maxBytes ? { maxBytes } : {}) });
-export const raw = (contentType: string, maxBytes: number, multipartField?: string, alsoTypes?: string[]): RawBody => ({
+export const raw = (contentType: string, maxBytes: number, multipartField?: string, alsoTypes?: string[], toolArgument?: RawBody['toolArgument']): RawBody => ({
   kind: 'raw',
   contentType,
   maxBytes,
   ...(multipartField ? { multipartField } : {}),
   ...(alsoTypes?.length ? { alsoTypes } : {}),
+  ...(toolArgument ? { toolArgument } : {}),
 });
 
 export interface AuthInfo {

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { toolResultBytes, toolsFromRoutes } from '../server/mcp/tools.js';
 import { defineRoute } from '../server/route.js';
 import { LIVE_HOST, rawRequest, startTestServer, type TestServer } from './helpers/harness.js';
+import { remit835 } from './helpers/x12.js';
 
 let t: TestServer;
 const clients: Client[] = [];
@@ -110,6 +111,21 @@ describe('MCP tools generated from the route table', () => {
     expect(JSON.parse(first.toString())).toEqual({ content: [{ type: 'text', text: '[{"slug":"a\\"b"}]' }], structuredContent: { results: [{ slug: 'a"b' }] } });
     expect(JSON.parse(toolResultBytes(one!, { status: 200, headers: {}, body }).toString()).structuredContent).toEqual([{ slug: 'a"b' }]);
     expect(JSON.parse(toolResultBytes(one!, { status: 404, headers: {}, body }).toString())).toMatchObject({ isError: true });
+  });
+});
+
+describe('explainRemittance as an MCP tool', () => {
+  it('takes the 835 text as its `remittance` argument and answers what REST answers', async () => {
+    const body = remit835(['CLP*PCN001*1*150*80*20*MB*ICN0001', 'SVC*HC:99213*150*80**1', 'DTM*472*20251201', 'CAS*CO*45*50', 'CAS*PR*1*20'], { bpr: '80' });
+    const client = await connect(t.key);
+    const { tools } = await client.listTools();
+    const tool = tools.find((x) => x.name === 'explainRemittance');
+    expect(tool?.inputSchema).toMatchObject({ required: ['remittance'], properties: { remittance: { type: 'string' } } });
+    const res = await client.callTool({ name: 'explainRemittance', arguments: { remittance: body, as_of: '2026-01-10' } });
+    expect(res.isError ?? false, JSON.stringify(res.content)).toBe(false);
+    const rest = await t.request('/v1/remittances/explain?as_of=2026-01-10', { method: 'POST', body, headers: { 'Content-Type': 'application/edi-x12' } });
+    expect(stable(res.structuredContent)).toEqual(stable(rest.body));
+    expect((res.structuredContent as { summary: { adjustments: number } }).summary.adjustments).toBe(2);
   });
 });
 

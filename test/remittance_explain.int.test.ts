@@ -160,7 +160,7 @@ describe('POST /v1/remittances/explain', () => {
 
   it('is declared uncached and refuses a JSON body with 415', async () => {
     const route = routeCatalog().find((r) => r.operationId === 'explainRemittance')!;
-    expect(route).toMatchObject({ cache: false, mcp: false, auth: { scope: 'knowledge' } });
+    expect(route).toMatchObject({ cache: false, auth: { scope: 'knowledge' } });
     const json = await t.request('/v1/remittances/explain', { method: 'POST', body: { file: 'x' } });
     expect(json.status).toBe(415);
   });

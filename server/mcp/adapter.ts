@@ -261,7 +261,10 @@ export class McpEndpoint {
   }
 
   private invoke(route: RouteDef, c: CallerContext, parts: Pick<InvokeRequest, 'params' | 'query' | 'body'>) {
-    return this.o.pipeline.invoke(route, { ...parts, headers: c.headers, clientIp: c.clientIp, requestId: randomUUID(), transport: 'mcp' });
+    // A text document argument travels as the route's raw body, with the route's content type.
+    const { contentType, ...rest } = parts as typeof parts & { contentType?: string };
+    const headers = contentType ? { ...c.headers, 'content-type': contentType } : c.headers;
+    return this.o.pipeline.invoke(route, { ...rest, headers, clientIp: c.clientIp, requestId: randomUUID(), transport: 'mcp' });
   }
 
   /** Closes idle sessions and those whose key expired (run periodically and before a session opens); returns how many. */

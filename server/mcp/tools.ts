@@ -94,7 +94,9 @@ export function toolsFromRoutes(routes: RouteDef[]): ToolDef[] {
   return routes.filter(isToolRoute).map((r) => {
     const path = propsOf(r.params);
     const query = propsOf(r.query);
-    const body = r.body?.kind === 'json' ? propsOf(r.body.schema) : { props: {}, required: [] };
+    // A text document a raw body carries (an 835) is one string argument of the tool.
+    const text = r.body?.kind === 'raw' ? r.body.toolArgument : undefined;
+    const body = r.body?.kind === 'json' ? propsOf(r.body.schema) : text ? { props: { [text.name]: { type: 'string', description: text.description } }, required: [text.name] } : { props: {}, required: [] };
     const properties: Record<string, Json> = {};
     const required: string[] = [];
     for (const [where, part] of [
@@ -145,18 +147,22 @@ const asQueryValue = (v: unknown): string | string[] => (Array.isArray(v) ? v.ma
  * An argument the route does not know goes where the pipeline will name it as `extra_forbidden`
  * (the body when the route takes one, else the query), so the tool error carries the same issue.
  */
-export function toInvokeParts(tool: ToolDef, args: Record<string, unknown>): Pick<InvokeRequest, 'params' | 'query' | 'body'> {
+export function toInvokeParts(tool: ToolDef, args: Record<string, unknown>): Pick<InvokeRequest, 'params' | 'query' | 'body'> & { contentType?: string } {
   const params: Record<string, string> = {};
   const query: Record<string, string | string[]> = {};
   const body: Record<string, unknown> = {};
   const takesBody = tool.route.body?.kind === 'json';
+  const text = tool.route.body?.kind === 'raw' ? tool.route.body.toolArgument : undefined;
+  let document: string | undefined;
   for (const [k, v] of Object.entries(args)) {
     if (v === undefined || v === null) continue;
     if (tool.pathNames.includes(k)) params[k] = String(v);
     else if (tool.queryNames.includes(k)) query[k] = asQueryValue(v);
+    else if (text && k === text.name) document = String(v);
     else if (takesBody) body[k] = v;
     else query[k] = asQueryValue(v);
   }
+  if (text && tool.route.body?.kind === 'raw') return { params, query, body: { bytes: Buffer.from(document ?? '', 'utf8') }, contentType: tool.route.body.contentType };
   return { params, query, body: takesBody ? { value: body } : undefined };
 }
 

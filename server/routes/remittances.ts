@@ -47,9 +47,8 @@ export function remittanceRoutes(d: { maxBytes: number } = { maxBytes: DEFAULT_R
       auth: { scope: 'knowledge' },
       reads: 'snapshot',
       cache: false,
-      // The 835 travels as raw bytes, not as JSON tool arguments.
-      mcp: false,
-      body: raw('application/edi-x12', d.maxBytes, undefined, ['text/plain']),
+      // As an MCP tool, the 835 text is the `remittance` argument (within MCP's 1 MB request).
+      body: raw('application/edi-x12', d.maxBytes, undefined, ['text/plain'], { name: 'remittance', description: 'the X12 835 itself, as text (within the 1 MB of an MCP request; larger files through the REST route or the CLI)' }),
       query: RemitQuerySchema,
       response: RemitExplanationSchema,
       examples: [
