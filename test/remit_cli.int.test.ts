@@ -8,8 +8,12 @@ import { remit835 } from './helpers/x12.js';
 const dataDir = useSeededDir('rcm-remit-cli-');
 
 async function rcm(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return rcmOn(false, ...args);
+}
+
+async function rcmOn(isTTY: boolean, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
   const o = { out: '', err: '' };
-  const io: CliIO = { isTTY: false, env: { RCM_DATA_DIR: dataDir() }, stdout: (s) => void (o.out += s), stderr: (s) => void (o.err += s) };
+  const io: CliIO = { isTTY, env: { RCM_DATA_DIR: dataDir() }, stdout: (s) => void (o.out += s), stderr: (s) => void (o.err += s) };
   return { code: await main(args, io), ...o };
 }
 
@@ -73,6 +77,22 @@ describe('rcm remit explain', () => {
     const json = JSON.parse((await rcm('remit', 'explain', file, '--format', 'json', ...AT)).out);
     expect(json.summary).toMatchObject({ claims: 2, service_lines: 3, adjustments: 4 });
     expect(json.reliability.dataset_versions).toHaveProperty('x12_codes');
+  });
+
+  it('shows its progress through a large file on a terminal, and none when piped', async () => {
+    // 2,500 claims of one paid visit each (80 paid, 50 CO-45, 20 PR-1).
+    const claims = Array.from({ length: 2500 }, (_, i) => [`CLP*P${i}*1*150*80*20*MB*ICN${i}*11`, 'SVC*HC:99213*150*80**1', 'DTM*472*20251201', 'CAS*CO*45*50', 'CAS*PR*1*20']).flat();
+    const file = join(dataDir(), 'large.835');
+    await writeFile(file, remit835(claims, { bpr: String(80 * 2500), date: '20260803' }));
+    const tty = await rcmOn(true, 'remit', 'explain', file, '--format', 'csv', ...AT);
+    expect(tty.code, tty.err).toBe(0);
+    expect(tty.err).toContain('explaining large.835: 1,000 of 2,500 claims');
+    expect(tty.err).toContain('explaining large.835: 2,000 of 2,500 claims');
+    expect(tty.err.endsWith('\r\x1b[2K')).toBe(true);
+    expect(tty.out).toBe('file,payer,group,reason,remedy,count,amount,earliest_deadline\n' + `${file},medicare_ffs,CO,45,contractual_adjustment,2500,125000.00,2026-12-07\n${file},medicare_ffs,PR,1,bill_patient,2500,50000.00,\n`);
+    const piped = await rcm('remit', 'explain', file, '--format', 'csv', ...AT);
+    expect(piped.err).toBe('');
+    expect(piped.out).toBe(tty.out);
   });
 
   it('exits 1 naming the file (never its contents) for one that is no 835', async () => {

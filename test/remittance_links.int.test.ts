@@ -170,3 +170,19 @@ describe('POST /v1/remittances/explain: per-line NCCI, MUE and pricing links', (
     expect(r.body.detail[0].loc).toEqual(['query', 'locality']);
   });
 });
+
+describe('POST /v1/remittances/explain: links looked up once per distinct line', () => {
+  it('judges each line by its own amount when the same code and date repeat across claims', async () => {
+    // As above: 99213 in Manhattan on 2025-12-01, POS 11, expected 100.61. Claim A allowed 100.61 (as
+    // expected); claim B allowed 150 - 60 = 90 (underpaid by 10.61); claim C repeats claim A.
+    const claim = (pcn: string, co: string, paid: string, pr: string) => [`CLP*${pcn}*1*150*${paid}*${pr}*MB*ICN${pcn}*11`, `SVC*HC:99213*150*${paid}**1`, 'DTM*472*20251201', `CAS*CO*45*${co}`, `CAS*PR*2*${pr}`];
+    const body = remit([...claim('A', '49.39', '80.49', '20.12'), ...claim('B', '60', '72', '18'), ...claim('C', '49.39', '80.49', '20.12')], { bpr: '232.98', date: '20251215' });
+    const r = await explain(body, { locality: '1320201' });
+    expect(r.status).toBe(200);
+    expect(r.body.findings).toEqual([]);
+    const [a, b, c] = r.body.transactions[0].claims.map((x: { lines: { pricing: unknown }[] }) => x.lines[0]!.pricing);
+    expect(a).toMatchObject({ status: 'as_expected', actual_allowed: 100.61, difference: 0 });
+    expect(b).toMatchObject({ status: 'underpaid', actual_allowed: 90, difference: -10.61 });
+    expect(c).toEqual(a);
+  });
+});

@@ -89,14 +89,17 @@ export async function explain(ctx: CliContext, files: string[], o: { format?: Fo
   const done: { file: string; e: Explanation }[] = [];
   try {
     for (const [i, path] of files.entries()) {
-      if (ctx.io.isTTY && files.length > 1) ctx.io.stderr(`\r\x1b[2Kexplaining ${basename(path)} (${i + 1}/${files.length})`);
+      const of = files.length > 1 ? ` (file ${i + 1}/${files.length})` : '';
+      if (ctx.io.isTTY) ctx.io.stderr(`\r\x1b[2Kexplaining ${basename(path)}${of}`);
+      // A large file on a terminal: its claims as they are linked.
+      const progress = ctx.io.isTTY ? (n: number, total: number) => ctx.io.stderr(`\r\x1b[2Kexplaining ${basename(path)}${of}: ${n.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} claims`) : undefined;
       const bytes = await readFile(resolve(path)).catch((e: Error) => {
         throw new DomainError('not_found', `${path}: ${e.message}`);
       });
       const trace = new Trace(snapshot, () => new Date());
       let out;
       try {
-        out = await explainFile(snapshot, bytes, asOf, trace, { ccn: o.ccn, locality: o.locality });
+        out = await explainFile(snapshot, bytes, asOf, trace, { ccn: o.ccn, locality: o.locality }, progress);
       } catch (e) {
         // The reader's 422 names the segment; the file is named here (never its contents).
         if (e instanceof DomainError) throw new DomainError(e.code, `${path}: ${e.message}`, { issues: e.issues });
@@ -104,7 +107,7 @@ export async function explain(ctx: CliContext, files: string[], o: { format?: Fo
       }
       done.push({ file: path, e: { ...out, reliability: trace.reliability() } });
     }
-    if (ctx.io.isTTY && files.length > 1) ctx.io.stderr('\r\x1b[2K');
+    if (ctx.io.isTTY) ctx.io.stderr('\r\x1b[2K');
   } finally {
     snapshot.close();
   }

@@ -21,6 +21,7 @@ export class Dec {
   }
 
   private align(o: Dec): [bigint, bigint, number] {
+    if (this.scale === o.scale) return [this.units, o.units, this.scale];
     const scale = Math.max(this.scale, o.scale);
     return [this.units * 10n ** BigInt(scale - this.scale), o.units * 10n ** BigInt(scale - o.scale), scale];
   }

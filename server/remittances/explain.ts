@@ -192,8 +192,23 @@ function explainAdj(c: Ctx, a: RawAdj, o: { rarc: string | null; modifiers: stri
   const key = `${a.group}|${a.reason}|${o.rarc ?? ''}|${o.modifiers.join(',')}|${o.dos ?? ''}`;
   let judged = c.judged.get(key);
   if (!judged) c.judged.set(key, (judged = judge(c, a, row, o)));
-  const { group, reason, ...rest } = judged;
-  return { group, reason, amount: toCents(a.amount), quantity: a.quantity, ...rest };
+  const j = judged;
+  // A literal of one shape (not a spread): a day's file makes hundreds of thousands of these.
+  return {
+    group: j.group,
+    reason: j.reason,
+    amount: toCents(a.amount),
+    quantity: a.quantity,
+    description: j.description,
+    deactivated: j.deactivated,
+    responsibility: j.responsibility,
+    remedy: j.remedy,
+    remedy_reason: j.remedy_reason,
+    appeal_rights: j.appeal_rights,
+    appeal_condition: j.appeal_condition,
+    deadline: j.deadline,
+    citations: j.citations,
+  };
 }
 
 /** What an adjustment means and what to do about it, apart from its amount (see `Ctx.judged`). */
@@ -539,18 +554,20 @@ export function explainRemittance(file: X12File, inputs: ExplainInputs): Explain
       paid = paid.add(cl.paid);
       patient = patient.add(cl.patient_responsibility);
       lines += cl.lines.length;
-      for (const a of [...cl.adjustments, ...cl.lines.flatMap((l) => l.adjustments)]) {
+      const payer = tx.payer.slug ?? tx.payer.name;
+      const each = (a: RemitAdjustment) => {
         adjustments++;
         byGroup.set(a.group, (byGroup.get(a.group) ?? Dec.of(0)).add(a.amount));
-        const payer = tx.payer.slug ?? tx.payer.name;
-        const key = JSON.stringify([payer, a.group, a.reason, a.remedy]);
+        const key = `${payer}\u0000${a.group}\u0000${a.reason}\u0000${a.remedy}`;
         const w = work.get(key) ?? { item: { payer, group: a.group, reason: a.reason, remedy: a.remedy, count: 0, earliest_deadline: null }, amount: Dec.of(0) };
         w.item.count++;
         w.amount = w.amount.add(a.amount);
         const d = a.deadline?.date ?? null;
         if (d && (w.item.earliest_deadline === null || d < w.item.earliest_deadline)) w.item.earliest_deadline = d;
         work.set(key, w);
-      }
+      };
+      cl.adjustments.forEach(each);
+      for (const l of cl.lines) l.adjustments.forEach(each);
     }
   }
   const worklist = [...work.values()]

@@ -19,6 +19,10 @@ import { Trace } from '../trace.js';
 import type { Explained } from './explain.js';
 import type { LinePricing, MueLink, NcciLink, RemitClaim, RemitLine } from './schemas.js';
 
+/** Told every `PROGRESS_EVERY` claims linked, with the file's claim count (the CLI's progress line). */
+export type Progress = (claimsDone: number, claims: number) => void;
+export const PROGRESS_EVERY = 1000;
+
 /** Where the payee is, as the route's query gives it (ccn wins over locality). */
 export interface PayeeLocation {
   ccn?: string;
@@ -70,12 +74,18 @@ const dosOf = (c: RemitClaim, l: RemitLine): string | null => l.service_from ?? 
  * the MUE, and on every HCPCS line the allowed amount judged against the Medicare fee schedule.
  * Fields are set only where they apply. Every dataset read is recorded on `trace`.
  */
-export async function linkRemittance(snapshot: SnapshotReader, out: Omit<Explained, 'payersMatched'>, payers: PayerKnowledge | null, where: PayeeLocation, trace: Trace): Promise<void> {
+export async function linkRemittance(snapshot: SnapshotReader, out: Omit<Explained, 'payersMatched'>, payers: PayerKnowledge | null, where: PayeeLocation, trace: Trace, progress?: Progress): Promise<void> {
   const pricer = new Pricer(snapshot, where, trace);
   await pricer.checkQuery();
+  // A day's file repeats the same bundled pair thousands of times: each distinct one is looked up
+  // once and its link shared (the answer is read-only from here on).
+  const ptpLinks = new Map<string, Promise<NcciLink>>();
+  const total = out.summary.claims;
+  let done = 0;
   for (const tx of out.transactions) {
     const txPayer = tx.payer.slug ? (payers?.payers.get(tx.payer.slug) ?? null) : null;
     for (const claim of tx.claims) {
+      if (progress && ++done % PROGRESS_EVERY === 0) progress(done, total);
       const program = claim.claim_filing_indicator === 'MC' ? 'medicaid' : claim.claim_filing_indicator === 'MA' || claim.claim_filing_indicator === 'MB' ? 'medicare' : null;
       const setting = settingOf(claim);
       const sources = sourcesFor(program, txPayer, payers, setting);
@@ -87,7 +97,11 @@ export async function linkRemittance(snapshot: SnapshotReader, out: Omit<Explain
         const rarcs = new Set((line.remarks.length ? line.remarks : claim.remarks).map((r) => r.code));
         const dos = dosOf(claim, line);
         if (dos && ([...carcs].some((c) => BUNDLING_CARCS.has(c)) || [...rarcs].some((r) => BUNDLING_RARCS.has(r)))) {
-          line.ncci = await ptpLink(snapshot, sources, claim, line, code, dos, trace);
+          const others = othersOnDate(claim, line, code, dos);
+          const key = `${sources.ptp}|${code}|${dos}|${others.join(',')}`;
+          let link = ptpLinks.get(key);
+          if (!link) ptpLinks.set(key, (link = ptpLink(snapshot, sources, others, code, dos, trace)));
+          line.ncci = await link;
         } else if (dos && carcs.has('B15')) {
           const aoc = await aocLink(snapshot, sources, claim, code, dos, trace);
           if (aoc) line.ncci = aoc;
@@ -117,9 +131,12 @@ function ptpCitations(s: NcciSources, version: string | null, file: string | und
   return [{ title: what, url: PTP_PAGE[s.program] }, NCCI_POLICY_MANUAL];
 }
 
-async function ptpLink(snapshot: SnapshotReader, s: NcciSources, claim: RemitClaim, line: RemitLine, code: string, dos: string, trace: Trace): Promise<NcciLink> {
-  // The other HCPCS lines of the claim on the same date: the candidates for column 1.
-  const others = [...new Set(claim.lines.filter((l) => l !== line && dosOf(claim, l) === dos).map(hcpcsOf).filter((c): c is string => c !== null && c !== code))];
+/** The other HCPCS codes of the claim on the line's date: the candidates for column 1. */
+function othersOnDate(claim: RemitClaim, line: RemitLine, code: string, dos: string): string[] {
+  return [...new Set(claim.lines.filter((l) => l !== line && dosOf(claim, l) === dos).map(hcpcsOf).filter((c): c is string => c !== null && c !== code))];
+}
+
+async function ptpLink(snapshot: SnapshotReader, s: NcciSources, others: string[], code: string, dos: string, trace: Trace): Promise<NcciLink> {
   const find = await ptpPairFinder(snapshot, s.ptp, [code, ...others], dos);
   const lookups = others.map((c) => find(c, code));
   const choice = lookups[0]?.choice ?? find(code, code).choice;
@@ -233,6 +250,7 @@ type Located = { locality: string; source: 'ccn' | 'locality' | 'payee_npi'; fac
 class Pricer {
   private readonly located = new Map<string, Promise<Located>>();
   private readonly composed = new Map<string, Promise<{ perUnit: number | null; rvuYear: number | null; notes: string[] } | { missing: string }>>();
+  private readonly priced = new Map<string, Promise<LinePricing>>();
   private fellBack = 0;
 
   constructor(
@@ -285,7 +303,19 @@ class Pricer {
     return { locality: hit.locality, source: 'payee_npi' };
   }
 
-  async price(npi: string | null, claim: RemitClaim, line: RemitLine, code: string, setting: 'prac' | 'hosp'): Promise<LinePricing> {
+  /**
+   * A line's pricing, shared with every line that reads the same inputs (a day's file prices the
+   * same code, date and amount thousands of times; the answer is read-only from here on).
+   */
+  price(npi: string | null, claim: RemitClaim, line: RemitLine, code: string, setting: 'prac' | 'hosp'): Promise<LinePricing> {
+    const denied = line.adjustments.some((a) => a.group !== 'PR');
+    const key = [npi, claim.claim_filing_indicator, claim.status.code, claim.facility_code, setting, dosOf(claim, line), code, line.modifiers.join(','), line.units, line.allowed, denied].join('|');
+    let p = this.priced.get(key);
+    if (!p) this.priced.set(key, (p = this.priceLine(npi, claim, line, code, setting)));
+    return p;
+  }
+
+  private async priceLine(npi: string | null, claim: RemitClaim, line: RemitLine, code: string, setting: 'prac' | 'hosp'): Promise<LinePricing> {
     const dos = dosOf(claim, line);
     const pos = setting === 'prac' && claim.facility_code && /^\d{2}$/.test(claim.facility_code) ? claim.facility_code : null;
     const none = { expected_allowed: null, expected_per_unit: null, actual_allowed: line.allowed, difference: null, locality: null, location_source: null, place_of_service: pos, date_of_service: dos, notes: [] };

@@ -3,7 +3,7 @@ import { x12Index } from '../../datasets/x12_codes/queries.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { Trace } from '../trace.js';
 import { explainRemittance, type Explained } from './explain.js';
-import { linkRemittance, type PayeeLocation } from './links.js';
+import { linkRemittance, type PayeeLocation, type Progress } from './links.js';
 import { readX12 } from './x12.js';
 
 /**
@@ -12,8 +12,9 @@ import { readX12 } from './x12.js';
  * MUEs and fee schedule amounts behind them (`where`: the payee's ccn or locality for pricing,
  * else the payee NPI's practice ZIP), and record what was read on the trace. Throws the reader's
  * 422 for a file that is not a readable 5010 835, and a 422 for a ccn or locality that names nothing.
+ * `progress` hears every thousand claims of a large file.
  */
-export async function explainFile(snapshot: SnapshotReader, bytes: Buffer | string, asOf: string, trace: Trace, where: PayeeLocation = {}): Promise<Omit<Explained, 'payersMatched'>> {
+export async function explainFile(snapshot: SnapshotReader, bytes: Buffer | string, asOf: string, trace: Trace, where: PayeeLocation = {}, progress?: Progress): Promise<Omit<Explained, 'payersMatched'>> {
   const file = readX12(bytes);
   const x12 = await x12Index(snapshot);
   trace.use('x12_codes', x12.version || null);
@@ -21,6 +22,6 @@ export async function explainFile(snapshot: SnapshotReader, bytes: Buffer | stri
   trace.use('payers', payers?.version || null);
   if (x12.count === 0) trace.degrade().warn('the x12_codes lists are not loaded: adjustments and remarks are not described');
   const { payersMatched: _, ...out } = explainRemittance(file, { x12, payers, asOf });
-  await linkRemittance(snapshot, out, payers, where, trace);
+  await linkRemittance(snapshot, out, payers, where, trace, progress);
   return out;
 }
