@@ -186,3 +186,54 @@ describe('POST /v1/remittances/explain: links looked up once per distinct line',
     expect(c).toEqual(a);
   });
 });
+
+describe('POST /v1/remittances/explain: the coverage documents behind a medical-necessity denial', () => {
+  it('names the Medicare article and LCD listing the code where the payee is, and what to appeal with', async () => {
+    // Seed mcd_coverage (illustrative): article A99001 lists 64490 with a 2-code covered list (M47.812, M47.816); its LCD is L99001.
+    const r = await explain(remit(['CLP*N1*1*500*0*0*MB*ICN1*11', 'SVC*HC:64490*500*0**1', 'DTM*472*20260715', 'CAS*CO*50*500', 'SVC*HC:99213*100*0**1', 'DTM*472*20260715', 'CAS*CO*45*100'], { bpr: '0' }), { locality: '1320201' });
+    expect(r.status).toBe(200);
+    const [injection, visit] = r.body.transactions[0].claims[0].lines;
+    expect(visit.coverage).toBeUndefined();
+    expect(injection.coverage).toMatchObject({ payer: 'medicare_ffs', code: '64490', date_of_service: '2026-07-15', state: 'NY', state_source: 'locality', covered_diagnosis_lists: [{ doc_id: 'A99001', covered_count: 2 }] });
+    expect(injection.coverage.rules.map((x: { doc_id: string; kind: string }) => [x.doc_id, x.kind])).toEqual([['A99001', 'article'], ['L99001', 'lcd']]);
+    expect(injection.coverage.remedy_text).toBe("A99001, L99001 list 64490 in NY: appeal with the records showing a diagnosis on A99001's 2-code covered list and the documentation they require (an 835 carries no diagnoses: check the claim's); if a diagnosis was billed wrongly, correct the claim and resubmit instead");
+    // The adjustment's remedy is the classifier's: no ABN, the provider's, appeal.
+    expect(injection.adjustments[0]).toMatchObject({ group: 'CO', reason: '50', remedy: 'appeal', responsibility: 'provider' });
+    // Illustrative seed documents: the answer says so.
+    expect(r.body.reliability.degraded).toBe(true);
+    expect(r.body.reliability.warnings.join(' ')).toMatch(/mcd_coverage .* is an illustrative seed/);
+  });
+
+  it("gives a mapped commercial payer's curated rule, and says when no payer's documents apply", async () => {
+    // The payers dataset: UnitedHealthcare's bariatric surgery policy 2025T0362PP covers 43644 by BMI criteria (no diagnosis list).
+    const uhc = await explain(remit(['CLP*N1*1*9000*0*0*CI*ICN1*11', 'SVC*HC:43644*9000*0**1', 'DTM*472*20260715', 'CAS*CO*167*9000'], { bpr: '0', payer: 'UNITEDHEALTHCARE' }));
+    expect(uhc.status).toBe(200);
+    const line = uhc.body.transactions[0].claims[0].lines[0];
+    expect(line.coverage).toMatchObject({ payer: 'uhc', state: null, state_source: null, covered_diagnosis_lists: [] });
+    expect(line.coverage.rules).toMatchObject([{ doc_id: '2025T0362PP', payer_slug: 'uhc', citation: { url: expect.stringMatching(/^https:\/\/www\.uhcprovider\.com\//) } }]);
+    expect(line.coverage.remedy_text).toBe('2025T0362PP decides 43644 by its indications, without a covered-diagnosis list: appeal with the records that meet them');
+    const other = await explain(remit(['CLP*N1*1*9000*0*0*CI*ICN1*11', 'SVC*HC:43644*9000*0**1', 'DTM*472*20260715', 'CAS*CO*50*9000'], { bpr: '0', payer: 'ACME REGIONAL HEALTH PLAN' }));
+    expect(other.body.transactions[0].claims[0].lines[0].coverage).toMatchObject({ payer: null, rules: [], remedy_text: expect.stringMatching(/^the payer is not mapped to a curated payer and the claim is not Medicare's/) });
+  });
+});
+
+describe('POST /v1/remittances/explain: the payee located by its NPI', () => {
+  it("prices and scopes coverage at the payee NPI's practice location in the local NPPES copy", async () => {
+    // Seed NPPES: 1720377294 practises at ZIP 28801-4811 (NC); seed ZIP5: 28801 -> carrier 11502, locality 00 (1150200).
+    // 99213 on 2025-12-01, POS 11, CY2025 RVUs (1.30, 1.35, 0.10; CF 32.3465) with the 2026 NC GPCIs (1.000, 0.933, 0.639):
+    // 1.30 + 1.25955 + 0.0639 = 2.62345 RVU * 32.3465 = 84.8594 -> 84.86. Allowed 150 - CO-45 65.14 = 84.86: as expected.
+    const body = remit835(
+      ['CLP*N1*1*650*67.89*16.97*MB*ICN1*11', 'SVC*HC:99213*150*67.89**1', 'DTM*472*20251201', 'CAS*CO*45*65.14', 'CAS*PR*2*16.97', 'SVC*HC:64490*500*0**1', 'DTM*472*20251201', 'CAS*CO*50*500'],
+      { bpr: '67.89', date: '20260801' },
+    ).replace('N1*PE*EXAMPLE CLINIC*XX*1234567893', 'N1*PE*ASHEVILLE CLINIC*XX*1720377294');
+    const r = await explain(body);
+    expect(r.status).toBe(200);
+    expect(r.body.findings).toEqual([]);
+    const [visit, injection] = r.body.transactions[0].claims[0].lines;
+    expect(visit.pricing).toMatchObject({ status: 'as_expected', expected_allowed: 84.86, actual_allowed: 84.86, difference: 0, locality: '1150200', location_source: 'payee_npi', place_of_service: '11' });
+    const p = await t.request('/v1/codes/99213/payment?locality=1150200&date_of_service=2025-12-01&place_of_service=11');
+    expect(p.body.physician.allowed_phy_payment).toBe(84.86);
+    expect(injection.coverage).toMatchObject({ state: 'NC', state_source: 'payee_npi', payer: 'medicare_ffs' });
+    expect(r.body.reliability.dataset_versions).toMatchObject({ nppes: expect.any(String), zip_locality: expect.any(String) });
+  });
+});

@@ -15,9 +15,10 @@ import { resolveFacility, type Facility } from '../facilities/service.js';
 import { ncciSources, type NcciSources } from '../ncci/sources.js';
 import { MUE_ADJUDICATION_CITATION, mueWhenExceeded, NCCI_POLICY_MANUAL } from '../ncci/validate.js';
 import { paymentFor } from '../payment/service.js';
+import { MEDICARE_FFS, policyPayer, policyRulesFor, coveredDiagnoses, policyIndex, type PolicyPayer } from '../policies/service.js';
 import { Trace } from '../trace.js';
 import type { Explained } from './explain.js';
-import type { LinePricing, MueLink, NcciLink, RemitClaim, RemitLine } from './schemas.js';
+import type { CoverageLink, LinePricing, MueLink, NcciLink, RemitClaim, RemitLine } from './schemas.js';
 
 /** Told every `PROGRESS_EVERY` claims linked, with the file's claim count (the CLI's progress line). */
 export type Progress = (claimsDone: number, claims: number) => void;
@@ -31,6 +32,8 @@ export interface PayeeLocation {
 
 /** CARCs of a bundling denial (97: included in another service; 236: not compatible with another procedure that day). */
 const BUNDLING_CARCS: ReadonlySet<string> = new Set(['97', '236']);
+/** CARCs of a medical-necessity denial (50: not deemed a medical necessity; 167: the diagnosis is not covered). */
+const NECESSITY_CARCS: ReadonlySet<string> = new Set(['50', '167']);
 /** RARCs of a bundling denial (M80: not covered with another service that day; N20: not paid separately). */
 const BUNDLING_RARCS: ReadonlySet<string> = new Set(['M80', 'N20']);
 
@@ -80,6 +83,7 @@ export async function linkRemittance(snapshot: SnapshotReader, out: Omit<Explain
   // A day's file repeats the same bundled pair thousands of times: each distinct one is looked up
   // once and its link shared (the answer is read-only from here on).
   const ptpLinks = new Map<string, Promise<NcciLink>>();
+  const coverageLinks = new Map<string, Promise<CoverageLink>>();
   const total = out.summary.claims;
   let done = 0;
   for (const tx of out.transactions) {
@@ -107,6 +111,14 @@ export async function linkRemittance(snapshot: SnapshotReader, out: Omit<Explain
           if (aoc) line.ncci = aoc;
         }
         if (dos && rarcs.has('N362')) line.mue = await mueLink(snapshot, sources, line, code, dos, trace);
+        if (dos && [...carcs].some((c) => NECESSITY_CARCS.has(c))) {
+          // The payer's documents: the mapped payer's, else Medicare's for a Medicare claim.
+          const payer = txPayer ? policyPayer(txPayer) : program === 'medicare' ? { slug: MEDICARE_FFS, medicare: true } : null;
+          const key = `${payer?.slug ?? ''}|${code}|${dos}|${tx.payee.npi ?? ''}`;
+          let link = coverageLinks.get(key);
+          if (!link) coverageLinks.set(key, (link = pricer.payeeState(tx.payee.npi).then((at) => coverageLink(snapshot, payer, code, dos, at, trace))));
+          line.coverage = await link;
+        }
         line.pricing = await pricer.price(tx.payee.npi, claim, line, code, setting);
       }
     }
@@ -240,6 +252,33 @@ async function mueLink(snapshot: SnapshotReader, s: NcciSources, line: RemitLine
   };
 }
 
+/**
+ * The coverage documents behind a medical-necessity denial: the one policy lookup payment
+ * composition uses (`policyRulesFor`: Medicare billing articles and LCDs listing the code in the
+ * payee's MAC jurisdictions, the payer's curated rules), and what they mean for the appeal.
+ */
+async function coverageLink(snapshot: SnapshotReader, payer: PolicyPayer | null, code: string, dos: string, at: PayeeState, trace: Trace): Promise<CoverageLink> {
+  const rules = payer ? await policyRulesFor(snapshot, { payer, code, date: dos, state: at.state }, trace) : [];
+  const idx = rules.some((r) => r.kind === 'article') ? await policyIndex(snapshot) : null;
+  const lists = rules.filter((r) => r.kind === 'article').map((r) => ({ doc_id: r.doc_id, covered_count: coveredDiagnoses(idx!, r.doc_id).length })).filter((l) => l.covered_count > 0);
+  const where = at.state ? ` in ${at.state}` : '';
+  const ids = [...new Set(rules.map((r) => r.doc_id))].join(', ');
+  const remedy_text = !payer
+    ? `the payer is not mapped to a curated payer and the claim is not Medicare's: its own medical policy decides ${code}; appeal with the records that support the service`
+    : lists.length
+      ? `${ids} list${rules.length === 1 ? 's' : ''} ${code}${where}: appeal with the records showing a diagnosis on ${lists.map((l) => `${l.doc_id}'s ${l.covered_count}-code covered list`).join(' or ')} and the documentation they require (an 835 carries no diagnoses: check the claim's); if a diagnosis was billed wrongly, correct the claim and resubmit instead`
+      : rules.length
+        ? `${ids} decide${rules.length === 1 ? 's' : ''} ${code}${where} by ${rules.length === 1 ? 'its' : 'their'} indications, without a covered-diagnosis list: appeal with the records that meet them`
+        : `no loaded ${payer.medicare ? 'LCD or billing article' : `rule of ${payer.slug}`} lists ${code}${where}: the payer's review of the records decided; appeal with the records that support the service`;
+  return { payer: payer?.slug ?? null, code, date_of_service: dos, state: at.state, state_source: at.source, rules, covered_diagnosis_lists: lists, remedy_text };
+}
+
+/** The payee's state for coverage documents (see `Pricer.payeeState`). */
+interface PayeeState {
+  state: string | null;
+  source: 'ccn' | 'locality' | 'payee_npi' | null;
+}
+
 type Located = { locality: string; source: 'ccn' | 'locality' | 'payee_npi'; facility?: Facility } | { locality: null; why: string };
 
 /**
@@ -251,6 +290,9 @@ class Pricer {
   private readonly located = new Map<string, Promise<Located>>();
   private readonly composed = new Map<string, Promise<{ perUnit: number | null; rvuYear: number | null; notes: string[] } | { missing: string }>>();
   private readonly priced = new Map<string, Promise<LinePricing>>();
+  private readonly records = new Map<string, Promise<{ version: string | null; rec: Awaited<ReturnType<typeof findNpi>> | null }>>();
+  /** The state of the ccn or locality asked (checkQuery). */
+  private queryState: string | null = null;
   private fellBack = 0;
 
   constructor(
@@ -263,7 +305,7 @@ class Pricer {
   async checkQuery(): Promise<void> {
     if (this.where.ccn) {
       try {
-        await resolveFacility(this.snapshot, null, this.where.ccn, 'reference');
+        this.queryState = (await resolveFacility(this.snapshot, null, this.where.ccn, 'reference')).effective.state;
       } catch (e) {
         if (!(e instanceof NotFoundError)) throw e;
         throw new ValidationError([{ loc: ['query', 'ccn'], msg: e.message, type: 'value_error', input: this.where.ccn }]);
@@ -272,6 +314,7 @@ class Pricer {
     } else if (this.where.locality) {
       const g = await lookupGpci(this.snapshot, this.where.locality);
       if (!g?.row) throw new ValidationError([{ loc: ['query', 'locality'], msg: g ? `locality ${this.where.locality} is not in GPCI ${g.version}` : 'gpci is not loaded; no locality can be priced', type: 'value_error', input: this.where.locality }]);
+      this.queryState = g.row.state;
     }
   }
 
@@ -288,13 +331,30 @@ class Pricer {
     return p;
   }
 
+  /** The payee's state: the ccn's or locality's asked, else the payee NPI's practice state in NPPES. */
+  async payeeState(npi: string | null): Promise<PayeeState> {
+    if (this.where.ccn) return { state: this.queryState, source: this.queryState ? 'ccn' : null };
+    if (this.where.locality) return { state: this.queryState, source: this.queryState ? 'locality' : null };
+    const state = npi ? ((await this.record(npi)).rec?.provider.practice_address?.state ?? null) : null;
+    return { state, source: state ? 'payee_npi' : null };
+  }
+
+  /** The payee NPI's record in the local NPPES copy (once per call). */
+  private record(npi: string) {
+    let p = this.records.get(npi);
+    if (!p) {
+      const version = nppesVersion(this.snapshot);
+      this.trace.use('nppes', version);
+      this.records.set(npi, (p = version ? findNpi(this.snapshot, version, npi).then((rec) => ({ version, rec: rec ?? null })) : Promise.resolve({ version: null, rec: null })));
+    }
+    return p;
+  }
+
   /** The payee NPI's practice location ZIP in the local NPPES copy, to its Medicare locality (zip_locality). */
   private async fromNpi(npi: string | null): Promise<Located> {
     if (!npi) return { locality: null, why: 'no ccn or locality given and the file names no payee NPI (N1*PE*XX)' };
-    const version = nppesVersion(this.snapshot);
-    this.trace.use('nppes', version);
+    const { version, rec } = await this.record(npi);
     if (!version) return { locality: null, why: 'no ccn or locality given and nppes is not loaded to find the payee NPI\'s practice location' };
-    const rec = await findNpi(this.snapshot, version, npi);
     const zip = rec?.provider.practice_address?.postal_code ?? null;
     if (!zip) return { locality: null, why: rec ? `payee NPI ${npi} has no practice location ZIP in nppes ${version}` : `payee NPI ${npi} is not in the local NPPES copy (${version}); pass ccn or locality` };
     const [hit] = await findLocalityForZip(this.snapshot, zip);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { REMEDIES, RESPONSIBILITIES, RemedyCitationSchema, RemedyDeadlineSchema } from '../denials/remedy.js';
 import { LocalitySchema } from '../payment/schemas.js';
+import { PolicyRuleSchema } from '../policies/schemas.js';
 import { CcnSchema, IsoDateSchema, ReliabilitySchema } from '../schemas.js';
 
 export const RemitQuerySchema = z.strictObject({
@@ -83,6 +84,21 @@ const MueLinkSchema = z
   })
   .meta({ id: 'RemittanceMueLink' });
 
+const CoverageLinkSchema = z
+  .object({
+    payer: z.string().nullable().describe("the payer whose rules apply: the mapped payer's slug, `medicare` for a Medicare claim (filing indicator MA or MB) of an unmapped payer; null when neither"),
+    code: z.string(),
+    date_of_service: z.string(),
+    state: z.string().nullable().describe("the payee's state, which keeps Medicare LCDs and articles to its MAC jurisdictions: from the ccn or locality asked, else the payee NPI's practice location in NPPES; null: every jurisdiction's documents"),
+    state_source: z.enum(['ccn', 'locality', 'payee_npi']).nullable(),
+    rules: z.array(PolicyRuleSchema).describe('the billing articles and LCDs listing the code in the jurisdiction (Medicare), and the payer\'s curated rules for it, as payment composition gives them'),
+    covered_diagnosis_lists: z
+      .array(z.object({ doc_id: z.string(), covered_count: z.int() }))
+      .describe("the articles among `rules` with a covered-diagnosis list: an 835 carries no diagnoses, so the claim's (from the 837) are checked against these"),
+    remedy_text: z.string().describe('what the documents mean for this denial'),
+  })
+  .meta({ id: 'RemittanceCoverageLink' });
+
 export const PRICING_STATUSES = ['as_expected', 'underpaid', 'overpaid', 'not_priced'] as const;
 export const NOT_PRICED_REASONS = ['other_payer_contract', 'institutional_claim', 'no_location', 'no_loaded_year', 'not_on_fee_schedule', 'no_code', 'no_date_of_service', 'line_denied', 'reversal'] as const;
 
@@ -122,6 +138,7 @@ const RemitLineSchema = z
     remarks: z.array(RemarkSchema),
     ncci: NcciLinkSchema.optional().describe('on a bundling denial (CARC 97 or 236, RARC M80 or N20) or an add-on denied without its primary (CARC B15): the NCCI edit behind it and the remedy'),
     mue: MueLinkSchema.optional().describe('on a units denial (CARC 151 with RARC N362, or N362): the MUE of the code on the date'),
+    coverage: CoverageLinkSchema.optional().describe('on a medical-necessity denial (CARC 50 or 167): the coverage documents that list the code where the payee is, and what to appeal with'),
     pricing: PricingSchema.optional().describe('lines with a HCPCS/CPT code: the allowed amount judged against the Medicare fee schedule (Part B professional claims, filing indicator MB)'),
   })
   .meta({ id: 'RemittanceLine' });
@@ -244,6 +261,7 @@ export type RemitRemark = z.output<typeof RemarkSchema>;
 export type RemitLine = z.output<typeof RemitLineSchema>;
 export type NcciLink = z.output<typeof NcciLinkSchema>;
 export type MueLink = z.output<typeof MueLinkSchema>;
+export type CoverageLink = z.output<typeof CoverageLinkSchema>;
 export type LinePricing = z.output<typeof PricingSchema>;
 export type RemitClaim = z.output<typeof RemitClaimSchema>;
 export type RemitTransaction = z.output<typeof RemitTransactionSchema>;
