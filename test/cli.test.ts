@@ -80,7 +80,7 @@ describe('rcm datasets / ingest / snapshots / diff', () => {
     const a = await rcm('ingest', 'gpci', seed);
     expect(a.code).toBe(0);
     const s = JSON.parse(a.out);
-    expect(s).toMatchObject({ dataset: 'gpci', version: '2026', rows: 62, rejects: 0, dry_run: false });
+    expect(s).toMatchObject({ dataset: 'gpci', version: '2026', rows: 63, rejects: 0, dry_run: false });
 
     const text = await readFile(seed, 'latin1');
     const edited = join(dir, 'GPCI2026.csv');
@@ -89,13 +89,13 @@ describe('rcm datasets / ingest / snapshots / diff', () => {
 
     const d = await rcm('diff', 'gpci', '--format', 'json');
     expect(d.code).toBe(0);
-    expect(JSON.parse(d.out)).toMatchObject({ from_version: '2026', to_version: '2026b', counts: { changed: 1, unchanged: 61 }, samples: { changed: ['1011200'] } });
+    expect(JSON.parse(d.out)).toMatchObject({ from_version: '2026', to_version: '2026b', counts: { changed: 1, unchanged: 62 }, samples: { changed: ['1011200'] } });
     const gate = await rcm('diff', 'gpci', '--fail-on-changed', '1%');
     expect(gate.code).toBe(3);
-    expect(gate.out).toContain('FAIL: changed 1.61% > 1%');
+    expect(gate.out).toContain('FAIL: changed 1.59% > 1%');
     const md = await rcm('diff', 'gpci', '--format', 'markdown', '--fail-on-removed', '0%');
     expect(md.code).toBe(0);
-    expect(md.out).toContain('| changed | 1 | 1.61% | `1011200` |');
+    expect(md.out).toContain('| changed | 1 | 1.59% | `1011200` |');
   });
 
   it('draws progress (rows, bytes, rows/s) on a terminal and prints a readable summary', async () => {

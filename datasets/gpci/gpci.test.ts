@@ -15,7 +15,7 @@ describe('gpci parser (seed GPCI2026.csv)', () => {
   it('reads every locality row, skipping the footnotes, with MAC and locality number kept as text', async () => {
     const { rows, rejects } = await parseAll(gpci, SEED);
     expect(rejects).toEqual([]);
-    expect(rows).toHaveLength(62);
+    expect(rows).toHaveLength(63);
     // GPCI2026.csv line 48: 13202,NY,01,MANHATTAN,1.064,1.162,1.586
     expect(rows.find((r) => r.locality === '1320201')).toEqual({ locality: '1320201', mac: '13202', locality_number: '01', state: 'NY', locality_name: 'MANHATTAN', pw_gpci: 1.064, pe_gpci: 1.162, mp_gpci: 1.586, year: 2026 });
     // `ALASKA*` (the footnote mark for the 1.5 work floor) is not part of the name.

@@ -20,7 +20,7 @@ describe('zip_locality parser (seed ZIP5_OCT2025.txt excerpt)', () => {
   it('reads carrier, locality and the rural flags by column', async () => {
     const { rows, rejects } = await parseAll(zipLocality, [seed]);
     expect(rejects).toEqual([]);
-    expect(rows).toHaveLength(21);
+    expect(rows).toHaveLength(22);
     expect(rows.find((r) => r.zip5 === '94143')).toEqual({
       zip5: '94143',
       state: 'CA',
