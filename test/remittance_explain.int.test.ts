@@ -140,6 +140,26 @@ describe('POST /v1/remittances/explain', () => {
     expect(JSON.stringify(r.body.findings)).not.toContain('ABC');
   });
 
+  it('finds a CARC whose usage note needs a remark code sent without one (or with alerts only), and not when the claim says what is wrong', async () => {
+    // CARC 16 ("Claim/service lacks information...") carries X12's note "At least one Remark Code must be provided".
+    // Claim 1 line 1: no remark. Claim 2: only N1, an alert. Claim 3: M51 (invalid procedure code) on its MOA, which the line reads.
+    const body = remit(
+      [
+        'CLP*R1*4*100*0*0*MB*ICN1', 'SVC*HC:99213*100*0**1', 'DTM*472*20251201', 'CAS*CO*16*100',
+        'CLP*R2*4*100*0*0*MB*ICN2', 'SVC*HC:99213*100*0**1', 'DTM*472*20251201', 'CAS*CO*16*100', 'LQ*HE*N1',
+        'CLP*R3*4*100*0*0*MB*ICN3', 'MOA***M51', 'SVC*HC:99213*100*0**1', 'DTM*472*20251201', 'CAS*CO*16*100',
+      ],
+      { bpr: '0' },
+    );
+    const r = await explain(body, { asOf: '2026-01-10' });
+    expect(r.status).toBe(200);
+    const missing = r.body.findings.filter((f: { code: string }) => f.code === 'remark_code_missing');
+    expect(missing.map((f: { loc: { claim: number; line: number; segment_id: string } }) => [f.loc.claim, f.loc.line, f.loc.segment_id])).toEqual([[0, 0, 'CAS'], [1, 0, 'CAS']]);
+    expect(missing[0].message).toMatch(/^CARC 16 \(segment \d+, CAS\) needs at least one remark code that is not an alert \(its X12 usage note\); line 1 of claim 1 has none: /);
+    expect(missing[1].message).toContain('line 1 of claim 2 has only alerts');
+    expect(r.body.transactions[0].claims[2].remarks).toMatchObject([{ code: 'M51', description: expect.stringMatching(/^Missing\/incomplete\/invalid procedure code/) }]);
+  });
+
   it('answers 422 naming the file type for a 999, and what is missing for a file cut short, without echoing the input', async () => {
     const full = remit(['CLP*F1*1*100*100*0*CI*ICN6'], { bpr: '100' });
     const cut = await explain(full.slice(0, full.indexOf('SE*')));

@@ -162,6 +162,26 @@ function remark(c: Ctx, code: string, seg: Segment, claim: number | null, line: 
   return { code, description: r.description, deactivated: x12StatusOn(r, c.remitDate).status === 'deactivated' };
 }
 
+/** X12's usage note on the CARCs that must travel with a remark code (16, 96, 251 ... in the list of 2026). */
+const NEEDS_REMARK = /At least one Remark Code must be provided/i;
+/** An alert remark (its text starts `Alert:`) informs; it does not count as the remark such a CARC needs. */
+const isAlert = (c: Ctx, code: string) => /^Alert:/i.test(c.in.x12.byKey.get(`rarc:${code}`)?.description ?? '');
+
+/**
+ * A CARC whose usage note requires a remark code, on a line (or claim) with none but alerts: the
+ * payer has not said what is wrong, which the provider needs before correcting or appealing.
+ */
+function checkRemarks(c: Ctx, adjs: RawAdj[], remarks: string[], claim: number, line: number | null): void {
+  if (remarks.some((r) => !isAlert(c, r))) return;
+  const seen = new Set<string>();
+  for (const a of adjs) {
+    if (seen.has(a.reason) || !NEEDS_REMARK.test(c.in.x12.byKey.get(`carc:${a.reason}`)?.description ?? '')) continue;
+    seen.add(a.reason);
+    const where = line === null ? `claim ${claim + 1}` : `line ${line + 1} of claim ${claim + 1}`;
+    finding(c, 'remark_code_missing', 'warning', `CARC ${a.reason} (segment ${a.seg.index}, CAS) needs at least one remark code that is not an alert (its X12 usage note); ${where} has ${remarks.length ? 'only alerts' : 'none'}: ask the payer what is missing or wrong before correcting or appealing`, a.seg, claim, line);
+  }
+}
+
 function casOf(seg: Segment): RawAdj[] {
   const group = num(seg.el[0]).toUpperCase();
   const out: RawAdj[] = [];
@@ -469,6 +489,8 @@ function explainTransaction(tx: Transaction, t: number, file: X12File, inputs: E
       }
       const writeDown = sum(l.adjs.filter((a) => a.group === 'CO' || a.group === 'PI' || a.group === 'OA').map((a) => a.amount));
       const rarc = l.remarks[0]?.code ?? firstRarc;
+      // The line's remarks, else its claim's (MOA/MIA), as the classifier reads them.
+      checkRemarks(c, l.adjs, (l.remarks.length ? l.remarks : cl.remarks).map((r) => r.code), ci, li);
       return {
         code: l.code,
         code_qualifier: l.qualifier,
@@ -487,6 +509,7 @@ function explainTransaction(tx: Transaction, t: number, file: X12File, inputs: E
         remarks: l.remarks.map((r) => remark(c, r.code, r.seg, ci, li)),
       };
     });
+    checkRemarks(c, cl.adjs, cl.remarks.map((r) => r.code), ci, null);
     const all = sum([...cl.adjs, ...cl.lines.flatMap((l) => l.adjs)].map((a) => a.amount));
     if (cl.charged.sub(cl.paid).compare(all) !== 0) {
       finding(c, 'claim_unbalanced', 'warning', `claim ${ci + 1}: charge ${toCents(cl.charged).toFixed(2)} less paid ${toCents(cl.paid).toFixed(2)} is ${toCents(cl.charged.sub(cl.paid)).toFixed(2)}, its claim and line adjustments total ${toCents(all).toFixed(2)}`, cl.seg, ci);

@@ -200,6 +200,7 @@ const FINDING_CODES = [
   'transaction_unbalanced',
   'unparseable_segment',
   'unknown_code',
+  'remark_code_missing',
   'component_separator_mismatch',
   'segment_count_mismatch',
   'transaction_count_mismatch',

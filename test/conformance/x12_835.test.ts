@@ -99,6 +99,44 @@ describe.skipIf(!present)('X12 835 explained on the shared sample files (shared/
     }
   });
 
+  it('fills every field of the answer on the samples at least once, but the links no sample calls for', async () => {
+    // Paths (arrays as []) with a non-null, non-empty value in some sample's answer.
+    const filled = new Set<string>();
+    const walk = (v: unknown, path: string) => {
+      if (v === null || v === undefined || v === '') return;
+      if (Array.isArray(v)) {
+        if (v.length) filled.add(path);
+        for (const x of v) walk(x, `${path}[]`);
+      } else if (typeof v === 'object') {
+        filled.add(path);
+        for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`);
+      } else filled.add(path);
+    };
+    for (const name of files('835')) {
+      const r = await t.request('/v1/remittances/explain?as_of=2026-11-27&locality=1320201', { method: 'POST', body: readFileSync(at(`x12-835/835/${name}`)), headers: { 'Content-Type': 'application/edi-x12' } });
+      walk(r.body, '');
+    }
+    const T = '.transactions[]';
+    const C = `${T}.claims[]`;
+    const L = `${C}.lines[]`;
+    const adjustment = ['group', 'reason', 'amount', 'description', 'deactivated', 'responsibility', 'remedy', 'remedy_reason', 'appeal_rights', 'citations'];
+    const want = [
+      ...['interchanges', 'transactions', 'claims', 'service_lines', 'adjustments', 'findings', 'totals.charged', 'totals.paid', 'totals.patient_responsibility', 'totals.adjusted_by_group'].map((k) => `.summary.${k}`),
+      ...['payer.name', 'payer.id', 'payer.slug', 'payee.name', 'payee.npi', 'payment.method', 'payment.amount', 'payment.date', 'payment.trace_number', 'remittance_date', 'version'].map((k) => `${T}.${k}`),
+      ...['reason', 'description', 'reference', 'amount', 'fiscal_period_date', 'provider_id'].map((k) => `${T}.provider_adjustments[].${k}`),
+      ...['patient_control_number', 'status.code', 'status.meaning', 'charged', 'paid', 'patient_responsibility', 'claim_filing_indicator', 'payer_claim_control_number', 'statement_from', 'statement_to', 'received', 'remarks[].code', 'remarks[].description', 'remarks[].deactivated'].map((k) => `${C}.${k}`),
+      ...adjustment.map((k) => `${C}.adjustments[].${k}`),
+      ...['code', 'modifiers', 'units', 'charged', 'paid', 'allowed', 'allowed_source', 'original_code', 'service_from', 'service_to', 'control_number', 'remarks[].code', 'remarks[].description', 'pricing.status', 'pricing.reason', 'pricing.reason_text', 'pricing.actual_allowed'].map((k) => `${L}.${k}`),
+      ...[...adjustment, 'quantity', 'deadline.kind', 'deadline.date', 'deadline.days_remaining', 'deadline.citation'].map((k) => `${L}.adjustments[].${k}`),
+      ...['code', 'severity', 'message', 'loc.segment_index', 'loc.segment_id'].map((k) => `.findings[].${k}`),
+      ...['payer', 'group', 'reason', 'remedy', 'count', 'amount', 'earliest_deadline'].map((k) => `.worklist[].${k}`),
+    ];
+    expect(want.filter((p) => !filled.has(p))).toEqual([]);
+    // No sample is a Medicare Part B professional claim with a bundling, units or medical-necessity
+    // denial: ncci, mue, coverage and a priced line are worked by hand in remittance_links.int.test.ts.
+    expect([...filled].filter((p) => /\.(ncci|mue|coverage)$|pricing\.expected_allowed$/.test(p))).toEqual([]);
+  });
+
   it.each(files('ack'))('%s: named for what it is (422 x12_not_835)', async (name) => {
     const r = await t.request('/v1/remittances/explain', { method: 'POST', body: readFileSync(at(`x12-835/ack/${name}`)), headers: { 'Content-Type': 'application/edi-x12' } });
     expect(r.status).toBe(422);
