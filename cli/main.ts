@@ -141,11 +141,11 @@ function declare(program: Command, io: CliIO): void {
     .description('List tenants')
     .action(lazy(async () => (await import('./commands/keys.js')).listTenants));
 
-  const remit = program.command('remit').description('X12 835 remittances');
+  const remit = program.command('remit').description('X12 835 remittances, and the 999 and 277CA acknowledgments before them');
   remit
     .command('explain')
-    .description("Explain 835 files against the current snapshot, as POST /v1/remittances/explain does: every adjustment's meaning, whose it is, the next step and its deadline, balancing findings; csv prints the worklist")
-    .argument('<file...>', 'X12 835 files (5010 X221A1)')
+    .description("Explain 835 files (and 999 or 277CA acknowledgments) against the current snapshot, as POST /v1/remittances/explain does: every adjustment's meaning, whose it is, the next step and its deadline, balancing findings, rejections to resubmit; csv prints the worklist")
+    .argument('<file...>', 'X12 835 files (5010 X221A1), or 999 / 277CA acknowledgments')
     .addOption(new Option('--format <format>', 'output: text (claim by claim), markdown, json (the API answer) or csv (the worklist)').choices(['text', 'markdown', 'json', 'csv']).default('text'))
     .option('--as-of <date>', 'the day deadlines count from, YYYY-MM-DD (default today)', isoDate)
     .option('--ccn <ccn>', "the payee's facility (CMS Certification Number): its locality prices Medicare Part B lines")

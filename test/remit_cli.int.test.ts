@@ -72,8 +72,8 @@ describe('rcm remit explain', () => {
     await writeFile(file, MEDICARE);
     const csv = await rcm('remit', 'explain', file, '--format', 'csv', ...AT);
     const [head, ...rows] = csv.out.trim().split('\n');
-    expect(head).toBe('file,payer,group,reason,remedy,count,amount,earliest_deadline');
-    expect(rows).toContainEqual(`${file},medicare_ffs,CO,97,correct_and_resubmit,1,100.00,2027-07-15`);
+    expect(head).toBe('file,source,payer,group,reason,remedy,count,amount,earliest_deadline');
+    expect(rows).toContainEqual(`${file},835,medicare_ffs,CO,97,correct_and_resubmit,1,100.00,2027-07-15`);
     const json = JSON.parse((await rcm('remit', 'explain', file, '--format', 'json', ...AT)).out);
     expect(json.summary).toMatchObject({ claims: 2, service_lines: 3, adjustments: 4 });
     expect(json.reliability.dataset_versions).toHaveProperty('x12_codes');
@@ -89,7 +89,7 @@ describe('rcm remit explain', () => {
     expect(tty.err).toContain('explaining large.835: 1,000 of 2,500 claims');
     expect(tty.err).toContain('explaining large.835: 2,000 of 2,500 claims');
     expect(tty.err.endsWith('\r\x1b[2K')).toBe(true);
-    expect(tty.out).toBe('file,payer,group,reason,remedy,count,amount,earliest_deadline\n' + `${file},medicare_ffs,CO,45,contractual_adjustment,2500,125000.00,2026-12-07\n${file},medicare_ffs,PR,1,bill_patient,2500,50000.00,\n`);
+    expect(tty.out).toBe('file,source,payer,group,reason,remedy,count,amount,earliest_deadline\n' + `${file},835,medicare_ffs,CO,45,contractual_adjustment,2500,125000.00,2026-12-07\n${file},835,medicare_ffs,PR,1,bill_patient,2500,50000.00,\n`);
     const piped = await rcm('remit', 'explain', file, '--format', 'csv', ...AT);
     expect(piped.err).toBe('');
     expect(piped.out).toBe(tty.out);

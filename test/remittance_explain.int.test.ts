@@ -83,13 +83,15 @@ describe('POST /v1/remittances/explain', () => {
       adjustments: 5,
       totals: { charged: 480, paid: 200, patient_responsibility: 20, adjusted_by_group: { CO: 260, PR: 20 } },
       findings: 0,
+      acknowledgments: 0,
     });
+    expect(r.body.acknowledgments).toEqual([]);
     // Earliest deadline first: the CO-45 appeal window (2026-05-11), the CO-97 resubmission (2026-12-01), then the undated by amount.
     expect(r.body.worklist).toEqual([
-      { payer: 'medicare_ffs', group: 'CO', reason: '45', remedy: 'contractual_adjustment', count: 2, amount: 130, earliest_deadline: '2026-05-11' },
-      { payer: 'medicare_ffs', group: 'CO', reason: '97', remedy: 'correct_and_resubmit', count: 1, amount: 30, earliest_deadline: '2026-12-01' },
-      { payer: 'medicare_ffs', group: 'CO', reason: '29', remedy: 'not_appealable', count: 1, amount: 100, earliest_deadline: null },
-      { payer: 'medicare_ffs', group: 'PR', reason: '1', remedy: 'bill_patient', count: 1, amount: 20, earliest_deadline: null },
+      { source: '835', payer: 'medicare_ffs', group: 'CO', reason: '45', remedy: 'contractual_adjustment', count: 2, amount: 130, earliest_deadline: '2026-05-11' },
+      { source: '835', payer: 'medicare_ffs', group: 'CO', reason: '97', remedy: 'correct_and_resubmit', count: 1, amount: 30, earliest_deadline: '2026-12-01' },
+      { source: '835', payer: 'medicare_ffs', group: 'CO', reason: '29', remedy: 'not_appealable', count: 1, amount: 100, earliest_deadline: null },
+      { source: '835', payer: 'medicare_ffs', group: 'PR', reason: '1', remedy: 'bill_patient', count: 1, amount: 20, earliest_deadline: null },
     ]);
     // The per-line links read too: the PTP table for the CO-97 line, NPPES for the payee's location (test/remittance_links.int.test.ts).
     expect(Object.keys(r.body.reliability.dataset_versions).sort()).toEqual(['ncci_ptp_prac', 'nppes', 'payers', 'x12_codes']);
@@ -160,7 +162,7 @@ describe('POST /v1/remittances/explain', () => {
     expect(r.body.transactions[0].claims[2].remarks).toMatchObject([{ code: 'M51', description: expect.stringMatching(/^Missing\/incomplete\/invalid procedure code/) }]);
   });
 
-  it('answers 422 naming the file type for a 999, and what is missing for a file cut short, without echoing the input', async () => {
+  it('answers 422 naming the file type for an 837, and what is missing for a file cut short, without echoing the input', async () => {
     const full = remit(['CLP*F1*1*100*100*0*CI*ICN6'], { bpr: '100' });
     const cut = await explain(full.slice(0, full.indexOf('SE*')));
     expect(cut.status).toBe(422);
@@ -171,11 +173,11 @@ describe('POST /v1/remittances/explain', () => {
     ]);
     expect(cut.text).not.toContain('EXAMPLE CLINIC');
     expect(cut.body.detail.every((d: object) => !('input' in d))).toBe(true);
-    const ack = full.replace('ST*835*0001', 'ST*999*0001').replace('005010X221A1', '005010X231A1');
-    const r = await explain(ack);
+    const claim = full.replace('ST*835*0001', 'ST*837*0001').replace('005010X221A1', '005010X222A1');
+    const r = await explain(claim);
     expect(r.status).toBe(422);
     expect(r.body.detail[0]).toMatchObject({ type: 'x12_not_835', loc: ['body', 'segment', 3, 'ST'] });
-    expect(r.body.detail[0].msg).toContain('999 implementation acknowledgment');
+    expect(r.body.detail[0].msg).toBe('this file is an 837 health care claim (professional), not an 835 remittance: send an 835 remittance, or a 999 or 277CA acknowledgment');
   });
 
   it('is declared uncached and refuses a JSON body with 415', async () => {

@@ -118,14 +118,24 @@ describe('readX12', () => {
 
   it.each([
     ['837', '005010X222A1', /an 837 health care claim \(professional\)/],
-    ['999', '005010X231A1', /a 999 implementation acknowledgment/],
-    ['277', '005010X214', /a 277CA claim acknowledgment/],
+    ['277', '005010X212', /a 277 claim status response/],
+    ['997', '005010X230', /a 997 functional acknowledgment/],
   ])('names an %s for what it is (422 x12_not_835)', (setId, version, what) => {
     const text = remit({ version }).replace('ST*835*0001', `ST*${setId}*0001`);
     const issues = issuesOf(() => readX12(text));
     expect(issues).toHaveLength(1);
     expect(issues[0]!.type).toBe('x12_not_835');
     expect(issues[0]!.msg).toMatch(what);
+  });
+
+  it.each([
+    ['999', '005010X231A1'],
+    ['277', '005010X214'],
+  ])('keeps a %s %s as an acknowledgment to explain', (setId, version) => {
+    const f = readX12(remit({ version }).replace('ST*835*0001', `ST*${setId}*0001`));
+    expect(f.transactions).toEqual([]);
+    expect(f.acknowledgments.map((t) => [t.set_id, t.version])).toEqual([[setId, version]]);
+    expect(f.findings.map((x) => x.code)).not.toContain('other_transaction');
   });
 
   it('refuses an empty or binary body as not X12', () => {

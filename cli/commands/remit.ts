@@ -19,6 +19,7 @@ const words = (s: string) => s.replace(/_/g, ' ');
 
 /** What to do, by when: the remedy, whose it is and the deadline, as a person says it. */
 function nextStep(a: { remedy: string; responsibility: string; deadline: { kind: string; date: string | null; days_remaining: number | null } | null }): string {
+  if (a.remedy === 'no_action') return 'no action';
   const when = a.deadline?.date ? ` by ${a.deadline.date}${a.deadline.days_remaining !== null ? ` (${a.deadline.days_remaining} days)` : ''}` : '';
   return `${words(a.remedy)}${when}; the amount is the ${a.responsibility === 'other_payer' ? 'other payer' : a.responsibility}'s`;
 }
@@ -51,13 +52,32 @@ export function remitText(file: string, e: Explanation, markdown: boolean): stri
     }
     for (const p of t.provider_adjustments) out.push(li(0, `provider adjustment ${p.reason} ${money(p.amount)}: ${p.description ?? '?'}${p.reference ? ` (${p.reference})` : ''}`));
   }
+  for (const a of e.acknowledgments) {
+    if (a.kind === '999') {
+      const g = a.acknowledged_group;
+      out.push('', h(3, `999 of ${a.date ?? '?'} for group ${g?.control_number ?? '?'} (${g?.version ?? '?'}): ${a.group_status?.meaning ?? 'no AK9'}${a.group_status ? `, ${a.group_status.transactions_accepted ?? '?'} of ${a.group_status.transactions_included ?? '?'} transactions accepted` : ''}`));
+      for (const t of a.transactions) {
+        out.push(li(0, `${t.set_id} ${t.control_number}: ${t.status?.meaning ?? '?'}${t.claims.length ? ` (claims ${t.claims.join(', ')})` : ''}${t.remedy ? ` -> ${nextStep(t.remedy)}` : ''}`));
+        for (const x of t.segment_errors) {
+          out.push(li(1, `segment ${x.segment_id} at position ${x.position ?? '?'}: ${x.meaning ?? x.code ?? '?'}`));
+          for (const el of x.element_errors) out.push(li(2, `element ${x.segment_id}${(el.position ?? '?').split(/[^0-9]/)[0]!.padStart(2, '0')} (${el.reference ?? '?'}): ${el.meaning ?? el.code ?? '?'}`));
+        }
+      }
+    } else {
+      out.push('', h(3, `277CA of ${a.date ?? '?'} from ${a.payer?.name ?? 'payer ?'}${a.payer?.slug ? ` (${a.payer.slug})` : ''}`));
+      for (const c of a.claims) {
+        const st = c.statuses.map((x) => `${x.category}${x.status_code ? `:${x.status_code}` : ''} ${x.category_meaning ?? ''}`.trim()).join('; ');
+        out.push(li(0, `Claim ${c.patient_control_number}${c.charged !== null ? ` (${money(c.charged)})` : ''}: ${c.accepted === false ? 'rejected' : c.accepted ? 'accepted' : 'undecided'}: ${st}${c.remedy ? ` -> ${nextStep(c.remedy)}` : ''}`));
+      }
+    }
+  }
   if (e.findings.length) {
     out.push('', h(3, `Findings (${e.findings.length})`));
     for (const f of e.findings) out.push(li(0, `${f.severity} ${f.code} at segment ${f.loc.segment_index} (${f.loc.segment_id}): ${f.message}`));
   }
   if (e.worklist.length) {
     out.push('', h(3, 'Worklist (earliest deadline first)'));
-    for (const w of e.worklist) out.push(li(0, `${w.payer ?? '?'} ${w.group}-${w.reason} ${words(w.remedy)}: ${w.count} x, ${money(w.amount)}${w.earliest_deadline ? `, by ${w.earliest_deadline}` : ''}`));
+    for (const w of e.worklist) out.push(li(0, `${w.source === '835' ? '' : `${w.source} `}${w.payer ?? '?'} ${w.group}-${w.reason} ${words(w.remedy)}: ${w.count} x, ${money(w.amount)}${w.earliest_deadline ? `, by ${w.earliest_deadline}` : ''}`));
   }
   for (const w of e.reliability.warnings) out.push(li(0, `warning: ${w}`));
   return out.join('\n') + '\n';
@@ -70,8 +90,8 @@ const csvCell = (v: unknown) => {
 
 /** The worklist of every file as CSV: what a denial team works first. */
 export function remitCsv(files: { file: string; e: Explanation }[]): string {
-  const rows = [['file', 'payer', 'group', 'reason', 'remedy', 'count', 'amount', 'earliest_deadline']];
-  for (const { file, e } of files) for (const w of e.worklist) rows.push([file, w.payer ?? '', w.group, w.reason, w.remedy, String(w.count), w.amount.toFixed(2), w.earliest_deadline ?? '']);
+  const rows = [['file', 'source', 'payer', 'group', 'reason', 'remedy', 'count', 'amount', 'earliest_deadline']];
+  for (const { file, e } of files) for (const w of e.worklist) rows.push([file, w.source, w.payer ?? '', w.group, w.reason, w.remedy, String(w.count), w.amount.toFixed(2), w.earliest_deadline ?? '']);
   return rows.map((r) => r.map(csvCell).join(',')).join('\n') + '\n';
 }
 

@@ -10,7 +10,7 @@ import { z } from 'zod';
  * is this remedy (the lookup's own remedy and its payers' patterns agree on a code's rule).
  */
 
-export const REMEDIES = ['bill_patient', 'contractual_adjustment', 'correct_and_resubmit', 'appeal', 'not_appealable', 'bill_other_payer', 'check_original_claim'] as const;
+export const REMEDIES = ['bill_patient', 'contractual_adjustment', 'correct_and_resubmit', 'appeal', 'not_appealable', 'bill_other_payer', 'check_original_claim', 'no_action'] as const;
 
 /**
  * Whose the denied amount is: the provider's (group CO: to write off, fix, or appeal while it stays
@@ -323,6 +323,45 @@ export function classifyDenial(d: DenialInput): Rule {
  * rights, the timely-filing limit when the claim is to be corrected and resubmitted, else none.
  * The caller computes the dates (it knows the payer's rules and the dates of the claim).
  */
+const X12_CLAIM_STATUS_CATEGORY = 'https://x12.org/codes/claim-status-category-codes';
+const X12_999 = 'https://x12.org/products';
+
+/**
+ * What to do about an acknowledgment: what a 999 (the receiver's syntax check of a submitted
+ * claim file, per transaction) or a 277CA (the payer's front-end check, per claim) says about
+ * claims before any adjudication. Accepted: nothing to do but wait for the 835. Rejected: the
+ * claim was never adjudicated, so there is no denial and nothing to appeal; correct it and submit
+ * it again, and the timely-filing limit keeps running meanwhile (Medicare: an unprocessable claim
+ * is returned without appeal rights, Claims Processing Manual ch. 1, section 80.3.2).
+ */
+export function classifyAcknowledgment(a: { stage: '999' | '277CA'; accepted: boolean; medicare: boolean }): Rule {
+  const source: RemedyCitation =
+    a.stage === '999'
+      ? { title: 'ASC X12 005010X231A1 Implementation Acknowledgment for Health Care Insurance (999): IK3, IK4, IK5 and AK9 codes', url: X12_999 }
+      : { title: 'X12 Claim Status Category Codes (external code list 507), as a 277CA (005010X214) reports them', url: X12_CLAIM_STATUS_CATEGORY };
+  if (a.accepted) {
+    return {
+      remedy: 'no_action',
+      responsibility: 'payer',
+      appeal_rights: 'no',
+      appeal_condition: null,
+      reason: a.stage === '999' ? 'the file passed the receiver\'s syntax check: its claims go on to the payer; watch for the 277CA and the 835' : 'the payer accepted the claim into adjudication: the 835 will say what it pays',
+      citations: [source],
+    };
+  }
+  return {
+    remedy: 'correct_and_resubmit',
+    responsibility: 'provider',
+    appeal_rights: 'no',
+    appeal_condition: null,
+    reason:
+      a.stage === '999'
+        ? 'the receiver rejected the transaction for its syntax: none of its claims reached the payer; fix the segments named and send the file again before the timely-filing limit, which keeps running'
+        : 'the payer rejected the claim before adjudication: it is not a denial and has no appeal rights; correct what the status names and submit it again before the timely-filing limit, which keeps running',
+    citations: a.medicare ? [source, { title: 'Medicare Claims Processing Manual, Pub. 100-04, ch. 1, section 80.3.2 (unprocessable claims)', url: CPM_CH1 }] : [source],
+  };
+}
+
 export function withDeadline(rule: Rule, dates: { appeal?: RemedyDeadline | null; resubmit_by?: RemedyDeadline | null }): DenialRemedy {
   const deadline = rule.remedy === 'correct_and_resubmit' ? (dates.resubmit_by ?? null) : rule.appeal_rights !== 'no' ? (dates.appeal ?? null) : null;
   return { ...rule, deadline };

@@ -7,6 +7,7 @@ import { classifyDenial, withDeadline, type RemedyDeadline } from '../denials/re
 import { appealDeadlines, filingDeadline } from '../payers/deadlines.js';
 import { searchPayers } from '../payers/service.js';
 import type { RemitAdjustment, RemitClaim, RemitExplanation, RemitFinding, RemitLine, RemitRemark, RemitTransaction, WorklistItem } from './schemas.js';
+import { explainAcknowledgments, rejects } from './acks.js';
 import type { Segment, Separators, Transaction, X12File } from './x12.js';
 
 /**
@@ -560,6 +561,7 @@ export function explainRemittance(file: X12File, inputs: ExplainInputs): Explain
     loc: { interchange: f.interchange, transaction: f.transaction, claim: null, line: null, segment_index: f.segment_index, segment_id: f.segment_id },
   }));
   const transactions = file.transactions.map((tx, t) => explainTransaction(tx, t, file, inputs, findings));
+  const acknowledgments = explainAcknowledgments(file.acknowledgments, file.separators, { payers: inputs.payers, asOf: inputs.asOf, match: (name, id) => matchPayer(inputs.payers, name, id) });
   findings.sort((a, b) => a.loc.segment_index - b.loc.segment_index);
 
   let charged = Dec.of(0);
@@ -581,8 +583,8 @@ export function explainRemittance(file: X12File, inputs: ExplainInputs): Explain
       const each = (a: RemitAdjustment) => {
         adjustments++;
         byGroup.set(a.group, (byGroup.get(a.group) ?? Dec.of(0)).add(a.amount));
-        const key = `${payer}\u0000${a.group}\u0000${a.reason}\u0000${a.remedy}`;
-        const w = work.get(key) ?? { item: { payer, group: a.group, reason: a.reason, remedy: a.remedy, count: 0, earliest_deadline: null }, amount: Dec.of(0) };
+        const key = `835\u0000${payer}\u0000${a.group}\u0000${a.reason}\u0000${a.remedy}`;
+        const w = work.get(key) ?? { item: { source: '835' as const, payer, group: a.group, reason: a.reason, remedy: a.remedy, count: 0, earliest_deadline: null }, amount: Dec.of(0) };
         w.item.count++;
         w.amount = w.amount.add(a.amount);
         const d = a.deadline?.date ?? null;
@@ -591,6 +593,24 @@ export function explainRemittance(file: X12File, inputs: ExplainInputs): Explain
       };
       cl.adjustments.forEach(each);
       for (const l of cl.lines) l.adjustments.forEach(each);
+    }
+  }
+  // Rejections before adjudication: corrected and resubmitted, on the same list.
+  const rejected = (source: '999' | '277CA', payer: string | null, group: string, reason: string, amount: number | null, remedy: { remedy: WorklistItem['remedy']; deadline: { date: string | null } | null }) => {
+    const key = `${source}\u0000${payer}\u0000${group}\u0000${reason}\u0000${remedy.remedy}`;
+    const w = work.get(key) ?? { item: { source, payer, group, reason, remedy: remedy.remedy, count: 0, earliest_deadline: null }, amount: Dec.of(0) };
+    w.item.count++;
+    if (amount !== null) w.amount = w.amount.add(amount);
+    const d = remedy.deadline?.date ?? null;
+    if (d && (w.item.earliest_deadline === null || d < w.item.earliest_deadline)) w.item.earliest_deadline = d;
+    work.set(key, w);
+  };
+  for (const a of acknowledgments) {
+    for (const t of a.transactions) if (t.remedy && t.remedy.remedy !== 'no_action') rejected('999', null, t.status?.code ?? '', t.errors[0]?.code ?? '', null, t.remedy);
+    for (const c of a.claims) {
+      if (!c.remedy || c.remedy.remedy === 'no_action') continue;
+      const s = c.statuses.find(rejects) ?? c.statuses[0];
+      rejected('277CA', a.payer?.slug ?? a.payer?.name ?? null, s?.category ?? '', s?.status_code ?? '', c.charged, c.remedy);
     }
   }
   const worklist = [...work.values()]
@@ -611,10 +631,12 @@ export function explainRemittance(file: X12File, inputs: ExplainInputs): Explain
         adjusted_by_group: Object.fromEntries([...byGroup].sort(([a], [b]) => a.localeCompare(b)).map(([g, v]) => [g, toCents(v)])),
       },
       findings: findings.length,
+      acknowledgments: acknowledgments.length,
     },
     transactions,
+    acknowledgments,
     findings,
     worklist,
-    payersMatched: transactions.some((t) => t.payer.slug !== null),
+    payersMatched: transactions.some((t) => t.payer.slug !== null) || acknowledgments.some((a) => a.payer?.slug),
   };
 }

@@ -225,8 +225,95 @@ const RemitFindingSchema = z
   })
   .meta({ id: 'RemittanceFinding' });
 
+const CodeMeaning = z.object({ code: z.string(), meaning: z.string().nullable().describe('null: a code the X12 list does not name') });
+
+const AckRemedySchema = z
+  .object({
+    remedy: z.enum(REMEDIES).describe('no_action while accepted; correct_and_resubmit for a rejection (never an appeal: nothing was adjudicated)'),
+    responsibility: z.enum(RESPONSIBILITIES),
+    appeal_rights: z.enum(['yes', 'no', 'conditional']),
+    reason: z.string(),
+    deadline: RemedyDeadlineSchema.nullable().describe("resubmit_by from the date of service under the mapped payer's filing rule; null without them"),
+    citations: z.array(RemedyCitationSchema),
+  })
+  .meta({ id: 'AcknowledgmentRemedy' });
+
+const AckTransactionSchema = z
+  .object({
+    set_id: z.string().describe('AK201: the acknowledged transaction set (837 ...)'),
+    control_number: z.string().describe('AK202: its ST02 in the submitted file'),
+    version: z.string().nullable(),
+    status: CodeMeaning.nullable().describe('IK501: A accepted, E accepted with errors, R rejected ...'),
+    errors: z.array(CodeMeaning).describe('IK502-IK506'),
+    segment_errors: z.array(
+      z.object({
+        segment_id: z.string().describe('IK301'),
+        position: z.int().nullable().describe('IK302: the segment\'s position in the submitted transaction (ST is 1)'),
+        loop: z.string().nullable().describe('IK303'),
+        code: z.string().nullable().describe('IK304'),
+        meaning: z.string().nullable(),
+        context: z.array(z.string()).describe('CTX: the business unit (CLM01: the claim) or situational trigger'),
+        element_errors: z.array(
+          z.object({
+            position: z.string().nullable().describe('IK401: element position (:component:repetition)'),
+            reference: z.string().nullable().describe('IK402: X12 data element number'),
+            code: z.string().nullable().describe('IK403'),
+            meaning: z.string().nullable(),
+            bad_value: z.string().nullable().describe('IK404: the value as sent'),
+          }),
+        ),
+      }),
+    ),
+    claims: z.array(z.string()).describe('patient control numbers (CLM01) the errors name through CTX'),
+    remedy: AckRemedySchema.nullable(),
+    segment_index: z.int().describe('position of its AK2 in this file'),
+  })
+  .meta({ id: 'AcknowledgedTransaction' });
+
+const AckClaimSchema = z
+  .object({
+    patient_control_number: z.string().describe('TRN02 of the patient level: the claim submitter\'s identifier (CLM01)'),
+    payer_claim_control_number: z.string().nullable().describe('REF*1K'),
+    billing_provider: z.object({ name: z.string().nullable(), npi: z.string().nullable() }),
+    charged: Money.nullable().describe('STC04: the total claim charge'),
+    service_from: z.string().nullable(),
+    service_to: z.string().nullable(),
+    statuses: z.array(
+      z.object({
+        category: z.string().describe('STC01-1: Claim Status Category Code (A1 received, A2 accepted, A3/A6/A7/A8 rejected ...)'),
+        category_meaning: z.string().nullable(),
+        status_code: z.string().nullable().describe('STC01-2: Claim Status Code (X12 external code list 508; not loaded here, so not described)'),
+        entity: z.string().nullable().describe('STC01-3: the entity the status is about'),
+        date: z.string().nullable(),
+        action: z.string().nullable().describe('STC03: WQ accept, U reject'),
+      }),
+    ),
+    accepted: z.boolean().nullable().describe('false when any status rejects the claim; null when no status decides (A4 not found, E1, E2)'),
+    remedy: AckRemedySchema.nullable(),
+  })
+  .meta({ id: 'AcknowledgedClaim' });
+
+const AcknowledgmentSchema = z
+  .object({
+    kind: z.enum(['999', '277CA']),
+    interchange: z.int(),
+    control_number: z.string(),
+    version: z.string().nullable(),
+    date: z.string().nullable().describe('GS04'),
+    acknowledged_group: z.object({ functional_id: z.string(), control_number: z.string(), version: z.string().nullable() }).nullable().describe('999 AK1: the submitted functional group'),
+    group_status: z
+      .object({ code: z.string(), meaning: z.string().nullable(), transactions_included: z.int().nullable(), transactions_received: z.int().nullable(), transactions_accepted: z.int().nullable(), errors: z.array(CodeMeaning) })
+      .nullable()
+      .describe('999 AK9'),
+    transactions: z.array(AckTransactionSchema).describe('999: each acknowledged transaction'),
+    payer: z.object({ name: z.string().nullable(), id: z.string().nullable(), slug: z.string().nullable() }).nullable().describe('277CA: NM1*PR of the information source'),
+    claims: z.array(AckClaimSchema).describe('277CA: each claim acknowledged'),
+  })
+  .meta({ id: 'Acknowledgment' });
+
 const WorklistItemSchema = z
   .object({
+    source: z.enum(['835', '999', '277CA']).describe('835: group and reason are CAS01 and the CARC; 277CA: the status category and claim status code of a rejected claim; 999: IK501 and the first IK502 of a rejected transaction'),
     payer: z.string().nullable().describe('payer slug, else the N1*PR name'),
     group: z.string(),
     reason: z.string(),
@@ -248,10 +335,12 @@ export const RemitExplanationSchema = z
       adjustments: z.int(),
       totals: z.object({ charged: Money, paid: Money, patient_responsibility: Money, adjusted_by_group: z.record(z.string(), Money) }),
       findings: z.int(),
+      acknowledgments: z.int().describe('999 and 277CA transactions in the file'),
     }),
     transactions: z.array(RemitTransactionSchema),
+    acknowledgments: z.array(AcknowledgmentSchema).describe('999 and 277CA transactions: what was accepted or rejected before adjudication, and what to do'),
     findings: z.array(RemitFindingSchema),
-    worklist: z.array(WorklistItemSchema).describe('adjustments grouped by payer, group, reason and remedy, earliest deadline first'),
+    worklist: z.array(WorklistItemSchema).describe('adjustments (and rejected acknowledgments) grouped by payer, group, reason and remedy, earliest deadline first'),
     reliability: ReliabilitySchema,
   })
   .meta({ id: 'RemittanceExplanation' });
@@ -263,6 +352,10 @@ export type RemitLine = z.output<typeof RemitLineSchema>;
 export type NcciLink = z.output<typeof NcciLinkSchema>;
 export type MueLink = z.output<typeof MueLinkSchema>;
 export type CoverageLink = z.output<typeof CoverageLinkSchema>;
+export type Acknowledgment = z.output<typeof AcknowledgmentSchema>;
+export type AckTransaction = z.output<typeof AckTransactionSchema>;
+export type AckClaim = z.output<typeof AckClaimSchema>;
+export type AckRemedy = z.output<typeof AckRemedySchema>;
 export type LinePricing = z.output<typeof PricingSchema>;
 export type RemitClaim = z.output<typeof RemitClaimSchema>;
 export type RemitTransaction = z.output<typeof RemitTransactionSchema>;

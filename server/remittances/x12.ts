@@ -57,6 +57,8 @@ export interface X12File {
   interchanges: number;
   /** The 835 transactions, in file order. */
   transactions: Transaction[];
+  /** The 999 and 277CA (005010X214) transactions, in file order: explained beside the 835s. */
+  acknowledgments: Transaction[];
   findings: ReaderFinding[];
 }
 
@@ -108,21 +110,23 @@ function toSegments(text: string, s: Separators, start: number): Segment[] {
 function describeTransaction(setId: string, version: string | null): string {
   const v = version ?? '';
   if (setId === '837') return `an 837 health care claim${/X223/.test(v) ? ' (institutional)' : /X222/.test(v) ? ' (professional)' : /X224/.test(v) ? ' (dental)' : ''}, not an 835 remittance`;
-  if (setId === '999') return 'a 999 implementation acknowledgment (the receiver accepting or rejecting a submitted file), not an 835 remittance';
-  if (setId === '277' && /X214/.test(v)) return 'a 277CA claim acknowledgment (claims accepted or rejected before adjudication), not an 835 remittance';
   if (setId === '277') return 'a 277 claim status response, not an 835 remittance';
   if (setId === '997') return 'a 997 functional acknowledgment, not an 835 remittance';
   if (setId === 'TA1') return 'a TA1 interchange acknowledgment, not an 835 remittance';
   return `an X12 ${setId || '(unnamed)'} transaction, not an 835 remittance`;
 }
 
+/** A 999 implementation acknowledgment, or a 277CA claim acknowledgment (005010X214): explained too. */
+const isAcknowledgment = (t: Transaction): boolean => t.set_id === '999' || (t.set_id === '277' && /X214/.test(t.version ?? ''));
+
 /** Whether a version names 4010 (004010X091A1, 4010). */
 const is4010 = (v: string | null): boolean => v !== null && /^0*4010/.test(v.trim());
 
 /**
- * Reads an X12 file into its 835 transactions. 422 (`ValidationError`, loc `['body', 'segment',
- * index, id]`) for a file that is not X12, has no 835 (naming what it is), is a 4010 835, or is cut
- * short (no SE, GE or IEA where the envelope opened one).
+ * Reads an X12 file into its 835 transactions and its 999 / 277CA acknowledgments. 422
+ * (`ValidationError`, loc `['body', 'segment', index, id]`) for a file that is not X12, has neither
+ * (naming what it is: an 837, a 277 claim status response ...), is a 4010 835, or is cut short (no
+ * SE, GE or IEA where the envelope opened one).
  */
 export function readX12(bytes: Buffer | string): X12File {
   let text = typeof bytes === 'string' ? bytes : bytes.toString('utf8');
@@ -229,8 +233,13 @@ export function readX12(bytes: Buffer | string): X12File {
   }
 
   const remits: Transaction[] = [];
+  const acks: Transaction[] = [];
   for (const t of all) {
     const st = t.segments[0]!;
+    if (isAcknowledgment(t)) {
+      acks.push(t);
+      continue;
+    }
     if (t.set_id !== '835') {
       findings.push({ code: 'other_transaction', message: `transaction at segment ${st.index} is ${describeTransaction(t.set_id, t.version)}: skipped`, interchange: t.interchange, transaction: null, segment_index: st.index, segment_id: 'ST' });
       continue;
@@ -247,12 +256,12 @@ export function readX12(bytes: Buffer | string): X12File {
     }
     remits.push(t);
   }
-  if (remits.length === 0) {
+  if (remits.length === 0 && acks.length === 0) {
     const kinds = [...new Set(all.map((t) => describeTransaction(t.set_id, t.version)))];
     const first = all[0]!.segments[0]!;
     throw new ValidationError([
-      { loc: ['body', 'segment', first.index, 'ST'], msg: `this file is ${kinds.join('; and ')}: send an 835 remittance`, type: 'x12_not_835', ctx: { transaction_sets: [...new Set(all.map((t) => t.set_id))] } },
+      { loc: ['body', 'segment', first.index, 'ST'], msg: `this file is ${kinds.join('; and ')}: send an 835 remittance, or a 999 or 277CA acknowledgment`, type: 'x12_not_835', ctx: { transaction_sets: [...new Set(all.map((t) => t.set_id))] } },
     ]);
   }
-  return { separators, interchanges: Math.max(interchange + 1, 1), transactions: remits, findings };
+  return { separators, interchanges: Math.max(interchange + 1, 1), transactions: remits, acknowledgments: acks, findings };
 }

@@ -36,11 +36,11 @@ export function remittanceRoutes(d: { maxBytes: number } = { maxBytes: DEFAULT_R
       path: '/v1/remittances/explain',
       operationId: 'explainRemittance',
       tag: 'knowledge',
-      summary: 'Explain an X12 835 remittance: every adjustment with its meaning, who owes it, what to do by when, and the balancing findings',
+      summary: 'Explain an X12 835 remittance (or a 999 / 277CA acknowledgment): every adjustment with its meaning, who owes it, what to do by when, and the balancing findings',
       description:
         'Send the 835 itself as the body (application/edi-x12 or text/plain), up to RCM_REMIT_MAX_MB (default 25; 413 past it). ' +
         'Separators come from the ISA header (or `*`, `:`, `~` without one); a byte-order mark, prose before the ISA, newlines or none between segments and several interchanges are read. ' +
-        'A 4010 835, an 837, 999 or 277CA, or a file cut short (no SE, GE or IEA) is 422 naming what it is or what is missing, by segment position. ' +
+        'A 999 or 277CA acknowledgment is explained too (`acknowledgments`: each transaction or claim accepted or rejected before adjudication, every error code in words, and for a rejection: correct and resubmit, no appeal, by the payer\'s filing deadline). A 4010 835, an 837 or a file cut short (no SE, GE or IEA) is 422 naming what it is or what is missing, by segment position. ' +
         'Each adjustment carries the CARC text as of the remittance date and the remedy of the one denial classifier, with the appeal or resubmission deadline where N1*PR maps to a curated payer. ' +
         'Each HCPCS line is linked where it applies: `ncci` on a bundling denial (CARC 97 or 236, RARC M80 or N20: the PTP edit of a code on the same claim and date that has the line as column 2, with its modifier indicator and remedy; CARC B15: the add-on edit\'s primary codes), `mue` on a units denial (RARC N362: the MUE value and MAI on the date), and `pricing`: a Medicare Part B professional line\'s allowed amount against the fee schedule (the payment composition of GET /v1/codes/{code}/payment) at the payee\'s location: `ccn` or `locality`, else the payee NPI\'s practice ZIP in the local NPPES copy, else not priced. ' +
         'The file carries PHI: the answer is never cached, nothing of it is logged or stored, and errors never echo it. Test keys must not carry PHI.',
@@ -53,7 +53,8 @@ export function remittanceRoutes(d: { maxBytes: number } = { maxBytes: DEFAULT_R
       response: RemitExplanationSchema,
       examples: [
         { summary: 'a Medicare remittance: CO-45 written off, PR-1 deductible billed to the patient, the allowed amount as the Manhattan fee schedule pays', body: EXAMPLE_835, query: { as_of: '2026-01-10', locality: '1320201' } },
-        { summary: 'a 999 acknowledgment is not a remittance', status: 422, body: 'ISA*00*          *00*          *ZZ*A              *ZZ*B              *260105*1200*^*00501*000000001*0*T*:~GS*FA*A*B*20260105*1200*1*X*005010X231A1~ST*999*0001*005010X231A1~AK1*HC*1*005010X222A1~AK9*A*1*1*1~SE*4*0001~GE*1*1~IEA*1*000000001~' },
+        { summary: 'a 999 acknowledgment rejecting a submitted 837 for a missing claim frequency code', body: 'ISA*00*          *00*          *ZZ*A              *ZZ*B              *260105*1200*^*00501*000000001*0*T*:~GS*FA*A*B*20260105*1200*1*X*005010X231A1~ST*999*0001*005010X231A1~AK1*HC*1*005010X222A1~AK2*837*0001*005010X222A1~IK3*CLM*22*2300*8~CTX*CLM01:PCN001~IK4*5:3*1325*1~IK5*R*5~AK9*R*1*1*0~SE*10*0001~GE*1*1~IEA*1*000000001~' },
+        { summary: 'an 837 claim is not a remittance', status: 422, body: 'ISA*00*          *00*          *ZZ*A              *ZZ*B              *260105*1200*^*00501*000000001*0*T*:~GS*HC*A*B*20260105*1200*1*X*005010X222A1~ST*837*0001*005010X222A1~BHT*0019*00*1*20260105*1200*CH~SE*3*0001~GE*1*1~IEA*1*000000001~' },
         { summary: 'no key', status: 401, key: 'none', body: EXAMPLE_835 },
       ],
       handler: async ({ body, query, snapshot, auth, now, trace }) => {

@@ -137,11 +137,20 @@ describe.skipIf(!present)('X12 835 explained on the shared sample files (shared/
     expect([...filled].filter((p) => /\.(ncci|mue|coverage)$|pricing\.expected_allowed$/.test(p))).toEqual([]);
   });
 
-  it.each(files('ack'))('%s: named for what it is (422 x12_not_835)', async (name) => {
-    const r = await t.request('/v1/remittances/explain', { method: 'POST', body: readFileSync(at(`x12-835/ack/${name}`)), headers: { 'Content-Type': 'application/edi-x12' } });
-    expect(r.status).toBe(422);
-    expect(r.body.detail[0].type).toBe('x12_not_835');
-    expect(r.body.detail[0].msg).toMatch(name.includes('277CA') ? /277CA claim acknowledgment/ : /999 implementation acknowledgment/);
-    expect(r.body.detail.every((d: object) => !('input' in d))).toBe(true);
+  it.each(files('ack'))('%s: explained as the acknowledgment it is, never a 5xx', async (name) => {
+    const r = await t.request('/v1/remittances/explain?as_of=2026-11-27', { method: 'POST', body: readFileSync(at(`x12-835/ack/${name}`)), headers: { 'Content-Type': 'application/edi-x12' } });
+    expect(r.status, r.text.slice(0, 300)).toBe(200);
+    expect(r.body.summary).toMatchObject({ transactions: 0, acknowledgments: 1 });
+    const [a] = r.body.acknowledgments;
+    expect(a.kind).toBe(name.includes('277CA') ? '277CA' : '999');
+    type Remedy = { remedy: string; appeal_rights: string };
+    const remedies: Remedy[] = a.kind === '999' ? a.transactions.map((x: { remedy: Remedy }) => x.remedy) : a.claims.map((x: { remedy: Remedy }) => x.remedy);
+    expect(remedies.length).toBeGreaterThan(0);
+    // Accepted: nothing to do; rejected: correct and resubmit, never an appeal.
+    for (const m of remedies) expect([['no_action', 'no'], ['correct_and_resubmit', 'no']]).toContainEqual([m.remedy, m.appeal_rights]);
+    const rejected = remedies.filter((m) => m.remedy === 'correct_and_resubmit').length;
+    // SOURCE.md: the accepted files accept, the rejected 999 rejects its one 837, Wisconsin's rejects 2 of 3, the rejected 277CA is A7.
+    expect(rejected).toBe({ imsweb__x12_999_rejected: 1, oopfactory__999_DHS_Wisconsin_Sample: 2, imsweb__x12_277CA_rejected: 1 }[name.replace(/\.txt$/, '')] ?? 0);
+    if (name === 'imsweb__x12_277CA_rejected.txt') expect(a.claims[0].statuses[0]).toMatchObject({ category: 'A7', status_code: '562', entity: '85' });
   });
 });
