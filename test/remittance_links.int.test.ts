@@ -151,9 +151,34 @@ describe('POST /v1/remittances/explain: per-line NCCI, MUE and pricing links', (
     );
     const [commercial, institutional] = other.body.transactions[0].claims;
     expect(commercial.lines[0].pricing).toMatchObject({ status: 'not_priced', reason: 'other_payer_contract' });
-    // Part A (MA) with revenue code 0450: an institutional claim, its OPPS lines not priced yet.
+    // Part A (MA), type of bill 13x, revenue code 0450: an outpatient hospital line, priced only at its hospital's ccn.
     expect(institutional.lines[0].revenue_code).toBe('0450');
-    expect(institutional.lines[0].pricing).toMatchObject({ status: 'not_priced', reason: 'institutional_claim', actual_allowed: 400 });
+    expect(institutional.lines[0].pricing).toMatchObject({ status: 'not_priced', reason: 'no_location', actual_allowed: 400 });
+    expect(institutional.lines[0].pricing.reason_text).toBe('an outpatient hospital line is priced at its hospital: pass ccn (a payee NPI names no CCN)');
+  });
+
+  it("prices a Medicare outpatient hospital claim's lines under the OPPS at the hospital's ccn", async () => {
+    // NewYork-Presbyterian (330101), CBSA 35614, wage index 1.3456 (illustrative seeds), OPPS labor share 60%:
+    // 99283 (SI J2, APC 5023, 287.04): 287.04 x (0.6 x 1.3456 + 0.4) = 287.04 x 1.20736 = 346.5607 -> 346.56; allowed 346.56: as expected.
+    // 71046 (SI Q3, APC 5521, 94.85): 94.85 x 1.20736 = 114.5181 -> 114.52; allowed 100: underpaid by 14.52.
+    // C1713 (SI N, packaged): paid 0 separately; allowed 0 (CO-97): as expected.
+    const claim = ['CLP*H1*1*1400*446.56*0*MA*ICN1*13', 'SVC*HC:99283*800*346.56*0450*1', 'DTM*472*20260115', 'CAS*CO*45*453.44', 'SVC*HC:71046*300*100*0320*1', 'DTM*472*20260115', 'CAS*CO*45*200', 'SVC*HC:C1713*300*0*0278*1', 'DTM*472*20260115', 'CAS*CO*97*300'];
+    const inpatient = ['CLP*H2*1*9000*7000*0*MA*ICN2*11', 'SVC*HC:99283*9000*7000*0450*1', 'DTM*472*20260115', 'CAS*CO*45*2000'];
+    const r = await explain(remit([...claim, ...inpatient], { bpr: '7446.56', date: '20260201' }), { ccn: '330101' });
+    expect(r.status).toBe(200);
+    const [visit, xray, anchor] = r.body.transactions[0].claims[0].lines;
+    expect(visit.pricing).toMatchObject({ status: 'as_expected', expected_allowed: 346.56, actual_allowed: 346.56, difference: 0, location_source: 'ccn', locality: null });
+    expect(xray.pricing).toMatchObject({ status: 'underpaid', expected_allowed: 114.52, actual_allowed: 100, difference: -14.52 });
+    expect(anchor.pricing).toMatchObject({ status: 'as_expected', expected_allowed: 0, actual_allowed: 0, difference: 0 });
+    // The same amount as the payment route's outpatient facility block for the code at the ccn.
+    const p = await t.request('/v1/codes/99283/payment?ccn=330101&date_of_service=2026-01-15');
+    expect(p.body.outpatient_facility).toMatchObject({ allowed_fac_payment: 346.56, opps_payment_rate: 287.04, wage_index: 1.3456 });
+    expect(visit.pricing.notes.some((n: string) => n.startsWith('physician:'))).toBe(false);
+    // An inpatient claim (type of bill 11x) is paid per MS-DRG, not per line.
+    const stay = r.body.transactions[0].claims[1].lines[0];
+    expect(stay.pricing).toMatchObject({ status: 'not_priced', reason: 'institutional_claim', reason_text: 'type of bill 11x is not a hospital outpatient claim (12x, 13x, 14x): an inpatient stay is paid per MS-DRG, not per line' });
+    // The OPPS and wage index seeds are illustrative: the answer says so.
+    expect(r.body.reliability.warnings.join(' ')).toMatch(/opps_addendum_b .* is an illustrative seed/);
   });
 
   it('does not call a denied line underpaid: line_denied, with what the fee schedule would have allowed', async () => {

@@ -15,6 +15,7 @@ import { resolveFacility, type Facility } from '../facilities/service.js';
 import { ncciSources, type NcciSources } from '../ncci/sources.js';
 import { MUE_ADJUDICATION_CITATION, mueWhenExceeded, NCCI_POLICY_MANUAL } from '../ncci/validate.js';
 import { paymentFor } from '../payment/service.js';
+import { findOppsRatesIn } from '../../datasets/opps_addendum_b/queries.js';
 import { MEDICARE_FFS, policyPayer, policyRulesFor, coveredDiagnoses, policyIndex, type PolicyPayer } from '../policies/service.js';
 import { Trace } from '../trace.js';
 import type { Explained } from './explain.js';
@@ -48,6 +49,19 @@ const MUE_PAGE = {
 const AOC_PAGE = 'https://www.cms.gov/medicare/coding-billing/national-correct-coding-initiative-ncci-edits/medicare-ncci-add-code-edits';
 
 const TABLE_OF = { prac: 'practitioner', hosp: 'hospital' } as const;
+
+/** Types of bill (first two digits) a hospital's Part B outpatient services are paid on under the OPPS. */
+const OPPS_BILL_TYPES: ReadonlySet<string> = new Set(['12', '13', '14']);
+
+/** Notes of the payment composition's other blocks, left off a line's pricing notes. */
+const OTHER_BLOCKS = { prac: /^(outpatient_facility|lab|dme):/, hosp: /^(physician|lab|dme):/ } as const;
+
+/** The calendar year of an OPPS Addendum B version (its effective date's). */
+function yearOfOpps(snapshot: SnapshotReader, version: string): number | null {
+  const v = snapshot.versions('opps_addendum_b').find((x) => x.version === version);
+  const d = v?.effective_date ?? null;
+  return d ? Number(d.slice(0, 4)) : null;
+}
 
 /** Warnings said once per answer: a file's every denied line would repeat its version's note. */
 const warned = new WeakMap<Trace, Set<string>>();
@@ -288,7 +302,7 @@ type Located = { locality: string; source: 'ccn' | 'locality' | 'payee_npi'; fac
  */
 class Pricer {
   private readonly located = new Map<string, Promise<Located>>();
-  private readonly composed = new Map<string, Promise<{ perUnit: number | null; rvuYear: number | null; notes: string[] } | { missing: string }>>();
+  private readonly composed = new Map<string, ReturnType<Pricer['compose']>>();
   private readonly priced = new Map<string, Promise<LinePricing>>();
   private readonly records = new Map<string, Promise<{ version: string | null; rec: Awaited<ReturnType<typeof findNpi>> | null }>>();
   /** The state of the ccn or locality asked (checkQuery). */
@@ -380,31 +394,51 @@ class Pricer {
     const pos = setting === 'prac' && claim.facility_code && /^\d{2}$/.test(claim.facility_code) ? claim.facility_code : null;
     const none = { expected_allowed: null, expected_per_unit: null, actual_allowed: line.allowed, difference: null, locality: null, location_source: null, place_of_service: pos, date_of_service: dos, notes: [] };
     const not = (reason: NonNullable<LinePricing['reason']>, reason_text: string, extra: Partial<LinePricing> = {}): LinePricing => ({ status: 'not_priced', reason, reason_text, ...none, ...extra });
-    if (claim.claim_filing_indicator !== 'MB') {
-      if (setting === 'hosp') return not('institutional_claim', 'an institutional claim: OPPS lines are not priced yet');
-      return not('other_payer_contract', `claim filing indicator ${claim.claim_filing_indicator ?? '(none)'} is not Medicare Part B (MB): the payer's contract prices the line, not the Medicare fee schedule`);
+    const fi = claim.claim_filing_indicator;
+    if (setting === 'hosp' ? fi !== 'MA' && fi !== 'MB' : fi !== 'MB') {
+      return not('other_payer_contract', `claim filing indicator ${fi ?? '(none)'} is not Medicare${setting === 'hosp' ? ' (MA or MB)' : ' Part B (MB)'}: the payer's contract prices the line, not the Medicare ${setting === 'hosp' ? 'OPPS' : 'fee schedule'}`);
     }
-    if (setting === 'hosp') return not('institutional_claim', 'a Medicare Part B claim with revenue codes (institutional): OPPS lines are not priced yet');
     if (claim.status.code === '22') return not('reversal', 'a reversal of an earlier payment (CLP02 22): the corrected claim that follows is priced');
     if (!dos) return not('no_date_of_service', 'the line and its claim carry no date of service');
-    const at = await this.locate(npi);
-    if (at.locality === null) return not('no_location', at.why);
     const modifiers = line.modifiers.filter((m) => /^[A-Z0-9]{2}$/.test(m));
-    const key = [code, modifiers.join(','), dos, pos ?? '', at.source, at.locality].join('|');
+    if (setting === 'hosp') {
+      // CLP08 of an institutional claim: the first two digits of its type of bill.
+      const tob = claim.facility_code && /^\d{2}$/.test(claim.facility_code) ? claim.facility_code : null;
+      if (tob && !OPPS_BILL_TYPES.has(tob)) return not('institutional_claim', `type of bill ${tob}x is not a hospital outpatient claim (12x, 13x, 14x): ${tob === '11' ? 'an inpatient stay is paid per MS-DRG, not per line' : 'its lines are not paid under the OPPS'}`);
+      if (!this.where.ccn) return not('no_location', 'an outpatient hospital line is priced at its hospital: pass ccn (a payee NPI names no CCN)');
+    }
+    const at = setting === 'hosp' ? ({ locality: this.where.ccn!, source: 'ccn' } as const) : await this.locate(npi);
+    if (at.locality === null) return not('no_location', at.why);
+    const key = [setting, code, modifiers.join(','), dos, pos ?? '', at.source, at.locality].join('|');
     let p = this.composed.get(key);
     if (!p) this.composed.set(key, (p = this.compose(code, modifiers, dos, pos, at)));
-    const c = await p;
+    const composed = await p;
+    // The composition's notes on this line's setting only (an OPPS line is not told about the physician's RVUs).
+    const c = { ...composed, notes: (composed.notes ?? []).filter((n) => !OTHER_BLOCKS[setting].test(n)) };
     const where = { locality: at.source === 'ccn' ? null : at.locality, location_source: at.source, place_of_service: pos, date_of_service: dos };
-    if ('missing' in c) return not('not_on_fee_schedule', c.missing, where);
-    if (c.perUnit === null) return not('not_on_fee_schedule', `${code} has no physician fee schedule amount${c.notes.length ? `: ${c.notes.join('; ')}` : ''}`, { ...where, notes: c.notes });
+    if (c.missing !== undefined) return not('not_on_fee_schedule', c.missing, where);
     const year = Number(dos.slice(0, 4));
-    if (c.rvuYear !== year) return not('no_loaded_year', `no CY${year} physician fee schedule release is loaded${c.rvuYear ? ` (the nearest is CY${c.rvuYear})` : ''}`, { ...where, notes: c.notes });
-    const units = Dec.of(line.units > 0 ? line.units : 1);
-    const expected = Dec.of(c.perUnit).mul(units);
+    let perUnit: number;
+    let perLine = false;
+    if (setting === 'hosp') {
+      const o = c.opps;
+      if (!o) return not('not_on_fee_schedule', `${code} has no OPPS payment at ccn ${at.locality}${c.notes.length ? `: ${c.notes.join('; ')}` : ''}`, { ...where, notes: c.notes });
+      if (o.informational) return not('institutional_claim', `ccn ${at.locality} is not paid under the OPPS (a critical access or Maryland hospital): ${c.notes.join('; ')}`, { ...where, notes: c.notes });
+      if (o.year !== year) return not('no_loaded_year', `no CY${year} OPPS Addendum B is loaded${o.year ? ` (the nearest is CY${o.year})` : ''}`, { ...where, notes: c.notes });
+      perUnit = o.perUnit;
+      // A comprehensive APC (J1, J2) pays the claim's primary service once, whatever its units.
+      perLine = o.si === 'J1' || o.si === 'J2';
+    } else {
+      if (c.perUnit === null) return not('not_on_fee_schedule', `${code} has no physician fee schedule amount${c.notes.length ? `: ${c.notes.join('; ')}` : ''}`, { ...where, notes: c.notes });
+      if (c.rvuYear !== year) return not('no_loaded_year', `no CY${year} physician fee schedule release is loaded${c.rvuYear ? ` (the nearest is CY${c.rvuYear})` : ''}`, { ...where, notes: c.notes });
+      perUnit = c.perUnit;
+    }
+    const units = Dec.of(perLine || line.units <= 0 ? 1 : line.units);
+    const expected = Dec.of(perUnit).mul(units);
     const diff = Dec.of(line.allowed).sub(expected);
-    const priced = { ...where, expected_allowed: toCents(expected), expected_per_unit: c.perUnit, actual_allowed: line.allowed, difference: toCents(diff), notes: c.notes };
-    if (Dec.of(line.allowed).compare(0) === 0 && line.adjustments.some((a) => a.group !== 'PR')) {
-      return { status: 'not_priced', reason: 'line_denied', reason_text: 'the line was allowed nothing: its adjustments (and any ncci or mue link) explain the denial; expected_allowed is what the fee schedule pays', ...priced, difference: null };
+    const priced = { ...where, expected_allowed: toCents(expected), expected_per_unit: perUnit, actual_allowed: line.allowed, difference: toCents(diff), notes: c.notes };
+    if (Dec.of(line.allowed).compare(0) === 0 && expected.compare(0) !== 0 && line.adjustments.some((a) => a.group !== 'PR')) {
+      return { status: 'not_priced', reason: 'line_denied', reason_text: `the line was allowed nothing: its adjustments (and any ncci or mue link) explain the denial; expected_allowed is what the ${setting === 'hosp' ? 'OPPS' : 'fee schedule'} pays`, ...priced, difference: null };
     }
     // Within a cent per unit is as expected (the fee schedule is rounded per unit, payers per line).
     const tolerance = Dec.of('0.01').mul(units);
@@ -413,6 +447,10 @@ class Pricer {
     return { status, ...priced };
   }
 
+  /**
+   * One payment composition (the payment route's): the physician fee schedule amount, and at a
+   * ccn the OPPS amount with its status indicator (a packaged code, SI N, is paid 0 separately).
+   */
   private async compose(code: string, modifiers: string[], dos: string, pos: string | null, at: Extract<Located, { source: unknown }>) {
     const t = new Trace(this.snapshot, () => new Date(0));
     try {
@@ -425,11 +463,20 @@ class Pricer {
       );
       this.trace.useAll(t.versions);
       if (t.degraded) this.fellBack++;
-      return { perUnit: c.physician?.allowed_phy_payment ?? null, rvuYear: c.physician?.rvu_year ?? null, notes: t.warnings };
+      const oppsVersion = at.source === 'ccn' ? (t.versions.opps_addendum_b ?? null) : null;
+      const oppsYear = oppsVersion ? yearOfOpps(this.snapshot, oppsVersion) : null;
+      let opps: { perUnit: number; si: string; informational: boolean; year: number | null } | null = null;
+      const o = c.outpatient_facility;
+      if (o) opps = { perUnit: o.allowed_fac_payment, si: o.status_indicator, informational: o.informational, year: oppsYear };
+      else if (oppsVersion) {
+        const [row] = await findOppsRatesIn(this.snapshot, oppsVersion, code);
+        if (row?.status_indicator === 'N') opps = { perUnit: 0, si: 'N', informational: false, year: oppsYear };
+      }
+      return { perUnit: c.physician?.allowed_phy_payment ?? null, rvuYear: c.physician?.rvu_year ?? null, opps, notes: t.warnings };
     } catch (e) {
       if (!(e instanceof NotFoundError) && !(e instanceof ValidationError)) throw e;
       this.trace.useAll(t.versions);
-      return { missing: e.message };
+      return { missing: e instanceof ValidationError && e.issues?.length ? e.issues.map((i) => i.msg).join('; ') : e.message };
     }
   }
 }

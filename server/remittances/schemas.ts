@@ -105,9 +105,9 @@ export const NOT_PRICED_REASONS = ['other_payer_contract', 'institutional_claim'
 const PricingSchema = z
   .object({
     status: z.enum(PRICING_STATUSES).describe('as_expected: within a cent per unit of the fee schedule; underpaid/overpaid: the allowed amount is below/above it; not_priced: see reason'),
-    reason: z.enum(NOT_PRICED_REASONS).optional().describe("not_priced only: other_payer_contract (not Medicare Part B: the payer's contract prices it), institutional_claim (OPPS lines are not priced yet), no_location (no ccn or locality and the payee NPI's practice ZIP gives none), no_loaded_year (no fee schedule release of the service's year), not_on_fee_schedule, no_code, no_date_of_service, line_denied (allowed 0: the adjustments explain it; expected_allowed shows what the fee schedule pays), reversal (CLP02 22: the line takes back an earlier payment)"),
+    reason: z.enum(NOT_PRICED_REASONS).optional().describe("not_priced only: other_payer_contract (not Medicare: the payer's contract prices it), institutional_claim (an institutional claim not paid per line under the OPPS: inpatient, or a hospital outside the OPPS), no_location (a professional line without ccn or locality and no payee NPI practice ZIP; an outpatient hospital line without ccn), no_loaded_year (no fee schedule release of the service's year), not_on_fee_schedule, no_code, no_date_of_service, line_denied (allowed 0: the adjustments explain it; expected_allowed shows what the fee schedule pays), reversal (CLP02 22: the line takes back an earlier payment)"),
     reason_text: z.string().optional(),
-    expected_allowed: Money.nullable().describe('the Medicare physician fee schedule allowed amount (payment composition, as GET /v1/codes/{code}/payment) times the units'),
+    expected_allowed: Money.nullable().describe('from payment composition (as GET /v1/codes/{code}/payment): a professional line (MB) the physician fee schedule amount at the payee\'s locality times the units; an outpatient hospital line (MA or MB, type of bill 12x-14x) the OPPS amount at the ccn times the units (once for a comprehensive APC, SI J1/J2; 0 for a packaged code, SI N)'),
     expected_per_unit: Money.nullable(),
     actual_allowed: Money.describe("the line's allowed amount"),
     difference: Money.nullable().describe('actual_allowed less expected_allowed'),
@@ -139,7 +139,7 @@ const RemitLineSchema = z
     ncci: NcciLinkSchema.optional().describe('on a bundling denial (CARC 97 or 236, RARC M80 or N20) or an add-on denied without its primary (CARC B15): the NCCI edit behind it and the remedy'),
     mue: MueLinkSchema.optional().describe('on a units denial (CARC 151 with RARC N362, or N362): the MUE of the code on the date'),
     coverage: CoverageLinkSchema.optional().describe('on a medical-necessity denial (CARC 50 or 167): the coverage documents that list the code where the payee is, and what to appeal with'),
-    pricing: PricingSchema.optional().describe('lines with a HCPCS/CPT code: the allowed amount judged against the Medicare fee schedule (Part B professional claims, filing indicator MB)'),
+    pricing: PricingSchema.optional().describe('lines with a HCPCS/CPT code: the allowed amount judged against the Medicare physician fee schedule (professional claims, MB) or the OPPS (outpatient hospital claims at a ccn)'),
   })
   .meta({ id: 'RemittanceLine' });
 
