@@ -58,6 +58,7 @@ const EnvSchema = z.object({
   RCM_MCP_IDLE_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(1_800_000),
   RCM_POLICY_MAX_MB: z.coerce.number().int().min(1).max(1024).default(25),
   RCM_REMIT_MAX_MB: z.coerce.number().int().min(1).max(1024).default(25),
+  RCM_REMIT_CONCURRENT_MB: z.coerce.number().int().min(1).max(16_384).default(25),
   RCM_POLICY_PARSERS: z.coerce.number().int().min(1).max(64).optional(),
   RCM_POLICY_PLAYGROUND_MAX_MB: z.coerce.number().int().min(1).max(25).default(2),
   RCM_POLICY_MAX_PAGES: z.coerce.number().int().min(1).max(10_000).default(300),

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { SnapshotReader } from '../warehouse/snapshot.js';
 import type { KeyScope, KeyType, TenantStore } from '../warehouse/tenant_state.js';
 import type { ErrorCode, Issue } from '../warehouse/errors.js';
+import type { JsonBytes } from './json_bytes.js';
 import type { Reliability, Trace } from './trace.js';
 
 /** The spec's capability areas (tags), in its order; a route's `tag` is one of these names. */
@@ -248,7 +249,7 @@ export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType 
    * routes that read none.
    */
   resolve?(input: RawInput, snapshot: SnapshotReader | null): Promise<Resolution<X>>;
-  handler(ctx: RouteContext<Infer<P>, Infer<Q>, InferBody<B>, X>): MaybePromise<z.output<R> | Result<z.output<R>>>;
+  handler(ctx: RouteContext<Infer<P>, Infer<Q>, InferBody<B>, X>): MaybePromise<z.output<R> | Result<z.output<R>> | JsonBytes<z.output<R>>>;
   /**
    * A durable write after the answer (which may come from the cache): it records the answer in
    * the tenant's state and returns fields that join the body (a persisted determination's id), or

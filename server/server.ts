@@ -24,6 +24,7 @@ import { buildRoutes } from './routes/index.js';
 import { Readiness } from './system/readiness.js';
 import type { NppesRegistry } from './npi/registry.js';
 import type { ConceptRouteDeps } from './routes/concepts.js';
+import type { RemittanceRouteDeps } from './routes/remittances.js';
 import { DEFAULT_PARSER, DEFAULT_POLICY_MAX_BYTES, WorkerPolicyParser, type ParserOptions, type PolicyParser } from './policy_documents/parser.js';
 import { DEFAULTS, MB } from './defaults.js';
 
@@ -88,8 +89,8 @@ export interface StartOptions extends PipelineConfig {
   npi?: { registry: NppesRegistry | null };
   /** `RCM_UMLS_LICENSED`: the operator holds a UMLS licence, so the concept search may answer RxNorm atoms of UMLS-licensed sources. */
   concepts?: ConceptRouteDeps;
-  /** `RCM_REMIT_MAX_MB`: the largest 835 `POST /v1/remittances/explain` takes (413 above). */
-  remittances?: { maxBytes: number };
+  /** `RCM_REMIT_MAX_MB`: the largest 835 `POST /v1/remittances/explain` takes (413 above); `RCM_REMIT_CONCURRENT_MB`: 835 bytes explained at once. */
+  remittances?: RemittanceRouteDeps;
   /** Customer policy PDFs: `RCM_POLICY_MAX_MB` (bytes), `RCM_POLICY_MAX_PAGES`, `RCM_POLICY_PARSE_TIMEOUT_MS`; or a parser (tests). */
   policyDocuments?: Partial<ParserOptions> & { maxBytes?: number; parser?: PolicyParser };
 }

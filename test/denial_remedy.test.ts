@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyDenial, DenialRemedySchema, REMEDIES, withDeadline, type DenialInput } from '../server/denials/remedy.js';
+import { classifyAcknowledgment, classifyDenial, DenialRemedySchema, REMEDIES, withDeadline, type DenialInput } from '../server/denials/remedy.js';
 
 const d = (group: string | null, carc: string | null, more: Partial<DenialInput> = {}): DenialInput => ({ group, carc, rarc: null, payerType: null, ...more });
 const pattern = (denial_category: string) => ({ denial_category, citation: { title: 'the payer’s own rule', url: 'https://example.test/rule' } });
@@ -102,6 +102,18 @@ describe('classifyDenial: one vocabulary for a denial’s next step', () => {
   it('answers only the documented remedies and responsibilities, in the documented shape', () => {
     const inputs = [d('CO', '16'), d('PR', '1'), d('OA', '23'), d('CO', '22'), d('CO', '45'), d('CO', '253'), d('CO', '50'), d('CO', '1', { pattern: pattern('timely_filing') }), d('OA', '18')];
     const seen = new Set(inputs.map((i) => DenialRemedySchema.parse(withDeadline(classifyDenial(i), {})).remedy));
+    // An accepted acknowledgment (999, 277CA) is the one remedy with nothing to do.
+    for (const stage of ['999', '277CA'] as const) for (const accepted of [true, false]) seen.add(DenialRemedySchema.parse(withDeadline(classifyAcknowledgment({ stage, accepted, medicare: false }), {})).remedy);
     expect([...seen].sort()).toEqual([...REMEDIES].sort());
+  });
+
+  it('never offers an appeal for an acknowledgment: nothing was adjudicated', () => {
+    for (const stage of ['999', '277CA'] as const) {
+      expect(classifyAcknowledgment({ stage, accepted: true, medicare: true })).toMatchObject({ remedy: 'no_action', appeal_rights: 'no' });
+      const rejected = classifyAcknowledgment({ stage, accepted: false, medicare: true });
+      expect(rejected).toMatchObject({ remedy: 'correct_and_resubmit', responsibility: 'provider', appeal_rights: 'no' });
+      expect(rejected.citations.map((c) => c.title).join(' ')).toMatch(/section 80\.3\.2/);
+      expect(classifyAcknowledgment({ stage, accepted: false, medicare: false }).citations).toHaveLength(1);
+    }
   });
 });

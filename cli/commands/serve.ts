@@ -55,7 +55,7 @@ export function serverOptionsOf(c: Config, dataDir: string, o: { port?: number; 
     minFreeBytes: c.RCM_MIN_FREE_MB * MB,
     mcp: { sessionsPerKey: c.RCM_MCP_SESSIONS_PER_KEY, sessionsPerTenant: c.RCM_MCP_SESSIONS_PER_TENANT, idleMs: c.RCM_MCP_IDLE_MS },
     concepts: { licensed: c.RCM_UMLS_LICENSED },
-    remittances: { maxBytes: c.RCM_REMIT_MAX_MB * MB },
+    remittances: { maxBytes: c.RCM_REMIT_MAX_MB * MB, concurrentBytes: c.RCM_REMIT_CONCURRENT_MB * MB },
     npi: { registry: c.RCM_NPPES_LIVE ? new HttpNppesRegistry({ url: c.RCM_NPPES_URL, timeoutMs: c.RCM_NPPES_TIMEOUT_MS, failuresToOpen: 5, openMs: 30_000 }) : null },
     policyDocuments: {
       maxBytes: c.RCM_POLICY_MAX_MB * MB,

@@ -2,6 +2,7 @@ import { DomainError } from '../../warehouse/errors.js';
 import type { MountedSnapshot } from '../../warehouse/snapshot.js';
 import type { StateStore, TenantStore } from '../../warehouse/tenant_state.js';
 import { bodyOf, notReady, statusOf } from '../errors.js';
+import { JsonBytes } from '../json_bytes.js';
 import type { Logger } from '../logger.js';
 import { schemaId } from '../openapi.js';
 import { isResult, readsSnapshot, readsTenant, type AuthInfo, type RouteDef } from '../route.js';
@@ -245,6 +246,8 @@ export class Pipeline {
     if (route.contentType) {
       return { status: r.status, headers: { 'content-type': route.contentType, ...r.headers }, body: Buffer.from(String(r.body)) };
     }
+    // An answer that may outgrow one string arrives serialized (`JsonBytes`).
+    if (r.body instanceof JsonBytes) return { status: r.status, headers: { 'content-type': JSON_TYPE, ...r.headers }, body: r.body.bytes };
     const text = JSON.stringify(r.body);
     // A cached answer gets its own allocation right away (the cache would copy a pooled slice).
     return { status: r.status, headers: { 'content-type': JSON_TYPE, ...r.headers }, body: route.cache ? ownBuffer(text) : Buffer.from(text) };

@@ -22,7 +22,7 @@ import { npiRoutes, type NpiRouteDeps } from './npi.js';
 import { conceptRoutes, type ConceptRouteDeps } from './concepts.js';
 import { DEFAULT_POLICY_MAX_BYTES } from '../policy_documents/parser.js';
 import { DEFAULTS } from '../defaults.js';
-import { remittanceRoutes } from './remittances.js';
+import { remittanceRoutes, type RemittanceRouteDeps } from './remittances.js';
 
 /**
  * The whole /v1 surface. Each area's file here (`server/routes/<area>.ts`) declares its routes once; this
@@ -31,7 +31,7 @@ import { remittanceRoutes } from './remittances.js';
  * operationId, auth, reads, cache, MCP tool) is in the reviewed golden `test/golden/routes.jsonl`.
  */
 export function buildRoutes(
-  sys: Omit<SystemDeps, 'routes' | 'servers'> & { servers?: SystemDeps['servers']; playground?: Omit<PlaygroundDeps, 'state'>; agents?: AgentRouteDeps; policyDocuments?: PolicyRouteDeps; npi?: NpiRouteDeps; concepts?: ConceptRouteDeps; remittances?: { maxBytes: number }; writer?: Writer | null },
+  sys: Omit<SystemDeps, 'routes' | 'servers'> & { servers?: SystemDeps['servers']; playground?: Omit<PlaygroundDeps, 'state'>; agents?: AgentRouteDeps; policyDocuments?: PolicyRouteDeps; npi?: NpiRouteDeps; concepts?: ConceptRouteDeps; remittances?: RemittanceRouteDeps; writer?: Writer | null },
 ): RouteDef[] {
   const routes: RouteDef[] = [
     ...systemRoutes({ ...sys, servers: sys.servers ?? DEFAULT_SERVERS, routes: () => routes }),

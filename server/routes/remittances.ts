@@ -1,7 +1,18 @@
 import { todayOf } from '../../datasets/_shared/dates.js';
+import { DomainError } from '../../warehouse/errors.js';
+import { serialized } from '../json_bytes.js';
+import { BodyBudget } from '../pipeline/body_budget.js';
 import { explainFile } from '../remittances/service.js';
 import { RemitExplanationSchema, RemitQuerySchema } from '../remittances/schemas.js';
 import { defineRoute, raw, type RouteDef } from '../route.js';
+
+/** `RCM_REMIT_MAX_MB` (bytes): the largest 835 taken; `RCM_REMIT_CONCURRENT_MB` (bytes): the 835 bytes explained at once (503 past it). */
+export interface RemittanceRouteDeps {
+  maxBytes: number;
+  concurrentBytes?: number;
+  /** The budget itself (tests hold part of it to see the 503). */
+  budget?: BodyBudget;
+}
 
 /** `RCM_REMIT_MAX_MB` default: the largest 835 accepted over HTTP (larger files go through the CLI). */
 const DEFAULT_REMIT_MAX_BYTES = 25 * 1024 * 1024;
@@ -29,7 +40,18 @@ const EXAMPLE_835 = [
  * Remittances: an X12 835 explained (codes, whose amount, next step and deadline, balancing).
  * The body carries PHI: never cached, never logged, never echoed in an error.
  */
-export function remittanceRoutes(d: { maxBytes: number } = { maxBytes: DEFAULT_REMIT_MAX_BYTES }): RouteDef[] {
+export function remittanceRoutes(d: RemittanceRouteDeps = { maxBytes: DEFAULT_REMIT_MAX_BYTES }): RouteDef[] {
+  // The 835 bytes being explained at once: an explanation holds about 40 times its file while it
+  // is written, so a process explains one largest file, or many small ones, at a time.
+  const budget = d.budget ?? new BodyBudget(Math.max(d.concurrentBytes ?? DEFAULT_REMIT_MAX_BYTES, d.maxBytes), Number.MAX_SAFE_INTEGER);
+  const reserve = (bytes: number) => {
+    try {
+      return budget.reserve('explain', bytes);
+    } catch (e) {
+      if (!(e instanceof DomainError)) throw e;
+      throw new DomainError('service_busy', 'other remittances are being explained now (RCM_REMIT_CONCURRENT_MB): try again shortly, or explain large files with rcm remit explain', { headers: { 'retry-after': '5' } });
+    }
+  };
   return [
     defineRoute({
       method: 'post',
@@ -38,7 +60,7 @@ export function remittanceRoutes(d: { maxBytes: number } = { maxBytes: DEFAULT_R
       tag: 'knowledge',
       summary: 'Explain an X12 835 remittance (or a 999 / 277CA acknowledgment): every adjustment with its meaning, who owes it, what to do by when, and the balancing findings',
       description:
-        'Send the 835 itself as the body (application/edi-x12 or text/plain), up to RCM_REMIT_MAX_MB (default 25; 413 past it). ' +
+        'Send the 835 itself as the body (application/edi-x12 or text/plain), up to RCM_REMIT_MAX_MB (default 25; 413 past it); past RCM_REMIT_CONCURRENT_MB of 835s being explained at once (default 25), 503 service_busy with Retry-After. ' +
         'Separators come from the ISA header (or `*`, `:`, `~` without one); a byte-order mark, prose before the ISA, newlines or none between segments and several interchanges are read. ' +
         'A 999 or 277CA acknowledgment is explained too (`acknowledgments`: each transaction or claim accepted or rejected before adjudication, every error code in words, and for a rejection: correct and resubmit, no appeal, by the payer\'s filing deadline). A 4010 835, an 837 or a file cut short (no SE, GE or IEA) is 422 naming what it is or what is missing, by segment position. ' +
         'Each adjustment carries the CARC text as of the remittance date and the remedy of the one denial classifier, with the appeal or resubmission deadline where N1*PR maps to a curated payer. ' +
@@ -59,8 +81,14 @@ export function remittanceRoutes(d: { maxBytes: number } = { maxBytes: DEFAULT_R
       ],
       handler: async ({ body, query, snapshot, auth, now, trace }) => {
         if (auth?.key_type === 'test') trace.warn('test keys and the test host must not carry PHI: send only de-identified or synthetic 835 files with a test key');
-        const out = await explainFile(snapshot, body, query.as_of ?? todayOf(now()), trace, { ccn: query.ccn, locality: query.locality });
-        return { ...out, reliability: trace.reliability() };
+        const release = reserve(body.length);
+        try {
+          const out = await explainFile(snapshot, body, query.as_of ?? todayOf(now()), trace, { ccn: query.ccn, locality: query.locality });
+          // A 25 MB 835 explains to about 1 GB of JSON: past what one string holds, so written in parts.
+          return serialized({ ...out, reliability: trace.reliability() });
+        } finally {
+          release();
+        }
       },
     }),
   ];

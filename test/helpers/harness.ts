@@ -90,6 +90,7 @@ export async function startTestServer(
     freeBytes?: (dir: string) => Promise<number>;
     policyDocuments?: StartOptions['policyDocuments'];
     npi?: StartOptions['npi'];
+    remittances?: StartOptions['remittances'];
     /** An existing data dir to serve (a restart); a fresh copy of the seeded one when not given. */
     dataDir?: string;
     /** `RCM_STATE_URL`: a PostgreSQL state store instead of the data dir's SQLite file. */
@@ -120,6 +121,7 @@ export async function startTestServer(
     freeBytes: o.freeBytes,
     policyDocuments: o.policyDocuments,
     npi: o.npi,
+    remittances: o.remittances,
     agents: { ...DEFAULT_AGENTS, runner: false, ...o.agents },
     serviceVersion: '0.1.1',
     pollMs: o.pollMs ?? 100,
