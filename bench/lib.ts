@@ -228,14 +228,15 @@ export async function gpciLocalities(file: string): Promise<string[]> {
 }
 
 /**
- * Resident set size in bytes (Linux /proc) of the server behind `pid`: `rcm serve` re-executes
- * itself with a heap ceiling, so the process that listens is the launcher's only child.
+ * Resident set size in bytes (Linux /proc) of the server behind `pid`, now (VmRSS) or at its peak
+ * (VmHWM): `rcm serve` re-executes itself with a heap ceiling, so the process that listens is the
+ * launcher's only child.
  */
-export async function rssOf(pid: number): Promise<number> {
+export async function rssOf(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): Promise<number> {
   const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean);
   if (children.length === 1) pid = Number(children[0]);
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
+  const kb = Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
   return kb * 1024;
 }
 

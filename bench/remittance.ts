@@ -2,8 +2,12 @@ import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { X12Parser } from 'node-x12';
+import { explainFile } from '../server/remittances/service.js';
 import { readX12 } from '../server/remittances/x12.js';
-import { load, median, paired } from './lib.js';
+import { Trace } from '../server/trace.js';
+import { MountedSnapshot } from '../warehouse/snapshot.js';
+import { Warehouse } from '../warehouse/store.js';
+import { load, median, paired, rssOf } from './lib.js';
 import { seededPair } from './procs.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -63,12 +67,41 @@ export async function run(): Promise<Record<string, string | number>[]> {
     });
     row('explained by `rcm remit explain` (start, mount, explain, CSV)', `${cli.s.toFixed(2)} s (${Math.round(claims / cli.s)} claims/s), peak RSS ${cli.rssMb} MB`, `parse-only ${own.toFixed(3)} s`, (cli.s / own).toFixed(1));
 
+    // In this process: read, explain and link, without a process start, a mount or the JSON text.
+    const snapshot = await MountedSnapshot.open(new Warehouse(p.dir), (await new Warehouse(p.dir).current())!, { connections: 1, threads: 1 });
+    try {
+      const inProcess = median([
+        await seconds(() => explainFile(snapshot, big, '2026-01-10', new Trace(snapshot, () => new Date()))),
+        await seconds(() => explainFile(snapshot, big, '2026-01-10', new Trace(snapshot, () => new Date()))),
+        await seconds(() => explainFile(snapshot, big, '2026-01-10', new Trace(snapshot, () => new Date()))),
+      ]);
+      row('explained in this process (read, explain, link; median of 3)', `${inProcess.toFixed(2)} s (${Math.round(claims / inProcess)} claims/s)`, `parse-only ${own.toFixed(3)} s`, (inProcess / own).toFixed(1));
+    } finally {
+      snapshot.close();
+    }
+
     const http = await seconds(async () => {
       const r = await fetch(`${p.api.url}/v1/remittances/explain`, { method: 'POST', headers: { 'X-API-Key': p.key, 'Content-Type': 'application/edi-x12' }, body: big });
       await r.arrayBuffer();
       if (r.status !== 200) throw new Error(`explain answered ${r.status}`);
     });
     row('explained over HTTP (one request, 10,000 claims)', `${http.toFixed(2)} s (${Math.round(claims / http)} claims/s)`, `parse-only ${own.toFixed(3)} s`, (http / own).toFixed(1));
+
+    // The largest file the route takes (RCM_REMIT_MAX_MB 25): 65,000 claims in 24.8 MB, its answer and the server's peak RSS.
+    const largest = generated835(65_000);
+    let answerBytes = 0;
+    const whole = await seconds(async () => {
+      const r = await fetch(`${p.api.url}/v1/remittances/explain`, { method: 'POST', headers: { 'X-API-Key': p.key, 'Content-Type': 'application/edi-x12' }, body: largest });
+      answerBytes = (await r.arrayBuffer()).byteLength;
+      if (r.status !== 200) throw new Error(`explain answered ${r.status}`);
+    });
+    const peak = await rssOf(p.api.proc.pid!, 'VmHWM');
+    row(
+      'the largest 835 taken over HTTP (24.8 MB, 65,000 claims)',
+      `${whole.toFixed(1)} s, answer ${Math.round(answerBytes / 1e6)} MB, server peak RSS ${Math.round(peak / 2 ** 20)} MB`,
+      `the 10,000-claim file ${http.toFixed(2)} s`,
+      (whole / http).toFixed(1),
+    );
 
     // A 20-claim remittance at 16 connections, beside the bare Koa route.
     const small = generated835(20);
