@@ -70,4 +70,12 @@ describe('Dec: exact money arithmetic', () => {
     expect(toCents(Dec.of('-2.675'))).toBe(-2.68);
     expect(Dec.of(1e-7).toString()).toBe('0.0000001');
   });
+
+  it('takes a number of any size JavaScript writes with an exponent', () => {
+    expect(Dec.of(1e21).toString()).toBe('1000000000000000000000');
+    // The exact value of the double (1e308 is not exactly 10^308 in binary).
+    expect(Dec.of(-1e308).toString()).toBe(BigInt(-1e308).toString());
+    expect(Dec.of(1.5e20).toString()).toBe('150000000000000000000');
+    expect(() => Dec.of(Infinity)).toThrow(RangeError);
+  });
 });

@@ -98,6 +98,8 @@ function numberToPlain(n: number): string {
   if (!Number.isFinite(n)) throw new RangeError(`not a finite number: ${n}`);
   const s = String(n);
   if (!/e/i.test(s)) return s;
+  // 1e21 and above: toFixed writes an exponent too, and such a number is an integer.
+  if (Math.abs(n) >= 1e21) return BigInt(n).toString();
   return n.toFixed(20).replace(/\.?0+$/, '');
 }
 

@@ -385,14 +385,16 @@ function explainTransaction(tx: Transaction, t: number, file: X12File, inputs: E
           if (!claim || skipClaim) break;
           const comp = components(c, seg.el[0] ?? '', seg);
           const orig = seg.el[5] ? components(c, seg.el[5], seg) : null;
+          // SVC05 units: a count with up to 6 decimals (absent: 1); anything else does not read.
           const units = num(seg.el[4]);
+          if (units && !/^\d{1,9}(?:\.\d{1,6})?$/.test(units)) throw new Unparseable('SVC05 units');
           line = {
             seg,
             qualifier: opt(comp[0]),
             code: opt(comp[1]),
             modifiers: comp.slice(2, 6).map((m) => m.trim()).filter(Boolean),
             revenue: opt(seg.el[3]),
-            units: units && Number.isFinite(Number(units)) ? Number(units) : 1,
+            units: units ? Number(units) : 1,
             charged: money(seg.el[1], 'SVC02', true),
             paid: money(seg.el[2], 'SVC03', true),
             original: orig ? opt(orig[1]) : null,
