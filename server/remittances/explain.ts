@@ -6,7 +6,7 @@ import { x12StatusOn, type X12Index } from '../../datasets/x12_codes/queries.js'
 import { classifyDenial, withDeadline, type RemedyDeadline } from '../denials/remedy.js';
 import { appealDeadlines, filingDeadline } from '../payers/deadlines.js';
 import { searchPayers } from '../payers/service.js';
-import type { RemitAdjustment, RemitClaim, RemitExplanation, RemitFinding, RemitLine, RemitRemark, RemitTransaction, WorklistItem } from './schemas.js';
+import type { Acknowledgment, RemitAdjustment, RemitClaim, RemitExplanation, RemitFinding, RemitLine, RemitRemark, RemitTransaction, WorklistItem } from './schemas.js';
 import { explainAcknowledgments, rejects } from './acks.js';
 import type { Segment, Separators, Transaction, X12File } from './x12.js';
 
@@ -319,45 +319,147 @@ function matchPayer(k: PayerKnowledge | null, name: string | null, id: string | 
   return top.payer;
 }
 
-function explainTransaction(tx: Transaction, t: number, file: X12File, inputs: ExplainInputs, findings: RemitFinding[]): RemitTransaction {
-  const segs = tx.segments;
-  const bpr = segs.find((s) => s.id === 'BPR');
-  const trn = segs.find((s) => s.id === 'TRN');
-  const dtm405 = segs.find((s) => s.id === 'DTM' && num(s.el[0]) === '405');
-  const firstClp = segs.findIndex((s) => s.id === 'CLP');
-  const header = firstClp < 0 ? segs : segs.slice(0, firstClp);
-  const n1pr = header.find((s) => s.id === 'N1' && num(s.el[0]) === 'PR');
-  const n1pe = header.find((s) => s.id === 'N1' && num(s.el[0]) === 'PE');
-  const ref2u = header.find((s) => s.id === 'REF' && num(s.el[0]) === '2U');
-  const payerName = opt(n1pr?.el[1]);
-  const payerId = opt(n1pr?.el[3]) ?? opt(ref2u?.el[1]);
-  const payer = matchPayer(inputs.payers, payerName, payerId);
-  const dated = toIso(bpr?.el[15]) ?? toIso(dtm405?.el[1]) ?? toIso(tx.group_date ?? undefined);
-  // Undated (no BPR16, DTM*405 or GS04): codes are judged as of the as-of date.
-  const remitDate = dated ?? inputs.asOf;
-  const c: Ctx = { in: inputs, sep: file.separators, findings, t, interchange: tx.interchange, componentWarned: false, payer, payerType: payer?.payer_type ?? null, remitDate, judged: new Map() };
+/** Where explained claims go, one by one in file order, as soon as each is explained. */
+export interface ClaimSink {
+  /** `tx` is the claim's transaction (its `claims` filled only by a sink that keeps them). */
+  claim(tx: RemitTransaction, claim: RemitClaim, index: number): Promise<void>;
+}
 
-  let paymentAmount = Dec.of(0);
-  if (bpr) {
-    try {
-      paymentAmount = money(bpr.el[1], 'BPR02', true);
-    } catch {
-      finding(c, 'unparseable_segment', 'error', `segment ${bpr.index} (BPR): the payment amount is not a number`, bpr);
+/** The answer's counts, totals and worklist, fed claim by claim (a streamed file never holds its claims). */
+class Tally {
+  claims = 0;
+  lines = 0;
+  adjustments = 0;
+  charged = Dec.of(0);
+  paid = Dec.of(0);
+  patient = Dec.of(0);
+  readonly byGroup = new Map<string, Dec>();
+  private readonly work = new Map<string, { item: Omit<WorklistItem, 'amount'>; amount: Dec }>();
+
+  private add(source: WorklistItem['source'], payer: string | null, group: string, reason: string, remedy: WorklistItem['remedy'], amount: Dec | number | null, deadline: string | null): void {
+    const key = `${source}\u0000${payer}\u0000${group}\u0000${reason}\u0000${remedy}`;
+    const w = this.work.get(key) ?? { item: { source, payer, group, reason, remedy, count: 0, earliest_deadline: null }, amount: Dec.of(0) };
+    w.item.count++;
+    if (amount !== null) w.amount = w.amount.add(amount);
+    if (deadline && (w.item.earliest_deadline === null || deadline < w.item.earliest_deadline)) w.item.earliest_deadline = deadline;
+    this.work.set(key, w);
+  }
+
+  claim(tx: RemitTransaction, cl: RemitClaim): void {
+    this.claims++;
+    this.charged = this.charged.add(cl.charged);
+    this.paid = this.paid.add(cl.paid);
+    this.patient = this.patient.add(cl.patient_responsibility);
+    this.lines += cl.lines.length;
+    const payer = tx.payer.slug ?? tx.payer.name;
+    const each = (a: RemitAdjustment) => {
+      this.adjustments++;
+      this.byGroup.set(a.group, (this.byGroup.get(a.group) ?? Dec.of(0)).add(a.amount));
+      this.add('835', payer, a.group, a.reason, a.remedy, a.amount, a.deadline?.date ?? null);
+    };
+    cl.adjustments.forEach(each);
+    for (const l of cl.lines) l.adjustments.forEach(each);
+  }
+
+  /** Rejections before adjudication: corrected and resubmitted, on the same list. */
+  acknowledgments(acks: Acknowledgment[]): void {
+    for (const a of acks) {
+      for (const t of a.transactions) if (t.remedy && t.remedy.remedy !== 'no_action') this.add('999', null, t.status?.code ?? '', t.errors[0]?.code ?? '', t.remedy.remedy, null, t.remedy.deadline?.date ?? null);
+      for (const c of a.claims) {
+        if (!c.remedy || c.remedy.remedy === 'no_action') continue;
+        const s = c.statuses.find(rejects) ?? c.statuses[0];
+        this.add('277CA', a.payer?.slug ?? a.payer?.name ?? null, s?.category ?? '', s?.status_code ?? '', c.remedy.remedy, c.charged, c.remedy.deadline?.date ?? null);
+      }
     }
   }
 
-  const claims: ClaimAcc[] = [];
+  worklist(): WorklistItem[] {
+    return [...this.work.values()]
+      .map((w) => ({ ...w.item, amount: toCents(w.amount) }))
+      .sort((a, b) => (a.earliest_deadline ?? '9999').localeCompare(b.earliest_deadline ?? '9999') || b.amount - a.amount || a.reason.localeCompare(b.reason));
+  }
+}
+
+/**
+ * One 835 transaction, read segment by segment: its header (payer, payee, payment), then each
+ * claim explained and handed to `sink` as soon as its segments are read, then its provider
+ * adjustments and balancing. Only the claim being read is held.
+ */
+async function explainTransaction(tx: Transaction, t: number, file: X12File, inputs: ExplainInputs, findings: RemitFinding[], tally: Tally, sink: ClaimSink): Promise<RemitTransaction> {
+  const header: Segment[] = [];
+  let c: Ctx | null = null;
+  let out: RemitTransaction | null = null;
+  let bpr: Segment | undefined;
+  let paymentAmount = Dec.of(0);
+  /** The header read (at the first CLP or PLB, or the end): the payer, the remittance date and the answer's transaction. */
+  const begin = (): Ctx => {
+    bpr = header.find((s) => s.id === 'BPR');
+    const trn = header.find((s) => s.id === 'TRN');
+    const dtm405 = header.find((s) => s.id === 'DTM' && num(s.el[0]) === '405');
+    const n1pr = header.find((s) => s.id === 'N1' && num(s.el[0]) === 'PR');
+    const n1pe = header.find((s) => s.id === 'N1' && num(s.el[0]) === 'PE');
+    const ref2u = header.find((s) => s.id === 'REF' && num(s.el[0]) === '2U');
+    const payerName = opt(n1pr?.el[1]);
+    const payerId = opt(n1pr?.el[3]) ?? opt(ref2u?.el[1]);
+    const payer = matchPayer(inputs.payers, payerName, payerId);
+    const dated = toIso(bpr?.el[15]) ?? toIso(dtm405?.el[1]) ?? toIso(tx.group_date ?? undefined);
+    // Undated (no BPR16, DTM*405 or GS04): codes are judged as of the as-of date.
+    const ctx: Ctx = { in: inputs, sep: file.separators, findings, t, interchange: tx.interchange, componentWarned: false, payer, payerType: payer?.payer_type ?? null, remitDate: dated ?? inputs.asOf, judged: new Map() };
+    if (bpr) {
+      try {
+        paymentAmount = money(bpr.el[1], 'BPR02', true);
+      } catch {
+        finding(ctx, 'unparseable_segment', 'error', `segment ${bpr.index} (BPR): the payment amount is not a number`, bpr);
+      }
+    }
+    out = {
+      interchange: tx.interchange,
+      control_number: tx.control_number,
+      version: tx.version,
+      remittance_date: dated,
+      payer: { name: payerName, id: payerId, slug: payer?.slug ?? null },
+      payee: { name: opt(n1pe?.el[1]), npi: n1pe && num(n1pe.el[2]) === 'XX' ? opt(n1pe.el[3]) : null },
+      payment: { method: opt(bpr?.el[3]), amount: toCents(paymentAmount), credit_debit: opt(bpr?.el[2]), date: toIso(bpr?.el[15]), trace_number: opt(trn?.el[1]) },
+      provider_adjustments: [],
+      claims: [],
+    };
+    return ctx;
+  };
+
   const plbs: RemitTransaction['provider_adjustments'] = [];
   const plbAmounts: Dec[] = [];
   const plbRefs: { i: number; ref: string | null }[] = [];
+  // The first claim each patient control number or payer claim number names (a PLB03-2 reference).
+  const byRef = new Map<string, number>();
+  let claimsPaid = Dec.of(0);
+  let claims = 0;
   let claim: ClaimAcc | null = null;
   let line: LineAcc | null = null;
   let skipClaim = false;
-  for (const seg of segs) {
+  /** The claim just read, explained and handed on. */
+  const finish = async () => {
+    if (!claim || !c || !out) return;
+    const ci = claims++;
+    const done = explainClaim(c, claim, ci);
+    claim = null;
+    line = null;
+    for (const ref of [done.patient_control_number, done.payer_claim_control_number]) if (ref && !byRef.has(ref)) byRef.set(ref, ci);
+    claimsPaid = claimsPaid.add(done.paid);
+    tally.claim(out, done);
+    await sink.claim(out, done, ci);
+  };
+  for (const seg of tx.each()) {
+    if (!c) {
+      if (seg.id !== 'CLP' && seg.id !== 'PLB' && seg.id !== 'SE') {
+        header.push(seg);
+        continue;
+      }
+      c = begin();
+    }
     try {
       switch (seg.id) {
         case 'CLP': {
-          line = null;
+          await finish();
           skipClaim = false;
           const pcn = num(seg.el[0]);
           claim = {
@@ -377,7 +479,6 @@ function explainTransaction(tx: Transaction, t: number, file: X12File, inputs: E
             remarks: [],
             lines: [],
           };
-          claims.push(claim);
           if (!c.payerType && claim.filing && ['MA', 'MB'].includes(claim.filing)) c.payerType = 'medicare';
           break;
         }
@@ -385,9 +486,9 @@ function explainTransaction(tx: Transaction, t: number, file: X12File, inputs: E
           if (!claim || skipClaim) break;
           const comp = components(c, seg.el[0] ?? '', seg);
           const orig = seg.el[5] ? components(c, seg.el[5], seg) : null;
-          // SVC05 units: a count with up to 6 decimals (absent: 1); anything else does not read.
+          // SVC05 units: a count with up to 6 decimals, negative in a reversal (absent: 1); anything else does not read.
           const units = num(seg.el[4]);
-          if (units && !/^\d{1,9}(?:\.\d{1,6})?$/.test(units)) throw new Unparseable('SVC05 units');
+          if (units && !/^-?\d{1,9}(?:\.\d{1,6})?$/.test(units)) throw new Unparseable('SVC05 units');
           line = {
             seg,
             qualifier: opt(comp[0]),
@@ -443,8 +544,7 @@ function explainTransaction(tx: Transaction, t: number, file: X12File, inputs: E
           if (claim) for (const k of [2, 3, 4, 5, 6]) if (num(seg.el[k])) claim.remarks.push({ code: num(seg.el[k]).toUpperCase(), seg });
           break;
         case 'PLB': {
-          line = null;
-          claim = null;
+          await finish();
           for (let k = 2; k + 1 < seg.el.length; k += 2) {
             if (!num(seg.el[k])) continue;
             const comp = components(c, seg.el[k]!, seg);
@@ -468,7 +568,7 @@ function explainTransaction(tx: Transaction, t: number, file: X12File, inputs: E
       }
     } catch (e) {
       if (!(e instanceof Unparseable)) throw e;
-      finding(c, 'unparseable_segment', 'error', `segment ${seg.index} (${seg.id.slice(0, 3)}) could not be read (${e.message}): skipped${seg.id === 'CLP' ? ' with its claim' : seg.id === 'SVC' ? ' with its line' : ''}`, seg, claim ? claims.indexOf(claim) : null);
+      finding(c, 'unparseable_segment', 'error', `segment ${seg.index} (${seg.id.slice(0, 3)}) could not be read (${e.message}): skipped${seg.id === 'CLP' ? ' with its claim' : seg.id === 'SVC' ? ' with its line' : ''}`, seg, claim ? claims : null);
       if (seg.id === 'CLP') {
         claim = null;
         skipClaim = true;
@@ -476,13 +576,23 @@ function explainTransaction(tx: Transaction, t: number, file: X12File, inputs: E
       if (seg.id === 'SVC') line = null;
     }
   }
+  if (!c) c = begin();
+  await finish();
+  const o = out! as RemitTransaction;
   for (const r of plbRefs) {
-    if (!r.ref) continue;
-    const i = claims.findIndex((x) => x.pcn === r.ref || x.icn === r.ref);
-    if (i >= 0) plbs[r.i]!.claim = i;
+    const i = r.ref ? byRef.get(r.ref) : undefined;
+    if (i !== undefined) plbs[r.i]!.claim = i;
   }
+  o.provider_adjustments = plbs;
+  const expected = claimsPaid.sub(sum(plbAmounts));
+  if (bpr && paymentAmount.compare(expected) !== 0) {
+    finding(c, 'transaction_unbalanced', 'warning', `BPR02 ${toCents(paymentAmount).toFixed(2)} is not the claims' payments less provider adjustments (${toCents(expected).toFixed(2)})`, bpr);
+  }
+  return o;
+}
 
-  const out: RemitClaim[] = claims.map((cl, ci) => {
+/** A claim's accumulated segments explained: its lines and adjustments judged, its balancing checked. */
+function explainClaim(c: Ctx, cl: ClaimAcc, ci: number): RemitClaim {
     const dosOf = (l: LineAcc | null) => l?.from ?? cl.from ?? cl.lines.map((x) => x.from).find((x) => x) ?? null;
     const firstRarc = cl.remarks[0]?.code ?? null;
     const lines: RemitLine[] = cl.lines.map((l, li) => {
@@ -533,104 +643,48 @@ function explainTransaction(tx: Transaction, t: number, file: X12File, inputs: E
       remarks: cl.remarks.map((r) => remark(c, r.code, r.seg, ci, null)),
       lines,
     };
-  });
-
-  const expected = sum(claims.map((x) => x.paid)).sub(sum(plbAmounts));
-  if (bpr && paymentAmount.compare(expected) !== 0) {
-    finding(c, 'transaction_unbalanced', 'warning', `BPR02 ${toCents(paymentAmount).toFixed(2)} is not the claims' payments less provider adjustments (${toCents(expected).toFixed(2)})`, bpr);
-  }
-  return {
-    interchange: tx.interchange,
-    control_number: tx.control_number,
-    version: tx.version,
-    remittance_date: dated,
-    payer: { name: payerName, id: payerId, slug: payer?.slug ?? null },
-    payee: { name: opt(n1pe?.el[1]), npi: n1pe && num(n1pe.el[2]) === 'XX' ? opt(n1pe.el[3]) : null },
-    payment: { method: opt(bpr?.el[3]), amount: toCents(paymentAmount), credit_debit: opt(bpr?.el[2]), date: toIso(bpr?.el[15]), trace_number: opt(trn?.el[1]) },
-    provider_adjustments: plbs,
-    claims: out,
-  };
 }
 
 const READER_SEVERITY: Record<string, RemitFinding['severity']> = { other_transaction: 'info', segment_outside_transaction: 'warning' };
 
-/** The explanation of a read 835 file (without the reliability object, which the route adds). */
-export function explainRemittance(file: X12File, inputs: ExplainInputs): Explained {
+/** Keeps each claim in its transaction: the whole answer (the route, `--format json`). */
+const KEEP: ClaimSink = {
+  async claim(tx, claim) {
+    tx.claims.push(claim);
+  },
+};
+
+/**
+ * The explanation of a read 835 file (without the reliability object, which the route adds).
+ * Each claim goes to `sink` as soon as it is explained (by default kept in its transaction); the
+ * summary and worklist are tallied as they pass, so a sink that drops claims holds none of them.
+ */
+export async function explainRemittance(file: X12File, inputs: ExplainInputs, sink: ClaimSink = KEEP): Promise<Explained> {
   const findings: RemitFinding[] = file.findings.map((f) => ({
     code: f.code,
     severity: READER_SEVERITY[f.code] ?? 'warning',
     message: f.message,
     loc: { interchange: f.interchange, transaction: f.transaction, claim: null, line: null, segment_index: f.segment_index, segment_id: f.segment_id },
   }));
-  const transactions = file.transactions.map((tx, t) => explainTransaction(tx, t, file, inputs, findings));
+  const tally = new Tally();
+  const transactions: RemitTransaction[] = [];
+  for (const [t, tx] of file.transactions.entries()) transactions.push(await explainTransaction(tx, t, file, inputs, findings, tally, sink));
   const acknowledgments = explainAcknowledgments(file.acknowledgments, file.separators, { payers: inputs.payers, asOf: inputs.asOf, match: (name, id) => matchPayer(inputs.payers, name, id) });
+  tally.acknowledgments(acknowledgments);
   findings.sort((a, b) => a.loc.segment_index - b.loc.segment_index);
-
-  let charged = Dec.of(0);
-  let paid = Dec.of(0);
-  let patient = Dec.of(0);
-  const byGroup = new Map<string, Dec>();
-  const work = new Map<string, { item: Omit<WorklistItem, 'amount'>; amount: Dec }>();
-  let lines = 0;
-  let adjustments = 0;
-  let claims = 0;
-  for (const tx of transactions) {
-    for (const cl of tx.claims) {
-      claims++;
-      charged = charged.add(cl.charged);
-      paid = paid.add(cl.paid);
-      patient = patient.add(cl.patient_responsibility);
-      lines += cl.lines.length;
-      const payer = tx.payer.slug ?? tx.payer.name;
-      const each = (a: RemitAdjustment) => {
-        adjustments++;
-        byGroup.set(a.group, (byGroup.get(a.group) ?? Dec.of(0)).add(a.amount));
-        const key = `835\u0000${payer}\u0000${a.group}\u0000${a.reason}\u0000${a.remedy}`;
-        const w = work.get(key) ?? { item: { source: '835' as const, payer, group: a.group, reason: a.reason, remedy: a.remedy, count: 0, earliest_deadline: null }, amount: Dec.of(0) };
-        w.item.count++;
-        w.amount = w.amount.add(a.amount);
-        const d = a.deadline?.date ?? null;
-        if (d && (w.item.earliest_deadline === null || d < w.item.earliest_deadline)) w.item.earliest_deadline = d;
-        work.set(key, w);
-      };
-      cl.adjustments.forEach(each);
-      for (const l of cl.lines) l.adjustments.forEach(each);
-    }
-  }
-  // Rejections before adjudication: corrected and resubmitted, on the same list.
-  const rejected = (source: '999' | '277CA', payer: string | null, group: string, reason: string, amount: number | null, remedy: { remedy: WorklistItem['remedy']; deadline: { date: string | null } | null }) => {
-    const key = `${source}\u0000${payer}\u0000${group}\u0000${reason}\u0000${remedy.remedy}`;
-    const w = work.get(key) ?? { item: { source, payer, group, reason, remedy: remedy.remedy, count: 0, earliest_deadline: null }, amount: Dec.of(0) };
-    w.item.count++;
-    if (amount !== null) w.amount = w.amount.add(amount);
-    const d = remedy.deadline?.date ?? null;
-    if (d && (w.item.earliest_deadline === null || d < w.item.earliest_deadline)) w.item.earliest_deadline = d;
-    work.set(key, w);
-  };
-  for (const a of acknowledgments) {
-    for (const t of a.transactions) if (t.remedy && t.remedy.remedy !== 'no_action') rejected('999', null, t.status?.code ?? '', t.errors[0]?.code ?? '', null, t.remedy);
-    for (const c of a.claims) {
-      if (!c.remedy || c.remedy.remedy === 'no_action') continue;
-      const s = c.statuses.find(rejects) ?? c.statuses[0];
-      rejected('277CA', a.payer?.slug ?? a.payer?.name ?? null, s?.category ?? '', s?.status_code ?? '', c.charged, c.remedy);
-    }
-  }
-  const worklist = [...work.values()]
-    .map((w) => ({ ...w.item, amount: toCents(w.amount) }))
-    .sort((a, b) => (a.earliest_deadline ?? '9999') .localeCompare(b.earliest_deadline ?? '9999') || b.amount - a.amount || a.reason.localeCompare(b.reason));
   return {
     as_of: inputs.asOf,
     summary: {
       interchanges: file.interchanges,
       transactions: transactions.length,
-      claims,
-      service_lines: lines,
-      adjustments,
+      claims: tally.claims,
+      service_lines: tally.lines,
+      adjustments: tally.adjustments,
       totals: {
-        charged: toCents(charged),
-        paid: toCents(paid),
-        patient_responsibility: toCents(patient),
-        adjusted_by_group: Object.fromEntries([...byGroup].sort(([a], [b]) => a.localeCompare(b)).map(([g, v]) => [g, toCents(v)])),
+        charged: toCents(tally.charged),
+        paid: toCents(tally.paid),
+        patient_responsibility: toCents(tally.patient),
+        adjusted_by_group: Object.fromEntries([...tally.byGroup].sort(([a], [b]) => a.localeCompare(b)).map(([g, v]) => [g, toCents(v)])),
       },
       findings: findings.length,
       acknowledgments: acknowledgments.length,
@@ -638,7 +692,7 @@ export function explainRemittance(file: X12File, inputs: ExplainInputs): Explain
     transactions,
     acknowledgments,
     findings,
-    worklist,
+    worklist: tally.worklist(),
     payersMatched: transactions.some((t) => t.payer.slug !== null) || acknowledgments.some((a) => a.payer?.slug),
   };
 }

@@ -18,8 +18,7 @@ import { paymentFor } from '../payment/service.js';
 import { findOppsRatesIn } from '../../datasets/opps_addendum_b/queries.js';
 import { MEDICARE_FFS, policyPayer, policyRulesFor, coveredDiagnoses, policyIndex, type PolicyPayer } from '../policies/service.js';
 import { Trace } from '../trace.js';
-import type { Explained } from './explain.js';
-import type { CoverageLink, LinePricing, MueLink, NcciLink, RemitClaim, RemitLine } from './schemas.js';
+import type { CoverageLink, LinePricing, MueLink, NcciLink, RemitClaim, RemitLine, RemitTransaction } from './schemas.js';
 
 /** Told every `PROGRESS_EVERY` claims linked, with the file's claim count (the CLI's progress line). */
 export type Progress = (claimsDone: number, claims: number) => void;
@@ -86,58 +85,77 @@ const hcpcsOf = (l: RemitLine): string | null => (l.code && (l.code_qualifier ==
 const dosOf = (c: RemitClaim, l: RemitLine): string | null => l.service_from ?? c.statement_from ?? null;
 
 /**
- * The per-line links of an explained 835 (the async pass after the pure `explainRemittance`): on
+ * The per-line links of an explained 835, claim by claim as the explanation reads them: on
  * a bundling denial the NCCI PTP edit behind it (or the add-on edit on a B15), on a units denial
  * the MUE, and on every HCPCS line the allowed amount judged against the Medicare fee schedule.
  * Fields are set only where they apply. Every dataset read is recorded on `trace`.
  */
-export async function linkRemittance(snapshot: SnapshotReader, out: Omit<Explained, 'payersMatched'>, payers: PayerKnowledge | null, where: PayeeLocation, trace: Trace, progress?: Progress): Promise<void> {
-  const pricer = new Pricer(snapshot, where, trace);
-  await pricer.checkQuery();
+export class Linker {
+  private readonly pricer: Pricer;
   // A day's file repeats the same bundled pair thousands of times: each distinct one is looked up
   // once and its link shared (the answer is read-only from here on).
-  const ptpLinks = new Map<string, Promise<NcciLink>>();
-  const coverageLinks = new Map<string, Promise<CoverageLink>>();
-  const total = out.summary.claims;
-  let done = 0;
-  for (const tx of out.transactions) {
+  private readonly ptpLinks = new Map<string, Promise<NcciLink>>();
+  private readonly coverageLinks = new Map<string, Promise<CoverageLink>>();
+  private done = 0;
+
+  constructor(
+    private readonly snapshot: SnapshotReader,
+    private readonly payers: PayerKnowledge | null,
+    where: PayeeLocation,
+    private readonly trace: Trace,
+    /** The file's claim count and a listener told every `PROGRESS_EVERY` claims. */
+    private readonly progress?: { total: number; tell: Progress },
+  ) {
+    this.pricer = new Pricer(snapshot, where, trace);
+  }
+
+  /** A ccn or locality that names nothing is the caller's mistake: 422 before any line is linked. */
+  check(): Promise<void> {
+    return this.pricer.checkQuery();
+  }
+
+  /** Sets each line's `ncci`, `mue`, `coverage` and `pricing` where they apply. */
+  async link(tx: RemitTransaction, claim: RemitClaim): Promise<void> {
+    const { snapshot, payers, trace, pricer } = this;
+    if (this.progress && ++this.done % PROGRESS_EVERY === 0) this.progress.tell(this.done, this.progress.total);
     const txPayer = tx.payer.slug ? (payers?.payers.get(tx.payer.slug) ?? null) : null;
-    for (const claim of tx.claims) {
-      if (progress && ++done % PROGRESS_EVERY === 0) progress(done, total);
-      const program = claim.claim_filing_indicator === 'MC' ? 'medicaid' : claim.claim_filing_indicator === 'MA' || claim.claim_filing_indicator === 'MB' ? 'medicare' : null;
-      const setting = settingOf(claim);
-      const sources = sourcesFor(program, txPayer, payers, setting);
-      for (const line of claim.lines) {
-        const code = hcpcsOf(line);
-        if (!code) continue;
-        const carcs = new Set(line.adjustments.map((a) => a.reason.toUpperCase()));
-        // The line's remarks, else the claim's (MOA/MIA), as the explanation reads them.
-        const rarcs = new Set((line.remarks.length ? line.remarks : claim.remarks).map((r) => r.code));
-        const dos = dosOf(claim, line);
-        if (dos && ([...carcs].some((c) => BUNDLING_CARCS.has(c)) || [...rarcs].some((r) => BUNDLING_RARCS.has(r)))) {
-          const others = othersOnDate(claim, line, code, dos);
-          const key = `${sources.ptp}|${code}|${dos}|${others.join(',')}`;
-          let link = ptpLinks.get(key);
-          if (!link) ptpLinks.set(key, (link = ptpLink(snapshot, sources, others, code, dos, trace)));
-          line.ncci = await link;
-        } else if (dos && carcs.has('B15')) {
-          const aoc = await aocLink(snapshot, sources, claim, code, dos, trace);
-          if (aoc) line.ncci = aoc;
-        }
-        if (dos && rarcs.has('N362')) line.mue = await mueLink(snapshot, sources, line, code, dos, trace);
-        if (dos && [...carcs].some((c) => NECESSITY_CARCS.has(c))) {
-          // The payer's documents: the mapped payer's, else Medicare's for a Medicare claim.
-          const payer = txPayer ? policyPayer(txPayer) : program === 'medicare' ? { slug: MEDICARE_FFS, medicare: true } : null;
-          const key = `${payer?.slug ?? ''}|${code}|${dos}|${tx.payee.npi ?? ''}`;
-          let link = coverageLinks.get(key);
-          if (!link) coverageLinks.set(key, (link = pricer.payeeState(tx.payee.npi).then((at) => coverageLink(snapshot, payer, code, dos, at, trace))));
-          line.coverage = await link;
-        }
-        line.pricing = await pricer.price(tx.payee.npi, claim, line, code, setting);
+    const program = claim.claim_filing_indicator === 'MC' ? 'medicaid' : claim.claim_filing_indicator === 'MA' || claim.claim_filing_indicator === 'MB' ? 'medicare' : null;
+    const setting = settingOf(claim);
+    const sources = sourcesFor(program, txPayer, payers, setting);
+    for (const line of claim.lines) {
+      const code = hcpcsOf(line);
+      if (!code) continue;
+      const carcs = new Set(line.adjustments.map((a) => a.reason.toUpperCase()));
+      // The line's remarks, else the claim's (MOA/MIA), as the explanation reads them.
+      const rarcs = new Set((line.remarks.length ? line.remarks : claim.remarks).map((r) => r.code));
+      const dos = dosOf(claim, line);
+      if (dos && ([...carcs].some((c) => BUNDLING_CARCS.has(c)) || [...rarcs].some((r) => BUNDLING_RARCS.has(r)))) {
+        const others = othersOnDate(claim, line, code, dos);
+        const key = `${sources.ptp}|${code}|${dos}|${others.join(',')}`;
+        let link = this.ptpLinks.get(key);
+        if (!link) this.ptpLinks.set(key, (link = ptpLink(snapshot, sources, others, code, dos, trace)));
+        line.ncci = await link;
+      } else if (dos && carcs.has('B15')) {
+        const aoc = await aocLink(snapshot, sources, claim, code, dos, trace);
+        if (aoc) line.ncci = aoc;
       }
+      if (dos && rarcs.has('N362')) line.mue = await mueLink(snapshot, sources, line, code, dos, trace);
+      if (dos && [...carcs].some((c) => NECESSITY_CARCS.has(c))) {
+        // The payer's documents: the mapped payer's, else Medicare's for a Medicare claim.
+        const payer = txPayer ? policyPayer(txPayer) : program === 'medicare' ? { slug: MEDICARE_FFS, medicare: true } : null;
+        const key = `${payer?.slug ?? ''}|${code}|${dos}|${tx.payee.npi ?? ''}`;
+        let link = this.coverageLinks.get(key);
+        if (!link) this.coverageLinks.set(key, (link = pricer.payeeState(tx.payee.npi).then((at) => coverageLink(snapshot, payer, code, dos, at, trace))));
+        line.coverage = await link;
+      }
+      line.pricing = await pricer.price(tx.payee.npi, claim, line, code, setting);
     }
   }
-  pricer.finish();
+
+  /** Says on the trace what the pricing fell back on. */
+  finish(): void {
+    this.pricer.finish();
+  }
 }
 
 /** The NCCI files of a claim: Medicare for MA/MB, the Medicaid edit set for MC, else the payer's (Medicare as the reference). */

@@ -48,13 +48,17 @@ export interface Transaction {
   version: string | null;
   /** GS04 (CCYYMMDD) of the enclosing group, when there is one. */
   group_date: string | null;
-  /** ST .. SE inclusive. */
-  segments: Segment[];
+  /** Its segments, ST .. SE inclusive, read from the file's text again on each call: a large file is never held as segments. */
+  each(): Generator<Segment>;
+  /** The same as an array (acknowledgments, tests). */
+  readonly segments: Segment[];
 }
 
 export interface X12File {
   separators: Separators;
   interchanges: number;
+  /** CLP segments in the 835 transactions: the claims the explanation will have (progress). */
+  claims: number;
   /** The 835 transactions, in file order. */
   transactions: Transaction[];
   /** The 999 and 277CA (005010X214) transactions, in file order: explained beside the 835s. */
@@ -92,18 +96,53 @@ function detectSeparators(text: string): { separators: Separators; start: number
 
 const unreadable = (msg: string, index: number, id: string) => new ValidationError([{ loc: ['body', 'segment', index, id], msg, type: 'x12_unreadable' }]);
 
-/** Splits a file into segments (ids upper-cased, whitespace around segments dropped). */
-function toSegments(text: string, s: Separators, start: number): Segment[] {
-  const out: Segment[] = [];
-  const body = text.slice(start);
-  const parts = s.segment === '\n' ? body.split(/\r?\n|\r/) : body.split(s.segment);
-  for (const p of parts) {
-    const t = p.replace(/^[\s\u0000]+|[\s\u0000]+$/g, '');
-    if (t === '') continue;
-    const el = t.split(s.element);
-    out.push({ index: out.length + 1, id: el[0]!.trim().toUpperCase(), el: el.slice(1) });
+/** A segment's text as the file has it (whitespace and NULs around it dropped), its 1-based position and where it starts and ends in the file. */
+interface RawSegment {
+  text: string;
+  index: number;
+  start: number;
+  next: number;
+}
+
+const NEWLINE = /\r\n|\n|\r/g;
+
+/** The non-empty segments of `text` between `from` and `to`, numbered from `first`. */
+function* rawSegments(text: string, s: Separators, from: number, to: number, first: number): Generator<RawSegment> {
+  let index = first;
+  let pos = from;
+  const newline = new RegExp(NEWLINE.source, 'g');
+  while (pos < to) {
+    let stop: number;
+    let next: number;
+    if (s.segment === '\n') {
+      newline.lastIndex = pos;
+      const m = newline.exec(text);
+      stop = m && m.index < to ? m.index : to;
+      next = m && m.index < to ? m.index + m[0].length : to;
+    } else {
+      const i = text.indexOf(s.segment, pos);
+      stop = i < 0 || i >= to ? to : i;
+      next = stop === to ? to : stop + 1;
+    }
+    const t = text.slice(pos, stop).replace(/^[\s\u0000]+|[\s\u0000]+$/g, '');
+    if (t !== '') yield { text: t, index: index++, start: pos, next };
+    pos = next;
   }
-  return out;
+}
+
+/** A segment with its elements (id upper-cased). */
+function segmentOf(r: RawSegment, s: Separators): Segment {
+  const el = r.text.split(s.element);
+  return { index: r.index, id: el[0]!.trim().toUpperCase(), el: el.slice(1) };
+}
+
+/** The segments the first pass reads whole: the envelope. */
+const ENVELOPE: ReadonlySet<string> = new Set(['ISA', 'GS', 'ST', 'SE', 'GE', 'IEA']);
+
+/** A segment's id alone, without splitting its elements (the first pass reads every segment for its id only). */
+function idOf(r: RawSegment, s: Separators): string {
+  const i = r.text.indexOf(s.element);
+  return (i < 0 ? r.text : r.text.slice(0, i)).trim().toUpperCase();
 }
 
 /** What a non-835 transaction is, in words. */
@@ -137,15 +176,43 @@ export function readX12(bytes: Buffer | string): X12File {
     throw new ValidationError([{ loc: ['body'], msg: 'not an X12 file: the body is binary (NUL bytes or invalid UTF-8)', type: 'x12_unreadable' }]);
   }
   const { separators, start, hasIsa } = detectSeparators(text);
-  const segs = toSegments(text, separators, start);
   const findings: ReaderFinding[] = [];
   const missing: Issue[] = [];
-  const all: Transaction[] = [];
+  const all: { tx: Transaction; st: Segment; claims: number }[] = [];
+  // A transaction being read: its ST, segments counted so far (for SE01), CLPs, and where it starts.
+  interface OpenSet {
+    interchange: number;
+    set_id: string;
+    control_number: string;
+    version: string | null;
+    group_date: string | null;
+    st: Segment;
+    count: number;
+    claims: number;
+    from: number;
+  }
+  /** A closed ST..SE as a transaction whose segments are read again from `from` to `to` when asked. */
+  const closed = (o: OpenSet, to: number): Transaction => {
+    const each = () => (function* () {
+      for (const r of rawSegments(text, separators, o.from, to, o.st.index)) yield segmentOf(r, separators);
+    })();
+    return {
+      interchange: o.interchange,
+      set_id: o.set_id,
+      control_number: o.control_number,
+      version: o.version,
+      group_date: o.group_date,
+      each,
+      get segments() {
+        return [...each()];
+      },
+    };
+  };
 
   let interchange = -1;
   let inIsa: { seg: Segment; groups: number } | null = null;
   let inGs: { seg: Segment; sets: number; version: string | null; date: string | null } | null = null;
-  let inSt: Transaction | null = null;
+  let inSt: OpenSet | null = null;
   const cut = (what: string, before: Segment | null, open: Segment) =>
     missing.push({
       loc: ['body', 'segment', open.index, open.id],
@@ -154,24 +221,27 @@ export function readX12(bytes: Buffer | string): X12File {
       ctx: { missing: what.split(' ')[1]!, opened_at: open.index },
     });
 
-  for (const seg of segs) {
+  for (const raw of rawSegments(text, separators, start, text.length, 1)) {
+    // Envelope segments are split into elements; the rest only named (counted, or found out of place).
+    const id = idOf(raw, separators);
+    const seg: Segment = ENVELOPE.has(id) ? segmentOf(raw, separators) : { index: raw.index, id, el: [] };
     switch (seg.id) {
       case 'ISA':
-        if (inSt) cut(`no SE closes the ST of segment ${inSt.segments[0]!.index}`, seg, inSt.segments[0]!), (inSt = null);
+        if (inSt) cut(`no SE closes the ST of segment ${inSt.st.index}`, seg, inSt.st), (inSt = null);
         if (inGs) cut(`no GE closes the GS of segment ${inGs.seg.index}`, seg, inGs.seg), (inGs = null);
         if (inIsa) cut(`no IEA closes the ISA of segment ${inIsa.seg.index}`, seg, inIsa.seg);
         interchange++;
         inIsa = { seg, groups: 0 };
         break;
       case 'GS':
-        if (inSt) cut(`no SE closes the ST of segment ${inSt.segments[0]!.index}`, seg, inSt.segments[0]!), (inSt = null);
+        if (inSt) cut(`no SE closes the ST of segment ${inSt.st.index}`, seg, inSt.st), (inSt = null);
         if (inGs) cut(`no GE closes the GS of segment ${inGs.seg.index}`, seg, inGs.seg);
         if (interchange < 0) interchange = 0;
         inGs = { seg, sets: 0, version: seg.el[7]?.trim() || null, date: seg.el[3]?.trim() || null };
         if (inIsa) inIsa.groups++;
         break;
       case 'ST':
-        if (inSt) cut(`no SE closes the ST of segment ${inSt.segments[0]!.index}`, seg, inSt.segments[0]!);
+        if (inSt) cut(`no SE closes the ST of segment ${inSt.st.index}`, seg, inSt.st);
         if (interchange < 0) interchange = 0;
         inSt = {
           interchange,
@@ -179,7 +249,10 @@ export function readX12(bytes: Buffer | string): X12File {
           control_number: (seg.el[1] ?? '').trim(),
           version: seg.el[2]?.trim() || inGs?.version || null,
           group_date: inGs?.date ?? null,
-          segments: [seg],
+          st: seg,
+          count: 1,
+          claims: 0,
+          from: raw.start,
         };
         if (inGs) inGs.sets++;
         break;
@@ -188,31 +261,31 @@ export function readX12(bytes: Buffer | string): X12File {
           findings.push({ code: 'segment_outside_transaction', message: `segment ${seg.index} (SE) closes no open ST`, interchange: Math.max(interchange, 0), transaction: null, segment_index: seg.index, segment_id: seg.id });
           break;
         }
-        inSt.segments.push(seg);
+        inSt.count++;
         const declared = Number((seg.el[0] ?? '').trim());
-        if (declared !== inSt.segments.length) {
+        if (declared !== inSt.count) {
           findings.push({
             code: 'segment_count_mismatch',
-            message: `SE01 says ${seg.el[0]?.trim() || '(empty)'} segments; the transaction has ${inSt.segments.length} (ST through SE)`,
+            message: `SE01 says ${seg.el[0]?.trim() || '(empty)'} segments; the transaction has ${inSt.count} (ST through SE)`,
             interchange: inSt.interchange,
             transaction: null,
             segment_index: seg.index,
             segment_id: seg.id,
           });
         }
-        all.push(inSt);
+        all.push({ tx: closed(inSt, raw.next), st: inSt.st, claims: inSt.claims });
         inSt = null;
         break;
       }
       case 'GE':
-        if (inSt) cut(`no SE closes the ST of segment ${inSt.segments[0]!.index}`, seg, inSt.segments[0]!), (inSt = null);
+        if (inSt) cut(`no SE closes the ST of segment ${inSt.st.index}`, seg, inSt.st), (inSt = null);
         if (inGs && Number((seg.el[0] ?? '').trim()) !== inGs.sets) {
           findings.push({ code: 'transaction_count_mismatch', message: `GE01 says ${seg.el[0]?.trim() || '(empty)'} transactions; the group has ${inGs.sets}`, interchange: Math.max(interchange, 0), transaction: null, segment_index: seg.index, segment_id: seg.id });
         }
         inGs = null;
         break;
       case 'IEA':
-        if (inSt) cut(`no SE closes the ST of segment ${inSt.segments[0]!.index}`, seg, inSt.segments[0]!), (inSt = null);
+        if (inSt) cut(`no SE closes the ST of segment ${inSt.st.index}`, seg, inSt.st), (inSt = null);
         if (inGs) cut(`no GE closes the GS of segment ${inGs.seg.index}`, seg, inGs.seg), (inGs = null);
         if (inIsa && Number((seg.el[0] ?? '').trim()) !== inIsa.groups) {
           findings.push({ code: 'group_count_mismatch', message: `IEA01 says ${seg.el[0]?.trim() || '(empty)'} functional groups; the interchange has ${inIsa.groups}`, interchange: Math.max(interchange, 0), transaction: null, segment_index: seg.index, segment_id: seg.id });
@@ -220,11 +293,14 @@ export function readX12(bytes: Buffer | string): X12File {
         inIsa = null;
         break;
       default:
-        if (inSt) inSt.segments.push(seg);
+        if (inSt) {
+          inSt.count++;
+          if (id === 'CLP') inSt.claims++;
+        }
         else findings.push({ code: 'segment_outside_transaction', message: `segment ${seg.index} (${seg.id.slice(0, 3)}) is outside any ST..SE transaction: ignored`, interchange: Math.max(interchange, 0), transaction: null, segment_index: seg.index, segment_id: seg.id.slice(0, 3) });
     }
   }
-  if (inSt) cut(`no SE closes the ST of segment ${inSt.segments[0]!.index}`, null, inSt.segments[0]!);
+  if (inSt) cut(`no SE closes the ST of segment ${inSt.st.index}`, null, inSt.st);
   if (inGs) cut(`no GE closes the GS of segment ${inGs.seg.index}`, null, inGs.seg);
   if (inIsa) cut(`no IEA closes the ISA of segment ${inIsa.seg.index}`, null, inIsa.seg);
   if (missing.length) throw new ValidationError(missing);
@@ -234,8 +310,8 @@ export function readX12(bytes: Buffer | string): X12File {
 
   const remits: Transaction[] = [];
   const acks: Transaction[] = [];
-  for (const t of all) {
-    const st = t.segments[0]!;
+  let claims = 0;
+  for (const { tx: t, st, claims: n } of all) {
     if (isAcknowledgment(t)) {
       acks.push(t);
       continue;
@@ -255,13 +331,14 @@ export function readX12(bytes: Buffer | string): X12File {
       ]);
     }
     remits.push(t);
+    claims += n;
   }
   if (remits.length === 0 && acks.length === 0) {
-    const kinds = [...new Set(all.map((t) => describeTransaction(t.set_id, t.version)))];
-    const first = all[0]!.segments[0]!;
+    const kinds = [...new Set(all.map(({ tx: t }) => describeTransaction(t.set_id, t.version)))];
+    const first = all[0]!.st;
     throw new ValidationError([
-      { loc: ['body', 'segment', first.index, 'ST'], msg: `this file is ${kinds.join('; and ')}: send an 835 remittance, or a 999 or 277CA acknowledgment`, type: 'x12_not_835', ctx: { transaction_sets: [...new Set(all.map((t) => t.set_id))] } },
+      { loc: ['body', 'segment', first.index, 'ST'], msg: `this file is ${kinds.join('; and ')}: send an 835 remittance, or a 999 or 277CA acknowledgment`, type: 'x12_not_835', ctx: { transaction_sets: [...new Set(all.map(({ tx: t }) => t.set_id))] } },
     ]);
   }
-  return { separators, interchanges: Math.max(interchange + 1, 1), transactions: remits, acknowledgments: acks, findings };
+  return { separators, interchanges: Math.max(interchange + 1, 1), claims, transactions: remits, acknowledgments: acks, findings };
 }

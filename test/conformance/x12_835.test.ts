@@ -49,9 +49,9 @@ describe.skipIf(!present)('X12 835 explained on the shared sample files (shared/
     expect(files('ack')).toHaveLength(5);
   });
 
-  it.each(files('835'))('%s: every claim, line and adjustment present, each adjustment and remark described', (name) => {
+  it.each(files('835'))('%s: every claim, line and adjustment present, each adjustment and remark described', async (name) => {
     const text = readFileSync(at(`x12-835/835/${name}`));
-    const e = explainRemittance(readX12(text), { x12, payers: null, asOf: '2026-11-27' });
+    const e = await explainRemittance(readX12(text), { x12, payers: null, asOf: '2026-11-27' });
     const want = counted(text.toString('utf8'));
     expect(e.summary).toMatchObject({ claims: want.claims, service_lines: want.lines, adjustments: want.adjustments });
     const claims = e.transactions.flatMap((x) => x.claims);
@@ -68,18 +68,18 @@ describe.skipIf(!present)('X12 835 explained on the shared sample files (shared/
     expect(e.findings.filter((f) => f.code === 'unknown_code' || f.code === 'unparseable_segment')).toEqual([]);
   });
 
-  it('explains the quirks SOURCE.md names: PLB netted (Part A), PLB not netted (OopFactory), > components, SVC06, no envelope, prose before ISA', () => {
+  it('explains the quirks SOURCE.md names: PLB netted (Part A), PLB not netted (OopFactory), > components, SVC06, no envelope, prose before ISA', async () => {
     const of = (name: string) => explainRemittance(readX12(readFileSync(at(`x12-835/835/${name}`))), { x12, payers: null, asOf: '2026-11-27' });
-    const partA = of('lfh__medicare-part-a.835');
+    const partA = await of('lfh__medicare-part-a.835');
     expect(partA.transactions[0]!.provider_adjustments).toEqual([expect.objectContaining({ reason: 'CV', description: 'capital passthru', amount: -1.27 })]);
     expect(partA.findings.map((f) => f.code)).not.toContain('transaction_unbalanced');
-    expect(of('oopfactory__5010_Example1.txt').findings.map((f) => f.code)).toContain('transaction_unbalanced');
-    const secondary = of('lfh__secondary-payment.835');
+    expect((await of('oopfactory__5010_Example1.txt')).findings.map((f) => f.code)).toContain('transaction_unbalanced');
+    const secondary = await of('lfh__secondary-payment.835');
     expect(secondary.findings.map((f) => f.code)).toContain('component_separator_mismatch');
     expect(secondary.transactions[0]!.claims.flatMap((c) => c.lines).some((l) => l.modifiers.includes('26'))).toBe(true);
-    const bcnc = of('edi835parser__blue_cross_nc_sample.txt');
+    const bcnc = await of('edi835parser__blue_cross_nc_sample.txt');
     expect(bcnc.transactions[0]!.claims[0]!.lines[0]).toMatchObject({ code: '59430', original_code: '59410', allowed: 1175.4, allowed_source: 'amt_b6' });
-    expect(of('stupidedi__x221-case-1.edi').summary.claims).toBe(2);
+    expect((await of('stupidedi__x221-case-1.edi')).summary.claims).toBe(2);
   });
 
   it.each(files('835'))('%s: 200 through the route', async (name) => {
