@@ -71,6 +71,11 @@ describe('Dec: exact money arithmetic', () => {
     expect(Dec.of(1e-7).toString()).toBe('0.0000001');
   });
 
+  it('reads a plain decimal without a second parse, and gives numbers as the decimal text would', () => {
+    for (const t of ['0', '-0', '12', '12.', '.5', '-.5', '-12.345', '000123.4500', '999999999999999.999999']) expect(Dec.ofPlain(t).toString()).toBe(Dec.of(t).toString());
+    for (const t of ['123.45', '-0.07', '1.005', '0.1', '9007199254740991', '90071992547409.93']) expect(Dec.of(t).toNumber()).toBe(Number(t));
+  });
+
   it('takes a number of any size JavaScript writes with an exponent', () => {
     expect(Dec.of(1e21).toString()).toBe('1000000000000000000000');
     // The exact value of the double (1e308 is not exactly 10^308 in binary).

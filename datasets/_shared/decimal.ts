@@ -10,6 +10,20 @@ export class Dec {
     readonly scale: number,
   ) {}
 
+  /**
+   * A decimal the caller has already checked is plain (`-?digits[.digits]`, as an X12 amount is):
+   * no second parse. Anything else is a RangeError, as `of` would give.
+   */
+  static readonly ZERO = new Dec(0n, 0);
+
+  static ofPlain(s: string): Dec {
+    const dot = s.indexOf('.');
+    if (dot < 0) return new Dec(BigInt(s), 0);
+    const frac = s.slice(dot + 1);
+    const int = s.slice(0, dot);
+    return new Dec(BigInt(`${int === '' || int === '-' ? `${int}0` : int}${frac}`), frac.length);
+  }
+
   static of(v: number | string | Dec): Dec {
     if (v instanceof Dec) return v;
     const s = typeof v === 'number' ? numberToPlain(v) : v.trim();
@@ -81,6 +95,8 @@ export class Dec {
   }
 
   toNumber(): number {
+    // One IEEE division of two exact integers is correctly rounded, as parsing the decimal text is.
+    if (this.units < 9007199254740992n && this.units > -9007199254740992n && this.scale <= 22) return Number(this.units) / 10 ** this.scale;
     return Number(this.toString());
   }
 

@@ -93,17 +93,28 @@ function toIso(s: string | undefined): string | null {
   return m ? isoOfYmd(Number(m[1]), Number(m[2]), Number(m[3])) : null;
 }
 
+/** `toIso` remembering the dates of one transaction (a file repeats a few dates thousands of times; nothing outlives the call). */
+function isoMemo(): (s: string | undefined) => string | null {
+  const seen = new Map<string, string | null>();
+  return (s) => {
+    const t = num(s);
+    let iso = seen.get(t);
+    if (iso === undefined) seen.set(t, (iso = toIso(t)));
+    return iso;
+  };
+}
+
 class Unparseable extends Error {}
 
 /** An amount element as an exact decimal (an empty element is 0 when `orZero`). */
 function money(s: string | undefined, what: string, orZero = false): Dec {
   const t = num(s);
-  if (t === '' && orZero) return Dec.of(0);
+  if (t === '' && orZero) return Dec.ZERO;
   if (!/^-?\d{1,15}(?:\.\d{0,6})?$|^-?\.\d{1,6}$/.test(t)) throw new Unparseable(what);
-  return Dec.of(t);
+  return Dec.ofPlain(t);
 }
 
-const sum = (xs: Dec[]): Dec => xs.reduce((a, b) => a.add(b), Dec.of(0));
+const sum = (xs: Dec[]): Dec => xs.reduce((a, b) => a.add(b), Dec.ZERO);
 
 interface RawAdj {
   group: string;
@@ -325,36 +336,58 @@ export interface ClaimSink {
   claim(tx: RemitTransaction, claim: RemitClaim, index: number): Promise<void>;
 }
 
+/**
+ * A running sum of amounts already in cents (the answer's numbers): in integer cents while they
+ * are small, exactly in `Dec` past that (an absurd amount in a file is summed right too).
+ */
+class CentSum {
+  private cents = 0;
+  private big: Dec | null = null;
+
+  add(x: number): this {
+    const c = Math.round(x * 100);
+    if (!this.big && Math.abs(x) < 1e11 && Number.isSafeInteger(this.cents + c)) this.cents += c;
+    else this.big = (this.big ?? Dec.of(this.cents).mul('0.01')).add(x);
+    return this;
+  }
+
+  get value(): number {
+    return this.big ? toCents(this.big) : this.cents / 100;
+  }
+}
+
 /** The answer's counts, totals and worklist, fed claim by claim (a streamed file never holds its claims). */
 class Tally {
   claims = 0;
   lines = 0;
   adjustments = 0;
-  charged = Dec.of(0);
-  paid = Dec.of(0);
-  patient = Dec.of(0);
-  readonly byGroup = new Map<string, Dec>();
-  private readonly work = new Map<string, { item: Omit<WorklistItem, 'amount'>; amount: Dec }>();
+  readonly charged = new CentSum();
+  readonly paid = new CentSum();
+  readonly patient = new CentSum();
+  readonly byGroup = new Map<string, CentSum>();
+  private readonly work = new Map<string, { item: Omit<WorklistItem, 'amount'>; amount: CentSum }>();
 
-  private add(source: WorklistItem['source'], payer: string | null, group: string, reason: string, remedy: WorklistItem['remedy'], amount: Dec | number | null, deadline: string | null): void {
+  private add(source: WorklistItem['source'], payer: string | null, group: string, reason: string, remedy: WorklistItem['remedy'], amount: number | null, deadline: string | null): void {
     const key = `${source}\u0000${payer}\u0000${group}\u0000${reason}\u0000${remedy}`;
-    const w = this.work.get(key) ?? { item: { source, payer, group, reason, remedy, count: 0, earliest_deadline: null }, amount: Dec.of(0) };
+    let w = this.work.get(key);
+    if (!w) this.work.set(key, (w = { item: { source, payer, group, reason, remedy, count: 0, earliest_deadline: null }, amount: new CentSum() }));
     w.item.count++;
-    if (amount !== null) w.amount = w.amount.add(amount);
+    if (amount !== null) w.amount.add(amount);
     if (deadline && (w.item.earliest_deadline === null || deadline < w.item.earliest_deadline)) w.item.earliest_deadline = deadline;
-    this.work.set(key, w);
   }
 
   claim(tx: RemitTransaction, cl: RemitClaim): void {
     this.claims++;
-    this.charged = this.charged.add(cl.charged);
-    this.paid = this.paid.add(cl.paid);
-    this.patient = this.patient.add(cl.patient_responsibility);
+    this.charged.add(cl.charged);
+    this.paid.add(cl.paid);
+    this.patient.add(cl.patient_responsibility);
     this.lines += cl.lines.length;
     const payer = tx.payer.slug ?? tx.payer.name;
     const each = (a: RemitAdjustment) => {
       this.adjustments++;
-      this.byGroup.set(a.group, (this.byGroup.get(a.group) ?? Dec.of(0)).add(a.amount));
+      let g = this.byGroup.get(a.group);
+      if (!g) this.byGroup.set(a.group, (g = new CentSum()));
+      g.add(a.amount);
       this.add('835', payer, a.group, a.reason, a.remedy, a.amount, a.deadline?.date ?? null);
     };
     cl.adjustments.forEach(each);
@@ -375,7 +408,7 @@ class Tally {
 
   worklist(): WorklistItem[] {
     return [...this.work.values()]
-      .map((w) => ({ ...w.item, amount: toCents(w.amount) }))
+      .map((w) => ({ ...w.item, amount: w.amount.value }))
       .sort((a, b) => (a.earliest_deadline ?? '9999').localeCompare(b.earliest_deadline ?? '9999') || b.amount - a.amount || a.reason.localeCompare(b.reason));
   }
 }
@@ -431,6 +464,7 @@ async function explainTransaction(tx: Transaction, t: number, file: X12File, inp
   const plbRefs: { i: number; ref: string | null }[] = [];
   // The first claim each patient control number or payer claim number names (a PLB03-2 reference).
   const byRef = new Map<string, number>();
+  const dateOf = isoMemo();
   let claimsPaid = Dec.of(0);
   let claims = 0;
   let claim: ClaimAcc | null = null;
@@ -516,7 +550,7 @@ async function explainTransaction(tx: Transaction, t: number, file: X12File, inp
         }
         case 'DTM': {
           const q = num(seg.el[0]);
-          const d = toIso(seg.el[1]);
+          const d = dateOf(seg.el[1]);
           if (line) {
             if (q === '472') line.from = line.to = d;
             else if (q === '150') line.from = d;
@@ -681,10 +715,10 @@ export async function explainRemittance(file: X12File, inputs: ExplainInputs, si
       service_lines: tally.lines,
       adjustments: tally.adjustments,
       totals: {
-        charged: toCents(tally.charged),
-        paid: toCents(tally.paid),
-        patient_responsibility: toCents(tally.patient),
-        adjusted_by_group: Object.fromEntries([...tally.byGroup].sort(([a], [b]) => a.localeCompare(b)).map(([g, v]) => [g, toCents(v)])),
+        charged: tally.charged.value,
+        paid: tally.paid.value,
+        patient_responsibility: tally.patient.value,
+        adjusted_by_group: Object.fromEntries([...tally.byGroup].sort(([a], [b]) => a.localeCompare(b)).map(([g, v]) => [g, v.value])),
       },
       findings: findings.length,
       acknowledgments: acknowledgments.length,

@@ -148,7 +148,8 @@ export class Linker {
         if (!link) this.coverageLinks.set(key, (link = pricer.payeeState(tx.payee.npi).then((at) => coverageLink(snapshot, payer, code, dos, at, trace))));
         line.coverage = await link;
       }
-      line.pricing = await pricer.price(tx.payee.npi, claim, line, code, setting);
+      const priced = pricer.price(tx.payee.npi, claim, line, code, setting);
+      line.pricing = priced instanceof Promise ? await priced : priced;
     }
   }
 
@@ -322,6 +323,7 @@ class Pricer {
   private readonly located = new Map<string, Promise<Located>>();
   private readonly composed = new Map<string, ReturnType<Pricer['compose']>>();
   private readonly priced = new Map<string, Promise<LinePricing>>();
+  private readonly settled = new Map<string, LinePricing>();
   private readonly records = new Map<string, Promise<{ version: string | null; rec: Awaited<ReturnType<typeof findNpi>> | null }>>();
   /** The state of the ccn or locality asked (checkQuery). */
   private queryState: string | null = null;
@@ -399,11 +401,17 @@ class Pricer {
    * A line's pricing, shared with every line that reads the same inputs (a day's file prices the
    * same code, date and amount thousands of times; the answer is read-only from here on).
    */
-  price(npi: string | null, claim: RemitClaim, line: RemitLine, code: string, setting: 'prac' | 'hosp'): Promise<LinePricing> {
+  price(npi: string | null, claim: RemitClaim, line: RemitLine, code: string, setting: 'prac' | 'hosp'): LinePricing | Promise<LinePricing> {
     const denied = line.adjustments.some((a) => a.group !== 'PR');
-    const key = [npi, claim.claim_filing_indicator, claim.status.code, claim.facility_code, setting, dosOf(claim, line), code, line.modifiers.join(','), line.units, line.allowed, denied].join('|');
+    const key = `${npi}|${claim.claim_filing_indicator}|${claim.status.code}|${claim.facility_code}|${setting}|${dosOf(claim, line)}|${code}|${line.modifiers.join(',')}|${line.units}|${line.allowed}|${denied}`;
+    // Settled already: the value itself (no promise turn for the thousands of lines that repeat one).
+    const done = this.settled.get(key);
+    if (done) return done;
     let p = this.priced.get(key);
-    if (!p) this.priced.set(key, (p = this.priceLine(npi, claim, line, code, setting)));
+    if (!p) {
+      this.priced.set(key, (p = this.priceLine(npi, claim, line, code, setting)));
+      void p.then((v) => this.settled.set(key, v), () => undefined);
+    }
     return p;
   }
 

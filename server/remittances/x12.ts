@@ -133,7 +133,8 @@ function* rawSegments(text: string, s: Separators, from: number, to: number, fir
 /** A segment with its elements (id upper-cased). */
 function segmentOf(r: RawSegment, s: Separators): Segment {
   const el = r.text.split(s.element);
-  return { index: r.index, id: el[0]!.trim().toUpperCase(), el: el.slice(1) };
+  const id = el.shift()!;
+  return { index: r.index, id: id.trim().toUpperCase(), el };
 }
 
 /** The segments the first pass reads whole: the envelope. */
