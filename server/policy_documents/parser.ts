@@ -173,6 +173,11 @@ export class WorkerPolicyParser implements PolicyParser {
   /** Parser threads started so far, replacements included (tests read it). */
   started = 0;
 
+  /** The tenants' parses on a thread now, by tenant and parse number (tests read it). */
+  running(): { tenant: string; id: number }[] {
+    return this.tenants.slots.flatMap((s) => (s.job ? [{ tenant: s.job.tenant, id: s.job.req.id }] : []));
+  }
+
   constructor(options: ParserOptions = DEFAULT_PARSER) {
     // A caller that sets part of the playground's budget or of the limits keeps the defaults of the rest.
     const o = (this.o = { ...options, playground: { ...DEFAULT_PARSER.playground, ...options.playground }, limits: { ...DEFAULT_PDF_LIMITS, ...options.limits } });
