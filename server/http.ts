@@ -197,12 +197,16 @@ async function invokeRoute(pipeline: Pipeline, route: RouteDef, params: Record<s
     // setHeader each, which keeps a second header map.
     const h = out.headers;
     h['X-Request-Id'] = requestId;
-    h['Content-Length'] = String(out.body.length);
+    h['Content-Length'] = String(out.parts ? out.parts.reduce((n, p) => n + p.length, 0) : out.body.length);
     // A body not read (refused on its headers), cut at its limit or timed out: the rest of it is
     // still on the connection, which cannot carry another request.
     if (hasBody && !call.bodyComplete) h.Connection = 'close';
     res.writeHead(out.status, h);
-    res.end(req.method === 'HEAD' ? undefined : out.body);
+    if (out.parts && req.method !== 'HEAD') {
+      // A large answer in its parts, never joined into a second copy.
+      for (const part of out.parts) res.write(part);
+      res.end();
+    } else res.end(req.method === 'HEAD' ? undefined : out.body);
   } finally {
     call.release();
   }

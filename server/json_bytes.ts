@@ -55,11 +55,23 @@ export function writeJson(value: unknown, write: (part: string) => void, depth =
   if (pending) write(pending);
 }
 
-/** A handler's answer already serialized by `jsonBytes` (the pipeline sends the bytes as they are); `T` is the answer it writes. */
+/**
+ * A handler's answer already serialized by `writeJson`, in parts of about a megabyte that HTTP
+ * writes one after another (never joined: a large answer is held once); `T` is the answer it writes.
+ */
 export class JsonBytes<T = unknown> {
   declare readonly answer?: T;
-  constructor(readonly bytes: Buffer) {}
+  constructor(readonly parts: Buffer[]) {}
+
+  /** The parts as one buffer (a transport that needs it whole: MCP, the answer cache). */
+  joined(): Buffer {
+    return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
+  }
 }
 
 /** `value` as a `JsonBytes` answer: for a route whose answer may outgrow one string. */
-export const serialized = <T>(value: T): JsonBytes<T> => new JsonBytes<T>(jsonBytes(value));
+export function serialized<T>(value: T): JsonBytes<T> {
+  const parts: Buffer[] = [];
+  writeJson(value, (s) => parts.push(Buffer.from(s, 'utf8')));
+  return new JsonBytes<T>(parts);
+}

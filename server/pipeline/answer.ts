@@ -12,6 +12,8 @@ export interface CachedAnswer {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** An uncached answer too large to join: its bytes in order (`body` is then empty); HTTP writes them one by one. */
+  parts?: Buffer[];
 }
 
 interface Entry extends CachedAnswer {

@@ -57,6 +57,8 @@ export interface InvokeResult {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** A large answer's bytes in order, for HTTP to write one by one (`body` is then empty). */
+  parts?: Buffer[];
   /** For logs and metrics. */
   tenantId?: string;
 }
@@ -150,7 +152,8 @@ export class Pipeline {
       const answer = route.persist ? await this.persist(call, await this.answer(call)) : await this.answer(call);
       // `headers` is this call's own object (rate-limit headers so far): the answer's join it.
       for (const k in answer.headers) if (!(k in headers)) headers[k] = answer.headers[k]!;
-      out = { status: answer.status, headers, body: answer.body };
+      // A large answer stays in parts for HTTP; MCP wraps the answer whole (its requests are small).
+      out = answer.parts && req.transport === 'mcp' ? { status: answer.status, headers, body: Buffer.concat(answer.parts) } : { status: answer.status, headers, body: answer.body, ...(answer.parts ? { parts: answer.parts } : {}) };
     } catch (err) {
       out = this.failure(err, req, route.path, headers);
     } finally {
@@ -247,7 +250,11 @@ export class Pipeline {
       return { status: r.status, headers: { 'content-type': route.contentType, ...r.headers }, body: Buffer.from(String(r.body)) };
     }
     // An answer that may outgrow one string arrives serialized (`JsonBytes`).
-    if (r.body instanceof JsonBytes) return { status: r.status, headers: { 'content-type': JSON_TYPE, ...r.headers }, body: r.body.bytes };
+    if (r.body instanceof JsonBytes) {
+      const headers = { 'content-type': JSON_TYPE, ...r.headers };
+      // A cached or persisted answer is one buffer; any other stays in its parts.
+      return route.cache || route.persist ? { status: r.status, headers, body: r.body.joined() } : { status: r.status, headers, body: Buffer.alloc(0), parts: r.body.parts };
+    }
     const text = JSON.stringify(r.body);
     // A cached answer gets its own allocation right away (the cache would copy a pooled slice).
     return { status: r.status, headers: { 'content-type': JSON_TYPE, ...r.headers }, body: route.cache ? ownBuffer(text) : Buffer.from(text) };
