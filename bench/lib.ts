@@ -273,6 +273,16 @@ export async function firstPassAndWarm(label: string, apiUrl: string, bareUrl: s
   ];
 }
 
+/** `firstPassAndWarm`'s rows in the case/value/baseline/ratio columns of an area that mixes them with ingest figures. */
+export async function firstPassAndWarmCases(label: string, apiUrl: string, bareUrl: string, paths: string[], headers: Record<string, string>): Promise<Record<string, string | number>[]> {
+  return (await firstPassAndWarm(label, apiUrl, bareUrl, paths, headers)).map((r) => ({
+    case: String(r.case),
+    value: `${r['req/s']} req/s, p50 ${r['p50 ms']} ms, p99 ${r['p99 ms']} ms, non-2xx ${r['non-2xx']}`,
+    baseline: `bare ${r['bare req/s']}`,
+    ratio: String(r['ratio vs bare']),
+  }));
+}
+
 /** Warms both servers, then runs `paired` rounds of 4 s at 16 connections: the usual read-route comparison. */
 export async function warmPaired(label: string, apiUrl: string, bareUrl: string, paths: string[], headers: Record<string, string>): Promise<Record<string, string | number>> {
   await load('warmup', apiUrl, { paths, headers, seconds: 2, connections: 16 });

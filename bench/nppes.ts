@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { ingestFiles } from '../ingest/pipeline.js';
 import { npiProblem } from '../server/npi/provider.js';
 import { Warehouse } from '../warehouse/store.js';
-import { benchKey, firstPassAndWarm, ratio, readCsvBaselineMs, shuffle } from './lib.js';
+import { benchKey, firstPassAndWarmCases, ratio, readCsvBaselineMs, shuffle } from './lib.js';
 import { spawnApi, spawnBare } from './procs.js';
 
 /** Rows of the generated data file (the real monthly file holds ~8 M; the issue asks for >= 1 M). */
@@ -20,7 +20,7 @@ const npiOf = (nine: string): string => `${nine}${[...'0123456789'].find((d) => 
  * streamed: individuals and organizations with 1-3 taxonomies, an identifier on every third row,
  * a masked one on every 97th, and a deactivated NPI (number and date only) every 500th.
  */
-async function writeDataFile(path: string, header: string, n: number, row: (j: number) => number = (j) => j, updated = '05/08/2018'): Promise<string[]> {
+export async function writeDataFile(path: string, header: string, n: number, row: (j: number) => number = (j) => j, updated = '05/08/2018'): Promise<string[]> {
   const cols = header.slice(1, -1).split('","');
   const at = (name: string) => cols.indexOf(name);
   const idx = {
@@ -148,9 +148,7 @@ export async function run(): Promise<Record<string, string | number>[]> {
     try {
       const paths = shuffle(npis.map((n) => `/v1/npi/${n}`), 3);
       // First pass: every answer is a DuckDB query (nothing memoised yet).
-      for (const r of await firstPassAndWarm('GET /v1/npi/{npi} local hits', api.url, bare.url, paths, { 'X-API-Key': key })) {
-        rows.push({ case: String(r.case), value: `${r['req/s']} req/s, p50 ${r['p50 ms']} ms, p99 ${r['p99 ms']} ms, non-2xx ${r['non-2xx']}`, baseline: `bare ${r['bare req/s']}`, ratio: String(r['ratio vs bare']) });
-      }
+      rows.push(...(await firstPassAndWarmCases('GET /v1/npi/{npi} local hits', api.url, bare.url, paths, { 'X-API-Key': key })));
     } finally {
       await api.stop();
       await bare.stop();

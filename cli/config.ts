@@ -5,6 +5,7 @@ import { DEFAULTS, HEAP_MB_RANGE } from '../server/defaults.js';
 import { normalizeHostList } from '../server/pipeline/hosts.js';
 import { toIssues } from '../server/validation.js';
 import { DEFAULT_BATCH_MAX } from '../warehouse/sqlite_commit.js';
+import { DEFAULT_INGEST_MEMORY_MB } from '../ingest/duckdb_config.js';
 
 const hostList = z
   .string()
@@ -69,6 +70,7 @@ const EnvSchema = z.object({
   RCM_NPPES_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   RCM_MIN_FREE_MB: z.coerce.number().int().min(0).max(1_048_576).default(DEFAULTS.minFreeMb),
   RCM_READINESS_EVERY_MS: z.coerce.number().int().min(100).max(300_000).default(5_000),
+  RCM_INGEST_MEMORY_MB: z.coerce.number().int().min(64).max(1_048_576).default(DEFAULT_INGEST_MEMORY_MB),
   RCM_MAX_REMOVED: z
     .string()
     .default('0.05')

@@ -80,6 +80,12 @@ export interface Dataset<Row extends object = Record<string, unknown>, Id extend
    */
   finalize?(run: (sql: string) => Promise<Record<string, unknown>[]>, table: string): Promise<void>;
   /**
+   * Indexes written into each version file, built once its rows are final (after `finalize` and a
+   * delta's fold): DuckDB finds a point query's rows through them instead of scanning, when the
+   * query names the version's own table (`SnapshotReader.versionTable`), never through the view.
+   */
+  indexes?: { table: string; columns: string[] }[];
+  /**
    * For a publisher that ships deltas between whole releases (NPPES's weekly files): which
    * inputs are a delta and how one folds into its base. A delta version is materialised (the
    * base version's rows plus the delta's upserts), so a reader sees a whole version either way.

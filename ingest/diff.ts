@@ -1,6 +1,7 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { sourceTables, type TableSpec } from '../datasets/_shared/table.js';
 import type { Dataset } from '../datasets/types.js';
+import { ingestDuckDbConfig } from './duckdb_config.js';
 import type { ChangeCounts } from '../warehouse/manifest.js';
 import { UsageError } from '../warehouse/errors.js';
 import { quoteIdent, quoteString } from '../warehouse/sql_quote.js';
@@ -139,8 +140,8 @@ function combine(dataset: Dataset<any>, tables: Record<string, TableDiff>, sampl
  * the join, so this scales to the multi-million-row NCCI files. A table new in this version
  * counts as all added.
  */
-export async function diffVersionFiles(dataset: Dataset<any>, fromFile: string | null, toFile: string, sampleSize = 5, watch: string[] = [], keysOut?: string): Promise<DiffResult> {
-  const inst = await DuckDBInstance.create(':memory:');
+export async function diffVersionFiles(dataset: Dataset<any>, fromFile: string | null, toFile: string, sampleSize = 5, watch: string[] = [], keysOut?: string, memoryMb?: number): Promise<DiffResult> {
+  const inst = await DuckDBInstance.create(':memory:', ingestDuckDbConfig(memoryMb, `${keysOut ?? toFile}.spill`));
   const conn = await inst.connect();
   try {
     await conn.run(`ATTACH ${quoteString(toFile)} AS new_v (READ_ONLY)`);

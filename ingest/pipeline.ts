@@ -8,7 +8,8 @@ import type { ChangeRecord, DatasetVersion, Manifest } from '../warehouse/manife
 import { newSnapshotId, type Warehouse } from '../warehouse/store.js';
 import { checkGateColumns, firstLoadDiff, type DiffReport, type DiffResult } from './diff.js';
 import { withWriteLock } from './lock.js';
-import { checkKeys, checkRejects, finalizeRows } from './stage/check.js';
+import { ingestDuckDbConfig } from './duckdb_config.js';
+import { checkKeys, checkRejects, finalizeRows, indexTables } from './stage/check.js';
 import { foldDelta, planDelta } from './stage/delta.js';
 import { hashSources, readInputs, resolveDataset } from './stage/inputs.js';
 import { loadRows, type Loaded } from './stage/load.js';
@@ -56,6 +57,8 @@ export interface IngestOptions {
   failOnChangedColumns?: string[];
   /** Cap on the bytes a zip unpacks to (`RCM_ZIP_MAX_MB`). */
   zipMaxBytes?: number;
+  /** DuckDB's memory bound while staging and diffing, MB (`RCM_INGEST_MEMORY_MB`; default 512). */
+  memoryMb?: number;
   onProgress?: (p: IngestProgress) => void;
   now?: () => Date;
 }
@@ -139,7 +142,7 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
   let loaded: Loaded;
   let firstDiff: DiffResult | null = null;
   let explicitRemovals = 0;
-  const inst = await DuckDBInstance.create(out.staged);
+  const inst = await DuckDBInstance.create(out.staged, ingestDuckDbConfig(opts.memoryMb, `${out.staged}.spill`));
   const conn = await inst.connect();
   const run = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS();
   try {
@@ -148,6 +151,7 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
     await finalizeRows(dataset, run, loaded);
     if (delta) explicitRemovals = await foldDelta(dataset, run, wh.path(delta.base.file), label, loaded);
     await checkKeys(dataset, run, files[0]!.name);
+    await indexTables(dataset, run);
     // A first load's diff reads the staged tables on this connection (no second instance).
     if (!base) firstDiff = await firstLoadDiff(dataset, run);
     await conn.run('CHECKPOINT');

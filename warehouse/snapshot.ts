@@ -44,6 +44,12 @@ export interface SnapshotReader {
    * rows). Optional: readers without it fall back to row queries.
    */
   int32Columns?(sql: string, params?: DuckDBValue[]): Promise<{ rows: number; columns: Int32Array[] }>;
+  /**
+   * The qualified name of one version's own table (in its attached file, not the view over every
+   * version): a query on it can use the file's indexes, which DuckDB never uses through a view.
+   * Undefined when the version or table is not mounted, or the reader has no attached files.
+   */
+  versionTable?(dataset: DatasetName, version: string, table: string): string | undefined;
 }
 
 /** Default bytes of each snapshot's per-input memo (`RCM_MEMO_MAX_MB`). */
@@ -157,6 +163,8 @@ export class MountedSnapshot implements SnapshotReader {
     readonly files: Map<string, MountedFile>,
     /** Dataset versions left out because their file could not be used (the rest is served, degraded where it needs them). */
     readonly unmounted: Unmounted[] = [],
+    /** `<dataset>\u0000<version>\u0000<table>` to its qualified name in the attached file. */
+    private readonly tableNames = new Map<string, string>(),
   ) {
     this.memos = new LRUCache({ maxSize: memoMaxBytes, sizeCalculation: (v, k) => Math.max(1, approxBytes(v.value) + k.length * 2) });
     this.prepared = conns.map(() => new Map());
@@ -184,6 +192,7 @@ export class MountedSnapshot implements SnapshotReader {
     }
     const instance = await DuckDBInstance.create(':memory:', { threads: String(opts.threads ?? 2) });
     const conn = await instance.connect();
+    const tableNames = new Map<string, string>();
     for (const [dataset, versions] of Object.entries(served)) {
       if (versions.length === 0) continue;
       // One view per table over every version holding it (attach aliases cannot collide with
@@ -202,6 +211,7 @@ export class MountedSnapshot implements SnapshotReader {
         }
         for (const t of tablesOf(v)) {
           const list = parts.get(t) ?? [];
+          tableNames.set(`${dataset}\u0000${v.version}\u0000${t}`, `${quoteIdent(alias)}.main.${quoteIdent(t)}`);
           list.push(`SELECT * FROM ${quoteIdent(alias)}.main.${quoteIdent(t)}`);
           parts.set(t, list);
         }
@@ -211,7 +221,11 @@ export class MountedSnapshot implements SnapshotReader {
     const conns = [conn];
     for (let i = 1; i < (opts.connections ?? 4); i++) conns.push(await instance.connect());
     const mounted: Manifest = unmounted.length ? { ...manifest, datasets: Object.fromEntries(Object.entries(served).filter(([, v]) => v.length)) } : manifest;
-    return new MountedSnapshot(manifest.id, mounted, resolve(wh.dir), instance, conns, opts.memoMaxBytes ?? MEMO_MAX_BYTES, files, unmounted);
+    return new MountedSnapshot(manifest.id, mounted, resolve(wh.dir), instance, conns, opts.memoMaxBytes ?? MEMO_MAX_BYTES, files, unmounted, tableNames);
+  }
+
+  versionTable(dataset: DatasetName, version: string, table: string): string | undefined {
+    return this.tableNames.get(`${dataset}\u0000${version}\u0000${table}`);
   }
 
   /**

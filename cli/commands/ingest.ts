@@ -48,6 +48,7 @@ export async function ingest(
       replace: o.replace,
       allowRemovals: o.allowRemovals,
       maxRemoved: c.RCM_MAX_REMOVED,
+      memoryMb: c.RCM_INGEST_MEMORY_MB,
       failOnRemovedPct: o.failOnRemoved,
       failOnChangedPct: o.failOnChanged?.pct,
       failOnChangedColumns: o.failOnChanged?.columns,

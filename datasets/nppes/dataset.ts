@@ -31,6 +31,8 @@ export const nppes = defineMultiTableDataset({
     'a weekly release (a range not starting 20050523) is a delta: all three of its files, folded into the version before it',
   ],
   tables: [NPPES_TABLES.provider, NPPES_TABLES.practice_location, NPPES_TABLES.other_name],
+  // An NPI is looked up in all three tables at once (`findNpi`): each finds its rows by index.
+  indexes: [NPPES_TABLES.provider, NPPES_TABLES.practice_location, NPPES_TABLES.other_name].map((t) => ({ table: t.name, columns: ['npi'] })),
   detect: isNppesSample,
   version(samples: FileSample[]): VersionInfo | undefined {
     const names = samples.map((s) => parseNppesName(s.name)).filter((n) => n !== undefined);

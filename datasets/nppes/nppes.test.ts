@@ -8,7 +8,7 @@ import { Warehouse } from '../../warehouse/store.js';
 import { openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
 import { nppes } from './dataset.js';
 import { kindOfHeader, layoutOf } from './layout.js';
-import { findNpi } from './queries.js';
+import { findNpi, findNpiInTables } from './queries.js';
 import type { OtherNameRow, PracticeLocationRow, ProviderRow } from './schema.js';
 
 const SEED_NAMES = ['npidata_pfile_20050523-20190609.csv', 'pl_pfile_20050523-20190609.csv', 'othername_pfile_20050523-20190609.csv'];
@@ -196,6 +196,22 @@ describe('weekly files: deltas folded into the version before them', () => {
       for (const npi of ['1568946812', '1467486373', '1114920071', '1003000142']) {
         expect(await findNpi(snap, '2019-06-16', npi)).toEqual(await findNpi(snap, '2019-06-09', npi));
       }
+      // The indexed query on the version's own tables answers what the views hold, for a full version and a folded one.
+      for (const version of ['2019-06-09', '2019-06-16']) {
+        for (const npi of ['1720377294', '1568946812', '1467486373', '1114920071', '1003000142', '1999999999']) {
+          expect(await findNpi(snap, version, npi), `${version} ${npi}`).toEqual(await findNpiInTables(snap, version, npi));
+        }
+      }
+      expect(await findNpi(snap, '2019-06-16', '01720377294')).toBeNull();
+      // Each version file carries an index on npi for its three tables, and findNpi asks the
+      // version's own tables (where DuckDB can use them; through the view over versions it never does).
+      const indexed = await snap.all<{ table_name: string; n: number }>('SELECT table_name, count(*)::INTEGER AS n FROM duckdb_indexes() GROUP BY 1 ORDER BY 1');
+      expect(indexed).toEqual([{ table_name: 'other_name', n: 2 }, { table_name: 'practice_location', n: 2 }, { table_name: 'provider', n: 2 }]);
+      const asked: string[] = [];
+      const all = snap.all.bind(snap);
+      snap.all = ((sql: string, params?: never[]) => (asked.push(sql), all(sql, params))) as typeof snap.all;
+      expect(await findNpi(snap, '2019-06-09', '1234567893')).toBeNull();
+      expect(asked.map((q) => q.match(/FROM ("nppes@\d+"\.main\."\w+") WHERE npi = \$1/)?.[1])).toEqual(['provider', 'practice_location', 'other_name'].map((t) => snap.versionTable(nppes.id, '2019-06-09', t)));
     } finally {
       snap.close();
     }

@@ -53,6 +53,13 @@ export async function recountTables(dataset: Dataset<any>, run: RunSql, loaded: 
   }
 }
 
+/** Builds the dataset's declared indexes on its final rows (after `finalize`, a fold and the key check). */
+export async function indexTables(dataset: Dataset<any>, run: RunSql): Promise<void> {
+  for (const ix of dataset.indexes ?? []) {
+    await run(`CREATE INDEX ${quoteIdent(`${ix.table}_${ix.columns.join('_')}`)} ON ${quoteIdent(ix.table)} (${ix.columns.map(quoteIdent).join(', ')})`);
+  }
+}
+
 /** Refuses a version in which some source table's key columns name one row twice. */
 export async function checkKeys(dataset: Dataset<any>, run: RunSql, firstFile: string): Promise<void> {
   for (const t of sourceTables(dataset.tables)) {

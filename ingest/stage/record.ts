@@ -63,12 +63,12 @@ export interface StagedLoad {
 export async function recordVersion(
   wh: Warehouse,
   s: StagedLoad,
-  opts: Pick<IngestOptions, 'failOnRemovedPct' | 'failOnChangedPct' | 'failOnChangedColumns' | 'allowRemovals' | 'maxRemoved' | 'seed' | 'illustrative'>,
+  opts: Pick<IngestOptions, 'failOnRemovedPct' | 'failOnChangedPct' | 'failOnChangedColumns' | 'allowRemovals' | 'maxRemoved' | 'seed' | 'illustrative' | 'memoryMb'>,
   now: () => Date,
 ): Promise<StagedVersion> {
   const { dataset, base, same, loaded } = s;
   const { label, effective, skipped } = s.inputs;
-  const diff = s.firstDiff ?? (await diffVersionFiles(dataset, base ? wh.path(base.file) : null, s.files.staged, 5, opts.failOnChangedColumns, s.files.stagedKeys));
+  const diff = s.firstDiff ?? (await diffVersionFiles(dataset, base ? wh.path(base.file) : null, s.files.staged, 5, opts.failOnChangedColumns, s.files.stagedKeys, opts.memoryMb));
   const report = toReport(dataset.id, base?.version ?? null, label, diff, {
     failOnRemovedPct: opts.failOnRemovedPct,
     failOnChangedPct: opts.failOnChangedPct,
