@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { isUtf8 } from 'node:buffer';
@@ -135,19 +136,136 @@ function endsInsideQuotes(line: string, delimiter: string, quote: string, startI
 }
 
 /**
- * Yields the records of a delimited file: decoded (UTF-8 or CP1252), newlines normalised, quoted
- * cells with embedded newlines honoured, ragged rows allowed (preambles are never padded the same
- * way as data). Lines without a quote character are split directly (about ten times faster than a
- * general parser on the RVU file); records with quotes go through csv-parse, after a small scan
- * decides where a quoted record ends. A broken quote becomes an IngestError naming file and line.
+ * Yields the records of a delimited file as it is read, never holding more than a chunk of it:
+ * decoded (UTF-8, or CP1252 when any byte is not UTF-8: a first pass over the bytes decides, as
+ * `decode` does for a whole buffer), newlines normalised, quoted cells with embedded newlines
+ * honoured, ragged rows allowed (preambles are never padded the same way as data). Lines without a
+ * quote character are split directly (about ten times faster than a general parser on the RVU
+ * file); records with quotes go through csv-parse once their closing quote is read. A broken quote
+ * becomes an IngestError naming file and line.
  */
 export async function* readRecords(file: SourceFile, opts: RecordOptions = {}): AsyncGenerator<SourceRecord> {
-  const { text } = await readText(file);
-  yield* textRecords(text, file, opts);
+  const delimiter = opts.delimiter ?? ',';
+  const quote = opts.quote === undefined ? '"' : opts.quote;
+  const read = { bytes: 0 };
+  const pieces = decodedPieces(file.path, await fileEncoding(file.path), read)[Symbol.asyncIterator]();
+  // Complete lines of the pieces read so far; `rest` is the start of a line whose end is not read yet.
+  let lines: string[] = [];
+  let at = 0;
+  let rest = '';
+  let ended = false;
+  const next = async (): Promise<string | undefined> => {
+    while (at >= lines.length) {
+      if (ended) return undefined;
+      const r = await pieces.next();
+      if (r.done) {
+        ended = true;
+        lines = rest.length ? [rest] : [];
+      } else {
+        lines = (rest + r.value).split('\n');
+        rest = lines.pop()!;
+      }
+      at = 0;
+    }
+    return lines[at++];
+  };
+  let line = 0;
+  let nextReport = 1 << 20;
+  for (let raw = await next(); raw !== undefined; raw = at < lines.length ? lines[at++] : await next()) {
+    line++;
+    if (quote && raw.includes(quote)) {
+      const startLine = line;
+      while (endsInsideQuotes(raw, delimiter, quote, false)) {
+        const more = at < lines.length ? lines[at++] : await next();
+        if (more === undefined) throw new IngestError(`the file is truncated or malformed: a quoted field opened on line ${startLine} is never closed`, file.name, startLine);
+        raw = `${raw}\n${more}`;
+        line++;
+      }
+      yield { line, fields: quotedRecord(raw, delimiter, quote, file.name, startLine) };
+    } else {
+      yield { line, fields: raw.split(delimiter) };
+    }
+    if (opts.onBytes && read.bytes > nextReport) {
+      opts.onBytes(Math.min(file.size, read.bytes));
+      nextReport = read.bytes + (1 << 20);
+    }
+  }
+  opts.onBytes?.(file.size);
 }
 
 /**
- * The records of decoded text (`readRecords` without the read): also what a native loader uses to
+ * Yields a file's lines as it is read (decoded and newline-normalised as `readRecords` reads; no
+ * quoting, no splitting: the fixed-width files).
+ */
+export async function* readLines(file: SourceFile, opts: Pick<RecordOptions, 'onBytes'> = {}): AsyncGenerator<{ line: number; text: string }> {
+  for await (const r of readRecords(file, { ...opts, delimiter: '\n', quote: false })) yield { line: r.line, text: r.fields[0]! };
+}
+
+/** The fields of one record that holds a quote character (csv-parse, relaxed as publishers need). */
+function quotedRecord(raw: string, delimiter: string, quote: string, name: string, startLine: number): string[] {
+  try {
+    return (parseSync(raw, { delimiter, quote, relax_column_count: true, relax_quotes: true, record_delimiter: '\n' }) as string[][])[0] ?? [''];
+  } catch (e) {
+    throw new IngestError(`malformed CSV: ${(e as Error).message}`, name, startLine);
+  }
+}
+
+/** Bytes read at a time by the streaming readers. */
+const CHUNK = 1 << 20;
+
+/**
+ * The length of `buf`'s prefix that ends on a whole UTF-8 character (a multi-byte sequence cut by
+ * the chunk's end is left for the next chunk).
+ */
+function wholeUtf8(buf: Buffer): number {
+  let i = buf.length - 1;
+  let cont = 0;
+  while (i >= 0 && cont < 3 && (buf[i]! & 0xc0) === 0x80) {
+    i--;
+    cont++;
+  }
+  if (i < 0) return buf.length;
+  const lead = buf[i]!;
+  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return need > cont + 1 ? i : buf.length;
+}
+
+/** A file's encoding, read in chunks: UTF-8 when every byte (after a BOM) is, else CP1252 (see `decode`). */
+async function fileEncoding(path: string): Promise<Encoding> {
+  let carry: Buffer = Buffer.alloc(0);
+  let first = true;
+  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK })) {
+    let buf: Buffer = carry.length ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
+    if (first && buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
+    first = false;
+    const cut = wholeUtf8(buf);
+    if (!isUtf8(buf.subarray(0, cut))) return 'windows-1252';
+    carry = Buffer.from(buf.subarray(cut));
+  }
+  return carry.length ? 'windows-1252' : 'utf-8';
+}
+
+/** A file's text in decoded pieces with newlines normalised (a CR at a piece's end waits for the next piece). */
+async function* decodedPieces(path: string, encoding: Encoding, read: { bytes: number }): AsyncGenerator<string> {
+  const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+  let first = true;
+  let cr = '';
+  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK })) {
+    let buf = chunk as Buffer;
+    read.bytes += buf.length;
+    if (first && buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
+    first = false;
+    let text = cr + (encoding === 'utf-8' ? utf8.decode(buf, { stream: true }) : cp1252(buf));
+    cr = text.endsWith('\r') ? '\r' : '';
+    if (cr) text = text.slice(0, -1);
+    yield normalizeNewlines(text);
+  }
+  const tail = cr + (encoding === 'utf-8' ? utf8.decode() : '');
+  if (tail) yield normalizeNewlines(tail);
+}
+
+/**
+ * The records of decoded text (what `readRecords` yields, for text already in memory): also what a native loader uses to
  * find a header in a file's sample. `file.size` scales `onBytes` from characters to bytes.
  */
 export function* textRecords(text: string, file: Pick<SourceFile, 'name' | 'size'>, opts: RecordOptions = {}): Generator<SourceRecord> {
@@ -172,13 +290,7 @@ export function* textRecords(text: string, file: Pick<SourceFile, 'name' | 'size
         nl = next;
         line++;
       }
-      let fields: string[];
-      try {
-        fields = (parseSync(raw, { delimiter, quote, relax_column_count: true, relax_quotes: true, record_delimiter: '\n' }) as string[][])[0] ?? [''];
-      } catch (e) {
-        throw new IngestError(`malformed CSV: ${(e as Error).message}`, file.name, startLine);
-      }
-      yield { line, fields };
+      yield { line, fields: quotedRecord(raw, delimiter, quote, file.name, startLine) };
     } else {
       yield { line, fields: raw.split(delimiter) };
     }

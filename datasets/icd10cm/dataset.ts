@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IngestError } from '../_shared/issue.js';
-import { readText, type FileSample, type SourceFile } from '../_shared/source.js';
-import { defineDataset, type ParsedItem, type VersionInfo } from '../types.js';
+import { readLines, sampleFile, type FileSample, type SourceFile } from '../_shared/source.js';
+import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
 /** One ICD-10-CM code of the CDC/CMS fiscal-year release. */
 export const Icd10cmRowSchema = z.object({
@@ -58,13 +58,10 @@ export const icd10cm = defineDataset({
     const fy = samples.map((s) => fiscalYear(s.name)).find((y) => y !== undefined);
     return fy ? { label: `FY${fy}`, effective_date: `${fy - 1}-10-01` } : undefined;
   },
-  async *parse(file: SourceFile): AsyncIterable<ParsedItem<Icd10cmRow>> {
-    const { text } = await readText(file);
-    const lines = text.split(/\r?\n/);
-    const layout = layoutOf({ name: file.name, text: text.slice(0, 65536), lines: lines.slice(0, 50) });
+  async *parse(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<Icd10cmRow>> {
+    const layout = layoutOf(await sampleFile(file));
     if (!layout) throw new IngestError('not an ICD-10-CM order, codes or codes-only file', file.name, 1);
-    for (const [i, raw] of lines.entries()) {
-      const line = i + 1;
+    for await (const { line, text: raw } of readLines(file, { onBytes: ctx.onBytes })) {
       if (raw.trim() === '') continue;
       const issue = (field: string, msg: string, input: string) => ({ line, issues: [{ loc: ['row', line, field], msg, type: 'value_error', input }] });
       if (layout === 'order') {

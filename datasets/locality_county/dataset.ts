@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { dataRecords, findHeader, isBlankRecord, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import { type Issue } from '../../warehouse/errors.js';
-import { readRecords, readText, type FileSample, type SourceFile } from '../_shared/source.js';
+import { readRecords, readText, sampleFile, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
 import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 import { toStateCode } from './states.js';
@@ -237,8 +237,7 @@ export const localityCounty = defineDataset({
     return year ? { label: String(year), effective_date: `${year}-01-01` } : undefined;
   },
   async *parse(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<LocalityCountyRow>> {
-    const { text } = await readText(file);
-    const head = text.split('\n', 20);
+    const head = (await sampleFile(file)).lines.slice(0, 20);
     if (head.some((l) => isCsvHeader(l.split(',')))) yield* parseCsv(file, ctx);
     else if (head.some(isTxtHeader)) yield* parseTxt(file, ctx);
     else yield* parseCsv(file, ctx); // reports "file is empty" or "no header row" with the line

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readRecords, readText, normalizeNewlines, type FileSample, type SourceFile } from '../_shared/source.js';
+import { readRecords, readText, normalizeNewlines, sampleFile, type FileSample, type SourceFile } from '../_shared/source.js';
 import { normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
 import type { Issue } from '../../warehouse/errors.js';
@@ -113,8 +113,9 @@ export const x12Codes = defineDataset({
       if (!rest.description) return { line, issues: [{ loc: ['description'], msg: 'description is empty', type: 'missing' }] };
       return { line, row: { list, code: c, ...rest } };
     };
-    const { text } = await readText(file);
-    if (isHtml(text)) {
+    // The list page (HTML) is read whole, as one document; the CSV layouts as a stream.
+    if (isHtml((await sampleFile(file)).text)) {
+      const { text } = await readText(file);
       const norm = normalizeNewlines(text);
       for (const m of norm.matchAll(/<tr[\s>][\s\S]*?<\/tr>/gi)) {
         const cells = [...m[0].matchAll(/<td[^>]*>([\s\S]*?)<\/td>/gi)].map((c) => stripTags(c[1]!).trim());

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IngestError } from '../_shared/issue.js';
-import { readText, type FileSample, type SourceFile } from '../_shared/source.js';
+import { readLines, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader } from '../_shared/values.js';
 import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
@@ -68,18 +68,13 @@ export const zipLocality = defineDataset({
     return samples.map(versionOf).find((v) => v !== undefined);
   },
   async *parse(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<ZipLocalityRow>> {
-    const { text } = await readText(file);
-    ctx.onBytes(file.size);
-    if (text.trim() === '') throw new IngestError('file is empty', file.name, 1);
-    const lines = text.split('\n');
-    const first = lines.findIndex((l) => l.trim() !== '');
-    if (!isRecord(lines[first]!)) {
-      throw new IngestError('not a ZIP5 record (expected state, ZIP, carrier, locality in columns 1-14 and YYYYQ in 76-80)', file.name, first + 1);
-    }
-    for (let i = 0; i < lines.length; i++) {
-      const l = lines[i]!;
+    let first = true;
+    for await (const { line, text: l } of readLines(file, { onBytes: ctx.onBytes })) {
       if (l.trim() === '') continue;
-      const line = i + 1;
+      if (first && !isRecord(l)) {
+        throw new IngestError('not a ZIP5 record (expected state, ZIP, carrier, locality in columns 1-14 and YYYYQ in 76-80)', file.name, line);
+      }
+      first = false;
       const r = new RowReader(line);
       const state = r.text('state', l.slice(0, 2), { required: true, pattern: /^[A-Z]{2}$/ });
       const zip5 = r.text('zip5', l.slice(2, 7), { required: true, pattern: /^\d{5}$/ });
@@ -114,5 +109,6 @@ export const zipLocality = defineDataset({
         },
       };
     }
+    if (first) throw new IngestError('file is empty', file.name, 1);
   },
 });
