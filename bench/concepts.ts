@@ -21,7 +21,7 @@ const SABS = ['SNOMEDCT_US', 'MSH', 'ICD10CM', 'RXNORM', 'LNC', 'MDR', 'NCI', 'M
 const word = (i: number): string => SYL[i % 24]! + SYL[Math.floor(i / 24) % 24]! + SYL[Math.floor(i / 576) % 24]! + (i >= 13824 ? SYL[Math.floor(i / 13824) % 24]! : '');
 
 /** Writes MRCONSO lines in NLM's layout (18 fields and a trailing bar), 80% English, 3% obsolete. */
-async function writeMrconso(path: string, n: number): Promise<void> {
+export async function writeMrconso(path: string, n: number): Promise<void> {
   const out = createWriteStream(path);
   for (let i = 0; i < n; i++) {
     const cui = `C${String(1000000 + Math.floor(i / 3)).padStart(7, '0')}`;

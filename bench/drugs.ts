@@ -37,7 +37,7 @@ const CORP = ['Pharmaceuticals, Inc.', 'Laboratories', 'Pharma LLC', 'Health Car
  * a third of products are unbranded generics), ~6,000 labelers, 1-3 packages per product, NDCs in
  * the 4-4-2, 5-3-2 and 5-4-1 layouts. Returns what the queries need.
  */
-async function writeDirectory(dir: string, n: number): Promise<{ packages: string[]; products: { ndc: string; brand: string; generic: string; labeler: string }[]; packageCount: number }> {
+export async function writeDirectory(dir: string, n: number): Promise<{ packages: string[]; products: { ndc: string; brand: string; generic: string; labeler: string }[]; packageCount: number }> {
   const r = rng(21);
   const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)]!;
   const word = (k: number) => Array.from({ length: k }, () => pick(SYL)).join('');

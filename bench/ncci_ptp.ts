@@ -56,7 +56,7 @@ function rng(seed: number) {
 const col2Of = (i: number, k: number) => String(20000 + k * STRIDE + (i % STRIDE));
 
 /** Writes `rows` edits as 4 sorted parts; returns their paths. */
-async function generate(dir: string, rows: number): Promise<string[]> {
+export async function generate(dir: string, rows: number): Promise<string[]> {
   const perCode = Math.ceil(rows / COL1_CODES);
   const rand = rng(42);
   const paths: string[] = [];

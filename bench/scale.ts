@@ -1,35 +1,129 @@
 import { spawn } from 'node:child_process';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { benchKey, firstPassAndWarmCases, ratio, readCsvBaselineMs, rssOf, shuffle } from './lib.js';
+import { writeMrconso } from './concepts.js';
+import { writeDirectory } from './drugs.js';
+import { generate as generatePtp } from './ncci_ptp.js';
 import { writeDataFile } from './nppes.js';
+import { quoteString } from '../warehouse/sql_quote.js';
 import { seededStart, spawnApi, spawnBare } from './procs.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 /** Providers of the large generated NPPES file (the real monthly file holds about 9 M); the small one is a quarter. */
 const ROWS = Number(process.env.BENCH_SCALE_ROWS ?? 1_000_000);
+/**
+ * `BENCH_SCALE_FULL=9000000`: also ingest a full-size NPPES monthly file (about 9 M providers, 9.6 GB)
+ * in the real layout. Its baseline counts the file's rows through DuckDB's `read_csv` (a table of
+ * 9 M x 330 text cells would not fit in memory); about 10 minutes and 12 GB of disk.
+ */
+const FULL = Number(process.env.BENCH_SCALE_FULL ?? 0);
 const mb = (b: number) => `${Math.round(b / 2 ** 20).toLocaleString('en-US')} MB`;
 
-/** `rcm ingest nppes FILE` in its own process: wall time and the process's peak RSS (VmHWM, polled until it exits). */
-async function ingestProcess(dir: string, file: string): Promise<{ ms: number; peak: number }> {
+/** `rcm ingest DATASET FILE...` in its own process: wall time and the process's peak RSS (VmHWM, polled until it exits). */
+async function ingestProcess(dir: string, dataset: string, files: string[], version?: string): Promise<{ ms: number; peak: number }> {
   const t = Date.now();
-  const proc = spawn(process.execPath, [join(ROOT, 'bin/rcm.js'), 'ingest', 'nppes', file], { env: { ...process.env, RCM_DATA_DIR: dir, RCM_LOG: 'silent' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(process.execPath, [join(ROOT, 'bin/rcm.js'), 'ingest', dataset, ...files, ...(version ? ['--version', version] : [])], { env: { ...process.env, RCM_DATA_DIR: dir, RCM_LOG: 'silent' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()).slice(-2000));
   let peak = 0;
   const timer = setInterval(() => void rssOf(proc.pid!, 'VmHWM').then((b) => (peak = Math.max(peak, b || 0)), () => undefined), 100);
   const [code] = (await once(proc, 'exit')) as [number];
   clearInterval(timer);
-  if (code !== 0) throw new Error(`rcm ingest nppes exited ${code}: ${err}`);
+  if (code !== 0) throw new Error(`rcm ingest ${dataset} exited ${code}: ${err}`);
   return { ms: Date.now() - t, peak };
+}
+
+/** The full-size NPPES file: written, ingested in its own process, beside `read_csv` counting its rows. */
+async function fullSizeNppes(dir: string, header: string): Promise<Record<string, string | number>> {
+  const src = join(dir, 'src-full');
+  await mkdir(src);
+  const file = join(src, 'npidata_pfile_20050523-20261108.csv');
+  await writeDataFile(file, header, FULL);
+  const size = (await stat(file)).size;
+  const { ms, peak } = await ingestProcess(join(dir, 'wh-full'), 'nppes', [file]);
+  const inst = await DuckDBInstance.create(':memory:');
+  const c = await inst.connect();
+  const t = Date.now();
+  await c.run(`SELECT count(*) FROM read_csv(${quoteString(file)}, header=true, all_varchar=true, quote='"', escape='"', delim=',')`);
+  const countMs = Date.now() - t;
+  c.closeSync();
+  inst.closeSync();
+  await rm(src, { recursive: true, force: true });
+  await rm(join(dir, 'wh-full'), { recursive: true, force: true });
+  return { case: `ingest a full-size NPPES file: ${FULL.toLocaleString('en-US')} providers (${mb(size)} CSV), in its own process`, value: `${ms.toLocaleString('en-US')} ms, peak RSS ${mb(peak)}`, baseline: `duckdb read_csv counting its rows ${countMs.toLocaleString('en-US')} ms`, ratio: ratio(ms, countMs) };
+}
+
+/** A dataset ingested at two sizes: how to write its files, and DuckDB's reader options for the baseline. */
+interface Sized {
+  dataset: string;
+  /** What one unit of `sizes` is (atoms, rows, products). */
+  unit: string;
+  sizes: [number, number];
+  /** Writes the source files of `n` units into `dir`; returns their paths. */
+  write(dir: string, n: number): Promise<string[]>;
+  version?: string;
+  readCsv: string;
+}
+
+const OTHERS: Sized[] = [
+  {
+    dataset: 'umls_concepts',
+    unit: 'MRCONSO atoms',
+    sizes: [500_000, 2_000_000],
+    write: async (dir, n) => {
+      const f = join(dir, 'MRCONSO.2025AB.RRF');
+      await writeMrconso(f, n);
+      return [f];
+    },
+    readCsv: `header=false, all_varchar=true, delim='|', quote='', escape=''`,
+  },
+  {
+    dataset: 'ncci_ptp_prac',
+    unit: 'PTP edits in 4 parts',
+    sizes: [1_000_000, 4_000_000],
+    write: (dir, n) => generatePtp(dir, n),
+    readCsv: `header=false, skip=6, all_varchar=true, delim='\t', quote='', escape='', null_padding=true`,
+  },
+  {
+    dataset: 'fda_ndc',
+    unit: 'FDA products',
+    sizes: [28_000, 111_502],
+    write: async (dir, n) => {
+      await writeDirectory(dir, n);
+      return [join(dir, 'product.txt'), join(dir, 'package.txt')];
+    },
+    version: '2026-11-24',
+    readCsv: `header=true, all_varchar=true, delim='\t', quote='', escape='', encoding='latin-1'`,
+  },
+];
+
+/** Ingests `s` at both sizes, each in its own process: time beside `read_csv`, and the peak RSS ratio. */
+async function ingestTwoSizes(dir: string, s: Sized): Promise<Record<string, string | number>[]> {
+  const out: Record<string, string | number>[] = [];
+  const peaks: number[] = [];
+  for (const n of s.sizes) {
+    const src = join(dir, `${s.dataset}-src-${n}`);
+    await mkdir(src);
+    const files = await s.write(src, n);
+    const { ms, peak } = await ingestProcess(join(dir, `${s.dataset}-wh-${n}`), s.dataset, files, s.version);
+    const readCsvMs = await readCsvBaselineMs(files, s.readCsv);
+    peaks.push(peak);
+    out.push({ case: `ingest ${s.dataset}: ${n.toLocaleString('en-US')} ${s.unit}, in its own process`, value: `${ms.toLocaleString('en-US')} ms, peak RSS ${mb(peak)}`, baseline: `duckdb read_csv into memory ${readCsvMs.toLocaleString('en-US')} ms`, ratio: ratio(ms, readCsvMs) });
+    await rm(src, { recursive: true, force: true });
+    await rm(join(dir, `${s.dataset}-wh-${n}`), { recursive: true, force: true });
+  }
+  out.push({ case: `ingest ${s.dataset} peak RSS at ${s.sizes[1].toLocaleString('en-US')} beside ${s.sizes[0].toLocaleString('en-US')} ${s.unit}`, value: mb(peaks[1]!), baseline: mb(peaks[0]!), ratio: ratio(peaks[1]!, peaks[0]!) });
+  return out;
 }
 
 /**
  * Production size: the NPPES ingest at two sizes in its own process (peak RSS must not grow with
  * the file: the large run within 1.3x of the small one), each beside DuckDB's own `read_csv` of the
- * same file; a server's start over the large version (to its first NPI answer) beside a start over
+ * same file, and the same for UMLS MRCONSO, the NCCI PTP files and the FDA directory; a server's start over the large version (to its first NPI answer) beside a start over
  * the seeds; then first-pass NPI lookups against the bare Koa route asked the same paths.
  */
 export async function run(): Promise<Record<string, string | number>[]> {
@@ -44,7 +138,7 @@ export async function run(): Promise<Record<string, string | number>[]> {
       const npis = await writeDataFile(file, header, n);
       const size = (await stat(file)).size;
       const wh = join(dir, `wh-${n}`);
-      const { ms, peak } = await ingestProcess(wh, file);
+      const { ms, peak } = await ingestProcess(wh, 'nppes', [file]);
       const readCsvMs = await readCsvBaselineMs([file], `header=true, all_varchar=true, quote='"', escape='"', delim=','`);
       const versionFile = (await readdir(join(wh, 'datasets/nppes')))[0]!;
       const stored = (await stat(join(wh, 'datasets/nppes', versionFile))).size;
@@ -64,6 +158,8 @@ export async function run(): Promise<Record<string, string | number>[]> {
       baseline: mb(small.peak),
       ratio: ratio(large.peak, small.peak),
     });
+    if (FULL) rows.push(await fullSizeNppes(dir, header));
+    for (const other of OTHERS) rows.push(...(await ingestTwoSizes(dir, other)));
     // A server's start over the large version: to listening, then to its first NPI answer.
     const seeded = await seededStart();
     const key = await benchKey(join(large.wh, 'state.sqlite'));

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { sourceTables, type TableSpec } from '../datasets/_shared/table.js';
 import type { Dataset } from '../datasets/types.js';
@@ -141,7 +143,7 @@ function combine(dataset: Dataset<any>, tables: Record<string, TableDiff>, sampl
  * counts as all added.
  */
 export async function diffVersionFiles(dataset: Dataset<any>, fromFile: string | null, toFile: string, sampleSize = 5, watch: string[] = [], keysOut?: string, memoryMb?: number): Promise<DiffResult> {
-  const inst = await DuckDBInstance.create(':memory:', ingestDuckDbConfig(memoryMb, `${keysOut ?? toFile}.spill`));
+  const inst = await DuckDBInstance.create(':memory:', ingestDuckDbConfig(memoryMb, keysOut ? `${keysOut}.spill` : join(tmpdir(), `rcm-diff-${process.pid}.spill`)));
   const conn = await inst.connect();
   try {
     await conn.run(`ATTACH ${quoteString(toFile)} AS new_v (READ_ONLY)`);
