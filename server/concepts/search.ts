@@ -207,6 +207,9 @@ const umlsNorm = (s: string): string =>
     .replace(/[^a-z0-9]+/g, ' ')
     .trim();
 
+/** Rows asked beyond `limit` for the atoms a code search found (they are dropped from the word rows). */
+const CODE_ROOM = 32;
+
 /** At most this many query words are matched against UMLS strings (the rest would only narrow further). */
 const MAX_WORDS = 8;
 
@@ -223,33 +226,42 @@ async function searchUmls(snapshot: SnapshotReader, version: string, q: string, 
   const sabFilter = sabs ? ` AND sab IN (${sabs.map((x) => `'${x.replace(/'/g, "''")}'`).join(', ')})` : '';
   type Row = { aui: string; cui: string; sab: string; tty: string; code: string; str: string; nrm: string };
   const entry = (r: Row) => ({ cui: r.cui, term: r.str, sab: r.sab, source_code: r.code, term_type: r.tty, dataset: 'umls_concepts', version });
-  // The code as typed: an equality scan (a few atoms), ranked here.
-  const byCode = await snapshot.all<Row>(`SELECT aui, cui, sab, tty, code, str, ${UMLS_NORM_SQL('str')} AS nrm FROM umls_concepts__word WHERE version = $1 AND word = $2${sabFilter}`, [version, `#${codeKey(q)}`]);
+  // The version's own word table where the snapshot names it (a query through the view over
+  // versions pays for the union); its rows carry the version, so the filter stays.
+  const wordTable = snapshot.versionTable?.('umls_concepts', version, 'word') ?? 'umls_concepts__word';
+  // The code as typed: an equality scan (a few atoms), ranked here; asked beside the word queries.
+  const codeRows = snapshot.all<Row>(`SELECT aui, cui, sab, tty, code, str, ${UMLS_NORM_SQL('str')} AS nrm FROM ${wordTable} WHERE version = $1 AND word = $2${sabFilter}`, [version, `#${codeKey(q)}`]);
   const everyWordPrefix = (n: string) => words.length > 0 && words.every((w) => ` ${n}`.includes(` ${w}`));
-  const codeAuis = new Set(byCode.map((r) => r.aui));
-  const hits: ConceptHit[] = byCode.map((r) => ({ tier: 0, entry: entry(r) }));
-  let total = byCode.length;
-  if (scan) {
-    // The longest word as a prefix range (zone maps narrow it to a few row groups; one query per
-    // part, plain filters: an OR of code and range defeated the zone maps, and a NOT IN over an
-    // empty code list with a window count crashed DuckDB 1.5 now and then under parallel load).
-    const w = (k: number) => `$${4 + k}`;
-    const nqAt = `$${4 + words.length}`;
-    const filter =
-      `FROM (SELECT aui, cui, sab, tty, code, str, ${UMLS_NORM_SQL('str')} AS nrm FROM umls_concepts__word WHERE version = $1 AND word >= $2 AND word < $3${sabFilter}) ` +
-      `WHERE ${words.map((_, k) => `contains(' ' || nrm, ' ' || ${w(k)})`).join(' AND ')}`;
-    const everyWhole = words.map((_, k) => `contains(' ' || nrm || ' ', ' ' || ${w(k)} || ' ')`).join(' AND ');
-    const params = [version, scan, `${scan}\u007f`, ...words];
-    const [count] = await snapshot.all<{ n: bigint | number }>(`SELECT count(*) AS n ${filter}`, params);
-    const rows = await snapshot.all<Row & { tier: number }>(
+  if (!scan) {
+    const byCode = await codeRows;
+    return { total: byCode.length, hits: byCode.map((r): ConceptHit => ({ tier: 0, entry: entry(r) })).sort(byRank).slice(0, limit) };
+  }
+  // The longest word as a prefix range (zone maps narrow it to a few row groups; one query per
+  // part, plain filters: an OR of code and range defeated the zone maps, and a NOT IN over an
+  // empty code list with a window count crashed DuckDB 1.5 now and then under parallel load).
+  const w = (k: number) => `$${4 + k}`;
+  const nqAt = `$${4 + words.length}`;
+  const filter =
+    `FROM (SELECT aui, cui, sab, tty, code, str, ${UMLS_NORM_SQL('str')} AS nrm FROM ${wordTable} WHERE version = $1 AND word >= $2 AND word < $3${sabFilter}) ` +
+    `WHERE ${words.map((_, k) => `contains(' ' || nrm, ' ' || ${w(k)})`).join(' AND ')}`;
+  const everyWhole = words.map((_, k) => `contains(' ' || nrm || ' ', ' ' || ${w(k)} || ' ')`).join(' AND ');
+  const params = [version, scan, `${scan}\u007f`, ...words];
+  // The three queries at once, each on its own connection. The rows asked are `limit` plus room
+  // for the atoms the code found (shown once, at tier 0, and dropped from these); asked again
+  // in the rare case the code found more atoms than that room.
+  const ranked = (extra: number) =>
+    snapshot.all<Row & { tier: number }>(
       `SELECT *, CASE WHEN nrm = ${nqAt} THEN 1 WHEN starts_with(nrm, ${nqAt}) THEN 2 WHEN ${everyWhole} THEN 3 ELSE 4 END AS tier ${filter} ` +
-        `ORDER BY tier, length(str), code, str, aui LIMIT ${Math.trunc(limit) + codeAuis.size}`,
+        `ORDER BY tier, length(str), code, str, aui LIMIT ${Math.trunc(limit) + extra}`,
       [...params, nq],
     );
-    // An atom the code found is counted and shown once, at tier 0.
-    total += Number(count?.n ?? 0) - byCode.filter((r) => everyWordPrefix(r.nrm)).length;
-    for (const r of rows) if (!codeAuis.has(r.aui)) hits.push({ tier: Number(r.tier), entry: entry(r) });
-  }
+  const [byCode, [count], first] = await Promise.all([codeRows, snapshot.all<{ n: bigint | number }>(`SELECT count(*) AS n ${filter}`, params), ranked(CODE_ROOM)]);
+  const rows = byCode.length > CODE_ROOM ? await ranked(byCode.length) : first;
+  const codeAuis = new Set(byCode.map((r) => r.aui));
+  const hits: ConceptHit[] = byCode.map((r) => ({ tier: 0, entry: entry(r) }));
+  // An atom the code found is counted and shown once, at tier 0.
+  const total = byCode.length + Number(count?.n ?? 0) - byCode.filter((r) => everyWordPrefix(r.nrm)).length;
+  for (const r of rows) if (!codeAuis.has(r.aui)) hits.push({ tier: Number(r.tier), entry: entry(r) });
   return { total, hits: hits.sort(byRank).slice(0, limit) };
 }
 
