@@ -3,10 +3,11 @@ import { defineConfig } from 'vitest/config';
 import { base } from './vitest.base.js';
 
 /**
- * `npm test`: two projects in one run, sharing the workers.
+ * `npm test`: three projects in one run, sharing the workers.
  * - `unit`: `*.test.ts` beside the code they test and in test/; they import only what they test.
  * - `int`: `*.int.test.ts`, tests that start a server or a process, or need PostgreSQL; they share
  *   the seeded data dir that the global setup loads once per run.
+ * - `isolated`: unit files that replace a module (`vi.mock`), each in a module graph of its own.
  * Files run in parallel (one worker per core, at least two: most int files wait on sockets and
  * child processes), and a worker reuses its module graph across files (`isolate: false`): each
  * file builds its own servers, stores and temp dirs, so importing the server once per worker
