@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { once } from 'node:events';
-import { mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { benchKey, firstPassAndWarmCases, ratio, readCsvBaselineMs, rssOf, shuffle } from './lib.js';
@@ -55,6 +55,27 @@ async function fullSizeNppes(dir: string, header: string): Promise<Record<string
   await rm(src, { recursive: true, force: true });
   await rm(join(dir, 'wh-full'), { recursive: true, force: true });
   return { case: `ingest a full-size NPPES file: ${FULL.toLocaleString('en-US')} providers (${mb(size)} CSV), in its own process`, value: `${ms.toLocaleString('en-US')} ms, peak RSS ${mb(peak)}`, baseline: `duckdb read_csv counting its rows ${countMs.toLocaleString('en-US')} ms`, ratio: ratio(ms, countMs) };
+}
+
+/** Ingests a weekly NPPES delta into `wh` in its own process, then waits for the server at `url` to serve the snapshot it published. */
+async function swapAfterWeekly(dir: string, wh: string, n: number, header: string, url: string, key: string): Promise<{ ingestMs: number; swapMs: number }> {
+  const week = join(dir, 'week');
+  await mkdir(week);
+  const weekRows = Math.floor(n / 100);
+  await writeDataFile(join(week, 'npidata_pfile_20261109-20261115.csv'), header, weekRows + 1000, (j) => (j < weekRows ? j * 100 : n + j), '11/12/2026');
+  for (const kind of ['pl', 'othername']) {
+    const h = (await readFile(join(ROOT, `seeds/nppes/${kind}_pfile_20050523-20190609.csv`), 'utf8')).split('\r\n')[0]!;
+    await writeFile(join(week, `${kind}_pfile_20261109-20261115.csv`), `${h}\r\n`);
+  }
+  const { ms: ingestMs } = await ingestProcess(wh, 'nppes', ['npidata', 'pl', 'othername'].map((k) => join(week, `${k}_pfile_20261109-20261115.csv`)));
+  const current = (await readFile(join(wh, 'CURRENT'), 'utf8')).trim();
+  const t = Date.now();
+  for (;;) {
+    const meta = (await (await fetch(`${url}/v1/meta`, { headers: { 'X-API-Key': key } })).json()) as { snapshot_id?: string };
+    if (meta.snapshot_id === current) return { ingestMs, swapMs: Date.now() - t };
+    if (Date.now() - t > 120_000) throw new Error('the server did not swap to the new snapshot within 120 s');
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 /** A dataset ingested at two sizes: how to write its files, and DuckDB's reader options for the baseline. */
@@ -123,8 +144,10 @@ async function ingestTwoSizes(dir: string, s: Sized): Promise<Record<string, str
 /**
  * Production size: the NPPES ingest at two sizes in its own process (peak RSS must not grow with
  * the file: the large run within 1.3x of the small one), each beside DuckDB's own `read_csv` of the
- * same file, and the same for UMLS MRCONSO, the NCCI PTP files and the FDA directory; a server's start over the large version (to its first NPI answer) beside a start over
- * the seeds; then first-pass NPI lookups against the bare Koa route asked the same paths.
+ * same file, and the same for UMLS MRCONSO, the NCCI PTP files and the FDA directory; a server's
+ * start over the large version (to its first NPI answer) beside a start over the seeds; first-pass
+ * NPI lookups against the bare Koa route asked the same paths; then a snapshot swap under the
+ * running server (a weekly file folded in by the CLI) beside the start.
  */
 export async function run(): Promise<Record<string, string | number>[]> {
   const dir = await mkdtemp(join(tmpdir(), 'rcm-bench-scale-'));
@@ -179,6 +202,15 @@ export async function run(): Promise<Record<string, string | number>[]> {
       const paths = shuffle(large.npis.slice(1).map((n) => `/v1/npi/${n}`), 5);
       rows.push(...(await firstPassAndWarmCases(`GET /v1/npi/{npi} over ${large.n.toLocaleString('en-US')} providers`, api.url, bare.url, paths, { 'X-API-Key': key })));
       rows.push({ case: 'server RSS after the lookups', value: mb(await rssOf(api.proc.pid!)), baseline: mb(seeded.rss), ratio: '' });
+      // A snapshot swap under the running server: a weekly file (1% of the NPIs updated, 1,000 new)
+      // folded into a new version by the CLI, then the time until the server answers from it.
+      const swap = await swapAfterWeekly(dir, large.wh, large.n, header, api.url, key);
+      rows.push({
+        case: `snapshot swap: a weekly NPPES file folded into a new ${large.n.toLocaleString('en-US')}-provider version by the CLI (${swap.ingestMs.toLocaleString('en-US')} ms), then served`,
+        value: `${swap.swapMs.toLocaleString('en-US')} ms from CURRENT to the first answer naming it, RSS ${mb(await rssOf(api.proc.pid!))}`,
+        baseline: `start over the same providers ${firstMs.toLocaleString('en-US')} ms`,
+        ratio: ratio(swap.swapMs, firstMs),
+      });
     } finally {
       await Promise.all([api.stop(), bare.stop()]);
     }
