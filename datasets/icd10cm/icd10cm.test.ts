@@ -15,7 +15,7 @@ describe('icd10cm parser (seed order file)', () => {
   it('reads every line of the real excerpt: the code dotted, the header flag as billable, both descriptions', async () => {
     const { rows, rejects } = await parseAll(icd10cm, SEED);
     expect(rejects).toEqual([]);
-    expect(rows).toHaveLength(100);
+    expect(rows).toHaveLength(20);
     // 20087 M5450   1 Low back pain, unspecified ...
     expect(rows.find((r) => r.code === 'M5450')).toEqual({ code: 'M5450', code_dotted: 'M54.50', billable: true, short_description: 'Low back pain, unspecified', long_description: 'Low back pain, unspecified', order_number: 20087 });
     // 20055 M54     0 Dorsalgia: a category header, not billable.
