@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { REPO_ROOT } from '../test/helpers/datasets.js';
-import { readRecords } from './_shared/source.js';
+import { readRecords, sampleFile } from './_shared/source.js';
 import { DATASETS } from './registry.js';
 
 // What each file stream has handed its reader so far (the newest stream last). A reader that
@@ -92,6 +92,18 @@ describe('readRecords reads a delimited file as a stream', () => {
     for await (const r of readRecords({ path, name: 'boundary.csv', size: Buffer.byteLength(text) })) out.push(r.fields);
     expect(out.map((f) => f[0]!.length)).toEqual([head.length + 1, mid.length, 3]);
     expect(out[0]![0]!.endsWith('xé')).toBe(true);
+  });
+});
+
+describe('sampleFile', () => {
+  it('reads a UTF-8 file as UTF-8 when its 64 KiB sample cuts a character, and a CP1252 byte as CP1252', async () => {
+    const path = join(dir, 'cut.csv');
+    await writeFile(path, `${'x'.repeat(65535)}é tail\n`);
+    const cut = await sampleFile({ path, name: 'cut.csv', size: 65535 + 9 });
+    expect(cut.text).toBe('x'.repeat(65535));
+    const cp = join(dir, 'cp.csv');
+    await writeFile(cp, Buffer.concat([Buffer.from('a'.repeat(100)), Buffer.from([0x96]), Buffer.from('b')]));
+    expect((await sampleFile({ path: cp, name: 'cp.csv', size: 102 })).text).toBe(`${'a'.repeat(100)}\u2013b`);
   });
 });
 

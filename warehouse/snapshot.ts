@@ -211,8 +211,9 @@ export class MountedSnapshot implements SnapshotReader {
         }
         for (const t of tablesOf(v)) {
           const list = parts.get(t) ?? [];
-          tableNames.set(`${dataset}\u0000${v.version}\u0000${t}`, `${quoteIdent(alias)}.main.${quoteIdent(t)}`);
-          list.push(`SELECT * FROM ${quoteIdent(alias)}.main.${quoteIdent(t)}`);
+          const own = `${quoteIdent(alias)}.main.${quoteIdent(t)}`;
+          tableNames.set(`${dataset}\u0000${v.version}\u0000${t}`, own);
+          list.push(`SELECT * FROM ${own}`);
           parts.set(t, list);
         }
       }

@@ -41,12 +41,13 @@ export async function toSourceFile(path: string): Promise<SourceFile> {
  * MUE notice, 0xFF in the ASC addendum), so anything that is not valid UTF-8 is read as CP1252.
  */
 export function decode(buf: Buffer): { text: string; encoding: Encoding } {
-  let start = 0;
-  if (buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) start = 3;
-  const body = start ? buf.subarray(start) : buf;
+  const body = withoutBom(buf);
   if (isUtf8(body)) return { text: body.toString('utf8'), encoding: 'utf-8' };
   return { text: cp1252(body), encoding: 'windows-1252' };
 }
+
+/** `buf` without a leading UTF-8 byte order mark. */
+const withoutBom = (buf: Buffer): Buffer => (buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? buf.subarray(3) : buf);
 
 /** CP1252's characters for 0x80-0x9F (the five unassigned bytes stay as their C1 code points). */
 export const CP1252_80_9F = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
@@ -72,10 +73,8 @@ export async function sampleFile(file: SourceFile, bytes = 65536): Promise<FileS
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
     let slice = buf.subarray(0, bytesRead);
     // A cut multi-byte UTF-8 sequence at the end must not flip the guess to CP1252.
-    if (!isUtf8(slice) && bytesRead === bytes) {
-      for (let cut = 1; cut <= 3 && !isUtf8(slice); cut++) slice = buf.subarray(0, bytesRead - cut);
-      if (!isUtf8(slice)) slice = buf.subarray(0, bytesRead);
-    }
+    const whole = slice.subarray(0, wholeUtf8(slice));
+    if (bytesRead === bytes && !isUtf8(slice) && isUtf8(whole)) slice = whole;
     const text = normalizeNewlines(decode(slice).text);
     return { name: file.name, text, lines: text.split('\n') };
   } finally {
@@ -236,7 +235,7 @@ async function fileEncoding(path: string): Promise<Encoding> {
   let first = true;
   for await (const chunk of createReadStream(path, { highWaterMark: CHUNK })) {
     let buf: Buffer = carry.length ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
-    if (first && buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
+    if (first) buf = withoutBom(buf);
     first = false;
     const cut = wholeUtf8(buf);
     if (!isUtf8(buf.subarray(0, cut))) return 'windows-1252';
@@ -253,7 +252,7 @@ async function* decodedPieces(path: string, encoding: Encoding, read: { bytes: n
   for await (const chunk of createReadStream(path, { highWaterMark: CHUNK })) {
     let buf = chunk as Buffer;
     read.bytes += buf.length;
-    if (first && buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
+    if (first) buf = withoutBom(buf);
     first = false;
     let text = cr + (encoding === 'utf-8' ? utf8.decode(buf, { stream: true }) : cp1252(buf));
     cr = text.endsWith('\r') ? '\r' : '';

@@ -32,11 +32,10 @@ export function findNpi(snapshot: SnapshotReader, version: string, npi: string):
   return snapshot.memo(`${nppes.id}:npi\u0000${version}\u0000${npi}`, async () => {
     // Three point queries at once, each on its own connection (their latency is the slowest one's).
     const parts = await Promise.all(
-      PARTS.map((t, i) =>
-        indexed
-          ? snapshot.all<{ ordinal?: number; j: string }>(`SELECT ${i ? 'ordinal, ' : ''}to_json(r)::VARCHAR AS j FROM (SELECT * EXCLUDE (version) FROM ${own[i]} WHERE npi = $1) r`, [npi])
-          : snapshot.all<{ ordinal?: number; j: string }>(`SELECT ${i ? 'ordinal, ' : ''}to_json(r)::VARCHAR AS j FROM (SELECT * EXCLUDE (version) FROM ${viewName(nppes.id, NPPES_TABLES[t].name)} WHERE version = $1 AND npi = $2) r`, [version, npi]),
-      ),
+      PARTS.map((t, i) => {
+        const [from, params] = indexed ? [`${own[i]} WHERE npi = $1`, [npi]] : [`${viewName(nppes.id, NPPES_TABLES[t].name)} WHERE npi = $1 AND version = $2`, [npi, version]];
+        return snapshot.all<{ ordinal?: number; j: string }>(`SELECT ${i ? 'ordinal, ' : ''}to_json(r)::VARCHAR AS j FROM (SELECT * EXCLUDE (version) FROM ${from}) r`, params);
+      }),
     );
     const [provider] = parts[0]!;
     if (!provider) return null;
@@ -47,22 +46,4 @@ export function findNpi(snapshot: SnapshotReader, version: string, npi: string):
       other_names: list<OtherNameRow>(2),
     };
   });
-}
-/** One NPI read through the views over every version (what `findNpi` answered before the indexes; tests hold the two equal). */
-export async function findNpiInTables(snapshot: SnapshotReader, version: string, npi: string): Promise<LocalNpiRecord | null> {
-  const view = (t: keyof typeof NPPES_TABLES) => viewName(nppes.id, NPPES_TABLES[t].name);
-  const [p] = await snapshot.all<Record<string, unknown>>(
-    'SELECT p.* EXCLUDE (version), ' +
-      `(SELECT to_json(list(l ORDER BY l.ordinal))::VARCHAR FROM (SELECT * EXCLUDE (version) FROM ${view('practice_location')} WHERE version = $1 AND npi = $2) l) AS _pl, ` +
-      `(SELECT to_json(list(o ORDER BY o.ordinal))::VARCHAR FROM (SELECT * EXCLUDE (version) FROM ${view('other_name')} WHERE version = $1 AND npi = $2) o) AS _on ` +
-      `FROM ${view('provider')} p WHERE p.version = $1 AND p.npi = $2`,
-    [version, npi],
-  );
-  if (!p) return null;
-  const { _pl, _on, ...row } = p;
-  return {
-    provider: fromStored(NPPES_TABLES.provider, row) as ProviderRow,
-    practice_locations: typeof _pl === 'string' ? (JSON.parse(_pl) as PracticeLocationRow[]) : [],
-    other_names: typeof _on === 'string' ? (JSON.parse(_on) as OtherNameRow[]) : [],
-  };
 }
