@@ -86,6 +86,12 @@ export interface Dataset<Row extends object = Record<string, unknown>, Id extend
    */
   indexes?: { table: string; columns: string[] }[];
   /**
+   * Rows per row group in the version file (DuckDB's default 122,880): smaller groups give its
+   * zone maps finer ranges, so a range scan over sorted rows reads fewer rows (the UMLS word
+   * table's prefix ranges: 16,384 measured about 1.6x faster, the file 12% larger).
+   */
+  rowGroupSize?: number;
+  /**
    * For a publisher that ships deltas between whole releases (NPPES's weekly files): which
    * inputs are a delta and how one folds into its base. A delta version is materialised (the
    * base version's rows plus the delta's upserts), so a reader sees a whole version either way.

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { compareVersions } from '../datasets/_shared/versions.js';
 import type { Dataset } from '../datasets/types.js';
 import { DomainError } from '../warehouse/errors.js';
+import { quoteString } from '../warehouse/sql_quote.js';
 import type { ChangeRecord, DatasetVersion, Manifest } from '../warehouse/manifest.js';
 import { newSnapshotId, type Warehouse } from '../warehouse/store.js';
 import { checkGateColumns, firstLoadDiff, type DiffReport, type DiffResult } from './diff.js';
@@ -142,8 +143,12 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
   let loaded: Loaded;
   let firstDiff: DiffResult | null = null;
   let explicitRemovals = 0;
-  const inst = await DuckDBInstance.create(out.staged, ingestDuckDbConfig(opts.memoryMb, `${out.staged}.spill`));
+  const inst = await DuckDBInstance.create(':memory:', ingestDuckDbConfig(opts.memoryMb, `${out.staged}.spill`));
   const conn = await inst.connect();
+  // The version file is attached (not opened as the instance's database) so its row group size
+  // can be the dataset's; every table, appender and checkpoint below uses it.
+  await conn.run(`ATTACH ${quoteString(out.staged)} AS staged${dataset.rowGroupSize ? ` (ROW_GROUP_SIZE ${dataset.rowGroupSize})` : ''}`);
+  await conn.run('USE staged');
   const run = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS();
   try {
     loaded = await loadRows(dataset, conn, run, files, samples, label, opts.onProgress);

@@ -46,6 +46,11 @@ export const UmlsWordRowSchema = z.object({
   tty: z.string(),
   code: z.string(),
   str: z.string(),
+  nrm: z.string().nullable().describe('the normalised string the words came from (what a query ranks by; null in version files written before it was stored)'),
+  prev: z
+    .string()
+    .nullable()
+    .describe("the atom's word before this one in sorted order (null for its first word and for the code row): a prefix range keeps one row per atom, the one whose previous word is outside it"),
 });
 
 /** The one normalisation of a UMLS string for search, in SQL (the query side is `umlsWords`). */
@@ -67,13 +72,17 @@ export const umlsConcepts = defineMultiTableDataset({
   publisher: 'U.S. National Library of Medicine (UMLS, licensed)',
   formats: ['MRCONSO.RRF as NLM ships it: pipe-delimited, no header, 18 fields and a trailing |, UTF-8; the release (2025AA) in the file name, e.g. MRCONSO.2025AA.RRF, or given with --version'],
   tables: [table(ID, UmlsConceptRowSchema, ['aui']), derivedTable('word', UmlsWordRowSchema, ['word', 'aui'])],
+  // A word prefix is a range over the sorted word table: finer zone maps, fewer rows read.
+  rowGroupSize: 16_384,
   async finalize(run, main) {
     const atoms = `FROM ${main} WHERE lat = 'ENG' AND suppress NOT IN ('O', 'E', 'Y')`;
     await run(
-      `INSERT INTO word (word, aui, cui, sab, tty, code, str, version) ` +
-        `SELECT w, aui, cui, sab, tty, code, str, version FROM (` +
-        `SELECT unnest(list_distinct(string_split(${UMLS_NORM_SQL('str')}, ' '))) AS w, aui, cui, sab, tty, code, str, version ${atoms} ` +
-        `UNION ALL SELECT '#' || upper(replace(trim(code), '.', '')), aui, cui, sab, tty, code, str, version ${atoms}` +
+      `INSERT INTO word (word, prev, aui, cui, sab, tty, code, str, nrm, version) ` +
+        `SELECT w, prev, aui, cui, sab, tty, code, str, nrm, version FROM (` +
+        // Two unnests in one select list go side by side: each word beside the one before it.
+        `SELECT unnest(ws) AS w, unnest(list_concat([NULL::VARCHAR], ws[1:len(ws) - 1])) AS prev, aui, cui, sab, tty, code, str, nrm, version FROM (` +
+        `SELECT list_sort(list_distinct(string_split(nrm, ' '))) AS ws, * FROM (SELECT aui, cui, sab, tty, code, str, ${UMLS_NORM_SQL('str')} AS nrm, version ${atoms})) ` +
+        `UNION ALL SELECT '#' || upper(replace(trim(code), '.', '')), NULL, aui, cui, sab, tty, code, str, ${UMLS_NORM_SQL('str')}, version ${atoms}` +
         `) WHERE w <> '' ORDER BY w, aui`,
     );
   },

@@ -78,4 +78,22 @@ describe('umls_concepts ingest', () => {
       snap.close();
     }
   });
+
+  it('writes its version file in row groups of the declared size (finer zone maps for the word ranges)', async () => {
+    // 2,500 atoms of 8 words: about 22,500 word rows, more than one group of 16,384.
+    const lines = Array.from({ length: 2500 }, (_, i) => {
+      const str = Array.from({ length: 8 }, (_, k) => `w${(i * 8 + k) % 997}`).join(' ');
+      return `C${String(9100000 + i)}|ENG|P|L${i}|PF|S${i}|Y|A${80000000 + i}||||MSH|MH|D${i}|${str}|0|N||`;
+    });
+    const file = await writeTempFile('MRCONSO.2025AB.RRF', `${lines.join('\n')}\n`);
+    const snap = await openTestSnapshot([{ dataset: umlsConcepts, files: [file] }]);
+    try {
+      const table = snap.versionTable('umls_concepts', '2025AB', 'word')!;
+      const groups = await snap.all<{ n: number }>(`SELECT row_group_id, sum(count)::INTEGER AS n FROM pragma_storage_info('${table.replace(/'/g, "''")}') WHERE column_name = 'word' AND segment_type <> 'VALIDITY' GROUP BY 1 ORDER BY 1`);
+      expect(umlsConcepts.rowGroupSize).toBe(16_384);
+      expect(groups.map((g) => g.n)).toEqual([16_384, 22_500 - 16_384]);
+    } finally {
+      snap.close();
+    }
+  });
 });

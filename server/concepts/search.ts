@@ -207,6 +207,23 @@ const umlsNorm = (s: string): string =>
     .replace(/[^a-z0-9]+/g, ' ')
     .trim();
 
+/**
+ * Whether a version's word table stores each atom's normalised string and each word's previous
+ * word (`nrm`, `prev`). Version files written before they were stored compute the string per
+ * query and keep one row per atom with DISTINCT, about three times the time. Asked once per
+ * version and table.
+ */
+function storesSearchColumns(snapshot: SnapshotReader, version: string, wordTable: string): Promise<boolean> {
+  return snapshot.memo(
+    `umls_concepts\u0000search-columns\u0000${version}\u0000${wordTable}`,
+    () =>
+      snapshot
+        .all<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${wordTable} WHERE version = $1 AND nrm IS NOT NULL AND prev IS NULL LIMIT 1)`, [version])
+        .then(([r]) => Number(r?.n) > 0, () => false),
+    { pin: true },
+  );
+}
+
 /** Rows asked beyond `limit` for the atoms a code search found (they are dropped from the word rows). */
 const CODE_ROOM = 32;
 
@@ -228,9 +245,13 @@ async function searchUmls(snapshot: SnapshotReader, version: string, q: string, 
   const entry = (r: Row) => ({ cui: r.cui, term: r.str, sab: r.sab, source_code: r.code, term_type: r.tty, dataset: 'umls_concepts', version });
   // The version's own word table where the snapshot names it (a query through the view over
   // versions pays for the union); its rows carry the version, so the filter stays.
-  const wordTable = snapshot.versionTable?.('umls_concepts', version, 'word') ?? 'umls_concepts__word';
+  const own = snapshot.versionTable?.('umls_concepts', version, 'word');
+  const wordTable = own ?? 'umls_concepts__word';
+  // The stored normalised string where the version has it (computed for older version files).
+  const stored = await storesSearchColumns(snapshot, version, wordTable);
+  const nrm = stored ? 'nrm' : UMLS_NORM_SQL('str');
   // The code as typed: an equality scan (a few atoms), ranked here; asked beside the word queries.
-  const codeRows = snapshot.all<Row>(`SELECT aui, cui, sab, tty, code, str, ${UMLS_NORM_SQL('str')} AS nrm FROM ${wordTable} WHERE version = $1 AND word = $2${sabFilter}`, [version, `#${codeKey(q)}`]);
+  const codeRows = snapshot.all<Row>(`SELECT aui, cui, sab, tty, code, str, ${nrm} AS nrm FROM ${wordTable} WHERE version = $1 AND word = $2${sabFilter}`, [version, `#${codeKey(q)}`]);
   const everyWordPrefix = (n: string) => words.length > 0 && words.every((w) => ` ${n}`.includes(` ${w}`));
   if (!scan) {
     const byCode = await codeRows;
@@ -239,23 +260,30 @@ async function searchUmls(snapshot: SnapshotReader, version: string, q: string, 
   // The longest word as a prefix range (zone maps narrow it to a few row groups; one query per
   // part, plain filters: an OR of code and range defeated the zone maps, and a NOT IN over an
   // empty code list with a window count crashed DuckDB 1.5 now and then under parallel load).
-  const w = (k: number) => `$${4 + k}`;
-  const nqAt = `$${4 + words.length}`;
+  // Query word k as a parameter: the longest ($2, the range's start) and then each other.
+  const w = (k: number) => (k === 0 ? '$2' : `$${3 + k}`);
+  const nqAt = `$${3 + words.length}`;
+  // An atom with two words in the range (`diabetes diabetic` for `diab`) has a row for each: the
+  // row of its first such word is the one whose previous word (in sorted order) is outside the
+  // range. Older version files keep one with DISTINCT.
+  const firstOfAtom = stored ? ' AND (prev IS NULL OR prev < $2)' : '';
+  const distinct = stored ? '' : 'DISTINCT ';
   const filter =
-    `FROM (SELECT aui, cui, sab, tty, code, str, ${UMLS_NORM_SQL('str')} AS nrm FROM ${wordTable} WHERE version = $1 AND word >= $2 AND word < $3${sabFilter}) ` +
-    `WHERE ${words.map((_, k) => `contains(' ' || nrm, ' ' || ${w(k)})`).join(' AND ')}`;
+    `FROM (SELECT aui, cui, sab, tty, code, str, ${nrm} AS nrm FROM ${wordTable} WHERE version = $1 AND word >= $2 AND word < $3${firstOfAtom}${sabFilter}) ` +
+    // The range's word is a word of the string starting with the longest query word; the others are checked.
+    `WHERE ${['true', ...words.slice(1).map((_, k) => `contains(' ' || nrm, ' ' || ${w(k + 1)})`)].join(' AND ')}`;
   const everyWhole = words.map((_, k) => `contains(' ' || nrm || ' ', ' ' || ${w(k)} || ' ')`).join(' AND ');
-  const params = [version, scan, `${scan}\u007f`, ...words];
+  const params = [version, scan, `${scan}\u007f`, ...words.slice(1)];
   // The three queries at once, each on its own connection. The rows asked are `limit` plus room
   // for the atoms the code found (shown once, at tier 0, and dropped from these); asked again
   // in the rare case the code found more atoms than that room.
   const ranked = (extra: number) =>
     snapshot.all<Row & { tier: number }>(
-      `SELECT *, CASE WHEN nrm = ${nqAt} THEN 1 WHEN starts_with(nrm, ${nqAt}) THEN 2 WHEN ${everyWhole} THEN 3 ELSE 4 END AS tier ${filter} ` +
+      `SELECT ${distinct}aui, cui, sab, tty, code, str, nrm, CASE WHEN nrm = ${nqAt} THEN 1 WHEN starts_with(nrm, ${nqAt}) THEN 2 WHEN ${everyWhole} THEN 3 ELSE 4 END AS tier ${filter} ` +
         `ORDER BY tier, length(str), code, str, aui LIMIT ${Math.trunc(limit) + extra}`,
       [...params, nq],
     );
-  const [byCode, [count], first] = await Promise.all([codeRows, snapshot.all<{ n: bigint | number }>(`SELECT count(*) AS n ${filter}`, params), ranked(CODE_ROOM)]);
+  const [byCode, [count], first] = await Promise.all([codeRows, snapshot.all<{ n: bigint | number }>(`SELECT count(${distinct}aui) AS n ${filter}`, params), ranked(CODE_ROOM)]);
   const rows = byCode.length > CODE_ROOM ? await ranked(byCode.length) : first;
   const codeAuis = new Set(byCode.map((r) => r.aui));
   const hits: ConceptHit[] = byCode.map((r) => ({ tier: 0, entry: entry(r) }));
