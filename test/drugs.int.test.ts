@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDrugIndex, normalizeText, searchDrugIndex, type SearchableProduct } from '../server/drugs/search.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
-import { drugDirectory } from '../server/drugs/service.js';
+import { drugDirectory, getPackageDetail, productAt } from '../server/drugs/service.js';
+import { Trace } from '../server/trace.js';
+import { toNdc11 } from '../datasets/_shared/ndc.js';
+import type { IngredientRow, PackageRow, ProductRow } from '../datasets/fda_ndc/schema.js';
 import { MountedSnapshot } from '../warehouse/snapshot.js';
 import { Warehouse } from '../warehouse/store.js';
 
@@ -148,6 +151,35 @@ describe('the drug directory across snapshots', () => {
     } finally {
       a.close();
       b.close();
+    }
+  });
+
+  it('keeps one JSON text per row, and gives back every product, package and ingredient list as stored', async () => {
+    const wh = new Warehouse(t.dataDir);
+    const snap = await MountedSnapshot.open(wh, (await wh.current())!, { connections: 2, threads: 1 });
+    try {
+      const dir = (await drugDirectory(snap))!;
+      const version = dir.version;
+      // Compact: strings, not an object per row.
+      expect([...dir.products, ...dir.ingredients, ...[...dir.packages.values()].flat()].every((x) => typeof x === 'string')).toBe(true);
+      const products = await snap.all<ProductRow>('SELECT * EXCLUDE (version) FROM fda_ndc__product WHERE version = $1 ORDER BY product_id', [version]);
+      expect(products.length).toBe(dir.products.length);
+      expect(products.map((_, i) => productAt(dir, i))).toEqual(products);
+      // Every package through the lookup, with its product and ingredients as the tables hold them.
+      const packages = await snap.all<PackageRow>('SELECT * EXCLUDE (version) FROM fda_ndc__package WHERE version = $1', [version]);
+      const ingredients = await snap.all<IngredientRow>('SELECT * EXCLUDE (version) FROM fda_ndc__ingredient WHERE version = $1 ORDER BY ingredient_ordinal', [version]);
+      expect(packages.length).toBeGreaterThan(0);
+      for (const p of packages) {
+        const got = await getPackageDetail(snap, toNdc11(p.package_ndc)!, new Trace(snap, () => new Date()));
+        expect(got.package).toMatchObject({ package_ndc: p.package_ndc, description: p.description, sample: p.sample, marketing_start_date: p.marketing_start_date });
+        expect(got.product).toEqual(products.find((x) => x.product_id === p.product_id));
+        expect(got.ingredients).toEqual(
+          ingredients.filter((i) => i.product_id === p.product_id).map(({ ingredient_ordinal, ingredient_name, ingredient_strength, strength_value, strength_unit }) => ({ ingredient_ordinal, ingredient_name, ingredient_strength, strength_value, strength_unit })),
+        );
+      }
+      expect(ingredients.some((i) => packages.some((p) => p.product_id === i.product_id))).toBe(true);
+    } finally {
+      snap.close();
     }
   });
 });

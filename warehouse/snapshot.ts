@@ -50,6 +50,20 @@ export interface SnapshotReader {
    * Undefined when the version or table is not mounted, or the reader has no attached files.
    */
   versionTable?(dataset: DatasetName, version: string, table: string): string | undefined;
+  /**
+   * Runs read-only SQL and hands its rows to `each` one chunk (about 2,048 rows) at a time, each
+   * row an array of values in the order of `columns` (BIGINTs as numbers), never holding the
+   * whole result. For whole-table reads that keep a compact form of each row. Optional:
+   * `readInChunks` falls back to `all` for readers without it.
+   */
+  eachChunk?(sql: string, params: DuckDBValue[], each: (rows: unknown[][], columns: string[]) => void): Promise<void>;
+}
+
+/** `snapshot.eachChunk`, or one chunk of every row from `all` for a reader without it. */
+export async function readInChunks(snapshot: SnapshotReader, sql: string, params: DuckDBValue[], each: (rows: unknown[][], columns: string[]) => void): Promise<void> {
+  if (snapshot.eachChunk) return snapshot.eachChunk(sql, params, each);
+  const rows = await snapshot.all<Record<string, unknown>>(sql, params);
+  if (rows.length) each(rows.map((r) => Object.values(r)), Object.keys(rows[0]!));
 }
 
 /** Default bytes of each snapshot's per-input memo (`RCM_MEMO_MAX_MB`). */
@@ -306,6 +320,22 @@ export class MountedSnapshot implements SnapshotReader {
         at += n;
       }
       return { rows, columns };
+    };
+    const result = this.queues[i]!.then(run, run);
+    this.queues[i] = result.catch(() => undefined);
+    return result;
+  }
+
+  async eachChunk(sql: string, params: DuckDBValue[], each: (rows: unknown[][], columns: string[]) => void): Promise<void> {
+    const i = this.next++ % this.conns.length;
+    const conn = this.conns[i]!;
+    // The connection is this read's until its last chunk (its queue waits, as for any query).
+    const run = async () => {
+      const stmt = await conn.prepare(sql);
+      if (params.length) stmt.bind(params);
+      const res = await stmt.stream();
+      const columns = res.columnNames();
+      for await (const rows of res.yieldRowsJs()) each(rows.map((r) => r.map(toPlain)), columns);
     };
     const result = this.queues[i]!.then(run, run);
     this.queues[i] = result.catch(() => undefined);

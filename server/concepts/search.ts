@@ -1,7 +1,7 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { DatasetId } from '../../datasets/registry.js';
 import { icd10Index } from '../../datasets/icd10cm/queries.js';
-import { drugDirectory } from '../drugs/service.js';
+import { findRxcuiProducts, ndcVersion } from '../../datasets/fda_ndc/queries.js';
 import { FileShared } from '../../warehouse/file_shared.js';
 import { UMLS_NORM_SQL } from '../../datasets/umls_concepts/dataset.js';
 import { RXNORM_OPEN_SAB } from '../../datasets/rxnorm/dataset.js';
@@ -88,18 +88,18 @@ async function buildIndex(snapshot: SnapshotReader, licensed: boolean): Promise<
     // An RXNORM atom's code is its RXCUI; another source's atom keeps that source's code.
     for (const a of rx.atoms) entries.push({ cui: null, term: a.str, sab: a.sab, source_code: a.sab === RXNORM_OPEN_SAB ? a.rxcui : a.code, term_type: a.tty, dataset: 'rxnorm', version: rx.version });
   }
-  const drugs = await drugDirectory(snapshot);
-  if (drugs) {
-    versions.fda_ndc = drugs.version;
+  const ndc = ndcVersion(snapshot);
+  if (ndc) {
+    versions.fda_ndc = ndc.version;
     const seen = new Set<string>();
-    for (const p of drugs.products) {
+    for (const p of await findRxcuiProducts(snapshot, ndc.version)) {
       const name = p.brand_name ?? p.generic_name;
       if (!p.openfda_rxcui || !name) continue;
       for (const rxcui of p.openfda_rxcui.split('; ')) {
         const k = `${rxcui}\u0000${name.toLowerCase()}`;
         if (seen.has(k)) continue;
         seen.add(k);
-        entries.push({ cui: null, term: name, sab: 'RXNORM', source_code: rxcui, term_type: p.brand_name ? 'openfda_brand' : 'openfda_generic', dataset: 'fda_ndc', version: drugs.version });
+        entries.push({ cui: null, term: name, sab: 'RXNORM', source_code: rxcui, term_type: p.brand_name ? 'openfda_brand' : 'openfda_generic', dataset: 'fda_ndc', version: ndc.version });
       }
     }
   }

@@ -23,8 +23,9 @@ export interface DrugIndex {
   byNdc: Map<string, number[]>;
   /** Distinct words of brand, generic and labeler names, sorted. */
   vocab: string[];
-  /** Products carrying each vocabulary word (ascending, unique). */
-  postings: Int32Array[];
+  /** Products carrying vocabulary word v (ascending, unique): `postings[postingStart[v]]` up to `postings[postingStart[v + 1]]`, one array for all (an array per word cost 1 s and tens of MB at 111,502 products). */
+  postingStart: Int32Array;
+  postings: Int32Array;
   /** Letter bitmask per vocabulary word (a-z, 0-9 folded): an edit changes at most two bits. */
   masks: Int32Array;
   /** Vocabulary indexes by word length, for typo candidates. */
@@ -85,7 +86,10 @@ export function buildDrugIndex(products: SearchableProduct[]): DrugIndex {
     }
   });
   const vocab = [...words.keys()].sort();
-  const postings = vocab.map((w) => Int32Array.from(words.get(w)!));
+  const postingStart = new Int32Array(vocab.length + 1);
+  vocab.forEach((w, v) => (postingStart[v + 1] = postingStart[v]! + words.get(w)!.length));
+  const postings = new Int32Array(postingStart[vocab.length]!);
+  vocab.forEach((w, v) => postings.set(words.get(w)!, postingStart[v]!));
   const masks = Int32Array.from(vocab, maskOf);
   const byLength = new Map<number, number[]>();
   vocab.forEach((w, i) => {
@@ -93,7 +97,7 @@ export function buildDrugIndex(products: SearchableProduct[]): DrugIndex {
     if (l) l.push(i);
     else byLength.set(w.length, [i]);
   });
-  return { size: products.length, byNdc, vocab, postings, masks, byLength, brand, generic };
+  return { size: products.length, byNdc, vocab, postingStart, postings, masks, byLength, brand, generic };
 }
 
 /** First vocabulary index whose word is >= `w`. */
@@ -173,7 +177,8 @@ export function searchDrugIndex(idx: DrugIndex, q: string, limit: number): { hit
     words.forEach((w, wi) => {
       const seen: number[] = [];
       for (const [v, weight] of matchWord(idx, w)) {
-        for (const p of idx.postings[v]!) {
+        for (let j = idx.postingStart[v]!; j < idx.postingStart[v + 1]!; j++) {
+          const p = idx.postings[j]!;
           if (count[p] !== wi) continue;
           if (best[p] === 0) seen.push(p);
           if (weight > best[p]!) best[p] = weight;
