@@ -161,3 +161,24 @@ describe('every loader of a delimited or line format streams its file', () => {
     });
   }
 });
+
+describe('the openFDA JSON export streams too', () => {
+  it('its first product comes out of a 5 MB export after a chunk or two, and the file is never read whole', async () => {
+    const seed = await readFile(join(REPO_ROOT, 'seeds/fda_ndc/drug-ndc-0001-of-0001.json'), 'utf8');
+    const { meta, results } = JSON.parse(seed) as { meta: unknown; results: unknown[] };
+    const one = JSON.stringify(results[0]);
+    const path = join(dir, 'drug-ndc-0001-of-0001.json');
+    await writeFile(path, `{"meta": ${JSON.stringify(meta)}, "results": [${Array.from({ length: Math.ceil(LARGE / one.length) }, () => one).join(',\n')}]}`);
+    const size = (await stat(path)).size;
+    expect(size).toBeGreaterThan(LARGE);
+    const fda = DATASETS.find((d) => d.id === 'fda_ndc')!;
+    let first: number | undefined;
+    for await (const item of fda.parse({ path, name: 'drug-ndc-0001-of-0001.json', size }, { onBytes: () => undefined })) {
+      expect(item.issues).toBeUndefined();
+      first = lastStream(path)?.bytes ?? Number.POSITIVE_INFINITY;
+      break;
+    }
+    expect(first).toBeLessThanOrEqual(HANDED_AT_FIRST);
+    expect(wholeReads.has(path)).toBe(false);
+  });
+});

@@ -200,6 +200,18 @@ export async function* readLines(file: SourceFile, opts: Pick<RecordOptions, 'on
   for await (const r of readRecords(file, { ...opts, delimiter: '\n', quote: false })) yield { line: r.line, text: r.fields[0]! };
 }
 
+/**
+ * A file's decoded text a piece (about 1 MiB) at a time, newlines normalised, decoded as
+ * `readRecords` decodes: for formats that are not lines (a JSON export).
+ */
+export async function* readPieces(file: SourceFile, opts: Pick<RecordOptions, 'onBytes'> = {}): AsyncGenerator<string> {
+  const read = { bytes: 0 };
+  for await (const piece of decodedPieces(file.path, await fileEncoding(file.path), read)) {
+    yield piece;
+    opts.onBytes?.(Math.min(file.size, read.bytes));
+  }
+}
+
 /** The fields of one record that holds a quote character (csv-parse, relaxed as publishers need). */
 function quotedRecord(raw: string, delimiter: string, quote: string, name: string, startLine: number): string[] {
   try {

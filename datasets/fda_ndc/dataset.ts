@@ -1,6 +1,6 @@
 import { IngestError } from '../_shared/issue.js';
 import { sampleFile, type FileSample, type SourceFile } from '../_shared/source.js';
-import { defineMultiTableDataset, type ParsedItem, type VersionInfo } from '../types.js';
+import { defineMultiTableDataset, type ParseContext, type ParsedItem, type VersionInfo } from '../types.js';
 import { mergeSources } from './merge.js';
 import { isOpenFdaSample, lastUpdatedOf, parseOpenFdaJson } from './openfda_json.js';
 import { NDC_TABLES, type IngredientRow, type PackageRow, type ProductRow } from './schema.js';
@@ -37,13 +37,13 @@ export const fdaNdc = defineMultiTableDataset({
       throw new IngestError('a package file needs its product file in the same ingest (package rows name their product by PRODUCTID)', files[pkg]!.name, 1);
     }
   },
-  parse: (file) => parseByContent(file),
+  parse: (file, ctx) => parseByContent(file, ctx),
   finalize: (run) => mergeSources(run),
 });
 
 /** A JSON export starts with `{`; a text file with its header line. */
-async function* parseByContent(file: SourceFile): AsyncIterable<ParsedItem<NdcRow>> {
+async function* parseByContent(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<NdcRow>> {
   const head = await sampleFile(file, 1024);
-  if (head.text.trimStart().startsWith('{')) yield* parseOpenFdaJson(file);
+  if (head.text.trimStart().startsWith('{')) yield* parseOpenFdaJson(file, ctx);
   else yield* parseTextFile(file);
 }

@@ -4,6 +4,7 @@ import { detectFile, openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from
 import { fdaNdc } from './dataset.js';
 import type { IngredientRow, PackageRow, ProductRow } from './schema.js';
 import { splitFdaList } from './text_files.js';
+import { resultElements } from './openfda_json.js';
 
 const SEEDS = join(REPO_ROOT, 'seeds/fda_ndc');
 const seed = (name: string) => join(SEEDS, name);
@@ -75,6 +76,22 @@ describe('fda_ndc text files', () => {
 });
 
 describe('fda_ndc openFDA JSON', () => {
+  it('finds the same results elements however the text is cut into pieces (keys, strings and escapes across a cut)', async () => {
+    const text = '{"meta": {"results": "no"}, "res\\"x": [{"a": 1}], "results": [\n{"product_ndc": "0002-3229", "s": "a \\"quoted\\" ]} \\\\"},\n {"b": [1, {"c": "}"}]}\n], "tail": {}}';
+    const all = async (pieces: string[]) => {
+      const out: { line: number; json: string }[] = [];
+      for await (const e of resultElements((async function* () { yield* pieces; })(), 'x.json')) out.push(e);
+      return out;
+    };
+    const whole = await all([text]);
+    expect(whole.map((e) => [e.line, JSON.parse(e.json)])).toEqual([
+      [2, { product_ndc: '0002-3229', s: 'a "quoted" ]} \\' }],
+      [3, { b: [1, { c: '}' }] }],
+    ]);
+    for (let cut = 1; cut < text.length; cut++) expect(await all([text.slice(0, cut), text.slice(cut)]), `cut at ${cut}`).toEqual(whole);
+    expect(await all(text.split(''))).toEqual(whole);
+  });
+
   it('takes the version from meta.last_updated and joins the openfda arrays', async () => {
     expect(await detectFile(fdaNdc, seed('drug-ndc-0001-of-0001.json'))).toEqual({ detected: true, version: { label: '2020-05-01', effective_date: '2020-05-01' } });
     const { rows, rejects } = await parseAll<Row>(fdaNdc, seed('drug-ndc-0001-of-0001.json'));

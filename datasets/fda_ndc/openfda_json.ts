@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { IngestError } from '../_shared/issue.js';
-import { readText, type FileSample, type SourceFile } from '../_shared/source.js';
+import { readPieces, type FileSample, type SourceFile } from '../_shared/source.js';
 import { toIsoDate } from '../_shared/values.js';
 import type { Issue } from '../../warehouse/errors.js';
-import type { ParsedItem } from '../types.js';
+import type { ParseContext, ParsedItem } from '../types.js';
 import { isPackageNdc, isProductNdc, segmentsOf } from '../_shared/ndc.js';
 import type { IngredientRow, NdcTable, PackageRow, ProductRow } from './schema.js';
 
@@ -64,49 +64,70 @@ export function lastUpdatedOf(s: FileSample): string | undefined {
 /**
  * The elements of the top-level `results` array, each as its text and the line it starts on, so a
  * reject names the line an editor shows (JSON.parse of the whole file would lose it). A small
- * scanner over strings and nesting; the elements themselves go through JSON.parse.
+ * scanner over strings and nesting, fed the file's text a piece at a time: it holds only the
+ * element being read (a whole export is about 250 MB). The elements themselves go through
+ * JSON.parse.
  */
-export function* resultElements(text: string, fileName: string): Generator<{ line: number; json: string }> {
+export async function* resultElements(pieces: AsyncIterable<string>, fileName: string): AsyncGenerator<{ line: number; json: string }> {
   let depth = 0;
   let inString = false;
+  let escaped = false;
   let line = 1;
   let key = '';
-  let keyStart = -1;
+  /** The top-level key being read, from earlier pieces (null: not in one). */
+  let keyText: string | null = null;
   let inResults = false;
-  let elemStart = -1;
-  let elemLine = 0;
   let sawResults = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) line++;
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
-      else if (c === 34) {
-        inString = false;
-        if (depth === 1 && keyStart >= 0) key = text.slice(keyStart, i);
+  /** The element being read, from earlier pieces (null: not in one). */
+  let elem: string | null = null;
+  let elemLine = 0;
+  for await (const text of pieces) {
+    let keyStart = keyText === null ? -1 : 0;
+    let elemStart = elem === null ? -1 : 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 10) line++;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === 92) escaped = true;
+        else if (c === 34) {
+          inString = false;
+          if (keyText !== null) {
+            key = keyText + text.slice(keyStart, i);
+            keyText = null;
+            keyStart = -1;
+          }
+        }
+        continue;
       }
-      continue;
+      if (c === 34) {
+        inString = true;
+        if (depth === 1 && !inResults) {
+          keyText = '';
+          keyStart = i + 1;
+        }
+      } else if (c === 123 || c === 91) {
+        if (depth === 1 && c === 91 && key === 'results') {
+          inResults = true;
+          sawResults = true;
+        } else if (inResults && depth === 2) {
+          elem = '';
+          elemStart = i;
+          elemLine = line;
+        }
+        depth++;
+      } else if (c === 125 || c === 93) {
+        depth--;
+        if (inResults && depth === 2 && elem !== null) {
+          yield { line: elemLine, json: elem + text.slice(elemStart, i + 1) };
+          elem = null;
+          elemStart = -1;
+        } else if (inResults && depth === 1) inResults = false;
+        if (depth < 0) throw new IngestError('malformed JSON: a closing bracket without its opening one', fileName, line);
+      } else if (c === 44 && depth === 1) key = '';
     }
-    if (c === 34) {
-      inString = true;
-      keyStart = depth === 1 && !inResults ? i + 1 : -1;
-    } else if (c === 123 || c === 91) {
-      if (depth === 1 && c === 91 && key === 'results') {
-        inResults = true;
-        sawResults = true;
-      } else if (inResults && depth === 2) {
-        elemStart = i;
-        elemLine = line;
-      }
-      depth++;
-    } else if (c === 125 || c === 93) {
-      depth--;
-      if (inResults && depth === 2 && elemStart >= 0) {
-        yield { line: elemLine, json: text.slice(elemStart, i + 1) };
-        elemStart = -1;
-      } else if (inResults && depth === 1) inResults = false;
-      if (depth < 0) throw new IngestError('malformed JSON: a closing bracket without its opening one', fileName, line);
-    } else if (c === 44 && depth === 1) key = '';
+    if (keyText !== null) keyText += text.slice(keyStart);
+    if (elem !== null) elem += text.slice(elemStart);
   }
   if (depth !== 0 || inString) throw new IngestError('the file is truncated or malformed: the JSON ends inside an object or string', fileName, line);
   if (!sawResults) throw new IngestError('no top-level "results" array (expected the openFDA drug-ndc export)', fileName, 1);
@@ -184,9 +205,8 @@ function packageIssues(p: OpenFdaProduct, line: number): Issue[] {
 }
 
 /** Reads the openFDA drug-ndc JSON export: every result's product, packages and ingredients. */
-export async function* parseOpenFdaJson(file: SourceFile): AsyncIterable<Item> {
-  const { text } = await readText(file);
-  for (const { line, json } of resultElements(text, file.name)) {
+export async function* parseOpenFdaJson(file: SourceFile, ctx?: ParseContext): AsyncIterable<Item> {
+  for await (const { line, json } of resultElements(readPieces(file, { onBytes: ctx?.onBytes }), file.name)) {
     let value: unknown;
     try {
       value = JSON.parse(json);
