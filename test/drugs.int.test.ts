@@ -133,6 +133,13 @@ describe('drug search index', () => {
     expect(searchDrugIndex(idx, 'insulin', 1)).toMatchObject({ total: 3, hits: [{ tier: 2 }] });
   });
 
+  it('answers each query as a fresh index would, whatever was searched before (its work arrays are reused)', () => {
+    const queries = ['insulin', 'lilly', 'insulim human', 'insulin acme', '0002-3229', 'eli lilly insulin', 'zzz', 'in', 'glargine', 'strattera', 'lispro lilly'];
+    const fresh = queries.map((q) => searchDrugIndex(buildDrugIndex(products), q, 2));
+    for (const round of [queries, [...queries].reverse()]) for (const q of round) expect(searchDrugIndex(idx, q, 2), q).toEqual(fresh[queries.indexOf(q)]);
+    expect(fresh.filter((f) => f.total > 0).length).toBeGreaterThan(6);
+  });
+
   it('normalises accents, case and punctuation', () => {
     expect(normalizeText('Weleda A.G. Schwäbisch Gmünd')).toBe('weleda a g schwabisch gmund');
   });
