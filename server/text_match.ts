@@ -4,24 +4,33 @@
 export function editDistance(a: string, b: string, cap = 3): number {
   if (a === b) return 0;
   if (Math.abs(a.length - b.length) > cap) return cap + 1;
-  const rows = a.length + 1;
   const cols = b.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) => {
-    const r = new Array<number>(cols).fill(0);
-    r[0] = i;
-    return r;
-  });
-  for (let j = 0; j < cols; j++) d[0]![j] = j;
-  for (let i = 1; i < rows; i++) {
+  // Three rows of the table (two back, for a transposition), reused across calls: a search
+  // compares a typed word with thousands of candidates.
+  if (rows[0]!.length < cols) for (let k = 0; k < 3; k++) rows[k] = new Int32Array(cols * 2);
+  let back2 = rows[0]!;
+  let back = rows[1]!;
+  let cur = rows[2]!;
+  for (let j = 0; j < cols; j++) back[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    cur[0] = i;
     let rowMin = Infinity;
+    const ai = a.charCodeAt(i - 1);
     for (let j = 1; j < cols; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = v;
-      rowMin = Math.min(rowMin, v);
+      const bj = b.charCodeAt(j - 1);
+      let v = Math.min(back[j]! + 1, cur[j - 1]! + 1, back[j - 1]! + (ai === bj ? 0 : 1));
+      if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === bj) v = Math.min(v, back2[j - 2]! + 1);
+      cur[j] = v;
+      if (v < rowMin) rowMin = v;
     }
     if (rowMin > cap) return cap + 1;
+    const free = back2;
+    back2 = back;
+    back = cur;
+    cur = free;
   }
-  return d[a.length]![b.length]!;
+  return back[b.length]!;
 }
+
+/** editDistance's rows (grown to the longest word compared). */
+const rows: Int32Array[] = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
