@@ -86,6 +86,16 @@ export interface Dataset<Row extends object = Record<string, unknown>, Id extend
    */
   indexes?: { table: string; columns: string[] }[];
   /**
+   * A record sidecar written beside each version file (`warehouse/record_file.ts`): one JSON
+   * object per key, `{<main.name>: <main row>, <list name>: [<items>], ...}`, so a point lookup
+   * reads one compressed block instead of querying DuckDB. Each SQL, run on the version's final
+   * tables, yields a numeric key and a JSON text in ascending key order (the main one each key
+   * once); they are streamed side by side and merged by key (sorts spill within the ingest's
+   * memory bound, where grouping the lists in SQL ran out of it). Readers answer from DuckDB when
+   * a version has none.
+   */
+  records?: RecordsSpec;
+  /**
    * Rows per row group in the version file (DuckDB's default 122,880): smaller groups give its
    * zone maps finer ranges, so a range scan over sorted rows reads fewer rows (the UMLS word
    * table's prefix ranges: 16,384 measured about 1.6x faster, the file 12% larger).
@@ -165,4 +175,10 @@ export function defineMultiTableDataset<Row extends object, const Id extends str
   const main = d.tables[0];
   if (!main) throw new Error(`dataset ${d.id} declares no table`);
   return { ...d, columns: main.columns, key: main.key };
+}
+
+/** How a dataset's record sidecar is built (`Dataset.records`). */
+export interface RecordsSpec {
+  main: { name: string; sql: string };
+  lists: { name: string; sql: string }[];
 }

@@ -1,3 +1,4 @@
+import { RECORDS_SUFFIX } from './record_file.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, open } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -100,6 +101,7 @@ export class Warehouse {
   async removeTmp(file: string): Promise<void> {
     await rm(file, { force: true });
     await rm(`${file}.wal`, { force: true });
+    await rm(`${file}${RECORDS_SUFFIX}`, { force: true });
   }
 }
 

@@ -1,6 +1,6 @@
 import { IngestError } from '../_shared/issue.js';
 import type { FileSample, SourceFile } from '../_shared/source.js';
-import { defineMultiTableDataset, type ParsedItem, type VersionInfo } from '../types.js';
+import { defineMultiTableDataset, type RecordsSpec, type ParsedItem, type VersionInfo } from '../types.js';
 import { NPPES_DELTA } from './delta.js';
 import { FULL_FILE_FROM, kindOfHeader, parseNppesName } from './layout.js';
 import { loadNppesNative } from './native.js';
@@ -22,6 +22,21 @@ function isNppesSample(s: FileSample): boolean {
  * date of the file name's range. A full file (range from 2005-05-23) is a whole version; a weekly
  * file is a delta, folded into the version before it (see README and `delta.ts`).
  */
+/**
+ * Each NPI's provider row with its practice locations and other names (each list in ordinal
+ * order), as `findNpi` reads them from the three tables: the record sidecar's rows.
+ */
+const NPI_RECORDS: RecordsSpec = (() => {
+  const rows = (t: string, order: string) => `SELECT CAST(npi AS BIGINT) AS key, CAST(to_json(r) AS VARCHAR) AS json FROM (SELECT * EXCLUDE (version) FROM ${t}) r ORDER BY ${order}`;
+  return {
+    main: { name: 'provider', sql: rows(NPPES_TABLES.provider.name, 'key') },
+    lists: [
+      { name: 'practice_locations', sql: rows(NPPES_TABLES.practice_location.name, 'key, r.ordinal') },
+      { name: 'other_names', sql: rows(NPPES_TABLES.other_name.name, 'key, r.ordinal') },
+    ],
+  };
+})();
+
 export const nppes = defineMultiTableDataset({
   id: 'nppes',
   title: 'NPPES NPI registry (Data Dissemination full file): providers, taxonomies, identifiers, practice locations, other names',
@@ -33,6 +48,8 @@ export const nppes = defineMultiTableDataset({
   tables: [NPPES_TABLES.provider, NPPES_TABLES.practice_location, NPPES_TABLES.other_name],
   // An NPI is looked up in all three tables at once (`findNpi`): each finds its rows by index.
   indexes: [NPPES_TABLES.provider, NPPES_TABLES.practice_location, NPPES_TABLES.other_name].map((t) => ({ table: t.name, columns: ['npi'] })),
+  // One record per NPI beside the version file: what `findNpi` answers, read without DuckDB.
+  records: NPI_RECORDS,
   detect: isNppesSample,
   version(samples: FileSample[]): VersionInfo | undefined {
     const names = samples.map((s) => parseNppesName(s.name)).filter((n) => n !== undefined);

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../ingest/pipeline.js';
 import { MountedSnapshot, type SnapshotReader } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
+import { RECORDS_SUFFIX } from '../../warehouse/record_file.js';
 import { openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
 import { nppes } from './dataset.js';
 import { kindOfHeader, layoutOf } from './layout.js';
@@ -196,25 +198,44 @@ describe('weekly files: deltas folded into the version before them', () => {
       for (const npi of ['1568946812', '1467486373', '1114920071', '1003000142']) {
         expect(await findNpi(snap, '2019-06-16', npi)).toEqual(await findNpi(snap, '2019-06-09', npi));
       }
-      // The indexed query on the version's own tables answers what the views hold, for a full version and a folded one
-      // (the same snapshot without `versionTable` or its memo asks the views).
-      const viewOnly = Object.create(snap) as SnapshotReader;
+      // The record sidecar, the indexed query on the version's own tables and the views answer the
+      // same, for a full version and a folded one (the same snapshot outside its data dir reads no
+      // sidecar; without `versionTable` too, it asks the views; neither keeps a memo).
+      const indexedOnly = Object.create(snap) as SnapshotReader;
+      Object.defineProperty(indexedOnly, 'location', { value: undefined });
+      indexedOnly.memo = <T>(_key: string, compute: () => Promise<T>) => compute();
+      const viewOnly = Object.create(indexedOnly) as SnapshotReader;
       viewOnly.versionTable = undefined;
-      viewOnly.memo = <T>(_key: string, compute: () => Promise<T>) => compute();
+      const all = snap.all.bind(snap);
+      const asked: string[] = [];
+      snap.all = ((sql: string, params?: never[]) => (asked.push(sql), all(sql, params))) as typeof snap.all;
       for (const version of ['2019-06-09', '2019-06-16']) {
-        for (const npi of ['1720377294', '1568946812', '1467486373', '1114920071', '1003000142', '1999999999']) {
-          expect(await findNpi(snap, version, npi), `${version} ${npi}`).toEqual(await findNpi(viewOnly, version, npi));
+        expect(existsSync(join(wh.dir, `${m!.datasets.nppes!.find((v) => v.version === version)!.file}${RECORDS_SUFFIX}`)), version).toBe(true);
+        for (const npi of ['1720377294', '1568946812', '1467486373', '1114920071', '1003000142', '1999999999', '1234567893']) {
+          asked.length = 0;
+          const fromRecords = await findNpi(snap, version, npi);
+          expect(asked, `${version} ${npi}: no DuckDB query`).toEqual([]);
+          const fromIndex = await findNpi(indexedOnly, version, npi);
+          expect(fromRecords, `${version} ${npi}`).toEqual(fromIndex);
+          expect(fromIndex, `${version} ${npi}`).toEqual(await findNpi(viewOnly, version, npi));
         }
       }
+      expect(await findNpi(snap, '2019-06-09', '1568946812')).not.toBeNull();
+      // A sidecar damaged after it was written: its blocks do not inflate, and DuckDB answers.
+      const sidecar = join(wh.dir, `${m!.datasets.nppes!.find((v) => v.version === '2019-06-09')!.file}${RECORDS_SUFFIX}`);
+      const bytes = await readFile(sidecar);
+      bytes.fill(0x55, 8, Math.min(bytes.length - 40, 400));
+      await writeFile(sidecar, bytes);
+      const unmemoised = Object.create(snap) as SnapshotReader;
+      unmemoised.memo = <T>(_key: string, compute: () => Promise<T>) => compute();
+      expect(await findNpi(unmemoised, '2019-06-09', '1568946812')).toEqual(await findNpi(indexedOnly, '2019-06-09', '1568946812'));
       expect(await findNpi(snap, '2019-06-16', '01720377294')).toBeNull();
       // Each version file carries an index on npi for its three tables, and findNpi asks the
       // version's own tables (where DuckDB can use them; through the view over versions it never does).
       const indexed = await snap.all<{ table_name: string; n: number }>('SELECT table_name, count(*)::INTEGER AS n FROM duckdb_indexes() GROUP BY 1 ORDER BY 1');
       expect(indexed).toEqual([{ table_name: 'other_name', n: 2 }, { table_name: 'practice_location', n: 2 }, { table_name: 'provider', n: 2 }]);
-      const asked: string[] = [];
-      const all = snap.all.bind(snap);
-      snap.all = ((sql: string, params?: never[]) => (asked.push(sql), all(sql, params))) as typeof snap.all;
-      expect(await findNpi(snap, '2019-06-09', '1234567893')).toBeNull();
+      asked.length = 0;
+      expect(await findNpi(indexedOnly, '2019-06-09', '1234567893')).toBeNull();
       expect(asked.map((q) => q.match(/FROM ("nppes@\d+"\.main\."\w+") WHERE npi = \$1/)?.[1])).toEqual(['provider', 'practice_location', 'other_name'].map((t) => snap.versionTable(nppes.id, '2019-06-09', t)));
     } finally {
       snap.close();

@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RecordFile, writeRecordFile } from '../warehouse/record_file.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rcm-records-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function* chunks<T>(items: T[], size: number): AsyncGenerator<T[]> {
+  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
+}
+
+describe('record sidecar files', () => {
+  it('gives back every record by its key across many blocks, and null for keys it does not hold', async () => {
+    // Odd keys only, 1,000 of them (63 blocks of 16), records with tabs, quotes and non-ASCII text escaped as JSON.
+    const rows = Array.from({ length: 1000 }, (_, i): [number, string] => [1000000001 + 2 * i, JSON.stringify({ i, name: `Gmünd\t"${i}"`, pad: 'x'.repeat(i % 300) })]);
+    const path = join(dir, 'a.records');
+    expect(await writeRecordFile(path, chunks(rows, 333))).toBe(1000);
+    const file = (await RecordFile.open(path))!;
+    for (const [key, record] of rows) expect(file.get(key)).toBe(record);
+    for (const key of [1000000000, 1000000002, 1000001000, 1000001998, 1000002001, 9999999999, 0]) expect(file.get(key), String(key)).toBeNull();
+  });
+
+  it('holds no block for no rows, and refuses keys out of order (no file is left)', async () => {
+    const empty = join(dir, 'empty.records');
+    await writeRecordFile(empty, chunks([], 1));
+    expect((await RecordFile.open(empty))!.get(5)).toBeNull();
+    const bad = join(dir, 'bad.records');
+    await expect(writeRecordFile(bad, chunks<[number, string]>([[2, 'a'], [2, 'b']], 1))).rejects.toThrow(/key 2 after 2/);
+    expect(existsSync(bad)).toBe(false);
+  });
+
+  it('is not opened when missing, cut short or not a record file (the reader answers from DuckDB instead)', async () => {
+    const path = join(dir, 'b.records');
+    await writeRecordFile(path, chunks<[number, string]>([[1, '{}'], [3, '[]']], 2));
+    const bytes = await readFile(path);
+    await writeFile(join(dir, 'cut.records'), bytes.subarray(0, bytes.length - 3));
+    await writeFile(join(dir, 'other.records'), 'not a record file at all, long enough to have a tail');
+    expect(await RecordFile.open(join(dir, 'missing.records'))).toBeNull();
+    expect(await RecordFile.open(join(dir, 'cut.records'))).toBeNull();
+    expect(await RecordFile.open(join(dir, 'other.records'))).toBeNull();
+    expect((await RecordFile.open(path))!.get(3)).toBe('[]');
+  });
+});
