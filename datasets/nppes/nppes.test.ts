@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -141,6 +141,23 @@ describe('ingesting NPPES files', () => {
     await copyFile(SEEDS[1]!, pl);
     await expect(ingestFiles(wh, { dataset: nppes, files: [SEEDS[0]!, pl] })).rejects.toThrow(/pl_pfile_20190603-20190609\.csv: files of different releases: this one covers 2019-06-03 to 2019-06-09/);
     expect(await wh.current()).toBeNull();
+  });
+});
+
+describe('the record file of a version', () => {
+  it('is written with the version and left nowhere by a dry run', async () => {
+    const wh = new Warehouse(await mkdtemp(join(tmpdir(), 'rcm-nppes-records-')));
+    try {
+      await ingestFiles(wh, { dataset: nppes.id, files: SEEDS, dryRun: true });
+      expect(await readdir(wh.path('tmp'))).toEqual([]);
+      expect(existsSync(wh.path('datasets', nppes.id))).toBe(false);
+      await ingestFiles(wh, { dataset: nppes.id, files: SEEDS });
+      const [v] = (await wh.current())!.datasets.nppes!;
+      expect((await readdir(wh.path('datasets', nppes.id))).sort()).toEqual([v!.file.split('/').at(-1), `${v!.file.split('/').at(-1)}${RECORDS_SUFFIX}`]);
+      expect(await readdir(wh.path('tmp'))).toEqual([]);
+    } finally {
+      await rm(wh.dir, { recursive: true, force: true });
+    }
   });
 });
 
