@@ -88,11 +88,10 @@ export interface Dataset<Row extends object = Record<string, unknown>, Id extend
   /**
    * A record sidecar written beside each version file (`warehouse/record_file.ts`): one JSON
    * object per key, `{<main.name>: <main row>, <list name>: [<items>], ...}`, so a point lookup
-   * reads one compressed block instead of querying DuckDB. Each SQL, run on the version's final
-   * tables, yields a numeric key and a JSON text in ascending key order (the main one each key
-   * once); they are streamed side by side and merged by key (sorts spill within the ingest's
-   * memory bound, where grouping the lists in SQL ran out of it). Readers answer from DuckDB when
-   * a version has none.
+   * reads one compressed block instead of querying DuckDB. The tables are streamed side by side
+   * in key order and merged (sorts spill within the ingest's memory bound, where grouping the
+   * lists in SQL ran out of it); a delta's fold rewrites only the keys it carries and copies the
+   * rest from the base version's sidecar. Readers answer from DuckDB when a version has none.
    */
   records?: RecordsSpec;
   /**
@@ -177,8 +176,13 @@ export function defineMultiTableDataset<Row extends object, const Id extends str
   return { ...d, columns: main.columns, key: main.key };
 }
 
-/** How a dataset's record sidecar is built (`Dataset.records`). */
+/**
+ * How a dataset's record sidecar is built (`Dataset.records`): each table's rows (all columns but
+ * `version`, as JSON) by `key`, a numeric SQL expression over the table; the main table's row is
+ * the record's `main.name` member, each list table's rows (in `order` within a key) a list member.
+ */
 export interface RecordsSpec {
-  main: { name: string; sql: string };
-  lists: { name: string; sql: string }[];
+  key: string;
+  main: { name: string; table: string };
+  lists: { name: string; table: string; order: string }[];
 }

@@ -5,14 +5,14 @@ import { compareVersions } from '../datasets/_shared/versions.js';
 import type { Dataset } from '../datasets/types.js';
 import { DomainError } from '../warehouse/errors.js';
 import { quoteString } from '../warehouse/sql_quote.js';
-import { RECORDS_SUFFIX } from '../warehouse/record_file.js';
+import { RecordFile, RECORDS_SUFFIX } from '../warehouse/record_file.js';
 import type { ChangeRecord, DatasetVersion, Manifest } from '../warehouse/manifest.js';
 import { newSnapshotId, type Warehouse } from '../warehouse/store.js';
 import { checkGateColumns, firstLoadDiff, type DiffReport, type DiffResult } from './diff.js';
 import { withWriteLock } from './lock.js';
 import { ingestDuckDbConfig } from './duckdb_config.js';
 import { checkKeys, checkRejects, finalizeRows, indexTables } from './stage/check.js';
-import { writeRecords } from './stage/records.js';
+import { noteDeltaKeys, writeRecords } from './stage/records.js';
 import { foldDelta, planDelta } from './stage/delta.js';
 import { hashSources, readInputs, resolveDataset } from './stage/inputs.js';
 import { loadRows, type Loaded } from './stage/load.js';
@@ -156,7 +156,10 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
     loaded = await loadRows(dataset, conn, run, files, samples, label, opts.onProgress);
     await checkRejects(loaded, out.rejects, opts.rejectThreshold ?? 0.01, files[0]!.name);
     await finalizeRows(dataset, run, loaded);
-    if (delta) explicitRemovals = await foldDelta(dataset, run, wh.path(delta.base.file), label, loaded);
+    if (delta) {
+      if (dataset.records) await noteDeltaKeys(run, dataset.records);
+      explicitRemovals = await foldDelta(dataset, run, wh.path(delta.base.file), label, loaded);
+    }
     await checkKeys(dataset, run, files[0]!.name);
     await indexTables(dataset, run);
     if (dataset.records) {
@@ -165,7 +168,9 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
         await c.run('USE staged');
         return c;
       };
-      await writeRecords(onStaged, dataset.records, `${out.staged}${RECORDS_SUFFIX}`);
+      // A fold rewrites only the keys its delta carried when the base version has its records.
+      const baseRecords = delta ? await RecordFile.open(`${wh.path(delta.base.file)}${RECORDS_SUFFIX}`) : null;
+      await writeRecords(onStaged, dataset.records, `${out.staged}${RECORDS_SUFFIX}`, baseRecords);
     }
     // A first load's diff reads the staged tables on this connection (no second instance).
     if (!base) firstDiff = await firstLoadDiff(dataset, run);

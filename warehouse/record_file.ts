@@ -131,6 +131,26 @@ export class RecordFile {
     }
   }
 
+  /** Every record in key order, a block at a time (what a delta's fold copies). */
+  *entries(): Generator<[number, string][]> {
+    for (let block = 0; block < this.firstKeys.length; block++) {
+      const lines = this.block(block).split('\n');
+      lines.pop();
+      yield lines.map((l) => {
+        const tab = l.indexOf('\t');
+        return [Number(l.slice(0, tab)), l.slice(tab + 1)];
+      });
+    }
+  }
+
+  /** Block `i`'s text: its lines `<key>\t<record>\n`. */
+  private block(i: number): string {
+    const start = this.offsets[i]!;
+    const bytes = Buffer.alloc(this.offsets[i + 1]! - start);
+    readSync(this.fd, bytes, 0, bytes.length, start);
+    return inflateRawSync(bytes).toString('utf8');
+  }
+
   /** The record of `key`, or null when the file has none; throws when its block cannot be read. */
   get(key: number): string | null {
     // The last block whose first key is <= key.
@@ -141,12 +161,8 @@ export class RecordFile {
       if (this.firstKeys[mid]! <= key) lo = mid + 1;
       else hi = mid;
     }
-    const block = lo - 1;
-    if (block < 0) return null;
-    const start = this.offsets[block]!;
-    const bytes = Buffer.alloc(this.offsets[block + 1]! - start);
-    readSync(this.fd, bytes, 0, bytes.length, start);
-    const text = inflateRawSync(bytes).toString('utf8');
+    if (lo === 0) return null;
+    const text = this.block(lo - 1);
     const prefix = `${key}\t`;
     const at = text.startsWith(prefix) ? 0 : text.indexOf(`\n${prefix}`) + 1;
     if (at === 0 && !text.startsWith(prefix)) return null;

@@ -26,16 +26,14 @@ function isNppesSample(s: FileSample): boolean {
  * Each NPI's provider row with its practice locations and other names (each list in ordinal
  * order), as `findNpi` reads them from the three tables: the record sidecar's rows.
  */
-const NPI_RECORDS: RecordsSpec = (() => {
-  const rows = (t: string, order: string) => `SELECT CAST(npi AS BIGINT) AS key, CAST(to_json(r) AS VARCHAR) AS json FROM (SELECT * EXCLUDE (version) FROM ${t}) r ORDER BY ${order}`;
-  return {
-    main: { name: 'provider', sql: rows(NPPES_TABLES.provider.name, 'key') },
-    lists: [
-      { name: 'practice_locations', sql: rows(NPPES_TABLES.practice_location.name, 'key, r.ordinal') },
-      { name: 'other_names', sql: rows(NPPES_TABLES.other_name.name, 'key, r.ordinal') },
-    ],
-  };
-})();
+const NPI_RECORDS: RecordsSpec = {
+  key: 'CAST(npi AS BIGINT)',
+  main: { name: 'provider', table: NPPES_TABLES.provider.name },
+  lists: [
+    { name: 'practice_locations', table: NPPES_TABLES.practice_location.name, order: 'ordinal' },
+    { name: 'other_names', table: NPPES_TABLES.other_name.name, order: 'ordinal' },
+  ],
+};
 
 export const nppes = defineMultiTableDataset({
   id: 'nppes',

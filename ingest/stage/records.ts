@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RecordsSpec } from '../../datasets/types.js';
-import { writeRecordFile } from '../../warehouse/record_file.js';
+import { RecordFile, writeRecordFile } from '../../warehouse/record_file.js';
 
 /** One streamed result of (key, JSON text) rows, read a row at a time. */
 class Cursor {
@@ -31,19 +31,39 @@ class Cursor {
 }
 
 /**
- * Writes a dataset's record sidecar (`Dataset.records`) from the staged version's final tables:
- * the main query and each list's streamed on connections of their own (`connect` opens one on
- * the staged file) and merged by key, a chunk
- * at a time, into `path`. A list item whose key has no main row is not in any record (a lookup
- * from DuckDB finds no such record either).
+ * Where a delta's fold keeps the keys its files carry (before the base's rows are added): a table
+ * of the ingest's in-memory catalog, which every connection of its instance sees.
  */
-export async function writeRecords(connect: () => Promise<DuckDBConnection>, spec: RecordsSpec, path: string): Promise<number> {
-  const conns = await Promise.all([spec.main, ...spec.lists].map(() => connect()));
+const TOUCHED = 'memory.main.record_keys';
+
+/** Records the keys the staged (delta-only) tables carry, before the fold adds the base's rows. */
+export async function noteDeltaKeys(run: (sql: string) => Promise<unknown>, spec: RecordsSpec): Promise<void> {
+  const keys = [spec.main, ...spec.lists].map((t) => `SELECT ${spec.key} AS key FROM ${t.table}`).join(' UNION ');
+  await run(`CREATE OR REPLACE TABLE ${TOUCHED} AS SELECT DISTINCT key FROM (${keys})`);
+}
+
+/** A table's rows as (key, JSON of every column but `version`) in key order, only the touched keys when `onlyTouched`. */
+function rowsSql(spec: RecordsSpec, table: string, order: string | null, onlyTouched: boolean): string {
+  const where = onlyTouched ? ` WHERE ${spec.key} IN (SELECT key FROM ${TOUCHED})` : '';
+  return `SELECT ${spec.key} AS key, CAST(to_json(r) AS VARCHAR) AS json FROM (SELECT * EXCLUDE (version) FROM ${table}${where}) r ORDER BY key${order ? `, r.${order}` : ''}`;
+}
+
+/**
+ * Writes a dataset's record sidecar (`Dataset.records`) from the staged version's final tables:
+ * the main table and each list table streamed on connections of their own (`connect` opens one on
+ * the staged file) and merged by key, a chunk at a time, into `path`. A list row whose key has no
+ * main row is in no record (a lookup from DuckDB finds no such record either). After a delta's
+ * fold (`base`: the base version's sidecar, `noteDeltaKeys` called before the fold), only the
+ * keys the delta carried are built from the tables; every other record is copied from the base.
+ */
+export async function writeRecords(connect: () => Promise<DuckDBConnection>, spec: RecordsSpec, path: string, base: RecordFile | null = null): Promise<number> {
+  const tables = [{ ...spec.main, order: null }, ...spec.lists];
+  const conns = await Promise.all(tables.map(() => connect()));
   try {
-    const [main, ...lists] = await Promise.all([spec.main, ...spec.lists].map(async (q, i) => (await conns[i]!.stream(q.sql)).yieldRowsJs()[Symbol.asyncIterator]()));
+    const [main, ...lists] = await Promise.all(tables.map(async (t, i) => (await conns[i]!.stream(rowsSql(spec, t.table, t.order, base !== null))).yieldRowsJs()[Symbol.asyncIterator]()));
     const cursors = lists.map((l) => new Cursor(l));
     const names = spec.lists.map((l) => JSON.stringify(l.name));
-    async function* records(): AsyncGenerator<[number, string][]> {
+    async function* built(): AsyncGenerator<[number, string][]> {
       for (let r = await main!.next(); !r.done; r = await main!.next()) {
         const out: [number, string][] = [];
         for (const row of r.value) {
@@ -62,8 +82,38 @@ export async function writeRecords(connect: () => Promise<DuckDBConnection>, spe
         yield out;
       }
     }
-    return await writeRecordFile(path, records());
+    if (!base) return await writeRecordFile(path, built());
+    const keys = await connect();
+    const touched = new Set((await keys.runAndReadAll(`SELECT key FROM ${TOUCHED}`)).getRows().map((r) => Number(r[0])));
+    keys.closeSync();
+    return await writeRecordFile(path, mergeByKey(built(), base.entries(), touched));
   } finally {
     for (const c of conns) c.closeSync();
   }
+}
+
+/** The built records and the base's records whose keys were not touched, in key order (the two never share a key). */
+async function* mergeByKey(built: AsyncGenerator<[number, string][]>, base: Generator<[number, string][]>, touched: Set<number>): AsyncGenerator<[number, string][]> {
+  const fresh = new Cursor((async function* () { for await (const c of built) yield c; })());
+  for (const chunk of base) {
+    const out: [number, string][] = [];
+    for (const [key, record] of chunk) {
+      for (let f = await fresh.peek(); f && f[0] < key; f = await fresh.peek()) {
+        out.push(f);
+        fresh.skip();
+      }
+      if (!touched.has(key)) out.push([key, record]);
+    }
+    yield out;
+  }
+  let rest: [number, string][] = [];
+  for (let f = await fresh.peek(); f; f = await fresh.peek()) {
+    rest.push(f);
+    fresh.skip();
+    if (rest.length === 2048) {
+      yield rest;
+      rest = [];
+    }
+  }
+  yield rest;
 }
