@@ -249,9 +249,7 @@ export class MountedSnapshot implements SnapshotReader {
    * one query at a time, so a statement's bindings never interleave.
    */
   async all<T = Record<string, unknown>>(sql: string, params?: DuckDBValue[]): Promise<T[]> {
-    const i = this.next++ % this.conns.length;
-    const conn = this.conns[i]!;
-    const run = async () => {
+    const rows = await this.onConnection(async (conn, i) => {
       if (!params || params.length === 0) return (await conn.runAndReadAll(sql)).getRowObjectsJS();
       const cache = this.prepared[i]!;
       let ps = cache.get(sql);
@@ -264,10 +262,21 @@ export class MountedSnapshot implements SnapshotReader {
       const stmt = await ps;
       stmt.bind(params);
       return (await stmt.runAndReadAll()).getRowObjectsJS();
-    };
+    });
+    return rows.map((r) => toPlain(r) as T);
+  }
+
+  /**
+   * Runs `work` on the next connection of the pool, after that connection's earlier work: each
+   * connection runs one query at a time, so a statement's bindings and a streamed result never
+   * interleave with another's.
+   */
+  private onConnection<T>(work: (conn: DuckDBConnection, i: number) => Promise<T>): Promise<T> {
+    const i = this.next++ % this.conns.length;
+    const run = () => work(this.conns[i]!, i);
     const result = this.queues[i]!.then(run, run);
     this.queues[i] = result.catch(() => undefined);
-    return (await result).map((r) => toPlain(r) as T);
+    return result;
   }
 
   memo<T>(key: string, compute: () => Promise<T>, opts: { pin?: boolean } = {}): Promise<T> {
@@ -298,10 +307,8 @@ export class MountedSnapshot implements SnapshotReader {
     return p;
   }
 
-  async int32Columns(sql: string, params: DuckDBValue[] = []): Promise<{ rows: number; columns: Int32Array[] }> {
-    const i = this.next++ % this.conns.length;
-    const conn = this.conns[i]!;
-    const run = async () => {
+  int32Columns(sql: string, params: DuckDBValue[] = []): Promise<{ rows: number; columns: Int32Array[] }> {
+    return this.onConnection(async (conn) => {
       const stmt = await conn.prepare(sql);
       if (params.length) stmt.bind(params);
       const res = await stmt.run();
@@ -320,26 +327,18 @@ export class MountedSnapshot implements SnapshotReader {
         at += n;
       }
       return { rows, columns };
-    };
-    const result = this.queues[i]!.then(run, run);
-    this.queues[i] = result.catch(() => undefined);
-    return result;
+    });
   }
 
-  async eachChunk(sql: string, params: DuckDBValue[], each: (rows: unknown[][], columns: string[]) => void): Promise<void> {
-    const i = this.next++ % this.conns.length;
-    const conn = this.conns[i]!;
-    // The connection is this read's until its last chunk (its queue waits, as for any query).
-    const run = async () => {
+  eachChunk(sql: string, params: DuckDBValue[], each: (rows: unknown[][], columns: string[]) => void): Promise<void> {
+    // The connection is this read's until its last chunk.
+    return this.onConnection(async (conn) => {
       const stmt = await conn.prepare(sql);
       if (params.length) stmt.bind(params);
       const res = await stmt.stream();
       const columns = res.columnNames();
       for await (const rows of res.yieldRowsJs()) each(rows.map((r) => r.map(toPlain)), columns);
-    };
-    const result = this.queues[i]!.then(run, run);
-    this.queues[i] = result.catch(() => undefined);
-    return result;
+    });
   }
 
   /** Bytes (estimated) held by the per-input memo. */

@@ -94,7 +94,7 @@ export async function writeRecords(connect: () => Promise<DuckDBConnection>, spe
 
 /** The built records and the base's records whose keys were not touched, in key order (the two never share a key). */
 async function* mergeByKey(built: AsyncGenerator<[number, string][]>, base: Generator<[number, string][]>, touched: Set<number>): AsyncGenerator<[number, string][]> {
-  const fresh = new Cursor((async function* () { for await (const c of built) yield c; })());
+  const fresh = new Cursor(built);
   for (const chunk of base) {
     const out: [number, string][] = [];
     for (const [key, record] of chunk) {

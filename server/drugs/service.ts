@@ -51,7 +51,7 @@ const PRODUCT_COLUMNS = directoryColumns('product');
 const PACKAGE_COLUMNS = directoryColumns('package');
 
 async function buildDirectory(snapshot: SnapshotReader, version: string): Promise<DrugDirectory> {
-  const dir: DrugDirectory = { version, index: buildDrugIndex([]), products: [], productNo: new Map(), packages: new Map(), ingredients: [] };
+  const dir: Omit<DrugDirectory, 'index'> = { version, products: [], productNo: new Map(), packages: new Map(), ingredients: [] };
   const searchable: SearchableProduct[] = [];
   const [id, ndc, brand, generic, labeler] = ['product_id', 'product_ndc', 'brand_name', 'generic_name', 'labeler_name'].map((c) => PRODUCT_COLUMNS.indexOf(c));
   const pkgNdc = PACKAGE_COLUMNS.indexOf('package_ndc');
@@ -79,8 +79,7 @@ async function buildDirectory(snapshot: SnapshotReader, version: string): Promis
   ]);
   // Both lists are in product_id order, a key of the version: they align by product number.
   if (dir.ingredients.length !== dir.products.length) throw new Error(`fda_ndc ${version}: ${dir.ingredients.length} ingredient lists for ${dir.products.length} products`);
-  dir.index = buildDrugIndex(searchable);
-  return dir;
+  return { ...dir, index: buildDrugIndex(searchable) };
 }
 
 /** A row kept as an array of values, as the object its columns name. */
