@@ -6,13 +6,14 @@ import type { Dataset } from '../datasets/types.js';
 import { DomainError } from '../warehouse/errors.js';
 import { quoteString } from '../warehouse/sql_quote.js';
 import { RecordFile, RECORDS_SUFFIX } from '../warehouse/record_file.js';
+import { rangesPath } from '../warehouse/range_file.js';
 import type { ChangeRecord, DatasetVersion, Manifest } from '../warehouse/manifest.js';
-import { newSnapshotId, type Warehouse } from '../warehouse/store.js';
+import { newSnapshotId, sidecarsOf, type Warehouse } from '../warehouse/store.js';
 import { checkGateColumns, firstLoadDiff, type DiffReport, type DiffResult } from './diff.js';
 import { withWriteLock } from './lock.js';
 import { ingestDuckDbConfig } from './duckdb_config.js';
 import { checkKeys, checkRejects, finalizeRows, indexTables } from './stage/check.js';
-import { noteDeltaKeys, writeRecords } from './stage/records.js';
+import { noteDeltaKeys, writeRanges, writeRecords } from './stage/records.js';
 import { foldDelta, planDelta } from './stage/delta.js';
 import { hashSources, readInputs, resolveDataset } from './stage/inputs.js';
 import { loadRows, type Loaded } from './stage/load.js';
@@ -162,16 +163,17 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
     }
     await checkKeys(dataset, run, files[0]!.name);
     await indexTables(dataset, run);
+    const onStaged = async () => {
+      const c = await inst.connect();
+      await c.run('USE staged');
+      return c;
+    };
     if (dataset.records) {
-      const onStaged = async () => {
-        const c = await inst.connect();
-        await c.run('USE staged');
-        return c;
-      };
       // A fold rewrites only the keys its delta carried when the base version has its records.
       const baseRecords = delta ? await RecordFile.open(`${wh.path(delta.base.file)}${RECORDS_SUFFIX}`) : null;
       await writeRecords(onStaged, dataset.records, `${out.staged}${RECORDS_SUFFIX}`, baseRecords);
     }
+    for (const r of dataset.ranges ?? []) await writeRanges(onStaged, r, rangesPath(out.staged, r.name));
     // A first load's diff reads the staged tables on this connection (no second instance).
     if (!base) firstDiff = await firstLoadDiff(dataset, run);
     await conn.run('CHECKPOINT');
@@ -200,10 +202,8 @@ export async function publish(wh: Warehouse, parent: Manifest | null, staged: St
   const datasets: Record<string, DatasetVersion[]> = structuredClone(parent?.datasets ?? {});
   for (const s of staged) {
     await mkdir(dirname(wh.path(s.entry.file)), { recursive: true });
-    // The sidecar first: a version file in place always has the records it was written with.
-    await rename(`${s.stagedFile}${RECORDS_SUFFIX}`, `${wh.path(s.entry.file)}${RECORDS_SUFFIX}`).catch((e: NodeJS.ErrnoException) => {
-      if (e.code !== 'ENOENT') throw e;
-    });
+    // The sidecars first: a version file in place always has the sidecars it was written with.
+    for (const suffix of await sidecarsOf(s.stagedFile)) await rename(`${s.stagedFile}${suffix}`, `${wh.path(s.entry.file)}${suffix}`);
     await rename(s.stagedFile, wh.path(s.entry.file));
     if (s.stagedKeys && s.change.keys_file) {
       await mkdir(dirname(wh.path(s.change.keys_file)), { recursive: true });

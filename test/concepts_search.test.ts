@@ -1,8 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { umlsConcepts } from '../datasets/umls_concepts/dataset.js';
 import { searchConcepts } from '../server/concepts/search.js';
+import { rangesPath } from '../warehouse/range_file.js';
 import type { SnapshotReader } from '../warehouse/snapshot.js';
 import { openTestSnapshot, REPO_ROOT, writeTempFile } from './helpers/datasets.js';
 
@@ -12,14 +14,27 @@ beforeAll(async () => {
 });
 afterAll(() => snap.close());
 
+/** The same snapshot read only through DuckDB: no data directory, so no version's range sidecar is found. */
+function duckdbOnly(s: SnapshotReader): SnapshotReader {
+  return Object.create(s, { location: { value: undefined } }) as SnapshotReader;
+}
+
+/** `s` with every SQL text it is asked recorded in `asked`. */
+function spy(s: SnapshotReader, asked: string[]): SnapshotReader {
+  const all = s.all.bind(s);
+  const spied = Object.create(s) as SnapshotReader;
+  spied.all = ((sql: string, params?: never[]) => (asked.push(sql), all(sql, params))) as typeof s.all;
+  return spied;
+}
+
 describe('UMLS concept search', () => {
   it("asks the version's own word table, and answers what the view over versions answers", async () => {
     const asked: string[] = [];
     const all = snap.all.bind(snap);
-    const spied = Object.create(snap) as SnapshotReader;
+    const spied = Object.create(duckdbOnly(snap)) as SnapshotReader;
     spied.all = ((sql: string, params?: never[]) => (asked.push(sql), all(sql, params))) as typeof snap.all;
     // The same snapshot without `versionTable`: every query goes through the view.
-    const viewOnly = Object.create(snap) as SnapshotReader;
+    const viewOnly = Object.create(duckdbOnly(snap)) as SnapshotReader;
     viewOnly.versionTable = undefined;
     for (const q of ['diabetes', 'type 2 diab', 'E11.9', 'mell', 'zzz']) {
       asked.length = 0;
@@ -58,7 +73,7 @@ describe('UMLS concept search', () => {
       const [wrong] = await s.all<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE nrm IS NULL OR nrm <> trim(regexp_replace(lower(strip_accents(str)), '[^a-z0-9]+', ' ', 'g'))`);
       expect(wrong!.n).toBe(0);
       // The same rows without the two columns, as an older version file holds them.
-      const older = Object.create(s) as SnapshotReader;
+      const older = Object.create(duckdbOnly(s)) as SnapshotReader;
       older.versionTable = () => `(SELECT word, aui, cui, sab, tty, code, str, version FROM ${table}) older`;
       for (const q of ['diabetes', 'type 2 diab', 'E11.9', 'mell', 'zzz', 'diab', 'diabetic diab']) {
         const now = await searchConcepts(s, q, null, 5);
@@ -67,6 +82,60 @@ describe('UMLS concept search', () => {
       expect((await searchConcepts(older, 'diab', null, 10)).hits.filter((h) => h.source_code === 'D0')).toHaveLength(1);
     } finally {
       s.close();
+    }
+  });
+});
+
+describe('UMLS concept search from the range sidecar', () => {
+  // 34,000 atoms over a small vocabulary (many atoms per word, words sharing prefixes), ICD-style
+  // dotted codes, several sources, accents and an astral character; every atom holds a `zz...`
+  // word, so the prefix `zz` spans more blocks than a search reads from the sidecar.
+  const VOCAB = ['diabetes', 'diabetic', 'diab', 'type', 'mellitus', 'foot', 'ulcer', 'renal', 'réna', 'care', 'cardiac', 'card', '2', '10', 'e11'];
+  const SABS = ['MSH', 'ICD10CM', 'SNOMEDCT_US', 'RXNORM'];
+  const lines = Array.from({ length: 34_000 }, (_, i) => {
+    const n = 1 + (i % 4);
+    const words = Array.from({ length: n }, (_, k) => VOCAB[(i * 7 + k * 5 + Math.floor(i / 15)) % VOCAB.length]!);
+    words.splice(i % (n + 1), 0, `zzw${i % 60}`);
+    const str = (i % 997 === 0 ? `${words.join(' ')} \u{1F600}` : words.join(i % 3 ? ' ' : ', ')).replace(/^d/, i % 2 ? 'D' : 'd');
+    const sab = SABS[i % SABS.length]!;
+    const code = sab === 'ICD10CM' ? `E${10 + (i % 3)}.${i % 10}` : String(100 + (i % 250));
+    return `C${String(3000000 + Math.floor(i / 2)).padStart(7, '0')}|ENG|P|L${i}|PF|S${i}|Y|A${70000000 + i}||||${sab}|PT|${code}|${str}|0|${i % 41 === 0 ? 'O' : 'N'}||`;
+  });
+  let s: Awaited<ReturnType<typeof openTestSnapshot>>;
+  beforeAll(async () => {
+    s = await openTestSnapshot([{ dataset: umlsConcepts, files: [await writeTempFile('MRCONSO.2025AB.RRF', `${lines.join('\n')}\n`)] }]);
+  });
+  afterAll(() => s.close());
+  const sidecar = (name: string) => rangesPath(join(s.location!, s.versions('umls_concepts')[0]!.file), name);
+  const QUERIES = ['diab', 'diabetes', 'Diabetes Mellitus', 'type 2 diab', 'mell type', 'card', 'rena', 'réna care', 'E11.3', 'e110', '150', 'zzw7', 'zzw1 foot', 'ulcer zzw', '2', 'foot, ulcer!', 'zzz', 'e11'];
+
+  it('answers every query, source filter and limit as DuckDB does, without a query to DuckDB', async () => {
+    expect(existsSync(sidecar('words')) && existsSync(sidecar('atoms'))).toBe(true);
+    const asked: string[] = [];
+    const spied = spy(s, asked);
+    for (const q of QUERIES) {
+      for (const sabs of [null, ['ICD10CM', 'RXNORM']]) {
+        for (const limit of [1, 50]) {
+          const fromSidecar = await searchConcepts(spied, q, sabs, limit);
+          expect(fromSidecar, `${q} ${String(sabs)} ${limit}`).toEqual(await searchConcepts(duckdbOnly(s), q, sabs, limit));
+        }
+      }
+    }
+    expect((await searchConcepts(spied, 'diab', null, 5)).total).toBeGreaterThan(1000);
+    expect(asked.filter((sql) => sql.includes("word"))).toEqual([]);
+  });
+
+  it('leaves a prefix wider than it reads, and a damaged sidecar, to DuckDB with the same answers', async () => {
+    const asked: string[] = [];
+    const wide = await searchConcepts(spy(s, asked), 'zz', null, 10);
+    expect(wide.total).toBeGreaterThan(30_000);
+    expect(asked.some((sql) => sql.includes('word'))).toBe(true);
+    expect(wide).toEqual(await searchConcepts(duckdbOnly(s), 'zz', null, 10));
+    // Either sidecar's blocks overwritten after it was opened: a read fails to inflate.
+    for (const name of ['atoms', 'words']) {
+      const bytes = await readFile(sidecar(name));
+      await writeFile(sidecar(name), Buffer.concat([bytes.subarray(0, 8), Buffer.alloc(bytes.length - 8 - 1024, 7), bytes.subarray(bytes.length - 1024)]));
+      for (const q of ['diab', 'type 2 diab', 'E11.3']) expect(await searchConcepts(s, q, null, 5), `${name} ${q}`).toEqual(await searchConcepts(duckdbOnly(s), q, null, 5));
     }
   });
 });

@@ -1,9 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
-import { open, rm, type FileHandle } from 'node:fs/promises';
-import { promisify } from 'node:util';
-import { deflateRaw as deflateRawCb, inflateRawSync } from 'node:zlib';
-
-const deflateRaw = promisify(deflateRawCb);
+import { BlockReader, readBlockIndex, writeBlockFile } from './block_file.js';
 
 /**
  * A version file's record sidecar (`<version file>.records`): one JSON record per numeric key,
@@ -26,21 +21,10 @@ const TAIL = Buffer.from('RCMRECIX');
  */
 const BLOCK = 16;
 
-/** Closes the descriptor of a record file no snapshot holds any more. */
-const descriptors = new FinalizationRegistry<number>((fd) => closeSync(fd));
-
 /** Writes `rows` (key and record text, in ascending key order, a chunk at a time) to `path`, synced. */
 export async function writeRecordFile(path: string, rows: AsyncIterable<[number, string][]>): Promise<number> {
-  const fh = await open(path, 'w');
-  try {
-    let at = 0;
-    const write = async (b: Buffer) => {
-      await fh.write(b, 0, b.length, at);
-      at += b.length;
-    };
-    await write(HEAD);
+  return writeBlockFile(path, HEAD, TAIL, async (w) => {
     const firstKeys: number[] = [];
-    const offsets: number[] = [];
     let lines: string[] = [];
     let first = 0;
     let last = -Infinity;
@@ -48,8 +32,7 @@ export async function writeRecordFile(path: string, rows: AsyncIterable<[number,
     const flush = async () => {
       if (!lines.length) return;
       firstKeys.push(first);
-      offsets.push(at);
-      await write(await deflateRaw(Buffer.from(lines.join(''), 'utf8'), { level: 1 }));
+      await w.block(lines.join(''));
       lines = [];
     };
     for await (const chunk of rows) {
@@ -63,24 +46,18 @@ export async function writeRecordFile(path: string, rows: AsyncIterable<[number,
       }
     }
     await flush();
-    const index = Buffer.alloc(firstKeys.length * 16 + 12);
-    firstKeys.forEach((k, i) => {
-      index.writeDoubleLE(k, i * 16);
-      index.writeDoubleLE(offsets[i]!, i * 16 + 8);
-    });
-    index.writeUInt32LE(firstKeys.length, firstKeys.length * 16);
-    index.writeDoubleLE(at, firstKeys.length * 16 + 4);
-    await write(index);
-    await write(TAIL);
-    await fh.sync();
-    return count;
-  } catch (e) {
-    await fh.close();
-    await rm(path, { force: true });
-    throw e;
-  } finally {
-    await fh.close().catch(() => undefined);
-  }
+    return {
+      count,
+      index: (offsets) => {
+        const index = Buffer.alloc(firstKeys.length * 16);
+        firstKeys.forEach((k, i) => {
+          index.writeDoubleLE(k, i * 16);
+          index.writeDoubleLE(offsets[i]!, i * 16 + 8);
+        });
+        return index;
+      },
+    };
+  });
 }
 
 /**
@@ -91,64 +68,35 @@ export async function writeRecordFile(path: string, rows: AsyncIterable<[number,
  */
 export class RecordFile {
   private constructor(
-    private readonly fd: number,
     private readonly firstKeys: Float64Array,
-    /** Block i's bytes are offsets[i] .. offsets[i + 1] (the last entry: where the index starts). */
-    private readonly offsets: Float64Array,
-  ) {
-    descriptors.register(this, fd);
-  }
+    private readonly blocks: BlockReader,
+  ) {}
 
   /** Reads the index of `path`; null when there is no such file or it is not a whole record file. */
   static async open(path: string): Promise<RecordFile | null> {
-    let fh: FileHandle;
-    try {
-      fh = await open(path, 'r');
-    } catch {
-      return null;
+    const found = await readBlockIndex(path, HEAD, TAIL);
+    if (!found || found.index.length !== found.blocks * 16) return null;
+    const n = found.blocks;
+    const firstKeys = new Float64Array(n);
+    const offsets = new Float64Array(n + 1);
+    for (let i = 0; i < n; i++) {
+      firstKeys[i] = found.index.readDoubleLE(i * 16);
+      offsets[i] = found.index.readDoubleLE(i * 16 + 8);
     }
-    try {
-      const { size } = await fh.stat();
-      if (size < HEAD.length + 12 + TAIL.length) return null;
-      const trailer = Buffer.alloc(12 + TAIL.length);
-      await fh.read(trailer, 0, trailer.length, size - trailer.length);
-      if (!trailer.subarray(12).equals(TAIL)) return null;
-      const n = trailer.readUInt32LE(0);
-      const indexAt = trailer.readDoubleLE(4);
-      if (indexAt + n * 16 + trailer.length !== size) return null;
-      const index = Buffer.alloc(n * 16);
-      await fh.read(index, 0, index.length, indexAt);
-      const firstKeys = new Float64Array(n);
-      const offsets = new Float64Array(n + 1);
-      for (let i = 0; i < n; i++) {
-        firstKeys[i] = index.readDoubleLE(i * 16);
-        offsets[i] = index.readDoubleLE(i * 16 + 8);
-      }
-      offsets[n] = indexAt;
-      return new RecordFile(openSync(path, 'r'), firstKeys, offsets);
-    } finally {
-      await fh.close();
-    }
+    offsets[n] = found.indexAt;
+    return new RecordFile(firstKeys, new BlockReader(path, offsets));
   }
 
   /** Every record in key order, a block at a time (what a delta's fold copies). */
   *entries(): Generator<[number, string][]> {
     for (let block = 0; block < this.firstKeys.length; block++) {
-      const lines = this.block(block).split('\n');
+      const lines = this.blocks.text(block).split('\n');
       lines.pop();
       yield lines.map((l) => {
         const tab = l.indexOf('\t');
         return [Number(l.slice(0, tab)), l.slice(tab + 1)];
       });
     }
-  }
-
-  /** Block `i`'s text: its lines `<key>\t<record>\n`. */
-  private block(i: number): string {
-    const start = this.offsets[i]!;
-    const bytes = Buffer.alloc(this.offsets[i + 1]! - start);
-    readSync(this.fd, bytes, 0, bytes.length, start);
-    return inflateRawSync(bytes).toString('utf8');
   }
 
   /** The record of `key`, or null when the file has none; throws when its block cannot be read. */
@@ -162,7 +110,7 @@ export class RecordFile {
       else hi = mid;
     }
     if (lo === 0) return null;
-    const text = this.block(lo - 1);
+    const text = this.blocks.text(lo - 1);
     const prefix = `${key}\t`;
     const at = text.startsWith(prefix) ? 0 : text.indexOf(`\n${prefix}`) + 1;
     if (at === 0 && !text.startsWith(prefix)) return null;

@@ -1,5 +1,5 @@
 import { open as openFile, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { DomainError } from './errors.js';
@@ -57,6 +57,17 @@ export interface SnapshotReader {
    * `readInChunks` falls back to `all` for readers without it.
    */
   eachChunk?(sql: string, params: DuckDBValue[], each: (rows: unknown[][], columns: string[]) => void): Promise<void>;
+}
+
+/**
+ * A version's sidecar (`<version file><suffix>`, `record_file.ts`, `range_file.ts`) opened by
+ * `open` once per snapshot; null for a reader outside a data directory, a version not loaded, or a
+ * version written without one (its answers come from DuckDB).
+ */
+export function versionSidecar<T>(snapshot: SnapshotReader, dataset: DatasetName, version: string, suffix: string, open: (path: string) => Promise<T | null>): Promise<T | null> {
+  const file = snapshot.versions(dataset).find((v) => v.version === version)?.file;
+  if (!file || !snapshot.location) return Promise.resolve(null);
+  return snapshot.memo(`${dataset}:sidecar${suffix}\u0000${version}`, () => open(join(snapshot.location!, `${file}${suffix}`)), { pin: true });
 }
 
 /** `snapshot.eachChunk`, or one chunk of every row from `all` for a reader without it. */

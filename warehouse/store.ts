@@ -1,10 +1,18 @@
-import { RECORDS_SUFFIX } from './record_file.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, open } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { NotFoundError } from './errors.js';
 import type { Manifest } from './manifest.js';
+import { RANGES_SUFFIX } from './range_file.js';
+import { RECORDS_SUFFIX } from './record_file.js';
+
+/** The suffixes of the sidecars beside a version file (`<file>.records`, `<file>.<name>.ranges`), moved and removed with it. */
+export async function sidecarsOf(file: string): Promise<string[]> {
+  const base = `${basename(file)}.`;
+  const names = await readdir(dirname(file)).catch(() => [] as string[]);
+  return names.filter((n) => n.startsWith(base) && (n.endsWith(RECORDS_SUFFIX) || n.endsWith(RANGES_SUFFIX))).map((n) => n.slice(base.length - 1));
+}
 
 /**
  * The on-disk layout under `RCM_DATA_DIR`:
@@ -101,7 +109,9 @@ export class Warehouse {
   async removeTmp(file: string): Promise<void> {
     await rm(file, { force: true });
     await rm(`${file}.wal`, { force: true });
-    await rm(`${file}${RECORDS_SUFFIX}`, { force: true });
+    // Its sidecars, and what writing them leaves (`<file>.<name>.ranges.lines`).
+    const base = `${basename(file)}.`;
+    for (const n of await readdir(dirname(file)).catch(() => [] as string[])) if (n.startsWith(base)) await rm(join(dirname(file), n), { force: true, recursive: true });
   }
 }
 

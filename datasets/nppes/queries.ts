@@ -1,7 +1,6 @@
-import { join } from 'node:path';
 import { viewName } from '../../warehouse/manifest.js';
 import { RecordFile, RECORDS_SUFFIX } from '../../warehouse/record_file.js';
-import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import { versionSidecar, type SnapshotReader } from '../../warehouse/snapshot.js';
 import { fromStored } from '../_shared/table.js';
 import { selectVersion } from '../_shared/versions.js';
 import { nppes } from './dataset.js';
@@ -35,7 +34,7 @@ export function findNpi(snapshot: SnapshotReader, version: string, npi: string):
   return snapshot.memo(`${nppes.id}:npi\u0000${version}\u0000${npi}`, async () => {
     // The version's record sidecar where it has one (a block read and inflated: no DuckDB query);
     // a block that cannot be read (the file damaged after it was written) leaves it to DuckDB.
-    const records = /^\d{10}$/.test(npi) ? await recordsOf(snapshot, version) : null;
+    const records = /^\d{10}$/.test(npi) ? await versionSidecar(snapshot, nppes.id, version, RECORDS_SUFFIX, RecordFile.open) : null;
     let text: string | null | undefined;
     try {
       text = records?.get(Number(npi));
@@ -65,9 +64,3 @@ export function findNpi(snapshot: SnapshotReader, version: string, npi: string):
   });
 }
 
-/** A version's record sidecar, opened once per snapshot; null for a reader outside a data dir or a version written without one. */
-function recordsOf(snapshot: SnapshotReader, version: string): Promise<RecordFile | null> {
-  const file = snapshot.versions(nppes.id).find((v) => v.version === version)?.file;
-  if (!file || !snapshot.location) return Promise.resolve(null);
-  return snapshot.memo(`${nppes.id}:records\u0000${version}`, () => RecordFile.open(join(snapshot.location!, `${file}${RECORDS_SUFFIX}`)), { pin: true });
-}

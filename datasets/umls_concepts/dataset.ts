@@ -51,10 +51,25 @@ export const UmlsWordRowSchema = z.object({
     .string()
     .nullable()
     .describe("the atom's word before this one in sorted order (null for its first word and for the code row): a prefix range keeps one row per atom, the one whose previous word is outside it"),
+  ord: z
+    .int()
+    .nullable()
+    .describe("the atom's place in the rank order within a tier (shorter strings first, then code, string and AUI), from 1 (null in version files written before it was stored)"),
 });
 
 /** The one normalisation of a UMLS string for search, in SQL (the query side is `umlsWords`). */
 export const UMLS_NORM_SQL = (col: string) => `trim(regexp_replace(lower(strip_accents(${col})), '[^a-z0-9]+', ' ', 'g'))`;
+
+/**
+ * The range sidecars of a version (`Dataset.ranges`), what a search reads without DuckDB
+ * (`server/concepts/search.ts`): `words`, each word row's fields by word (what a search filters,
+ * counts and ranks: the rank order is `ord`), and `atoms`, each atom's shown fields by `ord`
+ * written as nine digits (read for the few atoms an answer shows).
+ */
+export const UMLS_WORD_FIELDS = ['word', 'prev', 'nrm', 'sab', 'ord'] as const;
+export const UMLS_ATOM_FIELDS = ['ord', 'aui', 'cui', 'sab', 'tty', 'code', 'str'] as const;
+/** `ord` as the atoms sidecar's key. */
+export const atomKey = (ord: number | string): string => String(ord).padStart(9, '0');
 
 const FIELDS = ['cui', 'lat', 'ts', 'lui', 'stt', 'sui', 'ispref', 'aui', 'saui', 'scui', 'sdui', 'sab', 'tty', 'code', 'str', 'srl', 'suppress', 'cvf'] as const;
 const LINE = /^C\d{7}\|[A-Z]{3}\|[PS]\|L\d+\|/;
@@ -74,15 +89,24 @@ export const umlsConcepts = defineMultiTableDataset({
   tables: [table(ID, UmlsConceptRowSchema, ['aui']), derivedTable('word', UmlsWordRowSchema, ['word', 'aui'])],
   // A word prefix is a range over the sorted word table: finer zone maps, fewer rows read.
   rowGroupSize: 16_384,
+  ranges: [
+    // The word table is stored in word order (`finalize`): copied as it is, no sort.
+    { name: 'words', columns: [...UMLS_WORD_FIELDS], from: 'word', order: null, blockRows: 128 },
+    // One row per atom: its code row (every atom has exactly one).
+    { name: 'atoms', columns: [`lpad(CAST(ord AS VARCHAR), 9, '0')`, ...UMLS_ATOM_FIELDS.slice(1)], from: `word WHERE starts_with(word, '#')`, order: 'ord', blockRows: 64 },
+  ],
   async finalize(run, main) {
     const atoms = `FROM ${main} WHERE lat = 'ENG' AND suppress NOT IN ('O', 'E', 'Y')`;
     await run(
-      `INSERT INTO word (word, prev, aui, cui, sab, tty, code, str, nrm, version) ` +
-        `SELECT w, prev, aui, cui, sab, tty, code, str, nrm, version FROM (` +
+      `INSERT INTO word (word, prev, aui, cui, sab, tty, code, str, nrm, ord, version) ` +
+        `WITH a AS (SELECT aui, cui, sab, tty, code, str, ${UMLS_NORM_SQL('str')} AS nrm, ` +
+        // The rank order within a tier, as a search sorts (DuckDB's length counts code points).
+        `row_number() OVER (ORDER BY length(str), code, str, aui) AS ord, version ${atoms}) ` +
+        `SELECT w, prev, aui, cui, sab, tty, code, str, nrm, ord, version FROM (` +
         // Two unnests in one select list go side by side: each word beside the one before it.
-        `SELECT unnest(ws) AS w, unnest(list_concat([NULL::VARCHAR], ws[1:len(ws) - 1])) AS prev, aui, cui, sab, tty, code, str, nrm, version FROM (` +
-        `SELECT list_sort(list_distinct(string_split(nrm, ' '))) AS ws, * FROM (SELECT aui, cui, sab, tty, code, str, ${UMLS_NORM_SQL('str')} AS nrm, version ${atoms})) ` +
-        `UNION ALL SELECT '#' || upper(replace(trim(code), '.', '')), NULL, aui, cui, sab, tty, code, str, ${UMLS_NORM_SQL('str')}, version ${atoms}` +
+        `SELECT unnest(ws) AS w, unnest(list_concat([NULL::VARCHAR], ws[1:len(ws) - 1])) AS prev, * EXCLUDE (ws) FROM (` +
+        `SELECT list_sort(list_distinct(string_split(nrm, ' '))) AS ws, * FROM a) ` +
+        `UNION ALL SELECT '#' || upper(replace(trim(code), '.', '')), NULL, * FROM a` +
         `) WHERE w <> '' ORDER BY w, aui`,
     );
   },

@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,7 +8,11 @@ import { createTableSql } from '../_shared/table.js';
 import { loadMrconsoNative } from './native.js';
 import { toSourceFile } from '../_shared/source.js';
 import { detectFile, openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
-import { umlsConcepts } from './dataset.js';
+import { ingestFiles } from '../../ingest/pipeline.js';
+import { RangeFile, rangesPath } from '../../warehouse/range_file.js';
+import { MountedSnapshot } from '../../warehouse/snapshot.js';
+import { Warehouse } from '../../warehouse/store.js';
+import { UMLS_ATOM_FIELDS, UMLS_WORD_FIELDS, umlsConcepts } from './dataset.js';
 
 const SEED = join(REPO_ROOT, 'seeds/umls_concepts/MRCONSO.2025AA.illustrative.RRF');
 const UGLY = join(REPO_ROOT, 'test/fixtures/umls_concepts/MRCONSO.2025AB.RRF');
@@ -94,6 +101,39 @@ describe('umls_concepts ingest', () => {
       expect(groups.map((g) => g.n)).toEqual([16_384, 22_500 - 16_384]);
     } finally {
       snap.close();
+    }
+  });
+});
+
+describe('the range sidecars of a version', () => {
+  it('hold the word rows in word order and one row per atom in rank order; written with the version, left nowhere by a dry run', async () => {
+    const wh = new Warehouse(await mkdtemp(join(tmpdir(), 'rcm-umls-ranges-')));
+    try {
+      await ingestFiles(wh, { dataset: umlsConcepts.id, files: [UGLY], dryRun: true, rejectThreshold: 1 });
+      expect(await readdir(wh.path('tmp'))).toEqual([]);
+      expect(existsSync(wh.path('datasets', umlsConcepts.id))).toBe(false);
+      await ingestFiles(wh, { dataset: umlsConcepts.id, files: [UGLY], rejectThreshold: 1 });
+      const m = (await wh.current())!;
+      const file = wh.path(m.datasets.umls_concepts![0]!.file);
+      const name = (p: string) => p.split('/').at(-1)!;
+      expect((await readdir(wh.path('datasets', umlsConcepts.id))).sort()).toEqual([name(file), name(rangesPath(file, 'atoms')), name(rangesPath(file, 'words'))]);
+      expect(await readdir(wh.path('tmp'))).toEqual([]);
+      const snap = await MountedSnapshot.open(wh, m, { connections: 1, threads: 1 });
+      try {
+        const table = snap.versionTable('umls_concepts', '2025AB', 'word')!;
+        const text = (rows: Record<string, unknown>[]) => rows.map((r) => Object.values(r).map((v) => (v === null ? '' : String(v))));
+        const words = await snap.all(`SELECT ${UMLS_WORD_FIELDS.join(', ')} FROM ${table} ORDER BY word, aui`);
+        expect((await RangeFile.open(rangesPath(file, 'words')))!.rows('', '\u{10FFFF}')).toEqual(text(words));
+        // Rank order: shorter strings first, then code, string and AUI (DuckDB's length counts code points).
+        const atoms = await snap.all(`SELECT DISTINCT lpad(CAST(ord AS VARCHAR), 9, '0') AS k, ${UMLS_ATOM_FIELDS.slice(1).join(', ')}, length(str) AS n FROM ${table} ORDER BY n, code, str, aui`);
+        expect(atoms.map((a) => Number(a.k))).toEqual(atoms.map((_, i) => i + 1));
+        expect((await RangeFile.open(rangesPath(file, 'atoms')))!.rows('', '\u{10FFFF}')).toEqual(text(atoms.map(({ n: _, ...a }) => a)));
+        expect(atoms.some((a) => String(a.str).includes('γαστήρ'))).toBe(true);
+      } finally {
+        snap.close();
+      }
+    } finally {
+      await rm(wh.dir, { recursive: true, force: true });
     }
   });
 });

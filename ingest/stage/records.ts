@@ -1,5 +1,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { RecordsSpec } from '../../datasets/types.js';
+import type { RangesSpec, RecordsSpec } from '../../datasets/types.js';
+import { createReadStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { RANGE_FIELD_SQL, writeRangeFile } from '../../warehouse/range_file.js';
+import { quoteString } from '../../warehouse/sql_quote.js';
 import { RecordFile, writeRecordFile } from '../../warehouse/record_file.js';
 
 /** One streamed result of (key, JSON text) rows, read a row at a time. */
@@ -116,4 +120,23 @@ async function* mergeByKey(built: AsyncGenerator<[number, string][]>, base: Gene
     }
   }
   yield rest;
+}
+
+/**
+ * Writes one range sidecar (`Dataset.ranges`) from the staged version's final tables: DuckDB
+ * writes the sorted rows as escaped text lines (`COPY`, native and parallel: streaming 7 M rows
+ * through JavaScript values took 70 s, the copy 6 s) to `<path>.lines`, which is then cut into
+ * blocks and removed.
+ */
+export async function writeRanges(connect: () => Promise<DuckDBConnection>, spec: RangesSpec, path: string): Promise<number> {
+  const lines = `${path}.lines`;
+  const conn = await connect();
+  try {
+    const select = `SELECT ${spec.columns.map((c, i) => `${RANGE_FIELD_SQL(c)} AS c${i}`).join(', ')} FROM ${spec.from}${spec.order ? ` ORDER BY ${spec.order}` : ''}`;
+    await conn.run(`COPY (${select}) TO ${quoteString(lines)} (FORMAT csv, DELIMITER '\t', QUOTE '', ESCAPE '', HEADER false)`);
+    return await writeRangeFile(path, createReadStream(lines, { highWaterMark: 1 << 20 }), spec.blockRows);
+  } finally {
+    conn.closeSync();
+    await rm(lines, { force: true });
+  }
 }

@@ -1,9 +1,10 @@
-import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import { versionSidecar, type SnapshotReader } from '../../warehouse/snapshot.js';
+import { compareKeys, RangeFile, rangeFields, RANGES_SUFFIX } from '../../warehouse/range_file.js';
 import type { DatasetId } from '../../datasets/registry.js';
 import { icd10Index } from '../../datasets/icd10cm/queries.js';
 import { findRxcuiProducts, ndcVersion } from '../../datasets/fda_ndc/queries.js';
 import { FileShared } from '../../warehouse/file_shared.js';
-import { UMLS_NORM_SQL } from '../../datasets/umls_concepts/dataset.js';
+import { atomKey, UMLS_ATOM_FIELDS, UMLS_NORM_SQL, UMLS_WORD_FIELDS } from '../../datasets/umls_concepts/dataset.js';
 import { RXNORM_OPEN_SAB } from '../../datasets/rxnorm/dataset.js';
 import { rxnormAtoms } from '../../datasets/rxnorm/queries.js';
 
@@ -224,6 +225,99 @@ function storesSearchColumns(snapshot: SnapshotReader, version: string, wordTabl
   );
 }
 
+/** A UMLS atom's row as the word table and the range sidecar hold it. */
+type UmlsRow = { aui: string; cui: string; sab: string; tty: string; code: string; str: string; nrm: string };
+
+const umlsEntry = (r: UmlsRow, version: string): ConceptEntry => ({ cui: r.cui, term: r.str, sab: r.sab, source_code: r.code, term_type: r.tty, dataset: 'umls_concepts', version });
+
+/** The query words matched against UMLS strings: distinct, longest (the most selective prefix) first, at most `MAX_WORDS`. */
+function umlsQueryWords(nq: string): string[] {
+  return [...new Set(nq.split(' ').filter(Boolean))].sort((a, b) => b.length - a.length).slice(0, MAX_WORDS);
+}
+
+/** Whether every query word is a prefix of a word of `nrm`. */
+const everyWordPrefix = (words: string[], nrm: string) => words.length > 0 && words.every((w) => ` ${nrm}`.includes(` ${w}`));
+
+/** The tier of an atom matching every query word as a prefix: 1 the whole string, 2 its start, 3 every word whole, else 4. */
+const umlsTier = (nrm: string, nq: string, words: string[]) => (nrm === nq ? 1 : nrm.startsWith(nq) ? 2 : words.every((w) => ` ${nrm} `.includes(` ${w} `)) ? 3 : 4);
+
+/**
+ * Blocks of the words sidecar one search reads at most (128 rows each, about 1 MB inflated): a
+ * wider prefix (a letter or two across a whole release) is ranked by DuckDB, off the event loop.
+ */
+const MAX_RANGE_BLOCKS = 256;
+
+/** A version's two range sidecars (`umls_concepts` `ranges`), or null when it lacks either. */
+async function umlsSidecars(snapshot: SnapshotReader, version: string): Promise<{ words: RangeFile; atoms: RangeFile } | null> {
+  const open = (name: string) => versionSidecar(snapshot, 'umls_concepts', version, `.${name}${RANGES_SUFFIX}`, RangeFile.open);
+  const [words, atoms] = await Promise.all([open('words'), open('atoms')]);
+  return words && atoms ? { words, atoms } : null;
+}
+
+const W = Object.fromEntries(UMLS_WORD_FIELDS.map((f, i) => [f, i])) as Record<(typeof UMLS_WORD_FIELDS)[number], number>;
+const A = Object.fromEntries(UMLS_ATOM_FIELDS.map((f, i) => [f, i])) as Record<(typeof UMLS_ATOM_FIELDS)[number], number>;
+
+/**
+ * `searchUmls` from the version's range sidecars: the code's rows and the longest word's prefix
+ * range read from the words sidecar's blocks, filtered, counted and ranked here with the rules and
+ * order of the SQL (tier, then `ord`); the atoms shown read from the atoms sidecar. Null when the
+ * prefix spans more than `MAX_RANGE_BLOCKS` blocks.
+ */
+function searchUmlsRanges(files: { words: RangeFile; atoms: RangeFile }, version: string, q: string, sabs: string[] | null, limit: number): { hits: ConceptHit[]; total: number } | null {
+  const nq = umlsNorm(q);
+  const words = umlsQueryWords(nq);
+  const scan = words[0] ?? '';
+  const allowed = (f: string[]) => sabs === null || sabs.includes(f[W.sab]!);
+  const code = `#${codeKey(q)}`;
+  const codeRows = files.words.rows(code, `${code}\u0000`, MAX_RANGE_BLOCKS)?.filter(allowed);
+  if (!codeRows) return null;
+  const shown = (ord: string, nrm: string, tier: number): ConceptHit => {
+    const key = atomKey(ord);
+    const atom = files.atoms.rows(key, `${key}\u0000`, 2)?.[0];
+    if (!atom) throw new Error(`umls_concepts ${version}: atom ${key} is not in the atoms sidecar`);
+    return { tier, entry: umlsEntry({ aui: atom[A.aui]!, cui: atom[A.cui]!, sab: atom[A.sab]!, tty: atom[A.tty]!, code: atom[A.code]!, str: atom[A.str]!, nrm }, version) };
+  };
+  const byCode = codeRows.map((f) => shown(f[W.ord]!, f[W.nrm]!, 0));
+  if (!scan) return { total: codeRows.length, hits: byCode.sort(byRank).slice(0, limit) };
+  const codeOrds = new Set(codeRows.map((f) => f[W.ord]!));
+  const others = words.slice(1).map((w) => ` ${w}`);
+  let count = 0;
+  /** The first `limit` rows by (tier, ord), ascending. */
+  const best: { nrm: string; ord: string; tier: number; rank: number }[] = [];
+  const before = (a: { tier: number; rank: number }, b: { tier: number; rank: number }) => a.tier < b.tier || (a.tier === b.tier && a.rank < b.rank);
+  const each = (prev: string, nrm: string, sab: string, ord: string): void => {
+    // One row per atom: the one whose previous word is outside the range (see the word table).
+    if (prev !== '' && compareKeys(prev, scan) >= 0) return;
+    if (sabs !== null && !sabs.includes(sab)) return;
+    if (others.length && !others.every((w) => ` ${nrm}`.includes(w))) return;
+    count++;
+    if (limit <= 0 || codeOrds.has(ord)) return;
+    const row = { nrm, ord, tier: umlsTier(nrm, nq, words), rank: Number(ord) };
+    if (best.length === limit && !before(row, best[limit - 1]!)) return;
+    let at = best.length;
+    while (at > 0 && before(row, best[at - 1]!)) at--;
+    best.splice(at, 0, row);
+    if (best.length > limit) best.pop();
+  };
+  // Fields are cut from each line as they are needed (most rows are counted, not shown).
+  const complete = files.words.lines(scan, `${scan}\u007f`, MAX_RANGE_BLOCKS, (line) => {
+    if (line.includes('\\')) {
+      const f = rangeFields(line);
+      return each(f[W.prev]!, f[W.nrm]!, f[W.sab]!, f[W.ord]!);
+    }
+    const t1 = line.indexOf('\t');
+    const t2 = line.indexOf('\t', t1 + 1);
+    const prev = line.slice(t1 + 1, t2);
+    if (prev !== '' && compareKeys(prev, scan) >= 0) return;
+    const t3 = line.indexOf('\t', t2 + 1);
+    const t4 = line.indexOf('\t', t3 + 1);
+    each(prev, line.slice(t2 + 1, t3), line.slice(t3 + 1, t4), line.slice(t4 + 1));
+  });
+  if (!complete) return null;
+  const total = codeRows.length + count - codeRows.filter((f) => everyWordPrefix(words, f[W.nrm]!)).length;
+  return { total, hits: [...byCode, ...best.map((r) => shown(r.ord, r.nrm, r.tier))].sort(byRank).slice(0, limit) };
+}
+
 /** Rows asked beyond `limit` for the atoms a code search found (they are dropped from the word rows). */
 const CODE_ROOM = 32;
 
@@ -237,12 +331,12 @@ const MAX_WORDS = 8;
  */
 async function searchUmls(snapshot: SnapshotReader, version: string, q: string, sabs: string[] | null, limit: number): Promise<{ hits: ConceptHit[]; total: number }> {
   const nq = umlsNorm(q);
-  const words = [...new Set(nq.split(' ').filter(Boolean))].sort((a, b) => b.length - a.length).slice(0, MAX_WORDS);
+  const words = umlsQueryWords(nq);
   const scan = words[0] ?? '';
   // Source abbreviations are validated (capitals, digits, _ . -) before they get here.
   const sabFilter = sabs ? ` AND sab IN (${sabs.map((x) => `'${x.replace(/'/g, "''")}'`).join(', ')})` : '';
-  type Row = { aui: string; cui: string; sab: string; tty: string; code: string; str: string; nrm: string };
-  const entry = (r: Row) => ({ cui: r.cui, term: r.str, sab: r.sab, source_code: r.code, term_type: r.tty, dataset: 'umls_concepts', version });
+  type Row = UmlsRow;
+  const entry = (r: Row) => umlsEntry(r, version);
   // The version's own word table where the snapshot names it (a query through the view over
   // versions pays for the union); its rows carry the version, so the filter stays.
   const own = snapshot.versionTable?.('umls_concepts', version, 'word');
@@ -252,7 +346,6 @@ async function searchUmls(snapshot: SnapshotReader, version: string, q: string, 
   const nrm = stored ? 'nrm' : UMLS_NORM_SQL('str');
   // The code as typed: an equality scan (a few atoms), ranked here; asked beside the word queries.
   const codeRows = snapshot.all<Row>(`SELECT aui, cui, sab, tty, code, str, ${nrm} AS nrm FROM ${wordTable} WHERE version = $1 AND word = $2${sabFilter}`, [version, `#${codeKey(q)}`]);
-  const everyWordPrefix = (n: string) => words.length > 0 && words.every((w) => ` ${n}`.includes(` ${w}`));
   if (!scan) {
     const byCode = await codeRows;
     return { total: byCode.length, hits: byCode.map((r): ConceptHit => ({ tier: 0, entry: entry(r) })).sort(byRank).slice(0, limit) };
@@ -288,7 +381,7 @@ async function searchUmls(snapshot: SnapshotReader, version: string, q: string, 
   const codeAuis = new Set(byCode.map((r) => r.aui));
   const hits: ConceptHit[] = byCode.map((r) => ({ tier: 0, entry: entry(r) }));
   // An atom the code found is counted and shown once, at tier 0.
-  const total = byCode.length + Number(count?.n ?? 0) - byCode.filter((r) => everyWordPrefix(r.nrm)).length;
+  const total = byCode.length + Number(count?.n ?? 0) - byCode.filter((r) => everyWordPrefix(words, r.nrm)).length;
   for (const r of rows) if (!codeAuis.has(r.aui)) hits.push({ tier: Number(r.tier), entry: entry(r) });
   return { total, hits: hits.sort(byRank).slice(0, limit) };
 }
@@ -312,7 +405,18 @@ export async function searchConcepts(snapshot: SnapshotReader, q: string, sabs: 
   const ix = await conceptIndex(snapshot, licensed);
   const own = searchIndex(ix, q, sabs);
   const umlsVersion = latest(snapshot, 'umls_concepts');
-  const umls = umlsVersion ? await searchUmls(snapshot, umlsVersion, q, sabs, limit) : { hits: [], total: 0 };
+  let umls: { hits: ConceptHit[]; total: number } | null = { hits: [], total: 0 };
+  if (umlsVersion) {
+    // The version's range sidecar where it has one; DuckDB for a version without one, a prefix
+    // too wide for it, or a block that cannot be read (the file damaged after it was written).
+    const ranges = await umlsSidecars(snapshot, umlsVersion);
+    try {
+      umls = ranges && searchUmlsRanges(ranges, umlsVersion, q, sabs, limit);
+    } catch {
+      umls = null;
+    }
+    umls ??= await searchUmls(snapshot, umlsVersion, q, sabs, limit);
+  }
   return {
     hits: [...umls.hits, ...own].sort(byRank).slice(0, limit).map((h) => h.entry),
     total: umls.total + own.length,

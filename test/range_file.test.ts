@@ -1,0 +1,94 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareKeys, RangeFile, rangeLine, writeRangeFile } from '../warehouse/range_file.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rcm-ranges-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The rows as a range file's lines, handed over in pieces of `size` bytes (cut anywhere, inside a line or a character). */
+async function* chunks(rows: string[][], size: number): AsyncGenerator<Buffer> {
+  const bytes = Buffer.from(rows.map(rangeLine).join(''), 'utf8');
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+}
+
+describe('range sidecar files', () => {
+  it('orders keys by code point, as DuckDB orders VARCHAR (UTF-8 bytes)', () => {
+    const keys = ['a', 'ab', 'b', '\u00e9', '\uffee', '\u{1F600}', '\u{10000}', '', 'Z', '#E119', '\ud7ff'];
+    const bytes = [...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    expect([...keys].sort(compareKeys)).toEqual(bytes);
+    // JavaScript's own order differs for a BMP character above the surrogates.
+    expect([...keys].sort()).not.toEqual(bytes);
+  });
+
+  it('gives back every row of a key range across many blocks, with a key repeated over block boundaries', async () => {
+    // 2,000 rows over 300 keys (some keys hold 40 rows: more than one block of 128), fields with tabs, newlines and backslashes.
+    const rows: string[][] = [];
+    for (let k = 0; k < 300; k++) {
+      const key = `w${String(k).padStart(3, '0')}`;
+      const n = k % 50 === 7 ? 300 : 1 + (k % 6);
+      for (let i = 0; i < n; i++) rows.push([key, `${i}`, i % 5 === 0 ? `tab\there\nline\\end ${k}` : `plain ${k} Gm\u00fcnd \u{1F600}`, '']);
+    }
+    const path = join(dir, 'a.ranges');
+    expect(await writeRangeFile(path, chunks(rows, 777))).toBe(rows.length);
+    const file = (await RangeFile.open(path))!;
+    const between = (from: string, to: string) => rows.filter((r) => compareKeys(r[0]!, from) >= 0 && compareKeys(r[0]!, to) < 0);
+    for (const [from, to] of [
+      ['w007', 'w007\u0000'],
+      ['w05', 'w05\u007f'],
+      ['w1', 'w1\u007f'],
+      ['a', 'w000\u0000'],
+      ['w299', 'zzz'],
+      ['w0071', 'w008'],
+      ['x', 'y'],
+      ['', '\u{10FFFF}'],
+    ] as const) {
+      expect(file.rows(from, to), `${from}..${to}`).toEqual(between(from, to));
+    }
+    // A range over more blocks than asked: null (the caller asks DuckDB).
+    expect(file.rows('w', 'x', 3)).toBeNull();
+    expect(file.rows('w007', 'w007\u0000', 3)).toEqual(between('w007', 'w007\u0000'));
+    // A key of a few rows is within two blocks wherever it falls (the first row of a block included).
+    for (const key of new Set(rows.map((r) => r[0]!))) if (!key.startsWith('w007') && Number(key.slice(1)) % 50 !== 7) expect(file.rows(key, `${key}\u0000`, 2), key).toEqual(between(key, `${key}\u0000`));
+  });
+
+  it('holds no block for no rows, and refuses keys that descend (no file is left)', async () => {
+    const empty = join(dir, 'empty.ranges');
+    await writeRangeFile(empty, chunks([], 1));
+    expect((await RangeFile.open(empty))!.rows('', 'z')).toEqual([]);
+    const bad = join(dir, 'bad.ranges');
+    await expect(writeRangeFile(bad, chunks([['b'], ['a']], 1), 1)).rejects.toThrow(/key 'a' after 'b'/);
+    await expect(writeRangeFile(bad, chunks([['a'], ['c'], ['b'], ['d']], 100))).rejects.toThrow(/key 'b' after 'c'/);
+    await expect(writeRangeFile(bad, (async function* () { yield 'a\tno newline'; })())).rejects.toThrow(/no newline/);
+    expect(existsSync(bad)).toBe(false);
+  });
+
+  it('orders and finds escaped keys by their values', async () => {
+    // Code point order of the values: tab (9) < backslash (92); their escapes would sort the other way.
+    const rows = [['k\tb', '1'], ['k\\b', '2'], ['k\\c', '3'], ['l', '4']];
+    const path = join(dir, 'escaped.ranges');
+    expect(await writeRangeFile(path, chunks(rows, 5), 1)).toBe(4);
+    const file = (await RangeFile.open(path))!;
+    expect(file.rows('k\\', 'k\\\u007f')).toEqual(rows.slice(1, 3));
+    expect(file.rows('k\t', 'k\t\u007f')).toEqual(rows.slice(0, 1));
+    expect(file.rows('k', 'l')).toEqual(rows.slice(0, 3));
+  });
+
+  it('is not opened when missing, cut short or another kind of file (the reader asks DuckDB instead)', async () => {
+    const path = join(dir, 'b.ranges');
+    await writeRangeFile(path, chunks([['a', '1'], ['b', '2']], 2));
+    const bytes = await readFile(path);
+    await writeFile(join(dir, 'cut.ranges'), bytes.subarray(0, bytes.length - 3));
+    await writeFile(join(dir, 'other.ranges'), 'not a range file at all, long enough to have a tail');
+    await writeFile(join(dir, 'records.ranges'), Buffer.concat([Buffer.from('RCMREC1\n'), bytes.subarray(8)]));
+    for (const name of ['missing', 'cut', 'other', 'records']) expect(await RangeFile.open(join(dir, `${name}.ranges`)), name).toBeNull();
+    expect((await RangeFile.open(path))!.rows('b', 'c')).toEqual([['b', '2']]);
+  });
+});

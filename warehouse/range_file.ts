@@ -1,0 +1,203 @@
+import { BlockReader, readBlockIndex, writeBlockFile } from './block_file.js';
+
+/**
+ * A version file's range sidecar (`<version file>.<name>.ranges`): rows of text fields sorted by their
+ * first field (the key, in code point order: DuckDB's order of VARCHAR), in deflated blocks, with
+ * each block's first key in an index held in memory. A key range is a binary search in the index
+ * and a read of the blocks it spans: no scan of a table's row groups, whose zone-map checks alone
+ * cost DuckDB about a millisecond a query at 7 M rows and grow with the table. Written once with
+ * the version file, never changed; a version without one is answered from DuckDB.
+ *
+ * Layout (`block_file.ts`): `RCMRNG1\n`, the blocks (each the deflated lines of tab-separated
+ * fields, a tab, newline or backslash in a field written `\t`, `\n`, `\\`), then the index (per
+ * block: byte offset as float64, first key's UTF-8 length as uint32 and its bytes), the trailer and
+ * `RCMRNGIX`.
+ */
+export const RANGES_SUFFIX = '.ranges';
+
+/** Where a version file's range sidecar `name` lives. */
+export const rangesPath = (versionFile: string, name: string): string => `${versionFile}.${name}${RANGES_SUFFIX}`;
+
+const HEAD = Buffer.from('RCMRNG1\n');
+const TAIL = Buffer.from('RCMRNGIX');
+/** Rows per block (at about 100 bytes a row, a 10-15 KB block; a range of a few hundred rows reads a handful). */
+const BLOCK = 128;
+
+/**
+ * Code point order of two strings (UTF-8 byte order, DuckDB's order of VARCHAR), where `<` compares
+ * UTF-16 code units and puts U+E000..U+FFFF after the surrogates of astral characters.
+ */
+export function compareKeys(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800) x += x >= 0xe000 ? -0x800 : 0x2000;
+    if (y >= 0xd800) y += y >= 0xe000 ? -0x800 : 0x2000;
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+const escapeField = (s: string) => (/[\t\n\\]/.test(s) ? s.replace(/[\t\n\\]/g, (c) => (c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\\\')) : s);
+const unescapeField = (s: string) => (s.includes('\\') ? s.replace(/\\([tn\\])/g, (_, c: string) => (c === 't' ? '\t' : c === 'n' ? '\n' : '\\')) : s);
+
+/** One row as a range file's line: its fields escaped and tab-separated, newline-terminated (`RANGE_FIELD_SQL` writes the same from SQL). */
+export const rangeLine = (fields: string[]): string => `${fields.map(escapeField).join('\t')}\n`;
+
+/** A column as a range file's field, in SQL: text, NULL as empty, backslash, tab and newline escaped. */
+export const RANGE_FIELD_SQL = (col: string): string => `replace(replace(replace(coalesce(CAST(${col} AS VARCHAR), ''), '\\', '\\\\'), chr(9), '\\t'), chr(10), '\\n')`;
+
+/** The value of the escaped text in `bytes` from `start` to `end`. */
+const value = (bytes: Buffer, start: number, end: number) => unescapeField(bytes.toString('utf8', start, end));
+
+/**
+ * Writes the range file `path` from `lines`: the bytes of newline-terminated rows as `rangeLine`
+ * writes them, in ascending key order (a DuckDB `COPY` of `RANGE_FIELD_SQL` columns streams in
+ * as it is), `blockRows` rows a block; synced. A key below the one before it is refused, and
+ * nothing is left. Returns the row count.
+ */
+export async function writeRangeFile(path: string, lines: AsyncIterable<Buffer | string>, blockRows = BLOCK): Promise<number> {
+  return writeBlockFile(path, HEAD, TAIL, async (w) => {
+    const firstKeys: string[] = [];
+    let carry = Buffer.alloc(0);
+    /** Where the carried bytes' counted lines end (the rest: a line not yet complete). */
+    let counted = 0;
+    let count = 0;
+    let rowsIn = 0;
+    /** The key of the row before: its bytes (UTF-8 order is code point order), and whether it holds an escape. */
+    let prev = Buffer.alloc(64);
+    let prevLen = 0;
+    let prevEscaped = false;
+    for await (const piece of lines) {
+      const next = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece;
+      const bytes = carry.length ? Buffer.concat([carry, next]) : next;
+      let blockStart = 0;
+      let at = counted;
+      for (let nl = bytes.indexOf(10, at); nl >= 0; nl = bytes.indexOf(10, at)) {
+        // The key's bytes against the previous key's, byte by byte (keys are short).
+        let end = at;
+        let cmp = 0;
+        let escaped = false;
+        for (let b = bytes[end]!; b !== 9 && b !== 10; b = bytes[++end]!) {
+          if (b === 92) escaped = true;
+          if (cmp === 0) cmp = end - at < prevLen ? b - prev[end - at]! : 1;
+        }
+        if (cmp === 0 && end - at < prevLen) cmp = -1;
+        // An escaped key is compared and indexed as its value.
+        if (escaped || prevEscaped) cmp = compareKeys(value(bytes, at, end), value(prev, 0, prevLen));
+        if (count > 0 && cmp < 0) throw new Error(`range file ${path}: key '${value(bytes, at, end)}' after '${value(prev, 0, prevLen)}' (keys must not descend)`);
+        if (end - at > prev.length) prev = Buffer.alloc(2 * (end - at));
+        prevLen = bytes.copy(prev, 0, at, end);
+        prevEscaped = escaped;
+        if (rowsIn === 0) firstKeys.push(value(bytes, at, end));
+        at = nl + 1;
+        count++;
+        if (++rowsIn === blockRows) {
+          await w.block(bytes.subarray(blockStart, at));
+          blockStart = at;
+          rowsIn = 0;
+        }
+      }
+      // Copied: a stream may reuse the buffer it handed over.
+      carry = Buffer.from(bytes.subarray(blockStart));
+      counted = at - blockStart;
+    }
+    if (counted !== carry.length) throw new Error(`range file ${path}: the last row has no newline`);
+    if (carry.length) await w.block(carry);
+    return {
+      count,
+      index: (offsets) => {
+        const keys = firstKeys.map((k) => Buffer.from(k, 'utf8'));
+        const index = Buffer.alloc(keys.reduce((n, k) => n + 12 + k.length, 0));
+        let at = 0;
+        keys.forEach((k, i) => {
+          at = index.writeDoubleLE(offsets[i]!, at);
+          at = index.writeUInt32LE(k.length, at);
+          at += k.copy(index, at);
+        });
+        return index;
+      },
+    };
+  });
+}
+
+/** A range sidecar opened for reading: its index in memory, its blocks read on demand. */
+export class RangeFile {
+  private constructor(
+    private readonly firstKeys: string[],
+    private readonly blocks: BlockReader,
+  ) {}
+
+  /** Reads the index of `path`; null when there is no such file or it is not a whole range file. */
+  static async open(path: string): Promise<RangeFile | null> {
+    const found = await readBlockIndex(path, HEAD, TAIL);
+    if (!found) return null;
+    const { index, blocks } = found;
+    const firstKeys: string[] = [];
+    const offsets = new Float64Array(blocks + 1);
+    let at = 0;
+    for (let i = 0; i < blocks; i++) {
+      if (at + 12 > index.length) return null;
+      offsets[i] = index.readDoubleLE(at);
+      const n = index.readUInt32LE(at + 8);
+      if (at + 12 + n > index.length) return null;
+      firstKeys.push(index.toString('utf8', at + 12, at + 12 + n));
+      at += 12 + n;
+    }
+    if (at !== index.length) return null;
+    offsets[blocks] = found.indexAt;
+    return new RangeFile(firstKeys, new BlockReader(path, offsets));
+  }
+
+  /** The first block whose first key is >= `key` (the blocks before it start below `key`). */
+  private firstBlockFrom(key: string): number {
+    let lo = 0;
+    let hi = this.firstKeys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareKeys(this.firstKeys[mid]!, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * Calls `each` with every line (its fields tab-separated and escaped, no newline) whose key k is
+   * `from` <= k < `to`, in key order; false, calling nothing, when they span more than
+   * `maxBlocks` blocks (the caller asks DuckDB instead). Throws when a block cannot be read.
+   */
+  lines(from: string, to: string, maxBlocks: number, each: (line: string) => void): boolean {
+    // Rows of `from` may begin in the block before the first one starting at or after it.
+    const first = Math.max(0, this.firstBlockFrom(from) - 1);
+    const end = this.firstBlockFrom(to);
+    if (end - first > maxBlocks) return false;
+    for (let b = first; b < end; b++) {
+      const text = this.blocks.text(b);
+      // Only the first and last blocks can hold rows outside the range (the others start at or
+      // after `from`, and the block after them starts below `to`).
+      const inside = b > first && b + 1 < this.firstKeys.length && compareKeys(this.firstKeys[b + 1]!, to) < 0;
+      for (let at = 0, nl = text.indexOf('\n'); nl >= 0; at = nl + 1, nl = text.indexOf('\n', at)) {
+        const line = text.slice(at, nl);
+        if (!inside) {
+          const tab = line.indexOf('\t');
+          const key = unescapeField(tab < 0 ? line : line.slice(0, tab));
+          if (compareKeys(key, from) < 0) continue;
+          if (compareKeys(key, to) >= 0) return true;
+        }
+        each(line);
+      }
+    }
+    return true;
+  }
+
+  /** The rows of `lines`' range, each its fields unescaped; null when they span more than `maxBlocks` blocks. */
+  rows(from: string, to: string, maxBlocks = Infinity): string[][] | null {
+    const out: string[][] = [];
+    return this.lines(from, to, maxBlocks, (line) => out.push(rangeFields(line))) ? out : null;
+  }
+}
+
+/** A line's fields, unescaped. */
+export const rangeFields = (line: string): string[] => line.split('\t').map(unescapeField);
