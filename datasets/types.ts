@@ -192,7 +192,7 @@ export function defineMultiTableDataset<Row extends object, const Id extends str
  * One range sidecar (`Dataset.ranges`): `columns` (SQL expressions, the first the key) of the rows
  * `from` (a table, with a WHERE clause if need be) in `order` (none: the table's stored order, when
  * it is stored by the key; the writer refuses a key out of order), `blockRows` rows a block (fewer
- * for point lookups, more for long ranges).
+ * for point lookups, more for long ranges), `deflate`d or stored.
  */
 export interface RangesSpec {
   name: string;
@@ -200,6 +200,8 @@ export interface RangesSpec {
   from: string;
   order: string | null;
   blockRows: number;
+  /** Blocks deflated (a range read over many), or stored as they are (a point lookup of one row, where zlib's setup per call outweighs the read). */
+  deflate: boolean;
 }
 
 export interface RecordsSpec {

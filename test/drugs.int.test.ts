@@ -153,7 +153,7 @@ describe('the drug directory across snapshots', () => {
     const b = await MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1 });
     try {
       const first = await drugDirectory(a);
-      expect(first?.products.length).toBeGreaterThan(0);
+      expect(first?.index.size).toBeGreaterThan(0);
       expect(await drugDirectory(b)).toBe(first);
     } finally {
       a.close();
@@ -161,20 +161,25 @@ describe('the drug directory across snapshots', () => {
     }
   });
 
-  it('keeps one JSON text per row, and gives back every product, package and ingredient list as stored', async () => {
-    const wh = new Warehouse(t.dataDir);
+  /** Every product, package and ingredient list of the directory of `dataDir` against the tables; which row sources were read. */
+  async function checkDirectory(dataDir: string): Promise<{ queries: string[] }> {
+    const wh = new Warehouse(dataDir);
     const snap = await MountedSnapshot.open(wh, (await wh.current())!, { connections: 2, threads: 1 });
+    const queries: string[] = [];
+    const all = snap.all.bind(snap);
+    snap.all = ((sql: string, params?: never[]) => (queries.push(sql), all(sql, params))) as typeof snap.all;
+    const eachChunk = snap.eachChunk.bind(snap);
+    snap.eachChunk = ((sql, params, each) => (queries.push(sql), eachChunk(sql, params, each))) as typeof snap.eachChunk;
     try {
       const dir = (await drugDirectory(snap))!;
       const version = dir.version;
-      // Compact: strings, not an object per row.
-      expect([...dir.products, ...dir.ingredients, ...[...dir.packages.values()].flat()].every((x) => typeof x === 'string')).toBe(true);
-      const products = await snap.all<ProductRow>('SELECT * EXCLUDE (version) FROM fda_ndc__product WHERE version = $1 ORDER BY product_id', [version]);
-      expect(products.length).toBe(dir.products.length);
+      const products = await all<ProductRow>('SELECT * EXCLUDE (version) FROM fda_ndc__product WHERE version = $1 ORDER BY product_id', [version]);
+      expect(products.length).toBe(dir.index.size);
       expect(products.map((_, i) => productAt(dir, i))).toEqual(products);
+      expect(productAt(dir, products.length)).toBeNull();
       // Every package through the lookup, with its product and ingredients as the tables hold them.
-      const packages = await snap.all<PackageRow>('SELECT * EXCLUDE (version) FROM fda_ndc__package WHERE version = $1', [version]);
-      const ingredients = await snap.all<IngredientRow>('SELECT * EXCLUDE (version) FROM fda_ndc__ingredient WHERE version = $1 ORDER BY ingredient_ordinal', [version]);
+      const packages = await all<PackageRow>('SELECT * EXCLUDE (version) FROM fda_ndc__package WHERE version = $1', [version]);
+      const ingredients = await all<IngredientRow>('SELECT * EXCLUDE (version) FROM fda_ndc__ingredient WHERE version = $1 ORDER BY ingredient_ordinal', [version]);
       expect(packages.length).toBeGreaterThan(0);
       for (const p of packages) {
         const got = await getPackageDetail(snap, toNdc11(p.package_ndc)!, new Trace(snap, () => new Date()));
@@ -184,9 +189,38 @@ describe('the drug directory across snapshots', () => {
           ingredients.filter((i) => i.product_id === p.product_id).map(({ ingredient_ordinal, ingredient_name, ingredient_strength, strength_value, strength_unit }) => ({ ingredient_ordinal, ingredient_name, ingredient_strength, strength_value, strength_unit })),
         );
       }
+      await expect(getPackageDetail(snap, '99999999999', new Trace(snap, () => new Date()))).rejects.toThrow(/not in the FDA NDC directory/);
       expect(ingredients.some((i) => packages.some((p) => p.product_id === i.product_id))).toBe(true);
+      return { queries };
     } finally {
       snap.close();
+    }
+  }
+
+  it('reads every product, package and ingredient list from the sidecars as stored, with no query', async () => {
+    const { queries } = await checkDirectory(t.dataDir);
+    expect(queries).toEqual([]);
+  });
+
+  it('answers the same from DuckDB when a sidecar cannot be read', async () => {
+    const { cp, mkdtemp, readdir, readFile, rm, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const copy = await mkdtemp(join(tmpdir(), 'rcm-drugs-damaged-'));
+    try {
+      await cp(t.dataDir, copy, { recursive: true });
+      const dir = join(copy, 'datasets', 'fda_ndc');
+      const sidecars = (await readdir(dir)).filter((n) => n.endsWith('.ranges'));
+      expect(sidecars.length).toBeGreaterThanOrEqual(2);
+      // Every block's bytes overwritten: the index reads, no block inflates.
+      for (const n of sidecars) {
+        const bytes = await readFile(join(dir, n));
+        await writeFile(join(dir, n), Buffer.concat([bytes.subarray(0, 8), Buffer.alloc(bytes.length - 8 - 512, 7), bytes.subarray(bytes.length - 512)]));
+      }
+      const { queries } = await checkDirectory(copy);
+      expect(queries.some((q) => q.includes('ORDER BY k')) && queries.some((q) => q.includes('= $2) g'))).toBe(true);
+    } finally {
+      await rm(copy, { recursive: true, force: true });
     }
   });
 });

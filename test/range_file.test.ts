@@ -59,6 +59,25 @@ describe('range sidecar files', () => {
     for (const key of new Set(rows.map((r) => r[0]!))) if (!key.startsWith('w007') && Number(key.slice(1)) % 50 !== 7) expect(file.rows(key, `${key}\u0000`, 2), key).toEqual(between(key, `${key}\u0000`));
   });
 
+  it('reads the same from stored blocks, and refuses a stored block whose bytes changed', async () => {
+    const rows = Array.from({ length: 500 }, (_, i) => [`k${String(i).padStart(4, '0')}`, `row ${i} Gm\u00fcnd \t tab`, String(i % 7)]);
+    const deflated = join(dir, 'deflated.ranges');
+    const stored = join(dir, 'stored.ranges');
+    await writeRangeFile(deflated, chunks(rows, 999), 16);
+    await writeRangeFile(stored, chunks(rows, 999), 16, false);
+    const [d, st] = [(await RangeFile.open(deflated))!, (await RangeFile.open(stored))!];
+    for (const [from, to] of [['k0100', 'k0100\u0000'], ['k02', 'k03'], ['', 'z']]) expect(st.rows(from!, to!), from).toEqual(d.rows(from!, to!));
+    expect((await readFile(stored)).length).toBeGreaterThan((await readFile(deflated)).length);
+    // One byte of one row changed in place: that block fails its check, the others still read.
+    const bytes = await readFile(stored);
+    const at = bytes.indexOf('row 250 ');
+    bytes[at + 4] = '9'.charCodeAt(0);
+    await writeFile(stored, bytes);
+    const damaged = (await RangeFile.open(stored))!;
+    expect(() => damaged.rows('k0250', 'k0250\u0000')).toThrow(/fails its check/);
+    expect(damaged.rows('k0100', 'k0100\u0000')).toEqual(d.rows('k0100', 'k0100\u0000'));
+  });
+
   it('holds no block for no rows, and refuses keys that descend (no file is left)', async () => {
     const empty = join(dir, 'empty.ranges');
     await writeRangeFile(empty, chunks([], 1));

@@ -2,13 +2,15 @@ import { BlockReader, readBlockIndex, writeBlockFile } from './block_file.js';
 
 /**
  * A version file's range sidecar (`<version file>.<name>.ranges`): rows of text fields sorted by their
- * first field (the key, in code point order: DuckDB's order of VARCHAR), in deflated blocks, with
+ * first field (the key, in code point order: DuckDB's order of VARCHAR), in blocks (deflated, or
+ * stored as they are where a lookup reads one block for one row: zlib's setup per call costs more
+ * than the read),  with
  * each block's first key in an index held in memory. A key range is a binary search in the index
  * and a read of the blocks it spans: no scan of a table's row groups, whose zone-map checks alone
  * cost DuckDB about a millisecond a query at 7 M rows and grow with the table. Written once with
  * the version file, never changed; a version without one is answered from DuckDB.
  *
- * Layout (`block_file.ts`): `RCMRNG1\n`, the blocks (each the deflated lines of tab-separated
+ * Layout (`block_file.ts`): `RCMRNG1\n` (or `RCMRNG0\n`), the blocks (each the lines of tab-separated
  * fields, a tab, newline or backslash in a field written `\t`, `\n`, `\\`), then the index (per
  * block: byte offset as float64, first key's UTF-8 length as uint32 and its bytes), the trailer and
  * `RCMRNGIX`.
@@ -18,7 +20,7 @@ export const RANGES_SUFFIX = '.ranges';
 /** Where a version file's range sidecar `name` lives. */
 export const rangesPath = (versionFile: string, name: string): string => `${versionFile}.${name}${RANGES_SUFFIX}`;
 
-const HEAD = Buffer.from('RCMRNG1\n');
+const KIND = 'RCMRNG';
 const TAIL = Buffer.from('RCMRNGIX');
 /** Rows per block (at about 100 bytes a row, a 10-15 KB block; a range of a few hundred rows reads a handful). */
 const BLOCK = 128;
@@ -55,11 +57,11 @@ const value = (bytes: Buffer, start: number, end: number) => unescapeField(bytes
 /**
  * Writes the range file `path` from `lines`: the bytes of newline-terminated rows as `rangeLine`
  * writes them, in ascending key order (a DuckDB `COPY` of `RANGE_FIELD_SQL` columns streams in
- * as it is), `blockRows` rows a block; synced. A key below the one before it is refused, and
+ * as it is), `blockRows` rows a block, deflated unless `deflate` is false; synced. A key below the one before it is refused, and
  * nothing is left. Returns the row count.
  */
-export async function writeRangeFile(path: string, lines: AsyncIterable<Buffer | string>, blockRows = BLOCK): Promise<number> {
-  return writeBlockFile(path, HEAD, TAIL, async (w) => {
+export async function writeRangeFile(path: string, lines: AsyncIterable<Buffer | string>, blockRows = BLOCK, deflate = true): Promise<number> {
+  return writeBlockFile(path, KIND, TAIL, async (w) => {
     const firstKeys: string[] = [];
     let carry = Buffer.alloc(0);
     /** Where the carried bytes' counted lines end (the rest: a line not yet complete). */
@@ -120,7 +122,7 @@ export async function writeRangeFile(path: string, lines: AsyncIterable<Buffer |
         return index;
       },
     };
-  });
+  }, deflate);
 }
 
 /** A range sidecar opened for reading: its index in memory, its blocks read on demand. */
@@ -132,7 +134,7 @@ export class RangeFile {
 
   /** Reads the index of `path`; null when there is no such file or it is not a whole range file. */
   static async open(path: string): Promise<RangeFile | null> {
-    const found = await readBlockIndex(path, HEAD, TAIL);
+    const found = await readBlockIndex(path, KIND, TAIL);
     if (!found) return null;
     const { index, blocks } = found;
     const firstKeys: string[] = [];
@@ -148,7 +150,7 @@ export class RangeFile {
     }
     if (at !== index.length) return null;
     offsets[blocks] = found.indexAt;
-    return new RangeFile(firstKeys, new BlockReader(path, offsets));
+    return new RangeFile(firstKeys, new BlockReader(path, offsets, found.deflated));
   }
 
   /** The first block whose first key is >= `key` (the blocks before it start below `key`). */

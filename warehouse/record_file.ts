@@ -13,7 +13,7 @@ import { BlockReader, readBlockIndex, writeBlockFile } from './block_file.js';
  */
 export const RECORDS_SUFFIX = '.records';
 
-const HEAD = Buffer.from('RCMREC1\n');
+const KIND = 'RCMREC';
 const TAIL = Buffer.from('RCMRECIX');
 /**
  * Records per block: a lookup inflates one block (about 16 KB of JSON at NPPES's record size; 64
@@ -23,7 +23,7 @@ const BLOCK = 16;
 
 /** Writes `rows` (key and record text, in ascending key order, a chunk at a time) to `path`, synced. */
 export async function writeRecordFile(path: string, rows: AsyncIterable<[number, string][]>): Promise<number> {
-  return writeBlockFile(path, HEAD, TAIL, async (w) => {
+  return writeBlockFile(path, KIND, TAIL, async (w) => {
     const firstKeys: number[] = [];
     let lines: string[] = [];
     let first = 0;
@@ -74,7 +74,7 @@ export class RecordFile {
 
   /** Reads the index of `path`; null when there is no such file or it is not a whole record file. */
   static async open(path: string): Promise<RecordFile | null> {
-    const found = await readBlockIndex(path, HEAD, TAIL);
+    const found = await readBlockIndex(path, KIND, TAIL);
     if (!found || found.index.length !== found.blocks * 16) return null;
     const n = found.blocks;
     const firstKeys = new Float64Array(n);
@@ -84,7 +84,7 @@ export class RecordFile {
       offsets[i] = found.index.readDoubleLE(i * 16 + 8);
     }
     offsets[n] = found.indexAt;
-    return new RecordFile(firstKeys, new BlockReader(path, offsets));
+    return new RecordFile(firstKeys, new BlockReader(path, offsets, found.deflated));
   }
 
   /** Every record in key order, a block at a time (what a delta's fold copies). */

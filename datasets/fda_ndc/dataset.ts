@@ -3,6 +3,7 @@ import { sampleFile, type FileSample, type SourceFile } from '../_shared/source.
 import { defineMultiTableDataset, type ParseContext, type ParsedItem, type VersionInfo } from '../types.js';
 import { mergeSources } from './merge.js';
 import { isOpenFdaSample, lastUpdatedOf, parseOpenFdaJson } from './openfda_json.js';
+import { packageRowsSql, productRowsSql } from './directory_sql.js';
 import { NDC_TABLES, type IngredientRow, type PackageRow, type ProductRow } from './schema.js';
 import { parseTextFile, textKindOfSample } from './text_files.js';
 
@@ -39,6 +40,13 @@ export const fdaNdc = defineMultiTableDataset({
   },
   parse: (file, ctx) => parseByContent(file, ctx),
   finalize: (run) => mergeSources(run),
+  // The drug directory's rows beside the version file (`server/drugs/service.ts`): products by
+  // number, read whole at mount; packages by 11 digits, one block read per lookup (stored blocks:
+  // zlib's setup per call cost more than the read).
+  ranges: [
+    { name: 'products', columns: ['k', 'row', 'ingredients'], from: `(${productRowsSql('product', 'ingredient')}) x`, order: 'k', blockRows: 64, deflate: true },
+    { name: 'packages', columns: ['ndc11', 'row', 'product'], from: `(${packageRowsSql('package', 'product')}) x`, order: 'ndc11, row', blockRows: 16, deflate: false },
+  ],
 });
 
 /** A JSON export starts with `{`; a text file with its header line. */

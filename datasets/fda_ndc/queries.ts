@@ -1,52 +1,36 @@
 import { viewName } from '../../warehouse/manifest.js';
-import { quoteIdent } from '../../warehouse/sql_quote.js';
 import { readInChunks, type SnapshotReader } from '../../warehouse/snapshot.js';
 import { selectVersion } from '../_shared/versions.js';
 import { fdaNdc } from './dataset.js';
-import { NDC_TABLES, type ProductRow } from './schema.js';
+import { jsonRow, NDC11_SQL, productRowsSql } from './directory_sql.js';
+import type { ProductRow } from './schema.js';
 
 /** The NDC directory version that answers, with its version file: the newest loaded (the directory is a current listing, not dated rules). */
 export function ndcVersion(snapshot: SnapshotReader): { version: string; file: string } | null {
   return selectVersion(fdaNdc.id, snapshot.versions(fdaNdc.id), { rule: 'effective' })?.version ?? null;
 }
 
-/** The columns of a directory table in its stored order (what `json_array` rows list). */
-export const directoryColumns = (table: 'product' | 'package'): string[] => NDC_TABLES[table].columns.map((c) => c.name);
-
-/** The ingredient fields a package answer shows, in its order. */
-export const INGREDIENT_SHOWN = ['ingredient_ordinal', 'ingredient_name', 'ingredient_strength', 'strength_value', 'strength_unit'] as const;
-
-const jsonRow = (table: 'product' | 'package') => `CAST(json_array(${directoryColumns(table).map(quoteIdent).join(', ')}) AS VARCHAR)`;
+/** One version's rows of a directory table with `where` (parameters: $1 the version, $2 a key), as a table expression. */
+const versionRows = (table: 'product' | 'package' | 'ingredient', where = '') => `(SELECT * FROM ${viewName(fdaNdc.id, table)} WHERE version = $1${where})`;
 
 /**
- * What the drug directory keeps of a version, each row one JSON text written by DuckDB and handed
- * to `each` a chunk at a time: a product's values (`directoryColumns('product')` order) in
- * product_id order. One text column per row: converting DuckDB values to JS costs about 2 us
- * each, so the 27 columns of 111,502 products took 3.6 s of the mount, six 1.6 s, one 0.4 s;
- * objects per row and column held a whole directory in about 1 GB.
+ * Each product of a version from DuckDB as the products sidecar holds it (number, values,
+ * ingredients: JSON texts DuckDB writes), in number order, a chunk at a time; for a version
+ * without the sidecar.
  */
 export function readProductRows(snapshot: SnapshotReader, version: string, each: (rows: unknown[][]) => void): Promise<void> {
-  return readInChunks(snapshot, `SELECT ${jsonRow('product')} FROM ${viewName(fdaNdc.id, 'product')} WHERE version = $1 ORDER BY product_id`, [version], each);
+  return readInChunks(snapshot, `SELECT k, row, ingredients FROM (${productRowsSql(versionRows('product'), versionRows('ingredient'))}) ORDER BY k`, [version], each);
 }
 
-/** Each product's ingredients (`INGREDIENT_SHOWN` arrays in ordinal order, `[]` for none) as one JSON text, in the order of `readProductRows`. */
-export function readIngredientLists(snapshot: SnapshotReader, version: string, each: (rows: unknown[][]) => void): Promise<void> {
-  const lists = `SELECT product_id, CAST(to_json(list(json_array(${INGREDIENT_SHOWN.join(', ')}) ORDER BY ingredient_ordinal)) AS VARCHAR) AS list FROM ${viewName(fdaNdc.id, 'ingredient')} WHERE version = $1 GROUP BY product_id`;
-  return readInChunks(snapshot, `SELECT coalesce(i.list, '[]') FROM ${viewName(fdaNdc.id, 'product')} p LEFT JOIN (${lists}) i ON i.product_id = p.product_id WHERE p.version = $1 ORDER BY p.product_id`, [version], each);
-}
-
-/** Each package of a version as one JSON text of its values (`directoryColumns('package')` order). */
-export function readPackageRows(snapshot: SnapshotReader, version: string, each: (rows: unknown[][]) => void): Promise<void> {
-  return readInChunks(snapshot, `SELECT ${jsonRow('package')} FROM ${viewName(fdaNdc.id, 'package')} WHERE version = $1`, [version], each);
+/** The packages of an 11-digit NDC in a version from DuckDB (values, product_id), for a version without the packages sidecar or a block that cannot be read. */
+export function findPackageRows(snapshot: SnapshotReader, version: string, ndc11: string): Promise<{ row: string; product_id: string }[]> {
+  return snapshot.all(`SELECT ${jsonRow('package', 'g')} AS row, product_id FROM ${versionRows('package', ` AND ${NDC11_SQL} = $2`)} g ORDER BY row`, [version, ndc11]);
 }
 
 /** The products of a version openFDA annotates with RxNorm ids, in product_id order: their names and ids. */
 export function findRxcuiProducts(snapshot: SnapshotReader, version: string): Promise<Pick<ProductRow, 'brand_name' | 'generic_name' | 'openfda_rxcui'>[]> {
   return snapshot.all(`SELECT brand_name, generic_name, openfda_rxcui FROM ${viewName(fdaNdc.id, 'product')} WHERE version = $1 AND openfda_rxcui IS NOT NULL ORDER BY product_id`, [version]);
 }
-
-/** A package NDC as FDA prints it, padded in SQL to its 11-digit form without dashes (`0002-3229-30` -> `00002322930`). */
-const NDC11_SQL = "lpad(split_part(package_ndc, '-', 1), 5, '0') || lpad(split_part(package_ndc, '-', 2), 4, '0') || lpad(split_part(package_ndc, '-', 3), 2, '0')";
 
 /**
  * The labeler's published package NDC (dashed as FDA prints it) of each 11-digit form given, from

@@ -91,9 +91,9 @@ export const umlsConcepts = defineMultiTableDataset({
   rowGroupSize: 16_384,
   ranges: [
     // The word table is stored in word order (`finalize`): copied as it is, no sort.
-    { name: 'words', columns: [...UMLS_WORD_FIELDS], from: 'word', order: null, blockRows: 128 },
+    { name: 'words', columns: [...UMLS_WORD_FIELDS], from: 'word', order: null, blockRows: 128, deflate: true },
     // One row per atom: its code row (every atom has exactly one).
-    { name: 'atoms', columns: [`lpad(CAST(ord AS VARCHAR), 9, '0')`, ...UMLS_ATOM_FIELDS.slice(1)], from: `word WHERE starts_with(word, '#')`, order: 'ord', blockRows: 64 },
+    { name: 'atoms', columns: [`lpad(CAST(ord AS VARCHAR), 9, '0')`, ...UMLS_ATOM_FIELDS.slice(1)], from: `word WHERE starts_with(word, '#')`, order: 'ord', blockRows: 64, deflate: true },
   ],
   async finalize(run, main) {
     const atoms = `FROM ${main} WHERE lat = 'ENG' AND suppress NOT IN ('O', 'E', 'Y')`;

@@ -1,34 +1,38 @@
-import { directoryColumns, INGREDIENT_SHOWN, ndcVersion, readIngredientLists, readPackageRows, readProductRows } from '../../datasets/fda_ndc/queries.js';
+import { fdaNdc } from '../../datasets/fda_ndc/dataset.js';
+import { directoryColumns, INGREDIENT_SHOWN } from '../../datasets/fda_ndc/directory_sql.js';
+import { findPackageRows, ndcVersion, readProductRows } from '../../datasets/fda_ndc/queries.js';
+import { RangeFile, rangeFields, RANGES_SUFFIX } from '../../warehouse/range_file.js';
 import { FileShared } from '../../warehouse/file_shared.js';
 import type { IngredientRow, PackageRow, ProductRow } from '../../datasets/fda_ndc/schema.js';
-import { dashed542, parsePackageNdc, productNdcOfQuery, toNdc11 } from '../../datasets/_shared/ndc.js';
+import { dashed542, parsePackageNdc, productNdcOfQuery } from '../../datasets/_shared/ndc.js';
 import { NotFoundError } from '../../warehouse/errors.js';
-import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import { versionSidecar, type SnapshotReader } from '../../warehouse/snapshot.js';
 import type { Trace } from '../trace.js';
 import { buildDrugIndex, searchDrugIndex, type DrugIndex, type SearchableProduct } from './search.js';
 
 /**
- * The loaded NDC directory in memory, compact: the search index, and each product, package and
- * product's ingredients as one JSON array of values (an object is made only for the few rows an
- * answer shows). Objects per row and column held a whole directory in about 1 GB.
+ * The loaded NDC directory: its search index and each product (values and ingredients, one JSON
+ * text each, as DuckDB writes them) in memory; each package read when asked, from the version's
+ * packages sidecar (`fda_ndc` `ranges`: one stored block of a few kilobytes, read and checked) or,
+ * for a version without it or a block that cannot be read, from DuckDB. Every row held in memory
+ * (packages by 11-digit NDC in a Map too) cost 530 MB of server RSS at 111,502 products (objects
+ * per row and column about 1 GB); the products read from a sidecar per answer made an uncached
+ * search 0.20x a bare route against 0.33x, where a package lookup reads one block either way.
  */
 export interface DrugDirectory {
   version: string;
   index: DrugIndex;
-  /** Product rows in product_id order (the index's product numbers), each a JSON array of values in `PRODUCT_COLUMNS` order. */
+  /** Product rows by number (the index's numbering: product_id order): values in `PRODUCT_COLUMNS` order, as JSON text. */
   products: string[];
-  /** product_id -> product number. */
-  productNo: Map<string, number>;
-  /** 11-digit NDC -> package rows (one, unless FDA lists two whose 11-digit forms collide), each a JSON array of values in `PACKAGE_COLUMNS` order. */
-  packages: Map<string, string[]>;
-  /** Each product's ingredients in ordinal order (by product number), a JSON array of `INGREDIENT_SHOWN` arrays. */
+  /** Each product's ingredients by number: `INGREDIENT_SHOWN` arrays in ordinal order, as JSON text. */
   ingredients: string[];
+  /** The packages of an 11-digit NDC (one, unless FDA lists two whose 11-digit forms collide): values (`PACKAGE_COLUMNS` order) as JSON text, and the product's number (null when its product is not listed). */
+  packages(ndc11: string): Promise<{ row: string; product: number | null }[]>;
 }
 
 /**
- * The directory of the version in force, read once per snapshot (pinned; warmed at mount by
- * server.ts): a package lookup is then two Map reads, where three DuckDB scans of ~215,000 packages
- * and ~111,000 products measured 226 req/s at 16 connections (p99 459 ms) in `npm run bench -- drugs`.
+ * The directory of the version in force, built once per snapshot (pinned; warmed at mount by
+ * server.ts) and shared by snapshots mounting the same version file.
  */
 export function drugDirectory(snapshot: SnapshotReader): Promise<DrugDirectory | null> {
   const picked = ndcVersion(snapshot);
@@ -51,35 +55,52 @@ const PRODUCT_COLUMNS = directoryColumns('product');
 const PACKAGE_COLUMNS = directoryColumns('package');
 
 async function buildDirectory(snapshot: SnapshotReader, version: string): Promise<DrugDirectory> {
-  const dir: Omit<DrugDirectory, 'index'> = { version, products: [], productNo: new Map(), packages: new Map(), ingredients: [] };
-  const searchable: SearchableProduct[] = [];
+  const open = (name: string) => versionSidecar(snapshot, fdaNdc.id, version, `.${name}${RANGES_SUFFIX}`, RangeFile.open);
+  const [productFile, packageFile] = await Promise.all([open('products'), open('packages')]);
+  // The products in number order: from the sidecar (a sequential read of its blocks), else DuckDB.
+  let products: string[] = [];
+  let ingredients: string[] = [];
+  try {
+    productFile?.lines('', '\u{10FFFF}', Infinity, (line) => {
+      const [, row, list] = rangeFields(line);
+      products.push(row!);
+      ingredients.push(list!);
+    });
+  } catch {
+    [products, ingredients] = [[], []];
+  }
+  if (!productFile || products.length === 0) {
+    [products, ingredients] = [[], []];
+    await readProductRows(snapshot, version, (rows) => {
+      for (const [, row, list] of rows as string[][]) {
+        products.push(row!);
+        ingredients.push(list!);
+      }
+    });
+  }
   const [id, ndc, brand, generic, labeler] = ['product_id', 'product_ndc', 'brand_name', 'generic_name', 'labeler_name'].map((c) => PRODUCT_COLUMNS.indexOf(c));
-  const pkgNdc = PACKAGE_COLUMNS.indexOf('package_ndc');
-  await Promise.all([
-    readProductRows(snapshot, version, (rows) => {
-      for (const [row] of rows as string[][]) {
-        const v = JSON.parse(row!) as (string | null)[];
-        dir.productNo.set(v[id!]!, dir.products.length);
-        dir.products.push(row!);
-        searchable.push({ product_ndc: v[ndc!]!, brand_name: v[brand!]!, generic_name: v[generic!]!, labeler_name: v[labeler!]! });
+  const searchable: SearchableProduct[] = [];
+  const productNo = new Map<string, number>();
+  products.forEach((row, no) => {
+    const v = JSON.parse(row) as (string | null)[];
+    productNo.set(v[id!]!, no);
+    searchable.push({ product_ndc: v[ndc!]!, brand_name: v[brand!]!, generic_name: v[generic!]!, labeler_name: v[labeler!]! });
+  });
+  return {
+    version,
+    index: buildDrugIndex(searchable),
+    products,
+    ingredients,
+    async packages(ndc11) {
+      try {
+        const r = packageFile?.rows(ndc11, `${ndc11}\u0000`);
+        if (r) return r.map((f) => ({ row: f[1]!, product: f[2] ? Number(f[2]) : null }));
+      } catch {
+        // A block that cannot be read: DuckDB answers.
       }
-    }),
-    readIngredientLists(snapshot, version, (rows) => {
-      for (const [list] of rows as string[][]) dir.ingredients.push(list!);
-    }),
-    readPackageRows(snapshot, version, (rows) => {
-      for (const [row] of rows as string[][]) {
-        const published = (JSON.parse(row!) as string[])[pkgNdc]!;
-        const k = toNdc11(published) ?? published;
-        const l = dir.packages.get(k);
-        if (l) l.push(row!);
-        else dir.packages.set(k, [row!]);
-      }
-    }),
-  ]);
-  // Both lists are in product_id order, a key of the version: they align by product number.
-  if (dir.ingredients.length !== dir.products.length) throw new Error(`fda_ndc ${version}: ${dir.ingredients.length} ingredient lists for ${dir.products.length} products`);
-  return { ...dir, index: buildDrugIndex(searchable) };
+      return (await findPackageRows(snapshot, version, ndc11)).map((f) => ({ row: f.row, product: productNo.get(f.product_id) ?? null }));
+    },
+  };
 }
 
 /** A row kept as an array of values, as the object its columns name. */
@@ -89,9 +110,10 @@ function rowOf<T>(columns: readonly string[], values: unknown[]): T {
   return o as T;
 }
 
-/** Product number `i` of the directory as its row. */
-export function productAt(dir: DrugDirectory, i: number): ProductRow {
-  return rowOf<ProductRow>(PRODUCT_COLUMNS, JSON.parse(dir.products[i]!) as unknown[]);
+/** Product number `no` of the directory as its row; null when there is no such product. */
+export function productAt(dir: DrugDirectory, no: number): ProductRow | null {
+  const row = dir.products[no];
+  return row === undefined ? null : rowOf<ProductRow>(PRODUCT_COLUMNS, JSON.parse(row) as unknown[]);
 }
 
 async function directoryOrThrow(snapshot: SnapshotReader, trace: Trace): Promise<DrugDirectory> {
@@ -104,17 +126,19 @@ async function directoryOrThrow(snapshot: SnapshotReader, trace: Trace): Promise
 /** A package by its `ndc11` (the route validates any accepted form to it) with its product and ingredients. */
 export async function getPackageDetail(snapshot: SnapshotReader, ndc11: string, trace: Trace) {
   const dir = await directoryOrThrow(snapshot, trace);
-  const pkgs = (dir.packages.get(ndc11) ?? []).map((t) => rowOf<PackageRow>(PACKAGE_COLUMNS, JSON.parse(t) as unknown[]));
+  const found = await dir.packages(ndc11);
+  const pkgs = found.map((t) => rowOf<PackageRow>(PACKAGE_COLUMNS, JSON.parse(t.row) as unknown[]));
   const pkg = pkgs[0];
   if (!pkg) throw new NotFoundError(`package NDC ${dashed542(ndc11)} is not in the FDA NDC directory ${dir.version}`);
   if (pkgs.length > 1) trace.warn(`FDA lists ${pkgs.map((p) => p.package_ndc).join(' and ')}, which share the 11-digit form ${ndc11}; answering ${pkg.package_ndc}`);
-  const no = dir.productNo.get(pkg.product_id);
-  if (no === undefined) throw new NotFoundError(`package NDC ${pkg.package_ndc} is listed, but its product ${pkg.product_id} is not in the FDA NDC directory ${dir.version}`);
+  const no = found[0]!.product;
+  const product = no === null ? undefined : dir.products[no];
+  if (product === undefined) throw new NotFoundError(`package NDC ${pkg.package_ndc} is listed, but its product ${pkg.product_id} is not in the FDA NDC directory ${dir.version}`);
   const { package_ndc, ndc_segments, description, marketing_start_date, marketing_end_date, sample, source } = pkg;
   return {
     package: { package_ndc, ndc11, ndc_segments, description, marketing_start_date, marketing_end_date, sample, source },
-    product: productAt(dir, no),
-    ingredients: (JSON.parse(dir.ingredients[no]!) as unknown[][]).map((i) => rowOf<Pick<IngredientRow, (typeof INGREDIENT_SHOWN)[number]>>(INGREDIENT_SHOWN, i)),
+    product: rowOf<ProductRow>(PRODUCT_COLUMNS, JSON.parse(product) as unknown[]),
+    ingredients: (JSON.parse(dir.ingredients[no!]!) as unknown[][]).map((i) => rowOf<Pick<IngredientRow, (typeof INGREDIENT_SHOWN)[number]>>(INGREDIENT_SHOWN, i)),
     reliability: trace.reliability(),
   };
 }
@@ -123,18 +147,16 @@ export async function getPackageDetail(snapshot: SnapshotReader, ndc11: string, 
 export async function searchDrugs(snapshot: SnapshotReader, q: string, limit: number, trace: Trace) {
   const dir = await directoryOrThrow(snapshot, trace);
   const { hits, total } = searchDrugIndex(dir.index, q, limit);
-  return { total_count: total, reliability: trace.reliability(), results: hits.map((h) => productAt(dir, h.index)) };
+  const results = hits.map((h) => productAt(dir, h.index)!);
+  return { total_count: total, reliability: trace.reliability(), results };
 }
 
 /** The product an NDC names in any accepted form (a package NDC names its product), or null. */
-export function productOfNdc(dir: DrugDirectory, ndc: string): ProductRow | null {
+export async function productOfNdc(dir: DrugDirectory, ndc: string): Promise<ProductRow | null> {
   const pkg = parsePackageNdc(ndc);
   if (pkg.ok) {
-    const p = dir.packages.get(pkg.ndc11)?.[0];
-    if (p !== undefined) {
-      const no = dir.productNo.get(rowOf<PackageRow>(PACKAGE_COLUMNS, JSON.parse(p) as unknown[]).product_id);
-      return no === undefined ? null : productAt(dir, no);
-    }
+    const [p] = await dir.packages(pkg.ndc11);
+    if (p) return p.product === null ? null : productAt(dir, p.product);
   }
   const product = productNdcOfQuery(ndc);
   const no = product ? dir.index.byNdc.get(product)?.[0] : undefined;

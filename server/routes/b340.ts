@@ -39,7 +39,7 @@ async function ndcViaFda(snapshot: SnapshotReader, ndc: string, trace: Trace): P
   const dir = await drugDirectory(snapshot);
   if (!dir) return {};
   trace.use('fda_ndc', dir.version);
-  const p = productOfNdc(dir, ndc);
+  const p = await productOfNdc(dir, ndc);
   if (!p) {
     trace.warn(`NDC ${ndc} is not in the FDA NDC directory (fda_ndc ${dir.version}): matched by its own labeler segment only`);
     return { labeler: { labeler_code: labelerOf(ndc), labeler_name: null } };
