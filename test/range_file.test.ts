@@ -111,3 +111,25 @@ describe('range sidecar files', () => {
     expect((await RangeFile.open(path))!.rows('b', 'c')).toEqual([['b', '2']]);
   });
 });
+
+describe('range sidecars written by DuckDB', () => {
+  it('escape in SQL what the reader unescapes: tabs, newlines, backslashes, NULL and UTF-8 round-trip through COPY', async () => {
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const { writeRanges } = await import('../ingest/stage/records.js');
+    const inst = await DuckDBInstance.create(':memory:');
+    const values = [['a\tb', 'line\nbreak'], ['a\\b', null], ['b', 'Gm\u00fcnd \u{1F600} \\n literal'], ['c', '']];
+    const c = await inst.connect();
+    await c.run('CREATE TABLE t (k VARCHAR, v VARCHAR, n INTEGER)');
+    for (const [i, [k, v]] of values.entries()) await c.run('INSERT INTO t VALUES ($1, $2, $3)', [k!, v ?? null, i]);
+    const path = join(dir, 'copied.ranges');
+    try {
+      const n = await writeRanges(async () => inst.connect(), { name: 'x', columns: ['k', 'v', 'n'], from: 't', order: 'k', blockRows: 2, deflate: true }, path);
+      expect(n).toBe(4);
+      expect((await RangeFile.open(path))!.rows('', '\u{10FFFF}')).toEqual(values.map(([k, v], i) => [k, v ?? '', String(i)]));
+      expect(existsSync(`${path}.lines`)).toBe(false);
+    } finally {
+      c.closeSync();
+      inst.closeSync();
+    }
+  });
+});

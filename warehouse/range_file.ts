@@ -1,11 +1,10 @@
 import { BlockReader, readBlockIndex, writeBlockFile } from './block_file.js';
 
 /**
- * A version file's range sidecar (`<version file>.<name>.ranges`): rows of text fields sorted by their
- * first field (the key, in code point order: DuckDB's order of VARCHAR), in blocks (deflated, or
- * stored as they are where a lookup reads one block for one row: zlib's setup per call costs more
- * than the read),  with
- * each block's first key in an index held in memory. A key range is a binary search in the index
+ * A version file's range sidecar (`<version file>.<name>.ranges`): rows of text fields sorted by
+ * their first field (the key, in code point order: DuckDB's order of VARCHAR), in blocks (deflated,
+ * or stored as they are where a lookup reads one block for one row: zlib's setup per call costs
+ * more than the read), with each block's first key in an index held in memory. A key range is a binary search in the index
  * and a read of the blocks it spans: no scan of a table's row groups, whose zone-map checks alone
  * cost DuckDB about a millisecond a query at 7 M rows and grow with the table. Written once with
  * the version file, never changed; a version without one is answered from DuckDB.
@@ -57,8 +56,8 @@ const value = (bytes: Buffer, start: number, end: number) => unescapeField(bytes
 /**
  * Writes the range file `path` from `lines`: the bytes of newline-terminated rows as `rangeLine`
  * writes them, in ascending key order (a DuckDB `COPY` of `RANGE_FIELD_SQL` columns streams in
- * as it is), `blockRows` rows a block, deflated unless `deflate` is false; synced. A key below the one before it is refused, and
- * nothing is left. Returns the row count.
+ * as it is), `blockRows` rows a block, deflated unless `deflate` is false; synced. A key below the
+ * one before it is refused, and nothing is left. Returns the row count.
  */
 export async function writeRangeFile(path: string, lines: AsyncIterable<Buffer | string>, blockRows = BLOCK, deflate = true): Promise<number> {
   return writeBlockFile(path, KIND, TAIL, async (w) => {
