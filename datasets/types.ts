@@ -184,11 +184,6 @@ export function defineMultiTableDataset<Row extends object, const Id extends str
 }
 
 /**
- * How a dataset's record sidecar is built (`Dataset.records`): each table's rows (all columns but
- * `version`, as JSON) by `key`, a numeric SQL expression over the table; the main table's row is
- * the record's `main.name` member, each list table's rows (in `order` within a key) a list member.
- */
-/**
  * One range sidecar (`Dataset.ranges`): `columns` (SQL expressions, the first the key) of the rows
  * `from` (a table, with a WHERE clause if need be) in `order` (none: the table's stored order, when
  * it is stored by the key; the writer refuses a key out of order), `blockRows` rows a block (fewer
@@ -204,6 +199,11 @@ export interface RangesSpec {
   deflate: boolean;
 }
 
+/**
+ * How a dataset's record sidecar is built (`Dataset.records`): each table's rows (all columns but
+ * `version`, as JSON) by `key`, a numeric SQL expression over the table; the main table's row is
+ * the record's `main.name` member, each list table's rows (in `order` within a key) a list member.
+ */
 export interface RecordsSpec {
   key: string;
   main: { name: string; table: string };

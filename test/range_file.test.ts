@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareKeys, RangeFile, rangeLine, writeRangeFile } from '../warehouse/range_file.js';
+import { compareKeys, RangeFile, rangeFields, rangeLine, writeRangeFile } from '../warehouse/range_file.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -52,6 +52,12 @@ describe('range sidecar files', () => {
     ] as const) {
       expect(file.rows(from, to), `${from}..${to}`).toEqual(between(from, to));
     }
+    // Every line in key order, and the rows of one key.
+    const every: string[][] = [];
+    file.everyLine((line) => every.push(rangeFields(line)));
+    expect(every).toEqual(rows);
+    expect(file.rowsOf('w057')).toEqual(between('w057', 'w057\u0000'));
+    expect(file.rowsOf('w0575')).toEqual([]);
     // A range over more blocks than asked: null (the caller asks DuckDB).
     expect(file.rows('w', 'x', 3)).toBeNull();
     expect(file.rows('w007', 'w007\u0000', 3)).toEqual(between('w007', 'w007\u0000'));

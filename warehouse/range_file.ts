@@ -193,6 +193,19 @@ export class RangeFile {
     return true;
   }
 
+  /** Calls `each` with every line of the file, in key order. Throws when a block cannot be read. */
+  everyLine(each: (line: string) => void): void {
+    for (let b = 0; b < this.firstKeys.length; b++) {
+      const text = this.blocks.text(b);
+      for (let at = 0, nl = text.indexOf('\n'); nl >= 0; at = nl + 1, nl = text.indexOf('\n', at)) each(text.slice(at, nl));
+    }
+  }
+
+  /** The rows whose key is `key`, each its fields unescaped. Throws when a block cannot be read. */
+  rowsOf(key: string): string[][] {
+    return this.rows(key, `${key}\u0000`)!;
+  }
+
   /** The rows of `lines`' range, each its fields unescaped; null when they span more than `maxBlocks` blocks. */
   rows(from: string, to: string, maxBlocks = Infinity): string[][] | null {
     const out: string[][] = [];

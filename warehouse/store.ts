@@ -108,8 +108,7 @@ export class Warehouse {
 
   async removeTmp(file: string): Promise<void> {
     await rm(file, { force: true });
-    await rm(`${file}.wal`, { force: true });
-    // Its sidecars, and what writing them leaves (`<file>.<name>.ranges.lines`).
+    // Its WAL, its sidecars and what writing them leaves (`<file>.<name>.ranges.lines`, the spill directory).
     const base = `${basename(file)}.`;
     for (const n of await readdir(dirname(file)).catch(() => [] as string[])) if (n.startsWith(base)) await rm(join(dirname(file), n), { force: true, recursive: true });
   }

@@ -24,7 +24,7 @@ export const NDC11_SQL = "lpad(split_part(package_ndc, '-', 1), 5, '0') || lpad(
 
 /**
  * Every product of `product` (a table or a parenthesised query with an alias) as `k` (its number,
- * `productKey`), `row` (its values, `directoryColumns('product')` order) and `ingredients` (its
+ * 7 digits), `row` (its values, `directoryColumns('product')` order) and `ingredients` (its
  * ingredients from `ingredient`: `INGREDIENT_SHOWN` arrays in ordinal order, `[]` for none).
  */
 export const productRowsSql = (product: string, ingredient: string): string =>

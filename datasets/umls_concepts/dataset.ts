@@ -68,8 +68,9 @@ export const UMLS_NORM_SQL = (col: string) => `trim(regexp_replace(lower(strip_a
  */
 export const UMLS_WORD_FIELDS = ['word', 'prev', 'nrm', 'sab', 'ord'] as const;
 export const UMLS_ATOM_FIELDS = ['ord', 'aui', 'cui', 'sab', 'tty', 'code', 'str'] as const;
-/** `ord` as the atoms sidecar's key. */
-export const atomKey = (ord: number | string): string => String(ord).padStart(9, '0');
+/** `ord` as the atoms sidecar's key: nine digits, so text order is number order (here and in `ranges`). */
+const ATOM_KEY_DIGITS = 9;
+export const atomKey = (ord: number | string): string => String(ord).padStart(ATOM_KEY_DIGITS, '0');
 
 const FIELDS = ['cui', 'lat', 'ts', 'lui', 'stt', 'sui', 'ispref', 'aui', 'saui', 'scui', 'sdui', 'sab', 'tty', 'code', 'str', 'srl', 'suppress', 'cvf'] as const;
 const LINE = /^C\d{7}\|[A-Z]{3}\|[PS]\|L\d+\|/;
@@ -93,7 +94,7 @@ export const umlsConcepts = defineMultiTableDataset({
     // The word table is stored in word order (`finalize`): copied as it is, no sort.
     { name: 'words', columns: [...UMLS_WORD_FIELDS], from: 'word', order: null, blockRows: 128, deflate: true },
     // One row per atom: its code row (every atom has exactly one).
-    { name: 'atoms', columns: [`lpad(CAST(ord AS VARCHAR), 9, '0')`, ...UMLS_ATOM_FIELDS.slice(1)], from: `word WHERE starts_with(word, '#')`, order: 'ord', blockRows: 64, deflate: true },
+    { name: 'atoms', columns: [`lpad(CAST(ord AS VARCHAR), ${ATOM_KEY_DIGITS}, '0')`, ...UMLS_ATOM_FIELDS.slice(1)], from: `word WHERE starts_with(word, '#')`, order: 'ord', blockRows: 64, deflate: true },
   ],
   async finalize(run, main) {
     const atoms = `FROM ${main} WHERE lat = 'ENG' AND suppress NOT IN ('O', 'E', 'Y')`;

@@ -269,11 +269,10 @@ function searchUmlsRanges(files: { words: RangeFile; atoms: RangeFile }, version
   const scan = words[0] ?? '';
   const allowed = (f: string[]) => sabs === null || sabs.includes(f[W.sab]!);
   const code = `#${codeKey(q)}`;
-  const codeRows = files.words.rows(code, `${code}\u0000`, MAX_RANGE_BLOCKS)?.filter(allowed);
-  if (!codeRows) return null;
+  const codeRows = files.words.rowsOf(code).filter(allowed);
   const shown = (ord: string, nrm: string, tier: number): ConceptHit => {
     const key = atomKey(ord);
-    const atom = files.atoms.rows(key, `${key}\u0000`, 2)?.[0];
+    const atom = files.atoms.rowsOf(key)[0];
     if (!atom) throw new Error(`umls_concepts ${version}: atom ${key} is not in the atoms sidecar`);
     return { tier, entry: umlsEntry({ aui: atom[A.aui]!, cui: atom[A.cui]!, sab: atom[A.sab]!, tty: atom[A.tty]!, code: atom[A.code]!, str: atom[A.str]!, nrm }, version) };
   };
@@ -285,9 +284,9 @@ function searchUmlsRanges(files: { words: RangeFile; atoms: RangeFile }, version
   /** The first `limit` rows by (tier, ord), ascending. */
   const best: { nrm: string; ord: string; tier: number; rank: number }[] = [];
   const before = (a: { tier: number; rank: number }, b: { tier: number; rank: number }) => a.tier < b.tier || (a.tier === b.tier && a.rank < b.rank);
-  const each = (prev: string, nrm: string, sab: string, ord: string): void => {
-    // One row per atom: the one whose previous word is outside the range (see the word table).
-    if (prev !== '' && compareKeys(prev, scan) >= 0) return;
+  /** One row per atom: the one whose previous word is outside the range (see the word table). */
+  const firstOfAtom = (prev: string) => prev === '' || compareKeys(prev, scan) < 0;
+  const each = (nrm: string, sab: string, ord: string): void => {
     if (sabs !== null && !sabs.includes(sab)) return;
     if (others.length && !others.every((w) => ` ${nrm}`.includes(w))) return;
     count++;
@@ -304,15 +303,15 @@ function searchUmlsRanges(files: { words: RangeFile; atoms: RangeFile }, version
   const complete = files.words.lines(scan, `${scan}\u007f`, MAX_RANGE_BLOCKS, (line) => {
     if (line.includes('\\')) {
       const f = rangeFields(line);
-      return each(f[W.prev]!, f[W.nrm]!, f[W.sab]!, f[W.ord]!);
+      if (firstOfAtom(f[W.prev]!)) each(f[W.nrm]!, f[W.sab]!, f[W.ord]!);
+      return;
     }
     const t1 = line.indexOf('\t');
     const t2 = line.indexOf('\t', t1 + 1);
-    const prev = line.slice(t1 + 1, t2);
-    if (prev !== '' && compareKeys(prev, scan) >= 0) return;
+    if (!firstOfAtom(line.slice(t1 + 1, t2))) return;
     const t3 = line.indexOf('\t', t2 + 1);
     const t4 = line.indexOf('\t', t3 + 1);
-    each(prev, line.slice(t2 + 1, t3), line.slice(t3 + 1, t4), line.slice(t4 + 1));
+    each(line.slice(t2 + 1, t3), line.slice(t3 + 1, t4), line.slice(t4 + 1));
   });
   if (!complete) return null;
   const total = codeRows.length + count - codeRows.filter((f) => everyWordPrefix(words, f[W.nrm]!)).length;

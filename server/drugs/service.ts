@@ -58,26 +58,7 @@ async function buildDirectory(snapshot: SnapshotReader, version: string): Promis
   const open = (name: string) => versionSidecar(snapshot, fdaNdc.id, version, `.${name}${RANGES_SUFFIX}`, RangeFile.open);
   const [productFile, packageFile] = await Promise.all([open('products'), open('packages')]);
   // The products in number order: from the sidecar (a sequential read of its blocks), else DuckDB.
-  let products: string[] = [];
-  let ingredients: string[] = [];
-  try {
-    productFile?.lines('', '\u{10FFFF}', Infinity, (line) => {
-      const [, row, list] = rangeFields(line);
-      products.push(row!);
-      ingredients.push(list!);
-    });
-  } catch {
-    [products, ingredients] = [[], []];
-  }
-  if (!productFile || products.length === 0) {
-    [products, ingredients] = [[], []];
-    await readProductRows(snapshot, version, (rows) => {
-      for (const [, row, list] of rows as string[][]) {
-        products.push(row!);
-        ingredients.push(list!);
-      }
-    });
-  }
+  const { products, ingredients } = (productFile && productsFrom(productFile)) || (await productsFromDuckDb(snapshot, version));
   const [id, ndc, brand, generic, labeler] = ['product_id', 'product_ndc', 'brand_name', 'generic_name', 'labeler_name'].map((c) => PRODUCT_COLUMNS.indexOf(c));
   const searchable: SearchableProduct[] = [];
   const productNo = new Map<string, number>();
@@ -93,7 +74,7 @@ async function buildDirectory(snapshot: SnapshotReader, version: string): Promis
     ingredients,
     async packages(ndc11) {
       try {
-        const r = packageFile?.rows(ndc11, `${ndc11}\u0000`);
+        const r = packageFile?.rowsOf(ndc11);
         if (r) return r.map((f) => ({ row: f[1]!, product: f[2] ? Number(f[2]) : null }));
       } catch {
         // A block that cannot be read: DuckDB answers.
@@ -101,6 +82,36 @@ async function buildDirectory(snapshot: SnapshotReader, version: string): Promis
       return (await findPackageRows(snapshot, version, ndc11)).map((f) => ({ row: f.row, product: productNo.get(f.product_id) ?? null }));
     },
   };
+}
+
+/** Products and their ingredient lists, by number. */
+type ProductTexts = { products: string[]; ingredients: string[] };
+
+/** The products sidecar's rows in number order; null when a block cannot be read (DuckDB answers). */
+function productsFrom(file: RangeFile): ProductTexts | null {
+  const out: ProductTexts = { products: [], ingredients: [] };
+  try {
+    file.everyLine((line) => {
+      const [, row, list] = rangeFields(line);
+      out.products.push(row!);
+      out.ingredients.push(list!);
+    });
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/** The same from DuckDB, for a version without the sidecar or with a damaged block. */
+async function productsFromDuckDb(snapshot: SnapshotReader, version: string): Promise<ProductTexts> {
+  const out: ProductTexts = { products: [], ingredients: [] };
+  await readProductRows(snapshot, version, (rows) => {
+    for (const [, row, list] of rows as string[][]) {
+      out.products.push(row!);
+      out.ingredients.push(list!);
+    }
+  });
+  return out;
 }
 
 /** A row kept as an array of values, as the object its columns name. */
