@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Issue } from '../warehouse/errors.js';
+import type { BlockSummary } from '../warehouse/range_file.js';
 import type { FileSample, SourceFile } from './_shared/source.js';
 import { table, type TableSpec } from './_shared/table.js';
 
@@ -197,6 +198,8 @@ export interface RangesSpec {
   blockRows: number;
   /** Blocks deflated (a range read over many), or stored as they are (a point lookup of one row, where zlib's setup per call outweighs the read). */
   deflate: boolean;
+  /** Each block summarised in the index, for a reader that can answer from the summary instead of the block. */
+  summary?: BlockSummary;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { umlsConcepts } from '../datasets/umls_concepts/dataset.js';
 import { searchConcepts } from '../server/concepts/search.js';
-import { rangesPath } from '../warehouse/range_file.js';
+import { RangeFile, rangesPath } from '../warehouse/range_file.js';
 import type { SnapshotReader } from '../warehouse/snapshot.js';
 import { openTestSnapshot, REPO_ROOT, writeTempFile } from './helpers/datasets.js';
 
@@ -87,15 +87,17 @@ describe('UMLS concept search', () => {
 });
 
 describe('UMLS concept search from the range sidecar', () => {
-  // 34,000 atoms over a small vocabulary (many atoms per word, words sharing prefixes), ICD-style
+  // 34,000 atoms over a small vocabulary (many atoms per word, words sharing prefixes, atoms with several words of one prefix), ICD-style
   // dotted codes, several sources, accents and an astral character; every atom holds a `zz...`
   // word, so the prefix `zz` spans more blocks than a search reads from the sidecar.
   const VOCAB = ['diabetes', 'diabetic', 'diab', 'type', 'mellitus', 'foot', 'ulcer', 'renal', 'réna', 'care', 'cardiac', 'card', '2', '10', 'e11'];
   const SABS = ['MSH', 'ICD10CM', 'SNOMEDCT_US', 'RXNORM'];
   const lines = Array.from({ length: 34_000 }, (_, i) => {
     const n = 1 + (i % 4);
-    const words = Array.from({ length: n }, (_, k) => VOCAB[(i * 7 + k * 5 + Math.floor(i / 15)) % VOCAB.length]!);
+    // Neighbouring words of the vocabulary: many atoms hold two or three words of one prefix (diab, diabetes, diabetic).
+    const words = Array.from({ length: n }, (_, k) => VOCAB[(i * 7 + k + Math.floor(i / 15)) % VOCAB.length]!);
     words.splice(i % (n + 1), 0, `zzw${i % 60}`);
+    if (i % 7 === 0) words.push(`zzx${i % 13}`);
     const str = (i % 997 === 0 ? `${words.join(' ')} \u{1F600}` : words.join(i % 3 ? ' ' : ', ')).replace(/^d/, i % 2 ? 'D' : 'd');
     const sab = SABS[i % SABS.length]!;
     const code = sab === 'ICD10CM' ? `E${10 + (i % 3)}.${i % 10}` : String(100 + (i % 250));
@@ -125,12 +127,38 @@ describe('UMLS concept search from the range sidecar', () => {
     expect(asked.filter((sql) => sql.includes("word"))).toEqual([]);
   });
 
-  it('leaves a prefix wider than it reads, and a damaged sidecar, to DuckDB with the same answers', async () => {
-    const asked: string[] = [];
-    const wide = await searchConcepts(spy(s, asked), 'zz', null, 10);
-    expect(wide.total).toBeGreaterThan(30_000);
-    expect(asked.some((sql) => sql.includes('word'))).toBe(true);
-    expect(wide).toEqual(await searchConcepts(duckdbOnly(s), 'zz', null, 10));
+  it('counts and ranks a one-word search from the block summaries, reading a few blocks of a wide prefix, as DuckDB answers', async () => {
+    const read = vi.spyOn(RangeFile.prototype, 'blockLines');
+    try {
+      const words = (await RangeFile.open(sidecar('words')))!;
+      const asked: string[] = [];
+      // Every prefix of every word of the vocabulary (and of the zz words), at several limits.
+      const prefixes = [...new Set([...VOCAB, 'zzw17', 'zzw5'].flatMap((w) => Array.from(w.normalize('NFKD').replace(/\p{M}/gu, ''), (_, k) => w.slice(0, k + 1))))];
+      for (const q of [...prefixes, 'zz', 'z', 'diab diab', 'Diabetes, diabetes']) {
+        for (const limit of [0, 1, 3, 50]) {
+          read.mockClear();
+          const fromSidecar = await searchConcepts(spy(s, asked), q, null, limit);
+          expect(fromSidecar, `${q} ${limit}`).toEqual(await searchConcepts(duckdbOnly(s), q, null, limit));
+          // A range of many blocks is counted from their summaries: its edges and the best bounds read.
+          const { first, end } = words.span(q.toLowerCase(), `${q.toLowerCase()}\u007f`);
+          if (q === 'zz' || q === 'z') expect(read.mock.calls.length, `${q} ${limit}`).toBeLessThan((end - first) / 4);
+        }
+      }
+      expect(asked.filter((sql) => sql.includes('word'))).toEqual([]);
+      expect((await searchConcepts(s, 'zz', null, 10)).total).toBeGreaterThan(30_000);
+    } finally {
+      read.mockRestore();
+    }
+  });
+
+  it('leaves a wide prefix it must read whole (a source filter, a second word), and a damaged sidecar, to DuckDB with the same answers', async () => {
+    for (const [q, sabs] of [['zz', ['MSH']], ['zz f', null]] as [string, string[] | null][]) {
+      const asked: string[] = [];
+      const wide = await searchConcepts(spy(s, asked), q, sabs, 10);
+      expect(wide.total).toBeGreaterThan(1_000);
+      expect(asked.some((sql) => sql.includes('word'))).toBe(true);
+      expect(wide).toEqual(await searchConcepts(duckdbOnly(s), q, sabs, 10));
+    }
     // Either sidecar's blocks overwritten after it was opened: a read fails to inflate.
     for (const name of ['atoms', 'words']) {
       const bytes = await readFile(sidecar(name));

@@ -106,6 +106,31 @@ describe('range sidecar files', () => {
     expect(file.rows('k', 'l')).toEqual(rows.slice(0, 3));
   });
 
+  it("keeps each block's summary in the index, read back by block, beside the same rows", async () => {
+    const rows = Array.from({ length: 300 }, (_, i) => [`k${String(i).padStart(4, '0')}`, `v${i}\twith tab`]);
+    // The summary of a block: its row count and its first row's number, two bytes.
+    const summary = { bytes: 2, of: (block: string) => Buffer.from([block.split('\n').length - 1, Number(block.slice(1, 5)) % 256]) };
+    const path = join(dir, 'summarised.ranges');
+    await writeRangeFile(path, chunks(rows, 333), 32, true, summary);
+    const file = (await RangeFile.open(path))!;
+    expect(file.summaryBytes).toBe(2);
+    expect(file.rows('', 'z')).toEqual(rows);
+    const { first, end } = file.span('', 'z');
+    expect([first, end]).toEqual([0, 10]);
+    expect(Array.from({ length: end }, (_, b) => [...file.summary(b)])).toEqual(Array.from({ length: 10 }, (_, b) => [b < 9 ? 32 : 12, (b * 32) % 256]));
+    // Rows of one block, and which blocks lie wholly in a range.
+    const some: string[][] = [];
+    file.blockLines(3, 'k0100', 'k0110', (line) => some.push(rangeFields(line)));
+    expect(some).toEqual(rows.slice(100, 110));
+    expect([2, 3, 4].map((b) => file.within(b, 'k0064', 'k0160'))).toEqual([true, true, false]);
+    // A file written without: no summaries, the same rows.
+    const plain = join(dir, 'plain.ranges');
+    await writeRangeFile(plain, chunks(rows, 333), 32);
+    expect((await RangeFile.open(plain))!.summaryBytes).toBe(0);
+    expect((await RangeFile.open(plain))!.rows('k01', 'k02')).toEqual(file.rows('k01', 'k02'));
+    await expect(writeRangeFile(join(dir, 'wide.ranges'), chunks(rows, 333), 32, true, { bytes: 3, of: summary.of })).rejects.toThrow(/summary of 2 bytes \(3 expected\)/);
+  });
+
   it('is not opened when missing, cut short or another kind of file (the reader asks DuckDB instead)', async () => {
     const path = join(dir, 'b.ranges');
     await writeRangeFile(path, chunks([['a', '1'], ['b', '2']], 2));

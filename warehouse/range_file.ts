@@ -12,7 +12,9 @@ import { BlockReader, readBlockIndex, writeBlockFile } from './block_file.js';
  * Layout (`block_file.ts`): `RCMRNG1\n` (or `RCMRNG0\n`), the blocks (each the lines of tab-separated
  * fields, a tab, newline or backslash in a field written `\t`, `\n`, `\\`), then the index (per
  * block: byte offset as float64, first key's UTF-8 length as uint32 and its bytes), the trailer and
- * `RCMRNGIX`.
+ * `RCMRNGIX`. A file written with block summaries (`writeRangeFile`'s `summarise`: a few bytes per
+ * block the dataset defines, e.g. counts and bounds that spare a reader the block) ends `RCMRNGI2`
+ * instead, its index led by the summaries' width (uint32) and each block's entry followed by its summary.
  */
 export const RANGES_SUFFIX = '.ranges';
 
@@ -21,6 +23,8 @@ export const rangesPath = (versionFile: string, name: string): string => `${vers
 
 const KIND = 'RCMRNG';
 const TAIL = Buffer.from('RCMRNGIX');
+/** The tail of a file whose index carries a summary per block. */
+const TAIL_SUMMARISED = Buffer.from('RCMRNGI2');
 /** Rows per block (at about 100 bytes a row, a 10-15 KB block; a range of a few hundred rows reads a handful). */
 const BLOCK = 128;
 
@@ -53,15 +57,31 @@ export const RANGE_FIELD_SQL = (col: string): string => `replace(replace(replace
 /** The value of the escaped text in `bytes` from `start` to `end`. */
 const value = (bytes: Buffer, start: number, end: number) => unescapeField(bytes.toString('utf8', start, end));
 
+/** A block's summary in the index (`writeRangeFile`): `bytes` wide for every block, `of` its lines' text. */
+export interface BlockSummary {
+  bytes: number;
+  of(block: string): Buffer;
+}
+
 /**
  * Writes the range file `path` from `lines`: the bytes of newline-terminated rows as `rangeLine`
  * writes them, in ascending key order (a DuckDB `COPY` of `RANGE_FIELD_SQL` columns streams in
- * as it is), `blockRows` rows a block, deflated unless `deflate` is false; synced. A key below the
- * one before it is refused, and nothing is left. Returns the row count.
+ * as it is), `blockRows` rows a block, deflated unless `deflate` is false, each block's `summary`
+ * in the index when given; synced. A key below the one before it is refused, and nothing is left.
+ * Returns the row count.
  */
-export async function writeRangeFile(path: string, lines: AsyncIterable<Buffer | string>, blockRows = BLOCK, deflate = true): Promise<number> {
-  return writeBlockFile(path, KIND, TAIL, async (w) => {
+export async function writeRangeFile(path: string, lines: AsyncIterable<Buffer | string>, blockRows = BLOCK, deflate = true, summary?: BlockSummary): Promise<number> {
+  return writeBlockFile(path, KIND, summary ? TAIL_SUMMARISED : TAIL, async (w) => {
     const firstKeys: string[] = [];
+    const summaries: Buffer[] = [];
+    const block = async (bytes: Buffer) => {
+      if (summary) {
+        const s = summary.of(bytes.toString('utf8'));
+        if (s.length !== summary.bytes) throw new Error(`range file ${path}: a block summary of ${s.length} bytes (${summary.bytes} expected)`);
+        summaries.push(s);
+      }
+      await w.block(bytes);
+    };
     let carry = Buffer.alloc(0);
     /** Where the carried bytes' counted lines end (the rest: a line not yet complete). */
     let counted = 0;
@@ -96,7 +116,7 @@ export async function writeRangeFile(path: string, lines: AsyncIterable<Buffer |
         at = nl + 1;
         count++;
         if (++rowsIn === blockRows) {
-          await w.block(bytes.subarray(blockStart, at));
+          await block(bytes.subarray(blockStart, at));
           blockStart = at;
           rowsIn = 0;
         }
@@ -106,17 +126,20 @@ export async function writeRangeFile(path: string, lines: AsyncIterable<Buffer |
       counted = at - blockStart;
     }
     if (counted !== carry.length) throw new Error(`range file ${path}: the last row has no newline`);
-    if (carry.length) await w.block(carry);
+    if (carry.length) await block(carry);
     return {
       count,
       index: (offsets) => {
         const keys = firstKeys.map((k) => Buffer.from(k, 'utf8'));
-        const index = Buffer.alloc(keys.reduce((n, k) => n + 12 + k.length, 0));
-        let at = 0;
+        const width = summary?.bytes ?? 0;
+        const lead = summary ? 4 : 0;
+        const index = Buffer.alloc(lead + keys.reduce((n, k) => n + 12 + k.length + width, 0));
+        let at = summary ? index.writeUInt32LE(width, 0) : 0;
         keys.forEach((k, i) => {
           at = index.writeDoubleLE(offsets[i]!, at);
           at = index.writeUInt32LE(k.length, at);
           at += k.copy(index, at);
+          if (summary) at += summaries[i]!.copy(index, at);
         });
         return index;
       },
@@ -124,32 +147,40 @@ export async function writeRangeFile(path: string, lines: AsyncIterable<Buffer |
   }, deflate);
 }
 
-/** A range sidecar opened for reading: its index in memory, its blocks read on demand. */
+/** A range sidecar opened for reading: its index (and block summaries) in memory, its blocks read on demand. */
 export class RangeFile {
   private constructor(
     private readonly firstKeys: string[],
     private readonly blocks: BlockReader,
+    /** Each block's summary, `summaryBytes` apiece (empty for a file written without). */
+    private readonly summaries: Buffer,
+    readonly summaryBytes: number,
   ) {}
 
   /** Reads the index of `path`; null when there is no such file or it is not a whole range file. */
   static async open(path: string): Promise<RangeFile | null> {
-    const found = await readBlockIndex(path, KIND, TAIL);
+    const summarised = await readBlockIndex(path, KIND, TAIL_SUMMARISED);
+    const found = summarised ?? (await readBlockIndex(path, KIND, TAIL));
     if (!found) return null;
     const { index, blocks } = found;
+    const width = summarised ? (index.length >= 4 ? index.readUInt32LE(0) : -1) : 0;
+    if (width < 0) return null;
     const firstKeys: string[] = [];
     const offsets = new Float64Array(blocks + 1);
-    let at = 0;
+    const summaries = Buffer.alloc(blocks * width);
+    let at = summarised ? 4 : 0;
     for (let i = 0; i < blocks; i++) {
       if (at + 12 > index.length) return null;
       offsets[i] = index.readDoubleLE(at);
       const n = index.readUInt32LE(at + 8);
-      if (at + 12 + n > index.length) return null;
+      if (at + 12 + n + width > index.length) return null;
       firstKeys.push(index.toString('utf8', at + 12, at + 12 + n));
       at += 12 + n;
+      at += index.copy(summaries, i * width, at, at + width);
     }
     if (at !== index.length) return null;
     offsets[blocks] = found.indexAt;
-    return new RangeFile(firstKeys, new BlockReader(path, offsets, found.deflated));
+    return new RangeFile(firstKeys, new BlockReader(path, offsets, found.deflated), summaries, width);
   }
 
   /** The first block whose first key is >= `key` (the blocks before it start below `key`). */
@@ -164,32 +195,53 @@ export class RangeFile {
     return lo;
   }
 
+  /** The blocks that may hold keys k with `from` <= k < `to`: `first` up to, not including, `end`. */
+  span(from: string, to: string): { first: number; end: number } {
+    // Rows of `from` may begin in the block before the first one starting at or after it.
+    return { first: Math.max(0, this.firstBlockFrom(from) - 1), end: this.firstBlockFrom(to) };
+  }
+
   /**
-   * Calls `each` with every line (its fields tab-separated and escaped, no newline) whose key k is
-   * `from` <= k < `to`, in key order; false, calling nothing, when they span more than
-   * `maxBlocks` blocks (the caller asks DuckDB instead). Throws when a block cannot be read.
+   * Whether every row of block `b` of `span(from, to)` lies in the range: all but its first and
+   * last blocks (the others start at or after `from`, and the block after them starts below `to`).
+   */
+  within(b: number, from: string, to: string): boolean {
+    return compareKeys(this.firstKeys[b]!, from) >= 0 && b + 1 < this.firstKeys.length && compareKeys(this.firstKeys[b + 1]!, to) < 0;
+  }
+
+  /** Block `b`'s summary (`summaryBytes` bytes; empty for a file written without). */
+  summary(b: number): Buffer {
+    return this.summaries.subarray(b * this.summaryBytes, (b + 1) * this.summaryBytes);
+  }
+
+  /**
+   * Calls `each` with every line of block `b` (its fields tab-separated and escaped, no newline)
+   * whose key k is `from` <= k < `to`, in key order. Throws when the block cannot be read.
+   */
+  blockLines(b: number, from: string, to: string, each: (line: string) => void): void {
+    const text = this.blocks.text(b);
+    const inside = this.within(b, from, to);
+    for (let at = 0, nl = text.indexOf('\n'); nl >= 0; at = nl + 1, nl = text.indexOf('\n', at)) {
+      const line = text.slice(at, nl);
+      if (!inside) {
+        const tab = line.indexOf('\t');
+        const key = unescapeField(tab < 0 ? line : line.slice(0, tab));
+        if (compareKeys(key, from) < 0) continue;
+        if (compareKeys(key, to) >= 0) return;
+      }
+      each(line);
+    }
+  }
+
+  /**
+   * Calls `each` with every line whose key k is `from` <= k < `to`, in key order (`blockLines`
+   * over `span`); false, calling nothing, when they span more than `maxBlocks` blocks (the caller
+   * asks DuckDB instead). Throws when a block cannot be read.
    */
   lines(from: string, to: string, maxBlocks: number, each: (line: string) => void): boolean {
-    // Rows of `from` may begin in the block before the first one starting at or after it.
-    const first = Math.max(0, this.firstBlockFrom(from) - 1);
-    const end = this.firstBlockFrom(to);
+    const { first, end } = this.span(from, to);
     if (end - first > maxBlocks) return false;
-    for (let b = first; b < end; b++) {
-      const text = this.blocks.text(b);
-      // Only the first and last blocks can hold rows outside the range (the others start at or
-      // after `from`, and the block after them starts below `to`).
-      const inside = b > first && b + 1 < this.firstKeys.length && compareKeys(this.firstKeys[b + 1]!, to) < 0;
-      for (let at = 0, nl = text.indexOf('\n'); nl >= 0; at = nl + 1, nl = text.indexOf('\n', at)) {
-        const line = text.slice(at, nl);
-        if (!inside) {
-          const tab = line.indexOf('\t');
-          const key = unescapeField(tab < 0 ? line : line.slice(0, tab));
-          if (compareKeys(key, from) < 0) continue;
-          if (compareKeys(key, to) >= 0) return true;
-        }
-        each(line);
-      }
-    }
+    for (let b = first; b < end; b++) this.blockLines(b, from, to, each);
     return true;
   }
 

@@ -3,6 +3,7 @@ import { rrfLines } from '../_shared/rrf.js';
 import { type FileSample, type SourceFile } from '../_shared/source.js';
 import { derivedTable, table } from '../_shared/table.js';
 import { loadMrconsoNative } from './native.js';
+import { WORD_SUMMARY } from './word_summary.js';
 import { defineMultiTableDataset, type ParsedItem, type VersionInfo } from '../types.js';
 
 /**
@@ -92,7 +93,8 @@ export const umlsConcepts = defineMultiTableDataset({
   rowGroupSize: 16_384,
   ranges: [
     // The word table is stored in word order (`finalize`): copied as it is, no sort.
-    { name: 'words', columns: [...UMLS_WORD_FIELDS], from: 'word', order: null, blockRows: 128, deflate: true },
+    // Each block summarised (`word_summary.ts`): a one-word search counts and bounds from the index.
+    { name: 'words', columns: [...UMLS_WORD_FIELDS], from: 'word', order: null, blockRows: 128, deflate: true, summary: WORD_SUMMARY },
     // One row per atom: its code row (every atom has exactly one).
     { name: 'atoms', columns: [`lpad(CAST(ord AS VARCHAR), ${ATOM_KEY_DIGITS}, '0')`, ...UMLS_ATOM_FIELDS.slice(1)], from: `word WHERE starts_with(word, '#')`, order: 'ord', blockRows: 64, deflate: true },
   ],

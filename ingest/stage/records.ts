@@ -134,7 +134,7 @@ export async function writeRanges(connect: () => Promise<DuckDBConnection>, spec
   try {
     const select = `SELECT ${spec.columns.map((c, i) => `${RANGE_FIELD_SQL(c)} AS c${i}`).join(', ')} FROM ${spec.from}${spec.order ? ` ORDER BY ${spec.order}` : ''}`;
     await conn.run(`COPY (${select}) TO ${quoteString(lines)} (FORMAT csv, DELIMITER '\t', QUOTE '', ESCAPE '', HEADER false)`);
-    return await writeRangeFile(path, createReadStream(lines, { highWaterMark: 1 << 20 }), spec.blockRows, spec.deflate);
+    return await writeRangeFile(path, createReadStream(lines, { highWaterMark: 1 << 20 }), spec.blockRows, spec.deflate, spec.summary);
   } finally {
     conn.closeSync();
     await rm(lines, { force: true });

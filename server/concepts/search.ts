@@ -5,6 +5,7 @@ import { icd10Index } from '../../datasets/icd10cm/queries.js';
 import { findRxcuiProducts, ndcVersion } from '../../datasets/fda_ndc/queries.js';
 import { FileShared } from '../../warehouse/file_shared.js';
 import { atomKey, UMLS_ATOM_FIELDS, UMLS_NORM_SQL, UMLS_WORD_FIELDS } from '../../datasets/umls_concepts/dataset.js';
+import { countedRows, WORD_SUMMARY_PREFIX, wordBlock, wordFields } from '../../datasets/umls_concepts/word_summary.js';
 import { RXNORM_OPEN_SAB } from '../../datasets/rxnorm/dataset.js';
 import { rxnormAtoms } from '../../datasets/rxnorm/queries.js';
 
@@ -257,19 +258,46 @@ async function umlsSidecars(snapshot: SnapshotReader, version: string): Promise<
 const W = Object.fromEntries(UMLS_WORD_FIELDS.map((f, i) => [f, i])) as Record<(typeof UMLS_WORD_FIELDS)[number], number>;
 const A = Object.fromEntries(UMLS_ATOM_FIELDS.map((f, i) => [f, i])) as Record<(typeof UMLS_ATOM_FIELDS)[number], number>;
 
+/** An atom's place in a search's rank order: its tier, then `ord`. */
+type Rank = { tier: number; rank: number };
+const before = (a: Rank, b: Rank) => a.tier < b.tier || (a.tier === b.tier && a.rank < b.rank);
+
+/** The first `limit` atoms by (tier, ord), ascending, each once; the atoms in `skip` (shown for their code) left out. */
+class TopRanks {
+  readonly rows: (Rank & { nrm: string; ord: string })[] = [];
+  constructor(
+    readonly limit: number,
+    private readonly skip: Set<string>,
+  ) {}
+
+  /** Whether an atom at `r` would not be among them. */
+  excludes(r: Rank): boolean {
+    return this.limit <= 0 || (this.rows.length === this.limit && !before(r, this.rows[this.limit - 1]!));
+  }
+
+  add(nrm: string, ord: string, tier: number): void {
+    const row = { nrm, ord, tier, rank: Number(ord) };
+    if (this.excludes(row) || this.skip.has(ord) || this.rows.some((r) => r.rank === row.rank)) return;
+    let at = this.rows.length;
+    while (at > 0 && before(row, this.rows[at - 1]!)) at--;
+    this.rows.splice(at, 0, row);
+    if (this.rows.length > this.limit) this.rows.pop();
+  }
+}
+
 /**
  * `searchUmls` from the version's range sidecars: the code's rows and the longest word's prefix
- * range read from the words sidecar's blocks, filtered, counted and ranked here with the rules and
- * order of the SQL (tier, then `ord`); the atoms shown read from the atoms sidecar. Null when the
- * prefix spans more than `MAX_RANGE_BLOCKS` blocks.
+ * range read from the words sidecar, filtered, counted and ranked here with the rules and order
+ * of the SQL (tier, then `ord`); the atoms shown read from the atoms sidecar. A one-word search
+ * without a source filter counts and bounds from the blocks' summaries (`rankOneWord`); any other
+ * reads every row of the range (`scanRange`). Null when that reads more than `MAX_RANGE_BLOCKS` blocks.
  */
 function searchUmlsRanges(files: { words: RangeFile; atoms: RangeFile }, version: string, q: string, sabs: string[] | null, limit: number): { hits: ConceptHit[]; total: number } | null {
   const nq = umlsNorm(q);
   const words = umlsQueryWords(nq);
   const scan = words[0] ?? '';
-  const allowed = (f: string[]) => sabs === null || sabs.includes(f[W.sab]!);
   const code = `#${codeKey(q)}`;
-  const codeRows = files.words.rowsOf(code).filter(allowed);
+  const codeRows = files.words.rowsOf(code).filter((f) => sabs === null || sabs.includes(f[W.sab]!));
   const shown = (ord: string, nrm: string, tier: number): ConceptHit => {
     const key = atomKey(ord);
     const atom = files.atoms.rowsOf(key)[0];
@@ -278,44 +306,99 @@ function searchUmlsRanges(files: { words: RangeFile; atoms: RangeFile }, version
   };
   const byCode = codeRows.map((f) => shown(f[W.ord]!, f[W.nrm]!, 0));
   if (!scan) return { total: codeRows.length, hits: byCode.sort(byRank).slice(0, limit) };
-  const codeOrds = new Set(codeRows.map((f) => f[W.ord]!));
+  const top = new TopRanks(limit, new Set(codeRows.map((f) => f[W.ord]!)));
+  const summarised = words.length === 1 && sabs === null && scan.length <= WORD_SUMMARY_PREFIX && files.words.summaryBytes > 0;
+  const count = summarised ? rankOneWord(files.words, nq, scan, top) : scanRange(files.words, nq, words, sabs, top);
+  if (count === null) return null;
+  const total = codeRows.length + count - codeRows.filter((f) => everyWordPrefix(words, f[W.nrm]!)).length;
+  return { total, hits: [...byCode, ...top.rows.map((r) => shown(r.ord, r.nrm, r.tier))].sort(byRank).slice(0, limit) };
+}
+
+/**
+ * One row per atom in the range of `scan` (the longest query word): the one whose previous word
+ * is outside it (see the word table). For a row of the range, that is a previous word not
+ * starting with `scan` (`word_summary.ts` counts the same by shared characters).
+ */
+const firstOfAtom = (prev: string, scan: string) => prev === '' || compareKeys(prev, scan) < 0;
+
+/** Counts the atoms of every row in the range of `words[0]` that pass the filters, ranking them into `top`; null past `MAX_RANGE_BLOCKS`. */
+function scanRange(file: RangeFile, nq: string, words: string[], sabs: string[] | null, top: TopRanks): number | null {
+  const scan = words[0]!;
   const others = words.slice(1).map((w) => ` ${w}`);
   let count = 0;
-  /** The first `limit` rows by (tier, ord), ascending. */
-  const best: { nrm: string; ord: string; tier: number; rank: number }[] = [];
-  const before = (a: { tier: number; rank: number }, b: { tier: number; rank: number }) => a.tier < b.tier || (a.tier === b.tier && a.rank < b.rank);
-  /** One row per atom: the one whose previous word is outside the range (see the word table). */
-  const firstOfAtom = (prev: string) => prev === '' || compareKeys(prev, scan) < 0;
   const each = (nrm: string, sab: string, ord: string): void => {
     if (sabs !== null && !sabs.includes(sab)) return;
     if (others.length && !others.every((w) => ` ${nrm}`.includes(w))) return;
     count++;
-    if (limit <= 0 || codeOrds.has(ord)) return;
-    const row = { nrm, ord, tier: umlsTier(nrm, nq, words), rank: Number(ord) };
-    if (best.length === limit && !before(row, best[limit - 1]!)) return;
-    let at = best.length;
-    while (at > 0 && before(row, best[at - 1]!)) at--;
-    best.splice(at, 0, row);
-    if (best.length > limit) best.pop();
+    top.add(nrm, ord, umlsTier(nrm, nq, words));
   };
   // Fields are cut from each line as they are needed, in `UMLS_WORD_FIELDS` order (word, prev, nrm,
   // sab, ord): most rows are counted, not shown, and splitting every line cost 0.57 us a row more.
-  const complete = files.words.lines(scan, `${scan}\u007f`, MAX_RANGE_BLOCKS, (line) => {
+  const complete = file.lines(scan, `${scan}\u007f`, MAX_RANGE_BLOCKS, (line) => {
     if (line.includes('\\')) {
       const f = rangeFields(line);
-      if (firstOfAtom(f[W.prev]!)) each(f[W.nrm]!, f[W.sab]!, f[W.ord]!);
+      if (firstOfAtom(f[W.prev]!, scan)) each(f[W.nrm]!, f[W.sab]!, f[W.ord]!);
       return;
     }
     const t1 = line.indexOf('\t');
     const t2 = line.indexOf('\t', t1 + 1);
-    if (!firstOfAtom(line.slice(t1 + 1, t2))) return;
+    if (!firstOfAtom(line.slice(t1 + 1, t2), scan)) return;
     const t3 = line.indexOf('\t', t2 + 1);
     const t4 = line.indexOf('\t', t3 + 1);
     each(line.slice(t2 + 1, t3), line.slice(t3 + 1, t4), line.slice(t4 + 1));
   });
-  if (!complete) return null;
-  const total = codeRows.length + count - codeRows.filter((f) => everyWordPrefix(words, f[W.nrm]!)).length;
-  return { total, hits: [...byCode, ...best.map((r) => shown(r.ord, r.nrm, r.tier))].sort(byRank).slice(0, limit) };
+  return complete ? count : null;
+}
+
+/**
+ * The count and first atoms of a one-word search with no source filter, from the words sidecar's
+ * block summaries (`word_summary.ts`). A block wholly inside the prefix's range is counted from
+ * its summary, unread; the one or two at the range's edges are read. For ranking, each block's
+ * summary bounds the best atom it can add: a head row (the string's first word) can be tier 1 or
+ * 2, any other row tier 3 (its word is the query word itself) or 4; every atom of the range has a
+ * row within its own bound (its head row when its string starts with the prefix, its row of the
+ * query word when it holds it whole). Blocks are read best bound first, until the worst of the
+ * first `limit` atoms ranks before the next block's bound.
+ */
+function rankOneWord(file: RangeFile, nq: string, scan: string, top: TopRanks): number | null {
+  const to = `${scan}\u007f`;
+  const { first, end } = file.span(scan, to);
+  // Blocks that may hold the query word itself (tiers 1 and 3).
+  const exactEnd = file.span(scan, `${scan}\u0000`).end;
+  let count = 0;
+  let reads = 0;
+  const read = (b: number, counting: boolean) => {
+    reads++;
+    file.blockLines(b, scan, to, (line) => {
+      const f = wordFields(line);
+      if (counting && firstOfAtom(f[W.prev]!, scan)) count++;
+      const nrm = f[W.nrm]!;
+      top.add(nrm, f[W.ord]!, umlsTier(nrm, nq, [scan]));
+    });
+  };
+  const bounds: (Rank & { b: number })[] = [];
+  for (let b = first; b < end; b++) {
+    if (!file.within(b, scan, to)) {
+      read(b, true);
+      continue;
+    }
+    const s = file.summary(b);
+    count += countedRows(s, scan.length);
+    const { minOrd, minHeadOrd } = wordBlock(s);
+    const exact = b < exactEnd;
+    const any = { tier: exact ? 3 : 4, rank: minOrd };
+    const head = { tier: exact ? 1 : 2, rank: minHeadOrd };
+    bounds.push({ b, ...(minHeadOrd < Infinity && before(head, any) ? head : any) });
+  }
+  if (top.limit > 0) {
+    bounds.sort((x, y) => (before(x, y) ? -1 : before(y, x) ? 1 : 0));
+    for (const bound of bounds) {
+      if (top.excludes(bound)) break;
+      if (reads >= MAX_RANGE_BLOCKS) return null;
+      read(bound.b, false);
+    }
+  }
+  return count;
 }
 
 /** Rows asked beyond `limit` for the atoms a code search found (they are dropped from the word rows). */
