@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { umlsConcepts } from '../datasets/umls_concepts/dataset.js';
 import { searchConcepts } from '../server/concepts/search.js';
 import { RangeFile, rangesPath } from '../warehouse/range_file.js';
+import { sidecarFallbacks } from '../warehouse/snapshot.js';
 import type { SnapshotReader } from '../warehouse/snapshot.js';
 import { openTestSnapshot, REPO_ROOT, writeTempFile } from './helpers/datasets.js';
 
@@ -152,6 +153,9 @@ describe('UMLS concept search from the range sidecar', () => {
   });
 
   it('leaves a wide prefix it must read whole (a source filter, a second word), and a damaged sidecar, to DuckDB with the same answers', async () => {
+    /** Answers the words sidecar left to DuckDB so far, for `reason`. */
+    const fellBack = (reason: string) => sidecarFallbacks().find((f) => f.dataset === 'umls_concepts' && f.sidecar === 'words' && f.reason === reason)?.count ?? 0;
+    const [wideBefore, damagedBefore] = [fellBack('wide'), fellBack('damaged')];
     for (const [q, sabs] of [['zz', ['MSH']], ['zz f', null]] as [string, string[] | null][]) {
       const asked: string[] = [];
       const wide = await searchConcepts(spy(s, asked), q, sabs, 10);
@@ -165,5 +169,8 @@ describe('UMLS concept search from the range sidecar', () => {
       await writeFile(sidecar(name), Buffer.concat([bytes.subarray(0, 8), Buffer.alloc(bytes.length - 8 - 1024, 7), bytes.subarray(bytes.length - 1024)]));
       for (const q of ['diab', 'type 2 diab', 'E11.3']) expect(await searchConcepts(s, q, null, 5), `${name} ${q}`).toEqual(await searchConcepts(duckdbOnly(s), q, null, 5));
     }
+    // Counted for /metrics: the two wide prefixes, and the searches that met a damaged block (at least the three over the words sidecar).
+    expect(fellBack('wide') - wideBefore).toBe(2);
+    expect(fellBack('damaged') - damagedBefore).toBeGreaterThanOrEqual(3);
   });
 });

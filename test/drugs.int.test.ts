@@ -217,8 +217,14 @@ describe('the drug directory across snapshots', () => {
         const bytes = await readFile(join(dir, n));
         await writeFile(join(dir, n), Buffer.concat([bytes.subarray(0, 8), Buffer.alloc(bytes.length - 8 - 512, 7), bytes.subarray(bytes.length - 512)]));
       }
+      const { sidecarFallbacks } = await import('../warehouse/snapshot.js');
+      const damaged = (sidecar: string) => sidecarFallbacks().find((f) => f.dataset === 'fda_ndc' && f.sidecar === sidecar && f.reason === 'damaged')?.count ?? 0;
+      const before = [damaged('products'), damaged('packages')];
       const { queries } = await checkDirectory(copy);
       expect(queries.some((q) => q.includes('ORDER BY k')) && queries.some((q) => q.includes('= $2) g'))).toBe(true);
+      // Counted for /metrics: the products read once at mount, each package lookup.
+      expect(damaged('products') - before[0]!).toBe(1);
+      expect(damaged('packages') - before[1]!).toBeGreaterThan(0);
     } finally {
       await rm(copy, { recursive: true, force: true });
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Metrics } from '../server/pipeline/metrics.js';
+import { sidecarFallback, type SnapshotReader } from '../warehouse/snapshot.js';
 
 describe('request metrics (plain counters exposed through the prom-client registry)', () => {
   it('counts requests by status and keeps cumulative latency buckets, sum and count per route', async () => {
@@ -30,5 +31,18 @@ describe('request metrics (plain counters exposed through the prom-client regist
     expect(line('rcm_answer_cache_lookups_total{outcome="miss"}')).toMatch(/ 1$/);
     // A second scrape reports the same totals (the counter is rebuilt from the counts, not added to).
     expect((await m.render()).split('\n').find((l) => l.startsWith('rcm_answer_cache_lookups_total{outcome="hit"}'))).toMatch(/ 2$/);
+  });
+
+  it('reports answers a sidecar left to DuckDB, by dataset, sidecar and reason, not counting readers outside a data directory', async () => {
+    const m = new Metrics({ processMetrics: false });
+    const line = async (reason: string) => (await m.render()).split('\n').find((l) => l.startsWith(`rcm_sidecar_fallbacks_total{dataset="fda_ndc",sidecar="metrics-test",reason="${reason}"}`));
+    const inDir = { location: '/data' } as SnapshotReader;
+    sidecarFallback(inDir, 'fda_ndc', 'metrics-test', 'damaged');
+    sidecarFallback(inDir, 'fda_ndc', 'metrics-test', 'damaged');
+    sidecarFallback(inDir, 'fda_ndc', 'metrics-test', 'wide');
+    sidecarFallback({} as SnapshotReader, 'fda_ndc', 'metrics-test', 'missing');
+    expect(await line('damaged')).toMatch(/ 2$/);
+    expect(await line('wide')).toMatch(/ 1$/);
+    expect(await line('missing')).toBeUndefined();
   });
 });

@@ -70,6 +70,28 @@ export function versionSidecar<T>(snapshot: SnapshotReader, dataset: DatasetName
   return snapshot.memo(`${dataset}:sidecar${suffix}\u0000${version}`, () => open(join(snapshot.location!, `${file}${suffix}`)), { pin: true });
 }
 
+/**
+ * Why an answer a version's sidecar could have given came from DuckDB: the version has no such
+ * sidecar (written before it existed), a block failed to read (the file damaged after it was
+ * written), or the rows asked span more blocks than the reader reads.
+ */
+export type SidecarFallback = 'missing' | 'damaged' | 'wide';
+
+/** Answers left to DuckDB by this process, by dataset, sidecar and reason (`rcm_sidecar_fallbacks_total`). */
+const fallbacks = new Map<string, { dataset: string; sidecar: string; reason: SidecarFallback; count: number }>();
+
+/** Counts one answer left to DuckDB; not for a reader outside a data directory (it has no sidecars to miss). */
+export function sidecarFallback(snapshot: SnapshotReader, dataset: DatasetName, sidecar: string, reason: SidecarFallback): void {
+  if (!snapshot.location) return;
+  const key = `${dataset}\u0000${sidecar}\u0000${reason}`;
+  let f = fallbacks.get(key);
+  if (!f) fallbacks.set(key, (f = { dataset, sidecar, reason, count: 0 }));
+  f.count++;
+}
+
+/** Every count of `sidecarFallback` so far. */
+export const sidecarFallbacks = (): { dataset: string; sidecar: string; reason: SidecarFallback; count: number }[] => [...fallbacks.values()].map((f) => ({ ...f }));
+
 /** `snapshot.eachChunk`, or one chunk of every row from `all` for a reader without it. */
 export async function readInChunks(snapshot: SnapshotReader, sql: string, params: DuckDBValue[], each: (rows: unknown[][], columns: string[]) => void): Promise<void> {
   if (snapshot.eachChunk) return snapshot.eachChunk(sql, params, each);

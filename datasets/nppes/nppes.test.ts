@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../ingest/pipeline.js';
-import { MountedSnapshot, type SnapshotReader } from '../../warehouse/snapshot.js';
+import { MountedSnapshot, sidecarFallbacks, type SnapshotReader } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
 import { RECORDS_SUFFIX } from '../../warehouse/record_file.js';
 import { openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
@@ -247,7 +247,11 @@ describe('weekly files: deltas folded into the version before them', () => {
       await writeFile(sidecar, bytes);
       const unmemoised = Object.create(snap) as SnapshotReader;
       unmemoised.memo = <T>(_key: string, compute: () => Promise<T>) => compute();
+      const damaged = () => sidecarFallbacks().find((f) => f.dataset === nppes.id && f.sidecar === 'records' && f.reason === 'damaged')?.count ?? 0;
+      const before = damaged();
       expect(await findNpi(unmemoised, '2019-06-09', '1568946812')).toEqual(await findNpi(indexedOnly, '2019-06-09', '1568946812'));
+      // Counted for /metrics (the answer from the index asked no sidecar).
+      expect(damaged() - before).toBe(1);
       expect(await findNpi(snap, '2019-06-16', '01720377294')).toBeNull();
       // Each version file carries an index on npi for its three tables, and findNpi asks the
       // version's own tables (where DuckDB can use them; through the view over versions it never does).

@@ -1,6 +1,6 @@
 import { viewName } from '../../warehouse/manifest.js';
 import { RecordFile, RECORDS_SUFFIX } from '../../warehouse/record_file.js';
-import { versionSidecar, type SnapshotReader } from '../../warehouse/snapshot.js';
+import { sidecarFallback, versionSidecar, type SnapshotReader } from '../../warehouse/snapshot.js';
 import { fromStored } from '../_shared/table.js';
 import { selectVersion } from '../_shared/versions.js';
 import { nppes } from './dataset.js';
@@ -34,12 +34,15 @@ export function findNpi(snapshot: SnapshotReader, version: string, npi: string):
   return snapshot.memo(`${nppes.id}:npi\u0000${version}\u0000${npi}`, async () => {
     // The version's record sidecar where it has one (a block read and inflated: no DuckDB query);
     // a block that cannot be read (the file damaged after it was written) leaves it to DuckDB.
-    const records = /^\d{10}$/.test(npi) ? await versionSidecar(snapshot, nppes.id, version, RECORDS_SUFFIX, RecordFile.open) : null;
+    const wellFormed = /^\d{10}$/.test(npi);
+    const records = wellFormed ? await versionSidecar(snapshot, nppes.id, version, RECORDS_SUFFIX, RecordFile.open) : null;
     let text: string | null | undefined;
     try {
       text = records?.get(Number(npi));
+      if (!records && wellFormed) sidecarFallback(snapshot, nppes.id, 'records', 'missing');
     } catch {
       text = undefined;
+      sidecarFallback(snapshot, nppes.id, 'records', 'damaged');
     }
     if (text === null) return null;
     if (text !== undefined) {

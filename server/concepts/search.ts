@@ -1,4 +1,4 @@
-import { versionSidecar, type SnapshotReader } from '../../warehouse/snapshot.js';
+import { sidecarFallback, versionSidecar, type SidecarFallback, type SnapshotReader } from '../../warehouse/snapshot.js';
 import { compareKeys, RangeFile, rangeFields, RANGES_SUFFIX } from '../../warehouse/range_file.js';
 import type { DatasetId } from '../../datasets/registry.js';
 import { icd10Index } from '../../datasets/icd10cm/queries.js';
@@ -493,12 +493,18 @@ export async function searchConcepts(snapshot: SnapshotReader, q: string, sabs: 
     // The version's range sidecar where it has one; DuckDB for a version without one, a prefix
     // too wide for it, or a block that cannot be read (the file damaged after it was written).
     const ranges = await umlsSidecars(snapshot, umlsVersion);
+    let reason: SidecarFallback = 'missing';
     try {
       umls = ranges && searchUmlsRanges(ranges, umlsVersion, q, sabs, limit);
+      reason = 'wide';
     } catch {
       umls = null;
+      reason = 'damaged';
     }
-    umls ??= await searchUmls(snapshot, umlsVersion, q, sabs, limit);
+    if (!umls) {
+      sidecarFallback(snapshot, 'umls_concepts', 'words', reason);
+      umls = await searchUmls(snapshot, umlsVersion, q, sabs, limit);
+    }
   }
   return {
     hits: [...umls.hits, ...own].sort(byRank).slice(0, limit).map((h) => h.entry),

@@ -6,7 +6,7 @@ import { FileShared } from '../../warehouse/file_shared.js';
 import type { IngredientRow, PackageRow, ProductRow } from '../../datasets/fda_ndc/schema.js';
 import { dashed542, parsePackageNdc, productNdcOfQuery } from '../../datasets/_shared/ndc.js';
 import { NotFoundError } from '../../warehouse/errors.js';
-import { versionSidecar, type SnapshotReader } from '../../warehouse/snapshot.js';
+import { sidecarFallback, versionSidecar, type SnapshotReader } from '../../warehouse/snapshot.js';
 import type { Trace } from '../trace.js';
 import { buildDrugIndex, searchDrugIndex, type DrugIndex, type SearchableProduct } from './search.js';
 
@@ -58,7 +58,12 @@ async function buildDirectory(snapshot: SnapshotReader, version: string): Promis
   const open = (name: string) => versionSidecar(snapshot, fdaNdc.id, version, `.${name}${RANGES_SUFFIX}`, RangeFile.open);
   const [productFile, packageFile] = await Promise.all([open('products'), open('packages')]);
   // The products in number order: from the sidecar (a sequential read of its blocks), else DuckDB.
-  const { products, ingredients } = (productFile && productsFrom(productFile)) || (await productsFromDuckDb(snapshot, version));
+  let texts = productFile && productsFrom(productFile);
+  if (!texts) {
+    sidecarFallback(snapshot, fdaNdc.id, 'products', productFile ? 'damaged' : 'missing');
+    texts = await productsFromDuckDb(snapshot, version);
+  }
+  const { products, ingredients } = texts;
   const [id, ndc, brand, generic, labeler] = ['product_id', 'product_ndc', 'brand_name', 'generic_name', 'labeler_name'].map((c) => PRODUCT_COLUMNS.indexOf(c));
   const searchable: SearchableProduct[] = [];
   const productNo = new Map<string, number>();
@@ -76,8 +81,10 @@ async function buildDirectory(snapshot: SnapshotReader, version: string): Promis
       try {
         const r = packageFile?.rowsOf(ndc11);
         if (r) return r.map((f) => ({ row: f[1]!, product: f[2] ? Number(f[2]) : null }));
+        sidecarFallback(snapshot, fdaNdc.id, 'packages', 'missing');
       } catch {
         // A block that cannot be read: DuckDB answers.
+        sidecarFallback(snapshot, fdaNdc.id, 'packages', 'damaged');
       }
       return (await findPackageRows(snapshot, version, ndc11)).map((f) => ({ row: f.row, product: productNo.get(f.product_id) ?? null }));
     },

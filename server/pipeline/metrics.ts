@@ -1,9 +1,10 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { sidecarFallbacks } from '../../warehouse/snapshot.js';
 
 /**
  * Prometheus metrics through prom-client, in a registry per app (so several servers in one test
  * process never share counters): requests and latency by route template, status and transport,
- * snapshot swaps, the answer cache, and the process's own figures.
+ * snapshot swaps, the answer cache, answers a sidecar left to DuckDB, and the process's own figures.
  */
 export class Metrics {
   readonly registry = new Registry();
@@ -52,6 +53,16 @@ export class Metrics {
         this.reset();
         this.inc({ outcome: 'hit' }, counts.hit);
         this.inc({ outcome: 'miss' }, counts.miss);
+      },
+    });
+    new Counter({
+      name: 'rcm_sidecar_fallbacks_total',
+      help: "Answers a version's sidecar could have given that DuckDB gave, by dataset, sidecar and reason (missing, damaged, wide); counted by the process.",
+      labelNames: ['dataset', 'sidecar', 'reason'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const f of sidecarFallbacks()) this.inc({ dataset: f.dataset, sidecar: f.sidecar, reason: f.reason }, f.count);
       },
     });
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'rcm_' });
