@@ -96,7 +96,7 @@ export const umlsConcepts = defineMultiTableDataset({
     // Each block summarised (`word_summary.ts`): a one-word search counts and bounds from the index.
     { name: 'words', columns: [...UMLS_WORD_FIELDS], from: 'word', order: null, blockRows: 128, deflate: true, summary: WORD_SUMMARY },
     // One row per atom: its code row (every atom has exactly one).
-    { name: 'atoms', columns: [`lpad(CAST(ord AS VARCHAR), ${ATOM_KEY_DIGITS}, '0')`, ...UMLS_ATOM_FIELDS.slice(1)], from: `word WHERE starts_with(word, '#')`, order: 'ord', blockRows: 64, deflate: true },
+    { name: 'atoms', columns: [`lpad(CAST(ord AS VARCHAR), ${ATOM_KEY_DIGITS}, '0')`, ...UMLS_ATOM_FIELDS.slice(1)], from: `word WHERE starts_with(word, '#')`, order: 'ord', blockRows: 32, deflate: false },
   ],
   async finalize(run, main) {
     const atoms = `FROM ${main} WHERE lat = 'ENG' AND suppress NOT IN ('O', 'E', 'Y')`;

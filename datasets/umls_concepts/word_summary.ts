@@ -18,7 +18,7 @@ export const WORD_SUMMARY_PREFIX = 16;
 const NONE = 0xffffffff;
 
 /** A words sidecar line's fields, in `UMLS_WORD_FIELDS` order: word, prev, nrm, sab, ord. */
-export const wordFields = (line: string): string[] => (line.includes('\\') ? rangeFields(line) : line.split('\t'));
+const wordFields = (line: string): string[] => (line.includes('\\') ? rangeFields(line) : line.split('\t'));
 
 /** Characters `a` and `b` share from their start. */
 function sharedPrefix(a: string, b: string): number {

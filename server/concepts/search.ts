@@ -5,7 +5,7 @@ import { icd10Index } from '../../datasets/icd10cm/queries.js';
 import { findRxcuiProducts, ndcVersion } from '../../datasets/fda_ndc/queries.js';
 import { FileShared } from '../../warehouse/file_shared.js';
 import { atomKey, UMLS_ATOM_FIELDS, UMLS_NORM_SQL, UMLS_WORD_FIELDS } from '../../datasets/umls_concepts/dataset.js';
-import { countedRows, WORD_SUMMARY_PREFIX, wordBlock, wordFields } from '../../datasets/umls_concepts/word_summary.js';
+import { countedRows, WORD_SUMMARY_PREFIX, wordBlock } from '../../datasets/umls_concepts/word_summary.js';
 import { RXNORM_OPEN_SAB } from '../../datasets/rxnorm/dataset.js';
 import { rxnormAtoms } from '../../datasets/rxnorm/queries.js';
 
@@ -308,10 +308,26 @@ function searchUmlsRanges(files: { words: RangeFile; atoms: RangeFile }, version
   if (!scan) return { total: codeRows.length, hits: byCode.sort(byRank).slice(0, limit) };
   const top = new TopRanks(limit, new Set(codeRows.map((f) => f[W.ord]!)));
   const summarised = words.length === 1 && sabs === null && scan.length <= WORD_SUMMARY_PREFIX && files.words.summaryBytes > 0;
-  const count = summarised ? rankOneWord(files.words, nq, scan, top) : scanRange(files.words, nq, words, sabs, top);
+  const count = summarised ? rankOneWord(files.words, nq, scan, top) : scanRange(files.words, nq, narrowestFirst(files.words, words), sabs, top);
   if (count === null) return null;
   const total = codeRows.length + count - codeRows.filter((f) => everyWordPrefix(words, f[W.nrm]!)).length;
   return { total, hits: [...byCode, ...top.rows.map((r) => shown(r.ord, r.nrm, r.tier))].sort(byRank).slice(0, limit) };
+}
+
+/**
+ * The query words with the one whose prefix range spans the fewest blocks first: the range read,
+ * the others filters (any word gives the same matches; the longest, DuckDB's choice, is often not
+ * the narrowest: `diab mell`, `ab 0x`).
+ */
+function narrowestFirst(file: RangeFile, words: string[]): string[] {
+  if (words.length < 2) return words;
+  const blocks = new Map(
+    words.map((w) => {
+      const { first, end } = file.span(w, `${w}\u007f`);
+      return [w, end - first];
+    }),
+  );
+  return [...words].sort((a, b) => blocks.get(a)! - blocks.get(b)!);
 }
 
 /**
@@ -321,7 +337,7 @@ function searchUmlsRanges(files: { words: RangeFile; atoms: RangeFile }, version
  */
 const firstOfAtom = (prev: string, scan: string) => prev === '' || compareKeys(prev, scan) < 0;
 
-/** Counts the atoms of every row in the range of `words[0]` that pass the filters, ranking them into `top`; null past `MAX_RANGE_BLOCKS`. */
+/** Counts the atoms of every row in the range of `words[0]` that pass the filters (every other word), ranking them into `top`; null past `MAX_RANGE_BLOCKS`. */
 function scanRange(file: RangeFile, nq: string, words: string[], sabs: string[] | null, top: TopRanks): number | null {
   const scan = words[0]!;
   const others = words.slice(1).map((w) => ` ${w}`);
@@ -370,10 +386,17 @@ function rankOneWord(file: RangeFile, nq: string, scan: string, top: TopRanks): 
   const read = (b: number, counting: boolean) => {
     reads++;
     file.blockLines(b, scan, to, (line) => {
-      const f = wordFields(line);
-      if (counting && firstOfAtom(f[W.prev]!, scan)) count++;
-      const nrm = f[W.nrm]!;
-      top.add(nrm, f[W.ord]!, umlsTier(nrm, nq, [scan]));
+      // A row of a prefix's range holds letters, digits and spaces only (nothing escaped): its
+      // fields (word, prev, nrm, sab, ord) are cut as needed, the rank first, since most rows of a
+      // block cannot enter the first `limit`: at best tier 1 when its word is the query word
+      // itself (the whole string equal to the query), else tier 2.
+      const t1 = line.indexOf('\t');
+      const t2 = line.indexOf('\t', t1 + 1);
+      if (counting && firstOfAtom(line.slice(t1 + 1, t2), scan)) count++;
+      const ord = line.slice(line.lastIndexOf('\t') + 1);
+      if (top.excludes({ tier: t1 === scan.length ? 1 : 2, rank: Number(ord) })) return;
+      const nrm = line.slice(t2 + 1, line.indexOf('\t', t2 + 1));
+      top.add(nrm, ord, umlsTier(nrm, nq, [scan]));
     });
   };
   const bounds: (Rank & { b: number })[] = [];
