@@ -36,6 +36,9 @@ export async function writeMrconso(path: string, n: number): Promise<void> {
   await once(out, 'finish');
 }
 
+/** The bench's distinct searches: a word's first four letters, or a whole word and another's first three. */
+export const conceptQueries = (): string[] => [...new Set(Array.from({ length: 2000 }, (_, i) => (i % 2 ? word((i * 31) % 50000).slice(0, 4) : `${word((i * 31) % 50000)} ${word((i * 17) % 50000).slice(0, 3)}`)))];
+
 /**
  * UMLS concept search at scale: ingest of a generated MRCONSO (streamed) beside DuckDB's own
  * `read_csv` of the same file; the server's start with the concept index built at mount (time and
@@ -75,8 +78,7 @@ export async function run(): Promise<Record<string, string | number>[]> {
         'bare req/s': `${seeded.ms} ms, ${mb(seeded.rss)}`,
         'ratio vs bare': ratio(startMs, seeded.ms),
       });
-      const queries = [...new Set(Array.from({ length: 2000 }, (_, i) => (i % 2 ? word((i * 31) % 50000).slice(0, 4) : `${word((i * 31) % 50000)} ${word((i * 17) % 50000).slice(0, 3)}`)))];
-      const paths = queries.map((q) => `/v1/concepts/umls/search?q=${encodeURIComponent(q)}&limit=20`);
+      const paths = conceptQueries().map((q) => `/v1/concepts/umls/search?q=${encodeURIComponent(q)}&limit=20`);
       const headers = { 'X-API-Key': key };
       rows.push(...(await firstPassAndWarm('GET /v1/concepts/umls/search, distinct queries (a word prefix, or a word and a prefix)', api.url, bare.url, paths, headers)));
     } finally {

@@ -1,6 +1,3 @@
-import { spawn } from 'node:child_process';
-import { DuckDBInstance } from '@duckdb/node-api';
-import { once } from 'node:events';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,53 +6,13 @@ import { writeMrconso } from './concepts.js';
 import { writeDirectory } from './drugs.js';
 import { generate as generatePtp } from './ncci_ptp.js';
 import { writeDataFile } from './nppes.js';
-import { quoteString } from '../warehouse/sql_quote.js';
 import { seededStart, spawnApi, spawnBare } from './procs.js';
+import { ingestProcess } from './fullsize.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 /** Providers of the large generated NPPES file (the real monthly file holds about 9 M); the small one is a quarter. */
 const ROWS = Number(process.env.BENCH_SCALE_ROWS ?? 1_000_000);
-/**
- * `BENCH_SCALE_FULL=9000000`: also ingest a full-size NPPES monthly file (about 9 M providers, 9.6 GB)
- * in the real layout. Its baseline counts the file's rows through DuckDB's `read_csv` (a table of
- * 9 M x 330 text cells would not fit in memory); about 10 minutes and 12 GB of disk.
- */
-const FULL = Number(process.env.BENCH_SCALE_FULL ?? 0);
 const mb = (b: number) => `${Math.round(b / 2 ** 20).toLocaleString('en-US')} MB`;
-
-/** `rcm ingest DATASET FILE...` in its own process: wall time and the process's peak RSS (VmHWM, polled until it exits). */
-async function ingestProcess(dir: string, dataset: string, files: string[], version?: string): Promise<{ ms: number; peak: number }> {
-  const t = Date.now();
-  const proc = spawn(process.execPath, [join(ROOT, 'bin/rcm.js'), 'ingest', dataset, ...files, ...(version ? ['--version', version] : [])], { env: { ...process.env, RCM_DATA_DIR: dir, RCM_LOG: 'silent' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()).slice(-2000));
-  let peak = 0;
-  const timer = setInterval(() => void rssOf(proc.pid!, 'VmHWM').then((b) => (peak = Math.max(peak, b || 0)), () => undefined), 100);
-  const [code] = (await once(proc, 'exit')) as [number];
-  clearInterval(timer);
-  if (code !== 0) throw new Error(`rcm ingest ${dataset} exited ${code}: ${err}`);
-  return { ms: Date.now() - t, peak };
-}
-
-/** The full-size NPPES file: written, ingested in its own process, beside `read_csv` counting its rows. */
-async function fullSizeNppes(dir: string, header: string): Promise<Record<string, string | number>> {
-  const src = join(dir, 'src-full');
-  await mkdir(src);
-  const file = join(src, 'npidata_pfile_20050523-20261108.csv');
-  await writeDataFile(file, header, FULL);
-  const size = (await stat(file)).size;
-  const { ms, peak } = await ingestProcess(join(dir, 'wh-full'), 'nppes', [file]);
-  const inst = await DuckDBInstance.create(':memory:');
-  const c = await inst.connect();
-  const t = Date.now();
-  await c.run(`SELECT count(*) FROM read_csv(${quoteString(file)}, header=true, all_varchar=true, quote='"', escape='"', delim=',')`);
-  const countMs = Date.now() - t;
-  c.closeSync();
-  inst.closeSync();
-  await rm(src, { recursive: true, force: true });
-  await rm(join(dir, 'wh-full'), { recursive: true, force: true });
-  return { case: `ingest a full-size NPPES file: ${FULL.toLocaleString('en-US')} providers (${mb(size)} CSV), in its own process`, value: `${ms.toLocaleString('en-US')} ms, peak RSS ${mb(peak)}`, baseline: `duckdb read_csv counting its rows ${countMs.toLocaleString('en-US')} ms`, ratio: ratio(ms, countMs) };
-}
 
 /** Ingests a weekly NPPES delta into `wh` in its own process, then waits for the server at `url` to serve the snapshot it published. */
 async function swapAfterWeekly(dir: string, wh: string, n: number, header: string, url: string, key: string): Promise<{ ingestMs: number; swapMs: number }> {
@@ -185,7 +142,6 @@ export async function run(): Promise<Record<string, string | number>[]> {
       baseline: mb(small.peak),
       ratio: ratio(large.peak, small.peak),
     });
-    if (FULL) rows.push(await fullSizeNppes(dir, header));
     for (const other of OTHERS) rows.push(...(await ingestTwoSizes(dir, other, large.wh)));
     // A server's start over every large version at once (NPPES, UMLS, PTP, FDA): to listening,
     // then to its first NPI answer.
