@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { umlsConcepts } from '../datasets/umls_concepts/dataset.js';
 import { searchConcepts } from '../server/concepts/search.js';
 import { RangeFile, rangesPath } from '../warehouse/range_file.js';
-import { sidecarFallbacks } from '../warehouse/snapshot.js';
-import type { SnapshotReader } from '../warehouse/snapshot.js';
+import { sidecarFallbacks, type SnapshotReader } from '../warehouse/snapshot.js';
 import { openTestSnapshot, REPO_ROOT, writeTempFile } from './helpers/datasets.js';
 
 let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
@@ -60,6 +59,24 @@ describe('UMLS concept search', () => {
       expect(found.hits.map((h) => h.source_code)).toEqual(['D1', 'D0', 'D2', 'D3']);
       expect((await searchConcepts(s, 'diabetic diab', null, 10)).hits.map((h) => h.source_code)).toEqual(['D2', 'D3', 'D0']);
       expect((await searchConcepts(s, 'diab', null, 2)).total).toBe(4);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('answers a version without its range sidecars from DuckDB, counted as missing', async () => {
+    const lines = ['diabetes thing', 'diabetic foot', 'other words'].map((str, i) => `C930000${i}|ENG|P|L${i}|PF|S${i}|Y|A8200000${i}||||MSH|MH|D${i}|${str}|0|N||`);
+    const s = await openTestSnapshot([{ dataset: umlsConcepts, files: [await writeTempFile('MRCONSO.2025AB.RRF', `${lines.join('\n')}\n`)] }]);
+    try {
+      // As a version ingested before the sidecars existed: the files gone before the first search.
+      const file = join(s.location!, s.versions('umls_concepts')[0]!.file);
+      for (const name of ['words', 'atoms']) await rm(rangesPath(file, name));
+      const missing = () => sidecarFallbacks().find((f) => f.dataset === 'umls_concepts' && f.sidecar === 'words' && f.reason === 'missing')?.count ?? 0;
+      const before = missing();
+      const found = await searchConcepts(s, 'diab', null, 10);
+      expect(found.hits.map((h) => h.source_code)).toEqual(['D1', 'D0']);
+      expect(found).toEqual(await searchConcepts(duckdbOnly(s), 'diab', null, 10));
+      expect(missing() - before).toBe(1);
     } finally {
       s.close();
     }

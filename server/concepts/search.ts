@@ -331,7 +331,7 @@ function narrowestFirst(file: RangeFile, words: string[]): string[] {
 }
 
 /**
- * One row per atom in the range of `scan` (the longest query word): the one whose previous word
+ * One row per atom in the range of `scan` (the query word read): the one whose previous word
  * is outside it (see the word table). For a row of the range, that is a previous word not
  * starting with `scan` (`word_summary.ts` counts the same by shared characters).
  */
@@ -516,10 +516,9 @@ export async function searchConcepts(snapshot: SnapshotReader, q: string, sabs: 
     // The version's range sidecar where it has one; DuckDB for a version without one, a prefix
     // too wide for it, or a block that cannot be read (the file damaged after it was written).
     const ranges = await umlsSidecars(snapshot, umlsVersion);
-    let reason: SidecarFallback = 'missing';
+    let reason: SidecarFallback = ranges ? 'wide' : 'missing';
     try {
       umls = ranges && searchUmlsRanges(ranges, umlsVersion, q, sabs, limit);
-      reason = 'wide';
     } catch {
       umls = null;
       reason = 'damaged';
