@@ -103,6 +103,12 @@ export interface Dataset<Row extends object = Record<string, unknown>, Id extend
    */
   ranges?: RangesSpec[];
   /**
+   * Column sidecars written beside each version file (`<version file>.<name>.parquet`,
+   * `warehouse/column_file.ts`): `sql` over the version's final tables (the main table by the
+   * dataset's id), for a whole-table index a server reads at mount instead of computing it.
+   */
+  columnFiles?: { name: string; sql: string }[];
+  /**
    * Rows per row group in the version file (DuckDB's default 122,880): smaller groups give its
    * zone maps finer ranges, so a range scan over sorted rows reads fewer rows (the UMLS word
    * table's prefix ranges: 16,384 measured about 1.6x faster, the file 12% larger).

@@ -7,6 +7,7 @@ import { DomainError } from '../warehouse/errors.js';
 import { quoteString } from '../warehouse/sql_quote.js';
 import { RecordFile, RECORDS_SUFFIX } from '../warehouse/record_file.js';
 import { rangesPath } from '../warehouse/range_file.js';
+import { columnsPath, writeColumnFile } from '../warehouse/column_file.js';
 import type { ChangeRecord, DatasetVersion, Manifest } from '../warehouse/manifest.js';
 import { newSnapshotId, sidecarsOf, type Warehouse } from '../warehouse/store.js';
 import { checkGateColumns, firstLoadDiff, type DiffReport, type DiffResult } from './diff.js';
@@ -174,6 +175,7 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
       await writeRecords(onStaged, dataset.records, `${out.staged}${RECORDS_SUFFIX}`, baseRecords);
     }
     for (const r of dataset.ranges ?? []) await writeRanges(onStaged, r, rangesPath(out.staged, r.name));
+    for (const c of dataset.columnFiles ?? []) await writeColumnFile(conn, c.sql, columnsPath(out.staged, c.name));
     // A first load's diff reads the staged tables on this connection (no second instance).
     if (!base) firstDiff = await firstLoadDiff(dataset, run);
     await conn.run('CHECKPOINT');

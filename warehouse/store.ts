@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { NotFoundError } from './errors.js';
 import type { Manifest } from './manifest.js';
+import { COLUMNS_SUFFIX } from './column_file.js';
 import { RANGES_SUFFIX } from './range_file.js';
 import { RECORDS_SUFFIX } from './record_file.js';
 
@@ -11,7 +12,7 @@ import { RECORDS_SUFFIX } from './record_file.js';
 export async function sidecarsOf(file: string): Promise<string[]> {
   const base = `${basename(file)}.`;
   const names = await readdir(dirname(file)).catch(() => [] as string[]);
-  return names.filter((n) => n.startsWith(base) && (n.endsWith(RECORDS_SUFFIX) || n.endsWith(RANGES_SUFFIX))).map((n) => n.slice(base.length - 1));
+  return names.filter((n) => n.startsWith(base) && [RECORDS_SUFFIX, RANGES_SUFFIX, COLUMNS_SUFFIX].some((x) => n.endsWith(x))).map((n) => n.slice(base.length - 1));
 }
 
 /**

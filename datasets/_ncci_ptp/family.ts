@@ -9,6 +9,8 @@ import { medicaidQuarterOf, medicareVersionLabel, ncciVersionQuarter, parseMedic
 import { parsePtpFile } from './parse.js';
 import { checkMedicaidSet, checkMedicareSet } from './parts.js';
 import { PtpRowSchema, type PtpRow } from './row.js';
+import { PAIRS_SIDECAR, pairIndexSql } from './pair_index.js';
+import { quoteIdent } from '../../warehouse/sql_quote.js';
 
 // Detection and version label of the four PTP datasets, and the factory that declares them.
 
@@ -68,5 +70,7 @@ export function makePtpDataset<const Id extends string>(flavor: PtpFlavor<Id>, e
       else checkMedicaidSet(files, samples);
     },
     loadNative: (files, samples, run, table, version) => loadPtpNative(flavor, files, samples, run, table, version),
+    // The pair index a server holds (`pair_index.ts`), computed once here instead of at every start.
+    columnFiles: [{ name: PAIRS_SIDECAR, sql: pairIndexSql(quoteIdent(flavor.id)) }],
   };
 }

@@ -1,11 +1,13 @@
-import { readdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ncciPtpPrac } from '../ncci_ptp_prac/dataset.js';
-import { codeKey, decodeKey } from './pair_index.js';
+import { buildPtpIndex, codeKey, decodeKey, PAIRS_SIDECAR } from './pair_index.js';
 import { getColumn1Codes, getColumn1Groups, lookupPtpEdit, ptpIndexes, sharedPtpIndexKeys } from './queries.js';
 import { ingestFiles } from '../../ingest/pipeline.js';
-import { MountedSnapshot } from '../../warehouse/snapshot.js';
+import { MountedSnapshot, sidecarFallbacks } from '../../warehouse/snapshot.js';
+import { columnsPath } from '../../warehouse/column_file.js';
 import { Warehouse } from '../../warehouse/store.js';
 import { medicaidPtpPrac } from '../medicaid_ptp_prac/dataset.js';
 import { openTestSnapshot, REPO_ROOT, withoutIndex } from '../../test/helpers/datasets.js';
@@ -26,6 +28,32 @@ beforeAll(async () => {
 afterAll(() => snap?.close());
 
 describe('PTP in-memory index', () => {
+  it("reads each version's index from its pairs sidecar as computed from its rows, and computes it again for a sidecar missing or damaged", async () => {
+    const noSidecar = Object.create(snap, { location: { value: undefined } }) as typeof snap;
+    const fallbacks = (reason: string) => sidecarFallbacks().find((f) => f.dataset === 'ncci_ptp_prac' && f.sidecar === PAIRS_SIDECAR && f.reason === reason)?.count ?? 0;
+    const damagedBefore = fallbacks('damaged');
+    for (const v of snap.versions('ncci_ptp_prac')) {
+      const file = columnsPath(join(snap.location!, v.file), PAIRS_SIDECAR);
+      expect(existsSync(file), file).toBe(true);
+      const asked: string[] = [];
+      const spied = Object.create(snap) as typeof snap;
+      spied.int32Columns = (sql, params) => (asked.push(sql), snap.int32Columns(sql, params));
+      const fromFile = await buildPtpIndex(spied, 'ncci_ptp_prac', v.version);
+      expect(asked).toEqual([expect.stringContaining('read_parquet')]);
+      const computed = await buildPtpIndex(noSidecar, 'ncci_ptp_prac', v.version);
+      expect(fromFile!.rows).toBeGreaterThan(0);
+      expect(fromFile).toEqual(computed);
+      // The file cut short: it does not read, and the index is computed from the rows again.
+      const bytes = await readFile(file);
+      await writeFile(file, bytes.subarray(0, bytes.length >> 1));
+      const unmemoised = Object.create(snap) as typeof snap;
+      unmemoised.memo = <T>(_key: string, compute: () => Promise<T>) => compute();
+      expect(await buildPtpIndex(unmemoised, 'ncci_ptp_prac', v.version)).toEqual(computed);
+      await writeFile(file, bytes);
+    }
+    expect(fallbacks('damaged') - damagedBefore).toBe(snap.versions('ncci_ptp_prac').length);
+  });
+
   it('codes round-trip through their keys', () => {
     for (const c of ['00001', '99213', 'G0463', 'ZZZZZ', '0001U', 'A4636']) expect(decodeKey(codeKey(c))).toBe(c);
     expect(codeKey('9921')).toBe(-1);
