@@ -4,6 +4,7 @@ import type { InlineConfig } from 'vitest/node';
 export const base: InlineConfig = {
   environment: 'node',
   globalSetup: ['test/helpers/global-setup.ts'],
+  setupFiles: ['test/helpers/temp_cleanup.ts'],
   testTimeout: 60_000,
   hookTimeout: 120_000,
   pool: 'forks',

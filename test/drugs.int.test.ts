@@ -233,8 +233,8 @@ describe('the drug directory across snapshots', () => {
 
 describe('one NDC rule on the wire, across routes', () => {
   it('answers the same package NDC in the published dashed form with its ndc11 from the drug directory and the HCPCS crosswalk', async () => {
-    const { mkdtemp, writeFile } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
+    const { writeFile } = await import('node:fs/promises');
+    const { tempDir } = await import('./helpers/temp_dirs.js');
     const { join } = await import('node:path');
     const { ingestFiles } = await import('../ingest/pipeline.js');
     const { fdaNdc } = await import('../datasets/fda_ndc/dataset.js');
@@ -243,7 +243,7 @@ describe('one NDC rule on the wire, across routes', () => {
     // prints 4-4-2 (0003-2187-10) and the ASP crosswalk 5-4-2 (00003-2187-10).
     const s = await startTestServer({ pollMs: 20 });
     try {
-      const dir = await mkdtemp(join(tmpdir(), 'rcm-ndc-'));
+      const dir = await tempDir('rcm-ndc-');
       const id = '0003-2187_00000000-0000-4000-8000-000000000001';
       await writeFile(
         join(dir, 'product.txt'),

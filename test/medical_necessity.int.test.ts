@@ -1,5 +1,5 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
+import { tempDir } from './helpers/temp_dirs.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../ingest/pipeline.js';
@@ -115,7 +115,7 @@ describe('medical necessity on the seeds: an ICD-10-CM seed excerpt validates no
 
 describe('medical necessity in the jurisdiction of the facility (ccn) or of the context', () => {
   beforeAll(async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mn-mcd-'));
+    const dir = await tempDir('mn-mcd-');
     const files: string[] = [];
     for (const [name, header] of Object.entries(HEADERS)) {
       const p = join(dir, name);
@@ -209,7 +209,7 @@ describe('medical necessity in the jurisdiction of the facility (ccn) or of the 
 
 describe('medical necessity once a full ICD-10-CM release is loaded', () => {
   it('calls a code the release lacks invalid, and validates R51.9', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mn-icd-'));
+    const dir = await tempDir('mn-icd-');
     // The codes-only layout of the FY2026 billable codes (a few real codes of the 74,719).
     const file = join(dir, 'icd10cm_codes_2026.txt');
     await writeFile(file, ['M5416', 'M5450', 'R519', 'A000'].join('\n') + '\n');

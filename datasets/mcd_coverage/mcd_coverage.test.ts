@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import yazl from 'yazl';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../ingest/pipeline.js';
 import { Warehouse } from '../../warehouse/store.js';
 import { detectFile, openTestSnapshot, parseAll, parseItems, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
@@ -127,6 +127,7 @@ beforeAll(async () => {
   files['lcd_x_requestor_letters.csv'] = join(dir, 'lcd_x_requestor_letters.csv');
   await writeFile(files['lcd_x_requestor_letters.csv'], '90001,4,1,"A. Requestor","/letters/1.pdf",1024,1,09/15/2025\r\n');
 });
+afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('mcd_coverage parser (seed MCD download tables, real headers)', () => {
   it('finds each table from its header and labels the release with the latest last_updated', async () => {
@@ -265,11 +266,15 @@ describe('mcd_coverage on every table of a download, by its real header', () => 
     const lcd = await zipOf('current_lcd', [...Object.keys(files).filter((f) => f.startsWith('lcd')), ...shared]);
     const ncd = await zipOf('ncd', ['ncd_trkg.csv']);
     const wh = new Warehouse(await mkdtemp(join(tmpdir(), 'mcd-zip-')));
-    const s = await ingestFiles(wh, { dataset: mcdCoverage, files: [article, lcd, ncd] });
-    expect(s.rejects).toBe(0);
-    expect(s.skipped).toEqual([]);
-    const tables = (await wh.current())!.datasets.mcd_coverage![0]!.tables!;
-    expect(tables).toMatchObject({ contractor: 2, state_lookup: 2, contractor_jurisdiction: 2, lcd: 2, article: 2, ncd: 1, article_x_icd10_covered: 2 });
+    try {
+      const s = await ingestFiles(wh, { dataset: mcdCoverage, files: [article, lcd, ncd] });
+      expect(s.rejects).toBe(0);
+      expect(s.skipped).toEqual([]);
+      const tables = (await wh.current())!.datasets.mcd_coverage![0]!.tables!;
+      expect(tables).toMatchObject({ contractor: 2, state_lookup: 2, contractor_jurisdiction: 2, lcd: 2, article: 2, ncd: 1, article_x_icd10_covered: 2 });
+    } finally {
+      await rm(wh.dir, { recursive: true, force: true });
+    }
   });
 });
 

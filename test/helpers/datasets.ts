@@ -1,5 +1,4 @@
-import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import type { Dataset, ParsedItem, VersionInfo } from '../../datasets/types.js';
@@ -9,6 +8,7 @@ import { MountedSnapshot, type SnapshotReader } from '../../warehouse/snapshot.j
 import { Warehouse } from '../../warehouse/store.js';
 
 import { REPO_ROOT } from './shared.js';
+import { tempDir } from './temp_dirs.js';
 
 export { REPO_ROOT };
 
@@ -99,7 +99,7 @@ export interface TestLoad {
  * tolerated, as query tests load files that carry deliberate bad rows.
  */
 export async function openTestSnapshot(loads: TestLoad[]): Promise<MountedSnapshot & { close(): void }> {
-  const dir = await mkdtemp(join(tmpdir(), 'rcm-test-snap-'));
+  const dir = await tempDir('rcm-test-snap-');
   const wh = new Warehouse(dir);
   await wh.init();
   for (const l of loads) {
@@ -122,7 +122,7 @@ export async function openTestSnapshot(loads: TestLoad[]): Promise<MountedSnapsh
  * CP1252 when `cp1252`; bytes as given.
  */
 export async function writeTempFile(name: string, content: string | Buffer, cp1252 = false): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'rcm-fixture-'));
+  const dir = await tempDir('rcm-fixture-');
   const path = join(dir, name);
   const bytes = typeof content !== 'string' ? content : cp1252 ? Buffer.from([...content].map((ch) => (ch === '\u00ae' ? 0xae : ch.charCodeAt(0)))) : Buffer.from(content, 'utf8');
   await writeFile(path, bytes);
