@@ -152,8 +152,8 @@ export class RangeFile {
   private constructor(
     private readonly firstKeys: string[],
     private readonly blocks: BlockReader,
-    /** Each block's summary, `summaryBytes` apiece (empty for a file written without). */
-    private readonly summaries: Buffer,
+    /** Every block's summary, `summaryBytes` apiece, block b's at b * `summaryBytes` (empty for a file written without). */
+    readonly summaries: Buffer,
     readonly summaryBytes: number,
   ) {}
 

@@ -62,20 +62,28 @@ export const WORD_SUMMARY: BlockSummary = {
   },
 };
 
-/** A block's summary, read. */
-export interface WordBlock {
-  /** The least ord of its rows, and of its head rows (Infinity for none). */
-  minOrd: number;
-  minHeadOrd: number;
-}
+/** The summaries of a words sidecar's blocks (`RangeFile.summaries`), read in place. */
+export class WordSummaries {
+  private readonly width = 8 + WORD_SUMMARY_PREFIX;
+  constructor(private readonly data: Buffer) {}
 
-export function wordBlock(summary: Buffer): WordBlock {
-  const ord = (at: number) => {
-    const n = summary.readUInt32LE(at);
+  private ord(b: number, at: number): number {
+    const n = this.data.readUInt32LE(b * this.width + at);
     return n === NONE ? Infinity : n;
-  };
-  return { minOrd: ord(0), minHeadOrd: ord(4) };
-}
+  }
 
-/** The rows of a block that a prefix of `length` (1 .. `WORD_SUMMARY_PREFIX`) counts, when every row of the block is in its range. */
-export const countedRows = (summary: Buffer, length: number): number => summary[8 + length - 1]!;
+  /** The least ord of block `b`'s rows. */
+  minOrd(b: number): number {
+    return this.ord(b, 0);
+  }
+
+  /** The least ord of block `b`'s head rows (Infinity for none). */
+  minHeadOrd(b: number): number {
+    return this.ord(b, 4);
+  }
+
+  /** The rows of block `b` a prefix of `length` (1 .. `WORD_SUMMARY_PREFIX`) counts, when every row of the block is in its range. */
+  counted(b: number, length: number): number {
+    return this.data[b * this.width + 8 + length - 1]!;
+  }
+}

@@ -5,7 +5,7 @@ import { icd10Index } from '../../datasets/icd10cm/queries.js';
 import { findRxcuiProducts, ndcVersion } from '../../datasets/fda_ndc/queries.js';
 import { FileShared } from '../../warehouse/file_shared.js';
 import { atomKey, UMLS_ATOM_FIELDS, UMLS_NORM_SQL, UMLS_WORD_FIELDS } from '../../datasets/umls_concepts/dataset.js';
-import { countedRows, WORD_SUMMARY_PREFIX, wordBlock } from '../../datasets/umls_concepts/word_summary.js';
+import { WORD_SUMMARY_PREFIX, WordSummaries } from '../../datasets/umls_concepts/word_summary.js';
 import { RXNORM_OPEN_SAB } from '../../datasets/rxnorm/dataset.js';
 import { rxnormAtoms } from '../../datasets/rxnorm/queries.js';
 
@@ -399,27 +399,35 @@ function rankOneWord(file: RangeFile, nq: string, scan: string, top: TopRanks): 
       top.add(nrm, ord, umlsTier(nrm, nq, [scan]));
     });
   };
-  const bounds: (Rank & { b: number })[] = [];
+  // Each block's bound as one number, tier * 2^32 + rank (exact in a double); Infinity once read.
+  const TIER = 2 ** 32;
+  const sums = new WordSummaries(file.summaries);
+  const bounds = new Float64Array(Math.max(0, end - first)).fill(Infinity);
   for (let b = first; b < end; b++) {
-    if (!file.within(b, scan, to)) {
+    // Only the first and last blocks can hold rows outside the range (`RangeFile.within`).
+    if ((b === first || b === end - 1) && !file.within(b, scan, to)) {
       read(b, true);
       continue;
     }
-    const s = file.summary(b);
-    count += countedRows(s, scan.length);
-    const { minOrd, minHeadOrd } = wordBlock(s);
+    count += sums.counted(b, scan.length);
     const exact = b < exactEnd;
-    const any = { tier: exact ? 3 : 4, rank: minOrd };
-    const head = { tier: exact ? 1 : 2, rank: minHeadOrd };
-    bounds.push({ b, ...(minHeadOrd < Infinity && before(head, any) ? head : any) });
+    const head = sums.minHeadOrd(b);
+    bounds[b - first] = Math.min(head === Infinity ? Infinity : (exact ? 1 : 2) * TIER + head, (exact ? 3 : 4) * TIER + sums.minOrd(b));
   }
-  if (top.limit > 0) {
-    bounds.sort((x, y) => (before(x, y) ? -1 : before(y, x) ? 1 : 0));
-    for (const bound of bounds) {
-      if (top.excludes(bound)) break;
-      if (reads >= MAX_RANGE_BLOCKS) return null;
-      read(bound.b, false);
+  // Blocks best bound first (a pick scans the bounds: a page needs a few reads, a sort would order them all).
+  while (top.limit > 0) {
+    let at = -1;
+    let best = Infinity;
+    for (let i = 0; i < bounds.length; i++) {
+      if (bounds[i]! < best) {
+        best = bounds[i]!;
+        at = i;
+      }
     }
+    if (at < 0 || top.excludes({ tier: Math.floor(best / TIER), rank: best % TIER })) break;
+    bounds[at] = Infinity;
+    if (reads >= MAX_RANGE_BLOCKS) return null;
+    read(first + at, false);
   }
   return count;
 }
