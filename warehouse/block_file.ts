@@ -123,8 +123,13 @@ export async function writeBlockFile(
 /** The header of a sidecar of `kind` (six letters), its blocks deflated or stored. */
 const headOf = (kind: string, deflated: boolean) => Buffer.from(`${kind}${deflated ? 1 : 0}\n`);
 
-/** A finished sidecar's index bytes, block count, where its blocks end and whether they are deflated; null when missing, cut short or of another kind. */
-export async function readBlockIndex(path: string, kind: string, tail: Buffer): Promise<{ blocks: number; index: Buffer; indexAt: number; deflated: boolean } | null> {
+/**
+ * A finished sidecar's index bytes, block count, where its blocks end, whether they are deflated
+ * and which of `tails` (the kind's index layouts, all one length) it ends with; null when missing,
+ * cut short or of another kind.
+ */
+export async function readBlockIndex(path: string, kind: string, tails: Buffer[]): Promise<{ blocks: number; index: Buffer; indexAt: number; deflated: boolean; tail: number } | null> {
+  const tailLength = tails[0]!.length;
   const head = headOf(kind, true);
   let fh: FileHandle;
   try {
@@ -134,19 +139,20 @@ export async function readBlockIndex(path: string, kind: string, tail: Buffer): 
   }
   try {
     const { size } = await fh.stat();
-    if (size < head.length + 12 + tail.length) return null;
+    if (size < head.length + 12 + tailLength) return null;
     const start = Buffer.alloc(head.length);
     await fh.read(start, 0, start.length, 0);
-    const trailer = Buffer.alloc(12 + tail.length);
+    const trailer = Buffer.alloc(12 + tailLength);
     await fh.read(trailer, 0, trailer.length, size - trailer.length);
     const deflated = start.equals(head);
-    if ((!deflated && !start.equals(headOf(kind, false))) || !trailer.subarray(12).equals(tail)) return null;
+    const tail = tails.findIndex((t) => trailer.subarray(12).equals(t));
+    if ((!deflated && !start.equals(headOf(kind, false))) || tail < 0) return null;
     const blocks = trailer.readUInt32LE(0);
     const indexAt = trailer.readDoubleLE(4);
     if (!(indexAt >= head.length && indexAt <= size - trailer.length)) return null;
     const index = Buffer.alloc(size - trailer.length - indexAt);
     await fh.read(index, 0, index.length, indexAt);
-    return { blocks, index, indexAt, deflated };
+    return { blocks, index, indexAt, deflated, tail };
   } finally {
     await fh.close();
   }

@@ -159,10 +159,10 @@ export class RangeFile {
 
   /** Reads the index of `path`; null when there is no such file or it is not a whole range file. */
   static async open(path: string): Promise<RangeFile | null> {
-    const summarised = await readBlockIndex(path, KIND, TAIL_SUMMARISED);
-    const found = summarised ?? (await readBlockIndex(path, KIND, TAIL));
+    const found = await readBlockIndex(path, KIND, [TAIL, TAIL_SUMMARISED]);
     if (!found) return null;
     const { index, blocks } = found;
+    const summarised = found.tail === 1;
     const width = summarised ? (index.length >= 4 ? index.readUInt32LE(0) : -1) : 0;
     if (width < 0) return null;
     const firstKeys: string[] = [];
@@ -207,11 +207,6 @@ export class RangeFile {
    */
   within(b: number, from: string, to: string): boolean {
     return compareKeys(this.firstKeys[b]!, from) >= 0 && b + 1 < this.firstKeys.length && compareKeys(this.firstKeys[b + 1]!, to) < 0;
-  }
-
-  /** Block `b`'s summary (`summaryBytes` bytes; empty for a file written without). */
-  summary(b: number): Buffer {
-    return this.summaries.subarray(b * this.summaryBytes, (b + 1) * this.summaryBytes);
   }
 
   /**

@@ -74,7 +74,7 @@ export class RecordFile {
 
   /** Reads the index of `path`; null when there is no such file or it is not a whole record file. */
   static async open(path: string): Promise<RecordFile | null> {
-    const found = await readBlockIndex(path, KIND, TAIL);
+    const found = await readBlockIndex(path, KIND, [TAIL]);
     if (!found || found.index.length !== found.blocks * 16) return null;
     const n = found.blocks;
     const firstKeys = new Float64Array(n);

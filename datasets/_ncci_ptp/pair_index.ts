@@ -77,17 +77,17 @@ export const PAIRS_SIDECAR = 'pairs';
 export async function buildPtpIndex(snapshot: SnapshotReader, dataset: DatasetName, version: string): Promise<PtpVersionIndex | null> {
   if (!snapshot.int32Columns) return null;
   const t = quoteIdent(dataset);
-  const [rationaleRows, [counted]] = await Promise.all([
-    snapshot.all<{ r: string }>(`SELECT DISTINCT rationale AS r FROM ${t} WHERE version = $1 ORDER BY r`, [version]),
-    snapshot.all<{ n: number }>(`SELECT count(*) AS n FROM ${t} WHERE version = $1`, [version]),
-  ]);
-  const rationales = rationaleRows.map((x) => x.r);
+  const rationales = (await snapshot.all<{ r: string }>(`SELECT DISTINCT rationale AS r FROM ${t} WHERE version = $1 ORDER BY r`, [version])).map((x) => x.r);
   if (rationales.length > 0xffffff) return null;
   const sidecar = await versionSidecar(snapshot, dataset, version, `.${PAIRS_SIDECAR}${COLUMNS_SUFFIX}`, existingColumnFile);
   let read: { rows: number; columns: Int32Array[] } | null = null;
   if (sidecar) {
     // A file that does not read, or holds another number of rows, is computed again.
-    read = await snapshot.int32Columns(readColumnFileSql(sidecar, INDEX_COLUMNS)).catch(() => null);
+    const [[counted], file] = await Promise.all([
+      snapshot.all<{ n: number }>(`SELECT count(*) AS n FROM ${t} WHERE version = $1`, [version]),
+      snapshot.int32Columns(readColumnFileSql(sidecar, INDEX_COLUMNS)).catch(() => null),
+    ]);
+    read = file;
     if (read?.rows !== Number(counted?.n)) {
       read = null;
       sidecarFallback(snapshot, dataset, PAIRS_SIDECAR, 'damaged');

@@ -1,7 +1,7 @@
 import { rangeFields, type BlockSummary } from '../../warehouse/range_file.js';
 
 /**
- * The summary of each block of a version's `words` sidecar (`RangeFile.summary`): what a
+ * The summary of each block of a version's `words` sidecar (`RangeFile.summaries`): what a
  * one-word search (`server/concepts/search.ts`) needs from a block it does not read.
  *
  * - the least `ord` of the block's rows, and the least of its head rows (a row whose word is the
@@ -16,6 +16,8 @@ import { rangeFields, type BlockSummary } from '../../warehouse/range_file.js';
  */
 export const WORD_SUMMARY_PREFIX = 16;
 const NONE = 0xffffffff;
+/** A summary's bytes: the two ords, then the counts. */
+const WIDTH = 8 + WORD_SUMMARY_PREFIX;
 
 /** A words sidecar line's fields, in `UMLS_WORD_FIELDS` order: word, prev, nrm, sab, ord. */
 const wordFields = (line: string): string[] => (line.includes('\\') ? rangeFields(line) : line.split('\t'));
@@ -29,12 +31,12 @@ function sharedPrefix(a: string, b: string): number {
 }
 
 /** Whether `word` is the first word of the normalised string `nrm`. */
-export const isHead = (word: string, nrm: string): boolean => nrm.startsWith(word) && (nrm.length === word.length || nrm.charCodeAt(word.length) === 32);
+const isHead = (word: string, nrm: string): boolean => nrm.startsWith(word) && (nrm.length === word.length || nrm.charCodeAt(word.length) === 32);
 
 export const WORD_SUMMARY: BlockSummary = {
-  bytes: 8 + WORD_SUMMARY_PREFIX,
+  bytes: WIDTH,
   of(block: string): Buffer {
-    const out = Buffer.alloc(8 + WORD_SUMMARY_PREFIX);
+    const out = Buffer.alloc(WIDTH);
     let minOrd = NONE;
     let minHead = NONE;
     /** Rows by characters shared with their previous word (the last entry: that many or more). */
@@ -64,11 +66,10 @@ export const WORD_SUMMARY: BlockSummary = {
 
 /** The summaries of a words sidecar's blocks (`RangeFile.summaries`), read in place. */
 export class WordSummaries {
-  private readonly width = 8 + WORD_SUMMARY_PREFIX;
   constructor(private readonly data: Buffer) {}
 
   private ord(b: number, at: number): number {
-    const n = this.data.readUInt32LE(b * this.width + at);
+    const n = this.data.readUInt32LE(b * WIDTH + at);
     return n === NONE ? Infinity : n;
   }
 
@@ -84,6 +85,6 @@ export class WordSummaries {
 
   /** The rows of block `b` a prefix of `length` (1 .. `WORD_SUMMARY_PREFIX`) counts, when every row of the block is in its range. */
   counted(b: number, length: number): number {
-    return this.data[b * this.width + 8 + length - 1]!;
+    return this.data[b * WIDTH + 8 + length - 1]!;
   }
 }

@@ -244,7 +244,8 @@ const umlsTier = (nrm: string, nq: string, words: string[]) => (nrm === nq ? 1 :
 
 /**
  * Blocks of the words sidecar one search reads at most (128 rows each, about 1 MB inflated): a
- * wider prefix (a letter or two across a whole release) is ranked by DuckDB, off the event loop.
+ * search that would read more (every row of a wide range: several short words, or a source
+ * filter) is ranked by DuckDB, off the event loop.
  */
 const MAX_RANGE_BLOCKS = 256;
 
@@ -286,7 +287,7 @@ class TopRanks {
 }
 
 /**
- * `searchUmls` from the version's range sidecars: the code's rows and the longest word's prefix
+ * `searchUmls` from the version's range sidecars: the code's rows and the narrowest word's prefix
  * range read from the words sidecar, filtered, counted and ranked here with the rules and order
  * of the SQL (tier, then `ord`); the atoms shown read from the atoms sidecar. A one-word search
  * without a source filter counts and bounds from the blocks' summaries (`rankOneWord`); any other
