@@ -65,6 +65,23 @@ describe('range sidecar files', () => {
     for (const key of new Set(rows.map((r) => r[0]!))) if (!key.startsWith('w007') && Number(key.slice(1)) % 50 !== 7) expect(file.rows(key, `${key}\u0000`, 2), key).toEqual(between(key, `${key}\u0000`));
   });
 
+  it('finds ranges of keys whose code point order is not JavaScript\'s (a BMP character above the surrogates, an astral one) across block boundaries', async () => {
+    // 600 keys of a base character and a number, in UTF-8 byte order: each base's keys span several blocks of 16 rows.
+    const bases = ['a', '\u00e9', '\ud7ff', '\u{1F600}', '\uffee', '\u{10000}'];
+    const keys = bases.flatMap((c) => Array.from({ length: 100 }, (_, i) => `${c}${String(i).padStart(3, '0')}`)).sort(compareKeys);
+    const rows = keys.map((k, i) => [k, String(i)]);
+    const path = join(dir, 'astral.ranges');
+    await writeRangeFile(path, chunks(rows, 500), 16);
+    const file = (await RangeFile.open(path))!;
+    const between = (from: string, to: string) => rows.filter((r) => compareKeys(r[0]!, from) >= 0 && compareKeys(r[0]!, to) < 0);
+    for (const c of bases) {
+      expect(file.rows(c, `${c}\u{10FFFF}`), c).toEqual(between(c, `${c}\u{10FFFF}`));
+      expect(file.rows(`${c}05`, `${c}06`), c).toHaveLength(10);
+      expect(file.rowsOf(`${c}042`), c).toEqual([[`${c}042`, String(keys.indexOf(`${c}042`))]]);
+    }
+    expect(file.rows('\uffee', '\u{10FFFF}')).toEqual(between('\uffee', '\u{10FFFF}'));
+  });
+
   it('reads the same from stored blocks, and refuses a stored block whose bytes changed', async () => {
     const rows = Array.from({ length: 500 }, (_, i) => [`k${String(i).padStart(4, '0')}`, `row ${i} Gm\u00fcnd \t tab`, String(i % 7)]);
     const deflated = join(dir, 'deflated.ranges');
