@@ -28,6 +28,18 @@ describe('record sidecar files', () => {
     for (const key of [1000000000, 1000000002, 1000001000, 1000001998, 1000002001, 9999999999, 0]) expect(file.get(key), String(key)).toBeNull();
   });
 
+  it('gives back records from blocks larger than zlib\'s 16 KB output buffer, small blocks first, keys that are prefixes of others beside them', async () => {
+    // Blocks of 16 grow from about 1 KB to about 64 KB (the reader's inflate buffer grows with them); keys 12, 120..127, 1200.. share digits.
+    const keys = [12, ...Array.from({ length: 8 }, (_, i) => 120 + i), ...Array.from({ length: 200 }, (_, i) => 1200 + i)];
+    const rows = keys.map((k, i): [number, string] => [k, JSON.stringify({ k, text: `${i % 3 ? 'plain' : 'Gmünd ✓'} ${'y'.repeat(i * 20)}` })]);
+    const path = join(dir, 'large.records');
+    await writeRecordFile(path, chunks(rows, 50));
+    const file = (await RecordFile.open(path))!;
+    for (const [key, record] of [...rows].reverse()) expect(file.get(key), String(key)).toBe(record);
+    for (const [key, record] of rows) expect(file.get(key), String(key)).toBe(record);
+    for (const key of [1, 2, 13, 119, 128, 1199, 1400, 20]) expect(file.get(key), String(key)).toBeNull();
+  });
+
   it('holds no block for no rows, and refuses keys out of order (no file is left)', async () => {
     const empty = join(dir, 'empty.records');
     await writeRecordFile(empty, chunks([], 1));

@@ -165,6 +165,12 @@ export async function readBlockIndex(path: string, kind: string, tails: Buffer[]
  */
 export class BlockReader {
   private readonly fd: number;
+  /**
+   * zlib's output buffer for an inflate: the largest block inflated so far, rounded up to 4 KB, at
+   * least zlib's 16 KB default. A block larger than the buffer is inflated a buffer at a time and
+   * joined: an NPPES block of 16 records (about 26 KB) took 91 us so, 29 us in one buffer.
+   */
+  private chunkSize = 16 * 1024;
 
   /** `offsets[i] .. offsets[i + 1]` are block i's bytes (the last entry: where the index starts). */
   constructor(
@@ -180,19 +186,30 @@ export class BlockReader {
     return this.offsets.length - 1;
   }
 
-  /** Block `i`'s text; throws when it cannot be read or inflated (a damaged file). */
-  text(i: number): string {
+  /** Block `i`'s bytes, inflated; throws when it cannot be read or inflated (a damaged file). */
+  bytes(i: number): Buffer {
     const start = this.offsets[i]!;
     const bytes = Buffer.allocUnsafe(this.offsets[i + 1]! - start);
     readSync(this.fd, bytes, 0, bytes.length, start);
     // A stored block costs no inflate (about 17 us a call for zlib's setup alone), only its check.
-    let text = bytes;
-    if (this.deflated) text = inflateRawSync(bytes);
-    else {
-      text = bytes.subarray(0, bytes.length - 4);
-      if (bytes.length < 4 || crc32(text) !== bytes.readUInt32LE(bytes.length - 4)) throw new Error(`block ${i} of a sidecar fails its check (damaged)`);
+    if (this.deflated) {
+      const out = inflateRawSync(bytes, { chunkSize: this.chunkSize });
+      if (out.length > this.chunkSize) this.chunkSize = Math.ceil(out.length / 4096) * 4096;
+      return out;
     }
-    // ASCII decodes as Latin-1, about three times faster than UTF-8.
-    return text.toString(isAscii(text) ? 'latin1' : 'utf8');
+    const body = bytes.subarray(0, bytes.length - 4);
+    if (bytes.length < 4 || crc32(body) !== bytes.readUInt32LE(bytes.length - 4)) throw new Error(`block ${i} of a sidecar fails its check (damaged)`);
+    return body;
+  }
+
+  /** Block `i`'s text (`bytes` decoded). */
+  text(i: number): string {
+    return decodeText(this.bytes(i));
   }
 }
+
+/** UTF-8 bytes as text; ASCII decodes as Latin-1, about three times faster than UTF-8. */
+export const decodeText = (bytes: Buffer, from = 0, to = bytes.length): string => {
+  const part = from === 0 && to === bytes.length ? bytes : bytes.subarray(from, to);
+  return part.toString(isAscii(part) ? 'latin1' : 'utf8');
+};
