@@ -237,7 +237,10 @@ function umlsQueryWords(nq: string): string[] {
 }
 
 /** Whether every query word is a prefix of a word of `nrm`. */
-const everyWordPrefix = (words: string[], nrm: string) => words.length > 0 && words.every((w) => ` ${nrm}`.includes(` ${w}`));
+const everyWordPrefix = (words: string[], nrm: string) => words.length > 0 && words.every((w) => wordStartsWith(nrm, w, ` ${w}`));
+
+/** Whether a word of `nrm` (its words single-spaced) starts with `w`; `spaced` is ` ${w}`, made once a search, not a row. */
+const wordStartsWith = (nrm: string, w: string, spaced: string) => nrm.startsWith(w) || nrm.includes(spaced);
 
 /** The tier of an atom matching every query word as a prefix: 1 the whole string, 2 its start, 3 every word whole, else 4. */
 const umlsTier = (nrm: string, nq: string, words: string[]) => (nrm === nq ? 1 : nrm.startsWith(nq) ? 2 : words.every((w) => ` ${nrm} `.includes(` ${w} `)) ? 3 : 4);
@@ -341,11 +344,11 @@ const firstOfAtom = (prev: string, scan: string) => prev === '' || compareKeys(p
 /** Counts the atoms of every row in the range of `words[0]` that pass the filters (every other word), ranking them into `top`; null past `MAX_RANGE_BLOCKS`. */
 function scanRange(file: RangeFile, nq: string, words: string[], sabs: string[] | null, top: TopRanks): number | null {
   const scan = words[0]!;
-  const others = words.slice(1).map((w) => ` ${w}`);
+  const others = words.slice(1).map((w) => [w, ` ${w}`] as const);
   let count = 0;
   const each = (nrm: string, sab: string, ord: string): void => {
     if (sabs !== null && !sabs.includes(sab)) return;
-    if (others.length && !others.every((w) => ` ${nrm}`.includes(w))) return;
+    if (others.length && !others.every(([w, spaced]) => wordStartsWith(nrm, w, spaced))) return;
     count++;
     top.add(nrm, ord, umlsTier(nrm, nq, words));
   };
