@@ -155,12 +155,14 @@ async function listen(app: Koa, onClose: () => void = () => undefined): Promise<
 /** The middle value (of an odd count; the upper middle of an even one). */
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** The rows as aligned text: every column any row has, in the order they first appear (a cell a row lacks is blank). */
 export function table(rows: Record<string, string | number>[]): string {
   if (!rows.length) return '';
-  const cols = Object.keys(rows[0]!);
-  const w = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
+  const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const cell = (r: Record<string, string | number>, c: string) => String(r[c] ?? '');
+  const w = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r, c).length)));
   const line = (vals: string[]) => vals.map((v, i) => v.padEnd(w[i]!)).join('  ');
-  return [line(cols), line(w.map((n) => '-'.repeat(n))), ...rows.map((r) => line(cols.map((c) => String(r[c]))))].join('\n');
+  return [line(cols), line(w.map((n) => '-'.repeat(n))), ...rows.map((r) => line(cols.map((c) => cell(r, c))))].join('\n');
 }
 
 export function ratio(a: number, b: number): string {
