@@ -107,7 +107,7 @@ export interface Dataset<Row extends object = Record<string, unknown>, Id extend
    * `warehouse/column_file.ts`): `sql` over the version's final tables (the main table by the
    * dataset's id), for a whole-table index a server reads at mount instead of computing it.
    */
-  columnFiles?: { name: string; sql: string }[];
+  columnFiles?: ColumnFileSpec[];
   /**
    * Rows per row group in the version file (DuckDB's default 122,880): smaller groups give its
    * zone maps finer ranges, so a range scan over sorted rows reads fewer rows (the UMLS word
@@ -191,22 +191,53 @@ export function defineMultiTableDataset<Row extends object, const Id extends str
 }
 
 /**
- * One range sidecar (`Dataset.ranges`): `columns` (SQL expressions, the first the key) of the rows
- * `from` (a table, with a WHERE clause if need be) in `order` (none: the table's stored order, when
- * it is stored by the key; the writer refuses a key out of order), `blockRows` rows a block (fewer
- * for point lookups, more for long ranges), `deflate`d or stored.
+ * One pass's share of a key's values (`KeyPasses`), as SQL over any expression of the key: `test`
+ * holds for the pass's values (the last pass also takes nulls, which sort last), `before` for the
+ * values of every earlier pass.
  */
-export interface RangesSpec {
+export interface KeyRange {
+  test(key: string): string;
+  before(key: string): string;
+}
+
+/** Every value of a key, in one pass. */
+export const WHOLE: KeyRange = { test: () => 'TRUE', before: () => 'FALSE' };
+
+/**
+ * A sidecar's statement run in passes over ranges of `key` (a SQL expression over `table`), about
+ * `rows` rows of `table` a pass, so its sorts, joins and aggregates hold one pass's rows at a time
+ * instead of the file's. The passes' outputs, one after the other, are the whole: the statement
+ * orders by this key first.
+ */
+export interface KeyPasses {
+  table: string;
+  key: string;
+  rows: number;
+}
+
+/** A statement's rows whole, or, with `passes`, one pass's share of them at a time. */
+type Passed<K extends string> = ({ [P in K]: string } & { passes?: never }) | ({ [P in K]: (range: KeyRange) => string } & { passes: KeyPasses });
+
+/**
+ * One range sidecar (`Dataset.ranges`): `columns` (SQL expressions, the first the key) of the rows
+ * `from` (a table, with a WHERE clause if need be; or a pass's rows, with `passes`) in `order`
+ * (none: the table's stored order, when it is stored by the key; the writer refuses a key out of
+ * order), `blockRows` rows a block (fewer for point lookups, more for long ranges), `deflate`d or
+ * stored.
+ */
+export type RangesSpec = Passed<'from'> & {
   name: string;
   columns: string[];
-  from: string;
   order: string | null;
   blockRows: number;
   /** Blocks deflated (a range read over many), or stored as they are (a point lookup of one row, where zlib's setup per call outweighs the read). */
   deflate: boolean;
   /** Each block summarised in the index, for a reader that can answer from the summary instead of the block. */
   summary?: BlockSummary;
-}
+};
+
+/** One column sidecar (`Dataset.columnFiles`): `sql` over the version's final tables (or a pass's share of them, with `passes`). */
+export type ColumnFileSpec = Passed<'sql'> & { name: string };
 
 /**
  * How a dataset's record sidecar is built (`Dataset.records`): each table's rows (all columns but

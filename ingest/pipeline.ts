@@ -14,6 +14,7 @@ import { checkGateColumns, firstLoadDiff, type DiffReport, type DiffResult } fro
 import { withWriteLock } from './lock.js';
 import { ingestDuckDbConfig } from './duckdb_config.js';
 import { checkKeys, checkRejects, finalizeRows, indexTables } from './stage/check.js';
+import { passSql } from './stage/passes.js';
 import { noteDeltaKeys, writeRanges, writeRecords } from './stage/records.js';
 import { foldDelta, planDelta } from './stage/delta.js';
 import { hashSources, readInputs, resolveDataset } from './stage/inputs.js';
@@ -175,7 +176,7 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
       await writeRecords(onStaged, dataset.records, `${out.staged}${RECORDS_SUFFIX}`, baseRecords);
     }
     for (const r of dataset.ranges ?? []) await writeRanges(onStaged, r, rangesPath(out.staged, r.name));
-    for (const c of dataset.columnFiles ?? []) await writeColumnFile(conn, c.sql, columnsPath(out.staged, c.name));
+    for (const c of dataset.columnFiles ?? []) await writeColumnFile(conn, await passSql(run, c.sql, c.passes), columnsPath(out.staged, c.name));
     // A first load's diff reads the staged tables on this connection (no second instance).
     if (!base) firstDiff = await firstLoadDiff(dataset, run);
     await conn.run('CHECKPOINT');

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteString } from './sql_quote.js';
 
@@ -15,9 +15,22 @@ export const COLUMNS_SUFFIX = '.parquet';
 /** Where a version file's column sidecar `name` lives. */
 export const columnsPath = (versionFile: string, name: string): string => `${versionFile}.${name}${COLUMNS_SUFFIX}`;
 
-/** Writes `sql`'s rows to `path` as Parquet in their order, synced. */
-export async function writeColumnFile(conn: DuckDBConnection, sql: string, path: string): Promise<void> {
-  await conn.run(`COPY (${sql}) TO ${quoteString(path)} (FORMAT parquet)`);
+/**
+ * Writes the rows of `sqls`, one statement after the other, to `path` as Parquet in their order,
+ * synced. Several statements (a sidecar written in passes) are written to parts first and joined in
+ * one streamed copy, which keeps the parts' order.
+ */
+export async function writeColumnFile(conn: DuckDBConnection, sqls: string[], path: string): Promise<void> {
+  if (sqls.length === 1) await conn.run(`COPY (${sqls[0]}) TO ${quoteString(path)} (FORMAT parquet)`);
+  else {
+    const parts = sqls.map((_, i) => `${path}.part${i}`);
+    try {
+      for (const [i, sql] of sqls.entries()) await conn.run(`COPY (${sql}) TO ${quoteString(parts[i]!)} (FORMAT parquet)`);
+      await conn.run(`COPY (SELECT * FROM read_parquet([${parts.map(quoteString).join(', ')}])) TO ${quoteString(path)} (FORMAT parquet)`);
+    } finally {
+      await Promise.all(parts.map((f) => rm(f, { force: true })));
+    }
+  }
   const fh = await open(path, 'r+');
   try {
     await fh.sync();

@@ -60,14 +60,26 @@ export async function indexTables(dataset: Dataset<any>, run: RunSql): Promise<v
   }
 }
 
+/**
+ * Rows a key check groups at once: a larger table is checked in passes over hash partitions of
+ * its key (each key's rows all fall in one), so the check's memory does not grow with the file (a
+ * 4 M-edit PTP quarter's single GROUP BY took about 250 MB).
+ */
+export const KEY_CHECK_PASS_ROWS = 1 << 20;
+
 /** Refuses a version in which some source table's key columns name one row twice. */
-export async function checkKeys(dataset: Dataset<any>, run: RunSql, firstFile: string): Promise<void> {
+export async function checkKeys(dataset: Dataset<any>, run: RunSql, firstFile: string, passRows = KEY_CHECK_PASS_ROWS): Promise<void> {
   for (const t of sourceTables(dataset.tables)) {
     const keyList = t.key.map(quoteIdent).join(', ');
-    const dup = await run(`SELECT ${keyList}, count(*)::INTEGER AS n FROM ${quoteIdent(t.name)} GROUP BY ALL HAVING count(*) > 1 LIMIT 1`);
-    if (dup.length > 0) {
-      const { n, ...key } = dup[0]!;
-      throw new IngestError(`duplicate key ${JSON.stringify(key)} in table ${t.name} appears ${n} times (key columns: ${t.key.join(', ')})`, firstFile);
+    const rows = Number((await run(`SELECT count(*) AS n FROM ${quoteIdent(t.name)}`))[0]!.n);
+    const passes = Math.max(1, Math.ceil(rows / passRows));
+    for (let i = 0; i < passes; i++) {
+      const share = passes > 1 ? ` WHERE hash(${keyList}) % ${passes} = ${i}` : '';
+      const dup = await run(`SELECT ${keyList}, count(*)::INTEGER AS n FROM ${quoteIdent(t.name)}${share} GROUP BY ALL HAVING count(*) > 1 LIMIT 1`);
+      if (dup.length > 0) {
+        const { n, ...key } = dup[0]!;
+        throw new IngestError(`duplicate key ${JSON.stringify(key)} in table ${t.name} appears ${n} times (key columns: ${t.key.join(', ')})`, firstFile);
+      }
     }
   }
 }

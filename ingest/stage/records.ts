@@ -5,6 +5,7 @@ import { rm } from 'node:fs/promises';
 import { RANGE_FIELD_SQL, writeRangeFile } from '../../warehouse/range_file.js';
 import { quoteString } from '../../warehouse/sql_quote.js';
 import { RecordFile, writeRecordFile } from '../../warehouse/record_file.js';
+import { passSql } from './passes.js';
 
 /** One streamed result of (key, JSON text) rows, read a row at a time. */
 class Cursor {
@@ -125,18 +126,28 @@ async function* mergeByKey(built: AsyncGenerator<[number, string][]>, base: Gene
 /**
  * Writes one range sidecar (`Dataset.ranges`) from the staged version's final tables: DuckDB
  * writes the sorted rows as escaped text lines (`COPY`, native and parallel: streaming 7 M rows
- * through JavaScript values took 70 s, the copy 6 s) to `<path>.lines`, which is then cut into
- * blocks and removed.
+ * through JavaScript values took 70 s, the copy 6 s) to `<path>.lines` (one file a pass, with
+ * `spec.passes`), which are then cut into blocks in order and removed.
  */
 export async function writeRanges(connect: () => Promise<DuckDBConnection>, spec: RangesSpec, path: string): Promise<number> {
-  const lines = `${path}.lines`;
   const conn = await connect();
+  const files: string[] = [];
   try {
-    const select = `SELECT ${spec.columns.map((c, i) => `${RANGE_FIELD_SQL(c)} AS c${i}`).join(', ')} FROM ${spec.from}${spec.order ? ` ORDER BY ${spec.order}` : ''}`;
-    await conn.run(`COPY (${select}) TO ${quoteString(lines)} (FORMAT csv, DELIMITER '\t', QUOTE '', ESCAPE '', HEADER false)`);
-    return await writeRangeFile(path, createReadStream(lines, { highWaterMark: 1 << 20 }), spec.blockRows, spec.deflate, spec.summary);
+    const run = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS();
+    for (const from of await passSql(run, spec.from, spec.passes)) {
+      const lines = `${path}.lines${files.length ? files.length : ''}`;
+      files.push(lines);
+      const select = `SELECT ${spec.columns.map((c, i) => `${RANGE_FIELD_SQL(c)} AS c${i}`).join(', ')} FROM ${from}${spec.order ? ` ORDER BY ${spec.order}` : ''}`;
+      await conn.run(`COPY (${select}) TO ${quoteString(lines)} (FORMAT csv, DELIMITER '\t', QUOTE '', ESCAPE '', HEADER false)`);
+    }
+    return await writeRangeFile(path, readInTurn(files), spec.blockRows, spec.deflate, spec.summary);
   } finally {
     conn.closeSync();
-    await rm(lines, { force: true });
+    await Promise.all(files.map((f) => rm(f, { force: true })));
   }
+}
+
+/** The bytes of `files`, one after the other. */
+async function* readInTurn(files: string[]): AsyncGenerator<Buffer> {
+  for (const f of files) yield* createReadStream(f, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>;
 }
