@@ -4,6 +4,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { sourceTables, type TableSpec } from '../datasets/_shared/table.js';
 import type { Dataset } from '../datasets/types.js';
 import { ingestDuckDbConfig } from './duckdb_config.js';
+import { HASH_PASS_ROWS, hashPasses, hashShare } from './stage/passes.js';
 import type { ChangeCounts } from '../warehouse/manifest.js';
 import { UsageError } from '../warehouse/errors.js';
 import { quoteIdent, quoteString } from '../warehouse/sql_quote.js';
@@ -63,7 +64,7 @@ export async function firstLoadDiff(dataset: Dataset<any>, query: (sql: string) 
   return combine(dataset, Object.fromEntries(await Promise.all(sourceTables(dataset.tables).map(async (t) => [t.name, await firstLoadTable(query, t, quoteIdent(t.name), sampleSize)] as const))), sampleSize);
 }
 
-async function diffTable(conn: DuckDBConnection, t: TableSpec, hasOld: boolean, sampleSize: number, watch: string[]): Promise<TableDiff> {
+async function diffTable(conn: DuckDBConnection, t: TableSpec, hasOld: boolean, sampleSize: number, watch: string[], passRows: number): Promise<TableDiff> {
   const tbl = quoteIdent(t.name);
   const keyTextOf = (alias: string) => `concat_ws('|', ${t.key.map(quoteIdent).map((k) => `coalesce(CAST(${alias}.${k} AS VARCHAR), '')`).join(', ')})`;
   if (!hasOld) return firstLoadTable((sql) => rowsOf(conn, sql), t, `new_v.main.${tbl}`, sampleSize);
@@ -83,9 +84,15 @@ async function diffTable(conn: DuckDBConnection, t: TableSpec, hasOld: boolean, 
     : '[]::VARCHAR[]';
   const pack = (alias: string) => (values.length ? `to_json(struct_pack(${values.map((c) => `${quoteIdent(c)} := CAST(${alias}.${quoteIdent(c)} AS VARCHAR)`).join(', ')}))` : 'NULL');
   const d = `d_${t.name.replace(/\W/g, '_')}`;
-  await conn.run(`
-    CREATE TEMP TABLE ${d} AS
-    SELECT CASE WHEN o.o_present IS NULL THEN 'added'
+  // The join in passes over hash partitions of the key's text (equal keys, equal text, whatever
+  // each version's column types), keeping only the rows that differ: the diff's memory follows the
+  // changes, not the file. Every row of the new version is added, changed or unchanged.
+  const [[o], [n]] = await Promise.all([rowsOf(conn, `SELECT count(*) AS n FROM ${oldRef}`), rowsOf(conn, `SELECT count(*) AS n FROM new_v.main.${tbl}`)]);
+  const passes = hashPasses(Math.max(Number(o!.n), Number(n!.n)), passRows);
+  for (let i = 0; i < passes; i++) {
+    await conn.run(`
+    ${i === 0 ? `CREATE TEMP TABLE ${d} AS` : `INSERT INTO ${d}`}
+    SELECT * FROM (SELECT CASE WHEN o.o_present IS NULL THEN 'added'
                 WHEN n.n_present IS NULL THEN 'removed'
                 WHEN len(${moved}) > 0 THEN 'changed' ELSE 'unchanged' END AS kind,
            CASE WHEN n.n_present THEN ${keyTextOf('n')} ELSE ${keyTextOf('o')} END AS k,
@@ -93,9 +100,11 @@ async function diffTable(conn: DuckDBConnection, t: TableSpec, hasOld: boolean, 
            -- Values before and after, for changed rows only (the samples read them).
            CASE WHEN o.o_present AND n.n_present AND len(${moved}) > 0 THEN ${pack('o')} END AS o_vals,
            CASE WHEN o.o_present AND n.n_present AND len(${moved}) > 0 THEN ${pack('n')} END AS n_vals
-    FROM (SELECT *, true AS o_present FROM ${oldRef}) o
-    FULL OUTER JOIN (SELECT *, true AS n_present FROM new_v.main.${tbl}) n ON ${on}`);
+    FROM (SELECT *, true AS o_present FROM ${oldRef} x WHERE ${hashShare(keyTextOf('x'), i, passes)}) o
+    FULL OUTER JOIN (SELECT *, true AS n_present FROM new_v.main.${tbl} x WHERE ${hashShare(keyTextOf('x'), i, passes)}) n ON ${on}) WHERE kind <> 'unchanged'`);
+  }
   const counts = Object.fromEntries((await rowsOf(conn, `SELECT kind, count(*)::INTEGER AS n FROM ${d} GROUP BY kind`)).map((r) => [String(r.kind), Number(r.n)]));
+  counts.unchanged = Number(n!.n) - (counts.added ?? 0) - (counts.changed ?? 0);
   const sample = async (kind: string) => (await rowsOf(conn, `SELECT k FROM ${d} WHERE kind = $1 ORDER BY k LIMIT ${sampleSize}`, [kind])).map((r) => String(r.k));
   const columns: Record<string, ColumnChange> = {};
   for (const r of await rowsOf(conn, `SELECT col, count(*)::INTEGER AS n FROM (SELECT unnest(cols) AS col FROM ${d} WHERE kind = 'changed') GROUP BY col ORDER BY col`)) {
@@ -142,7 +151,16 @@ function combine(dataset: Dataset<any>, tables: Record<string, TableDiff>, sampl
  * the join, so this scales to the multi-million-row NCCI files. A table new in this version
  * counts as all added.
  */
-export async function diffVersionFiles(dataset: Dataset<any>, fromFile: string | null, toFile: string, sampleSize = 5, watch: string[] = [], keysOut?: string, memoryMb?: number): Promise<DiffResult> {
+export async function diffVersionFiles(
+  dataset: Dataset<any>,
+  fromFile: string | null,
+  toFile: string,
+  sampleSize = 5,
+  watch: string[] = [],
+  keysOut?: string,
+  memoryMb?: number,
+  passRows = HASH_PASS_ROWS,
+): Promise<DiffResult> {
   const inst = await DuckDBInstance.create(':memory:', ingestDuckDbConfig(memoryMb, keysOut ? `${keysOut}.spill` : join(tmpdir(), `rcm-diff-${process.pid}.spill`)));
   const conn = await inst.connect();
   try {
@@ -154,7 +172,7 @@ export async function diffVersionFiles(dataset: Dataset<any>, fromFile: string |
     }
     const present = await tableNames(conn, 'new_v');
     const tables: Record<string, TableDiff> = {};
-    for (const t of sourceTables(dataset.tables)) if (present.has(t.name)) tables[t.name] = await diffTable(conn, t, old.has(t.name), sampleSize, watch);
+    for (const t of sourceTables(dataset.tables)) if (present.has(t.name)) tables[t.name] = await diffTable(conn, t, old.has(t.name), sampleSize, watch, passRows);
     // Every key that changed, kept beside the change record (the change feeds name what changed).
     const compared = sourceTables(dataset.tables).filter((t) => present.has(t.name) && old.has(t.name));
     if (keysOut && compared.length) {

@@ -8,6 +8,7 @@ import { fdaNdc } from '../datasets/fda_ndc/dataset.js';
 import { ncciPtpPrac } from '../datasets/ncci_ptp_prac/dataset.js';
 import type { ColumnFileSpec, Dataset, RangesSpec } from '../datasets/types.js';
 import { ingestFiles } from '../ingest/pipeline.js';
+import { diffVersionFiles } from '../ingest/diff.js';
 import { checkKeys } from '../ingest/stage/check.js';
 import { keyRanges } from '../ingest/stage/passes.js';
 import { Warehouse } from '../warehouse/store.js';
@@ -61,6 +62,27 @@ describe('checkKeys in passes', () => {
     await run(`INSERT INTO ncci_ptp_prac VALUES ('10123', '99213', false, DATE '2020-01-01', NULL, '0', 'r', 'v')`);
     await expect(checkKeys(ncciPtpPrac, run, 'f1.txt', 7)).rejects.toThrow(/duplicate key \{"column1":"10123","column2":"99213","effective_date":.*appears 2 times/);
     await expect(checkKeys(ncciPtpPrac, run, 'f1.txt')).rejects.toThrow(/duplicate key/);
+  });
+});
+
+describe('a diff joined in passes', () => {
+  it('gives the counts, samples, changed columns and keys file of one join', async () => {
+    const dir = await tempDir('rcm-passes-diff-');
+    const [a, b] = [join(dir, 'a.duckdb'), join(dir, 'b.duckdb')];
+    // 600 edits; the next version drops every 11th, changes the modifier of every 7th and adds 20.
+    for (const [file, next] of [[a, false], [b, true]] as const) {
+      const v = await DuckDBInstance.create(file);
+      const c = await v.connect();
+      await c.run(ptpTableSql('ncci_ptp_prac'));
+      const mod = next ? `CASE WHEN i % 7 = 0 THEN '0' ELSE '1' END` : `'1'`;
+      await c.run(`INSERT INTO ncci_ptp_prac SELECT lpad(CAST(10000 + i AS VARCHAR), 5, '0'), '99213', false, DATE '2020-01-01', NULL, ${mod}, 'r', 'v' FROM range(${next ? 620 : 600}) r(i)${next ? ' WHERE i % 11 <> 0' : ''}`);
+      v.closeSync();
+    }
+    const one = await diffVersionFiles(ncciPtpPrac, a, b, 5, [], join(dir, 'one.json'));
+    const many = await diffVersionFiles(ncciPtpPrac, a, b, 5, [], join(dir, 'many.json'), undefined, 50);
+    expect(one.counts).toEqual({ added: 18, removed: 55, changed: 78, unchanged: 467 });
+    expect(many).toEqual(one);
+    expect(await readFile(join(dir, 'many.json'), 'utf8')).toBe(await readFile(join(dir, 'one.json'), 'utf8'));
   });
 });
 

@@ -6,6 +6,7 @@ import type { Dataset } from '../../datasets/types.js';
 import type { Issue } from '../../warehouse/errors.js';
 import { quoteIdent } from '../../warehouse/sql_quote.js';
 import type { Loaded, RunSql } from './load.js';
+import { HASH_PASS_ROWS, hashPasses, hashShare } from './passes.js';
 
 // The third stage: is the staged version fit to publish?
 
@@ -60,22 +61,14 @@ export async function indexTables(dataset: Dataset<any>, run: RunSql): Promise<v
   }
 }
 
-/**
- * Rows a key check groups at once: a larger table is checked in passes over hash partitions of
- * its key (each key's rows all fall in one), so the check's memory does not grow with the file (a
- * 4 M-edit PTP quarter's single GROUP BY took about 250 MB).
- */
-export const KEY_CHECK_PASS_ROWS = 1 << 20;
-
 /** Refuses a version in which some source table's key columns name one row twice. */
-export async function checkKeys(dataset: Dataset<any>, run: RunSql, firstFile: string, passRows = KEY_CHECK_PASS_ROWS): Promise<void> {
+export async function checkKeys(dataset: Dataset<any>, run: RunSql, firstFile: string, passRows = HASH_PASS_ROWS): Promise<void> {
   for (const t of sourceTables(dataset.tables)) {
     const keyList = t.key.map(quoteIdent).join(', ');
-    const rows = Number((await run(`SELECT count(*) AS n FROM ${quoteIdent(t.name)}`))[0]!.n);
-    const passes = Math.max(1, Math.ceil(rows / passRows));
+    // In passes over hash partitions of the key, so the check's memory does not grow with the file.
+    const passes = hashPasses(Number((await run(`SELECT count(*) AS n FROM ${quoteIdent(t.name)}`))[0]!.n), passRows);
     for (let i = 0; i < passes; i++) {
-      const share = passes > 1 ? ` WHERE hash(${keyList}) % ${passes} = ${i}` : '';
-      const dup = await run(`SELECT ${keyList}, count(*)::INTEGER AS n FROM ${quoteIdent(t.name)}${share} GROUP BY ALL HAVING count(*) > 1 LIMIT 1`);
+      const dup = await run(`SELECT ${keyList}, count(*)::INTEGER AS n FROM ${quoteIdent(t.name)} WHERE ${hashShare(keyList, i, passes)} GROUP BY ALL HAVING count(*) > 1 LIMIT 1`);
       if (dup.length > 0) {
         const { n, ...key } = dup[0]!;
         throw new IngestError(`duplicate key ${JSON.stringify(key)} in table ${t.name} appears ${n} times (key columns: ${t.key.join(', ')})`, firstFile);

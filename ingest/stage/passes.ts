@@ -7,6 +7,19 @@ import type { RunSql } from './load.js';
 // `RCM_INGEST_MEMORY_MB`, caps what it manages; what its sorts and joins allocate beside that
 // grew with the rows they held: a 111,502-product FDA directory's products sidecar 300 MB).
 
+/**
+ * Rows a pass over hash partitions of a key holds (the key check; a diff's join of two versions):
+ * every row of a key falls in one partition. One GROUP BY over a 4 M-edit PTP quarter's three key
+ * columns took about 250 MB.
+ */
+export const HASH_PASS_ROWS = 1 << 20;
+
+/** How many hash partitions `rows` rows take at `perPass` rows a pass. */
+export const hashPasses = (rows: number, perPass = HASH_PASS_ROWS): number => Math.max(1, Math.ceil(rows / perPass));
+
+/** The condition for partition `i` of `n` over `key` (SQL): TRUE when there is one. */
+export const hashShare = (key: string, i: number, n: number): string => (n > 1 ? `hash(${key}) % ${n} = ${i}` : 'TRUE');
+
 /** Key values sampled to place the passes' bounds (a reservoir: its memory does not depend on the table). */
 const SAMPLE_ROWS = 65_536;
 
