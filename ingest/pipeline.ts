@@ -18,7 +18,7 @@ import { passSql } from './stage/passes.js';
 import { noteDeltaKeys, writeRanges, writeRecords } from './stage/records.js';
 import { foldDelta, planDelta } from './stage/delta.js';
 import { hashSources, readInputs, resolveDataset } from './stage/inputs.js';
-import { loadRows, type Loaded } from './stage/load.js';
+import { loadRows, runSqlOn, type Loaded } from './stage/load.js';
 import { baselineOf, recordVersion, replacedVersion } from './stage/record.js';
 import type { Skipped } from './zip.js';
 
@@ -154,7 +154,7 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
   // can be the dataset's; every table, appender and checkpoint below uses it.
   await conn.run(`ATTACH ${quoteString(out.staged)} AS staged${dataset.rowGroupSize ? ` (ROW_GROUP_SIZE ${dataset.rowGroupSize})` : ''}`);
   await conn.run('USE staged');
-  const run = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS();
+  const run = runSqlOn(conn);
   try {
     loaded = await loadRows(dataset, conn, run, files, samples, label, opts.onProgress);
     await checkRejects(loaded, out.rejects, opts.rejectThreshold ?? 0.01, files[0]!.name);

@@ -12,6 +12,12 @@ import type { IngestProgress } from '../pipeline.js';
 /** A query on the staging connection, rows as plain objects. */
 export type RunSql = (sql: string) => Promise<Record<string, unknown>[]>;
 
+/** `RunSql` on `conn`: a statement's rows as JS objects. */
+export const runSqlOn =
+  (conn: DuckDBConnection): RunSql =>
+  async (sql) =>
+    (await conn.runAndReadAll(sql)).getRowObjectsJS();
+
 /** What a load put in the staged tables. */
 export interface Loaded {
   /** Rows over all tables. */

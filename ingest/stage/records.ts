@@ -5,6 +5,7 @@ import { rm } from 'node:fs/promises';
 import { RANGE_FIELD_SQL, writeRangeFile } from '../../warehouse/range_file.js';
 import { quoteString } from '../../warehouse/sql_quote.js';
 import { RecordFile, writeRecordFile } from '../../warehouse/record_file.js';
+import { runSqlOn } from './load.js';
 import { passSql } from './passes.js';
 
 /** One streamed result of (key, JSON text) rows, read a row at a time. */
@@ -133,8 +134,7 @@ export async function writeRanges(connect: () => Promise<DuckDBConnection>, spec
   const conn = await connect();
   const files: string[] = [];
   try {
-    const run = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS();
-    for (const from of await passSql(run, spec.from, spec.passes)) {
+    for (const from of await passSql(runSqlOn(conn), spec.from, spec.passes)) {
       const lines = `${path}.lines${files.length ? files.length : ''}`;
       files.push(lines);
       const select = `SELECT ${spec.columns.map((c, i) => `${RANGE_FIELD_SQL(c)} AS c${i}`).join(', ')} FROM ${from}${spec.order ? ` ORDER BY ${spec.order}` : ''}`;
