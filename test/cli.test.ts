@@ -103,8 +103,8 @@ describe('rcm datasets / ingest / snapshots / diff', () => {
     x.isTTY = true;
     const code = await main(['ingest', 'mpfs_rvu', join(ROOT, 'seeds/mpfs_rvu/PPRRVU2025_Oct.csv')], x);
     expect(code).toBe(0);
-    expect(x.err).toMatch(/mpfs_rvu PPRRVU2025_Oct\.csv: 56 rows, 0 rejects, [\d.]+ KiB\/[\d.]+ KiB \(100%\), [\d,]+ rows\/s/);
-    expect(x.out).toMatch(/^mpfs_rvu 2025D \(effective 2025-10-01\): 56 rows, 0 rejected\npublished snapshot \S+\nmpfs_rvu: \(nothing\) -> 2025D\n  added     56/);
+    expect(x.err).toMatch(/mpfs_rvu PPRRVU2025_Oct\.csv: 59 rows, 0 rejects, [\d.]+ KiB\/[\d.]+ KiB \(100%\), [\d,]+ rows\/s/);
+    expect(x.out).toMatch(/^mpfs_rvu 2025D \(effective 2025-10-01\): 59 rows, 0 rejected\npublished snapshot \S+\nmpfs_rvu: \(nothing\) -> 2025D\n  added     59/);
     expect(x.out).toMatch(/published snapshot \S+/);
   });
 

@@ -29,7 +29,7 @@ describe('POST /v1/knowledge/resolve: the six layers', () => {
     expect(r.body).toMatchObject({ ccn: '050454', cpt: '64490', payer_slug: 'medicare_ffs', date_of_service: D });
     expect(l1).toMatchObject({ state: 'CA', county: 'SAN FRANCISCO', zip: '94143', locality: expect.any(String), wage_index: expect.any(Number) });
     expect(l1.mac_jurisdictions.map((j: Json) => j.jurisdiction).sort()).toEqual(['DME D', 'JE']);
-    expect(l1.dataset_versions).toMatchObject({ facilities: expect.any(String), mac_jurisdictions: '2026-11-24' });
+    expect(l1.dataset_versions).toMatchObject({ facilities: expect.any(String), mac_jurisdictions: '2026-12-06' });
     expect(l2).toMatchObject({
       status: 'resolved',
       facility_type: 'acute_care_hospital',
@@ -99,10 +99,11 @@ describe('POST /v1/knowledge/resolve: the six layers', () => {
   it('-26 with 2 units at an OPPS hospital: the professional line is paid the physician block only, from the composition', async () => {
     // 0.85 x 1.095 + 0.31 x 1.410 + 0.04 x 0.425 = 1.38485; x 33.4009 = 46.2552 -> 46.26; x 2 = 92.52.
     // The hospital's OPPS block, 145.53 x (0.6 x 1.9315 + 0.4) = 226.87, is its own claim: not 2 x (46.26 + 226.87) = 546.26.
+    // The composition itself leaves it out (the professional_only_line payment rule): L6 reads its blocks.
     const l6 = (await resolve({ ccn: '050454', cpt: '70450', payer: 'medicare_ffs', date_of_service: D, modifiers: ['26'], units: 2 })).body.layers.L6_payment;
-    expect(l6.composition).toMatchObject({ applicable_blocks: ['physician', 'outpatient_facility'], physician: { allowed_phy_payment: 46.26, rvu_row: '26' }, outpatient_facility: { allowed_fac_payment: 226.87 } });
+    expect(l6.composition).toMatchObject({ applicable_blocks: ['physician'], estimated_payment: 46.26, physician: { allowed_phy_payment: 46.26, rvu_row: '26' }, outpatient_facility: { allowed_fac_payment: 226.87, informational: true } });
     expect(l6).toMatchObject({ status: 'resolved', units: 2, total_blocks: ['physician'], estimated_payment_total: 92.52 });
-    expect(l6.warnings.join(' ')).toMatch(/modifier 26: the professional claim line is paid the physician block only/);
+    expect(l6.warnings.join(' ')).toMatch(/modifier 26 \(professional component\): the claim line bills the professional service only/);
     // Without a modifier the line is paid every applicable block (the composition's estimated_payment).
     const global = (await resolve({ ccn: '050454', cpt: '70450', payer: 'medicare_ffs', date_of_service: D, units: 2 })).body.layers.L6_payment;
     expect(global.total_blocks).toEqual(global.composition.applicable_blocks);
@@ -189,8 +190,8 @@ describe('one answer never contradicts the routes it summarises', () => {
           if (pay.status === 200) {
             expect(l6.composition, `${cpt} ${ccn} ${payer} ${pq}`).toEqual(without(pay.body, 'reliability'));
             expect(l6.dataset_versions).toEqual(pay.body.reliability.dataset_versions);
-            // L6 adds only its notes: the -26 line's blocks, another payer's reference amount.
-            expect(l6.warnings.filter((w: string) => !/professional claim line is paid|shown as a reference/.test(w))).toEqual([...new Set(pay.body.reliability.warnings as string[])]);
+            // L6 adds only its note on another payer's reference amount.
+            expect(l6.warnings.filter((w: string) => !/shown as a reference/.test(w))).toEqual([...new Set(pay.body.reliability.warnings as string[])]);
             expect(l6.amount_basis, `${cpt} ${ccn} ${payer}`).toBe(payer === 'medicare_ffs' ? 'medicare_payment' : 'medicare_reference');
             if (payer !== 'medicare_ffs') expect(l6.status).not.toBe('resolved');
           } else {

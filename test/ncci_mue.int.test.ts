@@ -36,13 +36,17 @@ describe('GET /v1/ncci/mue/{code}', () => {
     expect(otherWarnings(r.body.reliability.warnings)).toEqual([]);
     expect(r.body.reliability.dataset_versions).toEqual({ ncci_mue_prac: '2026Q3', ncci_mue_hosp: '2026Q3', ncci_mue_dme: '2026Q3' });
     // MAI 3, a date of service edit: over the value, every unit of the code on the claim for the date is denied.
-    expect(r.body.results[0].when_exceeded).toMatch(/^date of service edit: .* all units of the code on the claim are denied, not only the excess \(units above it may be paid on appeal/);
+    // Denied first, then what an appeal may pay: for MAI 3 units above the MUE, with documentation.
+    expect(r.body.results[0].when_exceeded).toMatch(/^date of service edit: .* all units of the code on the claim are denied, not only the excess; on appeal, units above the MUE may be paid with documentation of medical necessity$/);
     expect(r.body.results[0].when_exceeded_citation.url).toContain('faqId=11344');
   });
 
-  it('says what CMS denies for each indicator: the whole line (MAI 1), all the day\'s units (MAI 2, not on appeal)', async () => {
+  it('says what CMS denies for each indicator, then what an appeal may pay: the whole line (MAI 1); all the day\'s units, none above the MUE on appeal (MAI 2) or those above it with documentation (MAI 3)', async () => {
     expect(mueWhenExceeded(1)).toMatch(/^claim line edit: a line whose units exceed the MUE is denied in full \(all its units, not only the units above the MUE\)/);
-    expect(mueWhenExceeded(2)).toMatch(/all units of the code on the claim are denied, not only the excess \(an absolute policy limit, not paid above it on appeal\)/);
+    expect(mueWhenExceeded(2)).toMatch(/all units of the code on the claim are denied, not only the excess; the MUE is an absolute policy limit: units above it are not payable, on appeal either$/);
+    expect(mueWhenExceeded(3)).toMatch(/all units of the code on the claim are denied, not only the excess; on appeal, units above the MUE may be paid with documentation of medical necessity$/);
+    // Never "all denied" inside a parenthesis that then pays "units above it" as if nothing was denied.
+    for (const mai of [2, 3] as const) expect(mueWhenExceeded(mai)).not.toMatch(/\(units above it may be paid on appeal/);
   });
 
   it('selects the quarter by date of service (36415: 1 in 2026Q2, 2 in 2026Q3)', async () => {

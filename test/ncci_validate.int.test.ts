@@ -92,6 +92,15 @@ describe('PTP pairs', () => {
     expect((await ptpFinding('1', line('1', '67820', ['E1']), line('2', '67825', ['E1', 'E2'])))!.status).toBe('fail');
   });
 
+  it('names each distinct-service modifier by its own meaning (CMS MLN MM8863, CR 8863), 59 as the distinct procedural service', () => {
+    const rule = (m: string) => bypassRule(line('1', '11042', [m]), line('2', '97597'));
+    expect(rule('59')).toBe('modifier 59 (distinct procedural service)');
+    expect(rule('XE')).toBe('modifier XE (separate encounter: distinct because it occurred during a separate encounter; CMS MLN MM8863, CR 8863)');
+    expect(rule('XS')).toBe('modifier XS (separate structure: distinct because it was performed on a separate organ or structure; CMS MLN MM8863, CR 8863)');
+    expect(rule('XP')).toBe('modifier XP (separate practitioner: distinct because it was performed by a different practitioner; CMS MLN MM8863, CR 8863)');
+    expect(rule('XU')).toBe('modifier XU (unusual non-overlapping service: distinct because it does not overlap the usual components of the main service; CMS MLN MM8863, CR 8863)');
+  });
+
   it('bypassRule and isEmCode agree with the manual on the edges', () => {
     expect(isEmCode('99202')).toBe(true);
     expect(isEmCode('99499')).toBe(true);
@@ -152,6 +161,21 @@ describe('add-on codes and unknown codes', () => {
     expect(ok.findings[0]).toMatchObject({ status: 'pass', line_ids: ['2', '1'] });
     // A primary on another date does not count.
     expect((await checkClaim([line('1', '99215', [], 1, '2026-07-31'), line('2', '99417')], fake({ aoc: edits }))).findings[0]!.status).toBe('fail');
+  });
+
+  it('an add-on whose code fails the Medicare code check fails its add-on check too, never passes beside it (99417, PFS status I, with 99215)', async () => {
+    // A Medicare claim: the day's lookups carry the fee schedules' facts (99417 is status I in PPRRVU2025_Oct.csv).
+    const lk = fake({ aoc: edits });
+    const day = lk.day.bind(lk);
+    lk.day = async (codes, dos) => ({ ...(await day(codes, dos)), medicare: (code: string) => facts({ status_code: code === '99417' ? 'I' : 'A' }) });
+    const r = await checkClaim([line('1', '99215'), line('2', '99417')], lk);
+    const code = r.findings.find((f) => f.kind === 'code')!;
+    const addOn = r.findings.find((f) => f.kind === 'aoc')!;
+    expect(code).toMatchObject({ status: 'fail', line_ids: ['2'], rule: 'PFS status I' });
+    expect(addOn).toMatchObject({ status: 'fail', line_ids: ['2', '1'], rule: 'AOC type 1', citation: code.citation });
+    expect(addOn.message).toBe('add-on 99417 (line 2) fails the Medicare code check (PFS status I); its primary 99215 (line 1) is on the claim, but a code Medicare does not pay is not paid as an add-on either');
+    // A Medicaid claim (no Medicare facts) keeps the NCCI answer: the primary is there, the edit passes.
+    expect((await checkClaim([line('1', '99215'), line('2', '99417')], fake({ aoc: edits }))).findings[0]).toMatchObject({ kind: 'aoc', status: 'pass' });
   });
 
   it('types 2 and 3 without a listed primary warn', async () => {
@@ -290,6 +314,14 @@ describe('POST /v1/ncci/validate over the seeds', () => {
     expect(code('3')).toMatchObject({ status: 'fail', rule: 'OPPS status indicator E1', citation: { title: expect.stringMatching(/Addendum D1/) } });
     expect(r.body.summary.clean).toBe(false);
     expect(r.body.reliability.dataset_versions).toMatchObject({ mpfs_rvu: expect.any(String), opps_addendum_b: expect.any(String) });
+  });
+
+  it('one answer never has 99417 fail the code check and pass the add-on check: with its primary 99215 both fail', async () => {
+    // Seeds: 99417 status I (PPRRVU2025_Oct.csv); ncci_aoc 2026Q3 lists 99417 with primary 99215, type 1.
+    const r = await validate({ date_of_service: DOS, setting: 'prac', lines: [{ code: '99215' }, { code: '99417' }] });
+    const of = (kind: string) => r.body.findings.filter((f: { kind: string; line_ids: string[] }) => f.kind === kind && f.line_ids[0] === '2');
+    expect(of('code')).toEqual([expect.objectContaining({ status: 'fail', rule: 'PFS status I' })]);
+    expect(of('aoc')).toEqual([expect.objectContaining({ status: 'fail', rule: 'AOC type 1', message: expect.stringMatching(/fails the Medicare code check \(PFS status I\); its primary 99215 \(line 1\) is on the claim/) })]);
   });
 
   it('a Medicare outpatient claim fails OPPS status indicators B, E1 and M; a paid code passes', async () => {

@@ -285,6 +285,19 @@ describe('with ccn: the facility geography', () => {
     expect(urban.body.dme).toEqual({ allowed_dme_payment: 3.86, dme_payment_rate: 3.86, is_rural: false, rate_used: 'non_rural', state: 'AL' });
   });
 
+  it('prices the DMEPOS row keyed by the most of the line\'s modifiers: A4636-NU-KE is the NU-KE row, $4.84 rural in CA, not NU\'s $4.47', async () => {
+    // DMEPOS25_APR.csv (seed and ../shared): A4636 NU CA 3.86 (NR) / 4.47 (R); NU KE CA 0.00 / 4.84; AL NU 4.19 (R), NU KE 4.52 (R).
+    const ca = await pay('A4636/payment?ccn=051300&modifier=NU,KE');
+    expect(ca.body.dme).toEqual({ allowed_dme_payment: 4.84, dme_payment_rate: 4.84, is_rural: true, rate_used: 'rural', state: 'CA' });
+    expect(ca.body.calculation.join(' ')).toMatch(/dme: the A4636 NU-KE row of DMEPOS \S+ in CA, the row keyed by the most of the line's modifiers \(DMEREAD 2025, Attachment A-1/);
+    expect((await pay('A4636/payment?ccn=011300&modifier=KE&modifier=NU')).body.dme.allowed_dme_payment).toBe(4.52);
+    expect((await pay('A4636/payment?ccn=051300&modifier=NU')).body.dme.allowed_dme_payment).toBe(4.47);
+    // NU and RR on one line: two rows fit equally, none is guessed.
+    const both = await pay('A4636/payment?ccn=051300&modifier=NU,RR');
+    expect(both.body.dme).toBeNull();
+    expect(both.body.reliability.warnings.join(' ')).toMatch(/dme: A4636-NU-RR has no DMEPOS fee in CA/);
+  });
+
   it('prices a critical access hospital in the Alabama locality, noting OPPS is only a reference there', async () => {
     // 99213 facility PE in AL: 1.30x1.000 + 0.57x0.875 + 0.10x0.566 = 1.3 + 0.49875 + 0.0566 = 1.85535
     //   x 33.4009 = 61.970359815 -> 61.97
@@ -466,14 +479,15 @@ describe('payment-policy modifiers (Claims Processing Manual ch. 12 sections 20.
     expect(r.body.reliability.warnings.join(' ')).toMatch(/multiple procedure indicator 3, the endoscopy reduction.*not applied to a single code/);
   });
 
-  it('prices 52 from the 53 row where one exists, else by report', async () => {
-    // 45378-53 in Manhattan, non-facility: 5.82488 x 33.4009 = 194.556234392 -> 194.56
+  it('leaves 52 to the MAC (by report), never the 53 row; prices 53 from its row', async () => {
+    // 45378-53 in Manhattan, non-facility: 5.82488 x 33.4009 = 194.556234392 -> 194.56; 45378-52 borrows none of it.
     const r = await pay('45378/payment?locality=1320201&modifier=52');
-    expect(r.body.physician).toMatchObject({ rvu_row: '53', allowed_phy_payment: 194.56 });
-    expect(r.body.calculation.join(' ')).toMatch(/modifier 52: reduced service priced from the 45378-53 row/);
+    expect(r.body.physician).toBeNull();
+    expect(r.body.reliability.warnings.join(' ')).toMatch(/modifier 52 \(reduced services\): the MAC prices a reduced 45378 by report.*billed with modifier 53/);
+    expect((await pay('45378/payment?locality=1320201&modifier=53')).body.physician).toMatchObject({ rvu_row: '53', allowed_phy_payment: 194.56 });
     const none = await pay('99213/payment?locality=1320201&modifier=52');
     expect(none.body.physician).toBeNull();
-    expect(none.body.reliability.warnings.join(' ')).toMatch(/modifier 52 .* no 53 row .* by report/);
+    expect(none.body.reliability.warnings.join(' ')).toMatch(/modifier 52 .* by report/);
     const d53 = await pay('99213/payment?locality=1320201&modifier=53');
     expect(d53.body.physician).toBeNull();
     expect(d53.body.reliability.warnings.join(' ')).toMatch(/modifier 53 .* by report/);
@@ -606,6 +620,15 @@ describe('beneficiary cost sharing', () => {
     // coinsurance on the -26 physician amount 11.96 x 0.2 = 2.392 -> 2.39; program 159.82 - 31.96 = 127.86
     const r = await pay('71046/payment?ccn=050454&date_of_service=2026-03-02');
     expect(r.body.beneficiary_cost_sharing).toMatchObject({ coinsurance: 2.39, opps_copayment: 29.57, inpatient_deductible: 1736, beneficiary_total: 31.96, program_payment: 127.86 });
+  });
+
+  it('waives the deductible of 45385-PT and charges 15% in CY2026, and nothing for 99497-33 (server/payment/rules/)', async () => {
+    // 45385 Manhattan non-facility: 15.43010 x 33.4009 = 515.379227090 -> 515.38; 15% = 77.307 -> 77.31.
+    const pt = await pay('45385/payment?locality=1320201&modifier=PT&deductible_met=false&date_of_service=2026-03-02');
+    expect(pt.body.beneficiary_cost_sharing).toMatchObject({ deductible_applies: false, deductible: 0, coinsurance: 77.31, program_payment: 438.07 });
+    // 99497 Manhattan non-facility: 2.75392 x 33.4009 = 91.983406528 -> 91.98, all the program's.
+    const acp = await pay('99497/payment?locality=1320201&modifier=33&deductible_met=false&date_of_service=2026-03-02');
+    expect(acp.body.beneficiary_cost_sharing).toMatchObject({ deductible_applies: false, beneficiary_total: 0, program_payment: 91.98 });
   });
 
   it('charges nothing for a listed preventive service or a clinical lab test', async () => {

@@ -84,7 +84,7 @@ describe('a PPRRVU file cut at 40%', () => {
     const short = await write('PPRRVU2025_Oct.csv', keep);
     const err = await ingestFiles(wh, { dataset: 'mpfs_rvu', files: [short], replace: true, maxRemoved: 0.05 }).catch((e) => e);
     expect(err).toBeInstanceOf(GateError);
-    expect(err.message).toMatch(/removes \d+ of 56 keys of 2025D \(\d+\.\d+% > RCM_MAX_REMOVED 5\.00%\); pass --allow-removals/);
+    expect(err.message).toMatch(/removes \d+ of 59 keys of 2025D \(\d+\.\d+% > RCM_MAX_REMOVED 5\.00%\); pass --allow-removals/);
     expect(await wh.currentId()).toBe(first.snapshot_id);
     expect(await served99213()).toBe('Office o/p est low 20 min');
     const allowed = await ingestFiles(wh, { dataset: 'mpfs_rvu', files: [short], replace: true, allowRemovals: true });
@@ -260,7 +260,7 @@ describe('rcm ingest as a CI gate', () => {
     expect(body.report.failed[0]).toMatch(/removed \d+\.\d+% > 2% \(--fail-on-removed\)/);
     expect(r.err).toMatch(/refused/);
     expect(await wh.currentId()).toBe(before);
-    // 6 of 56 seed keys is past the 5% removal guard, which a dry run now applies too: allowed here.
+    // 6 of 59 seed keys is past the 5% removal guard, which a dry run now applies too: allowed here.
     const md = await rcm('ingest', 'mpfs_rvu', fewer, '--dry-run', '--fail-on-removed', '50%', '--replace', '--allow-removals', '--format', 'markdown');
     expect(md.code).toBe(0);
     expect(md.out).toMatch(/\*\*dry run:\*\* mpfs_rvu 2025D/);
@@ -372,10 +372,10 @@ describe('rcm snapshots list', () => {
     const r = await rcm('snapshots', 'list', '--json');
     const rows = JSON.parse(r.out);
     expect(rows).toHaveLength(2);
-    expect(rows[1].changed).toEqual([{ dataset: 'mpfs_rvu', versions: ['2025D'], rows_before: 0, rows_after: 56, row_delta: 56, counts: { added: 56, removed: 0, changed: 0, unchanged: 0 } }]);
+    expect(rows[1].changed).toEqual([{ dataset: 'mpfs_rvu', versions: ['2025D'], rows_before: 0, rows_after: 59, row_delta: 59, counts: { added: 59, removed: 0, changed: 0, unchanged: 0 } }]);
     expect(rows[0].changed[0]).toMatchObject({ dataset: 'gpci', row_delta: 63 });
     const text = await rcm('snapshots', 'list');
-    expect(text.out).toMatch(/mpfs_rvu 2025D: \+56 rows \(0 -> 56\)  \+56 -0 ~0/);
+    expect(text.out).toMatch(/mpfs_rvu 2025D: \+59 rows \(0 -> 59\)  \+59 -0 ~0/);
   });
 });
 

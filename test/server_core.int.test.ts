@@ -130,7 +130,7 @@ describe('data routes', () => {
     const r = await t.request('/v1/data/changes?dataset=mpfs&limit=5');
     expect(r.status).toBe(200);
     expect(r.body.changes).toHaveLength(1);
-    expect(r.body.changes[0]).toMatchObject({ dataset: 'mpfs_rvu', from_version: null, to_version: '2025D', counts: { added: 56, removed: 0, changed: 0, unchanged: 0 } });
+    expect(r.body.changes[0]).toMatchObject({ dataset: 'mpfs_rvu', from_version: null, to_version: '2025D', counts: { added: 59, removed: 0, changed: 0, unchanged: 0 } });
     const none = await t.request('/v1/data/changes?dataset=mpfs&since=2030-01-01');
     expect(none.body.changes).toEqual([]);
   });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseItems, writeTempFile } from '../../test/helpers/datasets.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
 import { dmepos, dmeposVersionOf, type DmeposRow } from './dataset.js';
-import { toModifierPair } from './queries.js';
+import { chooseDmeRow, toModifierPair } from './queries.js';
 
 const SEED = resolve(import.meta.dirname, '../../seeds/dmepos/DMEPOS25_APR.csv');
 
@@ -94,5 +94,25 @@ describe('dmepos versions and modifiers', () => {
     expect(toModifierPair('RR')).toEqual(['RR', '']);
     expect(toModifierPair('')).toBeUndefined();
     expect(toModifierPair('NUK')).toBeUndefined();
+  });
+
+  it('picks the row keyed by the most of a line\'s modifiers: A4636 NU, KE is the NU-KE row (CA rural 4.84), not NU (4.47)', () => {
+    // The six A4636 rows of DMEPOS25_APR.csv (../shared/data/dmepos, lines 188-193), CA (NR) / CA (R).
+    const rows = [
+      { modifier: 'NU', modifier2: '', ca: [3.86, 4.47] },
+      { modifier: 'NU', modifier2: 'KE', ca: [0, 4.84] },
+      { modifier: 'RR', modifier2: '', ca: [0.39, 0.43] },
+      { modifier: 'RR', modifier2: 'KE', ca: [0, 0.47] },
+      { modifier: 'UE', modifier2: '', ca: [2.9, 3.3] },
+      { modifier: 'UE', modifier2: 'KE', ca: [0, 3.57] },
+    ];
+    expect(chooseDmeRow(rows, ['NU', 'KE'])?.ca).toEqual([0, 4.84]);
+    expect(chooseDmeRow(rows, ['KE', 'NU', 'KX'])?.ca).toEqual([0, 4.84]);
+    expect(chooseDmeRow(rows, ['NU'])?.ca).toEqual([3.86, 4.47]);
+    expect(chooseDmeRow(rows, ['RR', 'KE'])?.ca).toEqual([0, 0.47]);
+    // Without modifiers: the NU row (no unmodified row). KE alone fits no row; NU with RR fits two equally.
+    expect(chooseDmeRow(rows, [])?.ca).toEqual([3.86, 4.47]);
+    expect(chooseDmeRow(rows, ['KE'])).toBeUndefined();
+    expect(chooseDmeRow(rows, ['NU', 'RR'])).toBeUndefined();
   });
 });

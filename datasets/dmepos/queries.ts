@@ -56,12 +56,34 @@ export function toModifierPair(modifier?: string): [string, string] | undefined 
 }
 
 /**
- * The DMEPOS fee rows that apply to a HCPCS code in a state (latest loaded version), for payment
- * composition: with a modifier (`NU`, `RR`, `NU-KE`) the exact Mod/Mod2 row; without one, the row
- * without modifiers, else the purchase-new (`NU`) row, else the only row. Empty when none applies
- * (an ambiguous code without modifier finds nothing rather than a guessed rental or purchase fee).
+ * The fee row of a claim line with these modifiers among a code's rows in one state. The file
+ * keys a fee by code, modifier and second modifier ("a fee schedule amount ... for each unique
+ * combination of procedure code, modifier code (where applicable), and state"; the second modifier
+ * "when 2 modifiers apply": DMEREAD 2025, Attachment A-1): the row whose modifiers are all on the
+ * line and the most of them (A4636-NU-KE is the NU-KE row, 4.84 rural in CA, not the NU row's
+ * 4.47). Without modifiers: the row without any, else the purchase-new (`NU`) row, else the only
+ * row. Undefined when no row's modifiers are on the line, or two rows tie (NU and RR on one line).
  */
-export async function findDmeRates(snapshot: SnapshotReader, hcpcs: string, state: string, modifier?: string): Promise<DmeposFee[]> {
+export function chooseDmeRow<R extends Pick<DmeposRow, 'modifier' | 'modifier2'>>(rows: readonly R[], modifiers: readonly string[]): R | undefined {
+  if (modifiers.length === 0) {
+    return rows.find((r) => r.modifier === '' && r.modifier2 === '') ?? rows.find((r) => r.modifier === 'NU' && r.modifier2 === '') ?? (rows.length === 1 ? rows[0] : undefined);
+  }
+  const on = new Set(modifiers);
+  const keyed = (r: R) => [r.modifier, r.modifier2].filter(Boolean);
+  const fits = rows.filter((r) => keyed(r).length > 0 && keyed(r).every((m) => on.has(m)));
+  const most = Math.max(0, ...fits.map((r) => keyed(r).length));
+  const best = fits.filter((r) => keyed(r).length === most);
+  return best.length === 1 ? best[0] : undefined;
+}
+
+/**
+ * The DMEPOS fee rows that apply to a HCPCS code in a state (latest loaded version), for payment
+ * composition: with a modifier pair as text (`NU`, `RR`, `NU-KE`) the exact Mod/Mod2 row; with a
+ * claim line's modifiers, the row `chooseDmeRow` picks; without any, the row without modifiers,
+ * else the purchase-new (`NU`) row, else the only row. Empty when none applies (an ambiguous code
+ * without modifier finds nothing rather than a guessed rental or purchase fee).
+ */
+export async function findDmeRates(snapshot: SnapshotReader, hcpcs: string, state: string, modifier?: string | readonly string[]): Promise<DmeposFee[]> {
   const version = dmeposVersionFor(snapshot);
   if (!version) return [];
   const rows = await snapshot.memo(`${dmepos.id}:rate:${version}:${hcpcs}:${state}`, () =>
@@ -71,11 +93,13 @@ export async function findDmeRates(snapshot: SnapshotReader, hcpcs: string, stat
       state,
     ]),
   );
+  if (typeof modifier !== 'string') {
+    const hit = chooseDmeRow(rows, modifier ?? []);
+    return hit ? [hit] : [];
+  }
   const pair = toModifierPair(modifier);
-  if (modifier !== undefined && modifier.trim() !== '' && !pair) return [];
-  const hit = pair
-    ? rows.find((r) => r.modifier === pair[0] && r.modifier2 === pair[1])
-    : (rows.find((r) => r.modifier === '' && r.modifier2 === '') ?? rows.find((r) => r.modifier === 'NU' && r.modifier2 === '') ?? (rows.length === 1 ? rows[0] : undefined));
+  if (modifier.trim() !== '' && !pair) return [];
+  const hit = pair ? rows.find((r) => r.modifier === pair[0] && r.modifier2 === pair[1]) : chooseDmeRow(rows, []);
   return hit ? [hit] : [];
 }
 

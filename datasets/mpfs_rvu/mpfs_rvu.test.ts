@@ -47,7 +47,7 @@ describe('mpfs_rvu parser (seed PPRRVU2025_Oct.csv, RVU25D)', () => {
   it('reads every row, the code and modifier as keys and the RVUs as published', async () => {
     const { rows, rejects } = await parseAll(mpfsRvu, SEED);
     expect(rejects).toEqual([]);
-    expect(rows).toHaveLength(56);
+    expect(rows).toHaveLength(59);
     // 99213,,Office o/p est low 20 min,A,,1.30,1.35,,0.57,,0.10,2.75,1.97,0,XXX,...,32.3465
     expect(rows.find((r) => r.hcpcs === '99213' && r.modifier === '')).toMatchObject({ status_code: 'A', work_rvu: 1.3, non_fac_pe_rvu: 1.35, facility_pe_rvu: 0.57, mp_rvu: 0.1, non_facility_total: 2.75, facility_total: 1.97, global_days: 'XXX', conv_factor: 32.3465 });
     expect(rows.filter((r) => r.hcpcs === '71046').map((r) => r.modifier)).toEqual(['', '26', 'TC']);

@@ -4,6 +4,20 @@ import { FacilityRegistrationSchema, NETWORK_STATUSES, StoredPaOverrideSchema, S
 
 const dateTime = z.string().describe('ISO 8601 date-time');
 
+/**
+ * How Medicare pays a facility's outpatient services, decided once (`paymentSystemOf`) for payment,
+ * prior auth and knowledge resolve. 42 CFR 419.20(b) lists the hospitals outside the OPPS.
+ */
+export const PaymentSystemSchema = z
+  .enum(['opps', 'cah_cost', 'maryland', 'reh', 'federal', 'non_hospital'])
+  .describe(
+    'opps: a hospital paid under the OPPS; cah_cost: a critical access hospital, paid at 101% of reasonable cost (42 CFR 413.70); ' +
+      "maryland: a Maryland hospital (CCN state code 21), paid under the state's all-payer model (section 1814(b)(3) of the Act) instead of the OPPS; " +
+      'reh: a rural emergency hospital, paid the OPPS amount plus 5% and a monthly facility payment (42 CFR 419.92); ' +
+      'federal: a hospital of a federal agency (VA, DoD; F in the sixth position of the CCN): Medicare does not pay a Federal provider (42 CFR 411.6); ' +
+      'non_hospital: a clinic, ASC, SNF...: no hospital outpatient payment',
+  );
+
 export const RegistrationSchema = FacilityRegistrationSchema.meta({ id: 'FacilityRegistration' });
 
 /** `GET /v1/facilities/{ccn}`: a facility with its payment geography, as payment composition sees it. */

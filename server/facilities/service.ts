@@ -5,16 +5,22 @@ import type { FacilityRegistration, PaOverrideFields, RegistrationFields, Roster
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { TenantStore } from '../../warehouse/tenant_state.js';
 import { getFacilityReference } from './geography.js';
-import type { FacilityReference, OverrideBodySchema, RosterBodySchema } from './schemas.js';
+import type { FacilityReference, OverrideBodySchema, PaymentSystemSchema, RosterBodySchema } from './schemas.js';
 
 /**
- * How Medicare pays the facility's outpatient services, decided once for payment, prior auth and
- * knowledge resolve: `opps` (a hospital paid under the OPPS), `cah_cost` (a critical access
- * hospital, paid at 101% of reasonable cost, 42 CFR 413.70), `maryland` (a Maryland hospital,
- * CCN state code 21, paid under the state's all-payer model instead of the OPPS), or
- * `non_hospital` (a clinic, ASC, SNF...: no hospital outpatient payment).
+ * How Medicare pays the facility's outpatient services (`PaymentSystemSchema`, one decision for
+ * payment, prior auth and knowledge resolve).
  */
-export type PaymentSystem = 'opps' | 'cah_cost' | 'maryland' | 'non_hospital';
+export type PaymentSystem = z.output<typeof PaymentSystemSchema>;
+
+/**
+ * A federal hospital's CCN: F in the sixth position (01014F, Birmingham VA Medical Center, in the
+ * Care Compare Hospital General Information file); Care Compare types them `va_acute_care_hospital`
+ * (Acute Care - Veterans Administration) and `dod_acute_care_hospital` (Department of Defense).
+ */
+export function isFederalCcn(ccn: string): boolean {
+  return /^\d{5}F$/.test(ccn);
+}
 
 /** True for the facility types that bill hospital outpatient services (not a Medicaid-only hospital). */
 export function isHospitalType(facilityType: string): boolean {
@@ -24,7 +30,9 @@ export function isHospitalType(facilityType: string): boolean {
 /** The payment system of a CCN with a facility type (see `PaymentSystem`). */
 export function paymentSystemOf(ccn: string, facilityType: string): PaymentSystem {
   if (!isHospitalType(facilityType)) return 'non_hospital';
+  if (isFederalCcn(ccn) || facilityType === 'va_acute_care_hospital' || facilityType === 'dod_acute_care_hospital') return 'federal';
   if (facilityType === 'critical_access_hospital') return 'cah_cost';
+  if (facilityType === 'rural_emergency_hospital') return 'reh';
   if (ccn.startsWith('21')) return 'maryland';
   return 'opps';
 }

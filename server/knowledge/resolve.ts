@@ -259,18 +259,6 @@ async function paymentLayer(snapshot: SnapshotReader, r: ResolveRequest): Promis
 
 type Block = L6['total_blocks'][number];
 
-/**
- * The composition's blocks a claim line with `modifier` is paid, by the PC/TC rule the payment
- * composition applies (Medicare Claims Processing Manual ch. 13, section 20; the RVU file's PC/TC
- * indicator): the `-26` line is the professional component, billed on the professional claim, so
- * it is paid the physician block only; the facility's OPPS payment is the hospital's own claim.
- * Every other line is paid the applicable blocks (`estimated_payment`). L6 reads the amounts from
- * the composition's blocks; it prices nothing itself.
- */
-function lineBlocks(c: NonNullable<L6['composition']>, modifier: string | null): Block[] {
-  return modifier === '26' ? c.applicable_blocks.filter((b) => b === 'physician') : [...c.applicable_blocks];
-}
-
 /** The allowed amount of one block of a composition. */
 function blockAmount(c: NonNullable<L6['composition']>, b: Block): number {
   switch (b) {
@@ -292,13 +280,12 @@ function blockAmount(c: NonNullable<L6['composition']>, b: Block): number {
  */
 function paymentForPayer(l6: L6Cached, payer: PayerRow, units: number): L6 {
   const c = l6.composition;
-  const blocks = c ? lineBlocks(c, l6.modifier) : [];
+  // The line's blocks are the composition's: a professional-only line (26, 80, 62...) already has the
+  // facility's OPPS amount out of them (the professional_only_line payment rule).
+  const blocks = c ? [...c.applicable_blocks] : [];
   const total = c ? toCents(blocks.reduce((sum, b) => sum.add(Dec.of(blockAmount(c, b)).mul(units)), Dec.of(0))) : null;
   const medicare = payer.payer_type === 'medicare';
   const warnings = [...l6.warnings];
-  if (c && l6.modifier === '26' && c.applicable_blocks.length !== blocks.length) {
-    warnings.push(`modifier 26: the professional claim line is paid the physician block only; the facility's ${c.applicable_blocks.filter((b) => b !== 'physician').join(', ')} payment is on its own claim and not in estimated_payment_total`);
-  }
   if (!medicare && c) warnings.push(`${payer.slug} (${payer.payer_type}): no fee schedule of this payer is loaded; the amounts are the Medicare fee schedule, shown as a reference, not what ${payer.name} pays`);
   const status: Status = !medicare && l6.status === 'resolved' ? 'partial' : l6.status;
   return { ...l6, status, warnings, units, amount_basis: medicare ? 'medicare_payment' : 'medicare_reference', total_blocks: blocks, estimated_payment_total: total };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DATASETS } from '../../datasets/registry.js';
 import { MacJurisdictionRowSchema } from '../../datasets/mac_jurisdictions/dataset.js';
 import { AppealLevelRowSchema, PayerRowSchema } from '../../datasets/payers/schema.js';
-import { FacilityReferenceSchema, PaOverrideSchema, PosSchema, RegistrationSchema, RosterEntrySchema } from '../facilities/schemas.js';
+import { FacilityReferenceSchema, PaOverrideSchema, PaymentSystemSchema, PosSchema, RegistrationSchema, RosterEntrySchema } from '../facilities/schemas.js';
 import { FilingDeadlineOut } from '../payers/schemas.js';
 import { ModifierSchema, PaymentCompositionSchema } from '../payment/schemas.js';
 import { PolicyRuleSchema } from '../policies/schemas.js';
@@ -128,7 +128,7 @@ export const FacilityTypeLayerSchema = z
     facility_type: z.string(),
     facility_type_label: z.string(),
     ccn_category: z.object({ range: z.string(), category: z.string(), citation: z.string() }).nullable().describe('from the CCN\'s last four digits (State Operations Manual ch. 2, 2779A1); null outside the curated ranges'),
-    payment_system: z.enum(['opps', 'cah_cost', 'maryland', 'non_hospital']),
+    payment_system: PaymentSystemSchema,
     billing_form: z.object({
       facility_claim: z.string().nullable().describe('the institutional claim a hospital bills (UB-04); null when not a hospital type'),
       professional_claim: z.string(),
@@ -196,7 +196,7 @@ export const PaymentLayerSchema = z
       .describe("medicare_payment: the payer is Medicare and the amounts are its payment; medicare_reference: another payer's request, the Medicare fee schedule shown as a reference amount (the layer is partial)"),
     total_blocks: z
       .array(z.enum(['physician', 'outpatient_facility', 'lab', 'dme']))
-      .describe("the composition's blocks the claim line is paid: all applicable blocks, except with modifier 26 (the professional component, billed on the professional claim): the physician block only"),
+      .describe("the composition's blocks the claim line is paid, its applicable_blocks: a professional-only line (modifier 26, 80, 81, 82, AS, 62 or 66) is paid the physician block only, the hospital's OPPS amount being on its own claim"),
     estimated_payment_total: z.number().nullable().describe('the total_blocks amounts x units, in cents'),
   })
   .meta({ id: 'KnowledgePaymentLayer' });

@@ -22,8 +22,19 @@ export const ANATOMIC_MODIFIERS: ReadonlySet<string> = new Set([
   'E1', 'E2', 'E3', 'E4', 'FA', 'F1', 'F2', 'F3', 'F4', 'F5', 'F6', 'F7', 'F8', 'F9',
   'TA', 'T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7', 'T8', 'T9', 'LT', 'RT', 'LC', 'LD', 'LM', 'RC', 'RI',
 ]);
-/** Distinct-service modifiers: on either line they bypass an indicator-1 edit. */
-export const DISTINCT_MODIFIERS: ReadonlySet<string> = new Set(['59', 'XE', 'XP', 'XS', 'XU']);
+/**
+ * Distinct-service modifiers, each with its own meaning: 59 and its four subsets, -X{EPSU}, each
+ * more specific than 59 (CMS MLN MM8863, CR 8863). On either line they bypass an indicator-1 edit.
+ */
+const DISTINCT_MODIFIER_MEANINGS: Readonly<Record<string, string>> = {
+  '59': 'distinct procedural service',
+  XE: 'separate encounter: distinct because it occurred during a separate encounter',
+  XS: 'separate structure: distinct because it was performed on a separate organ or structure',
+  XP: 'separate practitioner: distinct because it was performed by a different practitioner',
+  XU: 'unusual non-overlapping service: distinct because it does not overlap the usual components of the main service',
+};
+const CITE_X_MODIFIERS = 'CMS MLN MM8863, CR 8863';
+export const DISTINCT_MODIFIERS: ReadonlySet<string> = new Set(Object.keys(DISTINCT_MODIFIER_MEANINGS));
 /** Global surgery modifiers (24, 25 and 57 count only on the E/M line, see below). */
 export const GLOBAL_SURGERY_MODIFIERS: ReadonlySet<string> = new Set(['58', '78', '79']);
 /** E/M modifiers: they bypass only when they sit on the evaluation and management line of the pair. */
@@ -118,10 +129,17 @@ export interface ClaimCheck {
   pairs_checked: number;
 }
 
+/**
+ * What each MUE adjudication indicator means, in the order CMS adjudicates: which units are
+ * compared, what is denied over the MUE, then what an appeal may pay. MAI 1: a line edit, a line
+ * over the MUE is denied in full; MAI 2: a date of service edit on policy, an absolute limit (units
+ * above it are never paid, on appeal either); MAI 3: a date of service edit on clinical
+ * benchmarks (on appeal, units above it may be paid with documentation of medical necessity).
+ */
 const MAI_MEANING: Record<1 | 2 | 3, string> = {
-  1: 'MAI 1 (line edit): the units on each claim line are compared with the MUE',
-  2: 'MAI 2 (date of service edit, policy): units of the code on all lines for the date are summed; an absolute limit that is not exceeded on appeal',
-  3: 'MAI 3 (date of service edit, clinical): units of the code on all lines for the date are summed; units above it may be paid on appeal with documentation of medical necessity',
+  1: 'MAI 1 (line edit): the units on each claim line are compared with the MUE; a line over it is denied in full',
+  2: 'MAI 2 (date of service edit, policy): units of the code on all lines for the date are summed; the MUE is an absolute limit: units above it are not payable, on appeal either',
+  3: 'MAI 3 (date of service edit, clinical): units of the code on all lines for the date are summed; on appeal, units above the MUE may be paid with documentation of medical necessity',
 };
 
 /**
@@ -137,8 +155,8 @@ export const MUE_ADJUDICATION_CITATION = {
 /** What CMS denies when units exceed an MUE with this indicator (the words every MUE answer carries). */
 export function mueWhenExceeded(mai: 1 | 2 | 3): string {
   if (mai === 1) return 'claim line edit: a line whose units exceed the MUE is denied in full (all its units, not only the units above the MUE); the same code on another line, with a modifier for a distinct service, is adjudicated separately';
-  const appeal = mai === 2 ? 'an absolute policy limit, not paid above it on appeal' : 'units above it may be paid on appeal with documentation of medical necessity';
-  return `date of service edit: the code's units the provider reports for the beneficiary on the date (on this and earlier claims) are summed; over the MUE, all units of the code on the claim are denied, not only the excess (${appeal})`;
+  const appeal = mai === 2 ? 'the MUE is an absolute policy limit: units above it are not payable, on appeal either' : 'on appeal, units above the MUE may be paid with documentation of medical necessity';
+  return `date of service edit: the code's units the provider reports for the beneficiary on the date (on this and earlier claims) are summed; over the MUE, all units of the code on the claim are denied, not only the excess; ${appeal}`;
 }
 
 /** Why (or whether) modifiers on a pair of lines bypass an indicator-1 edit; null when none does. */
@@ -146,7 +164,7 @@ export function bypassRule(col1: ClaimLine, col2: ClaimLine): string | null {
   const both = [...col1.modifiers, ...col2.modifiers];
   // 59 and -X{EPSU} are not used with E/M services (NCCI Policy Manual ch. I, E): on an E/M line they bypass nothing.
   const distinct = [...(isEmCode(col1.code) ? [] : col1.modifiers), ...(isEmCode(col2.code) ? [] : col2.modifiers)].find((m) => DISTINCT_MODIFIERS.has(m));
-  if (distinct) return `modifier ${distinct} (distinct procedural service)`;
+  if (distinct) return `modifier ${distinct} (${DISTINCT_MODIFIER_MEANINGS[distinct]}${distinct === '59' ? '' : `; ${CITE_X_MODIFIERS}`})`;
   const other = both.find((m) => OTHER_BYPASS_MODIFIERS.has(m));
   if (other) return `modifier ${other} (${other === '27' ? 'separate outpatient hospital E/M encounter' : 'repeat clinical diagnostic laboratory test'})`;
   const global = both.find((m) => GLOBAL_SURGERY_MODIFIERS.has(m));
@@ -438,7 +456,10 @@ export async function checkClaim(lines: ClaimLine[], lk: ClaimLookups, setting: 
     });
   }
 
-  // Add-on codes: a type 1 add-on needs one of its primaries on the claim for the date.
+  // Add-on codes: a type 1 add-on needs one of its primaries on the claim for the date. A line whose
+  // code failed the Medicare code check is not paid, as an add-on or otherwise: its add-on check
+  // fails with that reason rather than passing beside it (99417, PFS status I, with 99215).
+  const invalid = new Map(findings.filter((f) => f.kind === 'code' && f.status === 'fail').map((f) => [f.line_ids[0]!, f]));
   for (const l of checked) {
     const a = dayOf(l).aoc(l.code);
     if (!a) {
@@ -452,7 +473,11 @@ export async function checkClaim(lines: ClaimLine[], lk: ClaimLookups, setting: 
     const present = checked.filter((o) => o !== l && o.date_of_service === l.date_of_service && primaries.includes(o.code));
     const edit: AocEditUsed = { type: 'aoc', dataset: a.dataset, version: a.version, addon_code: l.code, aoc_edit_type: type, primary_codes: primaries };
     const ids = [l.line_id, ...present.map((p) => p.line_id)];
-    if (present.length) {
+    const bad = invalid.get(l.line_id);
+    if (bad) {
+      const withPrimary = present.length ? `; its primary ${present.map((p) => `${p.code} (line ${p.line_id})`).join(', ')} is on the claim, but` : ';';
+      findings.push({ kind: 'aoc', status: 'fail', line_ids: ids, codes: [l.code, ...present.map((p) => p.code)], edit, rule: `AOC type ${type}`, ...(bad.citation ? { citation: bad.citation } : {}), message: `add-on ${l.code} (line ${l.line_id}) fails the Medicare code check (${bad.rule})${withPrimary} a code Medicare does not pay is not paid as an add-on either` });
+    } else if (present.length) {
       findings.push({ kind: 'aoc', status: 'pass', line_ids: ids, codes: [l.code, ...present.map((p) => p.code)], edit, rule: `AOC type ${type}`, message: `add-on ${l.code} (line ${l.line_id}) is billed with its primary ${present.map((p) => `${p.code} (line ${p.line_id})`).join(', ')}` });
     } else if (type === 1) {
       findings.push({ kind: 'aoc', status: 'fail', line_ids: ids, codes: [l.code], edit, rule: 'AOC type 1', message: `add-on ${l.code} (line ${l.line_id}) has none of its primary codes on the claim for ${l.date_of_service} (type 1: only ${primaries.join(', ')} are acceptable primaries)` });

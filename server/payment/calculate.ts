@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { Dec, toCents } from '../../datasets/_shared/decimal.js';
 import type { PolicyRule } from '../policies/schemas.js';
+import type { CostSharingTerms } from './rules/index.js';
 import type { CostSharingSchema, DmeSchema, PaymentAdjustmentSchema, FacilityBlockSchema, LabSchema, OutpatientSchema, PaymentCompositionSchema, PhysicianSchema } from './schemas.js';
 
 /**
@@ -229,6 +230,8 @@ export interface PaymentInputs {
     national_unadjusted_copayment?: number | null;
     minimum_unadjusted_copayment?: number | null;
     adjusted_copayment?: number | null;
+    /** The facility's payment system's adjustments of the amount, not of the copayment (a rural emergency hospital's 105%). */
+    adjustments?: readonly Adjustment[];
   } | null;
   lab: { rate: number; indicator: string } | null;
   dme: { row: DmeRates; state: string; is_rural: boolean } | null;
@@ -240,8 +243,8 @@ export interface PaymentInputs {
   policy_rules: PolicyRule[];
   /** Payment-policy modifiers of the request (50, 51, 62, 66, 80, 81, 82, AS), applied to the physician amount. */
   policy_modifiers?: readonly string[];
-  /** Beneficiary cost sharing: the service's year (its deductibles) and whether the Part B deductible is met. */
-  cost_sharing?: { year: number; deductible_met: boolean };
+  /** Beneficiary cost sharing: the service's year (its deductibles), whether the Part B deductible is met, and a payment rule's terms for the line (`server/payment/rules/`). */
+  cost_sharing?: { year: number; deductible_met: boolean; terms?: CostSharingTerms | null };
   /** An anesthesia service (PFS status J) with its minutes, base units and the locality's anesthesia factor. */
   anesthesia?: AnesthesiaInput | null;
   /** A critical access hospital billing professional services under Method II: 115% (42 CFR 413.70(b)(3)). */
@@ -280,7 +283,10 @@ export const CITE_MULTIPLE = 'Medicare Claims Processing Manual ch. 12 section 4
 export const CITE_BILATERAL = 'Medicare Claims Processing Manual ch. 12 section 40.7 (bilateral surgeries); RVU file BILAT SURG indicator';
 export const CITE_CO_TEAM = 'Medicare Claims Processing Manual ch. 12 section 40.8 (co-surgeons and team surgeons); RVU file CO-SURG / TEAM SURG indicators';
 export const CITE_ASSISTANT = 'Medicare Claims Processing Manual ch. 12 section 20.4.3 (assistant-at-surgery services); RVU file ASST SURG indicator';
-export const CITE_REDUCED = 'Medicare Claims Processing Manual ch. 12 section 20.4.6 (reduced services, modifier 52); RVU file 53 rows';
+export const CITE_REDUCED = 'Medicare Claims Processing Manual ch. 12 section 20.4.6 (reduced services, modifier 52: the contractor prices the reduced service from the documentation)';
+/** The RVU file's 53 rows: Medicare's incomplete colonoscopy is billed with modifier 53 (44388, 45378, G0105, G0121 carry 53 rows). */
+export const CITE_INCOMPLETE_COLONOSCOPY = 'Medicare Claims Processing Manual ch. 12 section 30.1.B (incomplete colonoscopies are billed with modifier 53 and paid from the RVU file\'s 53 rows; MLN MM9317)';
+export const CITE_PCTC = 'Medicare Claims Processing Manual ch. 13 section 20 (professional and technical components); RVU file PCTC IND';
 export const CITE_ASSISTANT_NPP = `${CITE_ASSISTANT}; non-physician practitioners at 85% of the physician amount (42 CFR 414.52, 414.56)`;
 
 /** The indicators the policy rules read. */
@@ -443,17 +449,21 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
   }
 
   let outpatient: OutpatientBlock | null = null;
+  let oppsBeforeFacility = Dec.of(0);
   if (i.opps) {
     const wageAdjusted = !OPPS_NATIONAL_RATE_SI.has(i.opps.status_indicator);
     const o = outpatientFacilityAllowed(i.opps.payment_rate, i.opps.wage_index, wageAdjusted ? OPPS_LABOR_SHARE : '0');
     if (!wageAdjusted) calculation.push(`outpatient_facility: status indicator ${i.opps.status_indicator} (separately payable drug or biological) is paid the national rate, no wage adjustment (${CITE_OPPS_DRUGS})`);
     const oppsAdj = offCampusAdjustment(i.code, i.opps_modifiers ?? []);
-    const allowedFac = oppsAdj ? toCents(o.exact.mul(Dec.of(oppsAdj.percent).mul('0.01'))) : o.allowed;
+    const adjustments = [...(oppsAdj ? [oppsAdj] : []), ...(i.opps.adjustments ?? [])];
+    // The department's percent (PN/PO) applies to the amount and its copayment; the facility's (REH) to the amount only.
+    oppsBeforeFacility = o.exact.mul(factorOf(oppsAdj ? [oppsAdj] : []));
+    const allowedFac = adjustments.length ? toCents(o.exact.mul(factorOf(adjustments))) : o.allowed;
     if (oppsAdj) calculation.push(`outpatient_facility: modifier ${oppsAdj.modifier}: ${oppsAdj.percent}% of the OPPS amount (${oppsAdj.citation})`);
     outpatient = {
       allowed_fac_payment: allowedFac,
       wage_adjusted: wageAdjusted,
-      adjustments: oppsAdj ? [oppsAdj] : [],
+      adjustments,
       opps_payment_rate: i.opps.payment_rate,
       apc_code: i.opps.apc_code,
       status_indicator: i.opps.status_indicator,
@@ -492,6 +502,8 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
     }
   }
 
+  const terms = i.cost_sharing?.terms ?? null;
+  if (terms && !PREVENTIVE_NO_COST_SHARING.has(i.code)) calculation.push(terms.calculation);
   const beneficiary_cost_sharing = costSharing({
     code: i.code,
     year: i.cost_sharing?.year ?? i.rvu?.year ?? 2026,
@@ -501,8 +513,13 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
     lab: lab?.allowed_lab_payment ?? 0,
     opps:
       outpatient && !outpatient.informational && i.opps
-        ? { allowed: outpatient.allowed_fac_payment, copayment: oppsCopayment(i.opps, outpatient.wage_adjusted, outpatient.adjustments[0]?.percent ?? 100) }
+        ? {
+            allowed: outpatient.allowed_fac_payment,
+            // A rule's coinsurance percent is of the OPPS amount (before a facility's increase), in place of Addendum B's copayment.
+            copayment: terms ? oppsBeforeFacility.mul(Dec.of(terms.coinsurance_percent).mul('0.01')) : oppsCopayment(i.opps, outpatient.wage_adjusted, outpatient.adjustments.find((a) => a.rule === 'off_campus_department')?.percent ?? 100),
+          }
         : null,
+    terms,
   });
   warnings.push(...beneficiary_cost_sharing.warnings);
 
@@ -598,6 +615,8 @@ export function oppsCopayment(o: NonNullable<PaymentInputs['opps']>, wageAdjuste
  * the 20% coinsurance applies to what remains of the physician and DME amounts; the OPPS
  * copayment to the outpatient block (capped at the inpatient deductible and at what remains of
  * the block); clinical lab tests have no cost sharing; listed preventive services none at all.
+ * A payment rule's `terms` (modifier PT, ACP with modifier 33) may waive the deductible and set
+ * the coinsurance percent; the OPPS `copayment` passed in is then already the rule's.
  */
 export function costSharing(o: {
   code: string;
@@ -607,11 +626,14 @@ export function costSharing(o: {
   dme: number;
   lab: number;
   opps: { allowed: number; copayment: Dec | null } | null;
+  terms?: CostSharingTerms | null;
 }): { block: CostSharingBlock; warnings: string[] } {
   const warnings: string[] = [];
   const citations: string[] = [];
   const y = YEARLY_DEDUCTIBLES[o.year];
   const preventive = PREVENTIVE_NO_COST_SHARING.has(o.code);
+  const terms = preventive ? null : (o.terms ?? null);
+  const deductibleApplies = !preventive && (terms?.deductible_applies ?? true);
   const total = Dec.of(o.physician).add(o.dme).add(o.lab).add(o.opps?.allowed ?? 0);
   let deductible = Dec.of(0);
   let coinsurance = Dec.of(0);
@@ -620,8 +642,9 @@ export function costSharing(o: {
     citations.push(CITE_PREVENTIVE);
     copay = o.opps ? Dec.of(0) : null;
   } else {
-    let remaining = !o.deductible_met && y ? Dec.of(y.part_b_deductible) : Dec.of(0);
-    if (!o.deductible_met) {
+    let remaining = deductibleApplies && !o.deductible_met && y ? Dec.of(y.part_b_deductible) : Dec.of(0);
+    if (terms) citations.push(terms.citation);
+    if (deductibleApplies && !o.deductible_met) {
       if (y) citations.push(`${CITE_DEDUCTIBLE}; CY${o.year} Part B deductible $${y.part_b_deductible} (${y.source})`);
       else warnings.push(`beneficiary_cost_sharing: no CY${o.year} Part B deductible in the table; the deductible is not counted`);
     }
@@ -634,8 +657,8 @@ export function costSharing(o: {
     const phyRest = take(o.physician);
     const dmeRest = take(o.dme);
     const oppsRest = o.opps ? take(o.opps.allowed) : Dec.of(0);
-    coinsurance = phyRest.add(dmeRest).mul('0.2');
-    if (o.physician > 0 || o.dme > 0) citations.push(CITE_COINSURANCE);
+    coinsurance = phyRest.add(dmeRest).mul(Dec.of(terms?.coinsurance_percent ?? 20).mul('0.01'));
+    if ((o.physician > 0 || o.dme > 0) && !terms) citations.push(CITE_COINSURANCE);
     if (o.lab > 0) citations.push(CITE_LAB_NO_COST_SHARING);
     if (o.opps) {
       if (o.opps.copayment === null) {
@@ -645,7 +668,7 @@ export function costSharing(o: {
         if (y && copay.compare(y.inpatient_deductible) > 0) copay = Dec.of(y.inpatient_deductible);
         if (!y) warnings.push(`beneficiary_cost_sharing: no CY${o.year} inpatient deductible in the table; the OPPS copayment is not capped`);
         if (copay.compare(oppsRest) > 0) copay = oppsRest;
-        citations.push(CITE_OPPS_COPAY + (y ? `; CY${o.year} inpatient deductible $${y.inpatient_deductible} (${y.source})` : ''));
+        if (!terms) citations.push(CITE_OPPS_COPAY + (y ? `; CY${o.year} inpatient deductible $${y.inpatient_deductible} (${y.source})` : ''));
       }
     }
   }
@@ -656,7 +679,7 @@ export function costSharing(o: {
   return {
     block: {
       year: o.year,
-      deductible_applies: !preventive,
+      deductible_applies: deductibleApplies,
       deductible_met: o.deductible_met,
       part_b_deductible: y ? Number(y.part_b_deductible) : null,
       inpatient_deductible: y ? Number(y.inpatient_deductible) : null,

@@ -27,7 +27,7 @@ export const PaymentQuerySchema = z.object({
     .transform((list) => list.flatMap((m) => m.split(',')).map((m) => m.trim()).filter(Boolean))
     .pipe(z.array(ModifierSchema).max(4, 'at most 4 modifiers'))
     .optional()
-    .describe('HCPCS modifiers, repeated (`modifier=80&modifier=51`) or as a comma list (`80,51`): 26, TC and 53 select an RVU row; 50, 51, 52, 53, 62, 66, 80, 81, 82 and AS apply the payment policy of the RVU file indicators'),
+    .describe('HCPCS modifiers, repeated (`modifier=80&modifier=51`) or as a comma list (`80,51`): 26, TC and 53 select an RVU row; 50, 51, 62, 66, 80, 81, 82 and AS apply the payment policy of the RVU file indicators; 52 is priced by the MAC (no amount); 26, 80, 81, 82, AS, 62 and 66 bill the professional service only (a hospital\'s OPPS amount is not summed); PT and 33 (with 99497/99498) set the cost sharing; the DMEPOS row is the one keyed by the most of them (NU,KE: the NU-KE row)'),
   date_of_service: IsoDateSchema.optional().describe("the day of service priced (default: today, the server's date): picks the RVU, GPCI, OPPS, CLFS and DMEPOS releases and the conversion factor's year"),
   qpp: QueryBoolSchema.optional(),
   qpp_flag: z
@@ -44,9 +44,9 @@ export const PaymentQuerySchema = z.object({
 
 /** One payment-policy adjustment applied to the physician amount (Claims Processing Manual ch. 12). */
 export const PaymentAdjustmentSchema = z.object({
-  modifier: z.string().nullable().describe('the modifier that triggers the rule; null for CAH Method II (a query parameter)'),
-  rule: z.enum(['multiple_procedure', 'bilateral', 'co_surgeon', 'assistant_at_surgery', 'off_campus_department', 'cah_method_ii', 'anesthesia_medical_direction']),
-  indicator: z.string().describe('the indicator the rule reads: the RVU file column (MULT PROC, BILAT SURG, CO-SURG, ASST SURG), or the modifier itself for an off-campus department (PN, PO), or `method_ii` for a CAH'),
+  modifier: z.string().nullable().describe('the modifier that triggers the rule; null for a rule of the facility (CAH Method II, a query parameter; a rural emergency hospital)'),
+  rule: z.enum(['multiple_procedure', 'bilateral', 'co_surgeon', 'assistant_at_surgery', 'off_campus_department', 'cah_method_ii', 'anesthesia_medical_direction', 'rural_emergency_hospital']),
+  indicator: z.string().describe('the indicator the rule reads: the RVU file column (MULT PROC, BILAT SURG, CO-SURG, ASST SURG), or the modifier itself for an off-campus department (PN, PO), or `method_ii` for a CAH, or `reh` for a rural emergency hospital (42 CFR 419.92)'),
   percent: z.number().describe('percent of the fee schedule amount paid by this adjustment (150 = 150%)'),
   citation: z.string(),
 }).meta({ id: 'PaymentAdjustment' });
@@ -94,7 +94,7 @@ export const PhysicianSchema = z.object({
 export const OutpatientSchema = z.object({
   allowed_fac_payment: z.number(),
   wage_adjusted: z.boolean().describe('false for status indicators paid the national rate (G, K: separately payable drugs and biologicals); the labor share is then 0'),
-  adjustments: z.array(PaymentAdjustmentSchema).describe('off-campus provider-based department modifiers applied (PN 40%; PO 100%, G0463 40%)'),
+  adjustments: z.array(PaymentAdjustmentSchema).describe('off-campus provider-based department modifiers applied (PN 40%; PO 100%, G0463 40%), and a rural emergency hospital\'s 105% (42 CFR 419.92)'),
   opps_payment_rate: z.number(),
   apc_code: z.string().nullable(),
   status_indicator: z.string(),
@@ -104,7 +104,7 @@ export const OutpatientSchema = z.object({
   wage_index: z.number(),
   informational: z
     .boolean()
-    .describe('true when the facility is not paid under the OPPS (a critical access hospital at cost, a Maryland hospital): shown for reference, not in applicable_blocks or estimated_payment'),
+    .describe('true when the OPPS amount is not paid on this line: the facility is not paid under the OPPS (a critical access hospital at cost, a Maryland hospital under the all-payer model, a federal hospital Medicare does not pay), or the line bills a professional service only (modifier 26, 80, 81, 82, AS, 62 or 66; the hospital bills the OPPS service on its own claim): shown for reference, not in applicable_blocks or estimated_payment'),
 }).meta({ id: 'PaymentOutpatientBlock' });
 
 export const LabSchema = z.object({ allowed_lab_payment: z.number(), lab_payment_rate: z.number(), indicator: z.string() }).meta({ id: 'PaymentLabBlock' });
@@ -119,13 +119,13 @@ export const DmeSchema = z.object({
 
 export const CostSharingSchema = z.object({
   year: z.number().describe("the service's year, whose deductibles apply"),
-  deductible_applies: z.boolean().describe('false for preventive services without cost sharing (42 CFR 410.152(l), 410.160(b))'),
+  deductible_applies: z.boolean().describe('false for preventive services without cost sharing (42 CFR 410.152(l), 410.160(b)), a colorectal screening test that became therapeutic (modifier PT) and advance care planning with the annual wellness visit (99497/99498 with modifier 33)'),
   deductible_met: z.boolean().describe('the deductible_met query parameter (default true)'),
   part_b_deductible: z.number().nullable().describe("the year's Part B deductible; null when the year is not in the table"),
   inpatient_deductible: z.number().nullable().describe("the year's inpatient deductible, the cap of an OPPS copayment"),
   deductible: z.number().describe('the part of the Part B deductible paid on this service (0 when met)'),
-  coinsurance: z.number().describe('20% of the physician and DME amounts after the deductible'),
-  opps_copayment: z.number().nullable().describe('the Addendum B copayment, wage-adjusted, capped at the inpatient deductible; null without an OPPS block'),
+  coinsurance: z.number().describe('20% of the physician and DME amounts after the deductible, or the percent of a payment rule (modifier PT: 15% in 2023-2026, 10% in 2027-2029, 0 from 2030; ACP with modifier 33: 0)'),
+  opps_copayment: z.number().nullable().describe('the Addendum B copayment, wage-adjusted, capped at the inpatient deductible, or a payment rule\'s percent of the OPPS amount (modifier PT, ACP with modifier 33); null without a payable OPPS block'),
   beneficiary_total: z.number(),
   program_payment: z.number().describe('estimated_payment less the beneficiary total'),
   citations: z.array(z.string()),
@@ -157,7 +157,7 @@ export const PaymentCompositionSchema = z.object({
   applicable_blocks: z.array(z.enum(['physician', 'outpatient_facility', 'lab', 'dme'])),
   ccn: z.string().nullable(),
   date_of_service: z.string().describe('the day priced: the one asked for, else today'),
-  estimated_payment: z.number(),
+  estimated_payment: z.number().describe('the sum of the applicable blocks\' allowed amounts (an informational OPPS block is not one)'),
   facility_rate: z.boolean(),
   locality: z.string(),
   mp_gpci: z.number(),

@@ -16,7 +16,8 @@ import type { FacilityReference } from '../facilities/schemas.js';
 import type { Trace } from '../trace.js';
 import { MEDICARE_FFS, policyRulesFor } from '../policies/service.js';
 import type { PaymentQuerySchema } from './schemas.js';
-import { ANESTHESIA_MODIFIERS, choosePeSetting, CITE_REDUCED, composePayment, conversionFactor, OPPS_MODIFIERS, POLICY_MODIFIERS, type Composition, type FacilityBlock, type AnesthesiaInput, type GpciInput, type PaymentInputs, type RvuInput } from './calculate.js';
+import { ANESTHESIA_MODIFIERS, choosePeSetting, CITE_INCOMPLETE_COLONOSCOPY, CITE_PCTC, composePayment, conversionFactor, OPPS_MODIFIERS, POLICY_MODIFIERS, type Composition, type FacilityBlock, type AnesthesiaInput, type GpciInput, type PaymentInputs, type RvuInput } from './calculate.js';
+import { applyPaymentRules, type RuleEffect } from './rules/index.js';
 
 /**
  * A payment request: the route's validated query, the code, today (`YYYY-MM-DD`: the year whose
@@ -102,8 +103,6 @@ const pricesNothingHere = (m: string): boolean => !RVU_PRICING_MODIFIERS.has(m) 
 
 /** Places of service that are hospital settings, where the hospital is paid the technical component. */
 export const HOSPITAL_POS: ReadonlySet<string> = new Set(['19', '21', '22', '23', '51', '52', '61']);
-
-const CITE_PCTC = 'Medicare Claims Processing Manual ch. 13 section 20 (professional and technical components); RVU file PCTC IND';
 
 /**
  * PC/TC indicator 4 families (global-test-only codes): the RVU file marks the global code but not
@@ -236,14 +235,13 @@ export async function composePaymentFor(snapshot: SnapshotReader, request: Payme
   const code = q.code;
   // Each modifier once, in the order given.
   const modifiers = [...new Set(q.modifier ?? [])];
-  // The RVU row: the first pricing modifier (26, TC, 53); 52 (reduced services) is priced from the
-  // code's 53 row where the release has one (ch. 12 section 20.4.6), else by report.
+  // The RVU row: the first pricing modifier (26, TC, 53); 52 (reduced services) is priced by the
+  // MAC (the reduced_services rule).
   const pricing = modifiers.filter((m) => RVU_PRICING_MODIFIERS.has(m));
   if (pricing.length > 1) trace.warn(`modifiers ${pricing.join(', ')} each select an RVU row; ${pricing[0]} was priced`);
-  const reduced = pricing.length === 0 && modifiers.includes('52');
   const modifier = pricing[0] ?? '';
   const policyModifiers = modifiers.filter((m) => POLICY_MODIFIERS.has(m));
-  // The modifier passed to the CLFS (QW) and DMEPOS (NU, RR, UE) lookups.
+  // The modifier passed to the CLFS lookup (QW); the DMEPOS row is the one matching most of the modifiers.
   const feeModifier = modifiers.length === 1 ? modifiers[0]! : (modifiers.find(pricesNothingHere) ?? '');
   const calculation: string[] = [];
 
@@ -261,16 +259,25 @@ export async function composePaymentFor(snapshot: SnapshotReader, request: Payme
   let rvu: RvuInput | null = null;
   let rvuRow: RvuRow | null = null;
   const rvuRows = await findRvuRows(snapshot, code);
+  // The payment rules of the line (server/payment/rules/), each read where it acts.
+  const f = q.facility;
+  const effects = applyPaymentRules({
+    code,
+    modifiers,
+    year: yearOf(q.date_of_service)!,
+    facility: f ? { ccn: f.ccn, facility_type: f.effective.facility_type, payment_system: f.effective.payment_system } : null,
+    rvu_modifiers: [...new Set(rvuRows.map((r) => r.modifier))],
+  });
   if (rvuRows.length > 0) {
     let row: RvuRow | null;
-    if (reduced) {
-      row = rvuRows.some((r) => r.modifier === '53') ? await selectRvu(snapshot, code, '53', q.date_of_service, trace) : null;
-      if (row) calculation.push(`modifier 52: reduced service priced from the ${code}-53 row of the RVU file (${CITE_REDUCED})`);
-      else trace.warn(`physician: modifier 52 (reduced services): ${code} has no 53 row in the RVU file; the MAC prices the reduced service by report, no amount (${CITE_REDUCED})`);
+    const notPriced = effects.find((e) => e.physician_not_priced);
+    if (notPriced) {
+      row = null;
+      trace.warn(`physician: ${notPriced.physician_not_priced}`);
     } else {
       row = await selectRvu(snapshot, code, modifier, q.date_of_service, trace);
-      if (!row && modifier === '53') trace.warn(`physician: modifier 53 (discontinued procedure): ${code} has no 53 row; the MAC prices it by report, no amount (${CITE_REDUCED})`);
-      if (row && modifier === '53') calculation.push(`modifier 53: discontinued procedure priced from the ${code}-53 row of the RVU file (${CITE_REDUCED})`);
+      if (!row && modifier === '53') trace.warn(`physician: modifier 53 (discontinued procedure): ${code} has no 53 row; the MAC prices it by report, no amount (${CITE_INCOMPLETE_COLONOSCOPY})`);
+      if (row && modifier === '53') calculation.push(`modifier 53: discontinued procedure priced from the ${code}-53 row of the RVU file (${CITE_INCOMPLETE_COLONOSCOPY})`);
     }
     for (const m of modifiers.filter(pricesNothingHere)) {
       trace.warn(`modifier ${m} does not select a separate RVU row${modifier ? '' : `; the unmodified RVUs of ${code} were used`}`);
@@ -296,7 +303,6 @@ export async function composePaymentFor(snapshot: SnapshotReader, request: Payme
   let gpci: GpciInput;
   // Where the service is: the facility's state, else the locality's (its MAC jurisdiction decides which LCDs apply).
   let state: string | null = null;
-  const f = q.facility;
   if (f?.reference) {
     if (q.locality) trace.warn(`locality ${q.locality} ignored: ccn ${f.ccn} sets the locality`);
     const ref = f.reference;
@@ -353,12 +359,12 @@ export async function composePaymentFor(snapshot: SnapshotReader, request: Payme
   let lab: PaymentInputs['lab'] = null;
   let dme: PaymentInputs['dme'] = null;
   if (facility) {
-    opps = await oppsFor(snapshot, code, year, facility, f!.effective.payment_system, q.place_of_service, trace, calculation);
+    opps = await oppsFor(snapshot, code, year, facility, f!.effective.payment_system, q.place_of_service, effects, trace, calculation);
     lab = await labFor(snapshot, code, feeModifier, year, trace);
-    dme = await dmeFor(snapshot, code, feeModifier, facility, trace);
+    dme = await dmeFor(snapshot, code, modifiers, facility, trace, calculation);
   }
 
-  if (!facility) await feeScheduleHints(snapshot, code, feeModifier, year, state, q.date_of_service, trace);
+  if (!facility) await feeScheduleHints(snapshot, code, feeModifier, modifiers, year, state, q.date_of_service, trace);
 
   const facilityBlock: FacilityBlock | null = facility
     ? {
@@ -395,7 +401,7 @@ export async function composePaymentFor(snapshot: SnapshotReader, request: Payme
   const { composition, warnings: calcWarnings } = composePayment({
     anesthesia,
     cah_method_ii: cahMethodII,
-    cost_sharing: { year: cfYear, deductible_met: q.deductible_met ?? true },
+    cost_sharing: { year: cfYear, deductible_met: q.deductible_met ?? true, terms: effects.find((e) => e.cost_sharing)?.cost_sharing ?? null },
     cf,
     opps_cap: cap,
     code,
@@ -474,6 +480,7 @@ async function oppsFor(
   f: FacilityReference,
   system: PaymentSystem,
   placeOfService: string | undefined,
+  effects: readonly RuleEffect[],
   trace: Trace,
   calculation: string[],
 ): Promise<PaymentInputs['opps']> {
@@ -509,27 +516,36 @@ async function oppsFor(
     } else trace.warn(`outpatient_facility: ${code} has OPPS status indicator ${row.status_indicator} with no separate payment rate (packaged or not paid under OPPS)`);
     return null;
   }
+  // The payment rules on the OPPS amount: not paid on this line or by this payment system (shown
+  // for reference), or a percent of it (a rural emergency hospital).
+  const notPaid = effects.filter((e) => e.opps_informational).map((e) => e.opps_informational!);
+  const adjusted = effects.filter((e) => e.opps_adjustment);
   if (f.wage_index === null) {
-    trace.degrade();
     trace.use('wage_index');
-    trace.warn(`outpatient_facility: no wage index for CBSA ${f.cbsa ?? '(unknown)'} of ${f.ccn}; OPPS amount not computed`);
+    const noWage = `no wage index for CBSA ${f.cbsa ?? '(unknown)'} of ${f.ccn}`;
+    if (notPaid.length) {
+      // Not payable here: the missing wage index only costs the reference amount.
+      for (const why of notPaid) trace.warn(`outpatient_facility: ${why}; no OPPS reference amount is shown (${noWage})`);
+    } else if (adjusted.length) {
+      for (const e of adjusted) trace.degrade().warn(`outpatient_facility: ${e.calculation}; the OPPS amount it is a percent of needs the IPPS wage index of the CBSA (42 CFR 419.43): ${noWage}, so no amount is computed`);
+    } else {
+      trace.degrade().warn(`outpatient_facility: ${noWage}; OPPS amount not computed`);
+    }
     return null;
   }
-  if (system === 'cah_cost') {
-    trace.warn(`outpatient_facility: ${f.ccn} is a critical access hospital, paid at 101% of reasonable cost (42 CFR 413.70) rather than under the OPPS; the OPPS amount is informational and not in estimated_payment`);
-  } else if (system === 'maryland') {
-    trace.warn(`outpatient_facility: ${f.ccn} is a Maryland hospital, paid under the state's all-payer model rather than the OPPS; the OPPS amount is informational and not in estimated_payment`);
-  }
+  for (const why of notPaid) trace.warn(`outpatient_facility: ${why}; the OPPS amount is informational and not in estimated_payment`);
+  if (!notPaid.length) calculation.push(...adjusted.map((e) => `outpatient_facility: ${e.calculation}`));
   return {
     payment_rate: row.payment_rate,
     apc_code: row.apc_code,
     status_indicator: row.status_indicator,
     relative_weight: row.relative_weight,
     wage_index: f.wage_index,
-    informational: system !== 'opps',
+    informational: notPaid.length > 0,
     national_unadjusted_copayment: row.national_unadjusted_copayment,
     minimum_unadjusted_copayment: row.minimum_unadjusted_copayment,
     adjusted_copayment: row.adjusted_copayment,
+    adjustments: adjusted.map((e) => e.opps_adjustment!),
   };
 }
 
@@ -560,7 +576,13 @@ async function labFor(snapshot: SnapshotReader, code: string, modifier: string, 
   return { rate: r.rate, indicator: r.indicator };
 }
 
-async function dmeFor(snapshot: SnapshotReader, code: string, modifier: string, f: FacilityReference, trace: Trace): Promise<PaymentInputs['dme']> {
+const CITE_DME_ROW = 'DMEREAD 2025, Attachment A-1: a fee schedule amount for each combination of procedure code, modifier, second modifier ("when 2 modifiers apply") and state';
+
+/**
+ * The DMEPOS block's inputs: the fee row of the facility's state matching most of the line's
+ * modifiers (`chooseDmeRow`: NU-KE over NU when both are on the line) and the rural flag (rule 4).
+ */
+async function dmeFor(snapshot: SnapshotReader, code: string, modifiers: readonly string[], f: FacilityReference, trace: Trace, calculation: string[]): Promise<PaymentInputs['dme']> {
   if (!snapshot.has('dmepos')) {
     trace.use('dmepos');
     trace.warn('dme: dmepos is not loaded');
@@ -570,12 +592,15 @@ async function dmeFor(snapshot: SnapshotReader, code: string, modifier: string, 
     trace.warn(`dme: ${code} is not on the DMEPOS fee schedule`);
     return null;
   }
-  const [row] = await findDmeRates(snapshot, code, f.state, modifier || undefined);
+  const [row] = await findDmeRates(snapshot, code, f.state, modifiers);
   if (!row) {
-    trace.warn(`dme: ${code}${modifier ? `-${modifier}` : ''} has no DMEPOS fee in ${f.state}${modifier ? '' : ' without a modifier (pass NU, RR or UE)'}`);
+    trace.warn(`dme: ${code}${modifiers.length ? `-${modifiers.join('-')}` : ''} has no DMEPOS fee in ${f.state}${modifiers.length ? " keyed by the line's modifiers (no row's modifiers are all on the line, or two rows fit equally)" : ' without a modifier (pass NU, RR or UE)'}`);
     return null;
   }
   trace.use('dmepos', row.version);
+  if (modifiers.length && row.modifier) {
+    calculation.push(`dme: the ${code} ${[row.modifier, row.modifier2].filter(Boolean).join('-')} row of DMEPOS ${row.version} in ${f.state}, the row keyed by the most of the line's modifiers (${CITE_DME_ROW})`);
+  }
   // Rule 4 uses the facility's rural flag; the DME rural ZIP list is the DMEPOS program's own
   // test, so a disagreement is reported (not acted on).
   if (f.zip && snapshot.has('dmepos_rural_zip')) {
@@ -590,7 +615,7 @@ async function dmeFor(snapshot: SnapshotReader, code: string, modifier: string, 
  * Without a ccn only the physician block is priced, so a clinical lab (CLFS) or DMEPOS code answers
  * 0: the warning says why and gives the fee schedule's rate for the date and the route to ask.
  */
-async function feeScheduleHints(snapshot: SnapshotReader, code: string, modifier: string, year: number | undefined, state: string | null, date: string | undefined, trace: Trace): Promise<void> {
+async function feeScheduleHints(snapshot: SnapshotReader, code: string, modifier: string, modifiers: readonly string[], year: number | undefined, state: string | null, date: string | undefined, trace: Trace): Promise<void> {
   const when = date ? ` on ${date}` : '';
   if (snapshot.has('clfs') && (await isLabCode(snapshot, code))) {
     let [r] = await findLabRates(snapshot, code, modifier || undefined, year);
@@ -603,13 +628,13 @@ async function feeScheduleHints(snapshot: SnapshotReader, code: string, modifier
     trace.warn(`lab: ${code} is a clinical laboratory fee schedule code, paid on the CLFS, not on physician RVUs (${rate}); without ccn only the physician block is priced: pass ccn, or see GET /v1/fee-schedules/lab/${code}${year ? `?year=${year}` : ''}`);
   }
   if (snapshot.has('dmepos') && (await isDmeCode(snapshot, code))) {
-    const [row] = state ? await findDmeRates(snapshot, code, state, modifier || undefined) : [];
+    const [row] = state ? await findDmeRates(snapshot, code, state, modifiers) : [];
     if (row) trace.use('dmepos', row.version);
     const rate = !state
       ? 'fees are by state: pass locality or ccn'
       : row
         ? `DMEPOS ${row.version} in ${state}${row.modifier ? ` (${[row.modifier, row.modifier2].filter(Boolean).join('-')})` : ''}: non-rural $${row.non_rural_rate?.toFixed(2) ?? 'n/a'}, rural $${row.rural_rate?.toFixed(2) ?? 'n/a'}`
-        : `no DMEPOS fee in ${state}${modifier ? ` for modifier ${modifier}` : ' without a modifier (pass NU, RR or UE)'}`;
+        : `no DMEPOS fee in ${state}${modifiers.length ? ` for modifier${modifiers.length > 1 ? 's' : ''} ${modifiers.join(', ')}` : ' without a modifier (pass NU, RR or UE)'}`;
     trace.warn(`dme: ${code} is a DMEPOS fee schedule code, paid on the DMEPOS fee schedule, not on physician RVUs (${rate}); without ccn only the physician block is priced: pass ccn, or see GET /v1/fee-schedules/dme/${code}${state ? `?state=${state}` : ''}`);
   }
 }

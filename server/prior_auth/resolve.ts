@@ -329,8 +329,14 @@ function opdProgramOutside(c: Candidate | undefined, q: PaQuery, f: FacilityCont
   if (q.place_of_service !== undefined && !pos.includes(q.place_of_service)) {
     return { rule: c.rule, why: `it covers hospital outpatient departments (place of service ${pos.join('/')}), not place of service ${q.place_of_service}` };
   }
-  if (f && f.payment_system !== 'opps') {
-    const what = { cah_cost: 'a critical access hospital (paid at cost, not under the OPPS)', maryland: "a Maryland hospital (paid under the state's all-payer model, not the OPPS)", non_hospital: 'not a hospital outpatient department' }[f.payment_system];
+  // A rural emergency hospital is paid the OPPS amount plus 5% (42 CFR 419.92): OPPS-paid here.
+  if (f && f.payment_system !== 'opps' && f.payment_system !== 'reh') {
+    const what = {
+      cah_cost: 'a critical access hospital (paid at cost, not under the OPPS)',
+      maryland: "a Maryland hospital (paid under the state's all-payer model, not the OPPS)",
+      federal: 'a federal hospital (Medicare does not pay a Federal provider, 42 CFR 411.6)',
+      non_hospital: 'not a hospital outpatient department',
+    }[f.payment_system];
     return { rule: c.rule, why: `it covers OPPS-paid hospital outpatient departments and facility ${f.ccn} is ${what}` };
   }
   return null;

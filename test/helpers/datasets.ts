@@ -2,7 +2,9 @@ import { readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import type { Dataset, ParsedItem, VersionInfo } from '../../datasets/types.js';
+import { lookupDataset } from '../../datasets/registry.js';
 import { ingestFiles } from '../../ingest/pipeline.js';
+import { seedPlan } from '../../ingest/seed.js';
 import type { Issue } from '../../warehouse/errors.js';
 import { MountedSnapshot, type SnapshotReader } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
@@ -91,6 +93,8 @@ export interface TestLoad {
   version?: string;
   /** Load it as `rcm seed` does (the version is marked `seed` in the manifest). */
   seed?: boolean;
+  /** A seed of invented figures (`seeds/origins.json`): answers that read it are degraded. */
+  illustrative?: boolean;
 }
 
 /**
@@ -103,7 +107,7 @@ export async function openTestSnapshot(loads: TestLoad[]): Promise<MountedSnapsh
   const wh = new Warehouse(dir);
   await wh.init();
   for (const l of loads) {
-    await ingestFiles(wh, { dataset: l.dataset, files: l.files, version: l.version, seed: l.seed, rejectThreshold: 1, allowRemovals: true, replace: true });
+    await ingestFiles(wh, { dataset: l.dataset, files: l.files, version: l.version, seed: l.seed, illustrative: l.illustrative, rejectThreshold: 1, allowRemovals: true, replace: true });
   }
   const manifest = await wh.current();
   if (!manifest) throw new Error('openTestSnapshot: nothing was loaded');
@@ -115,6 +119,21 @@ export async function openTestSnapshot(loads: TestLoad[]): Promise<MountedSnapsh
       void rm(dir, { recursive: true, force: true });
     },
   });
+}
+
+/**
+ * A snapshot of the seeds of the datasets `ids`, each as `rcm seed` plans it (its files, and its
+ * `seeds/origins.json` marks), through `openTestSnapshot`; `extra` adds files to a dataset's seed
+ * files in the same version (real rows a test needs beside the seed's, e.g. more facilities).
+ */
+export async function openSeedSnapshot(ids: readonly string[], extra: Readonly<Record<string, readonly string[]>> = {}): Promise<MountedSnapshot & { close(): void }> {
+  const plan = (await seedPlan(join(REPO_ROOT, 'seeds'))).filter((o) => typeof o.dataset === 'string' && ids.includes(o.dataset));
+  return openTestSnapshot(
+    plan.map((o) => {
+      const id = o.dataset as string;
+      return { dataset: lookupDataset(id)!, files: [...o.files, ...(extra[id] ?? [])], seed: o.seed, illustrative: o.illustrative };
+    }),
+  );
 }
 
 /**

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js';
+import { costSharing } from '../calculate.js';
+import { colorectalScreeningPt, PT_COINSURANCE } from './colorectal_pt.js';
+
+/*
+ * Worked by hand from section 1833(dd) of the Act (CAA 2021 section 122; MLN MM12656) and the seeds:
+ *   45385 (PPRRVU2025_Oct.csv, real row): work 4.57, non-facility PE 8.33, MP 0.56.
+ *   Manhattan 1320201 (GPCI2026.csv): 1.064 / 1.162 / 1.586; CY2026 non-QPP CF 33.4009.
+ *   4.57 x 1.064 = 4.86248; 8.33 x 1.162 = 9.67946; 0.56 x 1.586 = 0.88816; total 15.43010
+ *   x 33.4009 = 515.379227090 -> $515.38.
+ *   PT, CY2026 (85% paid): no deductible; coinsurance 15% of 515.38 = 77.307 -> $77.31; program 515.38 - 77.31 = $438.07.
+ *   Without PT, deductible not met: the CY2026 $283 first, then 20% of 232.38 = 46.476 -> $46.48.
+ */
+const snap = usePaymentSnapshot();
+
+describe('modifier PT: a colorectal cancer screening test that became therapeutic', () => {
+  it('takes no Part B deductible and 15% coinsurance for 45385-PT in CY2026: $77.31 of $515.38', async () => {
+    const { composition: c } = await composeOn(snap(), { code: '45385', locality: '1320201', modifier: ['PT'], deductible_met: false });
+    expect(c.physician?.allowed_phy_payment).toBe(515.38);
+    expect(c.beneficiary_cost_sharing).toMatchObject({ year: 2026, deductible_applies: false, deductible: 0, coinsurance: 77.31, beneficiary_total: 77.31, program_payment: 438.07 });
+    expect(c.beneficiary_cost_sharing.citations.join(' ')).toMatch(/section 1833\(dd\).*section 122.*MM12656/);
+    expect(c.calculation.join(' ')).toMatch(/modifier PT .*no Part B deductible \(section 1833\(b\)\(8\).*coinsurance 15% for CY2026/);
+  });
+
+  it('leaves 45385 without PT at the deductible and 20%: $283 + $46.48', async () => {
+    const { composition: c } = await composeOn(snap(), { code: '45385', locality: '1320201', deductible_met: false });
+    expect(c.beneficiary_cost_sharing).toMatchObject({ deductible_applies: true, deductible: 283, coinsurance: 46.48 });
+  });
+
+  it('applies to any code with PT, the OPPS copayment too: 70450-PT at UCSF pays 15% of the OPPS amount, not the Addendum B copayment', async () => {
+    // 70450-26 at UCSF (facility PE, San Francisco 1.095 / 1.410 / 0.425): 0.93075 + 0.4371 + 0.017 = 1.38485
+    //   x 33.4009 = 46.255236365 -> 46.26; 15% = 6.939 -> 6.94.
+    // OPPS: 145.53 x 0.6 x 1.9315 + 145.53 x 0.4 = 226.866717 (226.87); 15% of the exact amount = 34.03000755 -> 34.03
+    //   (Addendum B's minimum copayment 29.11, wage-adjusted the same way, would be 45.38).
+    const { composition: c } = await composeOn(snap(), { code: '70450', ccn: '050454', modifier: ['PT'] });
+    expect(c.outpatient_facility?.allowed_fac_payment).toBe(226.87);
+    expect(c.beneficiary_cost_sharing).toMatchObject({ deductible_applies: false, coinsurance: 6.94, opps_copayment: 34.03, beneficiary_total: 40.97 });
+  });
+});
+
+describe('PT_COINSURANCE (section 1833(dd), one row per span of years)', () => {
+  const line = (year: number) => ({ code: '45385', modifiers: ['PT'], year, facility: null, rvu_modifiers: [''] });
+  it('is 20% in 2022, 15% in 2023-2026, 10% in 2027-2029 and 0% from 2030, each row cited', () => {
+    const pct = (year: number) => colorectalScreeningPt.apply(line(year))?.cost_sharing?.coinsurance_percent;
+    expect([2022, 2023, 2026, 2027, 2029, 2030, 2045].map(pct)).toEqual([20, 15, 15, 10, 10, 0, 0]);
+    for (const r of PT_COINSURANCE) expect(r.citation).toMatch(/section 1833\(dd\)/);
+    // Before section 1833(dd): the deductible is still waived, the coinsurance is the standard 20%.
+    expect(colorectalScreeningPt.apply(line(2021))?.cost_sharing).toMatchObject({ deductible_applies: false, coinsurance_percent: 20 });
+    expect(colorectalScreeningPt.apply({ ...line(2026), modifiers: ['33'] })).toBeNull();
+  });
+
+  it('prices the 2027 and 2030 coinsurance on the same amount: 10% of 515.38 = $51.54, then $0', () => {
+    for (const [year, coinsurance] of [[2027, 51.54], [2030, 0]] as const) {
+      const terms = colorectalScreeningPt.apply(line(year))!.cost_sharing!;
+      expect(costSharing({ code: '45385', year, deductible_met: false, physician: 515.38, dme: 0, lab: 0, opps: null, terms }).block).toMatchObject({ deductible: 0, coinsurance });
+    }
+  });
+});

@@ -1,0 +1,39 @@
+import { CITE_ASSISTANT, CITE_CO_TEAM, CITE_PCTC } from '../calculate.js';
+import type { PaymentRule } from './index.js';
+
+/** Why an OPPS amount is not a physician's: OPPS pays the hospital's own services (42 CFR 419.22(a)). */
+const CITE_NOT_OPPS = '42 CFR 419.22(a): physician services paid under the physician fee schedule are not paid under the OPPS; the hospital bills its outpatient service on its own claim';
+
+/**
+ * Modifiers of a claim line that bills only a professional service: the professional component
+ * (26), an assistant at surgery (80, 81, 82; AS a non-physician assistant), co-surgeons (62) and
+ * team surgery (66). The hospital bills the facility service once, on its own claim, whoever
+ * assisted, so an OPPS amount is never part of such a line. With each, where it is defined.
+ */
+export const PROFESSIONAL_ONLY_MODIFIERS: Readonly<Record<string, { what: string; citation: string }>> = {
+  '26': { what: 'professional component', citation: CITE_PCTC },
+  '80': { what: 'assistant at surgery', citation: CITE_ASSISTANT },
+  '81': { what: 'minimum assistant at surgery', citation: CITE_ASSISTANT },
+  '82': { what: 'assistant at surgery when no qualified resident is available', citation: CITE_ASSISTANT },
+  AS: { what: 'non-physician assistant at surgery', citation: CITE_ASSISTANT },
+  '62': { what: 'co-surgeons', citation: CITE_CO_TEAM },
+  '66': { what: 'team surgery', citation: CITE_CO_TEAM },
+};
+
+/**
+ * A professional-only line at a facility (`ccn`): its answer is the physician block; the hospital's
+ * OPPS amount for the code stays in the answer for reference (`informational`) and out of
+ * `estimated_payment`, as knowledge resolve's `total_blocks` reads it: 27447-80 at a hospital is
+ * the assistant's 16% alone, never the assistant's amount plus the hospital's OPPS payment.
+ */
+export const professionalOnlyLine: PaymentRule = {
+  id: 'professional_only_line',
+  apply(line) {
+    if (!line.facility) return null;
+    const m = line.modifiers.find((x) => x in PROFESSIONAL_ONLY_MODIFIERS);
+    if (!m) return null;
+    const d = PROFESSIONAL_ONLY_MODIFIERS[m]!;
+    const why = `modifier ${m} (${d.what}): the claim line bills the professional service only; the hospital is paid its OPPS amount for ${line.code} on its own claim, so that amount is not part of this line (${CITE_NOT_OPPS}; ${d.citation})`;
+    return { rule: 'professional_only_line', calculation: why, opps_informational: why };
+  },
+};
