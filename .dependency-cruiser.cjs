@@ -1,13 +1,14 @@
 /**
  * The layering check (`npm run lint:layers`, part of `npm test`). Floors, top to bottom:
- * bin -> cli -> {server, ingest} -> datasets -> warehouse. An import may only point down.
+ * bin -> cli -> {server, ingest} -> datasets -> warehouse -> lib. An import may only point down;
+ * lib/ (owned infrastructure and the billing vocabulary) imports nothing of the application.
  * Inside server/, the route declarations (server/routes/) sit above the areas (the domain):
  * routes may import any area, an area never imports server/routes/, and no two areas import
  * each other round a loop. Parsed with swc (the TypeScript 7 package has no compiler API).
  */
 const floor = (name, below) => ({
   name: `${name}-imports-upward`,
-  comment: `${name}/ is below ${below.join(', ')}: it may not import them (the floors are bin, cli, server|ingest, datasets, warehouse)`,
+  comment: `${name}/ is below ${below.join(', ')}: it may not import them (the floors are bin, cli, server|ingest, datasets, warehouse, lib)`,
   severity: 'error',
   from: { path: `^${name}/` },
   to: { path: `^(${below.join('|')})/` },
@@ -15,6 +16,7 @@ const floor = (name, below) => ({
 
 module.exports = {
   forbidden: [
+    floor('lib', ['warehouse', 'datasets', 'ingest', 'server', 'cli', 'bin']),
     floor('warehouse', ['datasets', 'ingest', 'server', 'cli', 'bin']),
     floor('datasets', ['ingest', 'server', 'cli', 'bin']),
     floor('ingest', ['server', 'cli', 'bin']),

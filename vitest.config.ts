@@ -24,11 +24,11 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism()),
     minWorkers: 1,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'datasets/**/*.test.ts'], exclude: [...exclude, '**/*.int.test.ts', ...ISOLATED] } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'datasets/**/*.test.ts', 'server/**/*.test.ts', 'lib/**/*.test.ts'], exclude: [...exclude, '**/*.int.test.ts', ...ISOLATED] } },
       // Files that replace a module (`vi.mock`) need a module graph of their own: in a reused one
       // the module may already be bound to the real import.
       { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
-      { extends: true, test: { name: 'int', include: ['test/**/*.int.test.ts'], exclude, globalSetup: ['test/helpers/global-setup.ts'] } },
+      { extends: true, test: { name: 'int', include: ['test/**/*.int.test.ts', 'server/**/*.int.test.ts'], exclude, globalSetup: ['test/helpers/global-setup.ts'] } },
     ],
   },
 });

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const SOURCE_DIRS = ['cli', 'server', 'ingest', 'datasets', 'warehouse'];
+export const SOURCE_DIRS = ['cli', 'server', 'ingest', 'datasets', 'warehouse', 'lib'];
 /** Also read by the build: esbuild's settings, and the Node version it compiles for (`engines`). */
 const ALSO = ['tsconfig.json', 'package.json'];
 /** In dist/, written last: its presence marks a complete build (cli/context.ts looks for it too). */

@@ -96,21 +96,23 @@ describe('denial resolution job', () => {
     expect(res.appeal.levels[0]).toMatchObject({ appeal_level: 1, deadline_days: 120, deadline_date: '2026-07-06' });
     expect(res.similar_patterns.map((p: { remark_code: string }) => p.remark_code)).toContain('N386');
     // The billed code: the coverage article listing 64490 (illustrative seed A99001) supports the appeal.
-    expect(res.evidence.map((e: { kind: string }) => e.kind)).toEqual(['x12', 'denial_pattern', 'appeal_deadline', 'coverage_article']);
+    expect(res.evidence.map((e: { kind: string }) => e.kind)).toEqual(['x12', 'denial_pattern', 'deadline', 'coverage_article']);
     expect(res.coverage).toEqual([expect.objectContaining({ article_id: 'A99001' })]);
-    // No modifiers: no ABN on file, so the amount is the provider's (group CO) with redetermination rights.
-    expect(res.remedy).toMatchObject({ remedy: 'appeal', responsibility: 'provider', appeal_rights: 'yes', deadline: { kind: 'appeal', date: '2026-07-06' } });
+    // No modifiers: no ABN on file, so the amount is the provider's (group CO) with redetermination rights; the
+    // Medicare pattern for CO-50/N115 reads it as a coverage denial and the table's Medicare row decides.
+    expect(res.remedy).toMatchObject({ remedy: 'appeal', responsibility: 'provider', appeal_rights: 'yes', rule_id: 'payer:medicare_ffs:CO-50/N115 > coverage.medicare', deadline: { kind: 'appeal_by', date: '2026-07-06' } });
     expect(res.remedy.citations.map((c: { title: string }) => c.title).join(' | ')).toMatch(/ch\. 30.*405\.942/);
     expect(res.explanation.carc).toMatchObject({ code: '50', status: 'active', start_date: '1995-01-01', stop_date: null });
     for (const e of res.evidence) expect(e.citation.dataset).toMatch(/^(x12_codes|payers|mcd_coverage)$/);
     expect(res.dataset_versions).toHaveProperty('payers');
   });
 
-  it('without a payer: the group code decides the action and a warning says what is missing; carc wins over denial_code', async () => {
+  it('without a payer: the code decides the action and a warning says what is missing; carc wins over denial_code', async () => {
     const r = await submitDenial({ denial_code: '50', carc: '16', group_code: 'PR' });
     await t.srv.runner.settle();
     const res = (await poll(r.body.job_id)).body.result;
-    expect(res).toMatchObject({ carc: '16', group_code: 'PR', payer_slug: null, recommended_action: 'bill_patient', appeal: null });
+    // CARC 16 is missing information whatever the group: the claim is corrected and sent again.
+    expect(res).toMatchObject({ carc: '16', group_code: 'PR', payer_slug: null, recommended_action: 'correct_and_resubmit', appeal: null });
     expect(res.warnings.join(' ')).toContain('carc/rarc given: they win over denial_code 50');
     expect(res.warnings.join(' ')).toContain('no payer given');
   });
@@ -126,7 +128,7 @@ describe('denial resolution job', () => {
       appeal: null,
       remedy: { remedy: 'correct_and_resubmit', responsibility: 'provider', appeal_rights: 'no', deadline: { kind: 'resubmit_by', date: '2027-02-10' } },
     });
-    expect(res.remedy.citations[0].title).toMatch(/ch\. 1, section 80\.3/);
+    expect(res.remedy.citations.map((c: { title: string }) => c.title).join(' | ')).toMatch(/ch\. 1, section 80\.3\.2/);
     // One classifier: the denial-code lookup's Medicare pattern for CO-16 says the same (without claim dates).
     const lookup = (await t.request('/v1/payers/denial-codes/CO-16')).body;
     const medicare = lookup.results.find((p: { payer_slug: string }) => p.payer_slug === 'medicare_ffs');
@@ -168,7 +170,7 @@ describe('denial resolution job', () => {
     await t.srv.runner.settle();
     const res = (await poll(r.body.job_id)).body.result;
     expect(res).toMatchObject({ recommended_action: 'not_appealable', appeal: null, remedy: { remedy: 'not_appealable', appeal_rights: 'no', deadline: null } });
-    expect(res.remedy.citations[0].title).toMatch(/405\.926\(n\)/);
+    expect(res.remedy.citations.map((c: { title: string }) => c.title).join(' | ')).toMatch(/405\.926\(n\)/);
     expect(res.conclusion).toMatch(/no appeal rights/);
   });
 
@@ -181,7 +183,7 @@ describe('denial resolution job', () => {
     const b = (await poll(gz.body.job_id)).body.result;
     expect(b).toMatchObject({ recommended_action: 'appeal', remedy: { responsibility: 'provider', appeal_rights: 'yes' } });
     expect(b.appeal.levels[0]).toMatchObject({ level_name: expect.stringMatching(/^Redetermination/), deadline_days: 120 });
-    expect(b.remedy.reason).toMatch(/no ABN was obtained \(GZ\)/);
+    expect(b.remedy.reason).toMatch(/no ABN assigned the amount to the patient: the provider is liable and may not bill the patient/);
     expect((await submitDenial({ denial_code: 'CO-50', modifiers: ['G'] })).status).toBe(422);
   });
 

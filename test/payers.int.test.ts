@@ -166,12 +166,16 @@ describe('denial code lookup', () => {
     }
   });
 
-  it('the code\'s remedy and each payer pattern\'s agree (CO-97 is corrected, not appealed, in both)', async () => {
+  it("the code's remedy and each payer pattern's come from the one table: CO-97 without its NCCI edit is review in both, never a guessed resubmission", async () => {
     const r = await t.request('/v1/payers/denial-codes/CO-97');
-    expect(r.body.remedy).toMatchObject({ remedy: 'correct_and_resubmit', appeal_rights: 'conditional' });
-    expect(r.body.results.map((p: { remedy: { remedy: string } }) => p.remedy.remedy)).toEqual(['correct_and_resubmit']);
+    expect(r.body.remedy).toMatchObject({ remedy: 'review', appeal_rights: 'conditional', rule_id: 'review' });
+    // Medicare's pattern (M15) reads the code as bundling at Medicare: the edit's indicator would decide, and a code alone has none.
+    expect(r.body.results.map((p: { remedy: { remedy: string; rule_id: string } }) => [p.remedy.remedy, p.remedy.rule_id])).toEqual([['review', 'payer:medicare_ffs:CO-97/M15 > review']]);
+    const pr1 = await t.request('/v1/payers/denial-codes/PR-1');
+    expect(pr1.body.remedy).toMatchObject({ remedy: 'bill_patient', responsibility: 'patient', rule_id: 'patient_share' });
+    // OA-23 depends on the claim's position (secondary: nothing to do; primary: the other payer's remittance).
     const oa23 = await t.request('/v1/payers/denial-codes/OA-23');
-    expect(oa23.body.remedy).toMatchObject({ remedy: 'bill_other_payer', responsibility: 'other_payer' });
+    expect(oa23.body.remedy).toMatchObject({ remedy: 'review', rule_id: 'other_payer.prior_payer_unclear' });
   });
 
   it('parses the forms billers write and refuses anything else', () => {

@@ -62,7 +62,7 @@ describe('GET /v1/policies', () => {
     // Palmetto (JJ, JM), First Coast (JN), NGS (J6, JK), Noridian A/B (JE, JF), Novitas (JH, JL): not Ohio.
     for (const id of ['L38765', 'L33930', 'L35936', 'L38803', 'L38229', 'L36668']) expect(docs.has(id), id).toBe(false);
     expect(oh.body.reliability.warnings.join(' ')).toMatch(/placed in OH by their contractor only/);
-    expect(oh.body.reliability.dataset_versions).toMatchObject({ mcd_documents: '2025-08-06', mac_jurisdictions: '2026-11-24' });
+    expect(oh.body.reliability.dataset_versions).toMatchObject({ mcd_documents: '2025-08-06', mac_jurisdictions: '2026-12-06' });
     // Florida: First Coast's JN documents, not CGS's.
     const fl = ids(await list({ payer: 'medicare', state: 'FL', limit: '200' }));
     expect(fl).toContain('L33930');

@@ -18,8 +18,9 @@ async function rcmOn(isTTY: boolean, ...args: string[]): Promise<{ code: number;
 }
 
 // A Medicare remittance of 2026-08-03: a visit (2025-12-01) with its contractual write-off and
-// deductible, allowed a cent under the fee schedule; a debridement (2026-07-15) whose 97597 line is
-// bundled into 11042 (CO-97, M80) by the seed's NCCI edit, to correct within 12 months.
+// deductible, allowed 61 cents under the fee schedule; a debridement (2026-07-15) whose 97597 line is
+// bundled into 11042 (CO-97, M80) by the seed's NCCI edit (modifier indicator 1): a reopening to add
+// the modifier the record supports, within a year of the remittance (2026-08-03).
 const MEDICARE = remit835(
   [
     'CLP*PCN001*1*150*80*20*MB*ICN0001*11',
@@ -47,13 +48,14 @@ describe('rcm remit explain', () => {
     const r = await rcm('remit', 'explain', file, ...AT);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toContain('Claim PCN001 (processed as primary): charged $150.00, paid $80.00, patient $20.00');
-    // Appealable only when the allowed amount is itself wrong: its appeal window is shown.
-    expect(r.out).toMatch(/CO-45 \$50\.00: Charge exceeds fee schedule.* -> contractual adjustment by 2026-12-07 \(119 days\); the amount is the provider's/);
+    // A write-off has no deadline (an appeal window beside it read as one).
+    expect(r.out).toMatch(/CO-45 \$50\.00: Charge exceeds fee schedule.* -> contractual adjustment; the amount is the provider's/);
     expect(r.out).toMatch(/PR-1 \$20\.00: Deductible Amount -> bill patient; the amount is the patient's/);
-    expect(r.out).toMatch(/CO-97 \$100\.00: .* -> correct and resubmit by 2027-07-15 \(339 days\)/);
+    // 42 CFR 405.980(c)(1): 2026-08-03 + 1 year = 2027-08-03, 358 days after 2026-08-10.
+    expect(r.out).toMatch(/CO-97 \$100\.00: .* -> reopen by 2027-08-03 \(358 days\); the amount is the provider's/);
     expect(r.out).toContain('NCCI: 97597 is column 2 of 11042 (modifier indicator 1)');
     // 3.1105 RVU x 32.3465 = 100.61 in Manhattan for 2025-12-01: allowed 100.00 is 0.61 under it.
-    expect(r.out).toContain('Medicare fee schedule $100.61 in locality 1320201: underpaid (-0.61)');
+    expect(r.out).toContain('Medicare fee schedule $100.61 in locality 1320201: underpaid (-0.61) -> reopen by 2027-08-03 (358 days); the amount stays with the payer');
     expect(r.out).toMatch(/remark M80: /);
     expect(r.out).toContain('Worklist (earliest deadline first)');
   });
@@ -73,7 +75,8 @@ describe('rcm remit explain', () => {
     const csv = await rcm('remit', 'explain', file, '--format', 'csv', ...AT);
     const [head, ...rows] = csv.out.trim().split('\n');
     expect(head).toBe('file,source,payer,group,reason,remedy,count,amount,earliest_deadline');
-    expect(rows).toContainEqual(`${file},835,medicare_ffs,CO,97,correct_and_resubmit,1,100.00,2027-07-15`);
+    expect(rows).toContainEqual(`${file},835,medicare_ffs,CO,97,reopen,1,100.00,2027-08-03`);
+    expect(rows).toContainEqual(`${file},underpayment,medicare_ffs,pricing,99213,reopen,1,0.61,2027-08-03`);
     const json = JSON.parse((await rcm('remit', 'explain', file, '--format', 'json', ...AT)).out);
     expect(json.summary).toMatchObject({ claims: 2, service_lines: 3, adjustments: 4 });
     expect(json.reliability.dataset_versions).toHaveProperty('x12_codes');
@@ -89,7 +92,11 @@ describe('rcm remit explain', () => {
     expect(tty.err).toContain('explaining large.835: 1,000 of 2,500 claims');
     expect(tty.err).toContain('explaining large.835: 2,000 of 2,500 claims');
     expect(tty.err.endsWith('\r\x1b[2K')).toBe(true);
-    expect(tty.out).toBe('file,source,payer,group,reason,remedy,count,amount,earliest_deadline\n' + `${file},835,medicare_ffs,CO,45,contractual_adjustment,2500,125000.00,2026-12-07\n${file},835,medicare_ffs,PR,1,bill_patient,2500,50000.00,\n`);
+    // Each visit allowed 100.00 against 100.61: 2,500 underpaid lines, 0.61 each, first (they have a deadline).
+    expect(tty.out).toBe(
+      'file,source,payer,group,reason,remedy,count,amount,earliest_deadline\n' +
+        `${file},underpayment,medicare_ffs,pricing,99213,reopen,2500,1525.00,2027-08-03\n${file},835,medicare_ffs,CO,45,contractual_adjustment,2500,125000.00,\n${file},835,medicare_ffs,PR,1,bill_patient,2500,50000.00,\n`,
+    );
     const piped = await rcm('remit', 'explain', file, '--format', 'csv', ...AT);
     expect(piped.err).toBe('');
     expect(piped.out).toBe(tty.out);

@@ -121,7 +121,7 @@ describe('POST /v1/remittances/explain: 999 and 277CA acknowledgments', () => {
     await writeFile(join(dir, 'day.999'), ACK999);
     expect(await main(['remit', 'explain', join(dir, 'day.277'), join(dir, 'day.999'), '--as-of', '2026-08-10'], io), o.err).toBe(0);
     expect(o.out).toContain('277CA of 2026-08-01 from MEDICARE (medicare_ffs)');
-    expect(o.out).toContain('Claim C2 ($200.00): rejected: A7:562 acknowledgement/rejected for invalid information named in the status details -> correct and resubmit by 2027-07-15 (339 days)');
+    expect(o.out).toContain('Claim C2 ($200.00): rejected: A7:562 acknowledgement/rejected for invalid information named in the status details -> correct and resubmit, resubmit by 2027-07-15 (339 days); the amount is the provider\'s');
     expect(o.out).toContain('837 0002: rejected (claims P2) -> correct and resubmit');
     expect(o.out).toContain('segment CLM at position 22: segment has data element errors');
     expect(o.out).toContain('element CLM05 (1331): required data element missing');

@@ -46,27 +46,28 @@ describe('POST /v1/remittances/explain', () => {
     const r = await explain(medicare, { asOf: '2026-01-10' });
     expect(r.status, r.text).toBe(200);
     const tx = r.body.transactions[0];
-    expect(tx.payer).toEqual({ name: 'MEDICARE', id: null, slug: 'medicare_ffs' });
+    expect(tx.payer).toEqual({ name: 'MEDICARE', id: null, slug: 'medicare_ffs', type: 'medicare', identified_by: 'name', medicare_jurisdictions: [] });
     expect(tx.payee).toEqual({ name: 'EXAMPLE CLINIC', npi: '1234567893' });
     expect(tx.payment).toEqual({ method: 'ACH', amount: 200, credit_debit: 'C', date: '2026-01-05', trace_number: 'EFT0001' });
     expect(tx.remittance_date).toBe('2026-01-05');
     const [a, b, c] = tx.claims;
     expect(a).toMatchObject({ patient_control_number: 'A1', status: { code: '1', meaning: 'processed as primary' }, charged: 150, paid: 80, patient_responsibility: 20, claim_filing_indicator: 'MB', payer_claim_control_number: 'ICN0001' });
     const [co45, pr1] = a.lines[0].adjustments;
-    // allowed = 150 - CO 50 = 100 (no AMT*B6 on this line).
+    // allowed = paid 80 + PR-1 20 = 100 (no AMT*B6 on this line).
     expect(a.lines[0]).toMatchObject({ code: '99213', modifiers: [], units: 1, charged: 150, paid: 80, allowed: 100, allowed_source: 'computed', service_from: '2025-12-01' });
     expect(co45).toMatchObject({ group: 'CO', reason: '45', amount: 50, deactivated: false, remedy: 'contractual_adjustment', responsibility: 'provider', appeal_rights: 'conditional' });
     expect(co45.description).toMatch(/^Charge exceeds fee schedule/);
-    // Medicare redetermination: remittance 2026-01-05 + 5 days presumed receipt + 120 = 2026-05-10, a Sunday: Monday 2026-05-11; 121 days after 2026-01-10.
-    expect(co45.deadline).toMatchObject({ kind: 'appeal', date: '2026-05-11', days_remaining: 121 });
-    expect(co45.deadline.citation).not.toBeNull();
+    // A contractual reduction has no deadline (an appeal date would read as one): rule `contractual`.
+    expect(co45).toMatchObject({ deadline: null, rule_id: 'contractual' });
     expect(pr1).toMatchObject({ group: 'PR', reason: '1', amount: 20, remedy: 'bill_patient', responsibility: 'patient', appeal_rights: 'no', deadline: null });
     expect(pr1.description).toMatch(/^Deductible Amount/);
 
-    // Bundled venipuncture: correct and resubmit within the filing limit, 12 months from the date of service 2025-12-01 = 2026-12-01 (a Tuesday), 325 days away.
+    // Bundled venipuncture: no NCCI edit of the PTP version in force on 2025-12-01 pairs it (none is loaded for
+    // that date: the nearest decides nothing), so no rule says reopen or write off: review, not a guessed resubmission.
     const venipuncture = b.lines[1];
     expect(b.lines[0]).toMatchObject({ code: '99214', modifiers: ['25'], allowed: 120, allowed_source: 'amt_b6' });
-    expect(venipuncture.adjustments[0]).toMatchObject({ group: 'CO', reason: '97', amount: 30, remedy: 'correct_and_resubmit', responsibility: 'provider', deadline: { kind: 'resubmit_by', date: '2026-12-01', days_remaining: 325 } });
+    expect(venipuncture.adjustments[0]).toMatchObject({ group: 'CO', reason: '97', amount: 30, remedy: 'review', responsibility: 'undetermined', deadline: null, rule_id: 'review' });
+    expect(venipuncture.ncci).toMatchObject({ version_in_force: false });
     expect(venipuncture.remarks).toEqual([{ code: 'M80', description: expect.stringMatching(/^Not covered when performed during the same session/), deactivated: false }]);
     expect(venipuncture.allowed).toBe(0);
 
@@ -87,11 +88,11 @@ describe('POST /v1/remittances/explain', () => {
       acknowledgments: 0,
     });
     expect(r.body.acknowledgments).toEqual([]);
-    // Earliest deadline first: the CO-45 appeal window (2026-05-11), the CO-97 resubmission (2026-12-01), then the undated by amount.
+    // Earliest deadline first, then by amount: none of these has a deadline.
     expect(r.body.worklist).toEqual([
-      { source: '835', payer: 'medicare_ffs', group: 'CO', reason: '45', remedy: 'contractual_adjustment', count: 2, amount: 130, earliest_deadline: '2026-05-11' },
-      { source: '835', payer: 'medicare_ffs', group: 'CO', reason: '97', remedy: 'correct_and_resubmit', count: 1, amount: 30, earliest_deadline: '2026-12-01' },
+      { source: '835', payer: 'medicare_ffs', group: 'CO', reason: '45', remedy: 'contractual_adjustment', count: 2, amount: 130, earliest_deadline: null },
       { source: '835', payer: 'medicare_ffs', group: 'CO', reason: '29', remedy: 'not_appealable', count: 1, amount: 100, earliest_deadline: null },
+      { source: '835', payer: 'medicare_ffs', group: 'CO', reason: '97', remedy: 'review', count: 1, amount: 30, earliest_deadline: null },
       { source: '835', payer: 'medicare_ffs', group: 'PR', reason: '1', remedy: 'bill_patient', count: 1, amount: 20, earliest_deadline: null },
     ]);
     // The per-line links read too: the PTP table for the CO-97 line, NPPES for the payee's location (test/remittance_links.int.test.ts).

@@ -15,7 +15,7 @@ const explain = (body: string, query: Record<string, string> = {}) =>
 const remit = (segments: string[], o: { bpr: string; payer?: string; date?: string }) => remit835(segments, { date: '20260801', ...o });
 
 describe('POST /v1/remittances/explain: per-line NCCI, MUE and pricing links', () => {
-  it('ties a CO-97 line 97597 to the PTP edit that makes it column 2 of 11042 on the same claim and date, with the modifier remedy', async () => {
+  it('ties a CO-97 line 97597 to the PTP edit that makes it column 2 of 11042 on the same claim and date, and the denial rules read its indicator', async () => {
     // Seed ncci_ptp_prac 32.2 (2026 Q3): 11042 | 97597 | effective 20110101 | no deletion | indicator 1 | "Standards of medical/surgical practice".
     // Claim: 400 charged, 150 paid; 11042: 250, CO-45 100, paid 150; 97597: 150, CO-97 150 (M80), paid 0. 400 - 150 = 250 = 100 + 150.
     const r = await explain(
@@ -42,9 +42,13 @@ describe('POST /v1/remittances/explain: per-line NCCI, MUE and pricing links', (
       edit_effective: '2011-01-01',
       edit_deleted: null,
       rationale: 'Standards of medical/surgical practice',
-      remedy: 'modifier_if_distinct',
+      edit_status: 'active',
+      version_in_force: true,
     });
-    expect(wound.ncci.remedy_text).toMatch(/distinct-service modifier \(59, XE, XP, XS, XU\)/);
+    expect(wound.ncci.explanation).toMatch(/NCCI-associated modifier \(59 or XE, XP, XS, XU; an anatomic modifier\)/);
+    // Indicator 1 at Medicare: a reopening to add the modifier the record supports (42 CFR 405.980), within a year of
+    // the determination (BPR16 2026-08-01, no DTM*405): 2027-08-01, 365 days after the as-of date 2026-08-01.
+    expect(wound.adjustments[0]).toMatchObject({ remedy: 'reopen', rule_id: 'bundling.ptp_modifier_allowed.medicare', deadline: { kind: 'reopen_by', date: '2027-08-01', days_remaining: 365 } });
     expect(wound.ncci.citations.map((c: { title: string }) => c.title)).toEqual([
       'Medicare NCCI PTP edits, practitioner table, version 32.2 (ccipra-v322r0-f1.txt)',
       expect.stringMatching(/^CMS NCCI Policy Manual/),
@@ -55,15 +59,17 @@ describe('POST /v1/remittances/explain: per-line NCCI, MUE and pricing links', (
     expect(r.body.reliability.dataset_versions).toMatchObject({ ncci_ptp_prac: '32.2', mpfs_rvu: '2025D' });
   });
 
-  it('says the bundling is the payer\'s own (appeal) when no NCCI edit pairs the denied line with another code that day', async () => {
+  it('says the bundling is not an NCCI edit, and leaves the next step to review, when no NCCI edit pairs the denied line with another code that day', async () => {
     // 99213 and 97597 on 2026-07-15: no seed PTP row pairs them.
     const r = await explain(
       remit(['CLP*N2*1*250*90*0*MB*ICN2*11', 'SVC*HC:99213*100*90**1', 'DTM*472*20260715', 'CAS*CO*45*10', 'SVC*HC:97597*150*0**1', 'DTM*472*20260715', 'CAS*CO*236*150'], { bpr: '90' }),
       { locality: '1320201' },
     );
     const wound = r.body.transactions[0].claims[0].lines[1];
-    expect(wound.ncci).toMatchObject({ edit: 'ptp', column1: null, column2: '97597', modifier_indicator: null, remedy: 'appeal', version: '32.2' });
-    expect(wound.ncci.remedy_text).toMatch(/no Medicare PTP edit in force on 2026-07-15 has 97597 as column 2 of 99213 \(version 32\.2\): the bundling is the payer's own edit/);
+    expect(wound.ncci).toMatchObject({ edit: 'ptp', column1: null, column2: '97597', modifier_indicator: null, edit_status: 'no_edit', version: '32.2' });
+    expect(wound.ncci.explanation).toMatch(/no Medicare PTP edit in force on 2026-07-15 has 97597 as column 2 of 99213 \(version 32\.2\): the bundling is the payer's own edit/);
+    // Without an edit no rule says reopen, write off or appeal: review (was "appeal").
+    expect(wound.adjustments[0]).toMatchObject({ remedy: 'review', responsibility: 'undetermined', deadline: null });
   });
 
   it('names the add-on edit\'s primary codes on a CO-B15 line', async () => {
@@ -71,8 +77,10 @@ describe('POST /v1/remittances/explain: per-line NCCI, MUE and pricing links', (
     // so not on 2026-07-15). The claim has none of them.
     const r = await explain(remit(['CLP*A1*4*80*0*0*MB*ICN3*11', 'SVC*HC:11001*80*0**1', 'DTM*472*20260715', 'CAS*CO*B15*80'], { bpr: '0' }), { locality: '1320201' });
     const line = r.body.transactions[0].claims[0].lines[0];
-    expect(line.ncci).toMatchObject({ edit: 'aoc', dataset: 'ncci_aoc', column1: null, column2: '11001', primary_codes: ['11000', '11004'], primaries_on_claim: [], remedy: 'bill_with_primary' });
-    expect(line.ncci.remedy_text).toMatch(/paid only with one of its primary codes \(11000, 11004\)/);
+    expect(line.ncci).toMatchObject({ edit: 'aoc', dataset: 'ncci_aoc', column1: null, column2: '11001', primary_codes: ['11000', '11004'], primaries_on_claim: [], edit_status: 'active' });
+    expect(line.ncci.explanation).toMatch(/paid only with one of its primary codes \(11000, 11004\)/);
+    // The table has a rule for B15 (class add_on), as the link has an edit for it.
+    expect(line.adjustments[0]).toMatchObject({ remedy: 'review', rule_id: 'add_on' });
   });
 
   it('gives the MUE value, MAI and rationale on a units denial (CO-151 with N362)', async () => {
@@ -94,6 +102,8 @@ describe('POST /v1/remittances/explain: per-line NCCI, MUE and pricing links', (
       exceeded: true,
     });
     expect(line.mue.when_exceeded).toMatch(/^date of service edit/);
+    // MAI 3 (clinical): an appeal with the records that support the units.
+    expect(line.adjustments[0]).toMatchObject({ remedy: 'appeal', rule_id: 'payer:medicare_ffs:CO-151/N362 > units.clinical.medicare' });
     expect(line.ncci).toBeUndefined();
     expect(r.body.reliability.dataset_versions.ncci_mue_prac).toBe('2026Q3');
   });
@@ -102,9 +112,9 @@ describe('POST /v1/remittances/explain: per-line NCCI, MUE and pricing links', (
     // Manhattan (1320201), 2025-12-01, POS 11 (CLP08), CY2025 RVUs (CF 32.3465) with the 2026 GPCIs (1.064, 1.162, 1.586; the only release loaded):
     // 99213: 1.30*1.064 + 1.35*1.162 + 0.10*1.586 = 1.3832 + 1.5687 + 0.1586 = 3.1105 RVU * 32.3465 = 100.6138 -> 100.61.
     // 99214: 1.92*1.064 + 1.80*1.162 + 0.15*1.586 = 2.04288 + 2.0916 + 0.2379 = 4.37238 * 32.3465 = 141.4320 -> 141.43.
-    // Line 1: 99213 x1, allowed 150 - CO-45 49.39 = 100.61: as expected, difference 0.
-    // Line 2: 99214 x1, allowed 200 - CO-45 70 = 130: underpaid by 141.43 - 130 = 11.43.
-    // Line 3: 99213 x2, allowed 300 - 98.79 = 201.21; expected 201.22: 1 cent under, within 2 cents (a cent per unit): as expected.
+    // Line 1: 99213 x1, allowed paid 80.49 + PR-2 20.12 = 100.61: as expected, difference 0.
+    // Line 2: 99214 x1, allowed 104 + 26 = 130: underpaid by 141.43 - 130 = 11.43.
+    // Line 3: 99213 x2, allowed 160.97 + 40.24 = 201.21; expected 201.22: 1 cent under, within 2 cents (a cent per unit): as expected.
     // Claim: charged 650, paid 80.49 + 104 + 160.97 = 345.46, PR-2 20.12 + 26 + 40.24 = 86.36.
     const body = remit(
       [
@@ -124,6 +134,9 @@ describe('POST /v1/remittances/explain: per-line NCCI, MUE and pricing links', (
     expect(one.pricing).toMatchObject({ status: 'as_expected', expected_allowed: 100.61, expected_per_unit: 100.61, actual_allowed: 100.61, difference: 0, ...where });
     expect(one.pricing.reason).toBeUndefined();
     expect(two.pricing).toMatchObject({ status: 'underpaid', expected_allowed: 141.43, actual_allowed: 130, difference: -11.43, ...where });
+    // The underpaid line is worked: a reopening (or a redetermination) for the 11.43 shortfall, from the determination 2025-12-15.
+    expect(two.pricing.remedy).toMatchObject({ remedy: 'reopen', rule_id: 'underpayment.medicare', deadline: { kind: 'reopen_by', date: '2026-12-15' } });
+    expect(r.body.worklist).toContainEqual({ source: 'underpayment', payer: 'medicare_ffs', group: 'pricing', reason: '99214', remedy: 'reopen', count: 1, amount: 11.43, earliest_deadline: '2026-12-15' });
     expect(three.pricing).toMatchObject({ status: 'as_expected', expected_allowed: 201.22, expected_per_unit: 100.61, actual_allowed: 201.21, difference: -0.01 });
     // The same amounts as the payment route for the same code, locality, date and place of service.
     for (const [code, amount] of [['99213', 100.61], ['99214', 141.43]] as const) {
@@ -160,6 +173,7 @@ describe('POST /v1/remittances/explain: per-line NCCI, MUE and pricing links', (
   it("prices a Medicare outpatient hospital claim's lines under the OPPS at the hospital's ccn", async () => {
     // NewYork-Presbyterian (330101), CBSA 35614, wage index 1.3456 (illustrative seeds), OPPS labor share 60%:
     // 99283 (SI J2, APC 5023, 287.04): 287.04 x (0.6 x 1.3456 + 0.4) = 287.04 x 1.20736 = 346.5607 -> 346.56; allowed 346.56: as expected.
+    // J2 is paid through the comprehensive observation APC only under conditions the 835 does not show: it packages nothing here.
     // 71046 (SI Q3, APC 5521, 94.85): 94.85 x 1.20736 = 114.5181 -> 114.52; allowed 100: underpaid by 14.52.
     // C1713 (SI N, packaged): paid 0 separately; allowed 0 (CO-97): as expected.
     const claim = ['CLP*H1*1*1400*446.56*0*MA*ICN1*13', 'SVC*HC:99283*800*346.56*0450*1', 'DTM*472*20260115', 'CAS*CO*45*453.44', 'SVC*HC:71046*300*100*0320*1', 'DTM*472*20260115', 'CAS*CO*45*200', 'SVC*HC:C1713*300*0*0278*1', 'DTM*472*20260115', 'CAS*CO*97*300'];
@@ -221,8 +235,8 @@ describe('POST /v1/remittances/explain: the coverage documents behind a medical-
     expect(visit.coverage).toBeUndefined();
     expect(injection.coverage).toMatchObject({ payer: 'medicare_ffs', code: '64490', date_of_service: '2026-07-15', state: 'NY', state_source: 'locality', covered_diagnosis_lists: [{ doc_id: 'A99001', covered_count: 2 }] });
     expect(injection.coverage.rules.map((x: { doc_id: string; kind: string }) => [x.doc_id, x.kind])).toEqual([['A99001', 'article'], ['L99001', 'lcd']]);
-    expect(injection.coverage.remedy_text).toBe("A99001, L99001 list 64490 in NY: appeal with the records showing a diagnosis on A99001's 2-code covered list and the documentation they require (an 835 carries no diagnoses: check the claim's); if a diagnosis was billed wrongly, correct the claim and resubmit instead");
-    // The adjustment's remedy is the classifier's: no ABN, the provider's, appeal.
+    expect(injection.coverage.explanation).toBe("A99001, L99001 list 64490 in NY: appeal with the records showing a diagnosis on A99001's 2-code covered list and the documentation they require (an 835 carries no diagnoses: check the claim's); if a diagnosis was billed wrongly, correct the claim and resubmit instead");
+    // The adjustment's remedy is the table's: no ABN, the provider's, an appeal (coverage.medicare).
     expect(injection.adjustments[0]).toMatchObject({ group: 'CO', reason: '50', remedy: 'appeal', responsibility: 'provider' });
     // Illustrative seed documents: the answer says so.
     expect(r.body.reliability.degraded).toBe(true);
@@ -236,9 +250,9 @@ describe('POST /v1/remittances/explain: the coverage documents behind a medical-
     const line = uhc.body.transactions[0].claims[0].lines[0];
     expect(line.coverage).toMatchObject({ payer: 'uhc', state: null, state_source: null, covered_diagnosis_lists: [] });
     expect(line.coverage.rules).toMatchObject([{ doc_id: '2025T0362PP', payer_slug: 'uhc', citation: { url: expect.stringMatching(/^https:\/\/www\.uhcprovider\.com\//) } }]);
-    expect(line.coverage.remedy_text).toBe('2025T0362PP decides 43644 by its indications, without a covered-diagnosis list: appeal with the records that meet them');
+    expect(line.coverage.explanation).toBe('2025T0362PP decides 43644 by its indications, without a covered-diagnosis list: appeal with the records that meet them');
     const other = await explain(remit(['CLP*N1*1*9000*0*0*CI*ICN1*11', 'SVC*HC:43644*9000*0**1', 'DTM*472*20260715', 'CAS*CO*50*9000'], { bpr: '0', payer: 'ACME REGIONAL HEALTH PLAN' }));
-    expect(other.body.transactions[0].claims[0].lines[0].coverage).toMatchObject({ payer: null, rules: [], remedy_text: expect.stringMatching(/^the payer is not mapped to a curated payer and the claim is not Medicare's/) });
+    expect(other.body.transactions[0].claims[0].lines[0].coverage).toMatchObject({ payer: null, rules: [], explanation: expect.stringMatching(/^the payer is not mapped to a curated payer and the claim is not Medicare's/) });
   });
 });
 

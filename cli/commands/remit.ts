@@ -19,11 +19,30 @@ const money = (n: number) => `$${n.toFixed(2)}`;
 const meaning = (d: string | null) => (d === null ? 'not in the loaded code list' : d.split(' Usage:')[0]!);
 const words = (s: string) => s.replace(/_/g, ' ');
 
-/** What to do, by when: the remedy, whose it is and the deadline, as a person says it. */
-function nextStep(a: { remedy: string; responsibility: string; deadline: { kind: string; date: string | null; days_remaining: number | null } | null }): string {
+const count = (n: number) => n.toLocaleString('en-US');
+const DEADLINE_WORDS = { appeal_by: ['appeal', 'appeal window'], reopen_by: ['reopen', 'reopening window'], resubmit_by: ['resubmit', 'filing limit'] } as const;
+
+/**
+ * A deadline as a person says it: "appeal by 2026-04-06 (117 days)", "appeal window closed
+ * 2021-08-03 (1,951 days ago)"; the same for reopen and resubmit.
+ */
+export function deadlineWords(d: { kind: keyof typeof DEADLINE_WORDS; date: string | null; days_remaining: number | null }): string | null {
+  if (!d.date) return null;
+  const [verb, window] = DEADLINE_WORDS[d.kind];
+  if (d.days_remaining !== null && d.days_remaining < 0) return `${window} ${d.kind === 'resubmit_by' ? 'passed' : 'closed'} ${d.date} (${count(-d.days_remaining)} day${d.days_remaining === -1 ? '' : 's'} ago)`;
+  return `${verb} by ${d.date}${d.days_remaining === null ? '' : ` (${d.days_remaining === 0 ? 'today' : `${count(d.days_remaining)} day${d.days_remaining === 1 ? '' : 's'}`})`}`;
+}
+
+const WHOSE: Record<string, string> = { provider: "the amount is the provider's", patient: "the amount is the patient's", other_payer: "the amount is the other payer's", payer: 'the amount stays with the payer', undetermined: 'whose the amount is is not decided' };
+
+/** What to do, by when: the remedy (its deadline in the same words when it has one) and whose the amount is. */
+function nextStep(a: { remedy: string; responsibility: string; deadline: Parameters<typeof deadlineWords>[0] | null; other_payer?: { name: string | null; id: string | null } | null }): string {
   if (a.remedy === 'no_action') return 'no action';
-  const when = a.deadline?.date ? ` by ${a.deadline.date}${a.deadline.days_remaining !== null ? ` (${a.deadline.days_remaining} days)` : ''}` : '';
-  return `${words(a.remedy)}${when}; the amount is the ${a.responsibility === 'other_payer' ? 'other payer' : a.responsibility}'s`;
+  const other = a.other_payer?.name || a.other_payer?.id ? ` (${a.other_payer.name ?? a.other_payer.id})` : '';
+  const when = a.deadline ? deadlineWords(a.deadline) : null;
+  // "appeal by ...", "reopen by ...": the remedy is the deadline's verb; else "correct and resubmit, resubmit by ...".
+  const step = when && a.remedy === DEADLINE_WORDS[a.deadline!.kind][0] ? when : `${words(a.remedy)}${other}${when ? `, ${when}` : ''}`;
+  return `${step}; ${WHOSE[a.responsibility] ?? a.responsibility}`;
 }
 
 type Tx = Explanation['transactions'][number];
@@ -81,11 +100,11 @@ class RemitText {
       out.push(li(1, `${l.code ?? '?'}${l.modifiers.length ? `-${l.modifiers.join('-')}` : ''} x${l.units} on ${l.service_from ?? '?'}: charged ${money(l.charged)}, allowed ${money(l.allowed)}, paid ${money(l.paid)}`));
       for (const a of l.adjustments) out.push(adj(2, a));
       for (const r of l.remarks) out.push(li(2, `remark ${r.code}: ${meaning(r.description)}`));
-      if (l.ncci) out.push(li(2, `NCCI: ${l.ncci.remedy_text}`));
+      if (l.ncci) out.push(li(2, `NCCI: ${l.ncci.explanation}`));
       if (l.mue) out.push(li(2, `MUE ${l.mue.mue_value ?? 'none'} for ${l.mue.code}${l.mue.mai_label ? ` (${l.mue.mai_label})` : ''}${l.mue.exceeded ? `: ${l.units} billed, over it` : ''}`));
-      if (l.coverage) out.push(li(2, `Coverage: ${l.coverage.remedy_text}`));
+      if (l.coverage) out.push(li(2, `Coverage: ${l.coverage.explanation}`));
       const p = l.pricing;
-      if (p && p.status !== 'not_priced') out.push(li(2, `${p.location_source === 'ccn' && p.locality === null ? 'Medicare OPPS' : 'Medicare fee schedule'} ${money(p.expected_allowed ?? 0)}${p.locality ? ` in locality ${p.locality}` : ''}: ${words(p.status)}${p.difference ? ` (${p.difference > 0 ? '+' : ''}${p.difference.toFixed(2)})` : ''}`));
+      if (p && p.status !== 'not_priced') out.push(li(2, `${p.location_source === 'ccn' && p.locality === null ? 'Medicare OPPS' : 'Medicare fee schedule'} ${money(p.expected_allowed ?? 0)}${p.locality ? ` in locality ${p.locality}` : ''}: ${words(p.status)}${p.difference ? ` (${p.difference > 0 ? '+' : ''}${p.difference.toFixed(2)})` : ''}${p.remedy ? ` -> ${nextStep(p.remedy)}` : ''}`));
     }
     this.put(out);
   }
@@ -127,7 +146,7 @@ class RemitText {
     }
     if (e.worklist.length) {
       out.push('', h(3, 'Worklist (earliest deadline first)'));
-      for (const w of e.worklist) out.push(li(0, `${w.source === '835' ? '' : `${w.source} `}${w.payer ?? '?'} ${w.group}-${w.reason} ${words(w.remedy)}: ${w.count} x, ${money(w.amount)}${w.earliest_deadline ? `, by ${w.earliest_deadline}` : ''}`));
+      for (const w of e.worklist) out.push(li(0, `${w.source === '835' ? '' : `${w.source} `}${w.payer ?? '?'} ${w.source === 'underpayment' ? w.reason : `${w.group}-${w.reason}`} ${words(w.remedy)}: ${w.count} x, ${money(w.amount)}${w.earliest_deadline ? `, earliest ${w.earliest_deadline}` : ''}`));
     }
     for (const w of e.reliability.warnings) out.push(li(0, `warning: ${w}`));
     out.push(`Total: ${e.summary.claims} claims, ${e.summary.service_lines} lines, paid ${money(e.summary.totals.paid)} of ${money(e.summary.totals.charged)} charged`);

@@ -22,6 +22,12 @@ export const MacJurisdictionRowSchema = z.object({
   contractor: z.string().min(3).describe('the contractor as the Medicare Coverage Database prints it (what mcd_documents names)'),
   states: z.array(StateSchema).min(1),
   partial_states: z.record(StateSchema, z.strictObject({ note: z.string(), citation: CitationSchema })),
+  contractor_numbers: z
+    .array(z.strictObject({ number: z.string().regex(/^\d{5}$/, 'a 5-digit contractor number'), part: z.enum(['A', 'B', 'DME']), states: z.array(StateSchema), citation: CitationSchema }))
+    .describe('the contract numbers a remittance names the contractor by (835 N1*PR04 or REF*2U), each with the states it serves and its own citation; a number no cited file lists is left out'),
+  remittance_names: z
+    .array(z.string().min(3))
+    .describe('how the contractor names itself as payer (835 N1*PR02), compared from the start of the name without case or punctuation: "NORIDIAN JE" matches "NORIDIAN JE PART B"'),
   review_status: z.enum(['verified', 'unverified']).default('unverified'),
   citation: CitationSchema,
 });

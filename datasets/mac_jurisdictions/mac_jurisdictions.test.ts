@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectFile, parseAll, REPO_ROOT } from '../../test/helpers/datasets.js';
 import { macJurisdictions } from './dataset.js';
-import { contractorKey, jurisdictionsOf, jurisdictionsOfState, type MacIndex } from './queries.js';
+import { contractorKey, jurisdictionsOf, jurisdictionsOfState, macOfPayer, type MacIndex } from './queries.js';
 
 const SEED = join(REPO_ROOT, 'seeds/mac_jurisdictions/mac_jurisdictions.yaml');
 const UGLY = join(REPO_ROOT, 'test/fixtures/mac_jurisdictions/mac_jurisdictions_ugly.yaml');
@@ -14,7 +14,7 @@ async function index(): Promise<MacIndex> {
 
 describe('mac_jurisdictions (curated, cited)', () => {
   it('reads 12 A/B and 4 DME jurisdictions, each cited and unverified, versioned by the curated date', async () => {
-    expect(await detectFile(macJurisdictions, SEED)).toEqual({ detected: true, version: { label: '2026-11-24', effective_date: '2026-11-24' } });
+    expect(await detectFile(macJurisdictions, SEED)).toEqual({ detected: true, version: { label: '2026-12-06', effective_date: '2026-12-06' } });
     const { rows, rejects } = await parseAll(macJurisdictions, SEED);
     expect(rejects).toEqual([]);
     expect(rows.filter((r) => r.kind === 'ab')).toHaveLength(12);
@@ -71,5 +71,30 @@ describe('mac_jurisdictions (curated, cited)', () => {
       ['jurisdictions.1.citation'],
     ]);
     expect(rejects[1]!.issues[0]!.msg).toBe('every jurisdiction needs a citation {title, url, retrieved}');
+  });
+});
+
+describe('a remittance payer named as a Medicare contractor', () => {
+  const of = async (name: string | null, ...ids: string[]) => {
+    const m = macOfPayer(await index(), { name, ids });
+    return m && { by: m.by, jurisdictions: m.jurisdictions.map((j) => j.jurisdiction).sort() };
+  };
+
+  it('by its Part B contractor number (Addendum E of the CY2026 PFS: 01182 is Southern California, 13202 New York)', async () => {
+    expect(await of('SOME NAME', '01182')).toEqual({ by: 'contractor_number', jurisdictions: ['JE'] });
+    expect(await of(null, '', '13202')).toEqual({ by: 'contractor_number', jurisdictions: ['JK'] });
+    // Every Part B number of Addendum E is placed, once: 55 MAC numbers over 12 A/B jurisdictions.
+    const numbers = (await index()).rows.flatMap((r) => r.contractor_numbers.map((c) => c.number));
+    expect(numbers).toHaveLength(55);
+    expect(new Set(numbers).size).toBe(55);
+  });
+
+  it('by the start of its name, as MACs print it (NORIDIAN JE PART B, NOVITAS SOLUTIONS INC, PALMETTO GBA), never a commercial plan of a similar name', async () => {
+    expect(await of('NORIDIAN JE PART B')).toEqual({ by: 'name', jurisdictions: ['JE'] });
+    expect(await of('Novitas Solutions, Inc.')).toEqual({ by: 'name', jurisdictions: ['JH', 'JL'] });
+    expect(await of('PALMETTO GBA')).toEqual({ by: 'name', jurisdictions: ['JJ', 'JM'] });
+    expect(await of('WPS HEALTH INSURANCE')).toBeNull();
+    expect(await of('BLUE CROSS BLUE SHIELD OF NORTH DAKOTA')).toBeNull();
+    expect(await of('NORIDIANS')).toBeNull();
   });
 });

@@ -72,3 +72,25 @@ export const coversState = (j: MacJurisdictionRow, state: string): boolean => j.
 export function jurisdictionsOfState(idx: MacIndex, state: string): MacJurisdictionRow[] {
   return idx.rows.filter((r) => coversState(r, state));
 }
+
+/** A payer name compared from its start without case or punctuation (`Noridian JE Part B` -> `noridian je part b`). */
+const nameKey = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+
+/**
+ * The Medicare contractor a remittance's payer is, by its contractor number (835 N1*PR04 or
+ * REF*2U) or by the start of its name (N1*PR02, against each jurisdiction's `remittance_names`),
+ * else null. A number wins over a name; a name several contractors share (Noridian's JE and JF)
+ * still names Medicare, with every jurisdiction it may be.
+ */
+export function macOfPayer(idx: MacIndex, p: { name: string | null; ids: (string | null)[] }): { jurisdictions: MacJurisdictionRow[]; by: 'contractor_number' | 'name' } | null {
+  for (const id of p.ids) {
+    const n = id?.trim();
+    if (!n) continue;
+    const hits = idx.rows.filter((r) => r.contractor_numbers.some((c) => c.number === n));
+    if (hits.length) return { jurisdictions: hits, by: 'contractor_number' };
+  }
+  if (!p.name) return null;
+  const key = nameKey(p.name);
+  const hits = idx.rows.filter((r) => r.remittance_names.some((x) => key === nameKey(x) || key.startsWith(`${nameKey(x)} `)));
+  return hits.length ? { jurisdictions: hits, by: 'name' } : null;
+}

@@ -19,8 +19,10 @@ describe('opps_addendum_b seed (508 CSV, CP1252, padded headers and codes)', () 
     const items = await parseItems(oppsAddendumB, SEED);
     expect(items.filter((i) => i.issues)).toEqual([]);
     const rows = items.map((i) => i.row!) as OppsAddendumBRow[];
-    expect(rows).toHaveLength(29);
+    expect(rows).toHaveLength(30);
     const by = new Map(rows.map((r) => [r.hcpcs_code, r]));
+    // The one comprehensive APC line (J1) the remittance packaging rule is tested with.
+    expect(by.get('27447')).toMatchObject({ status_indicator: 'J1', apc_code: '5115' });
     expect(by.get('G0463')).toEqual({
       hcpcs_code: 'G0463', short_descriptor: 'Hospital outpt clinic visit', status_indicator: 'J2', apc_code: '5012',
       relative_weight: 1.6072, payment_rate: 146.92, national_unadjusted_copayment: null, minimum_unadjusted_copayment: 29.38,

@@ -3,7 +3,9 @@ import { curatedRow, curatedVersion, readCuratedDocument, requireCurated, sectio
 import { IngestError } from '../_shared/issue.js';
 import type { SourceFile } from '../_shared/source.js';
 import { defineMultiTableDataset, type ParsedItem } from '../types.js';
-import { PAYER_TABLES, type PayerTableName } from './schema.js';
+import { CARC_CLASS } from '../../lib/vocabulary/carc.js';
+import { DENIAL_CATEGORY_CLASS } from '../../lib/vocabulary/denial_categories.js';
+import { PAYER_TABLES, type DenialPatternRow, type PayerTableName } from './schema.js';
 
 /**
  * Source format (README): one YAML or JSON document per payer,
@@ -24,6 +26,24 @@ const SECTIONS: Exclude<PayerTableName, 'payers' | 'service_categories'>[] = ['f
 const KIND = /^\s*"?kind"?\s*:\s*"?(payer|service_categories)"?\s*,?\s*$/m;
 
 const CITATION_MSG = 'every curated row needs a citation {title, url, retrieved}';
+
+/**
+ * A denial pattern whose category contradicts the CARC's class in the vocabulary (CO-45, a
+ * contractual reduction, filed as medical necessity) is refused: the denial rules would otherwise
+ * read the code as another class at that payer.
+ */
+function checkCategory(item: ParsedItem<Record<string, unknown>>): ParsedItem<Record<string, unknown>> {
+  if (!item.row) return item;
+  const p = item.row as unknown as DenialPatternRow;
+  const codeClass = CARC_CLASS[p.carc_code.replace(/^0+(?=\d)/, '')];
+  const meant = DENIAL_CATEGORY_CLASS[p.denial_category];
+  if (!codeClass || codeClass === meant) return item;
+  return {
+    line: item.line,
+    table: item.table,
+    issues: [{ loc: ['denial_patterns', 'denial_category'], msg: `CARC ${p.carc_code} is of class ${codeClass} (lib/vocabulary/carc.ts); category ${p.denial_category} means ${meant}: file the pattern under a category of class ${codeClass}, or correct the code`, type: 'value_error', input: p.denial_category }],
+  };
+}
 
 export const payers = defineMultiTableDataset({
   id: 'payers',
@@ -53,6 +73,8 @@ export const payers = defineMultiTableDataset({
     yield curatedRow(PAYER_TABLES.payers, data.payer, lineOf(payerNode), ['payer'], CITATION_MSG);
     const slug = (data.payer as { slug?: unknown }).slug;
     if (typeof slug !== 'string') return;
-    for (const section of SECTIONS) yield* sectionRows(doc, file, section, PAYER_TABLES[section], CITATION_MSG, { payer_slug: slug });
+    for (const section of SECTIONS) {
+      for (const item of sectionRows(doc, file, section, PAYER_TABLES[section], CITATION_MSG, { payer_slug: slug })) yield section === 'denial_patterns' ? checkCategory(item) : item;
+    }
   },
 });

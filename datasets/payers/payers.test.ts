@@ -74,8 +74,12 @@ describe('payers bad input', () => {
       [20, 'filing_rules', ['filing_rules.0.citation']],
       [26, 'filing_rules', ['filing_rules.1.limit_unit']],
       [42, 'appeal_levels', ['appeal_levels.0.payer_slug']],
-      [50, 'appeal_levels', ['appeal_levels.1.citation.url', 'appeal_levels.1']],
+      [51, 'appeal_levels', ['appeal_levels.1.citation.url', 'appeal_levels.1']],
+      // CO-45 filed as medical necessity: CARC 45 is contractual in the vocabulary, so the pattern is refused.
+      [62, 'denial_patterns', ['denial_patterns.denial_category']],
     ]);
+    expect(rejects.at(-1)!.issues![0]!.msg).toBe('CARC 45 is of class contractual (lib/vocabulary/carc.ts); category medical_necessity means coverage: file the pattern under a category of class contractual, or correct the code');
+    expect(rows.denial_patterns).toEqual([expect.objectContaining({ carc_code: '197', denial_category: 'prior_authorization' })]);
   });
 
   it('throws on an unknown section and on a document without a curated date', async () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DENIAL_CATEGORIES } from '../../lib/vocabulary/denial_categories.js';
 import { table } from '../_shared/table.js';
 
 /**
@@ -80,6 +81,9 @@ export const AppealLevelRowSchema = z.object({
   starts_from: z.enum(['notice_date', 'notice_receipt', 'previous_decision_receipt', 'previous_decision']).describe('what the deadline counts from'),
   receipt_presumption_days: z.int().min(0).describe('days after its date a notice is presumed received (Medicare: 5)'),
   business_day_rule: z.enum(['next_business_day', 'none']),
+  appeal_kind: z
+    .enum(['claim_appeal', 'member_appeal', 'provider_dispute'])
+    .describe("whose appeal the level is: `claim_appeal` either party's (Medicare: the provider is a party to the initial determination); `member_appeal` the member's benefit appeal (the provider files it only as the member's representative, never for a payment dispute under its contract); `provider_dispute` the provider's dispute of its payment"),
   amount_in_controversy: z.number().nullable().describe('minimum amount in dispute for this level, in dollars'),
   external_review_deadline_days: z.int().positive().nullable(),
   peer_to_peer_available: z.boolean().default(false),
@@ -96,7 +100,7 @@ export const DenialPatternRowSchema = z.object({
   group_code: z.enum(['CO', 'CR', 'OA', 'PI', 'PR']).nullable(),
   carc_code: z.string(),
   remark_code: z.string().nullable(),
-  denial_category: z.string(),
+  denial_category: z.enum(DENIAL_CATEGORIES).describe('what the payer means by the code (lib/vocabulary/denial_categories.ts): its CARC class must be the code\'s, else the row is refused'),
   root_cause: z.string(),
   documentation_needed: z.array(z.string()),
   resolution_steps: z.array(z.string()),

@@ -6,8 +6,9 @@ import { resolveFacility, type Facility } from '../facilities/service.js';
 import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
 import { todayOf } from '../../datasets/_shared/dates.js';
 import { coverageIndex, findArticlesForCode } from '../../datasets/mcd_coverage/queries.js';
-import { appealDeadlines, filingDeadline, receiptConvention } from '../payers/deadlines.js';
-import { classifyDenial, withDeadline, type RemedyDeadline } from '../denials/remedy.js';
+import { appealDeadlines, receiptConvention } from '../deadlines/deadlines.js';
+import { remedyDeadline } from '../denials/deadline.js';
+import { classifyDenial, denialFacts, rarcMeanings, withDeadline } from '../denials/remedy.js';
 import { parseDenialCode, payerWarnings, resolvePayer } from '../payers/service.js';
 import { conclude, gather, type AgentWriterOptions } from './evidence.js';
 import { AgentError, type Agent } from './runner.js';
@@ -109,8 +110,6 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
       }
       let pattern: DenialPatternRow | undefined;
       let appeal = null;
-      let resubmitBy: RemedyDeadline | null = null;
-      let appealDue: RemedyDeadline | null = null;
       let similar: DenialPatternRow[] = [];
       if (payer) {
         warnings.push(...payerWarnings(payer));
@@ -131,39 +130,25 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
           warnings.push(`no curated ${payer.slug} denial pattern for ${carc ? `CARC ${carc}` : `RARC ${rarc}`}`);
         }
       }
-      const rule = classifyDenial({ group, carc, rarc, payerType: payer?.payer_type ?? null, pattern: pattern ?? null, modifiers: input.modifiers });
       const asOf = todayOf(ctx.now());
+      const facts = denialFacts({ group, carc, rarcs: rarc ? [rarc] : [], remarks: rarcMeanings(rarc ? [rarc] : [], (r) => x.byKey.get(`rarc:${r}`)?.description), payerType: payer?.payer_type ?? null, payer: payer?.slug ?? null, modifiers: input.modifiers ?? [] });
+      const chosen = classifyDenial(facts, k);
+      const denialDate = input.denial_date ?? asOf;
+      const dated = remedyDeadline(chosen, { payers: k, payer, dateOfService: input.date_of_service ?? null, noticeDate: denialDate, determinationDate: denialDate, asOf, state });
+      const rule = dated.choice;
+      const remedy = withDeadline(rule, dated.deadline);
       if (payer) {
+        if (rule.deadline === 'resubmit_by' && !input.date_of_service) warnings.push('no date_of_service given: resubmit_by (the timely-filing limit, which keeps running) cannot be dated');
+        if (rule.deadline && rule.deadline !== 'resubmit_by' && !input.denial_date) warnings.push(`no denial_date given: the ${rule.deadline.replace(/_/g, ' ')} date counts from today (${denialDate})`);
+        if (remedy.deadline?.date) evidence.push({ kind: 'deadline', statement: `${remedy.deadline.kind.replace(/_/g, ' ')} ${remedy.deadline.date} (${rule.rule_id}).`, facts: { ...remedy.deadline }, citation: trace.cite('payers', k.version) });
         const levels = rule.appeal_rights === 'no' ? [] : (k.appeals.get(payer.slug) ?? []);
-        if (rule.remedy === 'correct_and_resubmit') {
-          // The return does not stop the filing clock: resubmit within the initial filing limit.
-          const filing = (k.filing.get(payer.slug) ?? []).find((r) => r.claim_type === 'initial');
-          if (!input.date_of_service) warnings.push('no date_of_service given: resubmit_by (the timely-filing limit, which keeps running) cannot be dated');
-          else if (!filing) warnings.push(`no initial-claim filing rule is loaded for ${payer.slug}: resubmit_by cannot be dated`);
-          else {
-            const d = filingDeadline(filing, { date_of_service: input.date_of_service, as_of: asOf, state });
-            resubmitBy = { kind: 'resubmit_by', date: d.deadline_date ?? null, days_remaining: d.days_remaining ?? null, citation: filing.citation };
-            evidence.push({ kind: 'resubmit_by', statement: `Resubmit by ${resubmitBy.date} (${d.explanation}).`, facts: { ...d }, citation: trace.cite('payers', k.version) });
-          }
-        }
         if (levels.length) {
-          const denialDate = input.denial_date ?? asOf;
-          if (!input.denial_date) warnings.push(`no denial_date given: appeal deadlines count from today (${denialDate})`);
           const deadlines = appealDeadlines(levels, { denial_date: denialDate, as_of: asOf, state });
-          const first = deadlines[0]!;
           appeal = { denial_date: denialDate, receipt_convention: receiptConvention(levels), conditional: rule.appeal_rights === 'conditional', condition: rule.appeal_condition, levels: deadlines };
-          appealDue = { kind: 'appeal', date: first.deadline_date, days_remaining: first.days_remaining, citation: levels[0]!.citation };
-          evidence.push({
-            kind: 'appeal_deadline',
-            statement: `First-level ${payer.name} appeal (${first.level_name})${rule.appeal_condition ? `, ${rule.appeal_condition}` : ''}: ${first.deadline_days} days${first.deadline_date ? `, due ${first.deadline_date}` : ''}.`,
-            facts: { first },
-            citation: trace.cite('payers', k.version),
-          });
         } else if (rule.appeal_rights !== 'no') {
           warnings.push(`no appeal levels are loaded for ${payer.slug}`);
         }
       }
-      const remedy = withDeadline(rule, { appeal: appealDue, resubmit_by: resubmitBy });
 
       // The billed code: the coverage articles that list it (a medical-necessity denial's evidence).
       const coverage = [];
@@ -185,14 +170,8 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
       const steps = pattern ? pattern.resolution_steps : [`${remedy.reason[0]!.toUpperCase()}${remedy.reason.slice(1)}.`];
       const documents = pattern?.documentation_needed ?? [];
       const code = [group, carc].filter(Boolean).join('-') || rarc!;
-      const appealNote = !appeal
-        ? remedy.appeal_rights === 'no'
-          ? '; no appeal rights'
-          : ''
-        : appeal.conditional
-          ? `; appeal ${appeal.condition}`
-          : `; first appeal due ${appeal.levels[0]!.deadline_date ?? 'after the previous decision'}`;
-      const conclusion = `${code}${rarc && carc ? `/${rarc}` : ''}: recommended action ${action.replace(/_/g, ' ')}${pattern ? ` (${payer!.name}: ${pattern.denial_category.replace(/_/g, ' ')})` : ''}${resubmitBy?.date ? `; resubmit by ${resubmitBy.date}` : ''}${appealNote}.`;
+      const appealNote = remedy.appeal_rights === 'no' ? '; no appeal rights' : remedy.appeal_rights === 'conditional' && remedy.appeal_condition ? `; appeal ${remedy.appeal_condition}` : '';
+      const conclusion = `${code}${rarc && carc ? `/${rarc}` : ''}: recommended action ${action.replace(/_/g, ' ')}${pattern ? ` (${payer!.name}: ${pattern.denial_category.replace(/_/g, ' ')})` : ''}${remedy.deadline?.date ? `; ${remedy.deadline.kind.replace(/_/g, ' ')} ${remedy.deadline.date}` : ''}${appealNote}.`;
       return {
         claim_id: input.claim_id ?? null,
         denial_code: input.denial_code ?? null,

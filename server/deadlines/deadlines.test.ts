@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AppealLevelRow, FilingRuleRow } from '../datasets/payers/schema.js';
-import { appealDeadlines, filingDeadline, receiptConvention } from '../server/payers/deadlines.js';
+import type { AppealLevelRow, FilingRuleRow } from '../../datasets/payers/schema.js';
+import { appealDeadlines, filingDeadline, receiptConvention } from './deadlines.js';
 
 const cite = { title: 'test source', url: 'https://example.org/rule', retrieved: '2026-11-22' };
 const rule = (r: Partial<FilingRuleRow>): FilingRuleRow => ({
@@ -27,6 +27,7 @@ const level = (n: number, l: Partial<AppealLevelRow>): AppealLevelRow => ({
   level_name: `level ${n}`,
   deadline_days: 60,
   starts_from: n === 1 ? 'notice_receipt' : 'previous_decision_receipt',
+  appeal_kind: 'claim_appeal',
   receipt_presumption_days: 5,
   business_day_rule: 'next_business_day',
   amount_in_controversy: null,

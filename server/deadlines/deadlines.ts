@@ -1,7 +1,6 @@
-import type { AppealLevelRow, Citation, FilingRuleRow } from '../../datasets/payers/schema.js';
+import { z } from 'zod';
 import { addDays, addMonths, daysBetween, endOfMonth, nextBusinessDay, type BusinessDayShift } from '../../datasets/_shared/dates.js';
-import type { z } from 'zod';
-import type { AppealLevelDeadlineSchema } from './schemas.js';
+import { AppealLevelRowSchema, CitationSchema, type AppealLevelRow, type Citation, type FilingRuleRow } from '../../datasets/payers/schema.js';
 
 /**
  * Filing and appeal deadlines, computed as the cited rules say: calendar months clamp to the
@@ -188,6 +187,27 @@ export interface AppealInput {
   decision_level?: number;
 }
 
+/** One appeal level with its deadline (`appealDeadlines`), as the appeal-deadline route answers it. */
+export const AppealLevelDeadlineSchema = z.object({
+  appeal_level: z.int(),
+  level_name: z.string(),
+  appeal_kind: AppealLevelRowSchema.shape.appeal_kind,
+  plan_type: z.string().nullable(),
+  deadline_days: z.int(),
+  deadline_date: z.string().nullable(),
+  days_remaining: z.int().nullable(),
+  is_expired: z.boolean().nullable(),
+  starts_from: z.string(),
+  business_day_adjustment: z.object({ moved_from: z.string(), reasons: z.array(z.string()) }).nullable(),
+  state_override_applied: z.string().nullable(),
+  amount_in_controversy: z.number().nullable(),
+  external_review_deadline_days: z.int().nullable(),
+  peer_to_peer_available: z.boolean(),
+  required_documents: z.array(z.string()),
+  submission_method: z.string().nullable(),
+  success_rate: z.number().nullable(),
+  citation: CitationSchema,
+});
 export type AppealLevelDeadline = z.output<typeof AppealLevelDeadlineSchema>;
 
 const STARTS: Record<AppealLevelRow['starts_from'], string> = {
@@ -227,6 +247,7 @@ export function appealDeadlines(levels: AppealLevelRow[], input: AppealInput): A
     return {
       appeal_level: l.appeal_level,
       level_name: l.level_name,
+      appeal_kind: l.appeal_kind,
       plan_type: l.plan_type,
       deadline_days: days,
       deadline_date: status?.deadline_date ?? null,

@@ -12,7 +12,7 @@ import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { TenantStore } from '../../warehouse/tenant_state.js';
 import { ccnCategory, facilityProfile, isHospitalType, resolveFacility, type Facility, type PaymentSystem } from '../facilities/service.js';
-import { filingDeadlineRow } from '../payers/deadlines.js';
+import { filingDeadlineRow } from '../deadlines/deadlines.js';
 import { payerWarnings } from '../payers/service.js';
 import { choosePeSetting } from '../payment/calculate.js';
 import { Dec, toCents } from '../../datasets/_shared/decimal.js';

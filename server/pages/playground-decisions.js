@@ -60,6 +60,9 @@
     return true;
   }
 
+  /** The deadline kinds of a remedy (appeal_by, reopen_by, resubmit_by) as a person says them. */
+  var DEADLINE_WORDS = { appeal_by: 'appeal by ', reopen_by: 'reopen by ', resubmit_by: 'corrected claim by ' };
+
   function remedy(o, key, parent, add) {
     if (typeof o.remedy !== 'string' || !('responsibility' in o)) return false;
     var code = parent && (parent.denial_code || parent.code);
@@ -67,8 +70,10 @@
     if (o.appeal_rights) sub.push('appeal rights: ' + o.appeal_rights + (o.appeal_condition ? ' (' + o.appeal_condition + ')' : ''));
     var d = o.deadline;
     sub.push(d && typeof d === 'object'
-      ? (d.kind === 'resubmit_by' ? 'corrected claim by ' : 'appeal by ') + (d.date ? dated(d.date, d.days_remaining) : 'a date these inputs cannot fix')
+      ? (DEADLINE_WORDS[d.kind] || 'by ') + (d.date ? dated(d.date, d.days_remaining) : 'a date these inputs cannot fix')
       : 'deadline: none computed from these inputs');
+    if (o.other_payer && (o.other_payer.name || o.other_payer.id)) sub.push('other payer: ' + (o.other_payer.name || o.other_payer.id));
+    if (o.rule_id) sub.push('rule: ' + o.rule_id);
     add({ kind: 'remedy', label: 'Denial remedy' + (code ? ' for ' + code : ''), value: human(o.remedy), basis: o.reason || '', sub: sub });
     return true;
   }
@@ -79,8 +84,9 @@
     var days = isNum(o.applied_deadline_days) ? o.applied_deadline_days : o.deadline_days;
     var limit = isNum(o.limit_value) && o.limit_unit;
     if (!hasDate && !remedyDeadline && !isNum(days) && !limit) return false;
-    var appeal = o.appeal_level !== undefined || o.level_name !== undefined || o.kind === 'appeal' || /appeal/.test(key);
+    var appeal = o.appeal_level !== undefined || o.level_name !== undefined || o.kind === 'appeal_by' || /appeal/.test(key);
     var label = appeal ? 'Appeal' + (o.appeal_level !== undefined ? ' level ' + o.appeal_level : ' deadline') + (o.level_name ? ': ' + o.level_name : '')
+      : o.kind === 'reopen_by' ? 'Reopening due'
       : o.kind === 'resubmit_by' ? 'Corrected claim due'
       : o.claim_type || o.rule_id || /filing/.test(key) ? 'Filing deadline' + (o.claim_type ? ' (' + human(o.claim_type) + ' claim)' : '')
       : 'Deadline';

@@ -10,6 +10,7 @@ import {
 import { PolicyRuleSchema } from '../policies/schemas.js';
 import { IsoDateSchema, PayerRefSchema, PlanTypeSchema, ReliabilitySchema, StateSchema } from '../schemas.js';
 import { DenialRemedySchema } from '../denials/remedy.js';
+import { AppealLevelDeadlineSchema } from '../deadlines/deadlines.js';
 import { X12_STATUSES } from '../../datasets/x12_codes/queries.js';
 
 export const SlugParams = z.object({ slug: PayerRefSchema.describe('payer slug or alias (`medicare_ffs`, `medicare`, `Medi-Cal`)') });
@@ -120,27 +121,6 @@ export const AppealQuerySchema = z.object({
   as_of: IsoDateSchema.optional().describe('the day days_remaining counts from (default today, UTC)'),
   decision_date: IsoDateSchema.optional().describe('date of the decision at decision_level, from which the next level runs'),
   decision_level: z.coerce.number().int().min(1).max(10).optional().describe('the level decision_date belongs to (default 1)'),
-});
-
-/** One appeal level with its deadline (`appealDeadlines`). */
-export const AppealLevelDeadlineSchema = z.object({
-  appeal_level: z.int(),
-  level_name: z.string(),
-  plan_type: z.string().nullable(),
-  deadline_days: z.int(),
-  deadline_date: z.string().nullable(),
-  days_remaining: z.int().nullable(),
-  is_expired: z.boolean().nullable(),
-  starts_from: z.string(),
-  business_day_adjustment: z.object({ moved_from: z.string(), reasons: z.array(z.string()) }).nullable(),
-  state_override_applied: z.string().nullable(),
-  amount_in_controversy: z.number().nullable(),
-  external_review_deadline_days: z.int().nullable(),
-  peer_to_peer_available: z.boolean(),
-  required_documents: z.array(z.string()),
-  submission_method: z.string().nullable(),
-  success_rate: z.number().nullable(),
-  citation: CitationSchema,
 });
 
 export const AppealDeadlineSchema = z

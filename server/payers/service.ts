@@ -6,7 +6,7 @@ import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { RawInput, Resolution } from '../route.js';
 import { matchPayer, MIN_SCORE } from './search.js';
-import { classifyDenial, withDeadline } from '../denials/remedy.js';
+import { classifyDenial, denialFacts, withDeadline } from '../denials/remedy.js';
 
 export interface PayerHit {
   payer: PayerRow;
@@ -100,8 +100,8 @@ export function parseDenialCode(raw: string): ParsedDenialCode {
 }
 
 /** A payer's denial pattern as answered: its printed code, the payer's name and what the denial leaves to do (`classifyDenial`). */
-export function denialPattern(p: PayerRow, d: DenialPatternRow) {
-  const remedy = withDeadline(classifyDenial({ group: d.group_code, carc: d.carc_code, rarc: d.remark_code, payerType: p.payer_type, pattern: d }), {});
+export function denialPattern(k: PayerKnowledge, p: PayerRow, d: DenialPatternRow) {
+  const remedy = withDeadline(classifyDenial(denialFacts({ group: d.group_code, carc: d.carc_code, rarcs: d.remark_code ? [d.remark_code] : [], payerType: p.payer_type, payer: p.slug }), k));
   return { ...d, denial_code: d.group_code ? `${d.group_code}-${d.carc_code}` : d.carc_code, payer_name: p.name, remedy };
 }
 

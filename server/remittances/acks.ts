@@ -2,8 +2,8 @@ import { toCents, Dec } from '../../datasets/_shared/decimal.js';
 import { isoOfYmd } from '../../datasets/_shared/dates.js';
 import type { PayerKnowledge } from '../../datasets/payers/queries.js';
 import type { PayerRow } from '../../datasets/payers/schema.js';
-import { classifyAcknowledgment, withDeadline, type RemedyDeadline } from '../denials/remedy.js';
-import { filingDeadline } from '../payers/deadlines.js';
+import { remedyDeadline } from '../denials/deadline.js';
+import { classifyAcknowledgment, withDeadline } from '../denials/remedy.js';
 import type { Acknowledgment, AckClaim, AckRemedy, AckTransaction } from './schemas.js';
 import type { Segment, Separators, Transaction } from './x12.js';
 
@@ -142,15 +142,8 @@ export interface AckInputs {
 /** The remedy of an acknowledged transaction or claim, with the payer's filing deadline from the date of service. */
 function remedyOf(stage: '999' | '277CA', accepted: boolean, payer: PayerRow | null, dos: string | null, inputs: AckInputs): AckRemedy {
   const rule = classifyAcknowledgment({ stage, accepted, medicare: payer?.payer_type === 'medicare' });
-  let resubmit: RemedyDeadline | null = null;
-  if (!accepted && payer && inputs.payers && dos) {
-    const filing = (inputs.payers.filing.get(payer.slug) ?? []).find((r) => r.claim_type === 'initial');
-    if (filing) {
-      const d = filingDeadline(filing, { date_of_service: dos, as_of: inputs.asOf });
-      resubmit = { kind: 'resubmit_by', date: d.deadline_date ?? null, days_remaining: d.days_remaining ?? null, citation: filing.citation };
-    }
-  }
-  const r = withDeadline(rule, { resubmit_by: resubmit });
+  const { deadline } = remedyDeadline(rule, { payers: inputs.payers, payer, dateOfService: dos, noticeDate: null, determinationDate: null, asOf: inputs.asOf });
+  const r = withDeadline(rule, deadline);
   return { remedy: r.remedy, responsibility: r.responsibility, appeal_rights: r.appeal_rights, reason: r.reason, deadline: r.deadline, citations: r.citations };
 }
 

@@ -1,11 +1,11 @@
 import { Dec, toCents } from '../../datasets/_shared/decimal.js';
 import { isoOfYmd } from '../../datasets/_shared/dates.js';
 import type { PayerKnowledge } from '../../datasets/payers/queries.js';
-import type { DenialPatternRow, PayerRow } from '../../datasets/payers/schema.js';
 import { x12StatusOn, type X12Index } from '../../datasets/x12_codes/queries.js';
-import { classifyDenial, withDeadline, type RemedyDeadline } from '../denials/remedy.js';
-import { appealDeadlines, filingDeadline } from '../payers/deadlines.js';
-import { searchPayers } from '../payers/service.js';
+import type { MacIndex } from '../../datasets/mac_jurisdictions/queries.js';
+import { CARC_CLASS } from '../../lib/vocabulary/carc.js';
+import { claimStatusOf } from '../../lib/vocabulary/claim_status.js';
+import { claimPayer, identifyPayer, judgeClaim, type JudgeContext, type PendingAdjustment, type TxPayer } from './judge.js';
 import type { Acknowledgment, RemitAdjustment, RemitClaim, RemitExplanation, RemitFinding, RemitLine, RemitRemark, RemitTransaction, WorklistItem } from './schemas.js';
 import { explainAcknowledgments, rejects } from './acks.js';
 import type { Segment, Separators, Transaction, X12File } from './x12.js';
@@ -19,25 +19,18 @@ import type { Segment, Separators, Transaction, X12File } from './x12.js';
 export interface ExplainInputs {
   x12: X12Index;
   payers: PayerKnowledge | null;
+  /** The MAC jurisdictions, which name Medicare's contractors by number and by name. */
+  mac: MacIndex | null;
   /** YYYY-MM-DD: the date deadlines count days to. */
   asOf: string;
+  /**
+   * Sets each line's links (NCCI edit, MUE, coverage, pricing) before its adjustments are judged:
+   * the denial rules read the linked edit's modifier indicator and the MUE's MAI.
+   */
+  link?: (tx: RemitTransaction, claim: RemitClaim) => Promise<void>;
 }
 
 export type Explained = Omit<RemitExplanation, 'reliability'> & { payersMatched: boolean };
-
-/** CLP02 claim status codes (X12 835 TR3). */
-const CLAIM_STATUS: Record<string, string> = {
-  '1': 'processed as primary',
-  '2': 'processed as secondary',
-  '3': 'processed as tertiary',
-  '4': 'denied',
-  '19': 'processed as primary, forwarded to additional payer(s)',
-  '20': 'processed as secondary, forwarded to additional payer(s)',
-  '21': 'processed as tertiary, forwarded to additional payer(s)',
-  '22': 'reversal of previous payment',
-  '23': 'not our claim, forwarded to additional payer(s)',
-  '25': 'predetermination pricing only, no payment',
-};
 
 /** PLB03-1 provider adjustment reason codes (X12 835 TR3). */
 const PLB_REASON: Record<string, string> = {
@@ -131,15 +124,10 @@ interface Ctx {
   t: number;
   interchange: number;
   componentWarned: boolean;
-  payer: PayerRow | null;
-  payerType: string | null;
+  payer: TxPayer;
   remitDate: string;
-  /**
-   * Each distinct adjustment's meaning, remedy and deadline, by what decides them (group, reason,
-   * remark, modifiers, date of service): a remittance repeats a few of them thousands of times, and
-   * the classification and its calendar arithmetic are pure.
-   */
-  judged: Map<string, Omit<RemitAdjustment, 'amount' | 'quantity'>>;
+  /** What the judgements of the transaction's adjustments share (dates, memo). */
+  judge: JudgeContext;
 }
 
 function finding(c: Ctx, code: RemitFinding['code'], severity: RemitFinding['severity'], message: string, seg: Segment, claim: number | null = null, line: number | null = null) {
@@ -207,75 +195,33 @@ function casOf(seg: Segment): RawAdj[] {
   return out;
 }
 
-/** The payer's pattern for a code, as the denial-resolution agent picks it. */
-function patternOf(c: Ctx, group: string, carc: string, rarc: string | null): DenialPatternRow | null {
-  if (!c.payer || !c.in.payers) return null;
-  const rows = c.in.payers.denials.get(c.payer.slug) ?? [];
-  return (
-    rows.find((d) => d.carc_code === carc && (rarc === null || d.remark_code === rarc) && (d.group_code === null || d.group_code === group)) ??
-    rows.find((d) => d.carc_code === carc && (d.group_code === null || d.group_code === group)) ??
-    null
-  );
-}
-
-function explainAdj(c: Ctx, a: RawAdj, o: { rarc: string | null; modifiers: string[]; dos: string | null; claim: number; line: number | null }): RemitAdjustment {
+/**
+ * An adjustment as read, with its code's text as of the remittance date; its remedy is judged once
+ * the claim's lines are linked (`judgeClaim`), so it waits in `pending` until then.
+ */
+function explainAdj(c: Ctx, a: RawAdj, o: { claim: number; line: number | null }, pending: PendingAdjustment[], line: RemitLine | null): RemitAdjustment {
   const row = c.in.x12.byKey.get(`carc:${a.reason}`);
   if (!row && c.in.x12.count > 0) finding(c, 'unknown_code', 'warning', `CARC ${a.reason} (segment ${a.seg.index}, CAS) is not in the loaded reason code list`, a.seg, o.claim, o.line);
-  const key = `${a.group}|${a.reason}|${o.rarc ?? ''}|${o.modifiers.join(',')}|${o.dos ?? ''}`;
-  let judged = c.judged.get(key);
-  if (!judged) c.judged.set(key, (judged = judge(c, a, row, o)));
-  const j = judged;
   // A literal of one shape (not a spread): a day's file makes hundreds of thousands of these.
-  return {
-    group: j.group,
-    reason: j.reason,
-    amount: toCents(a.amount),
-    quantity: a.quantity,
-    description: j.description,
-    deactivated: j.deactivated,
-    responsibility: j.responsibility,
-    remedy: j.remedy,
-    remedy_reason: j.remedy_reason,
-    appeal_rights: j.appeal_rights,
-    appeal_condition: j.appeal_condition,
-    deadline: j.deadline,
-    citations: j.citations,
-  };
-}
-
-/** What an adjustment means and what to do about it, apart from its amount (see `Ctx.judged`). */
-function judge(c: Ctx, a: RawAdj, row: ReturnType<Ctx['in']['x12']['byKey']['get']>, o: { rarc: string | null; modifiers: string[]; dos: string | null }): Omit<RemitAdjustment, 'amount' | 'quantity'> {
-  const rule = classifyDenial({ group: a.group, carc: a.reason, rarc: o.rarc, payerType: c.payerType, pattern: patternOf(c, a.group, a.reason, o.rarc), modifiers: o.modifiers });
-  let appeal: RemedyDeadline | null = null;
-  let resubmit: RemedyDeadline | null = null;
-  if (c.payer && c.in.payers) {
-    if (rule.remedy === 'correct_and_resubmit' && o.dos) {
-      const filing = (c.in.payers.filing.get(c.payer.slug) ?? []).find((r) => r.claim_type === 'initial');
-      if (filing) {
-        const d = filingDeadline(filing, { date_of_service: o.dos, as_of: c.in.asOf });
-        resubmit = { kind: 'resubmit_by', date: d.deadline_date ?? null, days_remaining: d.days_remaining ?? null, citation: filing.citation };
-      }
-    }
-    const levels = rule.appeal_rights === 'no' ? [] : (c.in.payers.appeals.get(c.payer.slug) ?? []);
-    if (levels.length) {
-      const first = appealDeadlines(levels, { denial_date: c.remitDate, as_of: c.in.asOf })[0]!;
-      appeal = { kind: 'appeal', date: first.deadline_date, days_remaining: first.days_remaining, citation: levels[0]!.citation };
-    }
-  }
-  const r = withDeadline(rule, { appeal, resubmit_by: resubmit });
-  return {
+  const adj: RemitAdjustment = {
     group: a.group,
     reason: a.reason,
+    amount: toCents(a.amount),
+    quantity: a.quantity,
     description: row?.description ?? null,
     deactivated: row ? x12StatusOn(row, c.remitDate).status === 'deactivated' : null,
-    responsibility: r.responsibility,
-    remedy: r.remedy,
-    remedy_reason: r.reason,
-    appeal_rights: r.appeal_rights,
-    appeal_condition: r.appeal_condition,
-    deadline: r.deadline,
-    citations: r.citations,
+    responsibility: 'undetermined',
+    remedy: 'review',
+    remedy_reason: '',
+    appeal_rights: 'conditional',
+    appeal_condition: null,
+    deadline: null,
+    rule_id: '',
+    other_payer: null,
+    citations: [],
   };
+  pending.push({ target: adj, line });
+  return adj;
 }
 
 interface LineAcc {
@@ -285,6 +231,8 @@ interface LineAcc {
   modifiers: string[];
   revenue: string | null;
   units: number;
+  /** SVC07: the units as billed, when the payer paid another number (anesthesia: the minutes billed). */
+  submittedUnits: number | null;
   charged: Dec;
   paid: Dec;
   original: string | null;
@@ -309,25 +257,10 @@ interface ClaimAcc {
   from: string | null;
   to: string | null;
   received: string | null;
+  crossover: { name: string | null; id: string | null } | null;
   adjs: RawAdj[];
   remarks: { code: string; seg: Segment }[];
   lines: LineAcc[];
-}
-
-function matchPayer(k: PayerKnowledge | null, name: string | null, id: string | null): PayerRow | null {
-  if (!k) return null;
-  if (id) {
-    for (const p of k.payers.values()) {
-      const ids = Object.values(p.edi_payer_ids ?? {});
-      if (ids.includes(id)) return p;
-    }
-  }
-  if (!name) return null;
-  const hits = searchPayers(k, name);
-  const top = hits[0];
-  if (!top || top.score < 0.75) return null;
-  if (hits[1] && hits[1].score === top.score) return null;
-  return top.payer;
 }
 
 /** Where explained claims go, one by one in file order, as soon as each is explained. */
@@ -388,10 +321,15 @@ class Tally {
       let g = this.byGroup.get(a.group);
       if (!g) this.byGroup.set(a.group, (g = new CentSum()));
       g.add(a.amount);
-      this.add('835', payer, a.group, a.reason, a.remedy, a.amount, a.deadline?.date ?? null);
+      if (a.remedy !== 'no_action') this.add('835', payer, a.group, a.reason, a.remedy, a.amount, a.deadline?.date ?? null);
     };
     cl.adjustments.forEach(each);
-    for (const l of cl.lines) l.adjustments.forEach(each);
+    for (const l of cl.lines) {
+      l.adjustments.forEach(each);
+      // A line allowed less than the fee schedule pays: the shortfall is worked like a denial.
+      const p = l.pricing;
+      if (p?.status === 'underpaid' && p.remedy && p.difference !== null) this.add('underpayment', payer, 'pricing', l.code ?? '', p.remedy.remedy, -p.difference, p.remedy.deadline?.date ?? null);
+    }
   }
 
   /** Rejections before adjudication: corrected and resubmitted, on the same list. */
@@ -434,10 +372,11 @@ async function explainTransaction(tx: Transaction, t: number, file: X12File, inp
     const ref2u = header.find((s) => s.id === 'REF' && num(s.el[0]) === '2U');
     const payerName = opt(n1pr?.el[1]);
     const payerId = opt(n1pr?.el[3]) ?? opt(ref2u?.el[1]);
-    const payer = matchPayer(inputs.payers, payerName, payerId);
+    const payer = identifyPayer(inputs.payers, inputs.mac, { name: payerName, id: payerId, ids: [opt(n1pr?.el[3]), opt(ref2u?.el[1])] });
     const dated = toIso(bpr?.el[15]) ?? toIso(dtm405?.el[1]) ?? toIso(tx.group_date ?? undefined);
     // Undated (no BPR16, DTM*405 or GS04): codes are judged as of the as-of date.
-    const ctx: Ctx = { in: inputs, sep: file.separators, findings, t, interchange: tx.interchange, componentWarned: false, payer, payerType: payer?.payer_type ?? null, remitDate: dated ?? inputs.asOf, judged: new Map() };
+    const judge: JudgeContext = { x12: inputs.x12, payers: inputs.payers, asOf: inputs.asOf, noticeDate: dated, determinationDate: toIso(dtm405?.el[1]) ?? toIso(bpr?.el[15]), memo: new Map() };
+    const ctx: Ctx = { in: inputs, sep: file.separators, findings, t, interchange: tx.interchange, componentWarned: false, payer, remitDate: dated ?? inputs.asOf, judge };
     if (bpr) {
       try {
         paymentAmount = money(bpr.el[1], 'BPR02', true);
@@ -450,7 +389,7 @@ async function explainTransaction(tx: Transaction, t: number, file: X12File, inp
       control_number: tx.control_number,
       version: tx.version,
       remittance_date: dated,
-      payer: { name: payerName, id: payerId, slug: payer?.slug ?? null },
+      payer: { name: payerName, id: payerId, slug: payer.row?.slug ?? null, type: payer.row?.payer_type ?? null, identified_by: payer.by, medicare_jurisdictions: payer.jurisdictions },
       payee: { name: opt(n1pe?.el[1]), npi: n1pe && num(n1pe.el[2]) === 'XX' ? opt(n1pe.el[3]) : null },
       payment: { method: opt(bpr?.el[3]), amount: toCents(paymentAmount), credit_debit: opt(bpr?.el[2]), date: toIso(bpr?.el[15]), trace_number: opt(trn?.el[1]) },
       provider_adjustments: [],
@@ -474,11 +413,15 @@ async function explainTransaction(tx: Transaction, t: number, file: X12File, inp
   const finish = async () => {
     if (!claim || !c || !out) return;
     const ci = claims++;
-    const done = explainClaim(c, claim, ci);
+    const acc = claim;
+    const { claim: done, pending } = explainClaim(c, acc, ci);
     claim = null;
     line = null;
     for (const ref of [done.patient_control_number, done.payer_claim_control_number]) if (ref && !byRef.has(ref)) byRef.set(ref, ci);
     claimsPaid = claimsPaid.add(done.paid);
+    // Linked first: the denial rules read the line's NCCI edit and MUE, and its pricing.
+    if (inputs.link) await inputs.link(out, done);
+    judgeClaim(c.judge, done, claimPayer(c.payer, acc.filing, inputs.payers), pending);
     tally.claim(out, done);
     await sink.claim(out, done, ci);
   };
@@ -509,11 +452,11 @@ async function explainTransaction(tx: Transaction, t: number, file: X12File, inp
             from: null,
             to: null,
             received: null,
+            crossover: null,
             adjs: [],
             remarks: [],
             lines: [],
           };
-          if (!c.payerType && claim.filing && ['MA', 'MB'].includes(claim.filing)) c.payerType = 'medicare';
           break;
         }
         case 'SVC': {
@@ -530,6 +473,7 @@ async function explainTransaction(tx: Transaction, t: number, file: X12File, inp
             modifiers: comp.slice(2, 6).map((m) => m.trim()).filter(Boolean),
             revenue: opt(seg.el[3]),
             units: units ? Number(units) : 1,
+            submittedUnits: /^-?\d{1,9}(?:\.\d{1,6})?$/.test(num(seg.el[6])) ? Number(num(seg.el[6])) : null,
             charged: money(seg.el[1], 'SVC02', true),
             paid: money(seg.el[2], 'SVC03', true),
             original: orig ? opt(orig[1]) : null,
@@ -562,6 +506,10 @@ async function explainTransaction(tx: Transaction, t: number, file: X12File, inp
           }
           break;
         }
+        case 'NM1':
+          // 2100 NM1*TT: the crossover carrier the claim was forwarded to (NM103 name, NM109 id).
+          if (claim && !line && num(seg.el[0]) === 'TT') claim.crossover = { name: opt(seg.el[2]), id: opt(seg.el[8]) };
+          break;
         case 'AMT':
           if (line && num(seg.el[0]) === 'B6') line.allowed = money(seg.el[1], 'AMT02');
           break;
@@ -625,58 +573,75 @@ async function explainTransaction(tx: Transaction, t: number, file: X12File, inp
   return o;
 }
 
-/** A claim's accumulated segments explained: its lines and adjustments judged, its balancing checked. */
-function explainClaim(c: Ctx, cl: ClaimAcc, ci: number): RemitClaim {
-    const dosOf = (l: LineAcc | null) => l?.from ?? cl.from ?? cl.lines.map((x) => x.from).find((x) => x) ?? null;
-    const firstRarc = cl.remarks[0]?.code ?? null;
-    const lines: RemitLine[] = cl.lines.map((l, li) => {
-      const adjSum = sum(l.adjs.map((a) => a.amount));
-      if (l.charged.sub(l.paid).compare(adjSum) !== 0) {
-        finding(c, 'line_unbalanced', 'warning', `line ${li + 1} of claim ${ci + 1}: charge ${toCents(l.charged).toFixed(2)} less paid ${toCents(l.paid).toFixed(2)} is ${toCents(l.charged.sub(l.paid)).toFixed(2)}, its adjustments total ${toCents(adjSum).toFixed(2)}`, l.seg, ci, li);
-      }
-      const writeDown = sum(l.adjs.filter((a) => a.group === 'CO' || a.group === 'PI' || a.group === 'OA').map((a) => a.amount));
-      const rarc = l.remarks[0]?.code ?? firstRarc;
-      // The line's remarks, else its claim's (MOA/MIA), as the classifier reads them.
-      checkRemarks(c, l.adjs, (l.remarks.length ? l.remarks : cl.remarks).map((r) => r.code), ci, li);
-      return {
-        code: l.code,
-        code_qualifier: l.qualifier,
-        modifiers: l.modifiers,
-        revenue_code: l.revenue,
-        units: l.units,
-        charged: toCents(l.charged),
-        paid: toCents(l.paid),
-        allowed: toCents(l.allowed ?? l.charged.sub(writeDown)),
-        allowed_source: l.allowed ? ('amt_b6' as const) : ('computed' as const),
-        original_code: l.original && l.original !== l.code ? l.original : null,
-        service_from: l.from,
-        service_to: l.to,
-        control_number: l.control,
-        adjustments: l.adjs.map((a) => explainAdj(c, a, { rarc, modifiers: l.modifiers, dos: dosOf(l), claim: ci, line: li })),
-        remarks: l.remarks.map((r) => remark(c, r.code, r.seg, ci, li)),
-      };
-    });
-    checkRemarks(c, cl.adjs, cl.remarks.map((r) => r.code), ci, null);
-    const all = sum([...cl.adjs, ...cl.lines.flatMap((l) => l.adjs)].map((a) => a.amount));
-    if (cl.charged.sub(cl.paid).compare(all) !== 0) {
-      finding(c, 'claim_unbalanced', 'warning', `claim ${ci + 1}: charge ${toCents(cl.charged).toFixed(2)} less paid ${toCents(cl.paid).toFixed(2)} is ${toCents(cl.charged.sub(cl.paid)).toFixed(2)}, its claim and line adjustments total ${toCents(all).toFixed(2)}`, cl.seg, ci);
+/** What a line's allowed amount adds to its payment: the patient's share, reductions taken after the allowed amount, and on a secondary claim the prior payer's impact. */
+function afterAllowed(a: RawAdj, secondary: boolean): boolean {
+  const cls = CARC_CLASS[a.reason];
+  return (a.group === 'PR' && cls === 'patient_share') || cls === 'sequestration' || cls === 'legislated_penalty' || (secondary && a.reason === '23');
+}
+
+/**
+ * A claim's accumulated segments explained: its lines and adjustments read (their remedies wait in
+ * `pending` for `judgeClaim`), its balancing checked. A line's allowed amount is AMT*B6, else its
+ * payment plus what `afterAllowed` counts (a line assigned wholly to the patient for a denial, such
+ * as PR-50, is allowed nothing).
+ */
+function explainClaim(c: Ctx, cl: ClaimAcc, ci: number): { claim: RemitClaim; pending: PendingAdjustment[] } {
+  const pending: PendingAdjustment[] = [];
+  const position = claimStatusOf(cl.status)?.position;
+  const secondary = position === 'secondary' || position === 'tertiary';
+  const lines: RemitLine[] = cl.lines.map((l, li) => {
+    const adjSum = sum(l.adjs.map((a) => a.amount));
+    if (l.charged.sub(l.paid).compare(adjSum) !== 0) {
+      finding(c, 'line_unbalanced', 'warning', `line ${li + 1} of claim ${ci + 1}: charge ${toCents(l.charged).toFixed(2)} less paid ${toCents(l.paid).toFixed(2)} is ${toCents(l.charged.sub(l.paid)).toFixed(2)}, its adjustments total ${toCents(adjSum).toFixed(2)}`, l.seg, ci, li);
     }
-    return {
-      patient_control_number: cl.pcn,
-      status: { code: cl.status, meaning: CLAIM_STATUS[cl.status] ?? 'unknown claim status code' },
-      charged: toCents(cl.charged),
-      paid: toCents(cl.paid),
-      patient_responsibility: toCents(cl.patient),
-      claim_filing_indicator: cl.filing,
-      payer_claim_control_number: cl.icn,
-      facility_code: cl.facility,
-      statement_from: cl.from,
-      statement_to: cl.to,
-      received: cl.received,
-      adjustments: cl.adjs.map((a) => explainAdj(c, a, { rarc: firstRarc, modifiers: [], dos: dosOf(null), claim: ci, line: null })),
-      remarks: cl.remarks.map((r) => remark(c, r.code, r.seg, ci, null)),
-      lines,
+    const computed = l.paid.add(sum(l.adjs.filter((a) => afterAllowed(a, secondary)).map((a) => a.amount)));
+    // The line's remarks, else its claim's (MOA/MIA), as the classifier reads them.
+    checkRemarks(c, l.adjs, (l.remarks.length ? l.remarks : cl.remarks).map((r) => r.code), ci, li);
+    const line: RemitLine = {
+      code: l.code,
+      code_qualifier: l.qualifier,
+      modifiers: l.modifiers,
+      revenue_code: l.revenue,
+      units: l.units,
+      submitted_units: l.submittedUnits,
+      charged: toCents(l.charged),
+      paid: toCents(l.paid),
+      allowed: toCents(l.allowed ?? computed),
+      allowed_source: l.allowed ? 'amt_b6' : 'computed',
+      original_code: l.original && l.original !== l.code ? l.original : null,
+      service_from: l.from,
+      service_to: l.to,
+      control_number: l.control,
+      adjustments: [],
+      remarks: l.remarks.map((r) => remark(c, r.code, r.seg, ci, li)),
     };
+    line.adjustments = l.adjs.map((a) => explainAdj(c, a, { claim: ci, line: li }, pending, line));
+    return line;
+  });
+  checkRemarks(c, cl.adjs, cl.remarks.map((r) => r.code), ci, null);
+  const all = sum([...cl.adjs, ...cl.lines.flatMap((l) => l.adjs)].map((a) => a.amount));
+  if (cl.charged.sub(cl.paid).compare(all) !== 0) {
+    finding(c, 'claim_unbalanced', 'warning', `claim ${ci + 1}: charge ${toCents(cl.charged).toFixed(2)} less paid ${toCents(cl.paid).toFixed(2)} is ${toCents(cl.charged.sub(cl.paid)).toFixed(2)}, its claim and line adjustments total ${toCents(all).toFixed(2)}`, cl.seg, ci);
+  }
+  const claim: RemitClaim = {
+    patient_control_number: cl.pcn,
+    status: { code: cl.status, meaning: claimStatusOf(cl.status)?.meaning ?? 'unknown claim status code' },
+    charged: toCents(cl.charged),
+    paid: toCents(cl.paid),
+    patient_responsibility: toCents(cl.patient),
+    claim_filing_indicator: cl.filing,
+    payer_claim_control_number: cl.icn,
+    facility_code: cl.facility,
+    statement_from: cl.from,
+    statement_to: cl.to,
+    received: cl.received,
+    crossover_payer: cl.crossover,
+    adjustments: [],
+    remarks: cl.remarks.map((r) => remark(c, r.code, r.seg, ci, null)),
+    lines,
+  };
+  claim.adjustments = cl.adjs.map((a) => explainAdj(c, a, { claim: ci, line: null }, pending, null));
+  return { claim, pending };
 }
 
 const READER_SEVERITY: Record<string, RemitFinding['severity']> = { other_transaction: 'info', segment_outside_transaction: 'warning' };
@@ -703,7 +668,7 @@ export async function explainRemittance(file: X12File, inputs: ExplainInputs, si
   const tally = new Tally();
   const transactions: RemitTransaction[] = [];
   for (const [t, tx] of file.transactions.entries()) transactions.push(await explainTransaction(tx, t, file, inputs, findings, tally, sink));
-  const acknowledgments = explainAcknowledgments(file.acknowledgments, file.separators, { payers: inputs.payers, asOf: inputs.asOf, match: (name, id) => matchPayer(inputs.payers, name, id) });
+  const acknowledgments = explainAcknowledgments(file.acknowledgments, file.separators, { payers: inputs.payers, asOf: inputs.asOf, match: (name, id) => identifyPayer(inputs.payers, inputs.mac, { name, id, ids: [id] }).row });
   tally.acknowledgments(acknowledgments);
   findings.sort((a, b) => a.loc.segment_index - b.loc.segment_index);
   return {

@@ -11,6 +11,10 @@ import { findLocalityForZip } from '../../datasets/zip_locality/queries.js';
 import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { RemedyCitation } from '../denials/remedy.js';
+import { CARC_CLASS } from '../../lib/vocabulary/carc.js';
+import { rarcMeaningOf } from '../../lib/vocabulary/rarc.js';
+import { compApcExclusionsIn, COMPREHENSIVE_SI, PACKAGING_SI } from '../../lib/vocabulary/opps_packaging.js';
+import { PREVENTIVE_NO_COST_SHARING } from '../payment/calculate.js';
 import { resolveFacility, type Facility } from '../facilities/service.js';
 import { ncciSources, type NcciSources } from '../ncci/sources.js';
 import { MUE_ADJUDICATION_CITATION, mueWhenExceeded, NCCI_POLICY_MANUAL } from '../ncci/validate.js';
@@ -30,12 +34,17 @@ export interface PayeeLocation {
   locality?: string;
 }
 
-/** CARCs of a bundling denial (97: included in another service; 236: not compatible with another procedure that day). */
-const BUNDLING_CARCS: ReadonlySet<string> = new Set(['97', '236']);
-/** CARCs of a medical-necessity denial (50: not deemed a medical necessity; 167: the diagnosis is not covered). */
-const NECESSITY_CARCS: ReadonlySet<string> = new Set(['50', '167']);
-/** RARCs of a bundling denial (M80: not covered with another service that day; N20: not paid separately). */
-const BUNDLING_RARCS: ReadonlySet<string> = new Set(['M80', 'N20']);
+/** What a line's adjustments and remarks ask the links for, by the vocabulary's classes and meanings. */
+function linksWanted(carcs: Set<string>, rarcs: Set<string>): { ptp: boolean; aoc: boolean; mue: boolean; coverage: boolean } {
+  const classes = new Set([...carcs].map((c) => CARC_CLASS[c]));
+  const meanings = new Set([...rarcs].map(rarcMeaningOf));
+  return {
+    ptp: classes.has('bundling') || meanings.has('bundled'),
+    aoc: classes.has('add_on') || meanings.has('add_on_alone'),
+    mue: classes.has('units') || meanings.has('units_exceeded'),
+    coverage: classes.has('coverage'),
+  };
+}
 
 const PTP_PAGE = {
   medicare: 'https://www.cms.gov/medicare/coding-billing/national-correct-coding-initiative-ncci-edits/medicare-ncci-procedure-procedure-ptp-edits',
@@ -129,18 +138,19 @@ export class Linker {
       // The line's remarks, else the claim's (MOA/MIA), as the explanation reads them.
       const rarcs = new Set((line.remarks.length ? line.remarks : claim.remarks).map((r) => r.code));
       const dos = dosOf(claim, line);
-      if (dos && ([...carcs].some((c) => BUNDLING_CARCS.has(c)) || [...rarcs].some((r) => BUNDLING_RARCS.has(r)))) {
+      const want = linksWanted(carcs, rarcs);
+      if (dos && want.ptp) {
         const others = othersOnDate(claim, line, code, dos);
         const key = `${sources.ptp}|${code}|${dos}|${others.join(',')}`;
         let link = this.ptpLinks.get(key);
         if (!link) this.ptpLinks.set(key, (link = ptpLink(snapshot, sources, others, code, dos, trace)));
         line.ncci = await link;
-      } else if (dos && carcs.has('B15')) {
+      } else if (dos && want.aoc) {
         const aoc = await aocLink(snapshot, sources, claim, code, dos, trace);
         if (aoc) line.ncci = aoc;
       }
-      if (dos && rarcs.has('N362')) line.mue = await mueLink(snapshot, sources, line, code, dos, trace);
-      if (dos && [...carcs].some((c) => NECESSITY_CARCS.has(c))) {
+      if (dos && want.mue) line.mue = await mueLink(snapshot, sources, line, code, dos, trace);
+      if (dos && want.coverage) {
         // The payer's documents: the mapped payer's, else Medicare's for a Medicare claim.
         const payer = txPayer ? policyPayer(txPayer) : program === 'medicare' ? { slug: MEDICARE_FFS, medicare: true } : null;
         const key = `${payer?.slug ?? ''}|${code}|${dos}|${tx.payee.npi ?? ''}`;
@@ -151,12 +161,58 @@ export class Linker {
       const priced = pricer.price(tx.payee.npi, claim, line, code, setting);
       line.pricing = priced instanceof Promise ? await priced : priced;
     }
+    if (setting === 'hosp') packageIntoComprehensiveApc(claim);
   }
 
   /** Says on the trace what the pricing fell back on. */
   finish(): void {
     this.pricer.finish();
   }
+}
+
+/** Anesthesia codes (CPT 00100-01999): paid on base plus time units, their units the minutes. */
+const isAnesthesiaCode = (code: string): boolean => /^0[01]\d{3}$/.test(code) && code >= '00100' && code <= '01999';
+
+/**
+ * A priced line's status: a line allowed nothing is never over- or underpaid (its adjustments say
+ * why: `line_denied`, unless nothing was expected either); else within a cent per unit is as
+ * expected (the fee schedule is rounded per unit, payers per line).
+ */
+function judgePricing(allowed: number, expected: Dec, units: Dec): LinePricing['status'] {
+  if (allowed === 0) return expected.compare(0) === 0 ? 'as_expected' : 'not_priced';
+  const diff = Dec.of(allowed).sub(expected);
+  const abs = diff.compare(0) < 0 ? Dec.of(0).sub(diff) : diff;
+  return abs.compare(Dec.of('0.01').mul(units)) <= 0 ? 'as_expected' : diff.compare(0) < 0 ? 'underpaid' : 'overpaid';
+}
+
+/** What a line allowed nothing says beside its expected amount. */
+const DENIED = (setting: 'prac' | 'hosp', priced: { expected_allowed: number | null }) => ({
+  reason: 'line_denied' as const,
+  reason_text: `the line was allowed nothing: its adjustments (and any ncci or mue link) explain the denial; expected_allowed (${priced.expected_allowed}) is what the ${setting === 'hosp' ? 'OPPS' : 'fee schedule'} pays`,
+  difference: null,
+});
+
+/**
+ * On an outpatient claim with a comprehensive APC line (SI J1), the OPPS pays the claim once on
+ * that line and packages every other OPPS service, except what the year's comprehensive-APC rules
+ * exclude (lib/vocabulary/opps_packaging.ts): each other priced line is expected 0, with a note.
+ * Pricings are shared between lines, so a packaged line gets a new one.
+ */
+function packageIntoComprehensiveApc(claim: RemitClaim): void {
+  const primary = claim.lines.findIndex((l) => l.pricing?.status_indicator === PACKAGING_SI);
+  if (primary < 0) return;
+  const p0 = claim.lines[primary]!.pricing!;
+  const rules = p0.date_of_service ? compApcExclusionsIn(Number(p0.date_of_service.slice(0, 4))) : undefined;
+  if (!rules) return;
+  claim.lines.forEach((l, i) => {
+    const p = l.pricing;
+    if (i === primary || !p || p.expected_allowed === null || (p.status === 'not_priced' && p.reason !== 'line_denied')) return;
+    const excluded = (p.status_indicator !== null && rules.status_indicators.includes(p.status_indicator)) || (l.revenue_code !== null && rules.revenue_codes.includes(l.revenue_code.padStart(4, '0'))) || (rules.preventive && l.code !== null && PREVENTIVE_NO_COST_SHARING.has(l.code));
+    if (excluded) return;
+    const note = `packaged into the comprehensive APC of line ${primary + 1} (${claim.lines[primary]!.code}, SI ${p0.status_indicator}): expected 0 separately (${rules.citation.title})`;
+    const { reason: _reason, reason_text: _text, ...rest } = p;
+    l.pricing = { ...rest, status: judgePricing(l.allowed, Dec.of(0), Dec.of(1)), expected_allowed: 0, expected_per_unit: 0, difference: l.allowed, notes: [...p.notes, note] };
+  });
 }
 
 /** The NCCI files of a claim: Medicare for MA/MB, the Medicaid edit set for MC, else the payer's (Medicare as the reference). */
@@ -191,38 +247,37 @@ async function ptpLink(snapshot: SnapshotReader, s: NcciSources, others: string[
   warnOnce(trace, s.warning);
   const version = choice?.version.version ?? null;
   const hit = lookups.find((l) => l.status === 'active' && l.row!.column2 === code && l.row!.modifier_indicator === '0') ?? lookups.find((l) => l.status === 'active' && l.row!.column2 === code);
-  const base = { edit: 'ptp' as const, program: s.program, table: TABLE_OF[s.setting], dataset: s.ptp, version, date_of_service: dos, column2: code };
+  // An edit pairing the codes that was not in force on the date (or is indicator 9): the payer may have applied it anyway.
+  const outOfForce = hit ? undefined : lookups.find((l) => l.row && l.row.column2 === code && l.status !== 'active');
+  const base = { edit: 'ptp' as const, program: s.program, table: TABLE_OF[s.setting], dataset: s.ptp, version, version_in_force: !!choice?.covered, date_of_service: dos, column2: code };
   const citations = ptpCitations(s, version, choice?.version.source_files[0]?.name);
-  if (!hit) {
+  const found = hit ?? outOfForce;
+  if (!found) {
     const why = !choice ? `no ${s.ptp} version is loaded` : others.length === 0 ? 'no other code on the claim on that date' : `no ${s.program === 'medicaid' ? 'Medicaid' : 'Medicare'} PTP edit in force on ${dos} has ${code} as column 2 of ${others.join(', ')} (version ${version})`;
     return {
       ...base,
       column1: null,
       modifier_indicator: null,
+      edit_status: choice ? 'no_edit' : 'no_data',
       edit_effective: null,
       edit_deleted: null,
       rationale: null,
-      remedy: 'appeal',
-      remedy_text: `${why}: the bundling is the payer's own edit, not NCCI's; appeal with the documentation of a separate service, or ask the payer which edit it applied`,
+      explanation: `${why}: the bundling is the payer's own edit or policy, not an NCCI PTP edit in the loaded files`,
       citations,
     };
   }
-  const r = hit.row!;
-  const mi = r.modifier_indicator as '0' | '1';
-  return {
-    ...base,
-    column1: r.column1,
-    modifier_indicator: mi,
-    edit_effective: r.effective_date,
-    edit_deleted: r.deletion_date,
-    rationale: r.rationale,
-    remedy: mi === '1' ? 'modifier_if_distinct' : 'not_payable',
-    remedy_text:
-      mi === '1'
-        ? `${code} is column 2 of ${r.column1} (modifier indicator 1): when the documentation supports a distinct service (another session, site or encounter), correct the claim with a distinct-service modifier (59, XE, XP, XS, XU) or an anatomic modifier and resubmit; otherwise it is bundled into ${r.column1}`
-        : `${code} is column 2 of ${r.column1} (modifier indicator 0): not payable with ${r.column1} on the same date; no modifier overrides the edit`,
-    citations,
-  };
+  const r = found.row!;
+  const mi = r.modifier_indicator as '0' | '1' | '9';
+  const status = found.status as 'active' | 'deleted' | 'not_yet_effective' | 'not_applicable';
+  const explanation =
+    status === 'deleted' || status === 'not_yet_effective'
+      ? `${code} is column 2 of ${r.column1} in an edit that was not in force on ${dos} (effective ${r.effective_date ?? '?'}${r.deletion_date ? `, deleted after ${r.deletion_date}` : ''})`
+      : status === 'not_applicable'
+        ? `${code} and ${r.column1}: the edit's modifier indicator is 9 (not applicable): it does not bundle them`
+        : mi === '1'
+          ? `${code} is column 2 of ${r.column1} (modifier indicator 1): an NCCI-associated modifier (59 or XE, XP, XS, XU; an anatomic modifier) bypasses it when the record supports a distinct service; otherwise it is bundled into ${r.column1}`
+          : `${code} is column 2 of ${r.column1} (modifier indicator 0): not payable with ${r.column1} on the same date; no modifier overrides the edit`;
+  return { ...base, column1: r.column1, modifier_indicator: mi, edit_status: status, edit_effective: r.effective_date, edit_deleted: r.deletion_date, rationale: r.rationale, explanation, citations };
 }
 
 async function aocLink(snapshot: SnapshotReader, s: NcciSources, claim: RemitClaim, code: string, dos: string, trace: Trace): Promise<NcciLink | null> {
@@ -243,6 +298,7 @@ async function aocLink(snapshot: SnapshotReader, s: NcciSources, claim: RemitCla
     table: TABLE_OF[s.setting],
     dataset: 'ncci_aoc',
     version: on.used.version,
+    version_in_force: on.used.covered,
     date_of_service: dos,
     column1: null,
     column2: code,
@@ -252,8 +308,8 @@ async function aocLink(snapshot: SnapshotReader, s: NcciSources, claim: RemitCla
     rationale: r.special_instruction_notes ?? null,
     primary_codes: primaries,
     primaries_on_claim: onClaim,
-    remedy: 'bill_with_primary',
-    remedy_text: named.length
+    edit_status: 'active',
+    explanation: named.length
       ? `${code} is an add-on code: it is paid only with one of its primary codes (${named.slice(0, 20).join(', ')}${named.length > 20 ? ', ...' : ''}) by the same practitioner on the same date${onClaim.length ? `; ${onClaim.join(', ')} is on this claim, so ask the payer why it was not matched` : '; bill it with the primary service'}`
       : `${code} is an add-on code whose primary codes the contractor decides (type 2): bill it with the primary service the contractor accepts`,
     citations: [{ title: `CMS NCCI add-on code edits, version ${on.used.version}${on.used.source_file ? ` (${on.used.source_file})` : ''}`, url: AOC_PAGE }],
@@ -272,6 +328,7 @@ async function mueLink(snapshot: SnapshotReader, s: NcciSources, line: RemitLine
     table: TABLE_OF[s.setting],
     dataset: s.mue,
     version: l?.used.version ?? null,
+    version_in_force: !!l?.used.covered,
     date_of_service: dos,
     code,
     mue_value: row?.mue_value ?? null,
@@ -296,14 +353,14 @@ async function coverageLink(snapshot: SnapshotReader, payer: PolicyPayer | null,
   const lists = rules.filter((r) => r.kind === 'article').map((r) => ({ doc_id: r.doc_id, covered_count: coveredDiagnoses(idx!, r.doc_id).length })).filter((l) => l.covered_count > 0);
   const where = at.state ? ` in ${at.state}` : '';
   const ids = [...new Set(rules.map((r) => r.doc_id))].join(', ');
-  const remedy_text = !payer
+  const explanation = !payer
     ? `the payer is not mapped to a curated payer and the claim is not Medicare's: its own medical policy decides ${code}; appeal with the records that support the service`
     : lists.length
       ? `${ids} list${rules.length === 1 ? 's' : ''} ${code}${where}: appeal with the records showing a diagnosis on ${lists.map((l) => `${l.doc_id}'s ${l.covered_count}-code covered list`).join(' or ')} and the documentation they require (an 835 carries no diagnoses: check the claim's); if a diagnosis was billed wrongly, correct the claim and resubmit instead`
       : rules.length
         ? `${ids} decide${rules.length === 1 ? 's' : ''} ${code}${where} by ${rules.length === 1 ? 'its' : 'their'} indications, without a covered-diagnosis list: appeal with the records that meet them`
         : `no loaded ${payer.medicare ? 'LCD or billing article' : `rule of ${payer.slug}`} lists ${code}${where}: the payer's review of the records decided; appeal with the records that support the service`;
-  return { payer: payer?.slug ?? null, code, date_of_service: dos, state: at.state, state_source: at.source, rules, covered_diagnosis_lists: lists, remedy_text };
+  return { payer: payer?.slug ?? null, code, date_of_service: dos, state: at.state, state_source: at.source, rules, covered_diagnosis_lists: lists, explanation };
 }
 
 /** The payee's state for coverage documents (see `Pricer.payeeState`). */
@@ -418,9 +475,11 @@ class Pricer {
   private async priceLine(npi: string | null, claim: RemitClaim, line: RemitLine, code: string, setting: 'prac' | 'hosp'): Promise<LinePricing> {
     const dos = dosOf(claim, line);
     const pos = setting === 'prac' && claim.facility_code && /^\d{2}$/.test(claim.facility_code) ? claim.facility_code : null;
-    const none = { expected_allowed: null, expected_per_unit: null, actual_allowed: line.allowed, difference: null, locality: null, location_source: null, place_of_service: pos, date_of_service: dos, notes: [] };
+    const none = { expected_allowed: null, expected_per_unit: null, actual_allowed: line.allowed, difference: null, locality: null, location_source: null, place_of_service: pos, date_of_service: dos, status_indicator: null, notes: [] };
     const not = (reason: NonNullable<LinePricing['reason']>, reason_text: string, extra: Partial<LinePricing> = {}): LinePricing => ({ status: 'not_priced', reason, reason_text, ...none, ...extra });
     const fi = claim.claim_filing_indicator;
+    const anesthesia = isAnesthesiaCode(code);
+    if (anesthesia && fi !== 'MB') return not('unit_basis_unknown', `${code} is an anesthesia code: a payer other than Medicare Part B may count its units as minutes or as time units, which the remittance does not say`);
     if (setting === 'hosp' ? fi !== 'MA' && fi !== 'MB' : fi !== 'MB') {
       return not('other_payer_contract', `claim filing indicator ${fi ?? '(none)'} is not Medicare${setting === 'hosp' ? ' (MA or MB)' : ' Part B (MB)'}: the payer's contract prices the line, not the Medicare ${setting === 'hosp' ? 'OPPS' : 'fee schedule'}`);
     }
@@ -435,9 +494,11 @@ class Pricer {
     }
     const at = setting === 'hosp' ? ({ locality: this.where.ccn!, source: 'ccn' } as const) : await this.locate(npi);
     if (at.locality === null) return not('no_location', at.why);
-    const key = [setting, code, modifiers.join(','), dos, pos ?? '', at.source, at.locality].join('|');
+    // An anesthesia line's units are its minutes (SVC07 as billed, else SVC05: ch. 12 section 50).
+    const minutes = anesthesia && setting === 'prac' ? Math.round(line.submitted_units ?? line.units) : null;
+    const key = [setting, code, modifiers.join(','), dos, pos ?? '', at.source, at.locality, minutes ?? ''].join('|');
     let p = this.composed.get(key);
-    if (!p) this.composed.set(key, (p = this.compose(code, modifiers, dos, pos, at)));
+    if (!p) this.composed.set(key, (p = this.compose(code, modifiers, dos, pos, at, minutes)));
     const composed = await p;
     // The composition's notes on this line's setting only (an OPPS line is not told about the physician's RVUs).
     const c = { ...composed, notes: (composed.notes ?? []).filter((n) => !OTHER_BLOCKS[setting].test(n)) };
@@ -445,15 +506,17 @@ class Pricer {
     if (c.missing !== undefined) return not('not_on_fee_schedule', c.missing, where);
     const year = Number(dos.slice(0, 4));
     let perUnit: number;
-    let perLine = false;
+    let perLine = minutes !== null;
+    let si: string | null = null;
     if (setting === 'hosp') {
       const o = c.opps;
       if (!o) return not('not_on_fee_schedule', `${code} has no OPPS payment at ccn ${at.locality}${c.notes.length ? `: ${c.notes.join('; ')}` : ''}`, { ...where, notes: c.notes });
       if (o.informational) return not('institutional_claim', `ccn ${at.locality} is not paid under the OPPS (a critical access or Maryland hospital): ${c.notes.join('; ')}`, { ...where, notes: c.notes });
       if (o.year !== year) return not('no_loaded_year', `no CY${year} OPPS Addendum B is loaded${o.year ? ` (the nearest is CY${o.year})` : ''}`, { ...where, notes: c.notes });
       perUnit = o.perUnit;
+      si = o.si;
       // A comprehensive APC (J1, J2) pays the claim's primary service once, whatever its units.
-      perLine = o.si === 'J1' || o.si === 'J2';
+      perLine = COMPREHENSIVE_SI.includes(o.si);
     } else {
       if (c.perUnit === null) return not('not_on_fee_schedule', `${code} has no physician fee schedule amount${c.notes.length ? `: ${c.notes.join('; ')}` : ''}`, { ...where, notes: c.notes });
       if (c.rvuYear !== year) return not('no_loaded_year', `no CY${year} physician fee schedule release is loaded${c.rvuYear ? ` (the nearest is CY${c.rvuYear})` : ''}`, { ...where, notes: c.notes });
@@ -462,28 +525,21 @@ class Pricer {
     const units = Dec.of(perLine || line.units <= 0 ? 1 : line.units);
     const expected = Dec.of(perUnit).mul(units);
     const diff = Dec.of(line.allowed).sub(expected);
-    const priced = { ...where, expected_allowed: toCents(expected), expected_per_unit: perUnit, actual_allowed: line.allowed, difference: toCents(diff), notes: c.notes };
-    if (Dec.of(line.allowed).compare(0) === 0 && expected.compare(0) !== 0 && line.adjustments.some((a) => a.group !== 'PR')) {
-      return { status: 'not_priced', reason: 'line_denied', reason_text: `the line was allowed nothing: its adjustments (and any ncci or mue link) explain the denial; expected_allowed is what the ${setting === 'hosp' ? 'OPPS' : 'fee schedule'} pays`, ...priced, difference: null };
-    }
-    // Within a cent per unit is as expected (the fee schedule is rounded per unit, payers per line).
-    const tolerance = Dec.of('0.01').mul(units);
-    const abs = diff.compare(0) < 0 ? Dec.of(0).sub(diff) : diff;
-    const status = abs.compare(tolerance) <= 0 ? 'as_expected' : diff.compare(0) < 0 ? 'underpaid' : 'overpaid';
-    return { status, ...priced };
+    const priced = { ...where, expected_allowed: toCents(expected), expected_per_unit: perUnit, actual_allowed: line.allowed, difference: toCents(diff), status_indicator: si, notes: c.notes };
+    return { status: judgePricing(line.allowed, expected, units), ...priced, ...(expected.compare(0) !== 0 && line.allowed === 0 ? DENIED(setting, priced) : {}) };
   }
 
   /**
    * One payment composition (the payment route's): the physician fee schedule amount, and at a
    * ccn the OPPS amount with its status indicator (a packaged code, SI N, is paid 0 separately).
    */
-  private async compose(code: string, modifiers: string[], dos: string, pos: string | null, at: Extract<Located, { source: unknown }>) {
+  private async compose(code: string, modifiers: string[], dos: string, pos: string | null, at: Extract<Located, { source: unknown }>, minutes: number | null) {
     const t = new Trace(this.snapshot, () => new Date(0));
     try {
       const c = await paymentFor(
         this.snapshot,
         null,
-        { code, date_of_service: dos, ...(modifiers.length ? { modifier: modifiers.slice(0, 4) } : {}), ...(pos ? { place_of_service: pos } : {}), ...(at.source === 'ccn' ? { ccn: at.locality } : { locality: at.locality }) },
+        { code, date_of_service: dos, ...(modifiers.length ? { modifier: modifiers.slice(0, 4) } : {}), ...(pos ? { place_of_service: pos } : {}), ...(at.source === 'ccn' ? { ccn: at.locality } : { locality: at.locality }), ...(minutes !== null && minutes >= 1 && minutes <= 1440 ? { anesthesia_minutes: minutes } : {}) },
         dos,
         t,
       );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REMEDIES, RESPONSIBILITIES, RemedyCitationSchema, RemedyDeadlineSchema } from '../denials/remedy.js';
+import { DenialRemedySchema, OtherPayerSchema, REMEDIES, RESPONSIBILITIES, RemedyCitationSchema, RemedyDeadlineSchema } from '../denials/remedy.js';
 import { LocalitySchema } from '../payment/schemas.js';
 import { PolicyRuleSchema } from '../policies/schemas.js';
 import { CcnSchema, IsoDateSchema, ReliabilitySchema } from '../schemas.js';
@@ -29,11 +29,13 @@ const AdjustmentSchema = z
     description: z.string().nullable().describe('the CARC text as of the remittance date; null when not in the loaded list (a finding)'),
     deactivated: z.boolean().nullable().describe('true when the CARC was stopped on or before the remittance date'),
     responsibility: z.enum(RESPONSIBILITIES),
-    remedy: z.enum(REMEDIES).describe('the next step, from the one denial classifier'),
+    remedy: z.enum(REMEDIES).describe('the next step, from the denial rules table (docs/denial-rules.md); `review` when no rule covers the case'),
     remedy_reason: z.string(),
     appeal_rights: z.enum(['yes', 'no', 'conditional']),
     appeal_condition: z.string().nullable(),
-    deadline: RemedyDeadlineSchema.nullable().describe("the first appeal level from the remittance date under the payer's appeal rules, or resubmit_by from the date of service under its filing rule; null when the payer is not mapped or the remedy has none"),
+    deadline: RemedyDeadlineSchema.nullable().describe("appeal_by: the first appeal level from the remittance date under the payer's appeal rules (only a rule of the kind the dispute is: a member's appeal never dates a provider's payment dispute); reopen_by: the determination date (DTM*405, else BPR16) + 1 year; resubmit_by: the date of service under the payer's filing rule; null when the remedy has none or no loaded rule dates it"),
+    rule_id: z.string().describe('the denial rules table row that decided'),
+    other_payer: OtherPayerSchema.nullable().describe('wait_for_other_payer: the payer the claim was forwarded to (NM1*TT), when named'),
     citations: z.array(RemedyCitationSchema),
   })
   .meta({ id: 'RemittanceAdjustment' });
@@ -48,19 +50,20 @@ const NcciLinkSchema = z
     table: z.enum(NCCI_TABLES).describe('practitioner for professional claims, hospital (outpatient) for institutional claims'),
     dataset: z.string(),
     version: z.string().nullable().describe('the quarterly version read (the quarter of the date of service, else the nearest, flagged in reliability); null when none is loaded'),
+    version_in_force: z.boolean().describe('the version read is the one in force on the date of service; false: the nearest loaded, which the denial rules do not decide by'),
     date_of_service: z.string().nullable(),
     column1: z.string().nullable().describe('ptp: the code on the same claim and date whose edit has this line as column 2; null when no edit in force pairs them'),
     column2: z.string().describe('ptp: this line\'s code; aoc: the add-on code'),
     modifier_indicator: z.enum(['0', '1', '9']).nullable().describe('0: no modifier allowed; 1: a modifier allowed; null without an edit'),
+    edit_status: z
+      .enum(['active', 'deleted', 'not_yet_effective', 'not_applicable', 'no_edit', 'no_data'])
+      .describe('ptp: whether the edit pairing the codes was in force on the date of service (deleted, not_yet_effective: it exists but was not; not_applicable: indicator 9), no_edit, or no_data (no version loaded); aoc: active'),
     edit_effective: z.string().nullable(),
     edit_deleted: z.string().nullable().describe('the last day the edit applies; null while in force'),
     rationale: z.string().nullable(),
     primary_codes: z.array(z.string()).optional().describe('aoc: the primary codes the add-on edit accepts on the date (CCCCC: the contractor decides)'),
     primaries_on_claim: z.array(z.string()).optional().describe('aoc: the accepted primary codes found on the same claim'),
-    remedy: z
-      .enum(['modifier_if_distinct', 'not_payable', 'appeal', 'bill_with_primary'])
-      .describe('indicator 1: correct and resubmit with a modifier when the documentation supports a distinct service; 0: not payable with that code, no modifier overrides it; no edit: the bundling is the payer\'s own, appeal; aoc: bill the add-on with an accepted primary'),
-    remedy_text: z.string(),
+    explanation: z.string().describe("what the edit says of this line (the adjustment's remedy, from the denial rules table, says what to do)"),
     citations: z.array(RemedyCitationSchema),
   })
   .meta({ id: 'RemittanceNcciLink' });
@@ -71,6 +74,7 @@ const MueLinkSchema = z
     table: z.enum(NCCI_TABLES),
     dataset: z.string(),
     version: z.string().nullable(),
+    version_in_force: z.boolean().describe('the version read is the one in force on the date of service; false: the nearest loaded, which the denial rules do not decide by'),
     date_of_service: z.string().nullable(),
     code: z.string(),
     mue_value: z.number().nullable().describe('the most units of the code one provider reports for one beneficiary on one date; null when the code has no MUE in the version'),
@@ -95,19 +99,19 @@ const CoverageLinkSchema = z
     covered_diagnosis_lists: z
       .array(z.object({ doc_id: z.string(), covered_count: z.int() }))
       .describe("the articles among `rules` with a covered-diagnosis list: an 835 carries no diagnoses, so the claim's (from the 837) are checked against these"),
-    remedy_text: z.string().describe('what the documents mean for this denial'),
+    explanation: z.string().describe('what the documents mean for this denial'),
   })
   .meta({ id: 'RemittanceCoverageLink' });
 
 export const PRICING_STATUSES = ['as_expected', 'underpaid', 'overpaid', 'not_priced'] as const;
-export const NOT_PRICED_REASONS = ['other_payer_contract', 'institutional_claim', 'no_location', 'no_loaded_year', 'not_on_fee_schedule', 'no_code', 'no_date_of_service', 'line_denied', 'reversal'] as const;
+export const NOT_PRICED_REASONS = ['other_payer_contract', 'institutional_claim', 'no_location', 'no_loaded_year', 'not_on_fee_schedule', 'no_code', 'no_date_of_service', 'line_denied', 'reversal', 'unit_basis_unknown'] as const;
 
 const PricingSchema = z
   .object({
     status: z.enum(PRICING_STATUSES).describe('as_expected: within a cent per unit of the fee schedule; underpaid/overpaid: the allowed amount is below/above it; not_priced: see reason'),
-    reason: z.enum(NOT_PRICED_REASONS).optional().describe("not_priced only: other_payer_contract (not Medicare: the payer's contract prices it), institutional_claim (an institutional claim not paid per line under the OPPS: inpatient, or a hospital outside the OPPS), no_location (a professional line without ccn or locality and no payee NPI practice ZIP; an outpatient hospital line without ccn), no_loaded_year (no fee schedule release of the service's year), not_on_fee_schedule, no_code, no_date_of_service, line_denied (allowed 0: the adjustments explain it; expected_allowed shows what the fee schedule pays), reversal (CLP02 22: the line takes back an earlier payment)"),
+    reason: z.enum(NOT_PRICED_REASONS).optional().describe("not_priced only: other_payer_contract (not Medicare: the payer's contract prices it), institutional_claim (an institutional claim not paid per line under the OPPS: inpatient, or a hospital outside the OPPS), no_location (a professional line without ccn or locality and no payee NPI practice ZIP; an outpatient hospital line without ccn), no_loaded_year (no fee schedule release of the service's year), not_on_fee_schedule, no_code, no_date_of_service, line_denied (allowed 0: the adjustments explain it; expected_allowed shows what the fee schedule pays), reversal (CLP02 22: the line takes back an earlier payment), unit_basis_unknown (an anesthesia line of a payer whose unit basis, minutes or time units, is not known)"),
     reason_text: z.string().optional(),
-    expected_allowed: Money.nullable().describe('from payment composition (as GET /v1/codes/{code}/payment): a professional line (MB) the physician fee schedule amount at the payee\'s locality times the units; an outpatient hospital line (MA or MB, type of bill 12x-14x) the OPPS amount at the ccn times the units (once for a comprehensive APC, SI J1/J2; 0 for a packaged code, SI N)'),
+    expected_allowed: Money.nullable().describe('from payment composition (as GET /v1/codes/{code}/payment): a professional line (MB) the physician fee schedule amount at the payee\'s locality times the units (an anesthesia code: base plus time units, SVC07 else SVC05 read as minutes); an outpatient hospital line (MA or MB, type of bill 12x-14x) the OPPS amount at the ccn times the units (once for a comprehensive APC, SI J1/J2; 0 for a packaged code, SI N, and for every other line of a claim with a J1 line except what the year\'s comprehensive-APC rules exclude)'),
     expected_per_unit: Money.nullable(),
     actual_allowed: Money.describe("the line's allowed amount"),
     difference: Money.nullable().describe('actual_allowed less expected_allowed'),
@@ -115,7 +119,9 @@ const PricingSchema = z
     location_source: z.enum(['ccn', 'locality', 'payee_npi']).nullable().describe('where the payee location came from: the ccn or locality query, or the payee NPI (N1*PE XX) practice ZIP in NPPES'),
     place_of_service: z.string().nullable().describe('CLP08 of the professional claim, pinning the facility or non-facility PE'),
     date_of_service: z.string().nullable(),
-    notes: z.array(z.string()).describe('what the payment composition said about this line (fallbacks, modifiers)'),
+    status_indicator: z.string().nullable().describe('an outpatient hospital line: its OPPS status indicator (J1 a comprehensive APC, N packaged, ...)'),
+    notes: z.array(z.string()).describe('what the payment composition said about this line (fallbacks, modifiers, packaging into a comprehensive APC)'),
+    remedy: DenialRemedySchema.optional().describe('underpaid only: what to do about the shortfall (a worklist item), from the denial rules table'),
   })
   .meta({ id: 'RemittanceLinePricing' });
 
@@ -126,9 +132,10 @@ const RemitLineSchema = z
     modifiers: z.array(z.string()),
     revenue_code: z.string().nullable(),
     units: z.number(),
+    submitted_units: z.number().nullable().describe('SVC07: the units billed, when the payer paid another number'),
     charged: Money,
     paid: Money,
-    allowed: Money.describe('AMT*B6, else charged less the CO, PI and OA adjustments'),
+    allowed: Money.describe("AMT*B6, else paid plus the patient's share (PR with a patient-share CARC: 1, 2, 3, 66 ...), reductions taken after the allowed amount (253 sequestration, 237) and, on a secondary claim, CARC 23; a line denied to the patient (PR-50) is allowed 0"),
     allowed_source: z.enum(['amt_b6', 'computed']),
     original_code: z.string().nullable().describe('SVC06: the code as billed, when the payer adjudicated another'),
     service_from: z.string().nullable(),
@@ -136,9 +143,9 @@ const RemitLineSchema = z
     control_number: z.string().nullable().describe('REF*6R line item control number'),
     adjustments: z.array(AdjustmentSchema),
     remarks: z.array(RemarkSchema),
-    ncci: NcciLinkSchema.optional().describe('on a bundling denial (CARC 97 or 236, RARC M80 or N20) or an add-on denied without its primary (CARC B15): the NCCI edit behind it and the remedy'),
-    mue: MueLinkSchema.optional().describe('on a units denial (CARC 151 with RARC N362, or N362): the MUE of the code on the date'),
-    coverage: CoverageLinkSchema.optional().describe('on a medical-necessity denial (CARC 50 or 167): the coverage documents that list the code where the payee is, and what to appeal with'),
+    ncci: NcciLinkSchema.optional().describe('on a bundling denial (a CARC of class bundling: 97, 234, 236 ...; RARC M80 or N20) or an add-on denied without its primary (class add_on: B15; RARC N122): the NCCI edit behind it'),
+    mue: MueLinkSchema.optional().describe('on a units denial (a CARC of class units: 151 ...; RARC N362): the MUE of the code on the date'),
+    coverage: CoverageLinkSchema.optional().describe('on a coverage denial (a CARC of class coverage: 50, 55, 56, 150, 167 ...): the coverage documents that list the code where the payee is, and what to appeal with'),
     pricing: PricingSchema.optional().describe('lines with a HCPCS/CPT code: the allowed amount judged against the Medicare physician fee schedule (professional claims, MB) or the OPPS (outpatient hospital claims at a ccn)'),
   })
   .meta({ id: 'RemittanceLine' });
@@ -156,6 +163,7 @@ const RemitClaimSchema = z
     statement_from: z.string().nullable(),
     statement_to: z.string().nullable(),
     received: z.string().nullable(),
+    crossover_payer: OtherPayerSchema.nullable().describe('NM1*TT: the payer the claim was forwarded to (a crossover)'),
     adjustments: z.array(AdjustmentSchema).describe('claim-level CAS'),
     remarks: z.array(RemarkSchema).describe('MIA (inpatient) and MOA (outpatient) remark codes'),
     lines: z.array(RemitLineSchema),
@@ -180,7 +188,14 @@ const RemitTransactionSchema = z
     control_number: z.string(),
     version: z.string().nullable(),
     remittance_date: z.string().nullable().describe('BPR16, else DTM*405, else GS04: the date codes and deadlines are judged by'),
-    payer: z.object({ name: z.string().nullable(), id: z.string().nullable(), slug: z.string().nullable().describe('the payers-dataset payer N1*PR names, when one matches') }),
+    payer: z.object({
+      name: z.string().nullable(),
+      id: z.string().nullable(),
+      slug: z.string().nullable().describe('the payers-dataset payer N1*PR names, when one matches (medicare_ffs for a Medicare contractor)'),
+      type: z.string().nullable().describe("the payer's type (a claim's filing indicator may name another program: CLP06 MA/MB Medicare, 16 Medicare Advantage, MC Medicaid)"),
+      identified_by: z.enum(['edi_payer_id', 'name', 'contractor_number', 'contractor_name']).nullable().describe('how the payer was recognised: its EDI payer id or name among the curated payers, or a Medicare contractor by its number (N1*PR04, REF*2U) or name'),
+      medicare_jurisdictions: z.array(z.string()).describe('a Medicare contractor: the MAC jurisdictions it may be (several when only its name matched)'),
+    }),
     payee: z.object({ name: z.string().nullable(), npi: z.string().nullable() }),
     payment: z.object({
       method: z.string().nullable().describe('BPR04: ACH, CHK, FWT, BOP, NON'),
@@ -313,7 +328,7 @@ const AcknowledgmentSchema = z
 
 const WorklistItemSchema = z
   .object({
-    source: z.enum(['835', '999', '277CA']).describe('835: group and reason are CAS01 and the CARC; 277CA: the status category and claim status code of a rejected claim; 999: IK501 and the first IK502 of a rejected transaction'),
+    source: z.enum(['835', 'underpayment', '999', '277CA']).describe('835: group and reason are CAS01 and the CARC; underpayment: lines allowed less than the fee schedule (group `pricing`, reason the code; amount the shortfall); 277CA: the status category and claim status code of a rejected claim; 999: IK501 and the first IK502 of a rejected transaction'),
     payer: z.string().nullable().describe('payer slug, else the N1*PR name'),
     group: z.string(),
     reason: z.string(),
@@ -340,7 +355,7 @@ export const RemitExplanationSchema = z
     transactions: z.array(RemitTransactionSchema),
     acknowledgments: z.array(AcknowledgmentSchema).describe('999 and 277CA transactions: what was accepted or rejected before adjudication, and what to do'),
     findings: z.array(RemitFindingSchema),
-    worklist: z.array(WorklistItemSchema).describe('adjustments (and rejected acknowledgments) grouped by payer, group, reason and remedy, earliest deadline first'),
+    worklist: z.array(WorklistItemSchema).describe('adjustments with something to do (not `no_action`), underpaid lines and rejected acknowledgments, grouped by payer, group, reason and remedy, earliest deadline first'),
     reliability: ReliabilitySchema,
   })
   .meta({ id: 'RemittanceExplanation' });

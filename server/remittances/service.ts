@@ -1,3 +1,4 @@
+import { macIndex } from '../../datasets/mac_jurisdictions/queries.js';
 import { payerKnowledge } from '../../datasets/payers/queries.js';
 import { x12Index } from '../../datasets/x12_codes/queries.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
@@ -31,15 +32,15 @@ export async function explainFile(
   trace.use('x12_codes', x12.version || null);
   const payers = await payerKnowledge(snapshot).catch(() => null);
   trace.use('payers', payers?.version || null);
+  const mac = await macIndex(snapshot);
   if (x12.count === 0) trace.degrade().warn('the x12_codes lists are not loaded: adjustments and remarks are not described');
   const linker = new Linker(snapshot, payers, where, trace, o.progress ? { total: file.claims, tell: o.progress } : undefined);
   await linker.check();
   const { payersMatched: _, ...out } = await explainRemittance(
     file,
-    { x12, payers, asOf },
+    { x12, payers, mac, asOf, link: (tx, claim) => linker.link(tx, claim) },
     {
       async claim(tx, claim, index) {
-        await linker.link(tx, claim);
         if (o.sink) await o.sink.claim(tx, claim, index);
         else tx.claims.push(claim);
       },

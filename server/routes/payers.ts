@@ -7,7 +7,7 @@ import { offsetPage } from '../paging.js';
 import { conversionFactorFor, selectRvu } from '../payment/service.js';
 import { defineRoute, result, type RouteDef } from '../route.js';
 import { policyPayer, policyRulesFor } from '../policies/service.js';
-import { appealDeadlines, filingDeadlineRow, filingLimit, receiptConvention } from '../payers/deadlines.js';
+import { appealDeadlines, filingDeadlineRow, filingLimit, receiptConvention } from '../deadlines/deadlines.js';
 import {
   AppealDeadlineSchema,
   AppealQuerySchema,
@@ -27,7 +27,7 @@ import {
   TimelyFilingSchema,
 } from '../payers/schemas.js';
 import { denialPattern, matchingPriorAuthRules, parseDenialCode, payerWarnings, resolvePayer, searchPayers, searchResult, x12Master } from '../payers/service.js';
-import { classifyDenial, withDeadline } from '../denials/remedy.js';
+import { classifyDenial, denialFacts, withDeadline } from '../denials/remedy.js';
 import { inForce } from '../prior_auth/resolve.js';
 
 const PAYERS_TAG = 'payers';
@@ -148,7 +148,7 @@ export const payerRoutes: RouteDef[] = [
     handler: async ({ params, snapshot, trace }) => {
       const k = await payerKnowledge(snapshot);
       const p = resolvePayer(k, params.slug);
-      return result(200, (k.denials.get(p.slug) ?? []).map((d) => denialPattern(p, d)), trace.use('payers', k.version).headers());
+      return result(200, (k.denials.get(p.slug) ?? []).map((d) => denialPattern(k, p, d)), trace.use('payers', k.version).headers());
     },
   }),
   defineRoute({
@@ -183,7 +183,7 @@ export const payerRoutes: RouteDef[] = [
         for (const d of rows) {
           const hit = c.matched_as === 'rarc' ? d.remark_code === c.code : d.carc_code === c.code && (!c.group_code || d.group_code === null || d.group_code === c.group_code);
           if (hit) {
-            results.push(denialPattern(p, d));
+            results.push(denialPattern(k, p, d));
             payers.add(slug);
           }
         }
@@ -201,7 +201,7 @@ export const payerRoutes: RouteDef[] = [
         payer_count: payers.size,
         total_results: results.length,
         results,
-        remedy: withDeadline(classifyDenial({ group: c.group_code, carc: c.matched_as === 'rarc' ? null : c.code, rarc: c.matched_as === 'rarc' ? c.code : null, payerType: null }), {}),
+        remedy: withDeadline(classifyDenial(denialFacts({ group: c.group_code, carc: c.matched_as === 'rarc' ? null : c.code, rarcs: c.matched_as === 'rarc' ? [c.code] : [] }))),
         x12_master: master,
         as_of: asOf,
         reliability: trace.reliability(),
@@ -344,7 +344,7 @@ export const payerRoutes: RouteDef[] = [
           : null,
         policy_rules: rules,
         coverage_determinations: rules.filter((r) => r.source_key === 'cms_mcd'),
-        denial_patterns: (k.denials.get(p.slug) ?? []).map((d) => denialPattern(p, d)),
+        denial_patterns: (k.denials.get(p.slug) ?? []).map((d) => denialPattern(k, p, d)),
         appeal_rules: withoutSlug(k.appeals.get(p.slug)).filter((l) => !query.plan_type || l.plan_type === null || l.plan_type === query.plan_type),
         filing_rules: withoutSlug(k.filing.get(p.slug)).map((r) => {
           const lim = filingLimit({ ...r, payer_slug: p.slug }, query.plan_type, query.state);
