@@ -112,13 +112,13 @@ export const DENIAL_TABLE: readonly DenialRule[] = [
   },
   {
     id: 'documentation.requested',
-    when: { class: ['documentation'], amount: 'positive' },
+    when: { class: ['documentation'] },
     then: { remedy: 'send_documents', responsibility: 'provider', appeal_rights: 'yes', appeal_condition: null, deadline: 'appeal_by', dispute: 'benefit', reason: '{adj}: the payer needs documentation (the remark codes name it) to decide the claim: send it, with a redetermination or appeal request where the claim was already denied' },
     citations: [carc('251, 252, 226, 227', 'the attachment or documentation requested was not received or is required to adjudicate')],
   },
   {
     id: 'documentation.missing_information',
-    when: { carc: ['16'], remark: ['documentation'], amount: 'positive' },
+    when: { carc: ['16'], remark: ['documentation'] },
     then: { remedy: 'send_documents', responsibility: 'provider', appeal_rights: 'no', appeal_condition: null, deadline: 'resubmit_by', reason: '{adj} with a documentation remark: the claim lacks the documents the remark names; send them with the corrected claim before the timely-filing limit' },
     citations: [carc('16', 'claim/service lacks information or has submission/billing error(s); at least one remark code must be provided')],
   },
