@@ -1,5 +1,6 @@
 import type { IngestProgress } from '../ingest/pipeline.js';
 import type { DiffReport } from '../ingest/diff.js';
+import { terminalSafe } from './safe_text.js';
 
 export function fmtInt(n: number): string {
   return n.toLocaleString('en-US');
@@ -12,14 +13,15 @@ export function fmtBytes(n: number): string {
   return `${(n / (1 << 30)).toFixed(2)} GiB`;
 }
 
-/** One progress line: rows, rejects, bytes read of total, rows per second. */
+/** One progress line: rows, rejects, bytes read of total, rows per second (the file name terminal-safe). */
 export function progressLine(p: IngestProgress): string {
   const rate = p.elapsed_ms > 0 ? Math.round((p.rows * 1000) / p.elapsed_ms) : 0;
   const pct = p.total_bytes > 0 ? Math.min(100, Math.round((p.bytes * 100) / p.total_bytes)) : 100;
-  return `${p.dataset} ${p.file}: ${fmtInt(p.rows)} rows, ${fmtInt(p.rejects)} rejects, ${fmtBytes(p.bytes)}/${fmtBytes(p.total_bytes)} (${pct}%), ${fmtInt(rate)} rows/s`;
+  return terminalSafe(`${p.dataset} ${p.file}: ${fmtInt(p.rows)} rows, ${fmtInt(p.rejects)} rejects, ${fmtBytes(p.bytes)}/${fmtBytes(p.total_bytes)} (${pct}%), ${fmtInt(rate)} rows/s`);
 }
 
 
+/** A diff report as text lines (keys, values and labels come from the files: each line terminal-safe). */
 export function diffText(r: DiffReport): string {
   const c = r.counts;
   const lines = [
@@ -39,9 +41,10 @@ export function diffText(r: DiffReport): string {
     lines.push(`  column ${col}: ${fmtInt(v.changed)} changed${s ? `  e.g. ${s.key}: ${s.before ?? 'null'} -> ${s.after ?? 'null'}` : ''}`);
   }
   for (const f of r.failed) lines.push(`  FAIL: ${f}`);
-  return lines.join('\n');
+  return lines.map(terminalSafe).join('\n');
 }
 
+/** A diff report as markdown tables, each line terminal-safe as in `diffText`. */
 export function diffMarkdown(r: DiffReport): string {
   const c = r.counts;
   const ex = (a: string[]) => (a.length ? a.map((k) => `\`${k}\``).join(', ') : '');
@@ -62,5 +65,7 @@ export function diffMarkdown(r: DiffReport): string {
       : []),
     ...(r.failed.length ? ['', ...r.failed.map((f) => `**FAIL:** ${f}`)] : []),
     '',
-  ].join('\n');
+  ]
+    .map(terminalSafe)
+    .join('\n');
 }

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { jsonSafe } from './safe_text.js';
 
 /**
  * What `rcm --help` needs besides commander: the I/O seam, exit codes and the option parsers. Kept
@@ -18,9 +19,9 @@ export interface CliIO {
   untilSignal?: () => Promise<void>;
 }
 
-/** A value as indented JSON on stdout (every command's `--json`). */
+/** A value as indented JSON on stdout (every command's `--json`), its DEL and C1 controls escaped too. */
 export function printJson(io: CliIO, v: unknown): void {
-  io.stdout(JSON.stringify(v, null, 2) + '\n');
+  io.stdout(jsonSafe(JSON.stringify(v, null, 2)) + '\n');
 }
 
 /** Exit codes: 0 ok, 1 error, 2 usage, 3 a gate (threshold or removal guard) refused. */

@@ -3,6 +3,7 @@ import { DomainError } from '../warehouse/errors.js';
 import { SCOPES } from '../warehouse/key_kinds.js';
 import type { CliContext } from './context.js';
 import { changedGate, EXIT, ExitCode, isoDate, percent, port, printJson, SERVICE_VERSION, type CliIO } from './io.js';
+import { safeLines } from './safe_text.js';
 
 export { EXIT, type CliIO } from './io.js';
 
@@ -203,17 +204,17 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
       return EXIT.usage;
     }
     const json = wantsJson(argv);
+    // A message can quote a file name or a value read from a file: printed terminal-safe.
+    const stack = () => (debug ? safeLines(String((e as Error)?.stack).split('\n')) : '');
     if (e instanceof DomainError) {
-      const extra = e.issues.length ? `\n${e.issues.map((i) => `  ${i.loc.join('.')}: ${i.msg}${i.input !== undefined ? ` (got ${JSON.stringify(i.input)})` : ''}`).join('\n')}` : '';
+      const extra = e.issues.map((i) => `  ${i.loc.join('.')}: ${i.msg}${i.input !== undefined ? ` (got ${JSON.stringify(i.input)})` : ''}`);
       // A `--json` caller parses stdout: the error goes there as JSON too (and to stderr for people).
       if (json) printJson(io, { error: { code: e.code, message: e.message, ...(e.issues.length ? { issues: e.issues } : {}), ...fileOf(e) } });
-      io.stderr(`rcm: ${e.message}${extra}\n`);
-      if (debug) io.stderr(`${e.stack}\n`);
+      io.stderr(safeLines([`rcm: ${e.message}`, ...extra]) + stack());
       return e.code === 'usage' ? EXIT.usage : EXIT.error;
     }
     if (json) printJson(io, { error: { code: 'internal_error', message: (e as Error)?.message ?? String(e) } });
-    io.stderr(`rcm: ${(e as Error)?.message ?? String(e)}\n`);
-    if (debug) io.stderr(`${(e as Error)?.stack}\n`);
+    io.stderr(safeLines([`rcm: ${(e as Error)?.message ?? String(e)}`]) + stack());
     return EXIT.error;
   }
 }

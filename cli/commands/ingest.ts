@@ -6,6 +6,7 @@ import { UsageError } from '../../warehouse/errors.js';
 import type { CliContext } from '../context.js';
 import { diffMarkdown, diffText, fmtInt, progressLine } from '../format.js';
 import { EXIT, ExitCode } from '../io.js';
+import { safeLines } from '../safe_text.js';
 
 type Format = 'text' | 'json' | 'markdown';
 
@@ -18,7 +19,8 @@ function summaryLines(s: IngestSummary, markdown: boolean): string {
     ...(s.change.replaced_seeds ? [`replaces seed version${s.change.replaced_seeds.length > 1 ? 's' : ''} ${s.change.replaced_seeds.join(', ')}: the seeds are no longer served`] : []),
     s.snapshot_id ? `published snapshot ${s.snapshot_id}` : 'nothing published',
   ];
-  return lines.map((l) => (markdown ? `- ${l}` : l)).join('\n') + '\n';
+  // Labels, member names and reasons come from the files: every line terminal-safe.
+  return safeLines(lines.map((l) => (markdown ? `- ${l}` : l)));
 }
 
 function printReport(ctx: CliContext, r: DiffReport, format: Format): void {
@@ -67,7 +69,7 @@ export async function ingest(
       printReport(ctx, e.report, format);
       ctx.io.stdout(format === 'markdown' ? `**${outcome}**\n` : `${outcome}\n`);
     }
-    ctx.io.stderr(`rcm: ${e.message}\n`);
+    ctx.io.stderr(safeLines([`rcm: ${e.message}`]));
     throw new ExitCode(EXIT.threshold);
   }
   if (progress) ctx.io.stderr('\n');

@@ -1,6 +1,7 @@
 import { UsageError } from '../../warehouse/errors.js';
 import { SCOPES, type KeyScope, type KeyType } from '../../warehouse/key_kinds.js';
 import type { CliContext } from '../context.js';
+import { safeLines } from '../safe_text.js';
 
 /** `rcm keys create`: a key whose secret is printed once. */
 export async function create(ctx: CliContext, o: { tenant: string; type: KeyType; scopes: string[]; label?: string; createTenant?: boolean; json?: boolean }): Promise<void> {
@@ -11,7 +12,7 @@ export async function create(ctx: CliContext, o: { tenant: string; type: KeyType
     if (o.createTenant && !(await st.admin.findTenants()).some((t) => t.id === o.tenant || t.name === o.tenant)) await st.admin.createTenant(o.tenant);
     const { record, secret } = await st.admin.createKey({ tenant: o.tenant, type: o.type, scopes: scopes as KeyScope[], label: o.label });
     if (o.json) return ctx.json({ ...record, key: secret });
-    ctx.io.stdout(`created ${record.id} (${record.type}, scopes ${record.scopes.join(',')}) for tenant ${record.tenant_id}\nkey (shown once): ${secret}\n`);
+    ctx.io.stdout(safeLines([`created ${record.id} (${record.type}, scopes ${record.scopes.join(',')}) for tenant ${record.tenant_id}`, `key (shown once): ${secret}`]));
   });
 }
 
@@ -20,7 +21,7 @@ export function list(ctx: CliContext, o: { tenant?: string; json?: boolean }): P
   return ctx.withState(async (st) => {
     const keys = await st.admin.findKeys(o.tenant ? (await st.admin.getTenant(o.tenant)).id : undefined);
     if (o.json) return ctx.json(keys);
-    for (const k of keys) ctx.io.stdout(`${k.id}  ${k.prefix}…  ${k.type}  ${k.scopes.join(',')}  tenant=${k.tenant_id}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}\n`);
+    ctx.io.stdout(safeLines(keys.map((k) => `${k.id}  ${k.prefix}…  ${k.type}  ${k.scopes.join(',')}  tenant=${k.tenant_id}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`)));
   });
 }
 
@@ -28,7 +29,7 @@ export function list(ctx: CliContext, o: { tenant?: string; json?: boolean }): P
 export function revoke(ctx: CliContext, id: string): Promise<void> {
   return ctx.withState(async (st) => {
     const k = await st.admin.revokeKey(id);
-    ctx.io.stdout(`revoked ${k.id} at ${k.revoked_at}\n`);
+    ctx.io.stdout(safeLines([`revoked ${k.id} at ${k.revoked_at}`]));
   });
 }
 
@@ -36,13 +37,14 @@ export function revoke(ctx: CliContext, id: string): Promise<void> {
 export function createTenant(ctx: CliContext, name: string): Promise<void> {
   return ctx.withState(async (st) => {
     const t = await st.admin.createTenant(name);
-    ctx.io.stdout(`created tenant ${t.name} (${t.id})\n`);
+    ctx.io.stdout(safeLines([`created tenant ${t.name} (${t.id})`]));
   });
 }
 
 /** `rcm tenants list`. */
 export function listTenants(ctx: CliContext): Promise<void> {
   return ctx.withState(async (st) => {
-    for (const t of await st.admin.findTenants()) ctx.io.stdout(`${t.id}  ${t.name}  ${t.created_at}\n`);
+    // Tenant names are data (a playground session names its own): terminal-safe.
+    ctx.io.stdout(safeLines((await st.admin.findTenants()).map((t) => `${t.id}  ${t.name}  ${t.created_at}`)));
   });
 }

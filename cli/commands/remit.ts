@@ -10,6 +10,7 @@ import { Trace } from '../../server/trace.js';
 import { DomainError, NotFoundError } from '../../warehouse/errors.js';
 import { MountedSnapshot } from '../../warehouse/snapshot.js';
 import type { CliContext } from '../context.js';
+import { csvRows, jsonSafe, safeLines, terminalSafe } from '../safe_text.js';
 
 type Format = 'text' | 'json' | 'markdown' | 'csv';
 type Explanation = Omit<z.output<typeof RemitExplanationSchema>, 'reliability'> & { reliability: ReturnType<Trace['reliability']> };
@@ -73,8 +74,9 @@ class RemitText {
     return `${'  '.repeat(depth)}${this.markdown ? '- ' : ''}${s}`;
   }
 
+  /** Writes whole lines, each terminal-safe: names, numbers and file names come from the 835. */
   private put(lines: string[]): void {
-    if (lines.length) this.write(lines.join('\n') + '\n');
+    if (lines.length) this.write(safeLines(lines));
   }
 
   /** A transaction's header, and the provider adjustments of the one before it (known once its claims are read). */
@@ -154,16 +156,11 @@ class RemitText {
   }
 }
 
-const csvCell = (v: unknown) => {
-  const s = v === null || v === undefined ? '' : String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
-
 /** The worklist of every file as CSV: what a denial team works first. */
 export function remitCsv(files: { file: string; e: Explanation }[]): string {
   const rows = [['file', 'source', 'payer', 'group', 'reason', 'remedy', 'count', 'amount', 'earliest_deadline']];
   for (const { file, e } of files) for (const w of e.worklist) rows.push([file, w.source, w.payer ?? '', w.group, w.reason, w.remedy, String(w.count), w.amount.toFixed(2), w.earliest_deadline ?? '']);
-  return rows.map((r) => r.map(csvCell).join(',')).join('\n') + '\n';
+  return csvRows(rows);
 }
 
 /**
@@ -184,9 +181,10 @@ export async function explain(ctx: CliContext, files: string[], o: { format?: Fo
     for (const [i, path] of files.entries()) {
       const of = files.length > 1 ? ` (file ${i + 1}/${files.length})` : '';
       // A large file on a terminal: its claims as they are linked (text shows them itself).
+      const name = terminalSafe(basename(path));
       const progress =
-        ctx.io.isTTY && !text ? (n: number, total: number) => ctx.io.stderr(`\r\x1b[2Kexplaining ${basename(path)}${of}: ${n.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} claims`) : undefined;
-      if (progress) ctx.io.stderr(`\r\x1b[2Kexplaining ${basename(path)}${of}`);
+        ctx.io.isTTY && !text ? (n: number, total: number) => ctx.io.stderr(`\r\x1b[2Kexplaining ${name}${of}: ${n.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} claims`) : undefined;
+      if (progress) ctx.io.stderr(`\r\x1b[2Kexplaining ${name}${of}`);
       const bytes = await readFile(resolve(path)).catch((e: Error) => {
         throw new DomainError('not_found', `${path}: ${e.message}`);
       });
@@ -222,7 +220,7 @@ export async function explain(ctx: CliContext, files: string[], o: { format?: Fo
   }
   if (format === 'json') {
     // Written in parts: a 25 MB 835 explains to about 1 GB of JSON, more than one string holds.
-    writeJson(done.length === 1 ? done[0]!.e : done.map(({ file, e }) => ({ file, ...e })), (part) => ctx.io.stdout(part), done.length === 1 ? 4 : 5);
+    writeJson(done.length === 1 ? done[0]!.e : done.map(({ file, e }) => ({ file, ...e })), (part) => ctx.io.stdout(jsonSafe(part)), done.length === 1 ? 4 : 5);
     return ctx.io.stdout('\n');
   }
   if (format === 'csv') return ctx.io.stdout(remitCsv(done));

@@ -1,6 +1,7 @@
 import type { ChangeCounts, Manifest } from '../../warehouse/manifest.js';
 import type { CliContext } from '../context.js';
 import { fmtInt } from '../format.js';
+import { safeLines } from '../safe_text.js';
 
 /** What one snapshot changed against its parent: per dataset, the versions, row delta and change counts. */
 export interface SnapshotChange {
@@ -46,13 +47,15 @@ export async function list(ctx: CliContext, o: { json?: boolean }): Promise<void
   }));
   if (o.json) return ctx.json(rows);
   if (!rows.length) return ctx.io.stdout('no snapshots yet (run `rcm seed` or `rcm ingest`)\n');
+  // Version labels come from the publishers' files: every line terminal-safe.
   for (const r of rows) {
-    ctx.io.stdout(`${r.current ? '*' : ' '} ${r.id}  ${r.created_at}  parent ${r.parent ?? '-'}  ${r.changed.length} dataset(s) changed\n`);
+    const lines = [`${r.current ? '*' : ' '} ${r.id}  ${r.created_at}  parent ${r.parent ?? '-'}  ${r.changed.length} dataset(s) changed`];
     for (const c of r.changed) {
       const delta = `${c.row_delta >= 0 ? '+' : ''}${fmtInt(c.row_delta)} rows (${fmtInt(c.rows_before)} -> ${fmtInt(c.rows_after)})`;
       const counts = c.counts ? `  +${fmtInt(c.counts.added)} -${fmtInt(c.counts.removed)} ~${fmtInt(c.counts.changed)}` : '';
-      ctx.io.stdout(`    ${c.dataset} ${c.versions.join('+')}: ${delta}${counts}\n`);
+      lines.push(`    ${c.dataset} ${c.versions.join('+')}: ${delta}${counts}`);
     }
+    ctx.io.stdout(safeLines(lines));
   }
 }
 
@@ -64,5 +67,5 @@ export async function show(ctx: CliContext, id: string): Promise<void> {
 /** `rcm snapshots use`: serve this snapshot (rollback is `use` of an older one). */
 export async function use(ctx: CliContext, id: string): Promise<void> {
   await ctx.wh().setCurrent(id);
-  ctx.io.stdout(`now serving snapshot ${id}\n`);
+  ctx.io.stdout(safeLines([`now serving snapshot ${id}`]));
 }
