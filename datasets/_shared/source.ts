@@ -66,20 +66,31 @@ export function normalizeNewlines(text: string): string {
   return text.indexOf('\r') === -1 ? text : text.replace(/\r\n?/g, '\n');
 }
 
-export async function sampleFile(file: SourceFile, bytes = 65536): Promise<FileSample> {
+/** How many first bytes of a file its sample holds. */
+export const SAMPLE_BYTES = 65536;
+
+export async function sampleFile(file: SourceFile, bytes = SAMPLE_BYTES): Promise<FileSample> {
   const fh = await open(file.path, 'r');
   try {
     const buf = Buffer.alloc(Math.min(bytes, file.size));
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    let slice = buf.subarray(0, bytesRead);
-    // A cut multi-byte UTF-8 sequence at the end must not flip the guess to CP1252.
-    const whole = slice.subarray(0, wholeUtf8(slice));
-    if (bytesRead === bytes && !isUtf8(slice) && isUtf8(whole)) slice = whole;
-    const text = normalizeNewlines(decode(slice).text);
-    return { name: file.name, text, lines: text.split('\n') };
+    return sampleOf(file.name, buf.subarray(0, bytesRead), bytesRead === bytes);
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * The sample of a file named `name` from its first bytes (`cut`: the file goes on after them), as
+ * `sampleFile` reads it from disk; a zip member's is taken from its stream before it is written.
+ */
+export function sampleOf(name: string, head: Buffer, cut: boolean): FileSample {
+  let slice = head;
+  // A cut multi-byte UTF-8 sequence at the end must not flip the guess to CP1252.
+  const whole = slice.subarray(0, wholeUtf8(slice));
+  if (cut && !isUtf8(slice) && isUtf8(whole)) slice = whole;
+  const text = normalizeNewlines(decode(slice).text);
+  return { name, text, lines: text.split('\n') };
 }
 
 export async function sha256File(path: string): Promise<string> {

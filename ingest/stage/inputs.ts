@@ -65,20 +65,12 @@ async function expandInputs(dataset: Dataset<any>, paths: string[], tmpDir: stri
       files.push(f);
       continue;
     }
-    const { members, skipped: sk } = await extractZip(p, await mkdtemp(`${tmpDir}/zip-`), { maxBytes: zipMaxBytes });
+    // A member is judged by its first bytes before it is written: one of another dataset (or none) never reaches the disk.
+    const refuse = (s: FileSample) => (dataset.detect(s) ? null : `not a ${dataset.id} file: ${notThisDataset(dataset, s)}`);
+    const { members, skipped: sk } = await extractZip(p, await mkdtemp(`${tmpDir}/zip-`), { maxBytes: zipMaxBytes, refuse });
     skipped.push(...sk);
     const accepted: (SourceFile & { archive: string })[] = [];
-    for (const m of members) {
-      const src = await toSourceFile(m.path);
-      const where = `${m.archive}/${m.name}`;
-      if (src.size === 0) {
-        skipped.push({ member: where, reason: 'empty file' });
-        continue;
-      }
-      const s = await sampleFile(src);
-      if (dataset.detect(s)) accepted.push({ ...src, archive: m.archive });
-      else skipped.push({ member: where, reason: `not a ${dataset.id} file: ${notThisDataset(dataset, s)}` });
-    }
+    for (const m of members) accepted.push({ ...(await toSourceFile(m.path)), archive: m.archive });
     const byStem = new Map<string, (SourceFile & { archive: string })[]>();
     for (const a of accepted) {
       const stem = a.name.slice(0, a.name.length - extname(a.name).length).toLowerCase();
