@@ -2,6 +2,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RosterFields } from '../warehouse/facilities.js';
 import { pgFailure } from '../warehouse/pg/sql.js';
@@ -165,3 +166,69 @@ describe.skipIf(!PG_URL)('a PostgreSQL connection cut inside a transaction', () 
   }, 30_000);
 });
 
+
+describe.skipIf(!PG_URL)('the in-process job runner while PostgreSQL ends its connections', () => {
+  let db: Awaited<ReturnType<typeof pgDatabase>>;
+  let dataDir: string;
+  let s: TestServer;
+  const unhandled: unknown[] = [];
+  const onUnhandled = (e: unknown) => void unhandled.push(e);
+  beforeAll(async () => {
+    db = await pgDatabase('pg_runner_kill');
+    dataDir = await mkdtemp(join(tmpdir(), 'rcm-pg-runner-kill-'));
+    await cp(inject('seededDir'), dataDir, { recursive: true });
+    // The runner `rcm serve` runs by default; a short lease so a job whose completion died with its
+    // connection is claimed again within the test.
+    s = await startTestServer({ dataDir, stateUrl: db.url, agents: { runner: true, pollMs: 20, leaseMs: 1_000 } });
+    process.on('unhandledRejection', onUnhandled);
+    process.on('uncaughtException', onUnhandled);
+  });
+  afterAll(async () => {
+    process.off('unhandledRejection', onUnhandled);
+    process.off('uncaughtException', onUnhandled);
+    await s?.srv.close();
+    await rm(dataDir, { recursive: true, force: true });
+    await db?.drop();
+  });
+
+  it('survives ten pg_terminate_backend kills of its connections while jobs run (no unhandled rejection), then completes every job and serves', async () => {
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    const submit = async (ids: string[]) => {
+      const r = await s.request('/v1/agents/code-research', { method: 'POST', body: { code: '99213', query: 'units per day?' } });
+      // Right after a kill a submit may meet a dead pooled connection: 503, never a 500.
+      if (r.status === 202) ids.push(r.body.job_id);
+      else expect(r.body, JSON.stringify(r.body)).toMatchObject({ code: 'state_unavailable' });
+    };
+    const ids: string[] = [];
+    let killed = 0;
+    try {
+      for (let round = 0; round < 10; round++) {
+        for (let i = 0; i < 4; i++) await submit(ids);
+        // Every session of the service's database but this one: the pool's, the listener's, a claim's.
+        const r = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+        killed += r.rowCount ?? 0;
+        await new Promise((res) => setTimeout(res, 25));
+      }
+    } finally {
+      await admin.end();
+    }
+    expect(killed).toBeGreaterThanOrEqual(10);
+    // Serves again, and takes new jobs.
+    expect(await waitUntil(async () => (await s.request('/v1/codes/99213')).status === 200, 15_000)).toBe(true);
+    const after: string[] = [];
+    expect(await waitUntil(async () => (await submit(after), after.length > 0), 15_000)).toBe(true);
+    const all = [...ids, ...after];
+    expect(ids.length).toBeGreaterThan(0);
+    const done = async () => {
+      for (const id of all) {
+        const r = await s.request(`/v1/agents/jobs/${id}`);
+        if (r.status !== 200 || r.body.status !== 'completed') return false;
+      }
+      return true;
+    };
+    // Bounded: a job whose completion was cut is claimed again once its 1 s lease lapses.
+    expect(await waitUntil(done, 30_000)).toBe(true);
+    expect(unhandled).toEqual([]);
+  }, 60_000);
+});

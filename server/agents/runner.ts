@@ -85,12 +85,21 @@ export class JobRunner {
   private readonly finishing = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
+  /** The timer's poll interval (its back-off doubles from it). */
+  private pollMs = 250;
+  /** A timer round in progress: the next poll skips rather than pile rounds onto a store that hangs. */
+  private polling = false;
+  /** State-store failures in a row, and the time (injected clock, ms) before which the timer starts no round. */
+  private failures = 0;
+  private retryAt = -Infinity;
+  /** Counts every failure: a round that saw none resets the back-off. */
+  private failureCount = 0;
   /** Moving average of an agent run, in ms (Infinity until one ran): decides claiming ahead. */
   private runMs = Infinity;
   private lastPurge = 0;
 
   constructor(private readonly o: RunnerOptions) {
-    const onError = (what: string) => (e: unknown) => this.o.logger.error({ err_name: (e as Error)?.name, err: (e as Error)?.message }, what);
+    const onError = (what: string) => (e: unknown) => this.failed(e, what);
     this.jobs = new Slots({
       size: () => this.o.concurrency,
       // While jobs are quick (template agents: ~50 us each), a few are claimed ahead: a freed slot
@@ -106,8 +115,8 @@ export class JobRunner {
       key: (job) => `${job.key_type}:${job.tenant_id}`,
       run: (job) => this.run(job),
       // Started (serve, worker): the next waiting job starts as one finishes, not at the next poll
-      // (a backlog drained at two jobs per poll interval).
-      refill: () => this.timer !== null && !this.stopping,
+      // (a backlog drained at two jobs per poll interval); not while backing off from a failure.
+      refill: () => this.timer !== null && !this.stopping && !this.backingOff(),
       onError: onError('job claim failed'),
     });
     // A job's completion and the next claim never wait for a receiver, so a slow or silent one
@@ -121,14 +130,14 @@ export class JobRunner {
       run: (due) => {
         this.delivering.set(due.tenant_id, (this.delivering.get(due.tenant_id) ?? 0) + 1);
         return this.deliverOne(due)
-          .catch((e: unknown) => this.o.logger.error({ job_id: due.job_id, err_name: (e as Error)?.name }, 'callback delivery failed'))
+          .catch((e: unknown) => this.failed(e, 'callback delivery failed', { job_id: due.job_id }))
           .finally(() => {
             const n = (this.delivering.get(due.tenant_id) ?? 1) - 1;
             if (n > 0) this.delivering.set(due.tenant_id, n);
             else this.delivering.delete(due.tenant_id);
           });
       },
-      refill: () => true,
+      refill: () => !this.backingOff(),
       onError: onError('callback claim failed'),
     });
   }
@@ -146,16 +155,52 @@ export class JobRunner {
     return this.o.leaseMs ?? 60_000;
   }
 
-  /** Claims as many jobs as free slots allow and starts them; delivers due callbacks; purges old inputs. */
+  /**
+   * Claims as many jobs as free slots allow and starts them; delivers due callbacks; purges old
+   * inputs. Never rejects: a state-store failure (a lost connection) is logged and backs the timer
+   * off (`failed`); the work is tried again on a later round.
+   */
   async tick(): Promise<void> {
+    const before = this.failureCount;
     await this.jobs.fill();
     void this.deliveries.fill();
     const now = this.o.now();
     if (now.getTime() - this.lastPurge > 3_600_000) {
       this.lastPurge = now.getTime();
-      const n = await this.o.queue.purge(new Date(now.getTime() - this.o.retentionDays * DAY_MS), now);
-      if (n) this.o.logger.info({ purged: n }, 'agent job inputs and results purged');
+      try {
+        const n = await this.o.queue.purge(new Date(now.getTime() - this.o.retentionDays * DAY_MS), now);
+        if (n) this.o.logger.info({ purged: n }, 'agent job inputs and results purged');
+      } catch (e) {
+        // Tried again at the next round, not an hour later.
+        this.lastPurge = 0;
+        this.failed(e, 'agent job purge failed');
+      }
     }
+    if (this.failureCount === before) this.failures = 0;
+  }
+
+  /**
+   * Logs a state-store (or delivery) failure and backs the timer off: after n failed rounds in a
+   * row no round starts for `pollMs` x 2^n (at most `MAX_BACKOFF_MS`), by the injected clock
+   * (failures met while already backing off belong to the same round). Logs the error's name and
+   * code only: a message can quote what the statement carried (job inputs may be PHI).
+   */
+  private failed(e: unknown, what: string, extra: Record<string, string> = {}): void {
+    this.failureCount++;
+    if (!this.backingOff()) {
+      this.failures++;
+      this.retryAt = this.o.now().getTime() + Math.min(MAX_BACKOFF_MS, this.pollMs * 2 ** Math.min(this.failures, 16));
+    }
+    const err = e as { name?: unknown; code?: unknown } | null;
+    this.o.logger.error(
+      { ...extra, err_name: typeof err?.name === 'string' ? err.name : typeof e, err_code: typeof err?.code === 'string' ? err.code : undefined, failures: this.failures, retry_at: new Date(this.retryAt).toISOString() },
+      what,
+    );
+  }
+
+  /** True while the timer waits out a back-off (no round, no refill). */
+  private backingOff(): boolean {
+    return this.o.now().getTime() < this.retryAt;
   }
 
   /** Runs jobs and callbacks until nothing is left to do now (tests and `rcm worker --once`). */
@@ -179,8 +224,10 @@ export class JobRunner {
    */
   private async run(job: ClaimedJob): Promise<void> {
     const outcome = await this.execute(job);
+    // A completion lost with the connection is not retried here: the job's lease lapses and a
+    // runner claims it again (the fence drops a late write of this one).
     const done: Promise<void> = this.complete(job, outcome)
-      .catch((e: unknown) => this.o.logger.error({ job_id: job.id, err_name: (e as Error)?.name }, 'job completion failed'))
+      .catch((e: unknown) => this.failed(e, 'job completion failed', { job_id: job.id }))
       .finally(() => this.finishing.delete(done));
     this.finishing.add(done);
   }
@@ -200,7 +247,10 @@ export class JobRunner {
   private async outcomeOf(job: ClaimedJob): Promise<JobOutcome> {
     const agent = this.o.agents.find((a) => a.type === job.agent_type);
     const snapshot = this.o.snapshots.snapshot;
-    const renew = setInterval(() => void this.o.queue.renew(job.id, job.fence, new Date(this.o.now().getTime() + this.leaseMs)), Math.max(1000, this.leaseMs / 3));
+    const renew = setInterval(
+      () => void this.o.queue.renew(job.id, job.fence, new Date(this.o.now().getTime() + this.leaseMs)).catch((e: unknown) => this.failed(e, 'job lease renewal failed', { job_id: job.id })),
+      Math.max(1000, this.leaseMs / 3),
+    );
     renew.unref();
     snapshot?.retain();
     let outcome: JobOutcome;
@@ -265,13 +315,20 @@ export class JobRunner {
   }
 
   /**
-   * Ticks every `pollMs`. Inside `rcm serve` the timer does not keep the process alive (the HTTP
-   * server does); `rcm worker` passes `keepAlive` since the runner is all it has.
+   * Ticks every `pollMs`, one round at a time, skipping rounds while backing off from a failure.
+   * Inside `rcm serve` the timer does not keep the process alive (the HTTP server does);
+   * `rcm worker` passes `keepAlive` since the runner is all it has.
    */
   start(pollMs = 250, opts: { keepAlive?: boolean } = {}): void {
     this.stopping = false;
+    this.pollMs = pollMs;
     this.timer ??= setInterval(() => {
-      this.tick().catch((e: unknown) => this.o.logger.error({ err_name: (e as Error)?.name, err: (e as Error)?.message }, 'job runner tick failed'));
+      if (this.polling || this.backingOff()) return;
+      this.polling = true;
+      // tick() never rejects; the catch is the last guard of the loop all the same.
+      this.tick()
+        .catch((e: unknown) => this.failed(e, 'job runner tick failed'))
+        .finally(() => (this.polling = false));
     }, pollMs);
     if (!opts.keepAlive) this.timer.unref();
   }
@@ -287,6 +344,9 @@ export class JobRunner {
     await this.deliveries.idle();
   }
 }
+
+/** The longest back-off after state-store failures in a row (a recovered store is used within it). */
+const MAX_BACKOFF_MS = 30_000;
 
 /** Agent runs shorter than this (moving average) are quick: the runner claims some ahead. */
 const QUICK_JOB_MS = 10;
@@ -308,6 +368,8 @@ export const AHEAD_PER_SLOT = 16;
  * The claimer's guard clears on a later tick: cleared inside an async function's own `finally`, it
  * would clear synchronously when every slot is busy (no await), before `??=` stores the promise,
  * which then stayed set for good and nothing more was ever claimed.
+ * Nothing here rejects: a failed claim or run goes to `onError` (a lost state-store connection
+ * once ended `rcm serve` through a fill nobody awaited).
  */
 class Slots<T> {
   readonly active = new Set<Promise<void>>();
@@ -369,15 +431,24 @@ class Slots<T> {
         // Its last item started: the key joins the current round with its next one.
         if (this.lastRound.get(k) === next.round) this.lastRound.delete(k);
       }
-      const p: Promise<void> = this.o.run(next.item).finally(() => {
-        this.active.delete(p);
-        this.start();
-        if (this.o.refill()) void this.fill().catch(this.o.onError);
-      });
+      let running: Promise<void>;
+      try {
+        running = this.o.run(next.item);
+      } catch (e) {
+        running = Promise.reject(e);
+      }
+      const p: Promise<void> = running
+        .catch(this.o.onError)
+        .finally(() => {
+          this.active.delete(p);
+          this.start();
+          if (this.o.refill()) void this.fill();
+        });
       this.active.add(p);
     }
   }
 
+  /** Starts what waits and claims what is missing; resolves when the claims are in (never rejects). */
   fill(): Promise<void> {
     this.start();
     return (this.claiming ??= Promise.resolve()
@@ -393,6 +464,7 @@ class Slots<T> {
           if (claims.some((c) => c.status === 'fulfilled' && c.value === null)) return;
         }
       })
+      .catch(this.o.onError)
       .finally(() => (this.claiming = null)));
   }
 }
