@@ -7,6 +7,7 @@ import { approxBytes } from './sizeof.js';
 import { quoteIdent, quoteString } from './sql_quote.js';
 import { tablesOf, viewName, type DatasetVersion, type Manifest } from './manifest.js';
 import type { Warehouse } from './store.js';
+import { ownValue } from '../lib/own.js';
 
 /**
  * The ids of the registered datasets. The warehouse cannot import the registry (a floor above), so
@@ -57,6 +58,13 @@ export interface SnapshotReader {
    * `readInChunks` falls back to `all` for readers without it.
    */
   eachChunk?(sql: string, params: DuckDBValue[], each: (rows: unknown[][], columns: string[]) => void): Promise<void>;
+  /**
+   * Keeps the snapshot mounted past a request's own hold, while work it started goes on (an
+   * answer streamed after the handler returned); `release` gives it back. Optional: readers that
+   * are never swapped out need neither.
+   */
+  retain?(): void;
+  release?(): void;
 }
 
 /**
@@ -380,7 +388,7 @@ export class MountedSnapshot implements SnapshotReader {
   }
 
   versions(dataset: DatasetName): DatasetVersion[] {
-    return this.manifest.datasets[dataset] ?? [];
+    return ownValue(this.manifest.datasets, dataset) ?? [];
   }
 
   has(dataset: DatasetName): boolean {

@@ -5,6 +5,7 @@ import { readRecords, type FileSample, type SourceFile } from '../_shared/source
 import { RowReader, clean } from '../_shared/values.js';
 import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 import { toStateCode } from '../locality_county/states.js';
+import { ownValue } from '../../lib/own.js';
 
 /** Which publisher layout a facility row came from. */
 export type FacilityLayout = FacilityRow['source_layout'];
@@ -62,7 +63,7 @@ export function careCompareType(text: string): [string, string] | undefined {
 
 /** Maps POS category + subtype to [type, label]; non-hospital categories keep their codes. */
 export function posType(category: string, subtype: string): [string, string] {
-  if (category === '01') return POS_HOSPITAL_SUBTYPES[subtype] ?? ['hospital', `Hospital (subtype ${subtype || 'none'})`];
+  if (category === '01') return ownValue(POS_HOSPITAL_SUBTYPES, subtype) ?? ['hospital', `Hospital (subtype ${subtype || 'none'})`];
   return [`pos_category_${category}`, `POS provider category ${category}${subtype ? ` subtype ${subtype}` : ''}`];
 }
 

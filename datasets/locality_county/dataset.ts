@@ -6,6 +6,7 @@ import { readRecords, readText, sampleFile, type FileSample, type SourceFile } f
 import { RowReader, clean } from '../_shared/values.js';
 import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 import { toStateCode } from './states.js';
+import { ownValue } from '../../lib/own.js';
 
 /** One county (or a catch-all such as `ALL OTHER COUNTIES`) of a Medicare PFS locality. */
 export const LocalityCountyRowSchema = z.object({
@@ -53,7 +54,7 @@ export function splitCountyList(text: string): string[] {
     .replace(/,?\s+AND\s+/g, ',')
     .split(',')
     .map((s) => s.replace(/\s+/g, ' ').trim().replace(/\s+(CNTY|COUNTY)$/, ''))
-    .map((s) => TYPOS[s] ?? s)
+    .map((s) => ownValue(TYPOS, s) ?? s)
     .filter((s) => s !== '');
 }
 

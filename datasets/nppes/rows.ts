@@ -2,6 +2,7 @@ import type { Issue } from '../../warehouse/errors.js';
 import { toIsoDate } from '../_shared/values.js';
 import type { Layout } from './layout.js';
 import type { NppesAddress, OtherNameRow, PracticeLocationRow, ProviderRow } from './schema.js';
+import { ownValue } from '../../lib/own.js';
 
 // The row rules of the JS path; native.ts states the same rules in SQL (and is tested against these).
 
@@ -50,7 +51,7 @@ class Cells {
   }
   masked(name: string, m: Map<string, number> = this.layout.at): { value: string | null; withheld: ProviderRow['ein_withheld'] } {
     const v = this.text(name, m);
-    const w = v === null ? undefined : MASKS[v];
+    const w = ownValue(MASKS, v);
     return w ? { value: null, withheld: w } : { value: v, withheld: null };
   }
   switch(name: string, m: Map<string, number>): boolean {

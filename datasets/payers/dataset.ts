@@ -3,7 +3,7 @@ import { curatedRow, curatedVersion, readCuratedDocument, requireCurated, sectio
 import { IngestError } from '../_shared/issue.js';
 import type { SourceFile } from '../_shared/source.js';
 import { defineMultiTableDataset, type ParsedItem } from '../types.js';
-import { CARC_CLASS } from '../../lib/vocabulary/carc.js';
+import { carcClassOf } from '../../lib/vocabulary/carc.js';
 import { DENIAL_CATEGORY_CLASS } from '../../lib/vocabulary/denial_categories.js';
 import { PAYER_TABLES, type DenialPatternRow, type PayerTableName } from './schema.js';
 
@@ -35,7 +35,7 @@ const CITATION_MSG = 'every curated row needs a citation {title, url, retrieved}
 function checkCategory(item: ParsedItem<Record<string, unknown>>): ParsedItem<Record<string, unknown>> {
   if (!item.row) return item;
   const p = item.row as unknown as DenialPatternRow;
-  const codeClass = CARC_CLASS[p.carc_code.replace(/^0+(?=\d)/, '')];
+  const codeClass = carcClassOf(p.carc_code.replace(/^0+(?=\d)/, ''));
   const meant = DENIAL_CATEGORY_CLASS[p.denial_category];
   if (!codeClass || codeClass === meant) return item;
   return {

@@ -92,6 +92,12 @@ export const CARC_CLASS_MEANING: Readonly<Record<CarcClass, string>> = {
     'The code by itself names no reason or is informational only (A1 "claim/service denied; at least one remark code must be provided" - the remark decides), and codes whose text carries no actionable reason.',
 };
 
+/**
+ * The class of a CARC as X12 prints it (no leading zeros), or undefined for a code the list lacks;
+ * an own key only (a code read from an 835 or a request is any text: `constructor` is no CARC).
+ */
+export const carcClassOf = (code: string | null | undefined): CarcClass | undefined => (code && Object.hasOwn(CARC_CLASS, code) ? CARC_CLASS[code] : undefined);
+
 /** Every CARC's class, by the code as X12 prints it (no leading zeros), in the X12 list's order. */
 export const CARC_CLASS: Readonly<Record<string, CarcClass>> = {
   '1': 'patient_share', // Deductible Amount

@@ -11,6 +11,7 @@ import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { CodeLookupSchema, CrosswalkEntry } from './schemas.js';
 import type { z } from 'zod';
 import type { DatasetId } from '../../datasets/registry.js';
+import { ownValue } from '../../lib/own.js';
 
 type CodeLookup = Omit<z.output<typeof CodeLookupSchema>, 'reliability'>;
 
@@ -29,7 +30,7 @@ export async function getCodeLookup(snapshot: SnapshotReader, code: string): Pro
       code,
       description: head.description,
       status_code: head.status_code,
-      status_description: STATUS_CODES[head.status_code] ?? null,
+      status_description: ownValue(STATUS_CODES, head.status_code) ?? null,
       modifiers: [...new Set(rows.map((r) => r.modifier).filter(Boolean))].sort(),
       rvus: rows.map((r) => ({
         version: r.version,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { addDays, addMonths, daysBetween, endOfMonth, nextBusinessDay, type BusinessDayShift } from '../../datasets/_shared/dates.js';
 import { AppealLevelRowSchema, CitationSchema, type AppealLevelRow, type Citation, type FilingRuleRow } from '../../datasets/payers/schema.js';
+import { ownValue } from '../../lib/own.js';
 
 /**
  * Filing and appeal deadlines, computed as the cited rules say: calendar months clamp to the
@@ -86,8 +87,11 @@ export function filingDeadlineRow(rule: FilingRuleRow, input: FilingInput) {
 
 /** The limit a rule gives for a plan type and state: a state override wins over a plan override. */
 export function filingLimit(rule: FilingRuleRow, planType?: string, state?: string): { value: number; unit: 'days' | 'months'; override: string | null } {
-  if (state && rule.state_override_days[state] !== undefined) return { value: rule.state_override_days[state]!, unit: 'days', override: `state:${state}` };
-  if (planType && rule.plan_override_days[planType] !== undefined) return { value: rule.plan_override_days[planType]!, unit: 'days', override: `plan:${planType}` };
+  // The caller's plan type and state are looked up as own keys only (plan_type=constructor is no plan).
+  const byState = ownValue(rule.state_override_days, state);
+  if (state && byState !== undefined) return { value: byState, unit: 'days', override: `state:${state}` };
+  const byPlan = ownValue(rule.plan_override_days, planType);
+  if (planType && byPlan !== undefined) return { value: byPlan, unit: 'days', override: `plan:${planType}` };
   return { value: rule.limit_value, unit: rule.limit_unit, override: null };
 }
 
@@ -230,7 +234,7 @@ export function receiptConvention(levels: AppealLevelRow[]): string {
 /** Deadlines of every appeal level: the first from the denial notice, later ones from the previous decision. */
 export function appealDeadlines(levels: AppealLevelRow[], input: AppealInput): AppealLevelDeadline[] {
   return levels.map((l) => {
-    const override = input.state ? l.state_specific_rules[input.state] : undefined;
+    const override = ownValue(l.state_specific_rules, input.state);
     const days = override?.deadline_days ?? l.deadline_days;
     const previousDecision = l.starts_from === 'previous_decision' || l.starts_from === 'previous_decision_receipt';
     let from: string | null = null;

@@ -1,4 +1,4 @@
-import { CARC_CLASS, type CarcClass } from '../../lib/vocabulary/carc.js';
+import { carcClassOf, type CarcClass } from '../../lib/vocabulary/carc.js';
 import { claimStatusOf } from '../../lib/vocabulary/claim_status.js';
 import { liabilityModifierOf, type LiabilityModifier } from '../../lib/vocabulary/liability.js';
 import type { RarcMeaning } from '../../lib/vocabulary/rarc.js';
@@ -121,7 +121,7 @@ interface Derived {
 function derive(f: DenialFacts, asClass?: CarcClass): Derived {
   const position = claimStatusOf(f.claimStatus);
   return {
-    class: asClass ?? (f.carc ? (CARC_CLASS[f.carc] ?? null) : null),
+    class: asClass ?? carcClassOf(f.carc) ?? null,
     liability: liabilityModifierOf(f.modifiers),
     crossover: !!position?.forwarded || f.remarks.has('crossover') || f.crossoverPayer !== null,
   };

@@ -31,6 +31,7 @@ import type {
   ResolveBody,
   ServiceGroupLayerSchema,
 } from './schemas.js';
+import { ownValue } from '../../lib/own.js';
 
 /**
  * Knowledge resolve (`POST /v1/knowledge/resolve`): everything that decides how a service for a
@@ -224,7 +225,7 @@ async function serviceLayer(snapshot: SnapshotReader, cpt: string, date: string,
     code: cpt,
     description: rvu?.description ?? null,
     status_code: rvu?.status_code ?? null,
-    status_description: rvu ? (STATUS_CODES[rvu.status_code] ?? null) : null,
+    status_description: ownValue(STATUS_CODES, rvu?.status_code) ?? null,
     pctc_indicator: rvu?.pctc_indicator ?? null,
     global_days: rvu?.global_days ?? null,
     mue: mues.lookups.filter((l) => l.row).map((l) => ({ mue_type: l.mue_type, mue_value: l.row!.mue_value, mue_adj_ind: l.row!.mue_adj_ind, mue_rationale: l.row!.mue_rationale })),

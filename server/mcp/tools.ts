@@ -148,22 +148,26 @@ const asQueryValue = (v: unknown): string | string[] => (Array.isArray(v) ? v.ma
  * (the body when the route takes one, else the query), so the tool error carries the same issue.
  */
 export function toInvokeParts(tool: ToolDef, args: Record<string, unknown>): Pick<InvokeRequest, 'params' | 'query' | 'body'> & { contentType?: string } {
-  const params: Record<string, string> = {};
-  const query: Record<string, string | string[]> = {};
-  const body: Record<string, unknown> = {};
+  // Built from entries (Object.fromEntries defines own properties): an argument named `__proto__`
+  // is a key the pipeline refuses by name, never the object's prototype.
+  const params: [string, string][] = [];
+  const queryEntries: [string, string | string[]][] = [];
+  const bodyEntries: [string, unknown][] = [];
   const takesBody = tool.route.body?.kind === 'json';
   const text = tool.route.body?.kind === 'raw' ? tool.route.body.toolArgument : undefined;
   let document: string | undefined;
   for (const [k, v] of Object.entries(args)) {
     if (v === undefined || v === null) continue;
-    if (tool.pathNames.includes(k)) params[k] = String(v);
-    else if (tool.queryNames.includes(k)) query[k] = asQueryValue(v);
+    if (tool.pathNames.includes(k)) params.push([k, String(v)]);
+    else if (tool.queryNames.includes(k)) queryEntries.push([k, asQueryValue(v)]);
     else if (text && k === text.name) document = String(v);
-    else if (takesBody) body[k] = v;
-    else query[k] = asQueryValue(v);
+    else if (takesBody) bodyEntries.push([k, v]);
+    else queryEntries.push([k, asQueryValue(v)]);
   }
-  if (text && tool.route.body?.kind === 'raw') return { params, query, body: { bytes: Buffer.from(document ?? '', 'utf8') }, contentType: tool.route.body.contentType };
-  return { params, query, body: takesBody ? { value: body } : undefined };
+  const query = Object.fromEntries(queryEntries);
+  const body = Object.fromEntries(bodyEntries);
+  if (text && tool.route.body?.kind === 'raw') return { params: Object.fromEntries(params), query, body: { bytes: Buffer.from(document ?? '', 'utf8') }, contentType: tool.route.body.contentType };
+  return { params: Object.fromEntries(params), query, body: takesBody ? { value: body } : undefined };
 }
 
 /**

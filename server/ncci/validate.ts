@@ -1,6 +1,7 @@
 import { ANY_PRIMARY, type AocRow } from '../../datasets/ncci_aoc/dataset.js';
 import type { PtpLookup } from '../../datasets/_ncci_ptp/queries.js';
 import type { AocEditUsed, ClaimFinding, ClaimLine, MueEditUsed, PtpEditUsed } from './schemas.js';
+import { ownValue } from '../../lib/own.js';
 
 /**
  * Claim-level NCCI check: PTP for every pair of lines, MUE per line and per date of service,
@@ -230,7 +231,7 @@ export function medicareFindings(l: ClaimLine, setting: 'prac' | 'hosp', m: Medi
   const at = `${l.code} (line ${l.line_id})`;
   const base = { line_ids: [l.line_id], codes: [l.code], edit: null };
   if (m) {
-    const deleted = m.status_code ? PFS_DELETED[m.status_code] : undefined;
+    const deleted = ownValue(PFS_DELETED, m.status_code);
     if (deleted) {
       out.push({ ...base, kind: 'code', status: 'fail', rule: `PFS status ${m.status_code}`, citation: MEDICARE_RULE_SOURCES.pfs_status, message: `${at} is not valid on ${l.date_of_service}: PFS status ${m.status_code} in RVU release ${m.rvu_version} (${deleted})` });
     } else if (m.outside_release) {
@@ -239,7 +240,7 @@ export function medicareFindings(l: ClaimLine, setting: 'prac' | 'hosp', m: Medi
       out.push({ ...base, kind: 'code', status: 'fail', rule: o.state === 'deleted' ? 'code deleted' : 'code not yet effective', citation: MEDICARE_RULE_SOURCES.pfs_status, message: `${at} is not valid on ${l.date_of_service}: ${why}` });
     }
     if (setting === 'prac') {
-      const notPaid = m.status_code ? PFS_NOT_PAID[m.status_code] : undefined;
+      const notPaid = ownValue(PFS_NOT_PAID, m.status_code);
       const otherSchedule = m.clfs ? 'the clinical laboratory fee schedule' : m.dmepos ? 'the DMEPOS fee schedule' : m.asp ? 'the ASP drug payment limits' : null;
       const facilityOnly = m.opps !== null && m.opps.payment_rate !== null && !OPPS_NOT_PAID[m.opps.status_indicator];
       // Status X and E codes are outside the PFS; a lab, DME or Part B drug code is paid under its own schedule.

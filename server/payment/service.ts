@@ -18,6 +18,7 @@ import { MEDICARE_FFS, policyRulesFor } from '../policies/service.js';
 import type { PaymentQuerySchema } from './schemas.js';
 import { ANESTHESIA_MODIFIERS, choosePeSetting, CITE_INCOMPLETE_COLONOSCOPY, CITE_PCTC, composePayment, conversionFactor, OPPS_MODIFIERS, POLICY_MODIFIERS, type Composition, type FacilityBlock, type AnesthesiaInput, type GpciInput, type PaymentInputs, type RvuInput } from './calculate.js';
 import { applyPaymentRules, type RuleEffect } from './rules/index.js';
+import { isOwnKey, ownValue } from '../../lib/own.js';
 
 /**
  * A payment request: the route's validated query, the code, today (`YYYY-MM-DD`: the year whose
@@ -99,7 +100,7 @@ export async function selectRvu(snapshot: SnapshotReader, code: string, modifier
  * A modifier the physician composition does not act on (not an RVU row, a payment policy, an OPPS
  * department, an anesthesia direction or 52): the lab and DME lookups read it (QW, NU, RR, UE).
  */
-const pricesNothingHere = (m: string): boolean => !RVU_PRICING_MODIFIERS.has(m) && !POLICY_MODIFIERS.has(m) && !OPPS_MODIFIERS.has(m) && !(m in ANESTHESIA_MODIFIERS) && m !== '52';
+const pricesNothingHere = (m: string): boolean => !RVU_PRICING_MODIFIERS.has(m) && !POLICY_MODIFIERS.has(m) && !OPPS_MODIFIERS.has(m) && !isOwnKey(ANESTHESIA_MODIFIERS, m) && m !== '52';
 
 /** Places of service that are hospital settings, where the hospital is paid the technical component. */
 export const HOSPITAL_POS: ReadonlySet<string> = new Set(['19', '21', '22', '23', '51', '52', '61']);
@@ -149,7 +150,7 @@ async function professionalComponent(snapshot: SnapshotReader, row: RvuRow, date
     }
   }
   if (row.pctc_indicator === '4' && row.modifier === '') {
-    const fam = PCTC4_FAMILIES[code];
+    const fam = ownValue(PCTC4_FAMILIES, code);
     if (!fam) {
       trace.warn(`physician: ${code} is a global-test-only code (PC/TC indicator 4): ${where} the physician bills the family's professional-only code and the hospital its technical-only code, and ${code} is not in the table of families; no physician amount (${CITE_PCTC})`);
       return null;
@@ -689,7 +690,7 @@ async function anesthesiaFor(
     trace.degrade().warn(`anesthesia: locality ${locality} is not in the anesthesia conversion factors of ${cf.version}; no anesthesia amount`);
     return null;
   }
-  const directions = modifiers.filter((m) => m in ANESTHESIA_MODIFIERS);
+  const directions = modifiers.filter((m) => isOwnKey(ANESTHESIA_MODIFIERS, m));
   if (directions.length > 1) trace.warn(`anesthesia: modifiers ${directions.join(', ')}; ${directions[0]} was applied`);
   return { base_units: bu.row.base_units, minutes, cf: String(value), cf_source: source, base_units_source: `anesthesia_base_units ${bu.version}${bu.illustrative ? ' (illustrative seed)' : ''}`, modifier: directions[0] ?? null };
 }

@@ -1,3 +1,4 @@
+import { ownValue } from '../../lib/own.js';
 import { toCents, Dec } from '../../datasets/_shared/decimal.js';
 import { isoOfYmd } from '../../datasets/_shared/dates.js';
 import type { PayerKnowledge } from '../../datasets/payers/queries.js';
@@ -111,7 +112,7 @@ const CATEGORY: Record<string, { meaning: string; accepted: boolean | null }> = 
 
 const num = (s: string | undefined): string => (s ?? '').trim();
 const opt = (s: string | undefined): string | null => num(s) || null;
-const codes = (table: Record<string, string>, els: (string | undefined)[]) => els.map(num).filter(Boolean).map((code) => ({ code, meaning: table[code] ?? null }));
+const codes = (table: Record<string, string>, els: (string | undefined)[]) => els.map(num).filter(Boolean).map((code) => ({ code, meaning: ownValue(table, code) ?? null }));
 
 function toIso(s: string | undefined): string | null {
   const m = /^(\d{4})(\d{2})(\d{2})$/.exec(num(s));
@@ -148,7 +149,7 @@ function remedyOf(stage: '999' | '277CA', accepted: boolean, payer: PayerRow | n
 }
 
 /** Whether a 277CA status rejects its claim: a rejecting category (A3, A6, A7, A8, E0, E3, E4) or the action U (reject). */
-export const rejects = (x: AckClaim['statuses'][number]): boolean => x.action === 'U' || CATEGORY[x.category]?.accepted === false;
+export const rejects = (x: AckClaim['statuses'][number]): boolean => x.action === 'U' || ownValue(CATEGORY, x.category)?.accepted === false;
 
 /** What every acknowledgment says of itself: its kind, where it is, its version and date (GS04). */
 const headerOf = (tx: Transaction, kind: Acknowledgment['kind']) => ({ kind, interchange: tx.interchange, control_number: tx.control_number, version: tx.version, date: toIso(tx.group_date ?? undefined) });
@@ -172,7 +173,7 @@ function explain999(tx: Transaction, inputs: AckInputs): Acknowledgment {
         break;
       case 'IK3':
         if (!cur) break;
-        seg3 = { segment_id: num(s.el[0]), position: Number(num(s.el[1])) || null, loop: opt(s.el[2]), code: opt(s.el[3]), meaning: SEGMENT_ERROR[num(s.el[3])] ?? null, context: [], element_errors: [] };
+        seg3 = { segment_id: num(s.el[0]), position: Number(num(s.el[1])) || null, loop: opt(s.el[2]), code: opt(s.el[3]), meaning: ownValue(SEGMENT_ERROR, num(s.el[3])) ?? null, context: [], element_errors: [] };
         cur.segment_errors.push(seg3);
         break;
       case 'CTX': {
@@ -186,11 +187,11 @@ function explain999(tx: Transaction, inputs: AckInputs): Acknowledgment {
       }
       case 'IK4':
         if (!seg3) break;
-        seg3.element_errors.push({ position: opt(s.el[0]), reference: opt(s.el[1]), code: opt(s.el[2]), meaning: ELEMENT_ERROR[num(s.el[2])] ?? null, bad_value: opt(s.el[3]) });
+        seg3.element_errors.push({ position: opt(s.el[0]), reference: opt(s.el[1]), code: opt(s.el[2]), meaning: ownValue(ELEMENT_ERROR, num(s.el[2])) ?? null, bad_value: opt(s.el[3]) });
         break;
       case 'IK5':
         if (!cur) break;
-        cur.status = { code: num(s.el[0]), meaning: ACK_STATUS[num(s.el[0])] ?? null };
+        cur.status = { code: num(s.el[0]), meaning: ownValue(ACK_STATUS, num(s.el[0])) ?? null };
         cur.errors = codes(SET_ERROR, s.el.slice(1, 6));
         cur.remedy = remedyOf('999', num(s.el[0]) === 'A' || num(s.el[0]) === 'E', null, null, inputs);
         cur = null;
@@ -207,7 +208,7 @@ function explain999(tx: Transaction, inputs: AckInputs): Acknowledgment {
     ...headerOf(tx, '999'),
     acknowledged_group: ak1 ? { functional_id: num(ak1.el[0]), control_number: num(ak1.el[1]), version: opt(ak1.el[2]) } : null,
     group_status: ak9
-      ? { code: num(ak9.el[0]), meaning: ACK_STATUS[num(ak9.el[0])] ?? null, transactions_included: count(1), transactions_received: count(2), transactions_accepted: count(3), errors: codes(GROUP_ERROR, ak9.el.slice(4, 9)) }
+      ? { code: num(ak9.el[0]), meaning: ownValue(ACK_STATUS, num(ak9.el[0])) ?? null, transactions_included: count(1), transactions_received: count(2), transactions_accepted: count(3), errors: codes(GROUP_ERROR, ak9.el.slice(4, 9)) }
       : null,
     transactions: out,
     payer: null,
@@ -252,7 +253,7 @@ function explain277(tx: Transaction, sep: Separators, inputs: AckInputs): Acknow
         for (const el of [s.el[0], s.el[9], s.el[10]]) {
           if (!num(el)) continue;
           const [category = '', status = null, entity = null] = parts(el, sep).map((x) => x.trim());
-          claim.statuses.push({ category, category_meaning: CATEGORY[category]?.meaning ?? null, status_code: status || null, entity: entity || null, date: toIso(s.el[1]), action: opt(s.el[2]) });
+          claim.statuses.push({ category, category_meaning: ownValue(CATEGORY, category)?.meaning ?? null, status_code: status || null, entity: entity || null, date: toIso(s.el[1]), action: opt(s.el[2]) });
         }
         const charge = num(s.el[3]);
         if (/^-?\d{1,15}(\.\d{0,6})?$/.test(charge)) claim.charged = toCents(Dec.of(charge));
@@ -269,7 +270,7 @@ function explain277(tx: Transaction, sep: Separators, inputs: AckInputs): Acknow
   }
   const payer = inputs.match(payerName, payerId);
   for (const c of claims) {
-    c.accepted = c.statuses.some(rejects) ? false : c.statuses.some((x) => CATEGORY[x.category]?.accepted === true) ? true : null;
+    c.accepted = c.statuses.some(rejects) ? false : c.statuses.some((x) => ownValue(CATEGORY, x.category)?.accepted === true) ? true : null;
     if (c.accepted !== null) c.remedy = remedyOf('277CA', c.accepted, payer, c.service_from, inputs);
   }
   return {

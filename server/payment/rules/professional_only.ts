@@ -1,5 +1,6 @@
 import { CITE_ASSISTANT, CITE_CO_TEAM, CITE_PCTC } from '../calculate.js';
 import type { PaymentRule } from './index.js';
+import { isOwnKey } from '../../../lib/own.js';
 
 /** Why an OPPS amount is not a physician's: OPPS pays the hospital's own services (42 CFR 419.22(a)). */
 const CITE_NOT_OPPS = '42 CFR 419.22(a): physician services paid under the physician fee schedule are not paid under the OPPS; the hospital bills its outpatient service on its own claim';
@@ -30,7 +31,7 @@ export const professionalOnlyLine: PaymentRule = {
   id: 'professional_only_line',
   apply(line) {
     if (!line.facility) return null;
-    const m = line.modifiers.find((x) => x in PROFESSIONAL_ONLY_MODIFIERS);
+    const m = line.modifiers.find((x) => isOwnKey(PROFESSIONAL_ONLY_MODIFIERS, x));
     if (!m) return null;
     const d = PROFESSIONAL_ONLY_MODIFIERS[m]!;
     const why = `modifier ${m} (${d.what}): the claim line bills the professional service only; the hospital is paid its OPPS amount for ${line.code} on its own claim, so that amount is not part of this line (${CITE_NOT_OPPS}; ${d.citation})`;
