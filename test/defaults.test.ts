@@ -21,6 +21,7 @@ const SETTINGS = [
   { key: 'jobsQueuedPerTenant', env: 'RCM_JOBS_QUEUED_PER_TENANT', names: /maxQueued|QUEUED_PER_TENANT/, literal: /\b100\b/ },
   { key: 'cacheMaxMb', env: 'RCM_CACHE_MAX_MB', names: /cacheMaxBytes|CACHE_MAX_MB|new AnswerCache\(/, literal: /\b64\b/ },
   { key: 'minFreeMb', env: 'RCM_MIN_FREE_MB', names: /minFreeBytes|MIN_FREE_MB/, literal: /\b64\b/ },
+  { key: 'authFailuresPerMin', env: 'RCM_AUTH_FAILURES_PER_MIN', names: /authFailuresPerMin|AUTH_FAILURES_PER_MIN/, literal: /\b30\b/ },
   { key: 'heapMb', env: 'RCM_HEAP_MB', names: /heap|HEAP_MB|max-old-space-size/i, literal: /\b1536\b|\b256\b/ },
 ] as const;
 
@@ -38,6 +39,7 @@ describe('server/defaults.ts is the one home of the shared defaults', () => {
       expect(o.minFreeBytes).toBe(DEFAULTS.minFreeMb * MB);
       expect(o.playground).toEqual({ enabled: true, keysPerHour: DEFAULTS.playgroundKeysPerHour });
       expect(o.agents?.maxQueuedPerTenant).toBe(DEFAULTS.jobsQueuedPerTenant);
+      expect(o.authFailuresPerMin).toBe(DEFAULTS.authFailuresPerMin);
       // A setting given is passed through, not the default.
       const set = serverOptionsOf(loadConfig({ RCM_CACHE_MAX_MB: '8', RCM_MIN_FREE_MB: '0', RCM_PLAYGROUND_KEYS_PER_HOUR: '3', RCM_JOBS_QUEUED_PER_TENANT: '7' }), dir, { logger: silentLogger });
       expect([set.cacheMaxBytes, set.minFreeBytes, set.playground?.keysPerHour, set.agents?.maxQueuedPerTenant]).toEqual([8 * MB, 0, 3, 7]);

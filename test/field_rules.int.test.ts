@@ -106,27 +106,6 @@ describe('headers a request carries', () => {
   });
 });
 
-describe('failed authentications per client address', () => {
-  it('refuses an address past 30 wrong keys a minute with 429, even with a good key, until the window ends', async () => {
-    const s = await startTestServer({ trustProxy: true });
-    try {
-      const from = (ip: string, key: string) => s.request('/v1/codes/99213', { key, headers: { 'X-Forwarded-For': ip } });
-      for (let i = 0; i < 30; i++) expect((await from('203.0.113.7', `kp_test_wrong${i}`)).status).toBe(401);
-      const refused = await from('203.0.113.7', s.key);
-      expect(refused.status).toBe(429);
-      expect(refused.body.detail).toMatch(/too many failed authentications from this address/);
-      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-      // Another address is not affected.
-      expect((await from('203.0.113.8', s.key)).status).toBe(200);
-      // Wrong admin secrets count the same way.
-      for (let i = 0; i < 30; i++) await s.request('/v1/policy/documents', { key: null, headers: { 'X-Forwarded-For': '203.0.113.9', 'X-Admin-Secret': `wrong-secret-${i}-xxxxxxxx` } });
-      expect((await s.request('/v1/policy/documents', { key: null, headers: { 'X-Forwarded-For': '203.0.113.9', 'X-Admin-Secret': 'wrong-secret-last-xxxxxxxx' } })).status).toBe(429);
-    } finally {
-      await s.close();
-    }
-  });
-});
-
 describe('customer policy documents need the knowledge scope', () => {
   it('refuses an agents-only and an audit-only test key on every document route (403), and takes a knowledge key', async () => {
     for (const scopes of [['agents'], ['audit']] as const) {

@@ -4,7 +4,8 @@ import { DomainError, NotFoundError, ValidationError } from '../../warehouse/err
 import { KEY_RE, hashKey, type ApiKeyRecord, type StateStore } from '../../warehouse/tenant_state.js';
 import type { Auth, AuthInfo } from '../route.js';
 import type { HostKind } from './hosts.js';
-import { takeOrThrow, type RateLimiter } from './limits.js';
+import { DEFAULTS } from '../defaults.js';
+import { MemoryRateLimiter, takeOrThrow, type RateLimiter } from './limits.js';
 
 /**
  * Looks keys up in the state store, answering repeats from memory while the store is unchanged:
@@ -108,41 +109,33 @@ export interface Limiters {
 
 type Headers = Record<string, string | undefined>;
 
-/** Who is calling and whether they may: key pairing with the host, scope, admin secret, rate limits. */
-/** Wrong API keys and admin secrets one client address may send per minute before it is refused for the rest of it. */
-export const AUTH_FAILURES_PER_MIN = 30;
-
 /**
- * Failed authentications per client address, in one-minute windows: past the limit, the address
- * is 429 for every credential it sends until the window ends, so keys and the admin secret cannot
- * be guessed at line speed (2,000 tries in 2.4 s before). In-process, bounded in addresses.
+ * Failed authentications per client address (`RCM_AUTH_FAILURES_PER_MIN`, a sliding minute): an
+ * unknown, expired or revoked key or a wrong admin secret past the limit is 429 with Retry-After
+ * instead of 401, so keys and the admin secret cannot be guessed at line speed (2,000 tries in
+ * 2.4 s before). Only failures are counted and only failures refused: a valid key or the right
+ * secret always passes, whatever its address sent before (an office behind one NAT, a guesser
+ * beside a real client). Held in a `MemoryRateLimiter` (a bounded LRU of addresses, the injected clock).
  */
 class AuthFailures {
-  private readonly windows = new Map<string, { start: number; count: number }>();
-  constructor(
-    private readonly now: () => number,
-    private readonly limit = AUTH_FAILURES_PER_MIN,
-  ) {}
+  private readonly counter: MemoryRateLimiter;
 
-  /** Throws 429 when `ip` is past its failures this minute. */
-  check(ip: string): void {
-    const w = this.windows.get(ip);
-    const t = this.now();
-    if (!w || t - w.start >= 60_000 || w.count < this.limit) return;
-    const reset = Math.max(1, Math.ceil((w.start + 60_000 - t) / 1000));
-    throw new DomainError('rate_limited', `too many failed authentications from this address (${this.limit} per minute); try again in ${reset} s`, { headers: { 'retry-after': String(reset) } });
+  constructor(
+    now: () => number,
+    private readonly limit: number,
+  ) {
+    this.counter = new MemoryRateLimiter(limit, now);
   }
 
-  record(ip: string): void {
-    const t = this.now();
-    const w = this.windows.get(ip);
-    if (!w || t - w.start >= 60_000) {
-      if (this.windows.size >= 100_000) this.windows.clear();
-      this.windows.set(ip, { start: t, count: 1 });
-    } else w.count++;
+  /** The error for a failed authentication from `ip`: `failure` itself, or 429 once the address is past its limit. */
+  refuse(ip: string, failure: DomainError): DomainError {
+    const d = this.counter.take(ip);
+    if (d.allowed) return failure;
+    return new DomainError('rate_limited', `too many failed authentications from this address (${this.limit} per minute); try again in ${d.reset} s`, { headers: { 'retry-after': String(d.reset) } });
   }
 }
 
+/** Who is calling and whether they may: key pairing with the host, scope, admin secret, rate limits. */
 export class Authorizer {
   private readonly failures: AuthFailures;
 
@@ -152,8 +145,10 @@ export class Authorizer {
     /** `RCM_ADMIN_SECRET`; null disables `X-Admin-Secret`. */
     private readonly adminSecret: string | null,
     now: () => number = () => Date.now(),
+    /** `RCM_AUTH_FAILURES_PER_MIN`: failed authentications an address may make a minute before they are 429. */
+    authFailuresPerMin: number = DEFAULTS.authFailuresPerMin,
   ) {
-    this.failures = new AuthFailures(now);
+    this.failures = new AuthFailures(now, authFailuresPerMin);
   }
 
   /** The caller of a route (null on public routes), after its rate limit; RateLimit headers go into `out`. */
@@ -167,10 +162,8 @@ export class Authorizer {
     if (auth === 'admin_secret_or_test_key') {
       const given = req.headers['x-admin-secret'];
       if (given !== undefined) {
-        this.failures.check(req.clientIp);
         if (!this.adminSecret || !secretsEqual(given, this.adminSecret)) {
-          this.failures.record(req.clientIp);
-          throw new DomainError('invalid_admin_secret', 'X-Admin-Secret is not valid');
+          throw this.failures.refuse(req.clientIp, new DomainError('invalid_admin_secret', 'X-Admin-Secret is not valid'));
         }
         const tenantId = await this.keys.namedTenant(req.headers['x-tenant-id']);
         // Limited per named tenant: one tenant's uploads through the operator do not starve another's.
@@ -197,18 +190,15 @@ export class Authorizer {
   }
 
   /**
-   * The key of `X-API-Key`, paired with the host kind (a mismatch returns no data). A wrong key
-   * counts against the client address's failed authentications (`AuthFailures`).
+   * The key of `X-API-Key`, paired with the host kind (a mismatch returns no data). An unknown,
+   * expired or revoked key counts against the client address's failed authentications
+   * (`AuthFailures`); a valid one is never refused by them.
    */
   async keyFor(headers: Headers, hostKind: HostKind, clientIp: string): Promise<AuthInfo> {
     const secret = headers['x-api-key'];
     if (!secret) throw new DomainError('missing_api_key', 'X-API-Key header is required');
-    this.failures.check(clientIp);
     const key = await this.keys.authenticate(secret);
-    if (!key) {
-      this.failures.record(clientIp);
-      throw new DomainError('invalid_api_key', 'API key is not valid, expired or was revoked');
-    }
+    if (!key) throw this.failures.refuse(clientIp, new DomainError('invalid_api_key', 'API key is not valid, expired or was revoked'));
     if (key.type !== hostKind) {
       throw new DomainError('key_host_mismatch', key.type === 'test' ? 'a test key cannot be used on the production host' : 'a live key cannot be used on the test host');
     }
