@@ -22,9 +22,21 @@ export function launchChromium(): Promise<Browser> {
 /**
  * A new page (a context of its own: no storage shared with other tests) at `base + path` that
  * records in `outside`, and refuses, every request leaving the server: the pages need no internet.
+ * With `csp`, every Content Security Policy violation from the first byte on is recorded there too:
+ * the console's report and the document's `securitypolicyviolation` event (directive and URL).
  */
-export async function openPage(browser: Browser, base: string, path: string, outside: string[]): Promise<Page> {
+export async function openPage(browser: Browser, base: string, path: string, outside: string[], o: { csp?: string[] } = {}): Promise<Page> {
   const page = await browser.newPage();
+  const csp = o.csp;
+  if (csp) {
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) csp.push(m.text());
+    });
+    await page.exposeFunction('rcmCspViolation', (v: string) => void csp.push(v));
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => (window as unknown as { rcmCspViolation(v: string): void }).rcmCspViolation(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+  }
   await page.route('**/*', (route) => {
     const url = route.request().url();
     if (url.startsWith(base) || url.startsWith('blob:') || url.startsWith('data:')) return route.continue();
@@ -40,8 +52,14 @@ export async function openPage(browser: Browser, base: string, path: string, out
  * closed after them; read the fields in tests. `outside` collects every request that tried to
  * leave the server (a page test expects it empty).
  */
-export function usePages(): { readonly t: TestServer; readonly browser: Browser; readonly base: string; readonly outside: string[]; open(path: string): Promise<Page> } {
-  const ctx = { t: undefined as unknown as TestServer, browser: undefined as unknown as Browser, base: '', outside: [] as string[], open: (path: string) => openPage(ctx.browser, ctx.base, path, ctx.outside) };
+export function usePages(): { readonly t: TestServer; readonly browser: Browser; readonly base: string; readonly outside: string[]; open(path: string, o?: { csp?: string[] }): Promise<Page> } {
+  const ctx = {
+    t: undefined as unknown as TestServer,
+    browser: undefined as unknown as Browser,
+    base: '',
+    outside: [] as string[],
+    open: (path: string, o?: { csp?: string[] }) => openPage(ctx.browser, ctx.base, path, ctx.outside, o),
+  };
   beforeAll(async () => {
     ctx.t = await startTestServer();
     ctx.base = `http://127.0.0.1:${ctx.t.port}`;

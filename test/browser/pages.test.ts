@@ -85,13 +85,18 @@ describe('playground for a first-time visitor', () => {
 });
 
 describe('API reference', () => {
-  it('renders the served OpenAPI document with assets served by the service itself', async () => {
-    const page = await open('/docs');
+  it('renders the served OpenAPI document with assets served by the service itself, and its CSP refuses nothing', async () => {
+    const csp: string[] = [];
+    const page = await pages.open('/docs', { csp });
     await page.waitForSelector('h1:has-text("Revenue-cycle knowledge API")', { timeout: 30_000 });
+    // The side menu's credit line renders its image from the page itself (no CDN).
+    await page.waitForSelector('a[href="https://redocly.com/redoc/"]');
+    expect(await page.$$eval('img', (imgs) => imgs.map((i) => (i as HTMLImageElement).src).filter((s) => !s.startsWith(location.origin) && !s.startsWith('data:')))).toEqual([]);
     // Operations are listed from the document, e.g. the payment composition in the side menu.
     expect(await page.locator('text=Payment composition').count()).toBeGreaterThan(0);
     expect(await page.title()).toContain('API reference');
     await page.screenshot({ path: join(ARTIFACTS, 'docs.png') });
+    expect(csp).toEqual([]);
     expect(pages.outside).toEqual([]);
     await page.close();
   });
