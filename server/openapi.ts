@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../warehouse/errors.js';
 import { STATUS } from './errors.js';
-import { readsSnapshot, scopeOf, TAGS, type RouteDef } from './route.js';
+import { readsSnapshot, scopeOf, TAGS, type RouteCallback, type RouteDef } from './route.js';
 import { fieldDescription } from './validation.js';
 import { ErrorBodySchema, ValidationErrorSchema } from './schemas.js';
 
@@ -29,6 +29,45 @@ const ERROR_TEXT: Record<number, string> = {
   429: 'Rate limit exceeded (see Retry-After)',
   503: 'Not ready: no data snapshot is published yet',
 };
+
+/** A header object of the document. */
+const header = (description: string, required: boolean, schema: Json = { type: 'string' }): Json => ({ description, required, schema });
+
+/** Every answer, error or not, from a route or `/v1/mcp` (server/http.ts, the MCP adapter). */
+const REQUEST_ID = header("the request's id: the caller's X-Request-Id when it is 1 to 64 of A-Z a-z 0-9 . _ -, else a new UUID; a 500's body names it too", true);
+
+/**
+ * The rate limiter's headers (server/pipeline/limits.ts), on every answer after the request was
+ * counted: per API key, per client address on public routes, per tenant with X-Admin-Secret.
+ * `required` on a success, which always was counted.
+ */
+const rateLimitHeaders = (required: boolean): Record<string, Json> => ({
+  'RateLimit-Limit': header('requests allowed per minute (per API key; per client address on public routes)', required, { type: 'integer', minimum: 1 }),
+  'RateLimit-Remaining': header('requests left in the current minute', required, { type: 'integer', minimum: 0 }),
+  'RateLimit-Reset': header('seconds until the window frees a request', required, { type: 'integer', minimum: 1 }),
+});
+
+/** Answers given before the request is counted (the host, the credentials): no RateLimit headers. */
+const UNCOUNTED = new Set([400, 401, 421]);
+
+/** Seconds to wait: every 429, and a 503 whose cause passes (the state store, a busy service; not a missing snapshot). */
+const retryAfter = (status: 429 | 503): Json =>
+  status === 429
+    ? header('seconds until the limit frees a request', true, { type: 'integer', minimum: 0 })
+    : header('seconds to wait before trying again, when the cause passes by itself (state_unavailable, service_busy); absent when no snapshot is published (not_ready)', false, { type: 'integer', minimum: 0 });
+
+/**
+ * The headers of one response of a route: X-Request-Id always, the rate limit's once counted,
+ * Retry-After on 429 and 503, and what the route declares (`responseHeaders`) on a success.
+ */
+function responseHeaders(r: RouteDef, status: number): Record<string, Json> {
+  const ok = status < 300;
+  const out: Record<string, Json> = { 'X-Request-Id': REQUEST_ID };
+  if (r.rateLimit !== false && !UNCOUNTED.has(status)) Object.assign(out, rateLimitHeaders(ok));
+  if (status === 429 || status === 503) out['Retry-After'] = retryAfter(status);
+  if (ok) for (const [name, h] of Object.entries(r.responseHeaders ?? {})) out[name] = header(h.description, h.always);
+  return out;
+}
 
 /** A 503 means one of several things: its description names those the route can answer. */
 const UNAVAILABLE_TEXT: Partial<Record<ErrorCode, string>> = {
@@ -147,19 +186,62 @@ export const DEFAULT_SERVERS = [{ url: '/', description: 'this server: kp_test_ 
 
 /**
  * `/v1/mcp` is served by the MCP SDK's transport, not by a route of the table, so its path item
- * is written here; its tools are the table's data routes.
+ * is written here; its tools are the table's data routes. Each status says what answers it: the
+ * service's error body (host, key, limits: `server/mcp/adapter.ts` answers them as REST does) or a
+ * JSON-RPC error (the transport's own refusals). A tool call the route refuses (its REST 422, 404,
+ * 403 ...) is no HTTP error: a 200 whose tool result has `isError: true` and the REST body as text.
  */
-function mcpPathItem(errorResponse: (s: number) => Json): Json {
-  const common = (method: string, summary: string, description: string, ok: Json) => ({
+function mcpPathItem(errorResponse: (s: number) => Json, errSchema: Json): Json {
+  const rpcErrorObject = {
+    type: 'object',
+    required: ['code', 'message'],
+    properties: {
+      code: { type: 'integer', description: 'JSON-RPC error code (-32700 parse error, -32600 invalid request, -32602 invalid params, -32603 internal, -32000/-32001 transport)' },
+      message: { type: 'string', description: 'what was wrong (an internal error names only a reference)' },
+      data: { description: 'more about the error (json_too_deep: the depth allowed)' },
+    },
+  };
+  const rpcError = {
+    type: 'object',
+    required: ['jsonrpc', 'error'],
+    properties: { jsonrpc: { const: '2.0', description: 'JSON-RPC version' }, id: { type: ['string', 'integer', 'null'], description: 'the request id, null when it could not be read' }, error: rpcErrorObject },
+  };
+  const withHeaders = (status: number, r: Json, extra: Record<string, Json> = {}): Json => ({
+    ...r,
+    headers: {
+      'X-Request-Id': REQUEST_ID,
+      ...(UNCOUNTED.has(status) || status === 404 ? {} : rateLimitHeaders(false)),
+      ...(status === 429 || status === 503 ? { 'Retry-After': retryAfter(status) } : {}),
+      ...extra,
+    },
+  });
+  const body = (description: string, schema: Json): Json => ({ description, content: { 'application/json': { schema } } });
+  const rpc = (description: string) => body(description, rpcError);
+  const either = (description: string) => body(description, { anyOf: [errSchema, rpcError] });
+  const errors = (extra: Record<number, Json>): Json =>
+    Object.fromEntries(
+      Object.entries({
+        400: either('A bad Host header (the service error body); or a JSON-RPC error: no session (send initialize first), a body that is not JSON or nested deeper than RCM_JSON_MAX_DEPTH, an unsupported Mcp-Protocol-Version'),
+        401: errorResponse(401),
+        403: errorResponse(403),
+        404: rpc('Session not found: the Mcp-Session-Id names no session (it expired after RCM_MCP_IDLE_MS, or its key was revoked); open a new one'),
+        421: errorResponse(421),
+        429: errorResponse(429),
+        500: rpc('Internal error: a JSON-RPC error naming only a reference (quote it)'),
+        503: body('The service holds as many MCP sessions, or request bodies in flight, as it can (service_busy), or the state store does not answer (state_unavailable)', errSchema),
+        ...extra,
+      }).map(([st, r]) => [st, withHeaders(Number(st), r, st === '401' ? { 'WWW-Authenticate': header('`ApiKey header="X-API-Key", realm="rcm"`: the credential this endpoint takes (no OAuth)', true) } : {})]),
+    );
+  const common = (method: string, summary: string, description: string, ok: Record<string, Json>, extra: Record<number, Json>) => ({
     operationId: `mcp${method}`,
     tags: ['mcp'],
     summary,
     description: `${description}\n\nSame X-API-Key and host pairing as REST; each tool call runs the REST pipeline (scopes, rate limit, validation). Example: initialize, then tools/list and tools/call getCodePayment.`,
     parameters: method === 'Post' ? [] : [{ name: 'Mcp-Session-Id', in: 'header', required: true, description: 'session id from the initialize answer', schema: { type: 'string' } }],
-    responses: { '200': ok, '400': errorResponse(400), '401': errorResponse(401), '403': errorResponse(403), '404': errorResponse(404) },
+    responses: { ...Object.fromEntries(Object.entries(ok).map(([st, r]) => [st, withHeaders(Number(st), r, { 'Mcp-Session-Id': header('the session: returned by initialize, sent back on every later request', false) })])), ...errors(extra) },
     security: [{ ApiKey: [] }],
   });
-  const rpc = {
+  const request = {
     type: 'object',
     required: ['jsonrpc'],
     properties: {
@@ -169,19 +251,93 @@ function mcpPathItem(errorResponse: (s: number) => Json): Json {
       params: { type: 'object', description: "the method's parameters (tools/call: name and arguments)" },
     },
   };
+  // A tool result (tools/call): the REST answer as structured content and as text; a refusal as text only, with isError.
+  const toolResult = {
+    type: 'object',
+    description: "the method's result. For tools/call, a tool result: the REST answer in `structuredContent` and as text; a call the route refuses has `isError: true` and the REST error body as its text (a 422: HTTPValidationError, every issue)",
+    properties: {
+      content: {
+        type: 'array',
+        description: 'the REST answer as text',
+        items: {
+          type: 'object',
+          required: ['type', 'text'],
+          properties: { type: { const: 'text', description: 'a text block' }, text: { type: 'string', contentMediaType: 'application/json', description: 'the REST body as sent' } },
+        },
+      },
+      structuredContent: { type: 'object', description: 'the REST answer (a bare array wrapped as {results}); absent when isError' },
+      isError: { type: 'boolean', description: 'true when the route refused the call: the text is its error body' },
+    },
+    if: { required: ['isError'], properties: { isError: { const: true } } },
+    then: { properties: { content: { items: { properties: { text: { contentSchema: { anyOf: [{ $ref: REF('HTTPValidationError') }, errSchema] } } } } } } },
+  };
+  const answer = {
+    type: 'object',
+    required: ['jsonrpc'],
+    properties: { jsonrpc: { const: '2.0', description: 'JSON-RPC version' }, id: { type: ['string', 'integer', 'null'], description: "the request's id" }, result: toolResult, error: rpcErrorObject },
+  };
+  const refused = {
+    jsonrpc: '2.0',
+    id: 2,
+    result: {
+      content: [{ type: 'text', text: JSON.stringify({ detail: [{ loc: ['query', 'qpp_flag'], msg: 'Invalid option: expected one of "0"|"1"', type: 'invalid_value', input: '2' }] }) }],
+      isError: true,
+    },
+  };
   return {
     post: {
-      ...common('Post', 'MCP JSON-RPC (Streamable HTTP): initialize, tools/list, tools/call, resources/list, resources/read', 'Model Context Protocol over Streamable HTTP (protocol 2025-03-26 and later).', {
-        description: 'JSON-RPC answer',
-        content: { 'application/json': { schema: { type: 'object' } } },
-      }),
+      ...common(
+        'Post',
+        'MCP JSON-RPC (Streamable HTTP): initialize, tools/list, tools/call, resources/list, resources/read',
+        'Model Context Protocol over Streamable HTTP (protocol 2025-03-26 and later). A tool call whose arguments its route refuses is answered like any tool result (HTTP 200), `isError: true`, its text the REST answer: the 422 body with every issue, a 404, a 403.',
+        {
+          '200': {
+            description: 'JSON-RPC answer (an array for a batch). A tools/call its route refuses (REST 422, 404, 403 ...) is a tool result with `isError: true` whose text is the REST error body',
+            content: {
+              'application/json': {
+                schema: { anyOf: [answer, { type: 'array', items: answer }] },
+                examples: {
+                  toolCall: { summary: 'tools/call getCode', value: { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '{"code":"99213", ...}' }], structuredContent: { code: '99213' } } } },
+                  validationError: { summary: "a tools/call its route answers 422: the REST 422 body (every issue) as the tool result's text, isError true", value: refused },
+                },
+              },
+            },
+          },
+          '202': { description: 'Accepted: the message carried only notifications or responses (no body)' },
+        },
+        {
+          406: rpc('Not Acceptable: the Accept header must list application/json and text/event-stream'),
+          413: errorResponse(413),
+          415: rpc('Unsupported Media Type: the body must be application/json'),
+        },
+      ),
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: rpc, example: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getCode', arguments: { code: '99213' } } } } },
+        content: { 'application/json': { schema: request, example: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getCode', arguments: { code: '99213' } } } } },
       },
     },
-    get: common('Get', 'MCP server-to-client event stream of a session', 'Opens the session\'s Server-Sent Events stream.', { description: 'event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }),
-    delete: common('Delete', 'End an MCP session', 'Closes the session named by Mcp-Session-Id.', { description: 'session ended' }),
+    get: common('Get', 'MCP server-to-client event stream of a session', "Opens the session's Server-Sent Events stream.", { '200': { description: 'event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } } }, {
+      406: rpc('Not Acceptable: the Accept header must list text/event-stream'),
+      409: rpc('Conflict: the session already has an open stream'),
+    }),
+    delete: common('Delete', 'End an MCP session', 'Closes the session named by Mcp-Session-Id.', { '200': { description: 'session ended' } }, {}),
+  };
+}
+
+/** The POST a route's callback sends (the receiver's side): its body, its headers and what each answer makes the service do. */
+function callbackOperation(operationId: string, c: RouteCallback): Json {
+  return {
+    operationId: `${operationId}Callback`,
+    summary: c.summary,
+    description: c.description,
+    parameters: Object.entries(c.headers).map(([name, description]) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } })),
+    requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(c.body, 'output') } } },
+    responses: {
+      '2XX': { description: 'Received: any 2xx within 10 seconds ends the delivery' },
+      '429': { description: 'Tried again (about 2 s, then 8 s after the previous attempt; its Retry-After honoured up to 8 s); 3 attempts in all' },
+      '4XX': { description: 'Any other 4xx is final: not tried again (poll the job)' },
+      '5XX': { description: 'Tried again, as a timeout (10 s) or a connection error is: 3 attempts in all, then the job must be polled' },
+    },
   };
 }
 
@@ -259,6 +415,7 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
     };
     const statuses = new Set(codes.map((c) => STATUS[c]).filter((st) => st !== 422 && st !== 500));
     for (const st of [...statuses].sort()) responses[String(st)] = errorResponse(st, codesOf(codes, st));
+    for (const [st, resp] of Object.entries(responses)) responses[st] = { ...(resp as Json), headers: responseHeaders(r, Number(st)) };
     const security =
       r.auth === 'public' ? [] : r.auth === 'admin_secret_or_test_key' ? [{ AdminSecret: [] }, { ApiKey: [] }] : [{ ApiKey: [] }];
     // `x-key-type`: the one key type the ApiKey alternative takes (`live`: 340B watches; `test`:
@@ -278,6 +435,7 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
       ...(typeof r.auth === 'object' && r.auth.alsoScopes ? { 'x-also-required-scopes': r.auth.alsoScopes } : {}),
       ...(keyType ? { 'x-key-type': keyType } : {}),
     };
+    if (r.callback) op.callbacks = { [r.callback.name]: { [r.callback.url]: { post: callbackOperation(r.operationId, r.callback) } } };
     if (r.body?.kind === 'json') {
       op.requestBody = {
         required: true,
@@ -298,6 +456,7 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
     }
     (paths[r.path] ??= {})[r.method] = op;
   }
+  paths['/v1/mcp'] = mcpPathItem(errorResponse, errSchema);
   // Components: every registered schema the operations reference, and what those reference.
   const all = z.toJSONSchema(z.globalRegistry, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12', uri: REF }).schemas as Record<string, Json>;
   const used = new Set<string>();
@@ -315,7 +474,6 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
     refsIn(body, inner);
     for (const x of inner) if (!schemas[x]) queue.push(x);
   }
-  paths['/v1/mcp'] = mcpPathItem(errorResponse);
   const usedTags = new Set<string>([...routes.map((r) => r.tag), 'mcp']);
   return {
     openapi: '3.1.0',
@@ -360,7 +518,8 @@ export function routeErrorCodes(r: RouteDef): ErrorCode[] {
   if (readsSnapshot(r.reads)) add('not_ready');
   // Keys, tenant state and (on PostgreSQL) the shared rate limits live in the state store.
   if (r.auth !== 'public' || r.rateLimit !== false) add('state_unavailable');
-  if (r.body) add('payload_too_large', 'unsupported_media_type');
+  // A body is read within the byte budget of bodies in flight (RCM_BODY_BUDGET_MB): past it, 503 service_busy with Retry-After.
+  if (r.body) add('payload_too_large', 'unsupported_media_type', 'service_busy');
   add(...(r.errors ?? []));
   return [...codes];
 }

@@ -67,6 +67,27 @@ export const ReliabilitySchema = z
   })
   .meta({ id: 'Reliability' });
 
+/** A document an answer rests on (an LCD, article or NCD version), named inside its dataset's citation. */
+export const CitedDocumentSchema = z
+  .object({
+    doc_id: z.string().describe('L/A number, or NCD <section>'),
+    version: z.number().nullable(),
+    title: z.string(),
+    url: z.string().nullable(),
+  })
+  .meta({ id: 'CitedDocument' });
+
+/** The citation of one loaded dataset version: publisher and the source files it was built from. */
+export const DatasetCitationSchema = z
+  .object({
+    dataset: z.string(),
+    version: z.string(),
+    publisher: z.string(),
+    source_files: z.array(z.string()),
+    document: CitedDocumentSchema.optional().describe('the document of the dataset the fact comes from (an LCD, article or NCD version)'),
+  })
+  .meta({ id: 'DatasetCitation' });
+
 /** Errors other than 422: `{detail, code}` (500s add `request_id`; a 404 may add `suggestions`). */
 export const ErrorBodySchema = z
   .object({

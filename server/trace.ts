@@ -1,18 +1,23 @@
 import type { z } from 'zod';
 import { isDatasetId, lookupDataset, type DatasetId } from '../datasets/registry.js';
 import type { SnapshotReader } from '../warehouse/snapshot.js';
-import type { ReliabilitySchema } from './schemas.js';
+import type { ResponseHeader } from './route.js';
+import type { DatasetCitationSchema, ReliabilitySchema } from './schemas.js';
 
 /** The spec's reliability object (the wire form of a `Trace`). */
 export type Reliability = z.output<typeof ReliabilitySchema>;
 
 /** The citation of one loaded dataset version: publisher and the source files it was built from. */
-export interface DatasetCitation {
-  dataset: string;
-  version: string;
-  publisher: string;
-  source_files: string[];
-}
+export type DatasetCitation = z.output<typeof DatasetCitationSchema>;
+
+/**
+ * The headers `Trace.headers()` writes, as a route declares them (`responseHeaders`): an answer the
+ * spec shapes as a bare array names its dataset versions there, the only place it can.
+ */
+export const VERSION_HEADERS: Record<string, ResponseHeader> = {
+  'X-Dataset-Versions': { description: 'the dataset versions the answer read, as `dataset=version` pairs joined by `, ` (`payers=2026-11-27`): the reliability object of an answer the spec shapes as a bare array', always: true },
+  'X-Degraded': { description: 'present when the answer is degraded: `true; ` and its warnings joined by ` | ` (ASCII, at most 1,000 characters)', always: false },
+};
 
 /**
  * What one answer used, recorded while it is computed: the dataset versions it read, its
@@ -26,6 +31,8 @@ export class Trace {
   /** Dataset -> the version label used (null: the latest loaded version). */
   private readonly used = new Map<DatasetId, string | null>();
   private fellBack = false;
+  /** Outside services asked live (no snapshot version): name -> version, publisher, when asked. */
+  private readonly live = new Map<string, { version: string; publisher: string; at: string }>();
 
   constructor(
     readonly snapshot: SnapshotReader | null,
@@ -42,6 +49,16 @@ export class Trace {
   /** Records every dataset of a `{dataset: version}` map (ids read from data that name no registered dataset are skipped). */
   useAll(versions: Partial<Record<DatasetId, string>> | Record<string, string>): this {
     for (const [d, v] of Object.entries(versions)) if (isDatasetId(d) && v) this.use(d, v);
+    return this;
+  }
+
+  /**
+   * Records that the answer read an outside service live (the NPPES registry): it is named in
+   * `dataset_versions` (its API version) and `data_sources` (`loaded_at`: when it answered) as a
+   * dataset is, so an answer that read data always names what it read.
+   */
+  useLive(source: string, version: string, publisher: string): this {
+    this.live.set(source, { version, publisher, at: this.now().toISOString() });
     return this;
   }
 
@@ -130,6 +147,10 @@ export class Trace {
         source_files: v.source_files.map((f) => f.name),
         loaded_at: v.loaded_at,
       };
+    }
+    for (const [source, l] of this.live) {
+      dataset_versions[source] = l.version;
+      data_sources[source] = { publisher: l.publisher, source_files: [], loaded_at: l.at };
     }
     return { generated_at: this.now().toISOString(), data_sources, dataset_versions, degraded, warnings };
   }

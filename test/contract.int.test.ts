@@ -5,11 +5,11 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import SERVED_EXAMPLES from '../server/openapi-examples.json' with { type: 'json' };
 import { isCI } from './helpers/shared.js';
-import type { RouteDef, RouteExample } from '../server/route.js';
+import { readsSnapshot, type RouteDef, type RouteExample } from '../server/route.js';
 import { examplePolicyPdf } from '../server/policy_documents/example_pdf.js';
 import { routeCatalog } from '../server/routes/index.js';
 import { fixtureRegistry } from './helpers/nppes.js';
-import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
+import { LIVE_HOST, rawRequest, startTestServer, type TestResponse, type TestServer } from './helpers/harness.js';
 
 /** The MCP endpoint's operations, exercised with the official SDK client in test/mcp.int.test.ts. */
 const MCP_OPS = { mcpPost: 'test/mcp.int.test.ts', mcpGet: 'test/mcp.int.test.ts', mcpDelete: 'test/mcp.int.test.ts' };
@@ -128,6 +128,8 @@ describe('OpenAPI contract', () => {
 
   /** The first success answer of each route: the response examples of the OpenAPI document. */
   const captured: Record<string, unknown> = {};
+  /** Every answer the examples got, for the checks that walk them all (headers, dataset versions). */
+  const answers: { r: RouteDef; example: string; res: TestResponse }[] = [];
 
   // Every example of every route, in declaration order (routes in table order) on one server:
   // an example may rely on an earlier one's write (PUT 201 then 200, DELETE 200 then 404).
@@ -144,6 +146,7 @@ describe('OpenAPI contract', () => {
           ...(r.body?.kind === 'raw' ? { headers: { 'Content-Type': r.body.contentType } } : {}),
         });
         expect(expected, res.text.slice(0, 300)).toContain(res.status);
+        answers.push({ r, example: `${r.operationId} example ${i + 1}`, res });
         if (res.status < 300 && !(r.operationId in captured)) captured[r.operationId] = exampleOf(r.operationId, res);
         const o = operations(doc).get(r.operationId)!;
         const resp = o.op.responses[String(res.status)];
@@ -162,6 +165,89 @@ describe('OpenAPI contract', () => {
       });
     });
   }
+
+  it("declares every header a real answer carries in its operation's response, and every answer carries the headers declared required", () => {
+    expect(answers.length).toBeGreaterThan(150);
+    const undeclared: string[] = [];
+    const absent: string[] = [];
+    for (const { r, example, res } of answers) {
+      const declared = operations(doc).get(r.operationId)!.op.responses[String(res.status)]?.headers ?? {};
+      expect(declared['X-Request-Id'], `${example}: ${res.status} declares X-Request-Id`).toBeTruthy();
+      const names = new Map(Object.keys(declared).map((n) => [n.toLowerCase(), n]));
+      for (const h of Object.keys(res.headers)) if (!TRANSPORT_HEADERS.has(h) && !names.has(h)) undeclared.push(`${example} (${res.status}): ${h}`);
+      for (const [name, d] of Object.entries<{ required?: boolean }>(declared)) if (d.required && res.headers[name.toLowerCase()] === undefined) absent.push(`${example} (${res.status}): ${name}`);
+    }
+    expect(undeclared).toEqual([]);
+    expect(absent).toEqual([]);
+  });
+
+  it('declares the headers of a 429 (Retry-After, RateLimit-*) as a rate-limited answer carries them', async () => {
+    const limited = await startTestServer({ rateLimitPerMin: 1 });
+    try {
+      await limited.request('/v1/codes/99213');
+      const res = await limited.request('/v1/codes/99213');
+      expect(res.status).toBe(429);
+      const declared = operations(doc).get('getCode')!.op.responses['429'].headers;
+      expect(Object.keys(res.headers).filter((h) => !TRANSPORT_HEADERS.has(h)).sort()).toEqual(['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'x-request-id']);
+      for (const h of Object.keys(res.headers)) if (!TRANSPORT_HEADERS.has(h)) expect(Object.keys(declared).map((n) => n.toLowerCase()), h).toContain(h);
+      expect(declared['Retry-After'].required).toBe(true);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('declares the headers and bodies of MCP answers, and a tool call its route refuses as a tool result carrying the REST 422', async () => {
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'contract', version: '1' } } });
+    const post = (headers: Record<string, string>, body = init) =>
+      rawRequest(t.port, '/v1/mcp', { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Content-Length': String(Buffer.byteLength(body)), ...headers }, body });
+    const opened = await post({ 'X-API-Key': t.key });
+    const session = { 'X-API-Key': t.key, 'Mcp-Session-Id': opened.headers['mcp-session-id'] as string, 'Mcp-Protocol-Version': '2025-03-26' };
+    const call = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'getCodePayment', arguments: { code: '99213', qpp_flag: '2' } } });
+    const seen: [string, TestResponse][] = [
+      ['initialize', opened],
+      ['notifications/initialized', await post(session, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))],
+      ['tools/call refused', await post(session, call)],
+      ['no key', await post({})],
+      ['an unknown session', await post({ ...session, 'Mcp-Session-Id': 'no-such-session' }, call)],
+      ['no Accept for events', await post({ ...session, Accept: 'application/json' }, call)],
+    ];
+    expect(seen.map(([, r]) => r.status)).toEqual([200, 202, 200, 401, 404, 406]);
+    const post200 = doc.paths['/v1/mcp'].post.responses;
+    for (const [what, res] of seen) {
+      const declared = post200[String(res.status)];
+      expect(declared, `${what}: ${res.status} documented`).toBeTruthy();
+      const names = Object.keys(declared.headers ?? {}).map((n) => n.toLowerCase());
+      for (const h of Object.keys(res.headers)) if (!TRANSPORT_HEADERS.has(h)) expect(names, `${what} (${res.status}): ${h}`).toContain(h);
+      const schema = declared.content?.['application/json']?.schema;
+      if (schema) {
+        const validate = ajv.compile({ ...schema, components: doc.components });
+        expect(validate(res.body), `${what}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).toBe(true);
+      }
+    }
+    // The REST 422 of the route, every issue, is the refused call's text; the document shows it as an example.
+    const refused = seen[2]![1].body;
+    expect(refused.result.isError).toBe(true);
+    const text = JSON.parse(refused.result.content[0].text);
+    expect(ajv.compile({ $ref: '#/components/schemas/HTTPValidationError', components: doc.components })(text)).toBe(true);
+    expect(text).toEqual((await t.request('/v1/codes/99213/payment?qpp_flag=2')).body);
+    const shown = post200['200'].content['application/json'].examples.validationError.value;
+    expect(shown.result.isError).toBe(true);
+    expect(JSON.parse(shown.result.content[0].text).detail[0].loc).toEqual(['query', 'qpp_flag']);
+  });
+
+  it('names the dataset versions of every success answer of a route that reads the snapshot, an empty search included', () => {
+    const unnamed: string[] = [];
+    let checked = 0;
+    for (const { r, example, res } of answers) {
+      if (!readsSnapshot(r.reads) || res.status >= 300) continue;
+      checked++;
+      // A bare array (the spec's shape) names them in X-Dataset-Versions.
+      const versions = Array.isArray(res.body) ? String(res.headers['x-dataset-versions'] ?? '') : Object.keys(res.body.reliability?.dataset_versions ?? {}).join(', ');
+      if (!versions) unnamed.push(example);
+    }
+    expect(checked).toBeGreaterThan(70);
+    expect(unnamed).toEqual([]);
+  });
 
   it('documents a real success answer of every operation as its response example (UPDATE_EXAMPLES=1 re-captures them locally)', async () => {
     const file = join(resolve(import.meta.dirname, '..'), 'server/openapi-examples.json');
@@ -194,6 +280,9 @@ describe('OpenAPI contract', () => {
     }
   });
 });
+
+/** Headers of the connection and the body's framing, described by HTTP itself rather than by an operation. */
+const TRANSPORT_HEADERS = new Set(['content-type', 'content-length', 'connection', 'date', 'keep-alive', 'transfer-encoding']);
 
 /** What an answer contributes as a documented example: the body (the OpenAPI document and metrics abridged). */
 function exampleOf(operationId: string, res: { body: any; text: string }): unknown {

@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { AgentJob } from '../../warehouse/jobs.js';
 import type { KeyType } from '../../warehouse/tenant_state.js';
+import type { AgentResult } from './schemas.js';
 
 /** The spec's callback attempts: immediately, then about 2 s and about 8 s after the previous one ended. */
 export const RETRY_DELAYS_MS = [2_000, 8_000] as const;
@@ -35,7 +36,8 @@ export function jobEvent(job: AgentJob) {
     job_id: job.id,
     status: job.status,
     agent_type: job.agent_type,
-    result: job.result ?? null,
+    // Stored as the agent returned it: each agent's return type is its result schema (schemas.ts).
+    result: (job.result ?? null) as AgentResult,
     error: job.error ?? null,
     latency_ms: job.latency_ms,
   };

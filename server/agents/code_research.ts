@@ -11,12 +11,10 @@ import { payerKnowledge } from '../../datasets/payers/queries.js';
 import { matchingPriorAuthRules } from '../payers/service.js';
 import { inForce } from '../prior_auth/resolve.js';
 import { AgentError, type Agent, type AgentContext } from './runner.js';
-import type { CodeResearchInput } from './schemas.js';
+import { CODE_IN_TEXT, type CodeResearchInput, type CodeResearchResult } from './schemas.js';
 import { conclude, gather, type AgentWriterOptions } from './evidence.js';
 import { todayOf } from '../../datasets/_shared/dates.js';
 import { isDatasetId, type DatasetId } from '../../datasets/registry.js';
-
-const CODE_IN_TEXT = /\b(?:\d{4}[0-9A-Z]|[A-Z]\d{4})\b/i;
 
 /**
  * Code research: what the loaded datasets say about one CPT/HCPCS code, every fact cited to
@@ -36,7 +34,7 @@ export function codeResearchAgent(o: AgentWriterOptions): Agent {
   };
 }
 
-async function research(snapshot: SnapshotReader, code: string, ccn: string | undefined, ctx: AgentContext, o: AgentWriterOptions) {
+async function research(snapshot: SnapshotReader, code: string, ccn: string | undefined, ctx: AgentContext, o: AgentWriterOptions): Promise<CodeResearchResult> {
   const today = todayOf(ctx.now());
   const f = gather(ctx);
   const { evidence, trace } = f;

@@ -9,10 +9,10 @@ import { coverageIndex, findArticlesForCode } from '../../datasets/mcd_coverage/
 import { appealDeadlines, receiptConvention } from '../deadlines/deadlines.js';
 import { remedyDeadline } from '../denials/deadline.js';
 import { classifyDenial, denialFacts, rarcMeanings, withDeadline } from '../denials/remedy.js';
-import { parseDenialCode, payerWarnings, resolvePayer } from '../payers/service.js';
+import { denialCodesInText, parseDenialCode, payerWarnings, resolvePayer } from '../payers/service.js';
 import { conclude, gather, type AgentWriterOptions } from './evidence.js';
 import { AgentError, type Agent } from './runner.js';
-import type { DenialResolutionInput } from './schemas.js';
+import type { DenialResolutionInput, DenialResolutionResult } from './schemas.js';
 
 /**
  * Denial resolution: a CARC/RARC with its group code explained from the X12 lists (as of the
@@ -35,7 +35,7 @@ function documentationOf(a: { doc_reqs?: string | null }, lcds: { doc_reqs?: str
 export function denialResolutionAgent(o: AgentWriterOptions): Agent {
   return {
     type: 'denial_resolution',
-    async run(raw, ctx) {
+    async run(raw, ctx): Promise<DenialResolutionResult> {
       const input = raw as DenialResolutionInput;
       const snapshot = ctx.snapshot;
       const f = gather(ctx);
@@ -50,10 +50,14 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
         if (!(e instanceof ValidationError)) throw e;
         if (!input.carc && !input.rarc) throw new AgentError('bad_denial_code', `${input.denial_code} is not a CARC (50), group+CARC (CO-50) or RARC (N290)`);
       }
-      let carc = input.carc ?? (parsed && parsed.matched_as !== 'rarc' ? parsed.code : null);
-      const rarc = input.rarc ?? (parsed?.matched_as === 'rarc' ? parsed.code : null);
+      // No code field: the codes the query names (as code research takes a code from its query), echoed and said.
+      const asked = !input.denial_code && !input.carc && !input.rarc && input.query ? denialCodesInText(input.query) : null;
+      let carc = input.carc ?? (parsed && parsed.matched_as !== 'rarc' ? parsed.code : null) ?? asked?.carc ?? null;
+      const rarc = input.rarc ?? (parsed?.matched_as === 'rarc' ? parsed.code : null) ?? asked?.rarc ?? null;
       if (carc) carc = carc.replace(/^0+(?=\d)/, '');
-      const group = input.group_code ?? parsed?.group_code ?? null;
+      const group = input.group_code ?? parsed?.group_code ?? asked?.group_code ?? null;
+      const fromQuery = asked ? [asked.carc ? [asked.group_code, asked.carc].filter(Boolean).join('-') : null, asked.rarc].filter(Boolean).join('/') : null;
+      if (fromQuery) warnings.push(`no denial_code, carc or rarc given: ${fromQuery} was read from the query`);
       if (parsed && (input.carc || input.rarc)) warnings.push(`carc/rarc given: they win over denial_code ${input.denial_code}`);
       if (!carc && !rarc) throw new AgentError('no_denial_code', 'the job names no CARC or RARC');
 
@@ -174,7 +178,7 @@ export function denialResolutionAgent(o: AgentWriterOptions): Agent {
       const conclusion = `${code}${rarc && carc ? `/${rarc}` : ''}: recommended action ${action.replace(/_/g, ' ')}${pattern ? ` (${payer!.name}: ${pattern.denial_category.replace(/_/g, ' ')})` : ''}${remedy.deadline?.date ? `; ${remedy.deadline.kind.replace(/_/g, ' ')} ${remedy.deadline.date}` : ''}${appealNote}.`;
       return {
         claim_id: input.claim_id ?? null,
-        denial_code: input.denial_code ?? null,
+        denial_code: input.denial_code ?? fromQuery,
         carc,
         rarc,
         group_code: group,

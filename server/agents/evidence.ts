@@ -1,6 +1,9 @@
+import type { z } from 'zod';
 import type { DatasetId } from '../../datasets/registry.js';
+import type { CitedDocumentSchema } from '../schemas.js';
 import { Trace, type DatasetCitation } from '../trace.js';
 import type { AgentContext } from './runner.js';
+import type { AgentConclusion } from './schemas.js';
 import { narrate, type Evidence, type Writer } from '../writer/writer.js';
 
 /** What agents need to phrase their findings (`RCM_LLM_*`). */
@@ -19,7 +22,7 @@ export function gather(ctx: AgentContext): { trace: Trace; evidence: Evidence[] 
 }
 
 /** The tail every agent result shares: the conclusion phrased by the writer, the evidence and its citations. */
-export async function conclude(g: { trace: Trace; evidence: Evidence[] }, agent: string, conclusion: string, ctx: AgentContext, o: AgentWriterOptions) {
+export async function conclude(g: { trace: Trace; evidence: Evidence[] }, agent: string, conclusion: string, ctx: AgentContext, o: AgentWriterOptions): Promise<AgentConclusion> {
   const note = await narrate({ agent, conclusion, evidence: g.evidence }, { llm: o.llm, keyType: ctx.keyType, allowTestKeys: o.allowTestKeys });
   return {
     conclusion,
@@ -33,12 +36,7 @@ export async function conclude(g: { trace: Trace; evidence: Evidence[] }, agent:
 }
 
 /** A document an answer rests on (an LCD, article or NCD version), named inside its dataset's citation. */
-export interface CitedDocument {
-  doc_id: string;
-  version: number | null;
-  title: string;
-  url: string | null;
-}
+export type CitedDocument = z.output<typeof CitedDocumentSchema>;
 
 /**
  * The citation of one document of a dataset version: the dataset's (publisher, source files),

@@ -8,9 +8,8 @@ import { resolveFacility } from '../facilities/service.js';
 import { contractorFilterText, contractorNames, coverageForCode, parseContractorFilter, policyIndex, type ContractorFilter, type CoverageHit } from '../policies/service.js';
 import { citeDocument, conclude, gather, type AgentWriterOptions } from './evidence.js';
 import { AgentError, type Agent, type AgentContext } from './runner.js';
-import type { MedicalNecessityInput } from './schemas.js';
-
-const CODE_IN_TEXT = /\b(?:\d{4}[0-9A-Z]|[A-Z]\d{4})\b/;
+import { CODE_IN_TEXT, type MedicalNecessityInput, type MedicalNecessityResult } from './schemas.js';
+import { ownValue } from '../../lib/own.js';
 
 /** The `context` keys the agent reads; any other key is named in `context_ignored`. */
 const CONTRACTOR_KEYS = ['mac', 'contractor', 'jurisdiction'] as const;
@@ -46,7 +45,7 @@ interface Scope {
 export function medicalNecessityAgent(o: AgentWriterOptions): Agent {
   return {
     type: 'medical_necessity',
-    async run(raw, ctx) {
+    async run(raw, ctx): Promise<MedicalNecessityResult> {
       const input = raw as MedicalNecessityInput;
       const snapshot = ctx.snapshot;
       const code = (input.cpt_code ?? CODE_IN_TEXT.exec((input.query ?? '').toUpperCase())?.[0] ?? '').toUpperCase();
@@ -67,9 +66,11 @@ export function medicalNecessityAgent(o: AgentWriterOptions): Agent {
 
       const scope = await scopeOf(input, context, used, ctx, f.trace);
       for (const k of Object.keys(context)) {
-        if (k in used || k === 'date_of_service' || k === 'state' || (CONTRACTOR_KEYS as readonly string[]).includes(k)) continue;
+        // The caller's keys: own properties only (a `constructor` key is named as ignored, not read from a prototype).
+        if (Object.hasOwn(used, k) || k === 'date_of_service' || k === 'state' || (CONTRACTOR_KEYS as readonly string[]).includes(k)) continue;
         ignored.push(k);
-        if (NOT_USED[k]) warnings.push(`context.${k}: ${NOT_USED[k]}`);
+        const why = ownValue(NOT_USED, k);
+        if (why) warnings.push(`context.${k}: ${why}`);
       }
       if (scope.state || scope.contractor_filter) {
         const where = [scope.ccn ? `facility ${scope.ccn}${scope.facility ? ` (${scope.facility})` : ''} in ${scope.state ?? 'an unknown state'}` : scope.state ? `state ${scope.state}` : null, scope.contractor_filter ? contractorFilterText(scope.contractor_filter) : null].filter(Boolean).join(', ');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ownValue } from '../../lib/own.js';
 import { DATASETS } from '../../datasets/registry.js';
 import { MacJurisdictionRowSchema } from '../../datasets/mac_jurisdictions/dataset.js';
 import { AppealLevelRowSchema, PayerRowSchema } from '../../datasets/payers/schema.js';
@@ -52,7 +53,7 @@ export const DATASET_FAMILIES: Record<string, readonly string[]> = {
 /** The dataset ids a change-feed `dataset` filter names: an id, a family prefix (`ncci` -> `ncci_*`) or a family above. */
 export function datasetsNamed(filter: string): string[] {
   const ids = DATASETS.map((d) => d.id as string);
-  return [...new Set([...ids.filter((id) => id === filter || id.startsWith(`${filter}_`)), ...(DATASET_FAMILIES[filter] ?? [])])];
+  return [...new Set([...ids.filter((id) => id === filter || id.startsWith(`${filter}_`)), ...(ownValue(DATASET_FAMILIES, filter) ?? [])])];
 }
 
 export const ChangeQuerySchema = z.object({

@@ -31,6 +31,7 @@ export function findChanges(manifest: Manifest, q: z.output<typeof ChangeQuerySc
       created_at: c.created_at,
     })),
     total: matches.length,
-    datasets: [...new Set(matches.map((c) => c.dataset))],
+    // The datasets of the changes found; when none is found, those searched (an empty answer names what it read).
+    datasets: [...new Set(matches.length ? matches.map((c) => c.dataset) : named ? [...named] : manifest.changes.map((c) => c.dataset))],
   };
 }

@@ -47,7 +47,8 @@ export const PtpEditSchema = z.object({
   date_of_service: z.string(),
   payer: z.string(),
   state: z.string(),
-  state_overlay: z.string(),
+  state_overlay: z.string().nullable().describe('the state-specific PTP overlay applied to the national edit; null when none is loaded (state_overlay_note says why)'),
+  state_overlay_note: z.string().nullable().describe('why state_overlay is null'),
   ai_summary: z.string().optional(),
   summarizer: z.string().optional(),
   sentinel: SentinelSchema.optional(),
@@ -63,6 +64,11 @@ export const NcciCodeSchema = HcpcsSchema.refine((s) => PROC_CODE_RE.test(s), {
 export const CodeParams = z.object({ code: NcciCodeSchema });
 export const DosQuery = z.object({
   date_of_service: IsoDateSchema.optional().describe('YYYY-MM-DD; selects the quarterly version whose quarter contains it (latest when omitted)'),
+});
+
+/** The Medicare MUE lookup's date, defaulting to today as the PTP lookup's does. */
+export const MueDosQuery = z.object({
+  date_of_service: IsoDateSchema.optional().describe('YYYY-MM-DD; selects the quarterly version whose quarter contains it (default today, UTC)'),
 });
 
 /** Where a rule is published. */
@@ -91,7 +97,7 @@ export const MedicareMueSchema = z.object({
 export const MedicareMueListSchema = z.object({
   proc_cd: z.string(),
   program: z.literal('medicare'),
-  date_of_service: z.string().nullable(),
+  date_of_service: z.string().describe('the date the version was chosen for: the one given, else today (UTC)'),
   results: z.array(MedicareMueSchema),
   reliability: ReliabilitySchema,
 }).meta({ id: 'MedicareMueList' });

@@ -56,8 +56,9 @@ export function toPtpEdit(
     date_of_service: q.dos,
     payer: q.payer,
     state: q.state,
-    // No state-specific PTP overlay data is loaded; the national edit is the answer.
-    state_overlay: '',
+    // No state-specific PTP overlay data is loaded; the national edit is the answer, and says so.
+    state_overlay: null,
+    state_overlay_note: `no state-specific PTP overlay is loaded${q.state ? ` for ${q.state}` : ''}: the national ${q.program === 'medicaid' ? 'Medicaid' : 'Medicare'} edit answers`,
   };
 }
 

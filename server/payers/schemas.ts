@@ -221,7 +221,8 @@ export const ClaimIntelligenceSchema = z
     appeal_rules: z.array(AppealLevelRowSchema.omit({ payer_slug: true })),
     filing_rules: z.array(
       FilingRuleRowSchema.omit({ payer_slug: true }).extend({
-        standard_days: z.int().nullable().describe('the limit in days (null when the rule counts calendar months)'),
+        standard_days: z.int().nullable().describe('the limit in days; null when it counts calendar months (standard_months holds it)'),
+        standard_months: z.int().nullable().describe('the limit in calendar months (Medicare: 12); null when it counts days (standard_days holds it)'),
         applied_limit: z.object({ value: z.int(), unit: z.enum(['days', 'months']), override: z.string().nullable() }),
       }),
     ),

@@ -99,6 +99,22 @@ export function parseDenialCode(raw: string): ParsedDenialCode {
   ]);
 }
 
+/**
+ * The denial codes a sentence names, as `parseDenialCode` reads them: a group and CARC (`CO-50`,
+ * `PR 1`), a CARC written after its name (`CARC 50`, `reason code 16`) and a RARC (`N290`,
+ * `MA130`; not an ICD-10-CM code such as `M54.5`). Null when it names none. The agents' query
+ * field: a code in the question stands for the code field left out.
+ */
+export function denialCodesInText(text: string): { group_code: string | null; carc: string | null; rarc: string | null } | null {
+  const s = text.toUpperCase();
+  const grouped = /\b(CO|CR|OA|PI|PR)[\s-]?(\d{1,3}|[A-Z]\d{1,2})\b(?![.-]?\d)/.exec(s);
+  const named = grouped ? null : /\b(?:CARC|(?:ADJUSTMENT\s+)?REASON\s+CODE)\s*[#:]?\s*(\d{1,3}|[A-Z]\d{1,2})\b(?!\.\d)/.exec(s);
+  const remark = /\b(MA\d{2,3}|[MN]\d{1,3})\b(?!\.\d)/.exec(s);
+  const carc = grouped ? parseDenialCode(`${grouped[1]}-${grouped[2]}`) : named ? parseDenialCode(named[1]!) : null;
+  if (!carc && !remark) return null;
+  return { group_code: carc?.group_code ?? null, carc: carc?.code ?? null, rarc: remark ? remark[1]! : null };
+}
+
 /** A payer's denial pattern as answered: its printed code, the payer's name and what the denial leaves to do (`classifyDenial`). */
 export function denialPattern(k: PayerKnowledge, p: PayerRow, d: DenialPatternRow) {
   const remedy = withDeadline(classifyDenial(denialFacts({ group: d.group_code, carc: d.carc_code, rarcs: d.remark_code ? [d.remark_code] : [], payerType: p.payer_type, payer: p.slug }), k));

@@ -3,9 +3,9 @@ import { uuidv7 } from '../../warehouse/ids.js';
 import { z } from 'zod';
 import type { AgentJob } from '../../warehouse/jobs.js';
 import type { Issue } from '../../warehouse/errors.js';
-import { defineRoute, json, result, type RawInput, type Resolution, type RouteDef, type RouteExample } from '../route.js';
+import { defineRoute, json, result, type RawInput, type Resolution, type RouteCallback, type RouteDef, type RouteExample } from '../route.js';
 import { eventId, jobEvent, resolveTarget, type CallbackPolicy, type Resolver } from '../agents/callbacks.js';
-import { AgentJobAcceptedSchema, PolledJobSchema, CodeResearchInputSchema, DenialResolutionInputSchema, MedicalNecessityInputSchema } from '../agents/schemas.js';
+import { AgentJobAcceptedSchema, AgentJobEventSchema, PolledJobSchema, CodeResearchInputSchema, DenialResolutionInputSchema, MedicalNecessityInputSchema } from '../agents/schemas.js';
 
 export interface AgentRouteDeps {
   policy: CallbackPolicy;
@@ -19,6 +19,19 @@ export interface AgentRouteDeps {
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The POST to `callback_url` once the job finishes (server/agents/callbacks.ts), as the submits document it. */
+const JOB_CALLBACK: RouteCallback = {
+  name: 'jobFinished',
+  url: '{$request.body#/callback_url}',
+  summary: 'The finished job, POSTed to callback_url',
+  description:
+    'Sent once the job completes or fails, when the submit carried callback_url: the job as an event (`type` agent.job.completed or agent.job.failed; `id` the same on every attempt, to deduplicate on). ' +
+    'The bytes are fixed at completion; with callback_secret they are signed in X-SVC-Signature: compare it in constant time with `sha256=` and the hex HMAC-SHA256 of the exact body under the secret. ' +
+    'Tried at once, then about 2 s and 8 s after the previous attempt, on a timeout (10 s), a connection error, a 5xx or a 429; in production only to an https URL whose host is allowed and resolves to a public address. The job poll shows every attempt.',
+  body: AgentJobEventSchema,
+  headers: { 'X-SVC-Signature': '`sha256=` and the lowercase hex HMAC-SHA256 of the exact body bytes keyed with callback_secret; sent only when the submit gave a callback_secret' },
+};
 
 /** The job as polled: never the callback secret, and the input only as the agent's result shows it. */
 export function toPolledJob(j: AgentJob): z.output<typeof PolledJobSchema> {
@@ -72,6 +85,8 @@ function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; 
     body: json(o.body, 64 * 1024),
     headers: { 'Idempotency-Key': 'a repeated submit with the same key within 24 hours returns the same job (another body with the same key is 409); 1 to 255 visible ASCII characters' },
     response: AgentJobAcceptedSchema,
+    responseHeaders: { Location: { description: 'the job to poll: /v1/agents/jobs/{job_id}', always: true } },
+    callback: JOB_CALLBACK,
     status: 202,
     errors: ['conflict', 'queue_full'],
     examples: o.examples,
@@ -137,11 +152,12 @@ export function agentRoutes(d: AgentRouteDeps): RouteDef[] {
       agentType: 'denial_resolution',
       summary: 'Resolve a denial: CARC/RARC and group explained, root cause, recommended action, appeal deadline, documents, similar patterns',
       description:
-        'denial_code takes a CARC (50), group+CARC (CO-50) or RARC (N290); carc/rarc fields win when both are given. With payer, the payer\'s curated pattern and appeal levels are used (deadlines from denial_date, default today). The codes are checked against the X12 lists as of denial_date (a code deactivated by then is flagged with its stop date). `modifiers` (the denied line\'s) decide Medicare liability: GA (ABN on file), GZ (no ABN), GY (statutorily excluded). `ccn` names the billing facility: echoed with its state and MAC, its state applies state-specific filing and appeal rules.',
+        'denial_code takes a CARC (50), group+CARC (CO-50) or RARC (N290); carc/rarc fields win when both are given; with none of the three, a code the query names (CO-50, CARC 16, N290) is used, echoed in denial_code and said in warnings. With payer, the payer\'s curated pattern and appeal levels are used (deadlines from denial_date, default today). The codes are checked against the X12 lists as of denial_date (a code deactivated by then is flagged with its stop date). `modifiers` (the denied line\'s) decide Medicare liability: GA (ABN on file), GZ (no ABN), GY (statutorily excluded). `ccn` names the billing facility: echoed with its state and MAC, its state applies state-specific filing and appeal rules.',
       body: DenialResolutionInputSchema,
       examples: [
         { summary: 'a medical necessity denial from Medicare', body: { denial_code: 'CO-50', payer: 'medicare', denial_date: '2026-03-02', code: '64490' } },
         { summary: 'a remark code alone', body: { denial_code: 'N290' } },
+        { summary: 'the code written in the question only', body: { query: 'Medicare denied 64490 as CO-50: can we appeal?', payer: 'medicare', denial_date: '2026-03-02' } },
         { summary: 'a Medicare medical necessity denial without an ABN, for a registered facility', body: { denial_code: 'CO-50', modifiers: ['GZ'], payer: 'medicare', denial_date: '2026-03-02', ccn: '050454' } },
         { summary: 'an unknown group code', status: 422, body: { group_code: 'ZZ' } },
       ],

@@ -180,6 +180,7 @@ export const b340Routes: RouteDef[] = [
     reads: 'snapshot+tenant',
     body: json(WatchBodySchema, 16 * 1024),
     status: 201,
+    responseHeaders: { Location: { description: 'the watch created: /v1/340b/watches/{id}', always: true } },
     resolve: async (input, snapshot) => {
       const refs = (input.body as { manufacturers?: unknown } | undefined)?.manufacturers;
       const list = Array.isArray(refs) ? refs.filter((r): r is string => typeof r === 'string' && r.trim().length >= 2) : [];

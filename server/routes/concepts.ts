@@ -71,11 +71,13 @@ export const conceptRoutes = (d: ConceptRouteDeps): RouteDef[] => [
       { summary: 'an ICD-10-CM code as typed', query: { q: 'e119' } },
       { summary: 'only RxNorm', query: { q: 'acetaminophen', sab: 'RXNORM' } },
       { summary: 'an RxNorm concept by its RXCUI', query: { q: '161' } },
+      { summary: 'words no vocabulary has: no results, naming the vocabularies searched', query: { q: 'zzqxv wwkkj' } },
       { summary: 'too short, and a lower-case source', status: 422, query: { q: 'a', sab: 'icd10cm' } },
     ],
     handler: async ({ query, snapshot, trace }) => {
       const found = await searchConcepts(snapshot, query.q, query.sab ?? null, query.limit, d.licensed);
-      for (const [dataset, version] of Object.entries(found.versions)) if (isDatasetId(dataset) && found.hits.some((h) => h.dataset === dataset)) trace.use(dataset, version);
+      // The datasets of the hits; when there is none, every dataset searched (an empty answer names what it read).
+      for (const [dataset, version] of Object.entries(found.versions)) if (isDatasetId(dataset) && (found.hits.length === 0 || found.hits.some((h) => h.dataset === dataset))) trace.use(dataset, version);
       // An illustrative UMLS seed (made-up CUIs) is flagged by the trace like every illustrative seed.
       const umls = found.versions.umls_concepts;
       if (!umls) trace.warn('no UMLS release is loaded (dataset umls_concepts): terms come from the public vocabularies only, with no CUIs');

@@ -48,7 +48,8 @@ export const facilityRoutes: RouteDef[] = [
     ],
     handler: async ({ snapshot, tenant, trace }) => {
       const regs = await tenant.facilities.list();
-      if (regs.length) trace.use('facilities');
+      // Each registration is read against the reference data: named even when the list is empty.
+      trace.use('facilities');
       const facilities = await Promise.all(
         regs.map(async (r) => {
           // The registration's own fields, active or not: this is the tenant's list of what it registered.
@@ -92,7 +93,8 @@ export const facilityRoutes: RouteDef[] = [
     ],
     handler: async ({ params, snapshot, tenant, trace }) => {
       const { profile, warnings, versions } = facilityProfile(await resolveFacility(snapshot, tenant, params.ccn, 'either'));
-      return { ...profile, reliability: trace.useAll(versions).warn(...warnings).reliability() };
+      // The reference data was searched for the CCN even when it has no row (only the registration answers).
+      return { ...profile, reliability: trace.use('facilities').useAll(versions).warn(...warnings).reliability() };
     },
   }),
   defineRoute({
@@ -111,6 +113,7 @@ export const facilityRoutes: RouteDef[] = [
     params: FacilityParamsSchema,
     body: json(RegistrationBodySchema, 16 * 1024),
     response: FacilityProfileSchema,
+    responseHeaders: { Location: { description: 'the registered facility: /v1/facilities/{ccn}', always: true } },
     alsoStatus: [201],
     errors: ['not_found'],
     examples: [
@@ -126,7 +129,7 @@ export const facilityRoutes: RouteDef[] = [
       const reference = (await resolveFacility(snapshot, null, ccn, 'either').catch(() => null))?.reference ?? null;
       const { created } = await tenant.facilities.register(ccn, registrationFields({ ccn, reference }, body), now());
       const { profile, warnings, versions } = facilityProfile(await resolveFacility(snapshot, tenant, ccn, 'either'));
-      return result(created ? 201 : 200, { ...profile, reliability: trace.useAll(versions).warn(...warnings).reliability() }, { location: `/v1/facilities/${ccn}` });
+      return result(created ? 201 : 200, { ...profile, reliability: trace.use('facilities').useAll(versions).warn(...warnings).reliability() }, { location: `/v1/facilities/${ccn}` });
     },
   }),
   defineRoute({
@@ -244,6 +247,7 @@ export const facilityRoutes: RouteDef[] = [
     body: json(OverrideBodySchema, 16 * 1024),
     resolve: resolvePayerIn('body', 'payer_slug'),
     response: PaOverrideAnswerSchema,
+    responseHeaders: { Location: { description: 'the override created: /v1/facilities/{ccn}/pa-overrides/{id}', always: true } },
     status: 201,
     errors: ['not_found'],
     examples: [

@@ -52,11 +52,12 @@ export const knowledgeRoutes: RouteDef[] = [
     examples: [
       { summary: 'what changed in the NCCI datasets', query: { dataset: 'ncci', limit: '10' } },
       { summary: 'the last three changes of any dataset', query: { limit: '3' } },
+      { summary: 'no NCCI change since a late date: an empty list naming the datasets searched', query: { dataset: 'ncci', since: '2099-01-01' } },
       { summary: 'a limit above the largest page', status: 422, query: { limit: '500' } },
     ],
     handler: ({ query, snapshot, trace }) => {
       const { changes, total, datasets } = findChanges(snapshot.manifest, query);
-      for (const d of datasets) if (isDatasetId(d)) trace.use(d);
+      for (const d of datasets) if (isDatasetId(d) && snapshot.has(d)) trace.use(d);
       return { changes, total_count: total, reliability: trace.reliability() };
     },
   }),

@@ -7,7 +7,7 @@ import { resolvePayerIn } from '../payers/service.js';
 import { ncciSources } from '../ncci/sources.js';
 import { defineRoute, json, type RouteDef } from '../route.js';
 import { checkClaim, MUE_ADJUDICATION_CITATION, mueWhenExceeded, NCCI_POLICY_MANUAL } from '../ncci/validate.js';
-import { ClaimValidationSchema, ValidateBodySchema, AocLookupSchema, CodeParams, DosQuery, MedicaidMueListSchema, MedicareMueListSchema, PtpEditSchema, PtpQuerySchema, type PtpEdit } from '../ncci/schemas.js';
+import { ClaimValidationSchema, ValidateBodySchema, AocLookupSchema, CodeParams, DosQuery, MedicaidMueListSchema, MueDosQuery, MedicareMueListSchema, PtpEditSchema, PtpQuerySchema, type PtpEdit } from '../ncci/schemas.js';
 import { auditSummary } from '../writer/ptp_sentinel.js';
 import { aocEdit, medicaidMueNote, toPtpEdit } from '../ncci/service.js';
 import type { Writer } from '../writer/writer.js';
@@ -32,7 +32,7 @@ function ptpRoute(ptpType: 'prac' | 'hosp', deps: PtpRouteDeps): RouteDef {
       'Codes in either order answer in CMS column order. `date_of_service` (default today) selects the quarterly version ' +
       'whose quarter contains it; without one, the nearest version answers with reliability.degraded. `status: no_edit` ' +
       'means the pair has no edit. `payer` medicaid/masshealth/medi_cal reads the Medicaid NCCI edit set. `state` is ' +
-      'echoed; no state-specific PTP overlay is loaded (`state_overlay` is empty).',
+      'echoed; no state-specific PTP overlay is loaded (`state_overlay` is null, `state_overlay_note` says so).',
     auth: { scope: 'knowledge' },
     reads: 'snapshot',
     // date_of_service defaults to today, so cached answers are keyed by the day too.
@@ -116,24 +116,26 @@ const mueRoutes: RouteDef[] = [
     tag: 'ncci',
     summary: 'Medicare MUEs for a code: practitioner, outpatient hospital and DME rows',
     description:
-      'Value, adjudication indicator (1/2/3 with its words) and rationale per setting, from the quarterly version that covers date_of_service, with what CMS denies when units exceed it (`when_exceeded`: the whole line for MAI 1, all units of the code on the claim for the date for MAI 2/3, never only the excess). An unknown code returns an empty results list.',
+      'Value, adjudication indicator (1/2/3 with its words) and rationale per setting, from the quarterly version that covers date_of_service (default today, as for PTP; a date no loaded quarter covers answers from the nearest, degraded), with what CMS denies when units exceed it (`when_exceeded`: the whole line for MAI 1, all units of the code on the claim for the date for MAI 2/3, never only the excess). An unknown code returns an empty results list.',
     auth: { scope: 'knowledge' },
     reads: 'snapshot',
-    cache: true,
+    // date_of_service defaults to today, so cached answers are keyed by the day too.
+    cache: 'daily',
     params: CodeParams,
-    query: DosQuery,
+    query: MueDosQuery,
     response: MedicareMueListSchema,
     examples: [
       { summary: 'units allowed per day for an office visit', params: { code: '99213' }, query: { date_of_service: '2026-08-01' } },
       { summary: 'the same, dated today', params: { code: '99213' } },
       { summary: 'a date that does not exist', status: 422, params: { code: '99213' }, query: { date_of_service: '2026-02-30' } },
     ],
-    handler: async ({ params, query, snapshot, trace }) => {
-      const found = await findMedicareMues(snapshot, params.code, query.date_of_service);
+    handler: async ({ params, query, snapshot, trace, now }) => {
+      const dos = query.date_of_service ?? todayOf(now());
+      const found = await findMedicareMues(snapshot, params.code, dos);
       return {
         proc_cd: params.code,
         program: 'medicare' as const,
-        date_of_service: query.date_of_service ?? null,
+        date_of_service: dos,
         results: found.lookups
           .filter((l) => l.row)
           .map((l) => ({

@@ -5,6 +5,9 @@ import { providerOf, providerOfLocal } from '../npi/provider.js';
 import type { NppesRegistry } from '../npi/registry.js';
 import { NpiLookupSchema, NpiParamsSchema, NpiQuerySchema } from '../npi/schemas.js';
 
+/** The live registry's API version (`RCM_NPPES_URL` asks `version=2.1`): the version an answer from it names. */
+const NPPES_API_VERSION = '2.1';
+
 export interface NpiRouteDeps {
   /** The live registry; null when `RCM_NPPES_LIVE=0`. */
   registry: NppesRegistry | null;
@@ -38,6 +41,7 @@ export function npiRoutes(d: NpiRouteDeps): RouteDef[] {
       params: NpiParamsSchema,
       query: NpiQuerySchema,
       response: NpiLookupSchema,
+      responseHeaders: { 'Cache-Control': { description: '`no-store` on an answer that used or needed the live registry (kept by no cache); absent on a local answer', always: false } },
       examples: [
         { summary: 'an orthopaedic surgeon in Asheville, NC (local copy)', params: { npi_number: '1720377294' } },
         { summary: 'a deactivated NPI (local copy)', params: { npi_number: '1003000142' } },
@@ -55,21 +59,28 @@ export function npiRoutes(d: NpiRouteDeps): RouteDef[] {
           const rec = await findNpi(snapshot, version, npi);
           trace.use('nppes', version);
           if (rec) return { npi, found: true, source: 'nppes_local' as const, data_sources: asked, raw: { ...rec }, provider: providerOfLocal(rec), reliability: trace.reliability() };
-          trace.warn(`NPI ${npi} is not in the local NPPES copy (nppes ${version}): the live NPPES registry was asked`);
-        } else if (!query.live) trace.warn('the local NPPES copy (dataset nppes) is not loaded: the live NPPES registry was asked');
+        }
+        // Why the registry is needed, said once with what became of asking it: one warning, never
+        // "it was asked" beside "it could not be asked".
+        const why = query.live ? 'live=true' : version !== null ? `NPI ${npi} is not in the local NPPES copy (nppes ${version})` : 'the local NPPES copy (dataset nppes) is not loaded';
+        const miss = (found: boolean) => ({ npi, found, source: null, data_sources: asked, raw: null, provider: null });
         if (!d.registry) {
-          const local = query.live ? '; live=true skipped the local NPPES copy, so nothing was looked up (ask without live=true to use it)' : version === null ? ' and no local copy is loaded' : '';
-          trace.fallback(`live NPPES lookups are off on this server (RCM_NPPES_LIVE=0): the registry could not be asked${local}`);
-          return result(200, { npi, found: false, source: null, data_sources: asked, raw: null, provider: null, reliability: trace.reliability() }, NO_STORE);
+          trace.fallback(
+            query.live
+              ? 'live NPPES lookups are off on this server (RCM_NPPES_LIVE=0): the registry could not be asked; live=true skipped the local NPPES copy, so nothing was looked up (ask without live=true to use it)'
+              : `${why}, and live NPPES lookups are off on this server (RCM_NPPES_LIVE=0): the registry could not be asked`,
+          );
+          return result(200, { ...miss(false), reliability: trace.reliability() }, NO_STORE);
         }
         asked.push('nppes_api');
-        if (query.live) trace.warn('live=true: the live NPPES registry was asked, not the local copy');
+        const asking = query.live ? 'live=true: the live NPPES registry was asked, not the local copy' : `${why}: the live NPPES registry was asked`;
         const a = await d.registry.lookup(npi);
         if (a.kind === 'unavailable') {
-          trace.fallback(`NPPES registry unavailable: ${a.reason}`);
-          return result(200, { npi, found: false, source: null, data_sources: asked, raw: null, provider: null, reliability: trace.reliability() }, NO_STORE);
+          trace.fallback(`${asking}, and it could not answer: ${a.reason}`);
+          return result(200, { ...miss(false), reliability: trace.reliability() }, NO_STORE);
         }
-        if (a.kind === 'not_found') return result(200, { npi, found: false, source: null, data_sources: asked, raw: null, provider: null, reliability: trace.reliability() }, NO_STORE);
+        trace.warn(asking).useLive('nppes_api', NPPES_API_VERSION, 'CMS NPPES NPI Registry API (live)');
+        if (a.kind === 'not_found') return result(200, { ...miss(false), reliability: trace.reliability() }, NO_STORE);
         return result(200, { npi, found: true, source: 'nppes_api' as const, data_sources: asked, raw: a.raw, provider: providerOf(a.result), reliability: trace.reliability() }, NO_STORE);
       },
     }),

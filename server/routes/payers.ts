@@ -6,6 +6,7 @@ import { todayOf } from '../../datasets/_shared/dates.js';
 import { offsetPage } from '../paging.js';
 import { conversionFactorFor, selectRvu } from '../payment/service.js';
 import { defineRoute, result, type RouteDef } from '../route.js';
+import { VERSION_HEADERS } from '../trace.js';
 import { policyPayer, policyRulesFor } from '../policies/service.js';
 import { appealDeadlines, filingDeadlineRow, filingLimit, receiptConvention } from '../deadlines/deadlines.js';
 import {
@@ -55,6 +56,7 @@ export const payerRoutes: RouteDef[] = [
     cache: true,
     query: PayerSearchQuerySchema,
     response: PayerSearchResultListSchema,
+    responseHeaders: VERSION_HEADERS,
     examples: [
       { summary: 'a misspelled payer name', query: { q: 'united helthcare' } },
       { summary: 'a query of one character', status: 422, query: { q: 'u' } },
@@ -131,7 +133,8 @@ export const payerRoutes: RouteDef[] = [
     method: 'get',
     path: '/v1/directory/payers/{slug}/denial-patterns',
     operationId: 'listPayerDenialPatterns',
-    tag: PAYERS_TAG,
+    // The spec puts it in the public directory's group, though it takes a key.
+    tag: PUBLIC_TAG,
     summary: "A payer's denial patterns: root cause, documentation and resolution steps per CARC/RARC",
     description: 'API key required. An empty list when the loaded knowledge has no pattern for the payer.',
     auth: { scope: 'knowledge' },
@@ -139,6 +142,7 @@ export const payerRoutes: RouteDef[] = [
     cache: true,
     params: SlugParams,
     response: DenialPatternListSchema,
+    responseHeaders: VERSION_HEADERS,
     errors: ['not_found'],
     examples: [
       { summary: 'Medicare denial patterns', params: { slug: 'medicare_ffs' } },
@@ -289,7 +293,7 @@ export const payerRoutes: RouteDef[] = [
     tag: PAYERS_TAG,
     summary: 'Everything a biller needs for one payer and code: identity, EDI ids, Medicare fee reference, policies, denial patterns, appeal, filing and prior-auth rules',
     description:
-      'Filing rules carry the limit after plan and state overrides (`applied_limit`). `prior_auth` summarises the payer’s matching prior-auth rules. `fee` follows the payment rule for modifiers (26/TC/53 select their row, any other modifier the unmodified one). `policy_rules`: the payer\u2019s curated rules for the code, and for Medicare FFS only the LCD billing articles listing it and their LCDs (in the MAC jurisdictions of `state`); `coverage_determinations` is a deprecated alias of those Medicare rows. An empty list means none is loaded for the code.',
+      'Filing rules carry the limit after plan and state overrides (`applied_limit`): in `standard_days` when it counts days, in `standard_months` when it counts calendar months (the other null). `prior_auth` summarises the payer’s matching prior-auth rules. `fee` follows the payment rule for modifiers (26/TC/53 select their row, any other modifier the unmodified one). `policy_rules`: the payer\u2019s curated rules for the code, and for Medicare FFS only the LCD billing articles listing it and their LCDs (in the MAC jurisdictions of `state`); `coverage_determinations` is a deprecated alias of those Medicare rows. An empty list means none is loaded for the code.',
     auth: { scope: 'knowledge' },
     reads: 'snapshot',
     cache: 'daily',
@@ -348,7 +352,7 @@ export const payerRoutes: RouteDef[] = [
         appeal_rules: withoutSlug(k.appeals.get(p.slug)).filter((l) => !query.plan_type || l.plan_type === null || l.plan_type === query.plan_type),
         filing_rules: withoutSlug(k.filing.get(p.slug)).map((r) => {
           const lim = filingLimit({ ...r, payer_slug: p.slug }, query.plan_type, query.state);
-          return { ...r, standard_days: lim.unit === 'days' ? lim.value : null, applied_limit: lim };
+          return { ...r, standard_days: lim.unit === 'days' ? lim.value : null, standard_months: lim.unit === 'months' ? lim.value : null, applied_limit: lim };
         }),
         prior_auth_rules: withoutSlug(pa).map((r) => ({ ...r, portal_url: r.vendor_portal ?? r.submission_info.portal_url ?? null })),
         prior_auth: {

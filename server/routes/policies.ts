@@ -31,6 +31,7 @@ export const policyRoutes: RouteDef[] = [
       { summary: 'Medicare documents listing a facet joint injection', query: { payer: 'medicare_ffs', code: '64490' } },
       { summary: 'Medicare LCDs and articles of the MAC jurisdictions of Ohio', query: { payer: 'medicare', state: 'OH', limit: '5' } },
       { summary: "UnitedHealthcare's bariatric surgery policy", query: { payer: 'uhc', code: '43644' } },
+      { summary: 'a code no loaded document lists: an empty list naming the sources searched', query: { code: '99999' } },
       { summary: 'an unknown payer and a limit of 0', status: 422, query: { payer: 'nobody', limit: '0' } },
     ],
     handler: async ({ query, resolved, snapshot, trace, now }) => {
@@ -38,7 +39,9 @@ export const policyRoutes: RouteDef[] = [
       const payer = resolved.payer ? policyPayer(resolved.payer) : undefined;
       const { documents, unplaced } = findPolicies(idx, { payer, code: query.code, state: query.state, q: query.q }, todayOf(now()));
       const { page, next_cursor } = offsetPage(documents, query.cursor, query.limit);
-      for (const d of documents) for (const s of d.sources) if (isDatasetId(s)) trace.use(s, idx.versions[s]);
+      // The datasets of the documents found; when none is, those searched (a payer's own curated rules, or every source).
+      const read = documents.length ? documents.flatMap((d) => d.sources) : payer && !payer.medicare ? ['payers'] : Object.keys(idx.versions);
+      for (const s of read) if (isDatasetId(s)) trace.use(s, idx.versions[s]);
       if (resolved.payer) trace.warn(...payerWarnings(resolved.payer));
       if (documents.some((d) => d.illustrative)) trace.warn('illustrative seed documents (L99xxx, A99xxx, NCD 999.x) are listed with their codes: no real MCD code-level export is loaded');
       if (documents.some((d) => !d.codes_loaded)) trace.warn('documents with codes_loaded false come from the MCD listing, which names no codes: a code filter cannot find them until an MCD export is loaded');

@@ -50,6 +50,7 @@ export function policyDocumentRoutes(d: PolicyRouteDeps): RouteDef[] {
       mcp: false,
       body: raw('application/pdf', d.maxBytes, 'file'),
       response: PolicyParseResultSchema,
+      responseHeaders: { Location: { description: 'the stored document: /v1/policy/documents/{document_id}', always: true } },
       status: 201,
       alsoStatus: [200],
       errors: ['encrypted_pdf', 'invalid_pdf', 'too_many_pages', 'service_busy'],
@@ -62,7 +63,8 @@ export function policyDocumentRoutes(d: PolicyRouteDeps): RouteDef[] {
         const payers = await payerKnowledge(snapshot).catch(() => null);
         // A playground session key (expiring, minted for a `playground-...` tenant) parses within the playground's budget.
         const { document, chunks, created } = await parseForTenant(body, { tenant, parser: d.parser, payers, now: now(), playground: auth?.ephemeral === true });
-        if (payers && document.payer_slug) trace.use('payers');
+        // Page 1 was read against the payers (to name the document's payer), found or not.
+        if (payers) trace.use('payers', payers.version);
         const out = {
           ...summaryOf(document, chunks.length),
           created,

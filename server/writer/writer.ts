@@ -1,16 +1,18 @@
+import { z } from 'zod';
 import { securityFindings } from './text_audit.js';
 import type { KeyType } from '../../warehouse/tenant_state.js';
+import { DatasetCitationSchema } from '../schemas.js';
 
-/** Where a fact came from: the dataset version and the publisher's files. */
-import type { DatasetCitation } from '../trace.js';
-
-/** One fact an agent found, in words, with the values it rests on and its source. */
-export interface Evidence {
-  kind: string;
-  statement: string;
-  facts: Record<string, unknown>;
-  citation: DatasetCitation | null;
-}
+/** One fact an agent found, in words, with the values it rests on and its source (the dataset version and the publisher's files). */
+export const EvidenceSchema = z
+  .object({
+    kind: z.string().describe('what the fact is about: descriptor, payment, ptp_prac, mue_practitioner, x12, denial_pattern, coverage_article, ...'),
+    statement: z.string().describe('the fact in words'),
+    facts: z.record(z.string(), z.unknown()).describe('the values the statement rests on'),
+    citation: DatasetCitationSchema.nullable(),
+  })
+  .meta({ id: 'AgentEvidence' });
+export type Evidence = z.output<typeof EvidenceSchema>;
 
 /** What a writer phrases: a conclusion and the evidence it rests on (an agent result, a PTP summary). */
 export interface WriterTask {
