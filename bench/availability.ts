@@ -2,14 +2,17 @@ import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { headingsPdf } from '../test/helpers/pdfs.js';
+import { generated835 } from '../test/helpers/x12.js';
 import { rssOf } from './lib.js';
 import { seededPair } from './procs.js';
 
 /**
  * Availability under attack: `GET /v1/health` latency (p50, p99 of 300 sequential calls) and a
  * tenant's policy-PDF parse time while each attack runs, beside the same server idle in the same
- * run. The attacks are the issue's: keyless 25 MB uploads that trickle, multipart bodies of
- * 400,000 parts, PDFs whose pages declare a size of 1e9 points. Server RSS after each attack.
+ * run. The attacks: keyless 25 MB uploads that trickle, multipart bodies of 400,000 parts, PDFs
+ * whose pages declare a size of 1e9 points, playground keys looping their largest allowed 835,
+ * 16 concurrent small 835s, and connections that never read a large explanation (the server's
+ * heap and array buffers after they close, round after round). Server RSS after each attack.
  */
 
 /** Milliseconds of `n` sequential GET /v1/health calls, sorted. */
@@ -52,31 +55,42 @@ function trickle(url: string, n: number): { release(): void } {
  * server's, not the load generator's): POSTs `body` to `url` in a loop, at most `rounds` times,
  * until stopped.
  */
-function attacker(url: string, headers: Record<string, string>, body: Buffer, rounds: number): { stop(): Promise<void> } {
+function attacker(url: string, headers: Record<string, string>, body: Buffer, rounds: number): { stop(): Promise<Record<string, number>> } {
   const code = `
     const { parentPort, workerData } = require('node:worker_threads');
     let on = true;
+    const statuses = {};
     parentPort.on('message', () => { on = false; });
     (async () => {
       for (let i = 0; i < workerData.rounds && on; i++) {
         const body = Buffer.concat([Buffer.from(workerData.body), Buffer.from('\\n% ' + i + ' ' + Math.random() + '\\n')]);
-        await fetch(workerData.url, { method: 'POST', headers: workerData.headers, body }).then((r) => r.arrayBuffer()).catch(() => undefined);
+        const status = await fetch(workerData.url, { method: 'POST', headers: workerData.headers, body }).then(async (r) => { await r.arrayBuffer(); return r.status; }).catch(() => 'error');
+        statuses[status] = (statuses[status] ?? 0) + 1;
       }
-      parentPort.postMessage('done');
+      parentPort.postMessage(statuses);
     })();`;
   const w = new Worker(code, { eval: true, workerData: { url, headers, body, rounds } });
-  const done = new Promise<void>((res) => w.once('message', () => res()));
+  const done = new Promise<Record<string, number>>((res) => w.once('message', (m) => res(m)));
   return {
     async stop() {
       w.postMessage('stop');
-      await done;
+      const statuses = await done;
       await w.terminate();
+      return statuses;
     },
   };
 }
 
+/** Statuses summed over attackers, as `200 x12, 503 x3`. */
+function answers(all: Record<string, number>[]): string {
+  const sum: Record<string, number> = {};
+  for (const s of all) for (const [k, v] of Object.entries(s)) sum[k] = (sum[k] ?? 0) + v;
+  return Object.entries(sum).map(([k, v]) => `${k} x${v}`).join(', ');
+}
+
 export async function run(): Promise<Record<string, string | number>[]> {
-  const p = await seededPair('rcm-bench-availability-');
+  // --expose-gc: rcm_heap_used_and_array_buffers_bytes is read after a full collection.
+  const p = await seededPair('rcm-bench-availability-', ['knowledge', 'admin'], { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --expose-gc`.trim() });
   const rows: Record<string, string | number>[] = [];
   const url = p.api.url;
   const json = { 'X-API-Key': p.key };
@@ -142,8 +156,69 @@ export async function run(): Promise<Record<string, string | number>[]> {
     row(`10 playground keys opening MCP sessions in a loop (a tenant's initialize: ${mine.status})`, h, await parseSeconds(5));
     rows.at(-1)!['server RSS MB'] = await rss();
     await Promise.all(flood.map((l) => l.stop()));
+
+    await remittanceAttacks(url, p.key, minted, rows, row, rss);
   } finally {
     await p.stop();
   }
   return rows;
+}
+
+/** A request whose answer is never read (the socket paused once the request is sent). */
+function stalled(url: string, key: string, body: string): Promise<Socket> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const s = connect(Number(port), hostname, () => {
+      s.write(`POST /v1/remittances/explain HTTP/1.1\r\nHost: ${hostname}\r\nX-API-Key: ${key}\r\nContent-Type: application/edi-x12\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`);
+      s.write(body, () => {
+        s.pause();
+        resolve(s);
+      });
+    });
+    s.on('error', reject);
+  });
+}
+
+/** The server's V8 heap used plus array buffers after a full collection (`--expose-gc`), in MB. */
+async function heapAfterGc(url: string, adminKey: string): Promise<number> {
+  const text = await (await fetch(`${url}/v1/metrics`, { headers: { 'X-API-Key': adminKey } })).text();
+  return Math.round(Number(/^rcm_heap_used_and_array_buffers_bytes ([0-9.e+]+)$/m.exec(text)?.[1] ?? NaN) / 1048576);
+}
+
+/**
+ * The remittance attacks: one and three playground keys looping their largest allowed 835 (1 MB),
+ * 16 concurrent 375 KB 835s of a tenant, and three rounds of three connections that never read a
+ * 5 MB 835's explanation, then close (heap and array buffers after a forced GC before and after,
+ * RSS each round).
+ */
+async function remittanceAttacks(url: string, key: string, playground: string[], rows: Record<string, string | number>[], row: (attack: string, h: number[], parse: number) => void, rss: () => Promise<number>): Promise<void> {
+  const x12 = { 'Content-Type': 'application/edi-x12' };
+  // The largest 835 a playground key may send (RCM_REMIT_PLAYGROUND_MAX_MB, 1 MB): 2,600 claims, 983 KB.
+  const largest = Buffer.from(generated835(2_600));
+  const small = Buffer.from(generated835(990)); // 375 KB
+  await fetch(`${url}/v1/remittances/explain`, { method: 'POST', headers: { ...x12, 'X-API-Key': key }, body: small }).then((r) => r.arrayBuffer()); // threads start
+  for (const n of [1, 3]) {
+    const loops = playground.slice(0, n).map((k) => attacker(`${url}/v1/remittances/explain`, { ...x12, 'X-API-Key': k }, largest, 1000));
+    await new Promise((r) => setTimeout(r, 500));
+    row(`${n} playground key${n > 1 ? 's' : ''} looping a 1 MB 835 (their largest)`, await healthMs(url), 0);
+    rows.at(-1)!['server RSS MB'] = await rss();
+    rows.at(-1)!.answers = answers(await Promise.all(loops.map((l) => l.stop())));
+  }
+  const sixteen = Array.from({ length: 16 }, () => attacker(`${url}/v1/remittances/explain`, { ...x12, 'X-API-Key': key }, small, 1000));
+  await new Promise((r) => setTimeout(r, 500));
+  row('16 concurrent 375 KB 835s of a tenant', await healthMs(url), 0);
+  rows.at(-1)!['server RSS MB'] = await rss();
+  rows.at(-1)!.answers = answers(await Promise.all(sixteen.map((l) => l.stop())));
+  // Three non-reading connections on a 5 MB 835 (14,000 claims, 294,011 segments each: 882,033 of the
+  // 1,500,000 the budget admits), held 3 s and closed; three rounds.
+  const admin = key; // the bench key has the admin scope
+  const big = generated835(14_000);
+  const before = await heapAfterGc(url, admin);
+  for (let round = 1; round <= 3; round++) {
+    const socks = await Promise.all([0, 1, 2].map(() => stalled(url, key, big)));
+    await new Promise((r) => setTimeout(r, 3_000));
+    for (const s of socks) s.destroy();
+    await new Promise((r) => setTimeout(r, 500));
+    rows.push({ attack: `3 connections never reading a 5 MB 835's answer, round ${round}, closed`, 'heap+buffers after GC MB': await heapAfterGc(url, admin), 'before MB': before, 'server RSS MB': await rss() });
+  }
 }

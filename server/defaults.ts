@@ -21,6 +21,10 @@ export const DEFAULTS = Object.freeze({
   bodyBudgetMb: 128,
   /** `RCM_BODY_TIMEOUT_MS`: time a request body has to arrive in full. */
   bodyTimeoutMs: 30_000,
+  /** `RCM_WRITE_TIMEOUT_MS`: a streamed answer whose reader takes no byte this long is cut. */
+  writeTimeoutMs: 30_000,
+  /** `RCM_AUTH_FAILURES_PER_MIN`: failed authentications a client address makes a minute before they are 429. */
+  authFailuresPerMin: 30,
 });
 
 /** `RCM_HEAP_MB`'s accepted range (the config and the launcher validate it alike: `heapMbOf`). */

@@ -10,6 +10,7 @@ import { pageAt } from './pages/index.js';
 import type { InvokeRequest, Pipeline } from './pipeline/invoke.js';
 import type { RouteDef } from './route.js';
 import type { BodyBudget } from './pipeline/body_budget.js';
+import { DEFAULTS } from './defaults.js';
 
 export interface HttpOptions {
   /** `RCM_TRUST_PROXY`: take the client address from the first `X-Forwarded-For` hop. */
@@ -20,6 +21,40 @@ export interface HttpOptions {
   bodyTimeoutMs?: number;
   /** `/v1/mcp`, the second adapter over the pipeline. */
   mcp?: McpEndpoint;
+  /** `RCM_WRITE_TIMEOUT_MS`: a streamed answer whose reader takes no byte for this long is cut (its connection closed). */
+  writeTimeoutMs?: number;
+}
+
+
+/**
+ * A streamed answer's writer: each part goes to the socket and the producer waits while the
+ * socket's buffer is full (`drain`), so the answer is held at the reader's pace, one window at a
+ * time. A reader that takes nothing for `timeoutMs` is cut (the socket destroyed); a closed
+ * connection rejects the pending write, so the producer stops and lets go of what it held.
+ */
+export function socketWriter(res: ServerResponse, timeoutMs: number): (part: Buffer) => Promise<void> {
+  return (part) =>
+    new Promise<void>((resolve, reject) => {
+      if (res.destroyed || res.writableEnded) return reject(new Error('the connection closed before the answer was written'));
+      if (res.write(part)) return resolve();
+      let timer: NodeJS.Timeout | undefined;
+      const done = (err?: Error) => {
+        clearTimeout(timer);
+        res.off('drain', onDrain);
+        res.off('close', onClose);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onDrain = () => done();
+      const onClose = () => done(new Error('the connection closed before the answer was written'));
+      res.on('drain', onDrain);
+      res.on('close', onClose);
+      timer = setTimeout(() => {
+        res.destroy();
+        done(new Error(`the reader took no bytes for ${timeoutMs} ms (RCM_WRITE_TIMEOUT_MS): the answer was cut`));
+      }, timeoutMs);
+      timer.unref();
+    });
 }
 
 export const MCP_PATH = '/v1/mcp';
@@ -197,15 +232,26 @@ async function invokeRoute(pipeline: Pipeline, route: RouteDef, params: Record<s
     // setHeader each, which keeps a second header map.
     const h = out.headers;
     h['X-Request-Id'] = requestId;
-    h['Content-Length'] = String(out.parts ? out.parts.reduce((n, p) => n + p.length, 0) : out.body.length);
+    // A streamed answer's length is not known before it is written: chunked.
+    if (!out.stream) h['Content-Length'] = String(out.body.length);
     // A body not read (refused on its headers), cut at its limit or timed out: the rest of it is
     // still on the connection, which cannot carry another request.
     if (hasBody && !call.bodyComplete) h.Connection = 'close';
     res.writeHead(out.status, h);
-    if (out.parts && req.method !== 'HEAD') {
-      // A large answer in its parts, never joined into a second copy.
-      for (const part of out.parts) res.write(part);
-      res.end();
+    if (out.stream) {
+      if (req.method === 'HEAD') {
+        out.stream.cancel();
+        res.end();
+      } else {
+        try {
+          await out.stream.pipe(socketWriter(res, opts.writeTimeoutMs ?? DEFAULTS.writeTimeoutMs));
+          res.end();
+        } catch {
+          // Cut mid-answer (the reader left or stalled, or the producer failed): the client sees an
+          // incomplete chunked body, never a success.
+          res.destroy();
+        }
+      }
     } else res.end(req.method === 'HEAD' ? undefined : out.body);
   } finally {
     call.release();

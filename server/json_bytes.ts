@@ -56,22 +56,76 @@ export function writeJson(value: unknown, write: (part: string) => void, depth =
 }
 
 /**
- * A handler's answer already serialized by `writeJson`, in parts of about a megabyte that HTTP
- * writes one after another (never joined: a large answer is held once); `T` is the answer it writes.
+ * An answer written as it is produced, at the reader's pace: `pipe` hands its parts to `write`
+ * one by one and awaits each (HTTP resolves a write once the socket takes more, and rejects it when
+ * the connection closed or the reader stopped reading for the write timeout: the producer then
+ * stops and lets go of everything it held). `cancel` is called instead when the answer will never
+ * be written (a HEAD request, a failure before the first byte). `T` is the answer it writes.
  */
-export class JsonBytes<T = unknown> {
+export class StreamedJson<T = unknown> {
   declare readonly answer?: T;
-  constructor(readonly parts: Buffer[]) {}
+  constructor(
+    readonly pipe: (write: (part: Buffer) => Promise<void>) => Promise<void>,
+    readonly cancel: () => void,
+  ) {}
 
-  /** The parts as one buffer (a transport that needs it whole: MCP, the answer cache). */
-  joined(): Buffer {
-    return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
+  /** The whole answer in one buffer (MCP, a test): read at once, no reader to wait for. */
+  async joined(): Promise<Buffer> {
+    const parts: Buffer[] = [];
+    await this.pipe(async (p) => void parts.push(p));
+    return Buffer.concat(parts);
   }
 }
 
-/** `value` as a `JsonBytes` answer: for a route whose answer may outgrow one string. */
-export function serialized<T>(value: T): JsonBytes<T> {
-  const parts: Buffer[] = [];
-  writeJson(value, (s) => parts.push(Buffer.from(s, 'utf8')));
-  return new JsonBytes<T>(parts);
+/**
+ * Connects a producer that pushes parts to the `StreamedJson` HTTP pipes: `push` waits until the
+ * answer is being written, then for the reader (each part's write), and throws once the reader is
+ * gone (the producer stops); `end` and `fail` settle the stream. A producer may start before the
+ * answer is piped: its first push waits.
+ */
+export class StreamRelay {
+  private write: ((part: Buffer) => Promise<void>) | null = null;
+  private waiting: (() => void)[] = [];
+  private failure: Error | null = null;
+  private settle!: { resolve: () => void; reject: (e: Error) => void };
+  private readonly settled = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }));
+
+  constructor(private readonly onCancel: () => void = () => undefined) {
+    // Nobody may await `settled` (a cancelled answer): never an unhandled rejection.
+    this.settled.catch(() => undefined);
+  }
+
+  async push(part: Buffer): Promise<void> {
+    while (!this.write && !this.failure) await new Promise<void>((r) => this.waiting.push(r));
+    if (this.failure) throw this.failure;
+    try {
+      await this.write!(part);
+    } catch (e) {
+      this.fail(e instanceof Error ? e : new Error(String(e)));
+      throw this.failure;
+    }
+  }
+
+  end(): void {
+    this.settle.resolve();
+  }
+
+  fail(e: Error): void {
+    if (this.failure) return;
+    this.failure = e;
+    for (const w of this.waiting.splice(0)) w();
+    this.settle.reject(e);
+  }
+
+  readonly stream = new StreamedJson(
+    async (write) => {
+      this.write = write;
+      for (const w of this.waiting.splice(0)) w();
+      await this.settled;
+    },
+    () => {
+      this.fail(new Error('the answer was not written'));
+      this.onCancel();
+    },
+  );
 }

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { SnapshotReader } from '../warehouse/snapshot.js';
 import type { KeyScope, KeyType, TenantStore } from '../warehouse/tenant_state.js';
 import type { ErrorCode, Issue } from '../warehouse/errors.js';
-import type { JsonBytes } from './json_bytes.js';
+import type { StreamedJson } from './json_bytes.js';
 import type { Reliability, Trace } from './trace.js';
 
 /** The spec's capability areas (tags), in its order; a route's `tag` is one of these names. */
@@ -12,7 +12,7 @@ export const TAGS = [
   { name: '340B Policy', description: 'Manufacturer contract-pharmacy policy, access resolution, change feed' },
   { name: 'prior-auth', description: 'CRD-style prior-authorization determination' },
   { name: 'payers', description: 'Payer directory: search, filing rules, denial patterns, appeal levels, claim context' },
-  { name: 'payers-public', description: 'Public payer directory (no key)' },
+  { name: 'payers-public', description: 'Public payer directory: the list and each payer without a key; its denial patterns with one' },
   { name: 'knowledge', description: 'Knowledge resolution, payment calculation, dataset change feed' },
   { name: 'fee-schedules', description: 'OPPS, DMEPOS and clinical lab fee lookups' },
   { name: 'ncci', description: 'Medicare NCCI edits (MUE, PTP, add-on) and the Medicaid edit set' },
@@ -74,6 +74,30 @@ export interface RawBody {
 
 export type BodyKind = JsonBody | RawBody;
 
+/**
+ * A request the service sends later because of a call (an agent job's callback POST), documented
+ * as the operation's OpenAPI `callbacks`.
+ */
+export interface RouteCallback {
+  /** The key in the operation's `callbacks` (`jobFinished`). */
+  name: string;
+  /** Where it goes, as an OpenAPI runtime expression (`{$request.body#/callback_url}`). */
+  url: string;
+  summary: string;
+  description: string;
+  /** The JSON body it POSTs. */
+  body: z.ZodType;
+  /** Headers it carries besides Content-Type (name -> description). */
+  headers: Record<string, string>;
+}
+
+/** A response header a route declares: what it says, and whether every success answer carries it. */
+export interface ResponseHeader {
+  description: string;
+  /** True when every success answer carries it (a 202's Location); false when only some do (X-Degraded). */
+  always: boolean;
+}
+
 export const json = <S extends z.ZodType>(schema: S, maxBytes?: number): JsonBody<S> => ({ kind: 'json', schema, ...(maxBytes ? { maxBytes } : {}) });
 export const raw = (contentType: string, maxBytes: number, multipartField?: string, alsoTypes?: string[], toolArgument?: RawBody['toolArgument']): RawBody => ({
   kind: 'raw',
@@ -129,6 +153,8 @@ export interface RouteContext<P, Q, B, X = undefined> {
   /** A request header (lower-case name), e.g. `idempotency-key`. */
   header(name: string): string | undefined;
   clientIp: string;
+  /** How the call came: HTTP (an answer may stream at the reader's pace) or an MCP tool call (answered whole). */
+  transport: 'http' | 'mcp';
   now: () => Date;
   /** What this answer used (dataset versions, warnings, fallbacks): record on it while computing. */
   readonly trace: Trace;
@@ -208,8 +234,22 @@ export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType 
   auth: Auth;
   /** `false`: a public probe never rate limited (health and readiness behind a load balancer). */
   rateLimit?: false;
+  /**
+   * Refuses a call before its body is read, from what the headers say (the caller, the declared
+   * length): a playground key's remittance while the playground's thread is busy is 503 without
+   * reading its megabyte. Throws the refusal; the connection is then closed (the body is unread).
+   */
+  preflight?: (c: { auth: AuthInfo | null; declaredBytes: number | null }) => void;
   /** Request headers the route reads besides the credentials (name -> description), e.g. `Idempotency-Key`. */
   headers?: Record<string, string>;
+  /**
+   * Headers its success answers carry besides the pipeline's own (X-Request-Id, RateLimit-*), by
+   * name: `Location` of a create, `X-Dataset-Versions` of a bare array. Declared in the OpenAPI
+   * document; the contract test fails on a header an answer carries that no declaration names.
+   */
+  responseHeaders?: Record<string, ResponseHeader>;
+  /** The request the service sends back later (a finished job's callback POST). */
+  callback?: RouteCallback;
   reads: Reads;
   params?: P;
   query?: Q;
@@ -249,7 +289,7 @@ export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType 
    * routes that read none.
    */
   resolve?(input: RawInput, snapshot: SnapshotReader | null): Promise<Resolution<X>>;
-  handler(ctx: RouteContext<Infer<P>, Infer<Q>, InferBody<B>, X>): MaybePromise<z.output<R> | Result<z.output<R>> | JsonBytes<z.output<R>>>;
+  handler(ctx: RouteContext<Infer<P>, Infer<Q>, InferBody<B>, X>): MaybePromise<z.output<R> | Result<z.output<R>> | StreamedJson<z.output<R>>>;
   /**
    * A durable write after the answer (which may come from the cache): it records the answer in
    * the tenant's state and returns fields that join the body (a persisted determination's id), or

@@ -24,7 +24,8 @@ import { buildRoutes } from './routes/index.js';
 import { Readiness } from './system/readiness.js';
 import type { NppesRegistry } from './npi/registry.js';
 import type { ConceptRouteDeps } from './routes/concepts.js';
-import type { RemittanceRouteDeps } from './routes/remittances.js';
+import { DEFAULT_REMIT_POOL, InProcessExplainer, WorkerRemitExplainer, type RemitExplainer, type RemitPoolOptions } from './remittances/pool.js';
+import { DEFAULT_REMIT_MAX_BYTES } from './routes/remittances.js';
 import { DEFAULT_PARSER, DEFAULT_POLICY_MAX_BYTES, WorkerPolicyParser, type ParserOptions, type PolicyParser } from './policy_documents/parser.js';
 import { DEFAULTS, MB } from './defaults.js';
 
@@ -89,8 +90,14 @@ export interface StartOptions extends PipelineConfig {
   npi?: { registry: NppesRegistry | null };
   /** `RCM_UMLS_LICENSED`: the operator holds a UMLS licence, so the concept search may answer RxNorm atoms of UMLS-licensed sources. */
   concepts?: ConceptRouteDeps;
-  /** `RCM_REMIT_MAX_MB`: the largest 835 `POST /v1/remittances/explain` takes (413 above); `RCM_REMIT_CONCURRENT_MB`: 835 bytes explained at once. */
-  remittances?: RemittanceRouteDeps;
+  /**
+   * `RCM_REMIT_MAX_MB` (bytes): the largest 835 `POST /v1/remittances/explain` takes (413 above);
+   * the worker pool's settings (`RCM_REMIT_WORKERS`, `_MAX_SEGMENTS`, `_MAX_CLAIMS`,
+   * `_CONCURRENT_SEGMENTS`, `_PLAYGROUND_MAX_MB`; workers 0 explains in process), or an explainer (tests).
+   */
+  remittances?: { maxBytes?: number; pool?: Partial<RemitPoolOptions>; explainer?: RemitExplainer };
+  /** `RCM_WRITE_TIMEOUT_MS`: a streamed answer whose reader takes nothing this long is cut. */
+  writeTimeoutMs?: number;
   /** Customer policy PDFs: `RCM_POLICY_MAX_MB` (bytes), `RCM_POLICY_MAX_PAGES`, `RCM_POLICY_PARSE_TIMEOUT_MS`; or a parser (tests). */
   policyDocuments?: Partial<ParserOptions> & { maxBytes?: number; parser?: PolicyParser };
 }
@@ -147,12 +154,15 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const pd = o.policyDocuments ?? {};
   const policyParser = pd.parser ?? new WorkerPolicyParser({ ...DEFAULT_PARSER, ...pd });
   const policyDocuments = { parser: policyParser, maxBytes: pd.maxBytes ?? DEFAULT_POLICY_MAX_BYTES };
-  const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, policyDocuments, npi: o.npi ?? { registry: null }, concepts: o.concepts, remittances: o.remittances, writer: agents.llm, playground: { enabled: true, keysPerHour: DEFAULTS.playgroundKeysPerHour, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: DEFAULTS.idempotencyWindowMs, maxQueuedPerTenant: agents.maxQueuedPerTenant ?? DEFAULTS.jobsQueuedPerTenant, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
+  const remitPool = { ...DEFAULT_REMIT_POOL, ...o.remittances?.pool };
+  const explainer = o.remittances?.explainer ?? (remitPool.workers > 0 ? new WorkerRemitExplainer(remitPool) : new InProcessExplainer(remitPool));
+  const remittances = { maxBytes: o.remittances?.maxBytes ?? DEFAULT_REMIT_MAX_BYTES, explainer };
+  const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, policyDocuments, npi: o.npi ?? { registry: null }, concepts: o.concepts, remittances, writer: agents.llm, playground: { enabled: true, keysPerHour: DEFAULTS.playgroundKeysPerHour, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: DEFAULTS.idempotencyWindowMs, maxQueuedPerTenant: agents.maxQueuedPerTenant ?? DEFAULTS.jobsQueuedPerTenant, onSubmit: wake } }), ...(o.extraRoutes ?? [])];
   routes.forEach(checkRoute);
   const pipeline = new Pipeline({ config: o, state, snapshots, cache, metrics, logger: o.logger, now, limiters });
   const mcp = new McpEndpoint({ pipeline, routes, serviceVersion: o.serviceVersion, logger: o.logger, now, jsonMaxDepth: o.jsonMaxDepth, ...o.mcp });
   const bodies = new BodyBudget(o.bodyBudgetBytes ?? DEFAULTS.bodyBudgetMb * MB);
-  const handler = createHttpHandler(pipeline, routes, { trustProxy: o.trustProxy ?? false, mcp, bodies, bodyTimeoutMs: o.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs });
+  const handler = createHttpHandler(pipeline, routes, { trustProxy: o.trustProxy ?? false, mcp, bodies, bodyTimeoutMs: o.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs, writeTimeoutMs: o.writeTimeoutMs ?? DEFAULTS.writeTimeoutMs });
   if (agents.runner) runner.start(agents.pollMs);
   const server = createServer(handler);
   server.maxHeadersCount = MAX_HEADERS;
@@ -186,6 +196,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
         server.closeIdleConnections?.();
       });
       await policyParser.close();
+      await explainer.close();
       await snapshots.stop();
       await state.close();
     },

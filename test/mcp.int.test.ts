@@ -115,7 +115,7 @@ describe('MCP tools generated from the route table', () => {
 });
 
 describe('explainRemittance as an MCP tool', () => {
-  it('takes the 835 text as its `remittance` argument and answers what REST answers', async () => {
+  it('takes the 835 text as its `remittance` argument and answers the bounded summary of what REST answers', async () => {
     const body = remit835(['CLP*PCN001*1*150*80*20*MB*ICN0001', 'SVC*HC:99213*150*80**1', 'DTM*472*20251201', 'CAS*CO*45*50', 'CAS*PR*1*20'], { bpr: '80' });
     const client = await connect(t.key);
     const { tools } = await client.listTools();
@@ -124,8 +124,14 @@ describe('explainRemittance as an MCP tool', () => {
     const res = await client.callTool({ name: 'explainRemittance', arguments: { remittance: body, as_of: '2026-01-10' } });
     expect(res.isError ?? false, JSON.stringify(res.content)).toBe(false);
     const rest = await t.request('/v1/remittances/explain?as_of=2026-01-10', { method: 'POST', body, headers: { 'Content-Type': 'application/edi-x12' } });
-    expect(stable(res.structuredContent)).toEqual(stable(rest.body));
-    expect((res.structuredContent as { summary: { adjustments: number } }).summary.adjustments).toBe(2);
+    // The same counts, totals and worklist; the transactions without their claims, said in `truncated` and a warning.
+    const summary = res.structuredContent as { summary: { adjustments: number }; transactions: { claims: unknown[] }[]; truncated: boolean; reliability: { warnings: string[] } };
+    const { claims: _, ...header } = rest.body.transactions[0];
+    expect(summary.transactions).toEqual([{ ...header, claims: [] }]);
+    expect(stable({ ...summary, transactions: [], truncated: undefined, reliability: undefined })).toEqual(stable({ ...rest.body, transactions: [], reliability: undefined }));
+    expect(summary.summary.adjustments).toBe(2);
+    expect(summary.truncated).toBe(true);
+    expect(summary.reliability.warnings.join(' ')).toMatch(/the whole answer comes from POST \/v1\/remittances\/explain or `rcm remit explain`/);
   });
 });
 
@@ -175,6 +181,17 @@ describe('MCP tool calls go through the same pipeline as REST', () => {
     const missing = await client.callTool({ name: 'priceMediCalAprDrg', arguments: { ...body, oshpd_id: '106999099' } });
     expect(missing.isError).toBe(true);
     expect(JSON.parse((missing.content as { text: string }[])[0]!.text)).toMatchObject({ code: 'not_found', suggestions: expect.arrayContaining([expect.objectContaining({ oshpd_id: '106999001' })]) });
+  });
+
+  it('takes an argument named __proto__, constructor or toString as the unknown field it is (a 422 tool error), never as the object prototype', async () => {
+    const client = await connect(t.key);
+    for (const name of ['__proto__', 'constructor', 'toString']) {
+      // JSON.parse makes an own property of each name (an object literal would set the prototype instead).
+      const args = JSON.parse(`{"apr_drg":"640","soi":3,"oshpd_id":"106999001","length_of_stay":4,"patient_age":0,"total_charges":40000,${JSON.stringify(name)}:{"x":1}}`);
+      const res = await client.callTool({ name: 'priceMediCalAprDrg', arguments: args });
+      expect(res.isError, name).toBe(true);
+      expect(JSON.parse((res.content as { text: string }[])[0]!.text).detail, name).toEqual([expect.objectContaining({ loc: ['body', name], type: 'extra_forbidden' })]);
+    }
   });
 
   it('retrievePolicyChunks and getPolicyStructure answer what REST answers, for the key tenant only', async () => {

@@ -23,6 +23,7 @@ describe('PTP route with an injected writer', () => {
       header: () => undefined,
       hostKind: 'test',
       clientIp: '127.0.0.1',
+      transport: 'http',
       now,
       trace,
       reliability: () => trace.reliability(),

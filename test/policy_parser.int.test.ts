@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ParsedPolicy } from '../server/policy_documents/parse_job.js';
-import { DEFAULT_PARSER, Lane, WorkerPolicyParser, type Job, type ParseCaller, type PolicyParser } from '../server/policy_documents/parser.js';
+import { Lane } from '../lib/lane.js';
+import { DEFAULT_PARSER, WorkerPolicyParser, type Job, type ParseCaller, type PolicyParser } from '../server/policy_documents/parser.js';
 import { DEFAULT_PDF_LIMITS } from '../server/policy_documents/pdf_limits.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
 import { flateBombPagesPdf, flateBombPdf, fontBombPdf, formBombPdf, headingsPdf, longPolicyPdf, pagesPdf, textOperatorsPdf, tocPdf } from './helpers/pdfs.js';
@@ -42,7 +43,7 @@ describe('the parser queues (one per tenant, served in turn)', () => {
   const rules = { perTenantRunning: 2, perTenantQueued: 10, perTenantInFlight: Infinity, totalQueued: 100 };
 
   it('gives free threads to tenants in turn, not in arrival order', () => {
-    const lane = new Lane(3, rules, 'tenants');
+    const lane = new Lane<Job, null>(3, rules, () => null);
     for (let i = 1; i <= 5; i++) lane.enqueue(job('a', i));
     lane.enqueue(job('b', 6));
     lane.enqueue(job('c', 7));
@@ -51,7 +52,7 @@ describe('the parser queues (one per tenant, served in turn)', () => {
   });
 
   it('never gives one tenant every thread, and serves the tenant again when its parse finishes', () => {
-    const lane = new Lane(3, rules, 'tenants');
+    const lane = new Lane<Job, null>(3, rules, () => null);
     for (let i = 1; i <= 4; i++) lane.enqueue(job('a', i));
     const a1 = lane.next()!;
     expect(lane.next()!.req.id).toBe(2);
@@ -62,22 +63,21 @@ describe('the parser queues (one per tenant, served in turn)', () => {
   });
 
   it("bounds a tenant's queue and the lane's queue", () => {
-    const lane = new Lane(1, { ...rules, perTenantQueued: 2, totalQueued: 3 }, 'tenants');
+    const lane = new Lane<Job, null>(1, { ...rules, perTenantQueued: 2, totalQueued: 3 }, () => null);
     lane.enqueue(job('a', 1));
     lane.enqueue(job('a', 2));
-    expect(lane.refusal('a')?.message).toMatch(/2 of your PDFs are waiting/);
+    expect(lane.refusal('a')).toEqual({ reason: 'tenant_queue', waiting: 2 });
     expect(lane.refusal('b')).toBeNull();
     lane.enqueue(job('b', 3));
-    expect(lane.refusal('c')?.message).toMatch(/3 PDFs are waiting/);
-    expect(lane.refusal('c')?.code).toBe('service_busy');
+    expect(lane.refusal('c')).toEqual({ reason: 'lane_queue', waiting: 3 });
   });
 
   it('lets a playground tenant have one parse in flight, running or waiting', () => {
-    const lane = new Lane(1, { perTenantRunning: 1, perTenantQueued: 1, perTenantInFlight: 1, totalQueued: 4 }, 'playground keys');
+    const lane = new Lane<Job, null>(1, { perTenantRunning: 1, perTenantQueued: 1, perTenantInFlight: 1, totalQueued: 4 }, () => null);
     lane.enqueue(job('p1', 1));
-    expect(lane.refusal('p1')?.message).toMatch(/one PDF at a time/);
+    expect(lane.refusal('p1')?.reason).toBe('in_flight');
     lane.next();
-    expect(lane.refusal('p1')?.message).toMatch(/one PDF at a time/);
+    expect(lane.refusal('p1')?.reason).toBe('in_flight');
     expect(lane.refusal('p2')).toBeNull();
   });
 });

@@ -7,6 +7,7 @@ import { serversOf, stateOptionsOf, type Config } from '../config.js';
 import { SEEDS_DIR, type CliContext } from '../context.js';
 import { SERVICE_VERSION } from '../io.js';
 import { MB } from '../../server/defaults.js';
+import { DEFAULT_REMIT_POOL } from '../../server/remittances/pool.js';
 import { DEFAULT_PARSER, defaultParsers } from '../../server/policy_documents/parser.js';
 
 /** First run: seeds when nothing is published, and a demo tenant with a test key shown once. */
@@ -40,6 +41,7 @@ export function serverOptionsOf(c: Config, dataDir: string, o: { port?: number; 
     jsonMaxDepth: c.RCM_JSON_MAX_DEPTH,
     publicRateLimitPerMin: c.RCM_PUBLIC_RATE_LIMIT_PER_MIN,
     adminSecret: c.RCM_ADMIN_SECRET ?? null,
+    authFailuresPerMin: c.RCM_AUTH_FAILURES_PER_MIN,
     trustProxy: c.RCM_TRUST_PROXY,
     cacheMaxBytes: c.RCM_CACHE_MAX_MB * MB,
     bodyBudgetBytes: c.RCM_BODY_BUDGET_MB * MB,
@@ -55,7 +57,11 @@ export function serverOptionsOf(c: Config, dataDir: string, o: { port?: number; 
     minFreeBytes: c.RCM_MIN_FREE_MB * MB,
     mcp: { sessionsPerKey: c.RCM_MCP_SESSIONS_PER_KEY, sessionsPerTenant: c.RCM_MCP_SESSIONS_PER_TENANT, idleMs: c.RCM_MCP_IDLE_MS },
     concepts: { licensed: c.RCM_UMLS_LICENSED },
-    remittances: { maxBytes: c.RCM_REMIT_MAX_MB * MB, concurrentBytes: c.RCM_REMIT_CONCURRENT_MB * MB },
+    remittances: {
+      maxBytes: c.RCM_REMIT_MAX_MB * MB,
+      pool: { workers: c.RCM_REMIT_WORKERS ?? DEFAULT_REMIT_POOL.workers, maxSegments: c.RCM_REMIT_MAX_SEGMENTS, maxClaims: c.RCM_REMIT_MAX_CLAIMS, concurrentSegments: c.RCM_REMIT_CONCURRENT_SEGMENTS, playgroundMaxBytes: c.RCM_REMIT_PLAYGROUND_MAX_MB * MB },
+    },
+    writeTimeoutMs: c.RCM_WRITE_TIMEOUT_MS,
     npi: { registry: c.RCM_NPPES_LIVE ? new HttpNppesRegistry({ url: c.RCM_NPPES_URL, timeoutMs: c.RCM_NPPES_TIMEOUT_MS, failuresToOpen: 5, openMs: 30_000 }) : null },
     policyDocuments: {
       maxBytes: c.RCM_POLICY_MAX_MB * MB,

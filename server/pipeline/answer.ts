@@ -1,3 +1,4 @@
+import type { StreamedJson } from '../json_bytes.js';
 import { LRUCache } from 'lru-cache';
 import type { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { todayOf } from '../../datasets/_shared/dates.js';
@@ -12,8 +13,8 @@ export interface CachedAnswer {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
-  /** An uncached answer too large to join: its bytes in order (`body` is then empty); HTTP writes them one by one. */
-  parts?: Buffer[];
+  /** An uncached answer written as it is produced, at the reader's pace (`body` is then empty). */
+  stream?: StreamedJson;
 }
 
 interface Entry extends CachedAnswer {

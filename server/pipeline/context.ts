@@ -28,6 +28,7 @@ export class CallContext implements RouteContext<unknown, unknown, unknown, unkn
     readonly requestId: string,
     readonly clientIp: string,
     readonly now: () => Date,
+    readonly transport: 'http' | 'mcp',
   ) {
     this.params = input.params;
     this.query = input.query;

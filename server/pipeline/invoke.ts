@@ -2,7 +2,7 @@ import { DomainError } from '../../warehouse/errors.js';
 import type { MountedSnapshot } from '../../warehouse/snapshot.js';
 import type { StateStore, TenantStore } from '../../warehouse/tenant_state.js';
 import { bodyOf, notReady, statusOf } from '../errors.js';
-import { JsonBytes } from '../json_bytes.js';
+import { StreamedJson } from '../json_bytes.js';
 import type { Logger } from '../logger.js';
 import { schemaId } from '../openapi.js';
 import { isResult, readsSnapshot, readsTenant, type AuthInfo, type RouteDef } from '../route.js';
@@ -22,6 +22,8 @@ export interface PipelineConfig {
   publicRateLimitPerMin: number;
   /** `RCM_ADMIN_SECRET`; null disables `X-Admin-Secret`. */
   adminSecret: string | null;
+  /** `RCM_AUTH_FAILURES_PER_MIN`: failed authentications per client address a minute before 429 (`DEFAULTS.authFailuresPerMin` unless given). */
+  authFailuresPerMin?: number;
   /** `RCM_JSON_MAX_DEPTH`: deepest nesting a JSON body may have (default 64). */
   jsonMaxDepth?: number;
 }
@@ -57,8 +59,8 @@ export interface InvokeResult {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
-  /** A large answer's bytes in order, for HTTP to write one by one (`body` is then empty). */
-  parts?: Buffer[];
+  /** An answer written as it is produced (HTTP pipes it at the reader's pace; `body` is then empty). */
+  stream?: StreamedJson;
   /** For logs and metrics. */
   tenantId?: string;
 }
@@ -120,7 +122,7 @@ export class Pipeline {
     const ms = () => deps.now().getTime();
     this.keys = new KeyAuthenticator(deps.state, deps.now);
     const limiters = deps.limiters ?? { key: new MemoryRateLimiter(deps.config.rateLimitPerMin, ms), ip: new MemoryRateLimiter(deps.config.publicRateLimitPerMin, ms) };
-    this.authorizer = new Authorizer(this.keys, limiters, deps.config.adminSecret, ms);
+    this.authorizer = new Authorizer(this.keys, limiters, deps.config.adminSecret, ms, deps.config.authFailuresPerMin);
   }
 
   /** The monotonic clock the pipeline times calls with (adapters time calls outside the table with it). */
@@ -138,6 +140,7 @@ export class Pipeline {
       const hostKind = hostKindOf(this.deps.config.hosts, req.headers.host, req.target);
       auth = await this.authorizer.authorize(route.auth, req, hostKind, headers, route.rateLimit !== false);
       // No byte of a body is read for a caller the headers already refuse.
+      if (route.preflight) route.preflight({ auth, declaredBytes: Number(req.headers['content-length']) || null });
       if (req.loadBody) await req.loadBody();
       if (readsSnapshot(route.reads)) {
         snapshot = this.deps.snapshots.snapshot;
@@ -152,8 +155,9 @@ export class Pipeline {
       const answer = route.persist ? await this.persist(call, await this.answer(call)) : await this.answer(call);
       // `headers` is this call's own object (rate-limit headers so far): the answer's join it.
       for (const k in answer.headers) if (!(k in headers)) headers[k] = answer.headers[k]!;
-      // A large answer stays in parts for HTTP; MCP wraps the answer whole (its requests are small).
-      out = answer.parts && req.transport === 'mcp' ? { status: answer.status, headers, body: Buffer.concat(answer.parts) } : { status: answer.status, headers, body: answer.body, ...(answer.parts ? { parts: answer.parts } : {}) };
+      // A streamed answer is piped by HTTP at its reader's pace; MCP wraps the answer whole (its requests are small).
+      if (req.transport === 'mcp' && answer.stream) out = { status: answer.status, headers, body: await answer.stream.joined() };
+      else out = { status: answer.status, headers, body: answer.body, ...(answer.stream ? { stream: answer.stream } : {}) };
     } catch (err) {
       out = this.failure(err, req, route.path, headers);
     } finally {
@@ -243,18 +247,14 @@ export class Pipeline {
   }
 
   private async run({ route, req, input, auth, snapshot, hostKind }: Call, tenant: TenantStore | null): Promise<CachedAnswer> {
-    const ctx = new CallContext(route, req.headers, input, auth, snapshot, tenant, hostKind, req.requestId, req.clientIp, this.deps.now);
+    const ctx = new CallContext(route, req.headers, input, auth, snapshot, tenant, hostKind, req.requestId, req.clientIp, this.deps.now, req.transport);
     const value = await route.handler(ctx);
     const r = isResult(value) ? value : { status: route.status ?? 200, headers: {}, body: value };
     if (route.contentType) {
       return { status: r.status, headers: { 'content-type': route.contentType, ...r.headers }, body: Buffer.from(String(r.body)) };
     }
-    // An answer that may outgrow one string arrives serialized (`JsonBytes`).
-    if (r.body instanceof JsonBytes) {
-      const headers = { 'content-type': JSON_TYPE, ...r.headers };
-      // A cached or persisted answer is one buffer; any other stays in its parts.
-      return route.cache || route.persist ? { status: r.status, headers, body: r.body.joined() } : { status: r.status, headers, body: Buffer.alloc(0), parts: r.body.parts };
-    }
+    // An answer written as it is produced: HTTP pipes it (never cached or persisted: `checkRoute`).
+    if (r.body instanceof StreamedJson) return { status: r.status, headers: { 'content-type': JSON_TYPE, ...r.headers }, body: Buffer.alloc(0), stream: r.body };
     const text = JSON.stringify(r.body);
     // A cached answer gets its own allocation right away (the cache would copy a pooled slice).
     return { status: r.status, headers: { 'content-type': JSON_TYPE, ...r.headers }, body: route.cache ? ownBuffer(text) : Buffer.from(text) };

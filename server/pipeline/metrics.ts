@@ -65,7 +65,19 @@ export class Metrics {
         for (const f of sidecarFallbacks()) this.inc({ dataset: f.dataset, sidecar: f.sidecar, reason: f.reason }, f.count);
       },
     });
-    if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'rcm_' });
+    if (opts.processMetrics !== false) {
+      collectDefaultMetrics({ register: this.registry, prefix: 'rcm_' });
+      new Gauge({
+        name: 'rcm_heap_used_and_array_buffers_bytes',
+        help: 'V8 heap used plus ArrayBuffer memory (what answers and request bodies hold); after a full garbage collection when the process runs with --expose-gc (diagnosis), else as it stands.',
+        registers: [this.registry],
+        collect() {
+          (globalThis as { gc?: () => void }).gc?.();
+          const m = process.memoryUsage();
+          this.set(m.heapUsed + m.arrayBuffers);
+        },
+      });
+    }
   }
 
   /** One answer-cache lookup. */

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { Lane, type LaneRefusal, type LaneRules } from '../../lib/lane.js';
 import { DomainError } from '../../warehouse/errors.js';
 import { PdfError } from './errors.js';
 import type { ParsedPolicy, ParseReply, ParseRequest } from './parse_job.js';
@@ -79,81 +80,17 @@ interface Slot {
   timer: NodeJS.Timeout | null;
 }
 
-export interface LaneRules {
-  /** Threads one tenant may hold at once: fewer than all, so another tenant's parse starts at once. */
-  perTenantRunning: number;
-  /** Parses one tenant may have waiting. */
-  perTenantQueued: number;
-  /** Parses one tenant may have waiting or running (the playground's one at a time). */
-  perTenantInFlight: number;
-  /** Parses waiting in the lane, every tenant together. */
-  totalQueued: number;
+/** Why a parse is refused, in words. */
+function refusalOf(r: LaneRefusal | null, label: string): DomainError | null {
+  if (!r) return null;
+  if (r.reason === 'in_flight') return busy(`${label} parse one PDF at a time; retry when the running one finishes`);
+  if (r.reason === 'tenant_queue') return busy(`${r.waiting} of your PDFs are waiting to be parsed; retry when one finishes`);
+  return busy(`${r.waiting} PDFs are waiting to be parsed; retry shortly`);
 }
 
-/**
- * A set of parser threads (slots) and the tenants' queues in front of them: each tenant has its own
- * queue, a free thread goes to the next tenant in turn (round-robin) that holds fewer threads
- * than its share, and a tenant's queue and the lane's are bounded.
- */
-export class Lane {
-  readonly slots: Slot[];
-  /** Waiting parses by tenant; the map's order is the round-robin order (a served tenant moves to the back). */
-  private readonly waiting = new Map<string, Job[]>();
-  private readonly running = new Map<string, number>();
-  private queued = 0;
-
-  constructor(
-    size: number,
-    private readonly rules: LaneRules,
-    private readonly label: string,
-  ) {
-    this.slots = Array.from({ length: size }, () => ({ worker: null, job: null, timer: null }));
-  }
-
-  /** Why `tenant` cannot queue one more parse now, or null. */
-  refusal(tenant: string): DomainError | null {
-    const mine = this.waiting.get(tenant)?.length ?? 0;
-    if (mine + (this.running.get(tenant) ?? 0) >= this.rules.perTenantInFlight) return busy(`${this.label} parse one PDF at a time; retry when the running one finishes`);
-    if (mine >= this.rules.perTenantQueued) return busy(`${mine} of your PDFs are waiting to be parsed; retry when one finishes`);
-    if (this.queued >= this.rules.totalQueued) return busy(`${this.queued} PDFs are waiting to be parsed; retry shortly`);
-    return null;
-  }
-
-  enqueue(job: Job): void {
-    const q = this.waiting.get(job.tenant);
-    if (q) q.push(job);
-    else this.waiting.set(job.tenant, [job]);
-    this.queued++;
-  }
-
-  /** The next parse to start: the first tenant in turn that holds fewer threads than its share. */
-  next(): Job | null {
-    for (const [tenant, q] of this.waiting) {
-      if ((this.running.get(tenant) ?? 0) >= this.rules.perTenantRunning) continue;
-      const job = q.shift()!;
-      this.waiting.delete(tenant);
-      if (q.length) this.waiting.set(tenant, q); // to the back of the turn
-      this.queued--;
-      this.running.set(tenant, (this.running.get(tenant) ?? 0) + 1);
-      return job;
-    }
-    return null;
-  }
-
-  finished(job: Job): void {
-    const n = (this.running.get(job.tenant) ?? 1) - 1;
-    if (n > 0) this.running.set(job.tenant, n);
-    else this.running.delete(job.tenant);
-  }
-
-  /** Every waiting parse, removed. */
-  drain(): Job[] {
-    const all = [...this.waiting.values()].flat();
-    this.waiting.clear();
-    this.queued = 0;
-    return all;
-  }
-}
+/** The parser's lane: tenants' parses and the threads that run them. */
+type ParseLane = Lane<Job, Slot> & { label: string };
+const lane = (size: number, rules: LaneRules, label: string): ParseLane => Object.assign(new Lane<Job, Slot>(size, rules, () => ({ worker: null, job: null, timer: null })), { label });
 
 /**
  * Parses PDFs on worker threads: a 50-page policy takes about a second of CPU, which on the
@@ -165,8 +102,8 @@ export class Lane {
  * A thread starts on its first parse and is replaced after a timeout, a crash or a passed bound.
  */
 export class WorkerPolicyParser implements PolicyParser {
-  private readonly tenants: Lane;
-  private readonly playground: Lane;
+  private readonly tenants: ParseLane;
+  private readonly playground: ParseLane;
   private nextId = 1;
   private closed = false;
   private readonly o: ParserOptions;
@@ -182,8 +119,8 @@ export class WorkerPolicyParser implements PolicyParser {
     // A caller that sets part of the playground's budget or of the limits keeps the defaults of the rest.
     const o = (this.o = { ...options, playground: { ...DEFAULT_PARSER.playground, ...options.playground }, limits: { ...DEFAULT_PDF_LIMITS, ...options.limits } });
     const n = Math.max(1, Math.floor(o.parsers));
-    this.tenants = new Lane(n, { perTenantRunning: Math.max(1, n - 1), perTenantQueued: o.maxQueued, perTenantInFlight: Infinity, totalQueued: o.maxQueuedTotal }, 'tenants');
-    this.playground = new Lane(1, { perTenantRunning: 1, perTenantQueued: 1, perTenantInFlight: 1, totalQueued: o.playground.maxQueued }, 'playground keys');
+    this.tenants = lane(n, { perTenantRunning: Math.max(1, n - 1), perTenantQueued: o.maxQueued, perTenantInFlight: Infinity, totalQueued: o.maxQueuedTotal }, 'tenants');
+    this.playground = lane(1, { perTenantRunning: 1, perTenantQueued: 1, perTenantInFlight: 1, totalQueued: o.playground.maxQueued }, 'playground keys');
   }
 
   parse(bytes: Uint8Array, caller: ParseCaller = { tenant: '' }): Promise<ParsedPolicy> {
@@ -193,7 +130,7 @@ export class WorkerPolicyParser implements PolicyParser {
       const mb = (b: number) => `${Math.round((b / 1024 / 1024) * 10) / 10} MB`;
       return Promise.reject(new DomainError('payload_too_large', `a playground key parses PDFs of at most ${mb(this.o.playground.maxBytes)}; this one is ${mb(bytes.length)} (use a tenant's key for larger files)`));
     }
-    const refused = lane.refusal(caller.tenant);
+    const refused = refusalOf(lane.refusal(caller.tenant), lane.label);
     if (refused) return Promise.reject(refused);
     return new Promise<ParsedPolicy>((resolve, reject) => {
       lane.enqueue({ req: { id: this.nextId++, bytes, maxPages: this.o.maxPages, limits: this.o.limits }, tenant: caller.tenant, resolve, reject });
@@ -221,7 +158,7 @@ export class WorkerPolicyParser implements PolicyParser {
     await Promise.all(stopping);
   }
 
-  private spawn(lane: Lane, slot: Slot): Worker {
+  private spawn(lane: ParseLane, slot: Slot): Worker {
     // Not the server's own flags (a loader such as tsx's): the worker's entry loads pdfjs first, then its own loader.
     const w = new Worker(new URL('./parse_worker.mjs', import.meta.url), { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: this.o.memoryMb } });
     w.unref();
@@ -251,7 +188,7 @@ export class WorkerPolicyParser implements PolicyParser {
     if (w) void w.terminate();
   }
 
-  private settle(lane: Lane, slot: Slot, fn: () => void): void {
+  private settle(lane: ParseLane, slot: Slot, fn: () => void): void {
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = null;
     const job = slot.job;
@@ -261,23 +198,23 @@ export class WorkerPolicyParser implements PolicyParser {
     this.pump(lane);
   }
 
-  private pump(lane: Lane): void {
+  private pump(lane: ParseLane): void {
     if (this.closed) return;
-    for (const slot of lane.slots) {
-      if (slot.job) continue;
-      const job = lane.next();
-      if (!job) return;
-      slot.worker ??= this.spawn(lane, slot);
-      const timer = setTimeout(() => {
-        // The thread may be stuck in the PDF: replace it.
-        this.retire(slot);
-        const j = slot.job;
-        if (j) this.settle(lane, slot, () => j.reject(new PdfError('invalid_pdf', `parsing stopped after ${this.o.timeoutMs} ms (RCM_POLICY_PARSE_TIMEOUT_MS)`)));
-      }, this.o.timeoutMs);
-      timer.unref();
-      slot.job = job;
-      slot.timer = timer;
-      slot.worker.postMessage(job.req);
-    }
+    lane.fill(
+      (slot) => !slot.job,
+      (slot, job) => {
+        const worker = (slot.worker ??= this.spawn(lane, slot));
+        const timer = setTimeout(() => {
+          // The thread may be stuck in the PDF: replace it.
+          this.retire(slot);
+          const j = slot.job;
+          if (j) this.settle(lane, slot, () => j.reject(new PdfError('invalid_pdf', `parsing stopped after ${this.o.timeoutMs} ms (RCM_POLICY_PARSE_TIMEOUT_MS)`)));
+        }, this.o.timeoutMs);
+        timer.unref();
+        slot.job = job;
+        slot.timer = timer;
+        worker.postMessage(job.req);
+      },
+    );
   }
 }

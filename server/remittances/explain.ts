@@ -3,7 +3,8 @@ import { isoOfYmd } from '../../datasets/_shared/dates.js';
 import type { PayerKnowledge } from '../../datasets/payers/queries.js';
 import { x12StatusOn, type X12Index } from '../../datasets/x12_codes/queries.js';
 import type { MacIndex } from '../../datasets/mac_jurisdictions/queries.js';
-import { CARC_CLASS } from '../../lib/vocabulary/carc.js';
+import { ownValue } from '../../lib/own.js';
+import { carcClassOf } from '../../lib/vocabulary/carc.js';
 import { claimStatusOf } from '../../lib/vocabulary/claim_status.js';
 import { claimPayer, identifyPayer, judgeClaim, type JudgeContext, type PendingAdjustment, type TxPayer } from './judge.js';
 import type { Acknowledgment, RemitAdjustment, RemitClaim, RemitExplanation, RemitFinding, RemitLine, RemitRemark, RemitTransaction, WorklistItem } from './schemas.js';
@@ -267,6 +268,11 @@ interface ClaimAcc {
 export interface ClaimSink {
   /** `tx` is the claim's transaction (its `claims` filled only by a sink that keeps them). */
   claim(tx: RemitTransaction, claim: RemitClaim, index: number): Promise<void>;
+  /**
+   * A transaction's header was read (`begin`: payer, payee, payment known) or its last segment
+   * (`end`: its provider adjustments known too), so a sink can write it around its claims.
+   */
+  transaction?(tx: RemitTransaction, phase: 'begin' | 'end'): Promise<void>;
 }
 
 /**
@@ -432,6 +438,7 @@ async function explainTransaction(tx: Transaction, t: number, file: X12File, inp
         continue;
       }
       c = begin();
+      await sink.transaction?.(out!, 'begin');
     }
     try {
       switch (seg.id) {
@@ -538,7 +545,7 @@ async function explainTransaction(tx: Transaction, t: number, file: X12File, inp
               provider_id: opt(seg.el[0]),
               fiscal_period_date: toIso(seg.el[1]),
               reason,
-              description: PLB_REASON[reason] ?? null,
+              description: ownValue(PLB_REASON, reason) ?? null,
               reference: opt(comp[1]),
               claim: null,
               amount: toCents(amount),
@@ -558,7 +565,10 @@ async function explainTransaction(tx: Transaction, t: number, file: X12File, inp
       if (seg.id === 'SVC') line = null;
     }
   }
-  if (!c) c = begin();
+  if (!c) {
+    c = begin();
+    await sink.transaction?.(out!, 'begin');
+  }
   await finish();
   const o = out! as RemitTransaction;
   for (const r of plbRefs) {
@@ -570,12 +580,13 @@ async function explainTransaction(tx: Transaction, t: number, file: X12File, inp
   if (bpr && paymentAmount.compare(expected) !== 0) {
     finding(c, 'transaction_unbalanced', 'warning', `BPR02 ${toCents(paymentAmount).toFixed(2)} is not the claims' payments less provider adjustments (${toCents(expected).toFixed(2)})`, bpr);
   }
+  await sink.transaction?.(o, 'end');
   return o;
 }
 
 /** What a line's allowed amount adds to its payment: the patient's share, reductions taken after the allowed amount, and on a secondary claim the prior payer's impact. */
 function afterAllowed(a: RawAdj, secondary: boolean): boolean {
-  const cls = CARC_CLASS[a.reason];
+  const cls = carcClassOf(a.reason);
   return (a.group === 'PR' && cls === 'patient_share') || cls === 'sequestration' || cls === 'legislated_penalty' || (secondary && a.reason === '23');
 }
 
@@ -661,7 +672,7 @@ const KEEP: ClaimSink = {
 export async function explainRemittance(file: X12File, inputs: ExplainInputs, sink: ClaimSink = KEEP): Promise<Explained> {
   const findings: RemitFinding[] = file.findings.map((f) => ({
     code: f.code,
-    severity: READER_SEVERITY[f.code] ?? 'warning',
+    severity: ownValue(READER_SEVERITY, f.code) ?? 'warning',
     message: f.message,
     loc: { interchange: f.interchange, transaction: f.transaction, claim: null, line: null, segment_index: f.segment_index, segment_id: f.segment_id },
   }));

@@ -11,7 +11,7 @@ import { findLocalityForZip } from '../../datasets/zip_locality/queries.js';
 import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { RemedyCitation } from '../denials/remedy.js';
-import { CARC_CLASS } from '../../lib/vocabulary/carc.js';
+import { carcClassOf } from '../../lib/vocabulary/carc.js';
 import { rarcMeaningOf } from '../../lib/vocabulary/rarc.js';
 import { compApcExclusionsIn, COMPREHENSIVE_SI, PACKAGING_SI } from '../../lib/vocabulary/opps_packaging.js';
 import { PREVENTIVE_NO_COST_SHARING } from '../payment/calculate.js';
@@ -36,7 +36,7 @@ export interface PayeeLocation {
 
 /** What a line's adjustments and remarks ask the links for, by the vocabulary's classes and meanings. */
 function linksWanted(carcs: Set<string>, rarcs: Set<string>): { ptp: boolean; aoc: boolean; mue: boolean; coverage: boolean } {
-  const classes = new Set([...carcs].map((c) => CARC_CLASS[c]));
+  const classes = new Set([...carcs].map(carcClassOf));
   const meanings = new Set([...rarcs].map(rarcMeaningOf));
   return {
     ptp: classes.has('bundling') || meanings.has('bundled'),

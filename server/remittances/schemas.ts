@@ -356,6 +356,7 @@ export const RemitExplanationSchema = z
     acknowledgments: z.array(AcknowledgmentSchema).describe('999 and 277CA transactions: what was accepted or rejected before adjudication, and what to do'),
     findings: z.array(RemitFindingSchema),
     worklist: z.array(WorklistItemSchema).describe('adjustments with something to do (not `no_action`), underpaid lines and rejected acknowledgments, grouped by payer, group, reason and remedy, earliest deadline first'),
+    truncated: z.boolean().optional().describe('the MCP tool only: true when its bounded summary left something out (the transactions answer without their claims; at most 100 worklist items and findings); the whole answer comes from this route or `rcm remit explain`'),
     reliability: ReliabilitySchema,
   })
   .meta({ id: 'RemittanceExplanation' });

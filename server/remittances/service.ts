@@ -3,11 +3,29 @@ import { payerKnowledge } from '../../datasets/payers/queries.js';
 import { x12Index } from '../../datasets/x12_codes/queries.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { Trace } from '../trace.js';
-import { explainRemittance, type ClaimSink, type Explained } from './explain.js';
+import { explainRemittance, type ClaimSink, type ExplainInputs, type Explained } from './explain.js';
 import { Linker, type PayeeLocation, type Progress } from './links.js';
-import { readX12 } from './x12.js';
+import { ExplanationWriter, type ExplanationTail } from './stream.js';
+import { readX12, type X12File } from './x12.js';
 
 export type { ClaimSink } from './explain.js';
+
+/** Rows of the MCP tool's bounded summary: worklist items and findings each (the whole answer through REST or the CLI). */
+export const SUMMARY_ROWS = 100;
+
+/** What one explanation reads: the snapshot's code lists, payer knowledge, MACs and the line links. */
+async function prepare(snapshot: SnapshotReader, file: X12File, asOf: string, trace: Trace, where: PayeeLocation, progress?: Progress): Promise<{ inputs: ExplainInputs; linker: Linker }> {
+  const x12 = await x12Index(snapshot);
+  trace.use('x12_codes', x12.version || null);
+  const payers = await payerKnowledge(snapshot).catch(() => null);
+  trace.use('payers', payers?.version || null);
+  const mac = await macIndex(snapshot);
+  if (x12.count === 0) trace.degrade().warn('the x12_codes lists are not loaded: adjustments and remarks are not described');
+  const linker = new Linker(snapshot, payers, where, trace, progress ? { total: file.claims, tell: progress } : undefined);
+  // A ccn or locality that names nothing is the caller's mistake: 422 before any byte is written.
+  await linker.check();
+  return { inputs: { x12, payers, mac, asOf, link: (tx, claim) => linker.link(tx, claim) }, linker };
+}
 
 /**
  * The one way an 835 is explained (the route and `rcm remit explain` alike): read it, explain it
@@ -16,8 +34,8 @@ export type { ClaimSink } from './explain.js';
  * locality for pricing, else the payee NPI's practice ZIP), and record what was read on the trace.
  * Throws the reader's 422 for a file that is not a readable 5010 835, and a 422 for a ccn or
  * locality that names nothing. Claims are kept in the answer, or, with `o.sink`, handed to it one
- * by one and dropped (a CSV of a large file holds one claim at a time); `o.progress` hears every
- * thousand claims.
+ * by one and dropped (text and CSV of a large file hold one claim at a time); `o.progress` hears
+ * every thousand claims.
  */
 export async function explainFile(
   snapshot: SnapshotReader,
@@ -28,24 +46,41 @@ export async function explainFile(
   o: { progress?: Progress; sink?: ClaimSink } = {},
 ): Promise<Omit<Explained, 'payersMatched'>> {
   const file = readX12(bytes);
-  const x12 = await x12Index(snapshot);
-  trace.use('x12_codes', x12.version || null);
-  const payers = await payerKnowledge(snapshot).catch(() => null);
-  trace.use('payers', payers?.version || null);
-  const mac = await macIndex(snapshot);
-  if (x12.count === 0) trace.degrade().warn('the x12_codes lists are not loaded: adjustments and remarks are not described');
-  const linker = new Linker(snapshot, payers, where, trace, o.progress ? { total: file.claims, tell: o.progress } : undefined);
-  await linker.check();
-  const { payersMatched: _, ...out } = await explainRemittance(
-    file,
-    { x12, payers, mac, asOf, link: (tx, claim) => linker.link(tx, claim) },
-    {
-      async claim(tx, claim, index) {
-        if (o.sink) await o.sink.claim(tx, claim, index);
-        else tx.claims.push(claim);
-      },
-    },
-  );
+  const { inputs, linker } = await prepare(snapshot, file, asOf, trace, where, o.progress);
+  const { payersMatched: _, ...out } = await explainRemittance(file, inputs, o.sink ?? { async claim(tx, claim) { tx.claims.push(claim); } });
   linker.finish();
   return out;
+}
+
+/** How much of an explanation is written: all of it, or the MCP tool's bounded summary. */
+export type ExplainMode = 'full' | 'summary';
+
+/**
+ * Prepares an explanation of a read file for `explainTo` (the reads and the ccn/locality check
+ * done, so every caller's mistake is known before the first byte), then writes it.
+ */
+export async function explanationOf(snapshot: SnapshotReader, file: X12File, asOf: string, trace: Trace, where: PayeeLocation, o: { testKey?: boolean; progress?: Progress } = {}) {
+  if (o.testKey) trace.warn('test keys and the test host must not carry PHI: send only de-identified or synthetic 835 files with a test key');
+  const { inputs, linker } = await prepare(snapshot, file, asOf, trace, where, o.progress);
+  return {
+    /**
+     * The explanation as JSON text through `out`, claim by claim (`ExplanationWriter`), each part
+     * awaited; `summary`: the transactions without their claims, at most `SUMMARY_ROWS` worklist
+     * items and findings, `truncated` saying whether anything was left out.
+     */
+    async write(out: (text: string) => Promise<void>, mode: ExplainMode = 'full'): Promise<void> {
+      const writer = new ExplanationWriter(out);
+      await writer.start(asOf);
+      const sink: ClaimSink = mode === 'full' ? writer : { claim: async () => undefined, transaction: (tx, phase) => writer.transaction(tx, phase) };
+      const e = await explainRemittance(file, inputs, sink);
+      linker.finish();
+      let tail: ExplanationTail = { acknowledgments: e.acknowledgments, findings: e.findings, summary: e.summary, worklist: e.worklist, reliability: trace.reliability() };
+      if (mode === 'summary') {
+        const cut = e.summary.claims > 0 || e.worklist.length > SUMMARY_ROWS || e.findings.length > SUMMARY_ROWS;
+        trace.warn(`a summary: the transactions without their claims, the first ${SUMMARY_ROWS} worklist items and findings; the whole answer comes from POST /v1/remittances/explain or \`rcm remit explain\` with the same file`);
+        tail = { ...tail, worklist: e.worklist.slice(0, SUMMARY_ROWS), findings: e.findings.slice(0, SUMMARY_ROWS), truncated: cut, reliability: trace.reliability() };
+      }
+      await writer.end(tail);
+    },
+  };
 }

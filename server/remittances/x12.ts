@@ -59,6 +59,8 @@ export interface X12File {
   interchanges: number;
   /** CLP segments in the 835 transactions: the claims the explanation will have (progress). */
   claims: number;
+  /** Every segment of the file: the work an explanation does (RCM_REMIT_MAX_SEGMENTS, the concurrency budget). */
+  segments: number;
   /** The 835 transactions, in file order. */
   transactions: Transaction[];
   /** The 999 and 277CA (005010X214) transactions, in file order: explained beside the 835s. */
@@ -222,7 +224,9 @@ export function readX12(bytes: Buffer | string): X12File {
       ctx: { missing: what.split(' ')[1]!, opened_at: open.index },
     });
 
+  let segments = 0;
   for (const raw of rawSegments(text, separators, start, text.length, 1)) {
+    segments++;
     // Envelope segments are split into elements; the rest only named (counted, or found out of place).
     const id = idOf(raw, separators);
     const seg: Segment = ENVELOPE.has(id) ? segmentOf(raw, separators) : { index: raw.index, id, el: [] };
@@ -341,5 +345,5 @@ export function readX12(bytes: Buffer | string): X12File {
       { loc: ['body', 'segment', first.index, 'ST'], msg: `this file is ${kinds.join('; and ')}: send an 835 remittance, or a 999 or 277CA acknowledgment`, type: 'x12_not_835', ctx: { transaction_sets: [...new Set(all.map(({ tx: t }) => t.set_id))] } },
     ]);
   }
-  return { separators, interchanges: Math.max(interchange + 1, 1), claims, transactions: remits, acknowledgments: acks, findings };
+  return { separators, interchanges: Math.max(interchange + 1, 1), claims, segments, transactions: remits, acknowledgments: acks, findings };
 }

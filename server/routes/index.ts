@@ -22,7 +22,7 @@ import { npiRoutes, type NpiRouteDeps } from './npi.js';
 import { conceptRoutes, type ConceptRouteDeps } from './concepts.js';
 import { DEFAULT_POLICY_MAX_BYTES } from '../policy_documents/parser.js';
 import { DEFAULTS } from '../defaults.js';
-import { remittanceRoutes, type RemittanceRouteDeps } from './remittances.js';
+import { DEFAULT_REMIT_MAX_BYTES, remittanceRoutes, type RemittanceRouteDeps } from './remittances.js';
 
 /**
  * The whole /v1 surface. Each area's file here (`server/routes/<area>.ts`) declares its routes once; this
@@ -47,7 +47,7 @@ export function buildRoutes(
     ...drugRoutes,
     ...priorAuthRoutes,
     ...b340Routes,
-    ...remittanceRoutes(sys.remittances),
+    ...remittanceRoutes(sys.remittances ?? { maxBytes: DEFAULT_REMIT_MAX_BYTES, explainer: inert('remittances.explainer') }),
     ...conceptRoutes(sys.concepts ?? { licensed: false }),
     ...npiRoutes(sys.npi ?? { registry: null }),
     ...policyDocumentRoutes(sys.policyDocuments ?? { parser: inert('policy parser'), maxBytes: DEFAULT_POLICY_MAX_BYTES }),

@@ -1,21 +1,17 @@
 import { todayOf } from '../../datasets/_shared/dates.js';
-import { DomainError } from '../../warehouse/errors.js';
-import { serialized } from '../json_bytes.js';
-import { BodyBudget } from '../pipeline/body_budget.js';
-import { explainFile } from '../remittances/service.js';
-import { RemitExplanationSchema, RemitQuerySchema } from '../remittances/schemas.js';
+import type { StreamedJson } from '../json_bytes.js';
+import type { RemitExplainer } from '../remittances/pool.js';
+import { RemitExplanationSchema, RemitQuerySchema, type RemitExplanation } from '../remittances/schemas.js';
 import { defineRoute, raw, type RouteDef } from '../route.js';
 
-/** `RCM_REMIT_MAX_MB` (bytes): the largest 835 taken; `RCM_REMIT_CONCURRENT_MB` (bytes): the 835 bytes explained at once (503 past it). */
+/** `RCM_REMIT_MAX_MB` (bytes): the largest 835 taken; the explainer: the worker pool (or one in process), its limits and budget. */
 export interface RemittanceRouteDeps {
   maxBytes: number;
-  concurrentBytes?: number;
-  /** The budget itself (tests hold part of it to see the 503). */
-  budget?: BodyBudget;
+  explainer: RemitExplainer;
 }
 
 /** `RCM_REMIT_MAX_MB` default: the largest 835 accepted over HTTP (larger files go through the CLI). */
-const DEFAULT_REMIT_MAX_BYTES = 25 * 1024 * 1024;
+export const DEFAULT_REMIT_MAX_BYTES = 25 * 1024 * 1024;
 
 const EXAMPLE_835 = [
   'ISA*00*          *00*          *ZZ*PAYERID        *ZZ*PROVIDERID     *260105*1200*^*00501*000000001*0*T*:~',
@@ -40,18 +36,7 @@ const EXAMPLE_835 = [
  * Remittances: an X12 835 explained (codes, whose amount, next step and deadline, balancing).
  * The body carries PHI: never cached, never logged, never echoed in an error.
  */
-export function remittanceRoutes(d: RemittanceRouteDeps = { maxBytes: DEFAULT_REMIT_MAX_BYTES }): RouteDef[] {
-  // The 835 bytes being explained at once: an explanation holds about 40 times its file while it
-  // is written, so a process explains one largest file, or many small ones, at a time.
-  const budget = d.budget ?? new BodyBudget(Math.max(d.concurrentBytes ?? DEFAULT_REMIT_MAX_BYTES, d.maxBytes), Number.MAX_SAFE_INTEGER);
-  const reserve = (bytes: number) => {
-    try {
-      return budget.reserve('explain', bytes);
-    } catch (e) {
-      if (!(e instanceof DomainError)) throw e;
-      throw new DomainError('service_busy', 'other remittances are being explained now (RCM_REMIT_CONCURRENT_MB): try again shortly, or explain large files with rcm remit explain', { headers: { 'retry-after': '5' } });
-    }
-  };
+export function remittanceRoutes(d: RemittanceRouteDeps): RouteDef[] {
   return [
     defineRoute({
       method: 'post',
@@ -60,11 +45,11 @@ export function remittanceRoutes(d: RemittanceRouteDeps = { maxBytes: DEFAULT_RE
       tag: 'knowledge',
       summary: 'Explain an X12 835 remittance (or a 999 / 277CA acknowledgment): every adjustment with its meaning, who owes it, what to do by when, and the balancing findings',
       description:
-        'Send the 835 itself as the body (application/edi-x12 or text/plain), up to RCM_REMIT_MAX_MB (default 25; 413 past it); past RCM_REMIT_CONCURRENT_MB of 835s being explained at once (default 25), 503 service_busy with Retry-After. ' +
+        'Send the 835 itself as the body (application/edi-x12 or text/plain), up to RCM_REMIT_MAX_MB (default 25), RCM_REMIT_MAX_SEGMENTS segments and RCM_REMIT_MAX_CLAIMS claims (413 naming the limit past any); a playground key up to RCM_REMIT_PLAYGROUND_MAX_MB (default 1), one explanation at a time for every playground key. Explanations run on worker threads, tenants in turns; past RCM_REMIT_CONCURRENT_SEGMENTS of segments being explained at once, or a full queue, 503 service_busy with Retry-After. The answer is streamed (chunked) at the reader\'s pace; a reader that takes nothing for RCM_WRITE_TIMEOUT_MS is cut. As an MCP tool it answers a bounded summary (`truncated`). ' +
         'Separators come from the ISA header (or `*`, `:`, `~` without one); a byte-order mark, prose before the ISA, newlines or none between segments and several interchanges are read. ' +
         'A 999 or 277CA acknowledgment is explained too (`acknowledgments`: each transaction or claim accepted or rejected before adjudication, every error code in words, and for a rejection: correct and resubmit, no appeal, by the payer\'s filing deadline). A 4010 835, an 837 or a file cut short (no SE, GE or IEA) is 422 naming what it is or what is missing, by segment position. ' +
-        'Each adjustment carries the CARC text as of the remittance date and the remedy of the one denial classifier, with the appeal or resubmission deadline where N1*PR maps to a curated payer. ' +
-        'Each HCPCS line is linked where it applies: `ncci` on a bundling denial (CARC 97 or 236, RARC M80 or N20: the PTP edit of a code on the same claim and date that has the line as column 2, with its modifier indicator and remedy; CARC B15: the add-on edit\'s primary codes), `mue` on a units denial (RARC N362: the MUE value and MAI on the date), `coverage` on a medical-necessity denial (CARC 50 or 167: the documents listing the code where the payee is), and `pricing`: a Medicare professional line\'s allowed amount against the physician fee schedule (the payment composition of GET /v1/codes/{code}/payment) at the payee\'s location (`ccn` or `locality`, else the payee NPI\'s practice ZIP in the local NPPES copy), or an outpatient hospital line\'s against the OPPS at the hospital\'s `ccn`; else not priced, with the reason. ' +
+        'Each adjustment carries the CARC text as of the remittance date and its next step from the denial rules table (docs/denial-rules.md), dated by the payer\'s rules where N1*PR (or a Medicare contractor\'s number or name, or CLP06) names the payer. ' +
+        'Each HCPCS line is linked where it applies: `ncci` on a bundling denial (a CARC of class bundling, RARC M80 or N20: the PTP edit of a code on the same claim and date that has the line as column 2, with its modifier indicator and whether it was in force; an add-on denial, B15: the add-on edit\'s primary codes), `mue` on a units denial (class units, RARC N362: the MUE value and MAI on the date), `coverage` on a coverage denial (class coverage: the documents listing the code where the payee is), and `pricing`: a Medicare professional line\'s allowed amount against the physician fee schedule (the payment composition of GET /v1/codes/{code}/payment) at the payee\'s location (`ccn` or `locality`, else the payee NPI\'s practice ZIP in the local NPPES copy), or an outpatient hospital line\'s against the OPPS at the hospital\'s `ccn`; else not priced, with the reason. ' +
         'The file carries PHI: the answer is never cached, nothing of it is logged or stored, and errors never echo it. Test keys must not carry PHI.',
       auth: { scope: 'knowledge' },
       reads: 'snapshot',
@@ -79,17 +64,16 @@ export function remittanceRoutes(d: RemittanceRouteDeps = { maxBytes: DEFAULT_RE
         { summary: 'an 837 claim is not a remittance', status: 422, body: 'ISA*00*          *00*          *ZZ*A              *ZZ*B              *260105*1200*^*00501*000000001*0*T*:~GS*HC*A*B*20260105*1200*1*X*005010X222A1~ST*837*0001*005010X222A1~BHT*0019*00*1*20260105*1200*CH~SE*3*0001~GE*1*1~IEA*1*000000001~' },
         { summary: 'no key', status: 401, key: 'none', body: EXAMPLE_835 },
       ],
-      handler: async ({ body, query, snapshot, auth, now, trace }) => {
-        if (auth?.key_type === 'test') trace.warn('test keys and the test host must not carry PHI: send only de-identified or synthetic 835 files with a test key');
-        const release = reserve(body.length);
-        try {
-          const out = await explainFile(snapshot, body, query.as_of ?? todayOf(now()), trace, { ccn: query.ccn, locality: query.locality });
-          // A 25 MB 835 explains to about 1 GB of JSON: past what one string holds, so written in parts.
-          return serialized({ ...out, reliability: trace.reliability() });
-        } finally {
-          release();
-        }
-      },
+      // A playground key's file while the playground's thread is busy, or past its size: refused unread.
+      preflight: ({ auth, declaredBytes }) => d.explainer.preflight({ tenant: auth?.tenant_id ?? '', playground: auth?.ephemeral === true }, declaredBytes),
+      handler: ({ body, query, snapshot, auth, now, transport }) =>
+        // Off the event loop (the worker pool), streamed at the reader's pace; an MCP call gets the bounded summary.
+        d.explainer.explain({
+          caller: { tenant: auth?.tenant_id ?? '', playground: auth?.ephemeral === true },
+          snapshot,
+          bytes: body,
+          spec: { asOf: query.as_of ?? todayOf(now()), at: now().getTime(), where: { ccn: query.ccn, locality: query.locality }, testKey: auth?.key_type === 'test', mode: transport === 'mcp' ? 'summary' : 'full' },
+        }) as Promise<StreamedJson<RemitExplanation>>,
     }),
   ];
 }

@@ -78,6 +78,8 @@ export async function startTestServer(
     rateLimitPerMin?: number;
     publicRateLimitPerMin?: number;
     adminSecret?: string;
+    /** `RCM_AUTH_FAILURES_PER_MIN` (default 30). */
+    authFailuresPerMin?: number;
     trustProxy?: boolean;
     cacheMaxBytes?: number;
     pollMs?: number;
@@ -98,6 +100,8 @@ export async function startTestServer(
     /** `RCM_BODY_BUDGET_MB` (in bytes) and `RCM_BODY_TIMEOUT_MS`. */
     bodyBudgetBytes?: number;
     bodyTimeoutMs?: number;
+    /** `RCM_WRITE_TIMEOUT_MS`. */
+    writeTimeoutMs?: number;
   } = {},
 ): Promise<TestServer> {
   const dataDir = o.dataDir ?? (await mkdtemp(join(tmpdir(), 'rcm-test-')));
@@ -111,9 +115,11 @@ export async function startTestServer(
     rateLimitPerMin: o.rateLimitPerMin ?? 100_000,
     publicRateLimitPerMin: o.publicRateLimitPerMin ?? 100_000,
     adminSecret: o.adminSecret ?? null,
+    authFailuresPerMin: o.authFailuresPerMin,
     trustProxy: o.trustProxy,
     bodyBudgetBytes: o.bodyBudgetBytes,
     bodyTimeoutMs: o.bodyTimeoutMs,
+    writeTimeoutMs: o.writeTimeoutMs,
     cacheMaxBytes: o.cacheMaxBytes,
     extraRoutes: o.extraRoutes,
     limiters: o.limiters,
