@@ -1,6 +1,6 @@
 import type { IngestProgress } from '../ingest/pipeline.js';
 import type { DiffReport } from '../ingest/diff.js';
-import { terminalSafe } from './safe_text.js';
+import { terminalSafe } from '../lib/safe_text.js';
 
 export function fmtInt(n: number): string {
   return n.toLocaleString('en-US');

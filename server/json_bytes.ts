@@ -67,7 +67,14 @@ export class StreamedJson<T = unknown> {
   constructor(
     readonly pipe: (write: (part: Buffer) => Promise<void>) => Promise<void>,
     readonly cancel: () => void,
+    /** The answer's media type when it is not JSON (a remittance's posting file: CSV). */
+    readonly contentType: string | null = null,
   ) {}
+
+  /** The same stream answered as another media type. */
+  as(contentType: string): StreamedJson<T> {
+    return new StreamedJson<T>(this.pipe, this.cancel, contentType);
+  }
 
   /** The whole answer in one buffer (MCP, a test): read at once, no reader to wait for. */
   async joined(): Promise<Buffer> {

@@ -81,7 +81,8 @@ describe('POST /v1/remittances/explain: 999 and 277CA acknowledgments', () => {
     expect(c2.remedy).toMatchObject({ remedy: 'correct_and_resubmit', responsibility: 'provider', appeal_rights: 'no', deadline: { kind: 'resubmit_by', date: '2027-07-15', days_remaining: 339 } });
     expect(c2.remedy.citations.map((x: { title: string }) => x.title)).toEqual([expect.stringMatching(/^X12 Claim Status Category Codes/), expect.stringMatching(/ch\. 1, section 80\.3\.2/)]);
     expect(r.body.worklist).toEqual([{ source: '277CA', payer: 'medicare_ffs', group: 'A7', reason: '562', remedy: 'correct_and_resubmit', count: 1, amount: 200, earliest_deadline: '2027-07-15' }]);
-    expect(r.body.findings).toEqual([]);
+    // Status code 562 and entity 85 are given as codes: the X12 lists that describe them are not loaded.
+    expect(r.body.findings).toEqual([expect.objectContaining({ code: 'status_code_not_described', severity: 'info', loc: expect.objectContaining({ segment_id: 'STC' }) })]);
   });
 
   it('explains a 999 transaction by transaction, each segment and element error in words, and the claim it names', async () => {

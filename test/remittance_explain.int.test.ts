@@ -46,8 +46,8 @@ describe('POST /v1/remittances/explain', () => {
     expect(r.status, r.text).toBe(200);
     const tx = r.body.transactions[0];
     expect(tx.payer).toEqual({ name: 'MEDICARE', id: null, slug: 'medicare_ffs', type: 'medicare', identified_by: 'name', medicare_jurisdictions: [] });
-    expect(tx.payee).toEqual({ name: 'EXAMPLE CLINIC', npi: '1234567893' });
-    expect(tx.payment).toEqual({ method: 'ACH', amount: 200, credit_debit: 'C', date: '2026-01-05', trace_number: 'EFT0001' });
+    expect(tx.payee).toEqual({ name: 'EXAMPLE CLINIC', npi: '1234567893', tin: null, id_qualifier: 'XX', id: '1234567893' });
+    expect(tx.payment).toEqual({ handling: { code: 'I', meaning: 'remittance information only' }, method: 'ACH', amount: 200, credit_debit: 'C', date: '2026-01-05', trace_number: 'EFT0001', originating_company_id: '1234567890' });
     expect(tx.remittance_date).toBe('2026-01-05');
     const [a, b, c] = tx.claims;
     expect(a).toMatchObject({ patient_control_number: 'A1', status: { code: '1', meaning: 'processed as primary' }, charged: 150, paid: 80, patient_responsibility: 20, claim_filing_indicator: 'MB', payer_claim_control_number: 'ICN0001' });
@@ -85,6 +85,7 @@ describe('POST /v1/remittances/explain', () => {
       totals: { charged: 480, paid: 200, patient_responsibility: 20, adjusted_by_group: { CO: 260, PR: 20 } },
       findings: 0,
       acknowledgments: 0,
+      duplicates: 0,
     });
     expect(r.body.acknowledgments).toEqual([]);
     // Earliest deadline first, then by amount: none of these has a deadline.

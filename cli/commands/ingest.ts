@@ -6,7 +6,7 @@ import { UsageError } from '../../warehouse/errors.js';
 import type { CliContext } from '../context.js';
 import { diffMarkdown, diffText, fmtInt, progressLine } from '../format.js';
 import { EXIT, ExitCode } from '../io.js';
-import { safeLines } from '../safe_text.js';
+import { safeLines } from '../../lib/safe_text.js';
 
 type Format = 'text' | 'json' | 'markdown';
 

@@ -1,7 +1,7 @@
 import { UsageError } from '../../warehouse/errors.js';
 import { SCOPES, type KeyScope, type KeyType } from '../../warehouse/key_kinds.js';
 import type { CliContext } from '../context.js';
-import { safeLines } from '../safe_text.js';
+import { safeLines } from '../../lib/safe_text.js';
 
 /** `rcm keys create`: a key whose secret is printed once. */
 export async function create(ctx: CliContext, o: { tenant: string; type: KeyType; scopes: string[]; label?: string; createTenant?: boolean; json?: boolean }): Promise<void> {

@@ -1,7 +1,7 @@
 import { seedAll } from '../../ingest/seed.js';
 import { SEEDS_DIR, type CliContext } from '../context.js';
 import { fmtInt } from '../format.js';
-import { safeLines } from '../safe_text.js';
+import { safeLines } from '../../lib/safe_text.js';
 
 /** `rcm seed`: the embedded seeds/ as one snapshot (a dataset with a real version keeps it). */
 export async function seed(ctx: CliContext, o: { ifEmpty?: boolean; json?: boolean }): Promise<void> {

@@ -1,7 +1,7 @@
 import type { ChangeCounts, Manifest } from '../../warehouse/manifest.js';
 import type { CliContext } from '../context.js';
 import { fmtInt } from '../format.js';
-import { safeLines } from '../safe_text.js';
+import { safeLines } from '../../lib/safe_text.js';
 
 /** What one snapshot changed against its parent: per dataset, the versions, row delta and change counts. */
 export interface SnapshotChange {

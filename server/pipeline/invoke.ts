@@ -254,7 +254,7 @@ export class Pipeline {
       return { status: r.status, headers: { 'content-type': route.contentType, ...r.headers }, body: Buffer.from(String(r.body)) };
     }
     // An answer written as it is produced: HTTP pipes it (never cached or persisted: `checkRoute`).
-    if (r.body instanceof StreamedJson) return { status: r.status, headers: { 'content-type': JSON_TYPE, ...r.headers }, body: Buffer.alloc(0), stream: r.body };
+    if (r.body instanceof StreamedJson) return { status: r.status, headers: { 'content-type': r.body.contentType ?? JSON_TYPE, ...r.headers }, body: Buffer.alloc(0), stream: r.body };
     const text = JSON.stringify(r.body);
     // A cached answer gets its own allocation right away (the cache would copy a pooled slice).
     return { status: r.status, headers: { 'content-type': JSON_TYPE, ...r.headers }, body: route.cache ? ownBuffer(text) : Buffer.from(text) };

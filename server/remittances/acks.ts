@@ -5,7 +5,8 @@ import type { PayerKnowledge } from '../../datasets/payers/queries.js';
 import type { PayerRow } from '../../datasets/payers/schema.js';
 import { remedyDeadline } from '../denials/deadline.js';
 import { classifyAcknowledgment, withDeadline } from '../denials/remedy.js';
-import type { Acknowledgment, AckClaim, AckRemedy, AckTransaction } from './schemas.js';
+import { npiProblem } from '../npi/provider.js';
+import type { Acknowledgment, AckClaim, AckRemedy, AckTransaction, RemitFinding } from './schemas.js';
 import type { Segment, Separators, Transaction } from './x12.js';
 
 /**
@@ -138,6 +139,12 @@ export interface AckInputs {
   payers: PayerKnowledge | null;
   asOf: string;
   match: (name: string | null, id: string | null) => PayerRow | null;
+  /** Where the 277CA's findings go (its NPIs, its codes no loaded list describes). */
+  findings?: RemitFinding[];
+}
+
+function ackFinding(inputs: AckInputs, tx: Transaction, code: RemitFinding['code'], severity: RemitFinding['severity'], message: string, seg: Segment): void {
+  inputs.findings?.push({ code, severity, message, loc: { interchange: tx.interchange, transaction: null, claim: null, line: null, segment_index: seg.index, segment_id: seg.id.slice(0, 3) } });
 }
 
 /** The remedy of an acknowledged transaction or claim, with the payer's filing deadline from the date of service. */
@@ -227,6 +234,7 @@ function explain277(tx: Transaction, sep: Separators, inputs: AckInputs): Acknow
   let provider: { name: string | null; npi: string | null } = { name: null, npi: null };
   const claims: (AckClaim & { seg: Segment })[] = [];
   let claim: (AckClaim & { seg: Segment }) | null = null;
+  let firstStc: Segment | null = null;
   for (const s of tx.segments) {
     switch (s.id) {
       case 'HL':
@@ -239,7 +247,11 @@ function explain277(tx: Transaction, sep: Separators, inputs: AckInputs): Acknow
         if (who === 'PR') {
           payerName = opt(s.el[2]);
           payerId = opt(s.el[8]);
-        } else if (who === '85') provider = { name, npi: num(s.el[7]) === 'XX' ? opt(s.el[8]) : null };
+        } else if (who === '85') {
+          provider = { name, npi: num(s.el[7]) === 'XX' ? opt(s.el[8]) : null };
+          const problem = provider.npi ? npiProblem(provider.npi) : null;
+          if (problem) ackFinding(inputs, tx, 'invalid_npi', 'warning', `segment ${s.index} (NM1): the billing provider NPI is not valid: ${problem.replace(`the check digit of ${provider.npi}`, 'its check digit')}`, s);
+        }
         break;
       }
       case 'TRN':
@@ -250,6 +262,7 @@ function explain277(tx: Transaction, sep: Separators, inputs: AckInputs): Acknow
         break;
       case 'STC': {
         if (!claim) break;
+        firstStc ??= s;
         for (const el of [s.el[0], s.el[9], s.el[10]]) {
           if (!num(el)) continue;
           const [category = '', status = null, entity = null] = parts(el, sep).map((x) => x.trim());
@@ -267,6 +280,9 @@ function explain277(tx: Transaction, sep: Separators, inputs: AckInputs): Acknow
         break;
       default:
     }
+  }
+  if (firstStc && claims.some((c) => c.statuses.some((x) => x.status_code || x.entity))) {
+    ackFinding(inputs, tx, 'status_code_not_described', 'info', `segment ${firstStc.index} (STC): claim status codes (STC01-2) and entity codes (STC01-3) are given as codes: X12's external code lists 508 and 507 are not loaded (no citable copy), so only the status category is described`, firstStc);
   }
   const payer = inputs.match(payerName, payerId);
   for (const c of claims) {

@@ -4,6 +4,7 @@ import { MountedSnapshot, type SnapshotReader } from '../../warehouse/snapshot.j
 import { Warehouse } from '../../warehouse/store.js';
 import { Trace } from '../trace.js';
 import type { PayeeLocation } from './links.js';
+import type { RemitFormat } from './schemas.js';
 import { explanationOf, type ExplainMode } from './service.js';
 import { readX12 } from './x12.js';
 
@@ -22,6 +23,10 @@ export interface ExplainSpec {
   where: PayeeLocation;
   testKey: boolean;
   mode: ExplainMode;
+  /** json, posting-csv or worklist-csv. */
+  format: RemitFormat;
+  /** Identifiers replaced by tokens stable within the answer. */
+  redact: boolean;
   /** `RCM_REMIT_MAX_SEGMENTS`, `RCM_REMIT_MAX_CLAIMS`: a file with more is 413. */
   maxSegments: number;
   maxClaims: number;
@@ -48,9 +53,9 @@ export async function runExplanation(bytes: Uint8Array, spec: ExplainSpec, snaps
   if (!(await ch.admit({ segments: file.segments, claims: file.claims }))) return;
   const snap = await snapshot();
   const trace = new Trace(snap, () => new Date(spec.at));
-  const explanation = await explanationOf(snap, file, spec.asOf, trace, spec.where, { testKey: spec.testKey });
+  const explanation = await explanationOf(snap, file, spec.asOf, trace, spec.where, { testKey: spec.testKey, redact: spec.redact });
   ch.ready();
-  await explanation.write((text) => ch.chunk(text), spec.mode);
+  await explanation.write((text) => ch.chunk(text), { mode: spec.mode, format: spec.format });
 }
 
 /** An error as it crosses the thread boundary, and back. */

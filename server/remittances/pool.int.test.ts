@@ -35,11 +35,15 @@ describe('the remittance worker pool answers what the main thread answers', () =
   });
   afterAll(() => snap.close());
 
-  it('byte for byte, on a 300-claim 835 and on its bounded summary', async () => {
+  it('byte for byte, on a 300-claim 835, its bounded summary and its posting file', async () => {
     const pool = new WorkerRemitExplainer({ ...DEFAULT_REMIT_POOL, workers: 1 });
     const inline = new InProcessExplainer(DEFAULT_REMIT_POOL);
     try {
-      const call = (mode: 'full' | 'summary'): ExplainCall => ({ caller: { tenant: 't', playground: false }, snapshot: snap, bytes: Buffer.from(generated835(300)), spec: { asOf: '2026-01-10', at: Date.parse('2026-01-10T12:00:00Z'), where: { locality: '1320201' }, testKey: false, mode } });
+      const call = (mode: 'full' | 'summary', format: 'json' | 'posting-csv' = 'json'): ExplainCall => ({ caller: { tenant: 't', playground: false }, snapshot: snap, bytes: Buffer.from(generated835(300)), spec: { asOf: '2026-01-10', at: Date.parse('2026-01-10T12:00:00Z'), where: { locality: '1320201' }, testKey: false, mode, format, redact: false } });
+      const [csvA, csvB] = await Promise.all([(await pool.explain(call('full', 'posting-csv'))).joined(), (await inline.explain(call('full', 'posting-csv'))).joined()]);
+      expect(csvA.equals(csvB)).toBe(true);
+      // A claim row, five line rows and 9 adjustment rows a claim (four lines of two, one of one), and the header.
+      expect(csvA.toString('utf8').trimEnd().split('\n')).toHaveLength(1 + 300 * (1 + 5 + 9));
       for (const mode of ['full', 'summary'] as const) {
         const [a, b] = await Promise.all([(await pool.explain(call(mode))).joined(), (await inline.explain(call(mode))).joined()]);
         expect(a.length).toBeGreaterThan(mode === 'full' ? 1_000_000 : 1_000);

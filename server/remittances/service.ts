@@ -5,6 +5,10 @@ import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { Trace } from '../trace.js';
 import { explainRemittance, type ClaimSink, type ExplainInputs, type Explained } from './explain.js';
 import { Linker, type PayeeLocation, type Progress } from './links.js';
+import type { Batch } from './batch.js';
+import { PostingCsvWriter, worklistCsv } from './posting.js';
+import { REDACTED_WARNING, Redactor } from './redact.js';
+import type { RemitFormat } from './schemas.js';
 import { ExplanationWriter, type ExplanationTail } from './stream.js';
 import { readX12, type X12File } from './x12.js';
 
@@ -43,11 +47,11 @@ export async function explainFile(
   asOf: string,
   trace: Trace,
   where: PayeeLocation = {},
-  o: { progress?: Progress; sink?: ClaimSink } = {},
+  o: { progress?: Progress; sink?: ClaimSink; batch?: Batch; redact?: Redactor | null } = {},
 ): Promise<Omit<Explained, 'payersMatched'>> {
   const file = readX12(bytes);
   const { inputs, linker } = await prepare(snapshot, file, asOf, trace, where, o.progress);
-  const { payersMatched: _, ...out } = await explainRemittance(file, inputs, o.sink ?? { async claim(tx, claim) { tx.claims.push(claim); } });
+  const { payersMatched: _, ...out } = await explainRemittance(file, { ...inputs, batch: o.batch, redact: o.redact }, o.sink ?? { async claim(tx, claim) { tx.claims.push(claim); } });
   linker.finish();
   return out;
 }
@@ -55,32 +59,54 @@ export async function explainFile(
 /** How much of an explanation is written: all of it, or the MCP tool's bounded summary. */
 export type ExplainMode = 'full' | 'summary';
 
+/** What is written, and how much of it. */
+export interface WriteOptions {
+  /** json (default), the posting file, or the worklist as CSV. */
+  format?: RemitFormat;
+  /** JSON only: the whole answer, or the MCP tool's bounded summary. */
+  mode?: ExplainMode;
+}
+
+/** The JSON answer's tail in the MCP tool's bounded summary: at most `SUMMARY_ROWS` of each list, `truncated` when cut. */
+function summaryTail(e: Explained, tail: ExplanationTail, trace: Trace): ExplanationTail {
+  const cut = e.summary.claims > 0 || e.worklist.length > SUMMARY_ROWS || e.findings.length > SUMMARY_ROWS || e.reversals.length > SUMMARY_ROWS;
+  trace.warn(`a summary: the transactions without their claims, the first ${SUMMARY_ROWS} worklist items, findings and reversals; the whole answer comes from POST /v1/remittances/explain or \`rcm remit explain\` with the same file`);
+  return { ...tail, worklist: e.worklist.slice(0, SUMMARY_ROWS), findings: e.findings.slice(0, SUMMARY_ROWS), reversals: e.reversals.slice(0, SUMMARY_ROWS), truncated: cut, reliability: trace.reliability() };
+}
+
 /**
- * Prepares an explanation of a read file for `explainTo` (the reads and the ccn/locality check
- * done, so every caller's mistake is known before the first byte), then writes it.
+ * Prepares an explanation of a read file for `write` (the reads and the ccn/locality check done,
+ * so every caller's mistake is known before the first byte). `redact`: identifiers replaced by
+ * tokens stable within the answer.
  */
-export async function explanationOf(snapshot: SnapshotReader, file: X12File, asOf: string, trace: Trace, where: PayeeLocation, o: { testKey?: boolean; progress?: Progress } = {}) {
+export async function explanationOf(snapshot: SnapshotReader, file: X12File, asOf: string, trace: Trace, where: PayeeLocation, o: { testKey?: boolean; progress?: Progress; redact?: boolean } = {}) {
   if (o.testKey) trace.warn('test keys and the test host must not carry PHI: send only de-identified or synthetic 835 files with a test key');
+  if (o.redact) trace.warn(REDACTED_WARNING);
   const { inputs, linker } = await prepare(snapshot, file, asOf, trace, where, o.progress);
+  const explain = async (sink: ClaimSink) => {
+    const e = await explainRemittance(file, { ...inputs, redact: o.redact ? new Redactor() : null }, sink);
+    linker.finish();
+    return e;
+  };
   return {
     /**
-     * The explanation as JSON text through `out`, claim by claim (`ExplanationWriter`), each part
-     * awaited; `summary`: the transactions without their claims, at most `SUMMARY_ROWS` worklist
-     * items and findings, `truncated` saying whether anything was left out.
+     * The explanation through `out`, claim by claim, each part awaited: JSON (`ExplanationWriter`;
+     * `summary`: the transactions without their claims, at most `SUMMARY_ROWS` worklist items,
+     * findings and reversals, `truncated` saying whether anything was left out), the posting file
+     * (`PostingCsvWriter`) or the worklist as CSV.
      */
-    async write(out: (text: string) => Promise<void>, mode: ExplainMode = 'full'): Promise<void> {
+    async write(out: (text: string) => Promise<void>, w: WriteOptions = {}): Promise<void> {
+      if (w.format === 'posting-csv') {
+        const writer = new PostingCsvWriter(out);
+        await explain(writer);
+        return writer.flush();
+      }
+      if (w.format === 'worklist-csv') return out(worklistCsv([{ file: null, worklist: (await explain({ claim: async () => undefined })).worklist }]));
       const writer = new ExplanationWriter(out);
       await writer.start(asOf);
-      const sink: ClaimSink = mode === 'full' ? writer : { claim: async () => undefined, transaction: (tx, phase) => writer.transaction(tx, phase) };
-      const e = await explainRemittance(file, inputs, sink);
-      linker.finish();
-      let tail: ExplanationTail = { acknowledgments: e.acknowledgments, findings: e.findings, summary: e.summary, worklist: e.worklist, reliability: trace.reliability() };
-      if (mode === 'summary') {
-        const cut = e.summary.claims > 0 || e.worklist.length > SUMMARY_ROWS || e.findings.length > SUMMARY_ROWS;
-        trace.warn(`a summary: the transactions without their claims, the first ${SUMMARY_ROWS} worklist items and findings; the whole answer comes from POST /v1/remittances/explain or \`rcm remit explain\` with the same file`);
-        tail = { ...tail, worklist: e.worklist.slice(0, SUMMARY_ROWS), findings: e.findings.slice(0, SUMMARY_ROWS), truncated: cut, reliability: trace.reliability() };
-      }
-      await writer.end(tail);
+      const e = await explain(w.mode === 'summary' ? { claim: async () => undefined, transaction: (tx, phase) => writer.transaction(tx, phase) } : writer);
+      const tail: ExplanationTail = { acknowledgments: e.acknowledgments, findings: e.findings, summary: e.summary, worklist: e.worklist, reversals: e.reversals, reliability: trace.reliability() };
+      await writer.end(w.mode === 'summary' ? summaryTail(e, tail, trace) : tail);
     },
   };
 }

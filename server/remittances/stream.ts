@@ -7,8 +7,8 @@ const CHUNK = 256 * 1024;
 /**
  * An explanation written as JSON in the order it is produced, one claim at a time, so neither the
  * explainer nor the writer holds more than a claim and a chunk: `{"as_of", "transactions": [{its
- * header..., "claims": [...], "provider_adjustments": [...]}, ...], "acknowledgments", "findings",
- * "summary", "worklist", "reliability"}` (the members known only at the end come last). Every
+ * header..., "claims": [...], "provider_adjustments": [...], "reconciliation"}, ...],
+ * "acknowledgments", "findings", "summary", "worklist", "reversals", "reliability"}` (the members known only at the end come last). Every
  * `out` is awaited: the reader's pace (HTTP backpressure, a worker's credit) holds the explainer.
  * The same writer serves the route in process, on the worker pool and in the CLI, so the bytes
  * are the same whichever ran it.
@@ -38,12 +38,12 @@ export class ExplanationWriter implements ClaimSink {
 
   async transaction(tx: RemitTransaction, phase: 'begin' | 'end'): Promise<void> {
     if (phase === 'begin') {
-      const { claims: _claims, provider_adjustments: _plb, ...header } = tx;
+      const { claims: _claims, provider_adjustments: _plb, reconciliation: _r, ...header } = tx;
       const head = JSON.stringify(header);
       this.claimsInTx = 0;
       await this.put(`${this.txs++ ? ',' : ''}${head.slice(0, -1)},"claims":[`);
     } else {
-      await this.put(`],"provider_adjustments":${JSON.stringify(tx.provider_adjustments)}}`);
+      await this.put(`],"provider_adjustments":${JSON.stringify(tx.provider_adjustments)},"reconciliation":${JSON.stringify(tx.reconciliation)}}`);
     }
   }
 
@@ -65,6 +65,7 @@ export class ExplanationWriter implements ClaimSink {
     await this.list('findings', e.findings);
     await this.put(`,"summary":${JSON.stringify(e.summary)}`);
     await this.list('worklist', e.worklist);
+    await this.list('reversals', e.reversals);
     if (e.truncated !== undefined) await this.put(`,"truncated":${JSON.stringify(e.truncated)}`);
     await this.put(`,"reliability":${JSON.stringify(e.reliability)}}`);
     await this.flush();
@@ -72,4 +73,4 @@ export class ExplanationWriter implements ClaimSink {
 }
 
 /** What an explanation ends with, after its transactions. */
-export type ExplanationTail = Pick<RemitExplanation, 'acknowledgments' | 'findings' | 'summary' | 'worklist' | 'reliability'> & Partial<Pick<RemitExplanation, 'truncated'>>;
+export type ExplanationTail = Pick<RemitExplanation, 'acknowledgments' | 'findings' | 'summary' | 'worklist' | 'reversals' | 'reliability'> & Partial<Pick<RemitExplanation, 'truncated'>>;

@@ -10,6 +10,8 @@ export interface RemittanceRouteDeps {
   explainer: RemitExplainer;
 }
 
+const CSV_TYPE = 'text/csv; charset=utf-8; header=present';
+
 /** `RCM_REMIT_MAX_MB` default: the largest 835 accepted over HTTP (larger files go through the CLI). */
 export const DEFAULT_REMIT_MAX_BYTES = 25 * 1024 * 1024;
 
@@ -66,14 +68,18 @@ export function remittanceRoutes(d: RemittanceRouteDeps): RouteDef[] {
       ],
       // A playground key's file while the playground's thread is busy, or past its size: refused unread.
       preflight: ({ auth, declaredBytes }) => d.explainer.preflight({ tenant: auth?.tenant_id ?? '', playground: auth?.ephemeral === true }, declaredBytes),
-      handler: ({ body, query, snapshot, auth, now, transport }) =>
-        // Off the event loop (the worker pool), streamed at the reader's pace; an MCP call gets the bounded summary.
-        d.explainer.explain({
+      handler: async ({ body, query, snapshot, auth, now, transport, header }) => {
+        // An MCP call answers the bounded JSON summary whatever it asks; REST the format asked (or Accept: text/csv).
+        const format = transport === 'mcp' ? 'json' : (query.format ?? (/\btext\/csv\b/i.test(header('accept') ?? '') ? 'posting-csv' : 'json'));
+        // Off the event loop (the worker pool), streamed at the reader's pace.
+        const answer = await d.explainer.explain({
           caller: { tenant: auth?.tenant_id ?? '', playground: auth?.ephemeral === true },
           snapshot,
           bytes: body,
-          spec: { asOf: query.as_of ?? todayOf(now()), at: now().getTime(), where: { ccn: query.ccn, locality: query.locality }, testKey: auth?.key_type === 'test', mode: transport === 'mcp' ? 'summary' : 'full' },
-        }) as Promise<StreamedJson<RemitExplanation>>,
+          spec: { asOf: query.as_of ?? todayOf(now()), at: now().getTime(), where: { ccn: query.ccn, locality: query.locality }, testKey: auth?.key_type === 'test', mode: transport === 'mcp' ? 'summary' : 'full', format, redact: query.redact === true },
+        });
+        return (format === 'json' ? answer : answer.as(CSV_TYPE)) as StreamedJson<RemitExplanation>;
+      },
     }),
   ];
 }

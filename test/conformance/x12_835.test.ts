@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { x12Codes } from '../../datasets/x12_codes/dataset.js';
 import type { X12Index } from '../../datasets/x12_codes/queries.js';
@@ -32,6 +33,25 @@ function counted(text: string): { claims: number; lines: number; adjustments: nu
     else if (e[0] === 'CAS') for (let k = 2; k < e.length; k += 3) if (e[k]?.trim()) adjustments++;
   }
   return { claims, lines, adjustments };
+}
+
+/** The money in the raw text, in cents, read apart from the service's reader: CLP04, CAS amounts, PLB amounts, BPR02 signed by BPR03. */
+function rawMoney(text: string): { claims: number; clp04: number; cas: number; plb: number; bpr: number } {
+  const t = text.replace(/^\uFEFF/, '');
+  const isa = t.indexOf('ISA');
+  const el = isa >= 0 ? t[isa + 3]! : '*';
+  const c = (s: string | undefined) => Math.round(Number((s ?? '').trim() || 0) * 100);
+  const out = { claims: 0, clp04: 0, cas: 0, plb: 0, bpr: 0 };
+  for (const line of t.slice(Math.max(isa, 0)).split(/[~\r\n]+/)) {
+    const e = line.trim().split(el);
+    if (e[0] === 'CLP') {
+      out.claims++;
+      out.clp04 += c(e[4]);
+    } else if (e[0] === 'CAS') for (let k = 3; k < e.length; k += 3) out.cas += c(e[k]);
+    else if (e[0] === 'PLB') for (let k = 4; k < e.length; k += 2) out.plb += c(e[k]);
+    else if (e[0] === 'BPR') out.bpr += (e[3]?.trim() === 'D' ? -1 : 1) * c(e[2]);
+  }
+  return out;
 }
 
 describe.skipIf(!present)('X12 835 explained on the shared sample files (shared/data/x12-835)', () => {
@@ -83,6 +103,26 @@ describe.skipIf(!present)('X12 835 explained on the shared sample files (shared/
     for (const w of r.body.worklist) {
       expect(w.remedy, `${name}: ${w.group}-${w.reason}`).not.toBe('no_action');
       if (w.remedy === 'appeal') expect(w.amount).toBeGreaterThan(0);
+    }
+  });
+
+  it.each(files('835'))('%s: the posting file posts: one claim row per CLP, adjustment rows summing to the CAS amounts, payments less provider adjustments equal to BPR02 signed by BPR03', async (name) => {
+    const text = readFileSync(at(`x12-835/835/${name}`));
+    const r = await t.request('/v1/remittances/explain?as_of=2026-11-27&format=posting-csv', { method: 'POST', body: text, headers: { 'Content-Type': 'application/edi-x12' } });
+    expect(r.status, r.text.slice(0, 300)).toBe(200);
+    const rows: Record<string, string>[] = parse(r.text, { columns: true });
+    const raw = rawMoney(text.toString('utf8'));
+    const cents = (xs: string[]) => xs.reduce((a, x) => a + Math.round(Number(x || 0) * 100), 0);
+    expect(rows.filter((x) => x.level === 'claim')).toHaveLength(raw.claims);
+    expect(cents(rows.filter((x) => x.level === 'adjustment').map((x) => x.amount!))).toBe(raw.cas);
+    const paid = cents(rows.filter((x) => x.level === 'claim').map((x) => x.paid!));
+    const plb = cents(rows.filter((x) => x.level === 'provider_adjustment').map((x) => x.amount!));
+    expect([paid, plb]).toEqual([raw.clp04, raw.plb]);
+    // Where the file balances, the posting file reproduces its payment; where it does not (OopFactory's), the explanation says so.
+    if (raw.bpr === raw.clp04 - raw.plb) expect(paid - plb).toBe(raw.bpr);
+    else {
+      const json = await t.request('/v1/remittances/explain?as_of=2026-11-27', { method: 'POST', body: text, headers: { 'Content-Type': 'application/edi-x12' } });
+      expect(json.body.findings.map((f: { code: string }) => f.code)).toContain('transaction_unbalanced');
     }
   });
 
@@ -147,7 +187,9 @@ describe.skipIf(!present)('X12 835 explained on the shared sample files (shared/
     const adjustment = ['group', 'reason', 'amount', 'description', 'deactivated', 'responsibility', 'remedy', 'remedy_reason', 'appeal_rights', 'rule_id', 'citations'];
     const want = [
       ...['interchanges', 'transactions', 'claims', 'service_lines', 'adjustments', 'findings', 'totals.charged', 'totals.paid', 'totals.patient_responsibility', 'totals.adjusted_by_group'].map((k) => `.summary.${k}`),
-      ...['payer.name', 'payer.id', 'payer.slug', 'payee.name', 'payee.npi', 'payment.method', 'payment.amount', 'payment.date', 'payment.trace_number', 'remittance_date', 'version'].map((k) => `${T}.${k}`),
+      ...['payer.name', 'payer.id', 'payer.slug', 'payee.name', 'payee.npi', 'payee.tin', 'payee.id_qualifier', 'payment.handling.code', 'payment.method', 'payment.amount', 'payment.date', 'payment.trace_number', 'payment.originating_company_id', 'remittance_date', 'version'].map((k) => `${T}.${k}`),
+      ...['payment', 'direction', 'claims_paid', 'provider_adjustments[].effect', 'expected_payment', 'explanation'].map((k) => `${T}.reconciliation.${k}`),
+      ...['patient.name', 'patient.id', 'member_id', 'rendering_provider.name', 'original_reference', 'claim_frequency', 'amounts[].qualifier', 'amounts[].meaning', 'quantities[].quantity', 'references[].value'].map((k) => `${C}.${k}`),
       ...['reason', 'description', 'reference', 'amount', 'fiscal_period_date', 'provider_id'].map((k) => `${T}.provider_adjustments[].${k}`),
       ...['patient_control_number', 'status.code', 'status.meaning', 'charged', 'paid', 'patient_responsibility', 'claim_filing_indicator', 'payer_claim_control_number', 'statement_from', 'statement_to', 'received', 'remarks[].code', 'remarks[].description', 'remarks[].deactivated'].map((k) => `${C}.${k}`),
       ...adjustment.map((k) => `${C}.adjustments[].${k}`),
