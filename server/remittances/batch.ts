@@ -1,5 +1,5 @@
 import { Dec, toCents } from '../../datasets/_shared/decimal.js';
-import type { RemitClaim, RemitClaimRef, RemitReversal } from './schemas.js';
+import type { RemitClaim, RemitClaimRef, RemitExplanation, RemitReversal, WorklistItem } from './schemas.js';
 
 /**
  * What one call remembers across its transactions and files (`rcm remit explain` of several
@@ -172,4 +172,51 @@ export class Batch {
   unpaired(): { entry: RemitReversal; key: PairingClaim }[] {
     return [...this.waiting].map((w) => ({ entry: w.entry, key: w.key }));
   }
+}
+
+type Summary = RemitExplanation['summary'];
+
+/** The worklist's order: earliest deadline first (none last), then the larger amount, then the reason. */
+export const worklistOrder = (a: WorklistItem, b: WorklistItem): number => (a.earliest_deadline ?? '9999').localeCompare(b.earliest_deadline ?? '9999') || b.amount - a.amount || a.reason.localeCompare(b.reason);
+
+const add = (a: number, b: number) => toCents(Dec.of(a).add(b));
+
+/** Several files' summaries as one: counts and totals summed (each file's copies already left out). */
+function sumSummaries(xs: Summary[]): Summary {
+  const groups: Record<string, number> = {};
+  for (const x of xs) for (const [g, v] of Object.entries(x.totals.adjusted_by_group)) groups[g] = add(groups[g] ?? 0, v);
+  const total = (f: (s: Summary) => number) => xs.reduce((a, s) => a + f(s), 0);
+  const money = (f: (s: Summary) => number) => xs.reduce((a, s) => add(a, f(s)), 0);
+  return {
+    interchanges: total((s) => s.interchanges),
+    transactions: total((s) => s.transactions),
+    claims: total((s) => s.claims),
+    service_lines: total((s) => s.service_lines),
+    adjustments: total((s) => s.adjustments),
+    totals: { charged: money((s) => s.totals.charged), paid: money((s) => s.totals.paid), patient_responsibility: money((s) => s.totals.patient_responsibility), adjusted_by_group: Object.fromEntries(Object.entries(groups).sort(([a], [b]) => a.localeCompare(b))) },
+    findings: total((s) => s.findings),
+    acknowledgments: total((s) => s.acknowledgments),
+    duplicates: total((s) => s.duplicates),
+  };
+}
+
+/** Several files' worklists as one: items of the same source, payer, group, reason and remedy summed, earliest deadline first. */
+function sumWorklists(xs: WorklistItem[][]): WorklistItem[] {
+  const by = new Map<string, WorklistItem>();
+  for (const w of xs.flat()) {
+    const key = [w.source, w.payer, w.group, w.reason, w.remedy].join('\u0000');
+    const had = by.get(key);
+    if (!had) by.set(key, { ...w });
+    else {
+      had.count += w.count;
+      had.amount = add(had.amount, w.amount);
+      if (w.earliest_deadline && (!had.earliest_deadline || w.earliest_deadline < had.earliest_deadline)) had.earliest_deadline = w.earliest_deadline;
+    }
+  }
+  return [...by.values()].sort(worklistOrder);
+}
+
+/** What a batch of files answers beside each file's explanation: one worklist and one summary. */
+export function rollUp(files: Pick<RemitExplanation, 'summary' | 'worklist'>[]): { worklist: WorklistItem[]; summary: Summary } {
+  return { worklist: sumWorklists(files.map((f) => f.worklist)), summary: sumSummaries(files.map((f) => f.summary)) };
 }

@@ -7,7 +7,7 @@ import { ownValue } from '../../lib/own.js';
 import { carcClassOf } from '../../lib/vocabulary/carc.js';
 import { claimStatusOf } from '../../lib/vocabulary/claim_status.js';
 import { explainAcknowledgments, rejects } from './acks.js';
-import { Batch, type PairingClaim } from './batch.js';
+import { Batch, worklistOrder, type PairingClaim } from './batch.js';
 import { checkNpi, CLAIM_CHECKS } from './checks.js';
 import { claimPayer, identifyPayer, judgeClaim, type JudgeContext, type PendingAdjustment } from './judge.js';
 import { finding, isoMemo, money, num, opt, sum, toIso, Unparseable, type Ctx, type RawAdj, components } from './reading.js';
@@ -325,7 +325,7 @@ class Tally {
   worklist(): WorklistItem[] {
     return [...this.work.values()]
       .map((w) => ({ ...w.item, amount: w.amount.value }))
-      .sort((a, b) => (a.earliest_deadline ?? '9999').localeCompare(b.earliest_deadline ?? '9999') || b.amount - a.amount || a.reason.localeCompare(b.reason));
+      .sort(worklistOrder);
   }
 }
 

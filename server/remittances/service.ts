@@ -65,6 +65,8 @@ export interface WriteOptions {
   format?: RemitFormat;
   /** JSON only: the whole answer, or the MCP tool's bounded summary. */
   mode?: ExplainMode;
+  /** CSV: begin with the header line (the first file of a batch). */
+  header?: boolean;
 }
 
 /** The JSON answer's tail in the MCP tool's bounded summary: at most `SUMMARY_ROWS` of each list, `truncated` when cut. */
@@ -79,12 +81,19 @@ function summaryTail(e: Explained, tail: ExplanationTail, trace: Trace): Explana
  * so every caller's mistake is known before the first byte). `redact`: identifiers replaced by
  * tokens stable within the answer.
  */
-export async function explanationOf(snapshot: SnapshotReader, file: X12File, asOf: string, trace: Trace, where: PayeeLocation, o: { testKey?: boolean; progress?: Progress; redact?: boolean } = {}) {
+export async function explanationOf(
+  snapshot: SnapshotReader,
+  file: X12File,
+  asOf: string,
+  trace: Trace,
+  where: PayeeLocation,
+  o: { testKey?: boolean; progress?: Progress; redact?: boolean; batch?: Batch; redactor?: Redactor; name?: string } = {},
+) {
   if (o.testKey) trace.warn('test keys and the test host must not carry PHI: send only de-identified or synthetic 835 files with a test key');
   if (o.redact) trace.warn(REDACTED_WARNING);
   const { inputs, linker } = await prepare(snapshot, file, asOf, trace, where, o.progress);
   const explain = async (sink: ClaimSink) => {
-    const e = await explainRemittance(file, { ...inputs, redact: o.redact ? new Redactor() : null }, sink);
+    const e = await explainRemittance(file, { ...inputs, batch: o.batch, redact: o.redactor ?? (o.redact ? new Redactor() : null) }, sink);
     linker.finish();
     return e;
   };
@@ -95,18 +104,24 @@ export async function explanationOf(snapshot: SnapshotReader, file: X12File, asO
      * findings and reversals, `truncated` saying whether anything was left out), the posting file
      * (`PostingCsvWriter`) or the worklist as CSV.
      */
-    async write(out: (text: string) => Promise<void>, w: WriteOptions = {}): Promise<void> {
+    async write(out: (text: string) => Promise<void>, w: WriteOptions = {}): Promise<Explained> {
       if (w.format === 'posting-csv') {
-        const writer = new PostingCsvWriter(out);
-        await explain(writer);
-        return writer.flush();
+        const writer = new PostingCsvWriter(out, o.name ?? null, w.header ?? true);
+        const e = await explain(writer);
+        await writer.flush();
+        return e;
       }
-      if (w.format === 'worklist-csv') return out(worklistCsv([{ file: null, worklist: (await explain({ claim: async () => undefined })).worklist }]));
+      if (w.format === 'worklist-csv') {
+        const e = await explain({ claim: async () => undefined });
+        await out(worklistCsv([{ file: o.name ?? null, worklist: e.worklist }], w.header ?? true));
+        return e;
+      }
       const writer = new ExplanationWriter(out);
-      await writer.start(asOf);
+      await writer.start(asOf, o.name);
       const e = await explain(w.mode === 'summary' ? { claim: async () => undefined, transaction: (tx, phase) => writer.transaction(tx, phase) } : writer);
       const tail: ExplanationTail = { acknowledgments: e.acknowledgments, findings: e.findings, summary: e.summary, worklist: e.worklist, reversals: e.reversals, reliability: trace.reliability() };
       await writer.end(w.mode === 'summary' ? summaryTail(e, tail, trace) : tail);
+      return e;
     },
   };
 }

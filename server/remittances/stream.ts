@@ -32,8 +32,9 @@ export class ExplanationWriter implements ClaimSink {
     await this.out(text);
   }
 
-  async start(asOf: string): Promise<void> {
-    await this.put(`{"as_of":${JSON.stringify(asOf)},"transactions":[`);
+  /** The opening: `file` first when the explanation is one of a batch's files. */
+  async start(asOf: string, file?: string): Promise<void> {
+    await this.put(`{${file === undefined ? '' : `"file":${JSON.stringify(file)},`}"as_of":${JSON.stringify(asOf)},"transactions":[`);
   }
 
   async transaction(tx: RemitTransaction, phase: 'begin' | 'end'): Promise<void> {
