@@ -1,7 +1,9 @@
-import { spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { X12Parser } from 'node-x12';
+import { freshDist } from '../cli/build.mjs';
+import { REMIT_DATASETS } from '../server/remittances/datasets.js';
 import { explainFile } from '../server/remittances/service.js';
 import { readX12 } from '../server/remittances/x12.js';
 import { Trace } from '../server/trace.js';
@@ -19,10 +21,55 @@ const seconds = async (fn: () => unknown | Promise<unknown>) => {
   return (performance.now() - t0) / 1000;
 };
 
+/** Wall time (ms) of a whole process, `args` run by this Node; throws when it fails. */
+function processMs(args: string[], env: Record<string, string>): number {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_OPTIONS: '', ...env } });
+  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return performance.now() - t;
+}
+
 /**
- * Remittances: a 10,000-claim 835 (50,000 lines) explained through `rcm remit explain` and over
- * HTTP, claims per second, beside parse-only with the reader the service uses and with node-x12
- * (the most used X12 library on npm) in the same run; the CLI's peak RSS; a 20-claim remittance
+ * A small file through the CLI, the time a person waits: `rcm remit explain` on the README's
+ * sample 835, 1.7 KB (process start, snapshot mount, explanation, text), beside `node -e ''` in
+ * the same run (runs alternated, medians of 7); then the mount alone, the datasets an explanation
+ * reads (`REMIT_DATASETS`) against the whole snapshot, in this process.
+ */
+async function smallFileRows(dir: string, row: (measure: string, figure: string, baseline: string, ratio: string) => void): Promise<void> {
+  const file = join(ROOT, 'samples/remittance/medicare.835');
+  const kb = (await stat(file)).size / 1024;
+  const cli = [resolve(ROOT, 'bin/rcm.js'), 'remit', 'explain', file, '--as-of', '2026-08-10', '--locality', '1320201'];
+  const compiled = freshDist(ROOT) !== null;
+  const explain: number[] = [];
+  const bare: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    explain.push(processMs(cli, { RCM_DATA_DIR: dir }));
+    bare.push(processMs(['-e', ''], {}));
+  }
+  const [e, b] = [median(explain), median(bare)];
+  const ran = compiled === (freshDist(ROOT) !== null) ? (compiled ? 'dist/ (compiled)' : 'tsx: dist/ is stale or missing (npm run build)') : 'dist/ or tsx: the sources changed during the run';
+  row(`a ${kb.toFixed(1)} KB remittance (samples/remittance/medicare.835) by \`rcm remit explain\` (process start included; median of 7, ${ran})`, `${Math.round(e)} ms`, `\`node -e ''\` ${Math.round(b)} ms`, (e / b).toFixed(1));
+  const wh = new Warehouse(dir);
+  const manifest = (await wh.current())!;
+  const mount = async (datasets?: readonly string[]) => {
+    const t = performance.now();
+    (await MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1, datasets })).close();
+    return performance.now() - t;
+  };
+  const subset: number[] = [];
+  const whole: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    subset.push(await mount(REMIT_DATASETS));
+    whole.push(await mount());
+  }
+  row(`the snapshot mount of \`rcm remit explain\`: the ${REMIT_DATASETS.length} datasets an explanation reads (median of 5)`, `${Math.round(median(subset))} ms`, `all ${Object.keys(manifest.datasets).length} datasets ${Math.round(median(whole))} ms`, (median(subset) / median(whole)).toFixed(2));
+}
+
+/**
+ * Remittances: the 1.7 KB sample through `rcm remit explain` beside a bare Node start; a
+ * 10,000-claim 835 (50,000 lines) explained through `rcm remit explain` and over HTTP, claims per
+ * second, beside parse-only with the reader the service uses and with node-x12 (the most used X12
+ * library on npm) in the same run; the CLI's peak RSS; a 20-claim remittance
  * over HTTP at 16 connections beside the bare Koa route.
  */
 export async function run(): Promise<Record<string, string | number>[]> {
@@ -58,6 +105,7 @@ export async function run(): Promise<Record<string, string | number>[]> {
       child.on('error', rej);
       child.on('exit', (code) => (code === 0 ? res({ s: (performance.now() - t0) / 1000, rssMb: Math.round(Number(/(\d+)\s*$/.exec(err.trim())?.[1] ?? 0) / 1024) }) : rej(new Error(`rcm remit explain exited ${code}: ${err.slice(-300)}`))));
     });
+    await smallFileRows(p.dir, row);
     row('explained by `rcm remit explain` (start, mount, explain, CSV)', `${cli.s.toFixed(2)} s (${Math.round(claims / cli.s)} claims/s), peak RSS ${cli.rssMb} MB`, `parse-only ${own.toFixed(3)} s`, (cli.s / own).toFixed(1));
 
     // In this process: read, explain and link, without a process start, a mount or the JSON text.
@@ -68,6 +116,13 @@ export async function run(): Promise<Record<string, string | number>[]> {
         await seconds(() => explainFile(snapshot, big, '2026-01-10', new Trace(snapshot, () => new Date()))),
         await seconds(() => explainFile(snapshot, big, '2026-01-10', new Trace(snapshot, () => new Date()))),
       ]);
+      // Every line priced: the payee's locality given, so each HCPCS line goes through the payment composition.
+      const priced = median([
+        await seconds(() => explainFile(snapshot, big, '2026-01-10', new Trace(snapshot, () => new Date()), { locality: '1320201' })),
+        await seconds(() => explainFile(snapshot, big, '2026-01-10', new Trace(snapshot, () => new Date()), { locality: '1320201' })),
+        await seconds(() => explainFile(snapshot, big, '2026-01-10', new Trace(snapshot, () => new Date()), { locality: '1320201' })),
+      ]);
+      row('explained in this process, every line priced (locality 1320201; median of 3)', `${priced.toFixed(2)} s (${Math.round(claims / priced)} claims/s)`, `node-x12 1.7.1 parse ${lib.toFixed(3)} s`, (priced / lib).toFixed(2));
       row('explained in this process (read, explain, link; median of 3)', `${inProcess.toFixed(2)} s (${Math.round(claims / inProcess)} claims/s)`, `parse-only ${own.toFixed(3)} s`, (inProcess / own).toFixed(1));
     } finally {
       snapshot.close();

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { jsonSafe } from './safe_text.js';
+import { jsonSafe } from '../lib/safe_text.js';
 
 /**
  * What `rcm --help` needs besides commander: the I/O seam, exit codes and the option parsers. Kept
@@ -49,8 +49,25 @@ export function changedGate(v: string): { pct: number; columns: string[] } {
   return { pct: percent(pct), columns };
 }
 
+/** Days in each month of a common year. */
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * A `YYYY-MM-DD` option that names a real calendar date (2028-02-29 yes; 2026-02-30 and
+ * 2026-13-45 no) in the range the API's dates take (1900-01-01 to 2199-12-31, server/schemas.ts
+ * `IsoDateSchema`): a usage error (exit 2) before the command runs, not a date rolled over into
+ * the next month by date arithmetic. The Gregorian rule is written out here, not imported from
+ * datasets/_shared/dates.ts: declaring the commands loads nothing of datasets/
+ * (test/cli_start.int.test.ts).
+ */
 export function isoDate(v: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) throw new InvalidArgumentError('expected YYYY-MM-DD');
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+  if (!m) throw new InvalidArgumentError('expected YYYY-MM-DD');
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const days = mo === 2 && leap ? 29 : MONTH_DAYS[mo - 1];
+  if (days === undefined || d < 1 || d > days) throw new InvalidArgumentError(`${v} is not a calendar date (YYYY-MM-DD)`);
+  if (v < '1900-01-01' || v > '2199-12-31') throw new InvalidArgumentError(`${v} is outside 1900-01-01 to 2199-12-31`);
   return v;
 }
 

@@ -3,7 +3,7 @@ import { DomainError } from '../warehouse/errors.js';
 import { SCOPES } from '../warehouse/key_kinds.js';
 import type { CliContext } from './context.js';
 import { changedGate, EXIT, ExitCode, isoDate, percent, port, printJson, SERVICE_VERSION, type CliIO } from './io.js';
-import { safeLines } from './safe_text.js';
+import { safeLines } from '../lib/safe_text.js';
 
 export { EXIT, type CliIO } from './io.js';
 
@@ -145,9 +145,14 @@ function declare(program: Command, io: CliIO): void {
   const remit = program.command('remit').description('X12 835 remittances, and the 999 and 277CA acknowledgments before them');
   remit
     .command('explain')
-    .description("Explain 835 files (and 999 or 277CA acknowledgments) against the current snapshot, as POST /v1/remittances/explain does: every adjustment's meaning, whose it is, the next step and its deadline, balancing findings, rejections to resubmit; csv prints the worklist")
-    .argument('<file...>', 'X12 835 files (5010 X221A1), or 999 / 277CA acknowledgments')
-    .addOption(new Option('--format <format>', 'output: text (claim by claim), markdown, json (the API answer) or csv (the worklist)').choices(['text', 'markdown', 'json', 'csv']).default('text'))
+    .description("Explain 835 files (and 999 or 277CA acknowledgments) against the current snapshot, as POST /v1/remittances/explain does: every adjustment's meaning, whose it is, the next step and its deadline, the payment reconciled, reversals paired, copies caught, findings, rejections to resubmit; several files are one call")
+    .argument('<file...>', 'X12 835 files (5010 X221A1) or 999 / 277CA acknowledgments, or folders of them (their X12 files by name; other files skipped)')
+    .addOption(
+      new Option('--format <format>', 'output: text (claim by claim), markdown (a table per claim), json (the API answer; several files: {files, worklist, summary, reversals, findings}), posting-csv (a row per claim, line, adjustment and provider adjustment), worklist-csv (csv is its alias)')
+        .choices(['text', 'markdown', 'json', 'posting-csv', 'worklist-csv', 'csv'])
+        .default('text'),
+    )
+    .option('--redact', 'replace names, member ids, claim numbers and other identifiers with tokens stable within the output (redacted, not de-identified: dates remain)')
     .option('--as-of <date>', 'the day deadlines count from, YYYY-MM-DD (default today)', isoDate)
     .option('--ccn <ccn>', "the payee's facility (CMS Certification Number): its locality prices Medicare Part B lines")
     .option('--locality <locality>', "the payee's Medicare locality (7 digits) for pricing; without --ccn or --locality, the payee NPI's practice ZIP in the local NPPES copy")

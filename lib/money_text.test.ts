@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { counted, dollars } from './money_text.js';
+import { counted, dollars, grouped } from './money_text.js';
 
 describe('dollars', () => {
   it.each([
@@ -19,5 +19,11 @@ describe('counted', () => {
     expect(counted(0, 'claim')).toBe('0 claims');
     expect(counted(1000, 'line')).toBe('1,000 lines');
     expect(counted(2, 'entry', 'entries')).toBe('2 entries');
+  });
+});
+
+describe('grouped', () => {
+  it('writes what toLocaleString(en-US) writes for whole numbers', () => {
+    for (const n of [0, 7, 999, 1000, 12345, 999999, 1000000, -1, -1234, 2 ** 40, Number.MAX_SAFE_INTEGER]) expect(grouped(n)).toBe(n.toLocaleString('en-US'));
   });
 });

@@ -1,4 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { parse } from 'csv-parse/sync';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main, type CliIO } from '../cli/main.js';
@@ -47,7 +48,7 @@ describe('rcm remit explain', () => {
     await writeFile(file, MEDICARE);
     const r = await rcm('remit', 'explain', file, ...AT);
     expect(r.code, r.err).toBe(0);
-    expect(r.out).toContain('Claim PCN001 (processed as primary): charged $150.00, paid $80.00, patient $20.00');
+    expect(r.out).toContain('Claim PCN001 (payer claim ICN0001), patient not named: processed as primary; charged $150.00, paid $80.00, patient owes $20.00');
     // A write-off has no deadline (an appeal window beside it read as one).
     expect(r.out).toMatch(/CO-45 \$50\.00: Charge exceeds fee schedule.* -> contractual adjustment; the amount is the provider's/);
     expect(r.out).toMatch(/PR-1 \$20\.00: Deductible Amount -> bill patient; the amount is the patient's/);
@@ -55,18 +56,11 @@ describe('rcm remit explain', () => {
     expect(r.out).toMatch(/CO-97 \$100\.00: .* -> reopen by 2027-08-03 \(358 days\); the amount is the provider's/);
     expect(r.out).toContain('NCCI: 97597 is column 2 of 11042 (modifier indicator 1)');
     // 3.1105 RVU x 32.3465 = 100.61 in Manhattan for 2025-12-01: allowed 100.00 is 0.61 under it.
-    expect(r.out).toContain('Medicare fee schedule $100.61 in locality 1320201: underpaid (-0.61) -> reopen by 2027-08-03 (358 days); the amount stays with the payer');
+    expect(r.out).toContain('Medicare fee schedule $100.61 in locality 1320201: underpaid by $0.61 -> reopen by 2027-08-03 (358 days); the amount stays with the payer');
     expect(r.out).toMatch(/remark M80: /);
-    expect(r.out).toContain('Worklist (earliest deadline first)');
-  });
-
-  it("is what the README shows as a remittance explained", async () => {
-    const file = join(dataDir(), 'medicare.835');
-    await writeFile(file, MEDICARE);
-    const r = await rcm('remit', 'explain', file, ...AT);
-    const readme = await readFile(join(import.meta.dirname, '../README.md'), 'utf8');
-    const shown = /### A remittance explained[\s\S]*?```text\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(shown).toBe(r.out.replaceAll(file, 'medicare.835'));
+    expect(r.out).toContain('Worklist: 4 items, earliest deadline first');
+    expect(r.out).toContain('medicare_ffs CO-45 contractual adjustment: 2 items, $100.00');
+    expect(r.out).toContain('Total: 2 claims, 3 lines, paid $330.00 of $550.00 charged');
   });
 
   it('prints the worklist as CSV and the API answer as JSON', async () => {
@@ -109,5 +103,114 @@ describe('rcm remit explain', () => {
     expect(r.code).toBe(1);
     expect(r.err).toContain(file);
     expect(r.err).not.toContain('JANE DOE');
+  });
+});
+
+describe('rcm remit explain: what it is given', () => {
+  it('exits 1 with one line naming a missing file, never the system error', async () => {
+    const missing = join(dataDir(), 'august', 'no-such.835');
+    const r = await rcm('remit', 'explain', missing);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(`rcm: ${missing}: file not found\n`);
+    expect(r.out).toBe('');
+  });
+
+  it('refuses a file given by name that is no X12 (a CSV) with exit 1, naming it', async () => {
+    const csv = join(dataDir(), 'worklist.csv');
+    await writeFile(csv, 'file,source,payer\na.835,835,medicare_ffs\n');
+    const r = await rcm('remit', 'explain', csv);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(`rcm: ${csv}: not an X12 file (it does not start with ISA, ST or a known X12 segment)\n`);
+  });
+
+  it("explains a folder's X12 files by name, skipping each other file with one line", async () => {
+    const dir = join(dataDir(), 'folder');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'b.835'), MEDICARE);
+    // No ISA, as a payer's companion-guide sample sends it: ST..SE alone (another payment: its own trace number).
+    await writeFile(join(dir, 'a.835'), MEDICARE.slice(MEDICARE.indexOf('ST*835')).replace(/GE\*[\s\S]*$/, '').replace('TRN*1*EFT0001', 'TRN*1*EFT0002'));
+    // The same remittance as b.835 again: one call, so the copy is caught across files.
+    await writeFile(join(dir, 'c.835'), MEDICARE);
+    await writeFile(join(dir, 'notes.md'), '# August\n');
+    const r = await rcm('remit', 'explain', dir, ...AT);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toBe(`skipped ${join(dir, 'notes.md')}: not an X12 file\n`);
+    // Each file's part is headed by its name, in name order.
+    expect(r.out.indexOf(`== ${join(dir, 'a.835')} ==`)).toBe(0);
+    expect(r.out.indexOf(`== ${join(dir, 'b.835')} ==`)).toBeGreaterThan(0);
+    expect(r.out.match(/^Total: 2 claims, 3 lines/gm)).toHaveLength(2);
+    const c = r.out.slice(r.out.indexOf(`== ${join(dir, 'c.835')} ==`));
+    expect(c).toMatch(/duplicate_remittance .*the same remittance \(trace number, payer and payment\) as transaction 1 of .*b\.835: left out of the totals/);
+    expect(c).toMatch(/^Total: 0 claims, 0 lines/m);
+  });
+
+  it('exits 1 naming the file and the segment for X12 it cannot read', async () => {
+    const file = join(dataDir(), 'cut.835');
+    await writeFile(file, MEDICARE.replace(/SE\*[\s\S]*$/, ''));
+    const r = await rcm('remit', 'explain', file, ...AT);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(new RegExp(`^rcm: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+    expect(r.err).toMatch(/body\.segment\.\d+\.\w+: /);
+  });
+
+  it('checks --as-of against the calendar: exit 2 for 2026-13-45 and 2026-02-30, 2028-02-29 taken', async () => {
+    const file = join(dataDir(), 'asof.835');
+    await writeFile(file, MEDICARE);
+    for (const bad of ['2026-13-45', '2026-02-30']) {
+      const r = await rcm('remit', 'explain', file, '--as-of', bad);
+      expect(r.code, bad).toBe(2);
+      expect(r.err).toContain(`${bad} is not a calendar date`);
+      expect(r.out).toBe('');
+    }
+    const leap = await rcm('remit', 'explain', file, '--as-of', '2028-02-29', '--format', 'json');
+    expect(leap.code, leap.err).toBe(0);
+    expect(JSON.parse(leap.out).as_of).toBe('2028-02-29');
+  });
+});
+
+describe('rcm remit explain for a posting team', () => {
+  // A reversal of ICN0001 (paid 80) in one file; its correction (REF*F8 ICN0001, paid 90) in the next.
+  const REVERSAL = remit835(['CLP*PCN001*22*-150*-80*-20*MB*ICN0001*11', 'SVC*HC:99213*-150*-80**-1', 'DTM*472*20251201', 'CAS*CO*45*-50', 'CAS*PR*1*-20'], { bpr: '80', date: '20260810' }).replace('*C*ACH*', '*D*ACH*').replace('EFT0001', 'EFT0100');
+  const CORRECTION = remit835(['CLP*PCN001*1*150*90*20*MB*ICN0005*11', 'REF*F8*ICN0001', 'NM1*QC*1*DOE*JANE****MI*MBI77', 'SVC*HC:99213*150*90**1', 'DTM*472*20251201', 'CAS*CO*45*40', 'CAS*PR*1*20'], { bpr: '90', date: '20260811' }).replace('EFT0001', 'EFT0101');
+
+  it('pairs a reversal with its correction across files, and answers one worklist and summary for the call', async () => {
+    const dir = join(dataDir(), 'batch');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, '1-reversal.835'), REVERSAL);
+    await writeFile(join(dir, '2-correction.835'), CORRECTION);
+    const r = await rcm('remit', 'explain', dir, '--format', 'json', ...AT);
+    expect(r.code, r.err).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(Object.keys(j)).toEqual(['files', 'worklist', 'summary', 'reversals', 'findings']);
+    expect(j.files.map((f: { file: string }) => f.file)).toEqual([join(dir, '1-reversal.835'), join(dir, '2-correction.835')]);
+    // The debit balances: -80 taken back.
+    expect(j.files[0].transactions[0].reconciliation).toMatchObject({ payment: -80, direction: 'debit', balanced: true });
+    const correction = j.files[1].transactions[0].claims[0];
+    expect(correction.reversal_of).toMatchObject({ file: join(dir, '1-reversal.835'), transaction: 0, claim: 0, payer_claim_control_number: 'ICN0001' });
+    expect(correction.net_paid_change).toBe(10);
+    expect(j.reversals).toEqual([expect.objectContaining({ matched_by: 'original_reference', reversed_paid: -80, corrected_paid: 90, net_paid_change: 10 })]);
+    expect(j.findings).toEqual([]);
+    expect(j.summary).toMatchObject({ transactions: 2, claims: 2, totals: { paid: 10 } });
+  });
+
+  it('writes the posting file of several files under one header, and redacts with tokens that still pair', async () => {
+    const a = join(dataDir(), 'r.835');
+    const b = join(dataDir(), 'c.835');
+    await writeFile(a, REVERSAL);
+    await writeFile(b, CORRECTION);
+    const r = await rcm('remit', 'explain', a, b, '--format', 'posting-csv', '--redact', ...AT);
+    expect(r.code, r.err).toBe(0);
+    const lines = r.out.trimEnd().split('\n');
+    expect(lines.filter((l) => l.startsWith('level,'))).toHaveLength(1);
+    expect(r.out).not.toMatch(/ICN0001|ICN0005|MBI77|DOE|PCN001/);
+    const claims = (parse(r.out, { columns: true }) as Record<string, string>[]).filter((x) => x.level === 'claim');
+    expect(claims.map((x) => x.file)).toEqual([a, b]);
+    // The correction's reversal_of is the reversal's (redacted) payer claim number.
+    expect(claims[1]!.reversal_of).toBe(claims[0]!.payer_claim_control_number);
+    expect(claims[1]!.patient_name).toMatch(/^NAME-\d+, NAME-\d+$/);
+    expect(claims[1]!.net_paid_change).toBe('10.00');
+    // csv stays the worklist's alias.
+    const csv = await rcm('remit', 'explain', b, '--format', 'csv', ...AT);
+    expect(csv.out).toBe((await rcm('remit', 'explain', b, '--format', 'worklist-csv', ...AT)).out);
   });
 });

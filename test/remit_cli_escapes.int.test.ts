@@ -33,7 +33,9 @@ describe('rcm remit explain on an 835 whose names carry escape sequences', () =>
     const file = join(dataDir(), `evil${CLEAR}.835`);
     await writeFile(file, REMIT);
     for (const format of ['text', 'markdown', 'csv']) {
-      const r = await rcm('remit', 'explain', file, '--format', format, '--as-of', '2026-08-10');
+      // Text and markdown head each file's part with its name when several files are explained.
+      const files = format === 'csv' ? [file] : [file, file];
+      const r = await rcm('remit', 'explain', ...files, '--format', format, '--as-of', '2026-08-10');
       expect(r.code, r.err).toBe(0);
       expect(r.out, format).not.toContain('\x1b');
       expect(r.out, format).not.toMatch(RAW_CONTROL);

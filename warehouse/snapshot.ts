@@ -226,14 +226,22 @@ export class MountedSnapshot implements SnapshotReader {
     this.queues = conns.map(() => Promise.resolve());
   }
 
-  static async open(wh: Warehouse, manifest: Manifest, opts: { connections?: number; threads?: number; memoMaxBytes?: number } = {}): Promise<MountedSnapshot> {
+  /**
+   * Mounts `manifest`'s version files read-only. `opts.datasets`: only these datasets are checked
+   * and attached (a one-shot command that reads a few, such as `rcm remit explain`, skips the cost
+   * of the rest); the others are absent from the mounted manifest, as a dataset never loaded is,
+   * and are not `unmounted` (that lists files that could not be used).
+   */
+  static async open(wh: Warehouse, manifest: Manifest, opts: { connections?: number; threads?: number; memoMaxBytes?: number; datasets?: readonly string[] } = {}): Promise<MountedSnapshot> {
     // Every version file is checked before DuckDB sees it. A missing or damaged one leaves out its
     // dataset version (named in `unmounted`, dataset and version, the path for the log only): the
     // other datasets are served, and an answer that needs the one left out says it is not loaded.
     const files = new Map<string, MountedFile>();
     const unmounted: Unmounted[] = [];
     const served: Record<string, DatasetVersion[]> = {};
+    const only = opts.datasets ? new Set(opts.datasets) : null;
     for (const [dataset, versions] of Object.entries(manifest.datasets)) {
+      if (only && !only.has(dataset)) continue;
       for (const v of versions) {
         const path = wh.path(v.file);
         const found = await versionFileState(path).catch(() => 'its version file cannot be read');
@@ -276,7 +284,7 @@ export class MountedSnapshot implements SnapshotReader {
     }
     const conns = [conn];
     for (let i = 1; i < (opts.connections ?? 4); i++) conns.push(await instance.connect());
-    const mounted: Manifest = unmounted.length ? { ...manifest, datasets: Object.fromEntries(Object.entries(served).filter(([, v]) => v.length)) } : manifest;
+    const mounted: Manifest = unmounted.length || only ? { ...manifest, datasets: Object.fromEntries(Object.entries(served).filter(([, v]) => v.length)) } : manifest;
     return new MountedSnapshot(manifest.id, mounted, resolve(wh.dir), instance, conns, opts.memoMaxBytes ?? MEMO_MAX_BYTES, files, unmounted, tableNames);
   }
 

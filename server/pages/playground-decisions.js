@@ -3,7 +3,8 @@
 // anywhere in the answer (`pa_required`, `remedy`, `deadline_date`, `estimated_payment`,
 // `mue_value`, `verdict`...: the names every operation shares), so one renderer serves every
 // operation and none of them is special-cased. A degraded answer gets one clear caveat line with
-// its warnings folded under a count. Exposes `window.rcmDecisions` (used by playground.js).
+// its warnings folded under a count; a remittance's worklist (`worklist`) is a small table above
+// the decisions. Exposes `window.rcmDecisions` (used by playground.js).
 (function (root) {
   'use strict';
 
@@ -244,7 +245,41 @@
 
   function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
 
-  /** Renders the caveat line and the decisions of `answer` into `box`; false when the answer has none. */
+  var WORKLIST_COLUMNS = ['Payer', 'Group-reason', 'Remedy', 'Count', 'Amount', 'Earliest deadline'];
+
+  /**
+   * A remittance answer's `worklist` (what to work: adjustments with a next step, underpaid lines,
+   * rejected acknowledgments; grouped by payer, group and reason, remedy; earliest deadline first)
+   * as a small table; null when the answer has no worklist.
+   */
+  function worklistTable(answer) {
+    var items = answer && Array.isArray(answer.worklist) ? answer.worklist : null;
+    if (!items) return null;
+    var box = el('div');
+    box.id = 'worklist';
+    box.appendChild(el('h3', '', 'Worklist: ' + plural(items.length, 'item') + (items.length ? ', earliest deadline first' : '')));
+    if (!items.length) {
+      box.appendChild(el('p', 'note', 'Nothing to work: no adjustment has a next step.'));
+      return box;
+    }
+    var table = el('table', 'worklist');
+    var head = el('tr');
+    WORKLIST_COLUMNS.forEach(function (c) { head.appendChild(el('th', '', c)); });
+    table.appendChild(el('thead')).appendChild(head);
+    var body = el('tbody');
+    items.forEach(function (w) {
+      var what = w.source === 'underpayment' ? 'underpaid ' + w.reason : (w.source === '835' ? '' : w.source + ' ') + w.group + '-' + w.reason;
+      var cells = [w.payer || 'payer not named', what, human(w.remedy), String(w.count), isNum(w.amount) ? money(w.amount) : 'no amount', w.earliest_deadline || 'none'];
+      var tr = el('tr');
+      cells.forEach(function (c, i) { tr.appendChild(el('td', i >= 3 && i <= 4 ? 'num' : '', c)); });
+      body.appendChild(tr);
+    });
+    table.appendChild(body);
+    box.appendChild(table);
+    return box;
+  }
+
+  /** Renders the caveat line, a remittance's worklist and the decisions of `answer` into `box`; false when the answer has none of them. */
   function render(box, answer) {
     var c = caveatOf(answer);
     if (c.degraded || c.warnings.length || c.incomplete.length) {
@@ -263,8 +298,10 @@
       }
       box.appendChild(cav);
     }
+    var worklist = worklistTable(answer);
+    if (worklist) box.appendChild(worklist);
     var list = decisionsOf(answer);
-    if (!list.length) return false;
+    if (!list.length) return !!worklist;
     box.appendChild(el('h3', '', 'Decisions'));
     var dl = el('ul', 'decisions');
     dl.id = 'decisions';

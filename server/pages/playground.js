@@ -2,14 +2,18 @@
 // is a one-hour test key minted by POST /v1/playground/session (never a live key). The list holds
 // only the operations that key may call, read from each operation's auth in the document; a JSON
 // request body is a form built from its schema (playground-form.js) with the raw JSON a toggle
-// away; an answer's decisions are read out above its JSON (playground-decisions.js).
+// away; a text body (an X12 835, `application/edi-x12`) is pasted or read from a chosen file; an
+// answer's decisions are read out above its JSON (playground-decisions.js).
 (function () {
   'use strict';
   var $ = function (id) { return document.getElementById(id); };
   var doc = null;
   var ops = [];
   var session = null;
-  /** The body editor of the selected operation: its form (null when the schema has no fields) and mode. */
+  /**
+   * The body editor of the selected operation: its form (null when the schema has no fields) and
+   * mode (form, json, or text: a file's text, its media type in `type`, the chosen `file` kept).
+   */
   var body = { form: null, mode: 'form', schema: null };
 
   function text(el, value) { el.textContent = value; }
@@ -33,8 +37,17 @@
     return [op['x-required-scope']].concat(op['x-also-required-scopes'] || []).filter(Boolean).every(function (s) { return key.scopes.indexOf(s) >= 0; });
   }
 
-  /** The page sends query and path parameters and JSON bodies only (no file upload). */
-  var sendable = function (op) { return !op.requestBody || !!op.requestBody.content['application/json']; };
+  /**
+   * The text media type a body is sent as (`application/edi-x12`, `text/plain`), the first the
+   * operation lists, or null: a binary upload (a PDF) is not sent from this page.
+   */
+  function textType(op) {
+    if (!op.requestBody) return null;
+    return Object.keys(op.requestBody.content).filter(function (t) { return /^(text\/|application\/edi-)/.test(t); })[0] || null;
+  }
+
+  /** The page sends query and path parameters, JSON bodies and text bodies (pasted or from a file). */
+  var sendable = function (op) { return !op.requestBody || !!op.requestBody.content['application/json'] || !!textType(op); };
 
   function paramField(p) {
     var wrap = el('div');
@@ -120,6 +133,47 @@
     return wrap;
   }
 
+  /**
+   * The editor of a text body: a box to paste it and a file picker that reads a file into it. Sent
+   * as `type`; a chosen file left as read is sent as its own bytes.
+   */
+  function textEditor(type) {
+    body = { form: null, mode: 'text', schema: null, type: type, file: null, fileText: null };
+    var wrap = el('div', 'body-editor');
+    var head = el('div', 'body-head');
+    head.appendChild(el('span', 'title', 'Request body (' + type + ')'));
+    wrap.appendChild(head);
+    var area = el('textarea');
+    area.id = 'body-text';
+    area.setAttribute('aria-label', 'request body: paste the file');
+    area.spellcheck = false;
+    area.placeholder = 'Paste an X12 835 here (ISA*00*...~), or choose a file below.';
+    wrap.appendChild(area);
+    var label = el('label', '', 'or choose a file ');
+    label.htmlFor = 'body-file';
+    label.appendChild(el('small', '', '(read here, sent as ' + type + ')'));
+    wrap.appendChild(label);
+    var file = el('input');
+    file.type = 'file';
+    file.id = 'body-file';
+    file.addEventListener('change', function () {
+      var f = file.files && file.files[0];
+      if (!f) return;
+      f.text().then(function (t) {
+        body.file = f;
+        body.fileText = t;
+        area.value = t;
+        showBodyError('');
+      }, function (e) { showBodyError('the file could not be read: ' + (e.message || e)); });
+    });
+    wrap.appendChild(file);
+    wrap.appendChild(el('p', 'note', 'The playground key is a test key: send only synthetic or de-identified files (samples/remittance/medicare.835 in the repository), never PHI.'));
+    var err = el('p', 'err');
+    err.id = 'body-error';
+    wrap.appendChild(err);
+    return wrap;
+  }
+
   function render() {
     var op = ops[Number($('operation').value)];
     var form = $('form');
@@ -128,6 +182,7 @@
     (op.op.parameters || []).filter(function (p) { return p.in !== 'header'; }).forEach(function (p) { form.appendChild(paramField(p)); });
     var content = op.op.requestBody && op.op.requestBody.content['application/json'];
     body = { form: null, mode: 'json', schema: null };
+    if (!content && textType(op.op)) form.appendChild(textEditor(textType(op.op)));
     if (content) {
       form.appendChild(bodyEditor(content));
       $('mode-form').addEventListener('click', function () { setMode('form'); });
@@ -143,8 +198,16 @@
     }
   }
 
-  /** The body Send sends: what the form holds, or the JSON text as typed; undefined without a body. */
-  function bodyText() {
+  /**
+   * The body Send sends: what the form holds, the JSON text as typed, or a text body (the chosen
+   * file itself while its text is unedited, else the text); undefined without a body.
+   */
+  function bodyPayload() {
+    if (body.mode === 'text') {
+      var text = $('body-text').value;
+      if (!text.trim()) throw new Error('the body is empty: paste the file or choose one');
+      return body.file && text === body.fileText ? body.file : text;
+    }
     if (!$('body')) return undefined;
     if (body.mode === 'form' && body.form) return JSON.stringify(body.form.read());
     return $('body').value;
@@ -226,7 +289,7 @@
     var url = path + (query.toString() ? '?' + query.toString() : '');
     var payload;
     try {
-      payload = bodyText();
+      payload = bodyPayload();
       showBodyError('');
     } catch (e) {
       showBodyError(e.message);
@@ -237,9 +300,12 @@
     text($('status'), 'sending…');
     ensureKey().then(function (s) {
       var headers = { 'X-API-Key': s.key };
-      if (payload !== undefined) headers['Content-Type'] = 'application/json';
+      var type = body.mode === 'text' ? body.type : 'application/json';
+      if (payload !== undefined) headers['Content-Type'] = type;
+      // A text body is a file: curl sends it from one (its contents are not copied into the command).
+      var data = body.mode === 'text' ? ' --data-binary ' + shellQuote('@' + (body.file && payload === body.file ? body.file.name : 'remittance.835')) : ' --data ' + shellQuote(String(payload));
       var curl = 'curl -s -X ' + op.method.toUpperCase() + ' -H ' + shellQuote('X-API-Key: ' + s.key) +
-        (payload !== undefined ? ' -H ' + shellQuote('Content-Type: application/json') + ' --data ' + shellQuote(payload) : '') + ' ' + shellQuote(location.origin + url);
+        (payload !== undefined ? ' -H ' + shellQuote('Content-Type: ' + type) + data : '') + ' ' + shellQuote(location.origin + url);
       text($('curl'), curl);
       return fetch(url, { method: op.method.toUpperCase(), headers: headers, body: payload }).then(function (r) {
         return r.text().then(function (t) {
@@ -281,7 +347,7 @@
       opt.dataset.key = o.method.toUpperCase() + ' ' + o.path;
       select.appendChild(opt);
     });
-    text($('hidden'), hidden ? 'Not listed: ' + hidden + ' operations that need a live key, another scope or a file upload, which this ' + key.type + ' key (scope ' + key.scopes.join(', ') + ') and page cannot give (see the API reference).' : '');
+    text($('hidden'), hidden ? 'Not listed: ' + hidden + ' operations that need a live key, another scope or a binary file upload (a PDF), which this ' + key.type + ' key (scope ' + key.scopes.join(', ') + ') and page cannot give (see the API reference).' : '');
   }
 
   var minted = ensureKey().catch(function (e) { text($('key'), 'no test key yet: ' + (e.message || e) + ' (Send tries again)'); return null; });

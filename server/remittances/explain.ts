@@ -14,7 +14,7 @@ import { finding, isoMemo, money, num, opt, sum, toIso, Unparseable, type Ctx, t
 import { handlingOf, reconcile } from './reconcile.js';
 import type { Redactor } from './redact.js';
 import type { Acknowledgment, RemitAdjustment, RemitClaim, RemitExplanation, RemitFinding, RemitLine, RemitPerson, RemitRemark, RemitTransaction, WorklistItem } from './schemas.js';
-import { CLAIM_AMT, CLAIM_QTY, CLAIM_REF, CLAIM_SEGMENTS, LINE_AMT, LINE_REF, meaningOf, readClp, type ClaimAcc, type ClaimReading, type Coded, type LineAcc, type Person } from './segments.js';
+import { CLAIM_AMT, CLAIM_QTY, CLAIM_REF, CLAIM_SEGMENTS, LINE_AMT, LINE_REF, meaningOf, readClp, type ClaimAcc, type ClaimReading, type Coded, type LineAcc, type Nm1Name } from './segments.js';
 import type { Segment, Transaction, X12File } from './x12.js';
 
 /**
@@ -139,7 +139,7 @@ function afterAllowed(a: RawAdj, secondary: boolean): boolean {
 }
 
 /** NM1 as the answer names a person: "LAST, FIRST MIDDLE SUFFIX". */
-function personOf(p: Person | undefined): RemitPerson | null {
+function personOf(p: Nm1Name | undefined): RemitPerson | null {
   if (!p) return null;
   const given = [p.first, p.middle, p.suffix].filter(Boolean).join(' ');
   const name = p.last ? (given ? `${p.last}, ${given}` : p.last) : given || null;

@@ -47,7 +47,8 @@ export function reconcile(r: ReconcileInput): RemitReconciliation {
   const expected = r.claimsPaid.sub(plbTotal);
   const difference = payment.sub(expected);
   const adjustments = r.plb.map((p) => ({ reason: p.reason, description: p.description, reference: p.reference, amount: p.amount, effect: p.amount > 0 ? ('withheld_from_payment' as const) : ('added_to_payment' as const) }));
-  const words = [`claims paid ${dollars(toCents(r.claimsPaid))}${r.interest.compare(0) !== 0 ? ` (${dollars(toCents(r.interest))} of it interest)` : ''}`];
+  // AMT*I says what interest a claim carries; whether the payer paid it in CLP04 or at provider level (PLB L6, as Medicare does) varies, so it is named, not added.
+  const words = [`claims paid ${dollars(toCents(r.claimsPaid))}${r.interest.compare(0) !== 0 ? ` (their AMT*I report ${dollars(toCents(r.interest))} of interest)` : ''}`];
   for (const a of adjustments) words.push(`${a.effect === 'withheld_from_payment' ? 'less' : 'plus'} ${dollars(Math.abs(a.amount))} ${a.effect === 'withheld_from_payment' ? 'withheld' : 'added'} by provider adjustment ${a.reason}${a.description ? ` (${a.description})` : ''}`);
   const is = notification ? `a notification that moves no money${r.amount.compare(0) !== 0 ? ` (its BPR02 says ${dollars(toCents(r.amount))})` : ''}` : debit ? `a debit of ${dollars(toCents(r.amount))} (taken back from the provider)` : `a payment of ${dollars(toCents(r.amount))}`;
   const balanced = difference.compare(0) === 0;

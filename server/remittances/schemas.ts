@@ -249,7 +249,7 @@ const RemitClaimSchema = z
     original_reference: z.string().nullable().describe('REF*F8: the payer claim control number of the claim this one corrects or reverses'),
     references: z.array(ReferenceSchema).describe('the claim\'s other REF segments: 1L group or policy number, 1W member id, EA medical record number, 28 employee id, 6P group number, 9A/9C repriced claim reference, BB authorization, CE class of contract, G1 prior authorization, G3 predetermination, IG insurance policy, SY social security number ...'),
     amounts: z.array(AmountSchema).describe('claim AMT: AU coverage amount, D8 discount, DY per day limit, F5 patient amount paid, I interest, NL negative ledger balance, T tax, T2 total before taxes, ZK-ZO'),
-    interest: Money.nullable().describe('AMT*I: prompt-pay interest, included in the claim payment (CLP04)'),
+    interest: Money.nullable().describe('AMT*I: the prompt-pay interest the payer reports on the claim (paid within CLP04, or at provider level as PLB L6, as Medicare does)'),
     quantities: z.array(QuantitySchema).describe('claim QTY: CA covered days, CD co-insured days, LA/LE lifetime reserve days, NE non-covered days, NR blood units not replaced, OU outlier days, PS prescriptions, VS visits, ZK-ZO'),
     inpatient: InpatientSchema.nullable().describe('MIA: inpatient adjudication amounts by their TR3 names'),
     outpatient: OutpatientSchema.nullable().describe('MOA: outpatient adjudication amounts by their TR3 names'),
@@ -279,8 +279,8 @@ const ReconciliationSchema = z
     payment: Money.describe('BPR02 signed by BPR03: negative for a debit (money taken back); a notification (no money moves) keeps its BPR02, which the balancing rule still reads'),
     direction: z.enum(['credit', 'debit', 'none']).describe('BPR03 C, D; none for a notification without money'),
     notification_only: z.boolean().describe('BPR01 H or BPR04 NON: the remittance moves no money'),
-    claims_paid: Money.describe("the sum of the claims' CLP04 (interest included)"),
-    interest: Money.describe('the sum of the claims\' AMT*I (part of claims_paid)'),
+    claims_paid: Money.describe("the sum of the claims' CLP04"),
+    interest: Money.describe('the sum of the claims\' AMT*I (named, not added: a payer pays it within CLP04 or as PLB L6)'),
     provider_adjustments: z.array(
       z.object({
         reason: z.string(),

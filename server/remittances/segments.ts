@@ -10,7 +10,7 @@ import type { Segment } from './x12.js';
  * quantity is.
  */
 
-export interface Person {
+export interface Nm1Name {
   last: string | null;
   first: string | null;
   middle: string | null;
@@ -66,7 +66,7 @@ export interface ClaimAcc {
   to: string | null;
   received: string | null;
   crossover: { name: string | null; id: string | null } | null;
-  people: Map<string, Person>;
+  people: Map<string, Nm1Name>;
   originalRef: string | null;
   refs: Coded<string>[];
   amounts: Coded<Dec>[];

@@ -98,6 +98,8 @@ export async function explanationOf(
     return e;
   };
   return {
+    /** The explanation, each claim handed to `sink` as it is explained (the CLI's text). */
+    explainWith: explain,
     /**
      * The explanation through `out`, claim by claim, each part awaited: JSON (`ExplanationWriter`;
      * `summary`: the transactions without their claims, at most `SUMMARY_ROWS` worklist items,

@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { canCall } from '../../server/pipeline/auth.js';
@@ -34,17 +35,20 @@ describe('playground operation list', () => {
     const page = await playground();
     const listed = await page.$$eval('#operation option', (os) => os.map((o) => (o as HTMLOptionElement).dataset.key!));
     // The pipeline's own rule for the page's key (test, knowledge), over the route table; the page
-    // leaves out the service's own endpoints (tag system) and the PDF upload it cannot send.
+    // leaves out the service's own endpoints (tag system) and the PDF upload it cannot send (a text
+    // body, the 835 of POST /v1/remittances/explain, is pasted or read from a file).
     const playgroundKey = { scopes: ['knowledge' as const], key_type: 'test' as const };
+    const binary = (r: (typeof pages.t.srv.routes)[number]) => r.body?.kind === 'raw' && !/^(text\/|application\/edi-)/.test(r.body.contentType);
     const expected = pages.t.srv.routes
-      .filter((r) => r.tag !== 'system' && r.body?.kind !== 'raw' && canCall(r.auth, playgroundKey))
+      .filter((r) => r.tag !== 'system' && !binary(r) && canCall(r.auth, playgroundKey))
       .map((r) => `${r.method.toUpperCase()} ${r.path}`);
     expect([...listed].sort()).toEqual([...expected].sort());
     expect(listed.filter((k) => k.includes('/v1/340b/watches'))).toEqual([]);
     for (const never of ['GET /v1/metrics', 'GET /v1/prior-auth/determinations/{id}', 'POST /v1/agents/denial-resolution', 'POST /v1/policy/parse']) expect(listed).not.toContain(never);
     // Operations open to a test key stay: the customer-document routes take one on the test host.
     expect(listed).toContain('POST /v1/policy/retrieve');
-    expect(await page.textContent('#hidden')).toBe(`Not listed: ${pages.t.srv.routes.length - expected.length - pages.t.srv.routes.filter((r) => r.tag === 'system').length} operations that need a live key, another scope or a file upload, which this test key (scope knowledge) and page cannot give (see the API reference).`);
+    expect(listed).toContain('POST /v1/remittances/explain');
+    expect(await page.textContent('#hidden')).toBe(`Not listed: ${pages.t.srv.routes.length - expected.length - pages.t.srv.routes.filter((r) => r.tag === 'system').length} operations that need a live key, another scope or a binary file upload (a PDF), which this test key (scope knowledge) and page cannot give (see the API reference).`);
     await page.close();
   });
 });
@@ -146,6 +150,73 @@ describe('playground request body form', () => {
     await page.fill('#body', JSON.stringify({ ...shown, units: 3 }));
     await page.click('#mode-form');
     expect(await page.inputValue('#body-units')).toBe('3');
+    await page.close();
+  });
+});
+
+describe('playground remittance', () => {
+  const SAMPLE = resolve(import.meta.dirname, '../../samples/remittance/medicare.835');
+
+  /** The explain operation with the sample's date and locality filled in. */
+  async function explainPage(): Promise<Page> {
+    const page = await playground('POST /v1/remittances/explain');
+    await page.fill('#param-as_of', '2026-08-10');
+    await page.fill('#param-locality', '1320201');
+    return page;
+  }
+
+  it('takes a pasted 835, sends it as application/edi-x12 and shows the worklist as a table above the JSON', async () => {
+    const page = await explainPage();
+    expect(await page.isVisible('#body-text')).toBe(true);
+    const sample = await readFile(SAMPLE, 'utf8');
+    await page.fill('#body-text', sample);
+    const request = page.waitForRequest((r) => r.url().includes('/v1/remittances/explain') && r.method() === 'POST');
+    const { status, answer } = await send(page);
+    const sent = await request;
+    expect(sent.headers()['content-type']).toBe('application/edi-x12');
+    expect(sent.postData()).toBe(sample);
+    expect(status).toMatch(/^200/);
+    expect(answer.worklist.length).toBeGreaterThan(2);
+    expect(await page.textContent('#worklist h3')).toBe(`Worklist: ${answer.worklist.length} items, earliest deadline first`);
+    expect(await page.$$eval('#worklist th', (ths) => ths.map((t) => t.textContent))).toEqual(['Payer', 'Group-reason', 'Remedy', 'Count', 'Amount', 'Earliest deadline']);
+    const rows = await page.$$eval('#worklist tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    // One row per worklist item, in the answer's order (earliest deadline first).
+    expect(rows).toHaveLength(answer.worklist.length);
+    const first = answer.worklist[0];
+    expect(rows[0]).toEqual([first.payer, `${first.group}-${first.reason}`, first.remedy.replace(/_/g, ' '), String(first.count), money(first.amount), first.earliest_deadline]);
+    expect(rows).toContainEqual(['medicare_ffs', 'CO-97', 'reopen', '1', '$100.00', '2027-08-03']);
+    expect(rows).toContainEqual(['medicare_ffs', 'underpaid 99213', 'reopen', '1', '$0.61', '2027-08-03']);
+    // Above the raw JSON, which stays closed.
+    expect(await page.$eval('#worklist', (w) => w.compareDocumentPosition(document.getElementById('raw')!) & Node.DOCUMENT_POSITION_FOLLOWING)).toBeTruthy();
+    expect(await page.$eval('#raw', (d) => (d as HTMLDetailsElement).open)).toBe(false);
+    // The curl sends the file rather than copying it into the command.
+    expect(await page.textContent('#curl')).toContain("-H 'Content-Type: application/edi-x12' --data-binary '@remittance.835'");
+    await page.screenshot({ path: join(ARTIFACTS, 'playground-remittance.png'), fullPage: true });
+    expect(pages.outside).toEqual([]);
+    await page.close();
+  });
+
+  it('reads a chosen file into the box and sends the file itself', async () => {
+    const page = await explainPage();
+    await page.setInputFiles('#body-file', SAMPLE);
+    const sample = await readFile(SAMPLE, 'utf8');
+    await page.waitForFunction((n) => (document.getElementById('body-text') as HTMLTextAreaElement).value.length === n, sample.length);
+    expect(await page.inputValue('#body-text')).toBe(sample);
+    const request = page.waitForRequest((r) => r.url().includes('/v1/remittances/explain') && r.method() === 'POST');
+    const { status } = await send(page);
+    const sent = await request;
+    expect(status).toMatch(/^200/);
+    expect(sent.headers()['content-type']).toBe('application/edi-x12');
+    expect(sent.postData()).toBe(sample);
+    expect(await page.textContent('#curl')).toContain("--data-binary '@medicare.835'");
+    expect(await page.$$eval('#worklist tbody tr', (trs) => trs.length)).toBeGreaterThan(2);
+    await page.close();
+  });
+
+  it('does not send an empty body', async () => {
+    const page = await explainPage();
+    await page.click('#send');
+    expect(await page.textContent('#status')).toBe('not sent: the body is empty: paste the file or choose one');
     await page.close();
   });
 });

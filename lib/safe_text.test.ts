@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvCell, csvRows, jsonSafe, safeLines, terminalSafe } from '../lib/safe_text.js';
+import { csvCell, csvRows, jsonSafe, safeLines, terminalSafe } from './safe_text.js';
 import { printJson } from '../cli/io.js';
 import { diffMarkdown, diffText, progressLine } from '../cli/format.js';
 import type { DiffReport } from '../ingest/diff.js';

@@ -1,0 +1,117 @@
+import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DomainError } from '../warehouse/errors.js';
+
+/**
+ * The files `rcm remit explain` is given: each path a file, or a folder whose X12 files are read.
+ * A file given by name that is no X12 is refused; a folder's other files (a README, a CSV export
+ * beside the 835s) are skipped, each named once.
+ */
+
+/** How much of a file's beginning the sniff reads: room for a preamble of prose before the ISA. */
+const HEAD_BYTES = 64 * 1024;
+
+/**
+ * An interchange header anywhere in the head, as the reader finds one (`server/remittances/x12.ts`):
+ * ISA not inside a word, its element separator, then ISA01 (two digits) and the separator again.
+ * That last check keeps a CSV with an "ISA" column out.
+ */
+const ISA = /(?:^|[^A-Za-z0-9])ISA([^A-Za-z0-9\s])\d{2}\1/;
+
+/**
+ * A file without ISA (a payer's companion-guide sample sends ST..SE alone, or a bare BPR...):
+ * it starts with a segment an 835, 999 or 277CA opens with, shaped as X12 writes it: the id, a
+ * separator, its first element's form, the same separator. ST01 is 3 digits, GS01 two letters,
+ * BPR01 one letter, TRN01 one digit.
+ */
+const FIRST_SEGMENT = [/^ST([^A-Za-z0-9\s])\d{3}\1/, /^GS([^A-Za-z0-9\s])[A-Z]{2}\1/, /^BPR([^A-Za-z0-9\s])[A-Z]\1/, /^TRN([^A-Za-z0-9\s])\d\1/];
+
+/**
+ * Whether `head` (the first bytes of a file) is X12: an ISA header anywhere in it (after a
+ * byte-order mark, blank lines or a paragraph of prose), or no ISA and a first segment that is
+ * ST, GS, BPR or TRN. A CSV, a PDF, a README or an empty file is not.
+ */
+export function looksLikeX12(head: Buffer | string): boolean {
+  let text = typeof head === 'string' ? head : head.subarray(0, HEAD_BYTES).toString('latin1');
+  // A UTF-8 byte-order mark read as Latin-1 (EF BB BF), or as UTF-8 (U+FEFF).
+  text = text.replace(/^(?:\u00ef\u00bb\u00bf|\ufeff)/, '');
+  if (ISA.test(text)) return true;
+  const start = text.trimStart();
+  return FIRST_SEGMENT.some((re) => re.test(start));
+}
+
+/** One file to explain: the path as given (or its folder's path joined with its name), and its bytes. */
+export interface RemitInput {
+  path: string;
+  bytes: Buffer;
+}
+
+/** Why an argument could not be read, as the one line the CLI prints (never the system's ENOENT text). */
+function unreadable(path: string, e: NodeJS.ErrnoException): DomainError {
+  if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return new DomainError('not_found', `${path}: file not found`);
+  if (e.code === 'EACCES' || e.code === 'EPERM') return new DomainError('validation_error', `${path}: permission denied`);
+  return new DomainError('validation_error', `${path}: cannot be read (${e.code ?? 'error'})`);
+}
+
+/** The first `HEAD_BYTES` of a file: enough to tell X12 from anything else without reading a large file whole. */
+async function headOf(path: string): Promise<Buffer> {
+  const fh = await open(path, 'r').catch((e: NodeJS.ErrnoException) => {
+    throw unreadable(path, e);
+  });
+  try {
+    const buf = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await fh.read(buf, 0, HEAD_BYTES, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** A whole file, its read error said in one line. */
+const whole = (path: string) =>
+  readFile(path).catch((e: NodeJS.ErrnoException) => {
+    throw unreadable(path, e);
+  });
+
+/** The regular files of a folder, by name (not its subfolders), each X12 one read and the others skipped. */
+async function folder(dir: string, out: RemitInput[], skipped: string[]): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch((e: NodeJS.ErrnoException) => {
+    throw unreadable(dir, e);
+  });
+  const names = entries.filter((e) => e.isFile()).map((e) => e.name).sort();
+  let found = 0;
+  for (const name of names) {
+    const path = join(dir, name);
+    if (!looksLikeX12(await headOf(path))) {
+      skipped.push(path);
+      continue;
+    }
+    out.push({ path, bytes: await whole(path) });
+    found++;
+  }
+  if (found === 0) throw new DomainError('validation_error', `${dir}: no X12 file in this folder${skipped.length ? ` (${skipped.length} other ${skipped.length === 1 ? 'file' : 'files'} skipped)` : ''}`);
+}
+
+/**
+ * The files the arguments name, read, in order: a file as it is (refused, naming it, when it is
+ * missing or no X12), a folder as its regular files sorted by name, not recursively, each that is
+ * no X12 skipped and listed in `skipped` (the CLI says "skipped FILE: not an X12 file").
+ */
+export async function remitInputs(args: readonly string[]): Promise<{ files: RemitInput[]; skipped: string[] }> {
+  const files: RemitInput[] = [];
+  const skipped: string[] = [];
+  for (const path of args) {
+    const st = await stat(path).catch((e: NodeJS.ErrnoException) => {
+      throw unreadable(path, e);
+    });
+    if (st.isDirectory()) {
+      await folder(path, files, skipped);
+      continue;
+    }
+    // A pipe (`<(zcat x.835.gz)`) is read once, whole; a regular file's head first.
+    const bytes = st.isFile() ? null : await whole(path);
+    if (!looksLikeX12(bytes ?? (await headOf(path)))) throw new DomainError('validation_error', `${path}: not an X12 file (it does not start with ISA, ST or a known X12 segment)`);
+    files.push({ path, bytes: bytes ?? (await whole(path)) });
+  }
+  return { files, skipped };
+}
