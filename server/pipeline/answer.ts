@@ -1,5 +1,6 @@
 import type { StreamedJson } from '../json_bytes.js';
 import { LRUCache } from 'lru-cache';
+import { BoundedMap } from '../../lib/bounded_map.js';
 import type { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { todayOf } from '../../datasets/_shared/dates.js';
 import type { RouteDef } from '../route.js';
@@ -37,15 +38,9 @@ function unpooled(b: Buffer): Buffer {
 }
 
 /** Header objects shared by entries that carry the same headers (most carry only the JSON type). */
-const sharedHeaders = new Map<string, Record<string, string>>();
+const sharedHeaders = new BoundedMap<string, Record<string, string>>(64);
 function intern(h: Record<string, string>): Record<string, string> {
-  const k = JSON.stringify(h);
-  let v = sharedHeaders.get(k);
-  if (!v) {
-    if (sharedHeaders.size > 64) sharedHeaders.clear();
-    sharedHeaders.set(k, (v = Object.freeze({ ...h }) as Record<string, string>));
-  }
-  return v;
+  return sharedHeaders.getOrSet(JSON.stringify(h), () => Object.freeze({ ...h }) as Record<string, string>);
 }
 
 /** The header a handler sets on an answer that must not be kept (see `NO_STORE`). */

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../lib/bounded_map.js';
 import { DomainError } from '../../warehouse/errors.js';
 import type { KeyType } from '../../warehouse/tenant_state.js';
 
@@ -53,17 +54,11 @@ export function normalizeHost(hostHeader: string | undefined, target?: string): 
   return host;
 }
 
-const seenHosts = new Map<string, string | null>();
+const seenHosts = new BoundedMap<string, { host: string | null }>(256);
 /** `normalizeHost` of a Host header, remembered for the few distinct values a server sees (bounded). */
 function normalizedHeader(h: string | undefined): string | null {
   if (h === undefined) return null;
-  let v = seenHosts.get(h);
-  if (v === undefined) {
-    v = normalizeHost(h);
-    if (seenHosts.size >= 256) seenHosts.clear();
-    seenHosts.set(h, v);
-  }
-  return v;
+  return seenHosts.getOrSet(h, () => ({ host: normalizeHost(h) })).host;
 }
 
 /** Normalises a configured list (`RCM_LIVE_HOSTS=API.example.com.,api2.example.com:443`). */

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../lib/bounded_map.js';
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import { sidecarFallbacks } from '../../warehouse/snapshot.js';
 
@@ -127,24 +128,16 @@ const exposed = (name: string, help: string, type: 'counter' | 'histogram', valu
  * histogram buckets with `le` first).
  */
 class RequestStats {
-  private readonly counts = new Map<string, Counted>();
-  private readonly times = new Map<string, Timed>();
+  // Route templates and statuses are few; the bound keeps an unmatched-path flood harmless.
+  private readonly counts = new BoundedMap<string, Counted>(5000);
+  private readonly times = new BoundedMap<string, Timed>(5000);
 
   observe(method: string, route: string, status: number, seconds: number, transport: string): void {
     const tk = `${method} ${route} ${transport}`;
     const ck = `${tk} ${status}`;
-    let c = this.counts.get(ck);
-    if (!c) {
-      // Route templates and statuses are few; the bound keeps an unmatched-path flood harmless.
-      if (this.counts.size > 5000) this.counts.clear();
-      this.counts.set(ck, (c = { labels: { method, route, status: String(status), transport }, count: 0 }));
-    }
+    const c = this.counts.getOrSet(ck, () => ({ labels: { method, route, status: String(status), transport }, count: 0 }));
     c.count++;
-    let t = this.times.get(tk);
-    if (!t) {
-      if (this.times.size > 5000) this.times.clear();
-      this.times.set(tk, (t = { labels: { method, route, transport }, count: 0, sum: 0, buckets: new Array<number>(BUCKETS.length + 1).fill(0) }));
-    }
+    const t = this.times.getOrSet(tk, () => ({ labels: { method, route, transport }, count: 0, sum: 0, buckets: new Array<number>(BUCKETS.length + 1).fill(0) }));
     t.count++;
     t.sum += seconds;
     let i = 0;
@@ -156,13 +149,13 @@ class RequestStats {
     const requests = 'rcm_http_requests_total';
     const latency = 'rcm_http_request_duration_seconds';
     return [
-      exposed(requests, 'Requests by method, route template, status and transport (http or mcp).', 'counter', () => [...this.counts.values()].map((c) => ({ labels: c.labels, value: c.count })), () => this.counts.clear()),
+      exposed(requests, 'Requests by method, route template, status and transport (http or mcp).', 'counter', () => this.counts.values().map((c) => ({ labels: c.labels, value: c.count })), () => this.counts.clear()),
       exposed(
         latency,
         'Request latency by method, route template and transport.',
         'histogram',
         () =>
-          [...this.times.values()].flatMap((t) => {
+          this.times.values().flatMap((t) => {
             let acc = 0;
             const buckets = [...BUCKETS, '+Inf' as const].map((le, k) => ({ labels: { le, ...t.labels }, value: (acc += t.buckets[k]!), metricName: `${latency}_bucket` }));
             return [...buckets, { labels: t.labels, value: t.sum, metricName: `${latency}_sum` }, { labels: t.labels, value: t.count, metricName: `${latency}_count` }];

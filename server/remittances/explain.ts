@@ -4,16 +4,18 @@ import { x12StatusOn, type X12Index } from '../../datasets/x12_codes/queries.js'
 import type { MacIndex } from '../../datasets/mac_jurisdictions/queries.js';
 import { dollars } from '../../lib/money_text.js';
 import { ownValue } from '../../lib/own.js';
+import { PLB_REASONS } from '../../lib/vocabulary/plb_reasons.js';
 import { carcClassOf } from '../../lib/vocabulary/carc.js';
 import { claimStatusOf } from '../../lib/vocabulary/claim_status.js';
-import { explainAcknowledgments, rejects } from './acks.js';
-import { Batch, worklistOrder, type PairingClaim } from './batch.js';
+import { explainAcknowledgments } from './acks.js';
+import { Batch, type PairingClaim } from './batch.js';
 import { checkNpi, CLAIM_CHECKS } from './checks.js';
 import { claimPayer, identifyPayer, judgeClaim, type JudgeContext, type PendingAdjustment } from './judge.js';
 import { finding, isoMemo, money, num, opt, sum, toIso, Unparseable, type Ctx, type RawAdj, components } from './reading.js';
 import { handlingOf, reconcile } from './reconcile.js';
+import { Tally } from './tally.js';
 import type { Redactor } from './redact.js';
-import type { Acknowledgment, RemitAdjustment, RemitClaim, RemitExplanation, RemitFinding, RemitLine, RemitPerson, RemitRemark, RemitTransaction, WorklistItem } from './schemas.js';
+import type { RemitAdjustment, RemitClaim, RemitExplanation, RemitFinding, RemitLine, RemitPerson, RemitRemark, RemitTransaction } from './schemas.js';
 import { CLAIM_AMT, CLAIM_QTY, CLAIM_REF, CLAIM_SEGMENTS, LINE_AMT, LINE_REF, meaningOf, readClp, type ClaimAcc, type ClaimReading, type Coded, type LineAcc, type Nm1Name } from './segments.js';
 import type { Segment, Transaction, X12File } from './x12.js';
 
@@ -45,50 +47,6 @@ export interface ExplainInputs {
 
 export type Explained = Omit<RemitExplanation, 'reliability'> & { payersMatched: boolean };
 
-/** PLB03-1 provider adjustment reason codes (X12 835 TR3). */
-const PLB_REASON: Record<string, string> = {
-  '50': 'late charge',
-  '51': 'interest penalty charge',
-  '72': 'authorized return',
-  '90': 'early payment allowance',
-  AH: 'origination fee',
-  AM: 'applied to borrower’s account',
-  AP: 'acceleration of benefits',
-  B2: 'rebate',
-  B3: 'recovery allowance',
-  BD: 'bad debt adjustment',
-  BN: 'bonus',
-  C5: 'temporary allowance',
-  CR: 'capitation interest',
-  CS: 'adjustment',
-  CT: 'capitation payment',
-  CV: 'capital passthru',
-  CW: 'certified registered nurse anesthetist passthru',
-  DM: 'direct medical education passthru',
-  E3: 'withholding',
-  FB: 'forwarding balance',
-  FC: 'fund allocation',
-  GO: 'graduate medical education passthru',
-  HM: 'hemophilia clotting factor supplement',
-  IP: 'incentive premium payment',
-  IR: 'internal revenue service withholding',
-  IS: 'interim settlement',
-  J1: 'nonreimbursable',
-  L3: 'penalty',
-  L6: 'interest owed',
-  LE: 'levy',
-  LS: 'lump sum',
-  OA: 'organ acquisition passthru',
-  OB: 'offset for affiliated providers',
-  PI: 'periodic interim payment',
-  PL: 'payment final',
-  RA: 'retro-activity adjustment',
-  RE: 'return on equity',
-  SL: 'student loan repayment',
-  TL: 'third party liability',
-  WO: 'overpayment recovery',
-  WU: 'unspecified recovery',
-};
 
 
 /** How many claims of its transaction a reversal holds back (in order) while it waits for its correction. */
@@ -247,89 +205,6 @@ export interface ClaimSink {
   transaction?(tx: RemitTransaction, phase: 'begin' | 'end'): Promise<void>;
 }
 
-/**
- * A running sum of amounts already in cents (the answer's numbers): in integer cents while they
- * are small, exactly in `Dec` past that (an absurd amount in a file is summed right too).
- */
-class CentSum {
-  private cents = 0;
-  private big: Dec | null = null;
-
-  add(x: number): this {
-    const c = Math.round(x * 100);
-    if (!this.big && Math.abs(x) < 1e11 && Number.isSafeInteger(this.cents + c)) this.cents += c;
-    else this.big = (this.big ?? Dec.of(this.cents).mul('0.01')).add(x);
-    return this;
-  }
-
-  get value(): number {
-    return this.big ? toCents(this.big) : this.cents / 100;
-  }
-}
-
-/** The answer's counts, totals and worklist, fed claim by claim (a streamed file never holds its claims). */
-class Tally {
-  claims = 0;
-  lines = 0;
-  adjustments = 0;
-  readonly charged = new CentSum();
-  readonly paid = new CentSum();
-  readonly patient = new CentSum();
-  readonly byGroup = new Map<string, CentSum>();
-  private readonly work = new Map<string, { item: Omit<WorklistItem, 'amount'>; amount: CentSum }>();
-
-  private add(source: WorklistItem['source'], payer: string | null, group: string, reason: string, remedy: WorklistItem['remedy'], amount: number | null, deadline: string | null): void {
-    const key = `${source}\u0000${payer}\u0000${group}\u0000${reason}\u0000${remedy}`;
-    let w = this.work.get(key);
-    if (!w) this.work.set(key, (w = { item: { source, payer, group, reason, remedy, count: 0, earliest_deadline: null }, amount: new CentSum() }));
-    w.item.count++;
-    if (amount !== null) w.amount.add(amount);
-    if (deadline && (w.item.earliest_deadline === null || deadline < w.item.earliest_deadline)) w.item.earliest_deadline = deadline;
-  }
-
-  claim(tx: RemitTransaction, cl: RemitClaim): void {
-    this.claims++;
-    this.charged.add(cl.charged);
-    this.paid.add(cl.paid);
-    this.patient.add(cl.patient_responsibility);
-    this.lines += cl.lines.length;
-    const payer = tx.payer.slug ?? tx.payer.name;
-    const each = (a: RemitAdjustment) => {
-      this.adjustments++;
-      let g = this.byGroup.get(a.group);
-      if (!g) this.byGroup.set(a.group, (g = new CentSum()));
-      g.add(a.amount);
-      if (a.remedy !== 'no_action') this.add('835', payer, a.group, a.reason, a.remedy, a.amount, a.deadline?.date ?? null);
-    };
-    cl.adjustments.forEach(each);
-    for (const l of cl.lines) {
-      l.adjustments.forEach(each);
-      // A line allowed less than the fee schedule pays: the shortfall is worked like a denial.
-      const p = l.pricing;
-      if (p?.status === 'underpaid' && p.remedy && p.difference !== null) this.add('underpayment', payer, 'pricing', l.code ?? '', p.remedy.remedy, -p.difference, p.remedy.deadline?.date ?? null);
-    }
-  }
-
-  /** Rejections before adjudication: corrected and resubmitted, on the same list. */
-  acknowledgments(acks: Acknowledgment[]): void {
-    for (const a of acks) {
-      for (const t of a.transactions) if (t.remedy && t.remedy.remedy !== 'no_action') this.add('999', null, t.status?.code ?? '', t.errors[0]?.code ?? '', t.remedy.remedy, null, t.remedy.deadline?.date ?? null);
-      for (const c of a.claims) {
-        if (!c.remedy || c.remedy.remedy === 'no_action') continue;
-        const s = c.statuses.find(rejects) ?? c.statuses[0];
-        this.add('277CA', a.payer?.slug ?? a.payer?.name ?? null, s?.category ?? '', s?.status_code ?? '', c.remedy.remedy, c.charged, c.remedy.deadline?.date ?? null);
-      }
-    }
-  }
-
-  worklist(): WorklistItem[] {
-    return [...this.work.values()]
-      .map((w) => ({ ...w.item, amount: w.amount.value }))
-      .sort(worklistOrder);
-  }
-}
-
-
 /** The transaction's header read: the payer, payee, payment and remittance date, checked. */
 function headerOf(header: Segment[], tx: Transaction, t: number, file: X12File, inputs: ExplainInputs, findings: RemitFinding[]): { c: Ctx; out: RemitTransaction; bpr: Segment | undefined; amount: Dec } {
   const find = (id: string, q?: string) => header.find((s) => s.id === id && (q === undefined || num(s.el[0]) === q));
@@ -479,7 +354,7 @@ class TransactionReader {
       const amount = money(seg.el[k + 1], 'PLB amount');
       this.plbAmounts.push(amount);
       this.plbRefs.push({ i: this.plbs.length, ref: opt(comp[1]) });
-      this.plbs.push({ provider_id: opt(seg.el[0]), fiscal_period_date: toIso(seg.el[1]), reason, description: ownValue(PLB_REASON, reason) ?? null, reference: opt(comp[1]), claim: null, amount: toCents(amount) });
+      this.plbs.push({ provider_id: opt(seg.el[0]), fiscal_period_date: toIso(seg.el[1]), reason, description: ownValue(PLB_REASONS, reason) ?? null, reference: opt(comp[1]), claim: null, amount: toCents(amount) });
     }
   }
 

@@ -3,7 +3,7 @@ import { DomainError, ValidationError, type ErrorCode, type Issue } from '../../
 import { MountedSnapshot, type SnapshotReader } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
 import { Trace } from '../trace.js';
-import type { PayeeLocation } from './links.js';
+import type { PayeeLocation } from './links/index.js';
 import type { RemitFormat } from './schemas.js';
 import { explanationOf, type ExplainMode } from './service.js';
 import { readX12 } from './x12.js';

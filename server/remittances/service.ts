@@ -4,7 +4,7 @@ import { x12Index } from '../../datasets/x12_codes/queries.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { Trace } from '../trace.js';
 import { explainRemittance, type ClaimSink, type ExplainInputs, type Explained } from './explain.js';
-import { Linker, type PayeeLocation, type Progress } from './links.js';
+import { Linker, type PayeeLocation, type Progress } from './links/index.js';
 import type { Batch } from './batch.js';
 import { PostingCsvWriter, worklistCsv } from './posting.js';
 import { REDACTED_WARNING, Redactor } from './redact.js';
