@@ -40,6 +40,7 @@ import { nppes } from './nppes/dataset.js';
 import { anesthesiaBaseUnits } from './anesthesia_base_units/dataset.js';
 import { anesthesiaCf } from './anesthesia_cf/dataset.js';
 import { rxnorm } from './rxnorm/dataset.js';
+import { medicareYearlyFigures } from './medicare_yearly_figures/dataset.js';
 
 /**
  * Every dataset the service knows, in the order `rcm datasets` lists them. Adding one: a folder
@@ -88,6 +89,7 @@ const REGISTERED = [
   anesthesiaBaseUnits,
   anesthesiaCf,
   rxnorm,
+  medicareYearlyFigures,
 ];
 
 /**
