@@ -40,6 +40,7 @@ export const STATUS: Record<ErrorCode, number> = {
   playground_not_on_production: 403,
   agent_unavailable: 503,
   agent_error: 500,
+  invalid_job_input: 422,
   no_code: 422,
   no_denial_code: 422,
   bad_denial_code: 422,

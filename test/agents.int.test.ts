@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressRefusal, callbackBody, eventId, nextAttemptAt, nodeCallbackHttp, signature, urlRefusal } from '../server/agents/callbacks.js';
 import { auditNarrative, llmWriter, type Evidence } from '../server/writer/writer.js';
@@ -316,6 +317,41 @@ describe('code research job', () => {
     const text = logs.join('');
     expect(text).not.toContain('JANE-DOE-1962');
     expect(text).not.toContain('MRN-777');
+  });
+});
+
+describe('a job stored by an older version', () => {
+  /** Stores a job as a submit of another version would have (no route: its body is not this version's input). */
+  const stored = async (agent_type: string, input: unknown) => {
+    const { job } = await t.srv.state.forTenant(t.tenantId, 'test').jobs.create({ id: randomUUID(), agent_type, input, request_hash: '' }, clock.now(), 86_400_000);
+    await t.srv.runner.settle();
+    return (await poll(job.id)).body;
+  };
+
+  it('fails with invalid_job_input naming each field that this version no longer takes, never its value', async () => {
+    const job = await stored('code_research', { code: '99213', units: 'OLD-FIELD-VALUE-77' });
+    expect(job.status).toBe('failed');
+    expect(job.result).toBeNull();
+    expect(job.error.code).toBe('invalid_job_input');
+    expect(job.error.message).toContain('body.units: Extra inputs are not permitted');
+    expect(job.error.message).toContain('submit it again');
+    expect(job.error.message).not.toContain('OLD-FIELD-VALUE-77');
+    expect(logs.join('')).not.toContain('OLD-FIELD-VALUE-77');
+  });
+
+  it('fails when a field it needs was stored under an older name, and names every issue', async () => {
+    const job = await stored('denial_resolution', { reason_code: 'CO-50', group_code: 'ZZ' });
+    expect(job.error.code).toBe('invalid_job_input');
+    for (const loc of ['body.reason_code', 'body.group_code']) expect(job.error.message).toContain(loc);
+    const missing = await stored('denial_resolution', { payer: 'medicare' });
+    expect(missing.error.code).toBe('invalid_job_input');
+    expect(missing.error.message).toContain('body.denial_code: give denial_code (or carc / rarc)');
+  });
+
+  it('runs a stored input this version still takes, parsed as its submit was', async () => {
+    const job = await stored('code_research', { code: ' 99213 ' });
+    expect(job.status).toBe('completed');
+    expect(job.result.code).toBe('99213');
   });
 });
 

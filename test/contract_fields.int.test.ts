@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AGENT_RESULTS } from '../server/agents/schemas.js';
+import { AGENTS } from '../server/agents/registry.js';
 import type { NppesRegistry } from '../server/npi/registry.js';
 import { TestClock } from './helpers/clock.js';
 import { startTestServer, type TestResponse, type TestServer } from './helpers/harness.js';
@@ -172,9 +172,9 @@ describe('agents', () => {
     const seen = new Set<string>();
     for (const job of jobs) {
       expectDocumented('get', '/v1/agents/jobs/{job_id}', job);
-      const type = job.body.agent_type as keyof typeof AGENT_RESULTS;
+      const type = job.body.agent_type as (typeof AGENTS)[number]['type'];
       seen.add(type);
-      const schema = AGENT_RESULTS[type];
+      const schema = AGENTS.find((a) => a.type === type)!.output;
       const parsed = schema.safeParse(job.body.result);
       expect(parsed.success, `${type}: ${JSON.stringify(parsed.error?.issues.slice(0, 3))}`).toBe(true);
       expect(Object.keys(job.body.result).sort(), type).toEqual(Object.keys(schema.shape).sort());

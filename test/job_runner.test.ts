@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import type { ClaimedJob, DueCallback, JobQueue } from '../warehouse/jobs.js';
 import type { MountedSnapshot } from '../warehouse/snapshot.js';
 import { JobRunner } from '../server/agents/runner.js';
@@ -71,7 +72,7 @@ describe('the job runner when the state store rejects every call', () => {
       queue,
       tenants: () => ({ tenantId: 't1', mode: 'test', facilities: { lookup: async () => null, list: async () => [] } }) as never,
       snapshots: { snapshot },
-      agents: [{ type: 'code_research', run: async () => (agentRuns?.(), { ok: true }) }],
+      agents: [{ type: 'code_research', input: z.record(z.string(), z.unknown()), run: async () => (agentRuns?.(), { ok: true }) }],
       now: clock.now,
       elapsedMs: () => 0,
       logger: createLogger({ write: (s) => void logs.push(s) }),

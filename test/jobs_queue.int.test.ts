@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ConflictError } from '../warehouse/errors.js';
 import type { StateStore } from '../warehouse/tenant_state.js';
 import type { MountedSnapshot } from '../warehouse/snapshot.js';
-import { AHEAD_PER_SLOT, JobRunner } from '../server/agents/runner.js';
+import { JobRunner } from '../server/agents/runner.js';
+import { AHEAD_PER_SLOT } from '../server/jobs/executor.js';
 import { silentLogger } from '../server/logger.js';
 import { TestClock } from './helpers/clock.js';
 import { waitUntil } from './helpers/harness.js';
@@ -169,7 +171,7 @@ for (const kind of storeKinds()) {
           // Runs time as instant whatever the machine's load: every job is quick, so claimed ahead.
           elapsedMs: () => 0,
           snapshots: { snapshot },
-          agents: [{ type: 'code_research', run: () => agent(n++) }],
+          agents: [{ type: 'code_research', input: z.record(z.string(), z.unknown()), run: () => agent(n++) }],
           now: clock.now,
           logger: silentLogger,
           concurrency: 2,
@@ -248,7 +250,7 @@ for (const kind of storeKinds()) {
           elapsedMs: () => 0,
           snapshots: { snapshot },
           // 20 instant runs first: a quick agent, whose jobs are claimed ahead.
-          agents: [{ type: 'code_research', run: async (_input, ctx) => {
+          agents: [{ type: 'code_research', input: z.record(z.string(), z.unknown()), run: async (_input, ctx) => {
             started.push(ctx.tenantId);
             const nth = started.length;
             if (nth === 21) await submitLate();

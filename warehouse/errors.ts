@@ -52,6 +52,7 @@ export type ErrorCode =
   // agent jobs (a failed job's `error.code`)
   | 'agent_unavailable'
   | 'agent_error'
+  | 'invalid_job_input'
   | 'no_code'
   | 'no_denial_code'
   | 'bad_denial_code'

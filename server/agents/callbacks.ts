@@ -4,9 +4,9 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { AgentJob } from '../../warehouse/jobs.js';
+import type { AgentJob, DueCallback, JobQueue } from '../../warehouse/jobs.js';
 import type { KeyType } from '../../warehouse/tenant_state.js';
-import type { AgentResult } from './schemas.js';
+import type { AgentResult } from './job_schemas.js';
 
 /** The spec's callback attempts: immediately, then about 2 s and about 8 s after the previous one ended. */
 export const RETRY_DELAYS_MS = [2_000, 8_000] as const;
@@ -256,4 +256,38 @@ export function nextAttemptAt(n: number, ended: Date, retryAfter: number | null)
   const base: number = RETRY_DELAYS_MS[Math.min(n, RETRY_DELAYS_MS.length) - 1]!;
   const wait = retryAfter === null ? base : Math.max(base, Math.min(retryAfter, MAX_RETRY_AFTER_MS));
   return new Date(ended.getTime() + wait);
+}
+
+/**
+ * One attempt of one due callback, recorded in the queue with what happens next: delivered,
+ * failed for good (a refusal, a status not retried, or the last attempt), or pending again at the
+ * retry time. `onAttempt` counts the outcome (metrics).
+ */
+export async function deliverCallback(
+  due: DueCallback,
+  queue: Pick<JobQueue, 'recordAttempt'>,
+  o: { policy: CallbackPolicy; resolve: Resolver; http: CallbackHttp; now: () => Date; userAgent: string; onAttempt?: (outcome: string) => void },
+): Promise<void> {
+  const started = o.now();
+  const r = await attemptDelivery(due, o);
+  const ended = o.now();
+  const last = due.attempt >= MAX_ATTEMPTS;
+  const outcome = r.outcome === 'retry' && last ? 'failed' : r.outcome;
+  o.onAttempt?.(r.outcome === 'retry' && !last ? 'retry' : outcome);
+  await queue.recordAttempt(
+    due.job_id,
+    {
+      attempt: due.attempt,
+      started_at: started.toISOString(),
+      finished_at: ended.toISOString(),
+      outcome,
+      http_status: r.http_status,
+      error: r.outcome === 'delivered' ? null : r.error,
+    },
+    r.outcome === 'delivered'
+      ? { state: 'delivered' }
+      : r.outcome === 'retry' && !last
+        ? { state: 'pending', at: nextAttemptAt(due.attempt, ended, r.retryAfterMs) }
+        : { state: 'failed' },
+  );
 }

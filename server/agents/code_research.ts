@@ -10,9 +10,9 @@ import { Trace } from '../trace.js';
 import { payerKnowledge } from '../../datasets/payers/queries.js';
 import { matchingPriorAuthRules } from '../payers/service.js';
 import { inForce } from '../prior_auth/resolve.js';
-import { AgentError, type Agent, type AgentContext } from './runner.js';
-import { CODE_IN_TEXT, type CodeResearchInput, type CodeResearchResult } from './schemas.js';
-import { conclude, gather, type AgentWriterOptions } from './evidence.js';
+import { AgentError, defineAgent, type AgentContext } from './define.js';
+import { CODE_IN_TEXT, CodeResearchInputSchema, CodeResearchResultSchema } from './schemas.js';
+import { conclude, gather, type Findings } from './evidence.js';
 import { todayOf } from '../../datasets/_shared/dates.js';
 import { isDatasetId, type DatasetId } from '../../datasets/registry.js';
 
@@ -21,31 +21,46 @@ import { isDatasetId, type DatasetId } from '../../datasets/registry.js';
  * the dataset version it came from: descriptor, status and RVUs, the national (or the
  * facility's) payment, the NCCI edits that bind it (PTP edits where it is column 1 or 2, in
  * force today), MUEs, add-on relations and crosswalks. Deterministic; a writer only phrases it.
+ * Each fact comes from the function the REST routes call (`getCodeLookup`, `paymentFor`, the
+ * NCCI and MUE queries, `getCrosswalks`) or the payers area's `matchingPriorAuthRules`.
  */
-export function codeResearchAgent(o: AgentWriterOptions): Agent {
-  return {
-    type: 'code_research',
-    async run(raw, ctx) {
-      const input = raw as CodeResearchInput;
-      const code = (input.code ?? CODE_IN_TEXT.exec(input.query ?? '')?.[0] ?? '').toUpperCase();
-      if (!code) throw new AgentError('no_code', 'the job names no CPT/HCPCS code');
-      return research(ctx.snapshot, code, input.ccn, ctx, o);
-    },
-  };
+export const codeResearch = defineAgent({
+  type: 'code_research',
+  input: CodeResearchInputSchema,
+  output: CodeResearchResultSchema,
+  summary: 'Research a CPT/HCPCS code: descriptor, RVUs, payment, binding NCCI edits, MUE, add-on relations, crosswalks',
+  description: 'Every fact in the result is cited to the dataset version it came from.',
+  examples: [
+    { summary: 'what limits apply to a code', body: { query: 'What limits apply to billing 99214 twice?', code: '99214' } },
+    { summary: 'a code and a short question', body: { code: '99213', query: 'units per day?' } },
+    { summary: 'a question without a code', status: 422, body: { query: 'no code here' } },
+  ],
+  async run(input, ctx) {
+    const code = (input.code ?? CODE_IN_TEXT.exec(input.query ?? '')?.[0] ?? '').toUpperCase();
+    if (!code) throw new AgentError('no_code', 'the job names no CPT/HCPCS code');
+    const r: Research = { snapshot: ctx.snapshot, code, ccn: input.ccn, today: todayOf(ctx.now()), ctx, ...gather(ctx) };
+    const pfs = await descriptorFact(r);
+    for (const fact of FACTS) await fact(r);
+    const conclusion = pfs
+      ? `${code} (${pfs.descriptor}) is a PFS status ${pfs.status} code; ${r.evidence.length} cited facts follow.`
+      : `${code} is not on the physician fee schedule; ${r.evidence.length} cited facts follow.`;
+    return { code, descriptor: pfs?.descriptor ?? null, status_code: pfs?.status ?? null, ...(await conclude(r, 'code_research', conclusion, ctx)) };
+  },
+});
+
+/** One code's research in progress: what it reads and what it has found. */
+interface Research extends Findings {
+  snapshot: SnapshotReader;
+  code: string;
+  ccn: string | undefined;
+  today: string;
+  ctx: AgentContext;
 }
 
-async function research(snapshot: SnapshotReader, code: string, ccn: string | undefined, ctx: AgentContext, o: AgentWriterOptions): Promise<CodeResearchResult> {
-  const today = todayOf(ctx.now());
-  const f = gather(ctx);
-  const { evidence, trace } = f;
-  const { warnings } = trace;
-
-  let descriptor: string | null = null;
-  let status: string | null = null;
+/** Its PFS descriptor, status and RVUs (`GET /v1/codes/{code}`); null when no loaded RVU release has it. */
+async function descriptorFact({ snapshot, code, evidence, trace }: Research): Promise<{ descriptor: string; status: string } | null> {
   try {
     const { lookup, version } = await getCodeLookup(snapshot, code);
-    descriptor = lookup.description;
-    status = lookup.status_code;
     const head = lookup.rvus.filter((r) => r.version === version && r.modifier === '')[0] ?? lookup.rvus.at(-1)!;
     evidence.push({
       kind: 'descriptor',
@@ -53,13 +68,17 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
       facts: { description: lookup.description, status_code: lookup.status_code, modifiers: lookup.modifiers, rvus: head },
       citation: trace.cite('mpfs_rvu', version),
     });
+    return { descriptor: lookup.description, status: lookup.status_code };
   } catch (e) {
     if (!(e instanceof NotFoundError)) throw e;
-    warnings.push(`${code} is not in any loaded PFS RVU release`);
+    trace.warnings.push(`${code} is not in any loaded PFS RVU release`);
+    return null;
   }
+}
 
+/** The payment today, national or at the facility, with the tenant's registration: `GET /v1/codes/{code}/payment`'s composition. */
+async function paymentFact({ snapshot, code, ccn, today, ctx, evidence, trace }: Research): Promise<void> {
   try {
-    // The one composition `GET /v1/codes/{code}/payment` answers, with the tenant's registration.
     const payTrace = new Trace(snapshot, ctx.now);
     const c = await paymentFor(snapshot, ctx.tenant, { code, ccn, date_of_service: today }, today, payTrace);
     const used = payTrace.versions;
@@ -73,18 +92,21 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
       });
       trace.useAll(used);
     }
-    warnings.push(...payTrace.warnings.filter((w) => !/national GPCIs/.test(w)));
+    trace.warnings.push(...payTrace.warnings.filter((w) => !/national GPCIs/.test(w)));
   } catch (e) {
     if (!(e instanceof NotFoundError)) throw e;
   }
+}
 
+/** The NCCI PTP edits in force today with the code in column 1 or 2, practitioner then hospital outpatient. */
+async function ptpFacts({ snapshot, code, today, evidence, trace }: Research): Promise<void> {
   for (const [dataset, setting] of [
     ['ncci_ptp_prac', 'practitioner'],
     ['ncci_ptp_hosp', 'hospital outpatient'],
   ] as [PtpDatasetId, string][]) {
     const pick = selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: today });
     if (!pick) continue;
-    if (pick.warning) warnings.push(pick.warning);
+    if (pick.warning) trace.warnings.push(pick.warning);
     const n = await countPtpEditsForCode(snapshot, dataset, pick.version.version, code, today);
     evidence.push({
       kind: `ptp_${setting === 'practitioner' ? 'prac' : 'hosp'}`,
@@ -93,7 +115,10 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
       citation: trace.cite(dataset, pick.version.version),
     });
   }
+}
 
+/** Its Medicare MUEs (`GET /v1/ncci/mue/{code}`'s lookup). */
+async function mueFacts({ snapshot, code, today, evidence, trace }: Research): Promise<void> {
   const mues = await findMedicareMues(snapshot, code, today);
   for (const l of mues.lookups) {
     if (!l.row) continue;
@@ -104,35 +129,43 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
       citation: isDatasetId(l.used.dataset) ? trace.cite(l.used.dataset, l.used.version) : null,
     });
   }
-  warnings.push(...mues.warnings);
+  trace.warnings.push(...mues.warnings);
+}
 
+/** Its add-on code relations (`GET /v1/ncci/aoc/{code}`): the primary codes it is reported with, or the add-ons it takes. */
+async function addOnFact({ snapshot, code, today, evidence, trace }: Research): Promise<void> {
   const aoc = await lookupAocEdits(snapshot, code, today);
-  if (aoc && (aoc.as_addon.length || aoc.as_primary.length)) {
-    evidence.push({
-      kind: 'add_on',
-      statement: aoc.as_addon.length
-        ? `${code} is an add-on code: it is reported with a primary code (${aoc.as_addon.length} primary code edit(s)).`
-        : `${code} is a primary code for ${aoc.as_primary.length} add-on code(s).`,
-      facts: { primary_codes: aoc.as_addon.map((r) => r.primary_code).slice(0, 20), add_on_codes: aoc.as_primary.map((r) => r.addon_code).slice(0, 20) },
-      citation: trace.cite('ncci_aoc', aoc.used.version),
-    });
-  }
+  if (!aoc || (!aoc.as_addon.length && !aoc.as_primary.length)) return;
+  evidence.push({
+    kind: 'add_on',
+    statement: aoc.as_addon.length
+      ? `${code} is an add-on code: it is reported with a primary code (${aoc.as_addon.length} primary code edit(s)).`
+      : `${code} is a primary code for ${aoc.as_primary.length} add-on code(s).`,
+    facts: { primary_codes: aoc.as_addon.map((r) => r.primary_code).slice(0, 20), add_on_codes: aoc.as_primary.map((r) => r.addon_code).slice(0, 20) },
+    citation: trace.cite('ncci_aoc', aoc.used.version),
+  });
+}
 
+/** Its crosswalks (`GET /v1/codes/crosswalk/{code}`): the OPPS APC and the NDCs billed under it. */
+async function crosswalkFact({ snapshot, code, evidence, trace }: Research): Promise<void> {
   try {
     const x = await getCrosswalks(snapshot, code);
-    if (x.crosswalks.length) {
-      const apc = x.crosswalks.find((c) => c.target_system === 'APC');
-      const ndcs = x.crosswalks.filter((c) => c.target_system === 'NDC').length;
-      evidence.push({
-        kind: 'crosswalk',
-        statement: [apc ? `OPPS pays ${code} under APC ${apc.target_code}.` : '', ndcs ? `${ndcs} NDC(s) are billed under ${code}.` : ''].filter(Boolean).join(' '),
-        facts: { crosswalks: x.crosswalks.slice(0, 20) },
-        citation: (Object.entries(x.used) as [DatasetId, string][]).map(([d, v]) => trace.cite(d, v))[0] ?? null,
-      });
-    }
+    if (!x.crosswalks.length) return;
+    const apc = x.crosswalks.find((c) => c.target_system === 'APC');
+    const ndcs = x.crosswalks.filter((c) => c.target_system === 'NDC').length;
+    evidence.push({
+      kind: 'crosswalk',
+      statement: [apc ? `OPPS pays ${code} under APC ${apc.target_code}.` : '', ndcs ? `${ndcs} NDC(s) are billed under ${code}.` : ''].filter(Boolean).join(' '),
+      facts: { crosswalks: x.crosswalks.slice(0, 20) },
+      citation: (Object.entries(x.used) as [DatasetId, string][]).map(([d, v]) => trace.cite(d, v))[0] ?? null,
+    });
   } catch (e) {
     if (!(e instanceof NotFoundError)) throw e;
   }
+}
+
+/** Every payer's prior-auth rules in force today that name the code or its service category (`matchingPriorAuthRules` of the payers area). */
+async function priorAuthFact({ snapshot, code, today, evidence, trace }: Research): Promise<void> {
   const k = await payerKnowledge(snapshot);
   const pa = [...k.priorAuth.keys()].flatMap((slug) => matchingPriorAuthRules(k, slug, code, {}).filter((r) => inForce(r, today)));
   if (pa.length) {
@@ -143,16 +176,9 @@ async function research(snapshot: SnapshotReader, code: string, ccn: string | un
       citation: trace.cite('payers', k.version),
     });
   } else if (k.version) {
-    warnings.push(`prior-auth: no loaded payer rule names ${code} or a service category it falls in (GET /v1/prior-auth/check answers per payer)`);
+    trace.warnings.push(`prior-auth: no loaded payer rule names ${code} or a service category it falls in (GET /v1/prior-auth/check answers per payer)`);
   }
-
-  const conclusion = descriptor
-    ? `${code} (${descriptor}) is a PFS status ${status} code; ${evidence.length} cited facts follow.`
-    : `${code} is not on the physician fee schedule; ${evidence.length} cited facts follow.`;
-  return {
-    code,
-    descriptor,
-    status_code: status,
-    ...(await conclude(f, 'code_research', conclusion, ctx, o)),
-  };
 }
+
+/** The facts after the descriptor, in the order the evidence lists them. */
+const FACTS: readonly ((r: Research) => Promise<void>)[] = [paymentFact, ptpFacts, mueFacts, addOnFact, crosswalkFact, priorAuthFact];

@@ -2,28 +2,27 @@ import type { z } from 'zod';
 import type { DatasetId } from '../../datasets/registry.js';
 import type { CitedDocumentSchema } from '../schemas.js';
 import { Trace, type DatasetCitation } from '../trace.js';
-import type { AgentContext } from './runner.js';
+import type { AgentContext } from './define.js';
 import type { AgentConclusion } from './schemas.js';
-import { narrate, type Evidence, type Writer } from '../writer/writer.js';
-
-/** What agents need to phrase their findings (`RCM_LLM_*`). */
-export interface AgentWriterOptions {
-  llm: Writer | null;
-  /** `RCM_LLM_ALLOW_TEST=1`: let a test key's job reach the LLM. */
-  allowTestKeys: boolean;
-}
+import { narrate, type Evidence } from '../writer/writer.js';
 
 /**
  * What an agent collects while it runs: the trace of what it read (versions, warnings,
  * citations, as every REST answer keeps one) and the evidence it cites.
  */
-export function gather(ctx: AgentContext): { trace: Trace; evidence: Evidence[] } {
+export function gather(ctx: AgentContext): Findings {
   return { trace: new Trace(ctx.snapshot, ctx.now), evidence: [] };
 }
 
+/** What an agent has found so far: the trace (versions, warnings) and the cited evidence. */
+export interface Findings {
+  trace: Trace;
+  evidence: Evidence[];
+}
+
 /** The tail every agent result shares: the conclusion phrased by the writer, the evidence and its citations. */
-export async function conclude(g: { trace: Trace; evidence: Evidence[] }, agent: string, conclusion: string, ctx: AgentContext, o: AgentWriterOptions): Promise<AgentConclusion> {
-  const note = await narrate({ agent, conclusion, evidence: g.evidence }, { llm: o.llm, keyType: ctx.keyType, allowTestKeys: o.allowTestKeys });
+export async function conclude(g: Findings, agent: string, conclusion: string, ctx: AgentContext): Promise<AgentConclusion> {
+  const note = await narrate({ agent, conclusion, evidence: g.evidence }, { llm: ctx.writer.llm, keyType: ctx.keyType, allowTestKeys: ctx.writer.allowTestKeys });
   return {
     conclusion,
     narrative: note.narrative,

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { CcnSchema, DatasetCitationSchema, HcpcsSchema, IsoDateSchema } from '../schemas.js';
-import { CALLBACK_STATES, CallbackAttemptSchema } from '../../warehouse/jobs.js';
 import { ModifierSchema } from '../payment/schemas.js';
 import { DenialRemedySchema, REMEDIES } from '../denials/remedy.js';
 import { AppealLevelDeadlineSchema } from '../deadlines/deadlines.js';
@@ -83,17 +82,6 @@ export const DenialResolutionInputSchema = z
   })
   .meta({ id: 'DenialResolutionRequest' });
 export type DenialResolutionInput = z.output<typeof DenialResolutionInputSchema>;
-
-/** The spec's agent job (accepted response). */
-export const AgentJobAcceptedSchema = z
-  .object({
-    agent_type: z.string(),
-    created_at: z.string(),
-    job_id: z.uuid(),
-    status: z.enum(['accepted', 'running', 'completed', 'failed']).describe('`accepted` at submit; a repeated Idempotency-Key answers the job as it stands'),
-  })
-  .meta({ id: 'AgentJobAccepted' });
-
 
 /** The tail every agent result shares (`conclude` in evidence.ts): the conclusion, its phrasing, the evidence and what it read. */
 export const AgentConclusionSchema = z.object({
@@ -223,58 +211,3 @@ export const MedicalNecessityResultSchema = AgentConclusionSchema.extend({
   documentation_required: z.array(z.string()),
 }).meta({ id: 'MedicalNecessityResult' });
 export type MedicalNecessityResult = z.output<typeof MedicalNecessityResultSchema>;
-
-/** Each agent's result by its `agent_type`. */
-export const AGENT_RESULTS = {
-  code_research: CodeResearchResultSchema,
-  denial_resolution: DenialResolutionResultSchema,
-  medical_necessity: MedicalNecessityResultSchema,
-} as const;
-
-// One union with null (not `.nullable()` of a union): a flat anyOf, which MCP's output schemas cut to each branch's type.
-const AgentResultSchema = z
-  .union([CodeResearchResultSchema, DenialResolutionResultSchema, MedicalNecessityResultSchema, z.null()])
-  .describe('the result of the agent `agent_type` names (code_research: CodeResearchResult; denial_resolution: DenialResolutionResult; medical_necessity: MedicalNecessityResult); null until completed, and after the retention period');
-export type AgentResult = z.output<typeof AgentResultSchema>;
-const JobErrorSchema = z.object({ code: z.string(), message: z.string() }).nullable().describe('why a failed job failed');
-
-/** The fields a finished job's callback body and its poll share, meaning the same in both. */
-const JobEventFields = {
-  job_id: z.uuid(),
-  agent_type: z.string(),
-  created_at: z.string().describe('when the job was submitted'),
-  finished_at: z.string().nullable(),
-  result: AgentResultSchema,
-  error: JobErrorSchema,
-  latency_ms: z.number().nullable(),
-};
-
-/** The callback body (spec "Events"): POSTed once a job finishes, the same bytes on every attempt. */
-export const AgentJobEventSchema = z
-  .object({
-    id: z.string().describe("`evt_` and the job id's 32 hex digits: the same on every attempt, for receivers to deduplicate on"),
-    type: z.enum(['agent.job.completed', 'agent.job.failed']),
-    ...JobEventFields,
-    status: z.enum(['completed', 'failed']),
-  })
-  .meta({ id: 'AgentJobEvent' });
-
-/** `GET /v1/agents/jobs/{job_id}`: the callback payload's fields plus timing and the delivery log; never the secret. */
-export const PolledJobSchema = z
-  .object({
-    id: z.string().nullable().describe("the callback event's id (evt_ + the job id's hex digits); null until the job finishes"),
-    type: z.enum(['agent.job.completed', 'agent.job.failed']).nullable().describe("the callback event's type; null until the job finishes"),
-    ...JobEventFields,
-    status: z.enum(['accepted', 'running', 'completed', 'failed']),
-    started_at: z.string().nullable(),
-    purged: z.boolean().describe('inputs and results are purged RCM_JOB_RETENTION_DAYS after the job finished'),
-    callback: z
-      .object({
-        url: z.string(),
-        state: z.enum(CALLBACK_STATES).exclude(['none']),
-        event_id: z.string(),
-        attempts: z.array(CallbackAttemptSchema),
-      })
-      .nullable(),
-  })
-  .meta({ id: 'AgentJob' });

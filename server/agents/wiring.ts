@@ -4,9 +4,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../pipeline/metrics.js';
 import type { Writer } from '../writer/writer.js';
 import { nodeCallbackHttp, systemResolver, type CallbackHttp, type CallbackPolicy, type Resolver } from './callbacks.js';
-import { codeResearchAgent } from './code_research.js';
-import { denialResolutionAgent } from './denial_resolution.js';
-import { medicalNecessityAgent } from './medical_necessity.js';
+import { AGENTS } from './registry.js';
 import { JobRunner } from './runner.js';
 
 /**
@@ -41,7 +39,8 @@ export function makeRunner(o: { state: StateStore; snapshots: SnapshotHolder; lo
     queue: o.state.jobs,
     tenants: (tenantId, mode) => o.state.forTenant(tenantId, mode),
     snapshots: o.snapshots,
-    agents: [codeResearchAgent({ llm: a.llm, allowTestKeys: a.allowTestKeys }), denialResolutionAgent({ llm: a.llm, allowTestKeys: a.allowTestKeys }), medicalNecessityAgent({ llm: a.llm, allowTestKeys: a.allowTestKeys })],
+    agents: AGENTS,
+    writer: { llm: a.llm, allowTestKeys: a.allowTestKeys },
     now: o.now,
     logger: o.logger,
     concurrency: a.concurrency,

@@ -3,9 +3,11 @@ import { uuidv7 } from '../../warehouse/ids.js';
 import { z } from 'zod';
 import type { AgentJob } from '../../warehouse/jobs.js';
 import type { Issue } from '../../warehouse/errors.js';
-import { defineRoute, json, result, type RawInput, type Resolution, type RouteCallback, type RouteDef, type RouteExample } from '../route.js';
+import { defineRoute, json, result, type RawInput, type Resolution, type RouteCallback, type RouteDef } from '../route.js';
 import { eventId, jobEvent, resolveTarget, type CallbackPolicy, type Resolver } from '../agents/callbacks.js';
-import { AgentJobAcceptedSchema, AgentJobEventSchema, PolledJobSchema, CodeResearchInputSchema, DenialResolutionInputSchema, MedicalNecessityInputSchema } from '../agents/schemas.js';
+import type { AgentDef } from '../agents/define.js';
+import { AgentJobAcceptedSchema, AgentJobEventSchema, PolledJobSchema } from '../agents/job_schemas.js';
+import { AGENTS } from '../agents/registry.js';
 
 export interface AgentRouteDeps {
   policy: CallbackPolicy;
@@ -70,26 +72,29 @@ function submitChecks(d: AgentRouteDeps) {
   };
 }
 
-/** Builds one submit route: validation, callback URL rules, idempotency, persistence, 202 + Location. */
-function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; agentType: string; summary: string; description: string; body: z.ZodType<Record<string, unknown>>; examples: RouteExample[] }): RouteDef {
+/**
+ * An agent's submit route, from its declaration: `POST /v1/agents/<type with dashes>` taking its
+ * `input` (validation, callback URL rules, idempotency), persisting the job, 202 + Location.
+ */
+function submitRoute(d: AgentRouteDeps, agent: AgentDef): RouteDef {
   return defineRoute({
     method: 'post',
-    path: o.path,
-    operationId: o.operationId,
+    path: `/v1/agents/${agent.type.replace(/_/g, '-')}`,
+    operationId: `submit${agent.type.replace(/(?:^|_)([a-z])/g, (_, c: string) => c.toUpperCase())}`,
     tag: 'agents',
-    summary: o.summary,
-    description: `${o.description} Answers 202 with the job and a Location to poll; with callback_url the service POSTs the result there (see the README: signature, retries, URL rules). An Idempotency-Key header returns the same job for a repeated submit within 24 hours (another body with the same key is 409).`,
+    summary: agent.summary,
+    description: `${agent.description} Answers 202 with the job and a Location to poll; with callback_url the service POSTs the result there (see the README: signature, retries, URL rules). An Idempotency-Key header returns the same job for a repeated submit within 24 hours (another body with the same key is 409).`,
     // The result cites payment amounts, edits and coverage: the knowledge data.
     auth: { scope: 'agents', alsoScopes: ['knowledge'] },
     reads: 'tenant',
-    body: json(o.body, 64 * 1024),
+    body: json(agent.input, 64 * 1024),
     headers: { 'Idempotency-Key': 'a repeated submit with the same key within 24 hours returns the same job (another body with the same key is 409); 1 to 255 visible ASCII characters' },
     response: AgentJobAcceptedSchema,
     responseHeaders: { Location: { description: 'the job to poll: /v1/agents/jobs/{job_id}', always: true } },
     callback: JOB_CALLBACK,
     status: 202,
     errors: ['conflict', 'queue_full'],
-    examples: o.examples,
+    examples: agent.examples,
     resolve: submitChecks(d),
     handler: async ({ body, resolved, tenant, now }) => {
       const { callback_url, callback_secret, ...input } = body as { callback_url?: string; callback_secret?: string } & Record<string, unknown>;
@@ -98,7 +103,7 @@ function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; 
       const { job } = await tenant.jobs.create(
         {
           id: uuidv7(at.getTime()),
-          agent_type: o.agentType,
+          agent_type: agent.type,
           input,
           idempotency_key: idem,
           // Compared only when the key is used again: without one, nothing to hash (7 us a submit).
@@ -116,52 +121,10 @@ function submitRoute(d: AgentRouteDeps, o: { path: string; operationId: string; 
   });
 }
 
-/** Agent submits and the job poll (scope `agents`). */
+/** Agent submits (one per agent of `AGENTS`) and the job poll (scope `agents`). */
 export function agentRoutes(d: AgentRouteDeps): RouteDef[] {
   return [
-    submitRoute(d, {
-      path: '/v1/agents/code-research',
-      operationId: 'submitCodeResearch',
-      agentType: 'code_research',
-      summary: 'Research a CPT/HCPCS code: descriptor, RVUs, payment, binding NCCI edits, MUE, add-on relations, crosswalks',
-      description: 'Every fact in the result is cited to the dataset version it came from.',
-      body: CodeResearchInputSchema,
-      examples: [
-        { summary: 'what limits apply to a code', body: { query: 'What limits apply to billing 99214 twice?', code: '99214' } },
-        { summary: 'a code and a short question', body: { code: '99213', query: 'units per day?' } },
-        { summary: 'a question without a code', status: 422, body: { query: 'no code here' } },
-      ],
-    }),
-    submitRoute(d, {
-      path: '/v1/agents/medical-necessity',
-      operationId: 'submitMedicalNecessity',
-      agentType: 'medical_necessity',
-      summary: 'Check medical necessity: which LCD billing articles list the code, whether each diagnosis is covered, what documentation they require',
-      description: 'Verdict supported | not_supported | no_policy with the article and LCD ids and versions used; diagnoses are validated against ICD-10-CM for the date of service. clinical_notes are kept with the job and purged on schedule, never logged.',
-      body: MedicalNecessityInputSchema,
-      examples: [
-        { summary: 'a facet joint injection for lumbar spondylosis', body: { cpt_code: '64493', dx_codes: ['M47.816'], date_of_service: '2026-03-02' } },
-        { summary: 'a blepharoplasty for eyelid ptosis', body: { cpt_code: '15823', dx_codes: ['H02.831'] } },
-        { summary: "in a facility's jurisdiction, with context", body: { cpt_code: '64493', dx_codes: ['M47.816'], ccn: '050454', context: { date_of_service: '2026-03-02', place_of_service: '22' } } },
-        { summary: 'no CPT code and a diagnosis that is not ICD-10-CM', status: 422, body: { dx_codes: ['not a code'] } },
-      ],
-    }),
-    submitRoute(d, {
-      path: '/v1/agents/denial-resolution',
-      operationId: 'submitDenialResolution',
-      agentType: 'denial_resolution',
-      summary: 'Resolve a denial: CARC/RARC and group explained, root cause, recommended action, appeal deadline, documents, similar patterns',
-      description:
-        'denial_code takes a CARC (50), group+CARC (CO-50) or RARC (N290); carc/rarc fields win when both are given; with none of the three, a code the query names (CO-50, CARC 16, N290) is used, echoed in denial_code and said in warnings. With payer, the payer\'s curated pattern and appeal levels are used (deadlines from denial_date, default today). The codes are checked against the X12 lists as of denial_date (a code deactivated by then is flagged with its stop date). `modifiers` (the denied line\'s) decide Medicare liability: GA (ABN on file), GZ (no ABN), GY (statutorily excluded). `ccn` names the billing facility: echoed with its state and MAC, its state applies state-specific filing and appeal rules.',
-      body: DenialResolutionInputSchema,
-      examples: [
-        { summary: 'a medical necessity denial from Medicare', body: { denial_code: 'CO-50', payer: 'medicare', denial_date: '2026-03-02', code: '64490' } },
-        { summary: 'a remark code alone', body: { denial_code: 'N290' } },
-        { summary: 'the code written in the question only', body: { query: 'Medicare denied 64490 as CO-50: can we appeal?', payer: 'medicare', denial_date: '2026-03-02' } },
-        { summary: 'a Medicare medical necessity denial without an ABN, for a registered facility', body: { denial_code: 'CO-50', modifiers: ['GZ'], payer: 'medicare', denial_date: '2026-03-02', ccn: '050454' } },
-        { summary: 'an unknown group code', status: 422, body: { group_code: 'ZZ' } },
-      ],
-    }),
+    ...AGENTS.map((a) => submitRoute(d, a)),
     defineRoute({
       method: 'get',
       path: '/v1/agents/jobs/{job_id}',
