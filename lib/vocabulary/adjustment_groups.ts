@@ -9,3 +9,6 @@ export const ADJUSTMENT_GROUPS = {
   PI: 'Payor Initiated Reductions',
   PR: 'Patient Responsibility',
 } as const;
+
+/** The group codes a 5010 835 uses (CR, corrections and reversals, was 4010's: a reversal is CLP02 22). */
+export const GROUPS_5010: ReadonlySet<string> = new Set(Object.keys(ADJUSTMENT_GROUPS).filter((g) => g !== 'CR'));

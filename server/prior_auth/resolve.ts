@@ -1,3 +1,4 @@
+import { HOSPITAL_OUTPATIENT_POS } from '../../lib/vocabulary/place_of_service.js';
 import type { Citation, PayerRow, PriorAuthRuleRow } from '../../datasets/payers/schema.js';
 import type { PaOverride, RosterEntry } from '../../warehouse/facilities.js';
 import type { z } from 'zod';
@@ -314,8 +315,6 @@ export function resolvePriorAuth(input: ResolveInput): PaResolution {
   return finish(base);
 }
 
-/** Places of service of a hospital outpatient department (on/off campus, emergency department). */
-const OPD_POS: ReadonlySet<string> = new Set(['19', '22', '23']);
 
 /**
  * Why a national hospital-OPD program rule (one limited to OPD places of service) does not apply
@@ -325,7 +324,7 @@ const OPD_POS: ReadonlySet<string> = new Set(['19', '22', '23']);
 function opdProgramOutside(c: Candidate | undefined, q: PaQuery, f: FacilityContext | null): { rule: PriorAuthRuleRow; why: string } | null {
   if (!c) return null;
   const pos = c.rule.place_of_service;
-  if (pos.length === 0 || !pos.every((p) => OPD_POS.has(p))) return null;
+  if (pos.length === 0 || !pos.every((p) => HOSPITAL_OUTPATIENT_POS.has(p))) return null;
   if (q.place_of_service !== undefined && !pos.includes(q.place_of_service)) {
     return { rule: c.rule, why: `it covers hospital outpatient departments (place of service ${pos.join('/')}), not place of service ${q.place_of_service}` };
   }

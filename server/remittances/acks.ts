@@ -1,3 +1,4 @@
+import { ACK_STATUS, CLAIM_STATUS_CATEGORY, ELEMENT_ERROR, GROUP_ERROR, SEGMENT_ERROR, SET_ERROR } from '../../lib/vocabulary/acknowledgments.js';
 import { ownValue } from '../../lib/own.js';
 import { toCents, Dec } from '../../datasets/_shared/decimal.js';
 import { isoOfYmd } from '../../datasets/_shared/dates.js';
@@ -16,100 +17,6 @@ import type { Segment, Separators, Transaction } from './x12.js';
  * no appeal rights, before the timely-filing limit of the payer (`classifyAcknowledgment`).
  */
 
-/** IK304: segment syntax errors (X12 999). */
-const SEGMENT_ERROR: Record<string, string> = {
-  '1': 'unrecognized segment ID',
-  '2': 'unexpected segment',
-  '3': 'required segment missing',
-  '4': 'loop occurs over maximum times',
-  '5': 'segment exceeds maximum use',
-  '6': 'segment not in defined transaction set',
-  '7': 'segment not in proper sequence',
-  '8': 'segment has data element errors',
-  I4: 'implementation "not used" segment present',
-  I6: 'implementation dependent segment missing',
-  I7: 'implementation loop occurs under minimum times',
-  I8: 'implementation segment below minimum use',
-  I9: 'implementation dependent "not used" segment present',
-};
-
-/** IK403: element syntax errors (X12 999). */
-const ELEMENT_ERROR: Record<string, string> = {
-  '1': 'required data element missing',
-  '2': 'conditional required data element missing',
-  '3': 'too many data elements',
-  '4': 'data element too short',
-  '5': 'data element too long',
-  '6': 'invalid character in data element',
-  '7': 'invalid code value',
-  '8': 'invalid date',
-  '9': 'invalid time',
-  '10': 'exclusion condition violated',
-  '12': 'too many repetitions',
-  '13': 'too many components',
-  I6: 'code value not used in implementation',
-  I9: 'implementation dependent data element missing',
-  I10: 'implementation "not used" data element present',
-  I11: 'implementation too few repetitions',
-  I12: 'implementation pattern match failure',
-  I13: 'implementation dependent "not used" data element present',
-};
-
-/** IK501 and AK901: acknowledgment codes (X12 999). */
-const ACK_STATUS: Record<string, string> = {
-  A: 'accepted',
-  E: 'accepted, but errors were noted',
-  M: 'rejected: message authentication code failed',
-  P: 'partially accepted: at least one transaction set was rejected',
-  R: 'rejected',
-  W: 'rejected: assurance failed validity tests',
-  X: 'rejected: content after decryption could not be analyzed',
-};
-
-/** IK502-IK506: transaction set syntax errors (X12 999). */
-const SET_ERROR: Record<string, string> = {
-  '1': 'transaction set not supported',
-  '2': 'transaction set trailer missing',
-  '3': 'transaction set control number in header and trailer do not match',
-  '4': 'number of included segments does not match actual count',
-  '5': 'one or more segments in error',
-  '6': 'missing or invalid transaction set identifier',
-  '7': 'missing or invalid transaction set control number',
-  '18': 'transaction set not in functional group',
-  '19': 'invalid transaction set implementation convention reference',
-  '23': 'transaction set control number not unique within the functional group',
-  I5: 'implementation: one or more segments in error',
-  I6: 'implementation convention not supported',
-};
-
-/** AK905-AK909: functional group syntax errors (X12 999). */
-const GROUP_ERROR: Record<string, string> = {
-  '1': 'functional group not supported',
-  '2': 'functional group version not supported',
-  '3': 'functional group trailer missing',
-  '4': 'group control number in the functional group header and trailer do not agree',
-  '5': 'number of included transaction sets does not match actual count',
-  '6': 'group control number violates syntax',
-  '19': 'functional group control number not unique within interchange',
-};
-
-/** Claim Status Category Codes (X12 external code list 507): those a 277CA reports. */
-const CATEGORY: Record<string, { meaning: string; accepted: boolean | null }> = {
-  A0: { meaning: 'acknowledgement/forwarded: the claim has been forwarded to another entity', accepted: true },
-  A1: { meaning: 'acknowledgement/receipt: the claim has been received; this does not mean it was accepted for adjudication', accepted: true },
-  A2: { meaning: 'acknowledgement/acceptance into the adjudication system', accepted: true },
-  A3: { meaning: 'acknowledgement/returned as unprocessable claim: rejected, not entered into the adjudication system', accepted: false },
-  A4: { meaning: 'acknowledgement/not found: the claim cannot be found in the adjudication system', accepted: null },
-  A5: { meaning: 'acknowledgement/split claim: split upon acceptance into the adjudication system', accepted: true },
-  A6: { meaning: 'acknowledgement/rejected for missing information named in the status details', accepted: false },
-  A7: { meaning: 'acknowledgement/rejected for invalid information named in the status details', accepted: false },
-  A8: { meaning: 'acknowledgement/rejected for relational field in error', accepted: false },
-  E0: { meaning: 'response not possible: error on submitted request data', accepted: false },
-  E1: { meaning: 'response not possible: system status', accepted: null },
-  E2: { meaning: 'information holder is not responding; resubmit at a later time', accepted: null },
-  E3: { meaning: 'correction required: relational fields in error', accepted: false },
-  E4: { meaning: 'trading partner agreement specific requirement not met: data correction required', accepted: false },
-};
 
 const num = (s: string | undefined): string => (s ?? '').trim();
 const opt = (s: string | undefined): string | null => num(s) || null;
@@ -156,7 +63,7 @@ function remedyOf(stage: '999' | '277CA', accepted: boolean, payer: PayerRow | n
 }
 
 /** Whether a 277CA status rejects its claim: a rejecting category (A3, A6, A7, A8, E0, E3, E4) or the action U (reject). */
-export const rejects = (x: AckClaim['statuses'][number]): boolean => x.action === 'U' || ownValue(CATEGORY, x.category)?.accepted === false;
+export const rejects = (x: AckClaim['statuses'][number]): boolean => x.action === 'U' || ownValue(CLAIM_STATUS_CATEGORY, x.category)?.accepted === false;
 
 /** What every acknowledgment says of itself: its kind, where it is, its version and date (GS04). */
 const headerOf = (tx: Transaction, kind: Acknowledgment['kind']) => ({ kind, interchange: tx.interchange, control_number: tx.control_number, version: tx.version, date: toIso(tx.group_date ?? undefined) });
@@ -266,7 +173,7 @@ function explain277(tx: Transaction, sep: Separators, inputs: AckInputs): Acknow
         for (const el of [s.el[0], s.el[9], s.el[10]]) {
           if (!num(el)) continue;
           const [category = '', status = null, entity = null] = parts(el, sep).map((x) => x.trim());
-          claim.statuses.push({ category, category_meaning: ownValue(CATEGORY, category)?.meaning ?? null, status_code: status || null, entity: entity || null, date: toIso(s.el[1]), action: opt(s.el[2]) });
+          claim.statuses.push({ category, category_meaning: ownValue(CLAIM_STATUS_CATEGORY, category)?.meaning ?? null, status_code: status || null, entity: entity || null, date: toIso(s.el[1]), action: opt(s.el[2]) });
         }
         const charge = num(s.el[3]);
         if (/^-?\d{1,15}(\.\d{0,6})?$/.test(charge)) claim.charged = toCents(Dec.of(charge));
@@ -286,7 +193,7 @@ function explain277(tx: Transaction, sep: Separators, inputs: AckInputs): Acknow
   }
   const payer = inputs.match(payerName, payerId);
   for (const c of claims) {
-    c.accepted = c.statuses.some(rejects) ? false : c.statuses.some((x) => ownValue(CATEGORY, x.category)?.accepted === true) ? true : null;
+    c.accepted = c.statuses.some(rejects) ? false : c.statuses.some((x) => ownValue(CLAIM_STATUS_CATEGORY, x.category)?.accepted === true) ? true : null;
     if (c.accepted !== null) c.remedy = remedyOf('277CA', c.accepted, payer, c.service_from, inputs);
   }
   return {

@@ -16,7 +16,8 @@ import { handlingOf, reconcile } from './reconcile.js';
 import { Tally } from './tally.js';
 import type { Redactor } from './redact.js';
 import type { RemitAdjustment, RemitClaim, RemitExplanation, RemitFinding, RemitLine, RemitPerson, RemitRemark, RemitTransaction } from './schemas.js';
-import { CLAIM_AMT, CLAIM_QTY, CLAIM_REF, CLAIM_SEGMENTS, LINE_AMT, LINE_REF, meaningOf, readClp, type ClaimAcc, type ClaimReading, type Coded, type LineAcc, type Nm1Name } from './segments.js';
+import { CLAIM_AMT, CLAIM_QTY, CLAIM_REF, LINE_AMT, LINE_REF } from '../../lib/vocabulary/x12_qualifiers.js';
+import { CLAIM_SEGMENTS, meaningOf, readClp, type ClaimAcc, type ClaimReading, type Coded, type LineAcc, type Nm1Name } from './segments.js';
 import type { Segment, Transaction, X12File } from './x12.js';
 
 /**

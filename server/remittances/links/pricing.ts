@@ -3,6 +3,7 @@ import { findOppsRatesIn } from '../../../datasets/opps_addendum_b/queries.js';
 import { lookupGpci } from '../../../datasets/gpci/queries.js';
 import { findNpi, nppesVersion } from '../../../datasets/nppes/queries.js';
 import { findLocalityForZip } from '../../../datasets/zip_locality/queries.js';
+import { OPPS_BILL_TYPES } from '../../../lib/vocabulary/type_of_bill.js';
 import { compApcExclusionsIn, COMPREHENSIVE_SI, PACKAGING_SI } from '../../../lib/vocabulary/opps_packaging.js';
 import { NotFoundError, ValidationError } from '../../../warehouse/errors.js';
 import type { SnapshotReader } from '../../../warehouse/snapshot.js';
@@ -20,8 +21,6 @@ import { dosOf, yearOfOpps, type PayeeLocation } from './shared.js';
  * route's own composition; and a comprehensive APC's packaging of a claim's other lines.
  */
 
-/** Types of bill (first two digits) a hospital's Part B outpatient services are paid on under the OPPS. */
-const OPPS_BILL_TYPES: ReadonlySet<string> = new Set(['12', '13', '14']);
 
 /** Notes of the payment composition's other blocks, left off a line's pricing notes. */
 const OTHER_BLOCKS = { prac: /^(outpatient_facility|lab|dme):/, hosp: /^(physician|lab|dme):/ } as const;
