@@ -129,6 +129,7 @@ const NOT_LINE_FORMATS: Record<string, string> = {
   payers: 'curated YAML',
   mac_jurisdictions: 'curated YAML',
   manufacturer_340b: 'curated YAML',
+  medicare_yearly_figures: 'curated YAML',
   opps_cap: 'no seed: its rows come with the OPPS release',
 };
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PolicyRuleSchema } from '../policies/schemas.js';
 import { CcnSchema, IsoDateSchema, QueryBoolSchema, ReliabilitySchema } from '../schemas.js';
+import { ADJUSTMENT_RULES } from './rules/index.js';
 
 /** Medicare locality: 7 digits MAC + locality (`1320201`), or `13202-01`; normalised to 7 digits. */
 export const LocalitySchema = z
@@ -45,7 +46,8 @@ export const PaymentQuerySchema = z.object({
 /** One payment-policy adjustment applied to the physician amount (Claims Processing Manual ch. 12). */
 export const PaymentAdjustmentSchema = z.object({
   modifier: z.string().nullable().describe('the modifier that triggers the rule; null for a rule of the facility (CAH Method II, a query parameter; a rural emergency hospital)'),
-  rule: z.enum(['multiple_procedure', 'bilateral', 'co_surgeon', 'assistant_at_surgery', 'off_campus_department', 'cah_method_ii', 'anesthesia_medical_direction', 'rural_emergency_hospital']),
+  // The rules that adjust an amount declare the values they write (`rules/index.ts`).
+  rule: z.enum(ADJUSTMENT_RULES),
   indicator: z.string().describe('the indicator the rule reads: the RVU file column (MULT PROC, BILAT SURG, CO-SURG, ASST SURG), or the modifier itself for an off-campus department (PN, PO), or `method_ii` for a CAH, or `reh` for a rural emergency hospital (42 CFR 419.92)'),
   percent: z.number().describe('percent of the fee schedule amount paid by this adjustment (150 = 150%)'),
   citation: z.string(),

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js';
 import { paymentSystemOf } from '../../facilities/service.js';
-import { composePayment, type PaymentInputs } from '../calculate.js';
+import { composePayment } from '../calculate.js';
+import type { PaymentInputs } from '../inputs.js';
 import { CITE_REH, facilityPaymentSystem } from './facility_payment_system.js';
 
 /*
@@ -18,7 +19,7 @@ import { CITE_REH, facilityPaymentSystem } from './facility_payment_system.js';
  */
 const snap = usePaymentSnapshot();
 
-describe('the facility payment systems outside the plain OPPS', () => {
+describe('facility_payment_system: the payment systems outside the plain OPPS', () => {
   it('types a CCN with F in the sixth position, and the VA and DoD hospital types, as federal; an REH as reh', () => {
     expect(paymentSystemOf('01014F', 'va_acute_care_hospital')).toBe('federal');
     expect(paymentSystemOf('02013F', 'dod_acute_care_hospital')).toBe('federal');
@@ -51,7 +52,7 @@ describe('the facility payment systems outside the plain OPPS', () => {
   });
 
   it('pays a rural emergency hospital 105% of the OPPS amount and the copayment without the 5%: $130.39 and $24.84', () => {
-    const reh = facilityPaymentSystem.apply({ code: '70450', modifiers: [], year: 2026, facility: { ccn: '010779', facility_type: 'rural_emergency_hospital', payment_system: 'reh' }, rvu_modifiers: [''] })!;
+    const reh = facilityPaymentSystem.line!({ code: '70450', modifiers: [], year: 2026, facility: { ccn: '010779', facility_type: 'rural_emergency_hospital', payment_system: 'reh' }, rvu_modifiers: [''] })!;
     expect(reh.opps_adjustment).toEqual({ modifier: null, rule: 'rural_emergency_hospital', indicator: 'reh', percent: 105, citation: CITE_REH });
     const inputs: PaymentInputs = {
       code: '70450',
@@ -78,7 +79,7 @@ describe('the facility payment systems outside the plain OPPS', () => {
 
   it('keeps the critical access hospital and plain OPPS answers as they were', () => {
     const line = (payment_system: 'cah_cost' | 'opps') => ({ code: '70450', modifiers: [], year: 2026, facility: { ccn: '011300', facility_type: 'critical_access_hospital', payment_system }, rvu_modifiers: [''] });
-    expect(facilityPaymentSystem.apply(line('cah_cost'))?.opps_informational).toBe('011300 is a critical access hospital, paid at 101% of reasonable cost (42 CFR 413.70) rather than under the OPPS');
-    expect(facilityPaymentSystem.apply(line('opps'))).toBeNull();
+    expect(facilityPaymentSystem.line!(line('cah_cost'))?.opps_informational).toBe('011300 is a critical access hospital, paid at 101% of reasonable cost (42 CFR 413.70) rather than under the OPPS');
+    expect(facilityPaymentSystem.line!(line('opps'))).toBeNull();
   });
 });

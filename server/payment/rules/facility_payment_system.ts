@@ -1,5 +1,5 @@
 import { isFederalCcn, type PaymentSystem } from '../../facilities/service.js';
-import type { PaymentRule, RuleEffect, RuleLine } from './index.js';
+import { SOURCES, type PaymentRule, type RuleEffect, type RuleLine } from './rule.js';
 
 /** A rural emergency hospital's payment (section 1834(x) of the Act, added by the Consolidated Appropriations Act, 2021, section 125). */
 export const CITE_REH =
@@ -28,7 +28,13 @@ const FACILITY_SYSTEMS: Readonly<Record<Exclude<PaymentSystem, 'opps' | 'non_hos
 /** The facility's payment system applied to its OPPS amount (see `FACILITY_SYSTEMS`). */
 export const facilityPaymentSystem: PaymentRule = {
   id: 'facility_payment_system',
-  apply(line): RuleEffect | null {
+  modifiers: [],
+  applies_to: 'a ccn whose payment system is not the plain OPPS: a critical access hospital, a Maryland hospital, a federal hospital (VA, DoD, F in the sixth position of the CCN), a rural emergency hospital',
+  does: 'the OPPS amount for reference only (CAH, Maryland, federal); 105% of it at a rural emergency hospital, the copayment without the 5%',
+  block: 'outpatient_facility',
+  citation: { title: `42 CFR 419.20(b) (hospitals excluded from the OPPS); 42 CFR 413.70; 42 CFR 411.6; ${CITE_REH}`, url: SOURCES.cfr(419, '20') },
+  adjustments: ['rural_emergency_hospital'],
+  line(line): RuleEffect | null {
     const f = line.facility;
     if (!f || f.payment_system === 'opps' || f.payment_system === 'non_hospital') return null;
     const row = FACILITY_SYSTEMS[f.payment_system];

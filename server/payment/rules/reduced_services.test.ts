@@ -10,7 +10,7 @@ import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js'
  */
 const snap = usePaymentSnapshot();
 
-describe('modifier 52 (reduced services)', () => {
+describe('reduced_services: modifier 52', () => {
   it('does not borrow the -53 row: 45378-52 has no amount and names the MAC and Medicare\'s -53 for an incomplete colonoscopy', async () => {
     const { composition: c, warnings } = await composeOn(snap(), { code: '45378', locality: '1320201', modifier: ['52'] });
     expect(c.physician).toBeNull();

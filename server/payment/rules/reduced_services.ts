@@ -1,5 +1,7 @@
-import { CITE_INCOMPLETE_COLONOSCOPY, CITE_REDUCED } from '../calculate.js';
-import type { PaymentRule } from './index.js';
+import { CITE_INCOMPLETE_COLONOSCOPY } from './discontinued_procedure.js';
+import { SOURCES, type PaymentRule } from './rule.js';
+
+export const CITE_REDUCED = 'Medicare Claims Processing Manual ch. 12 section 20.4.6 (reduced services, modifier 52: the contractor prices the reduced service from the documentation)';
 
 /**
  * Modifier 52 (reduced services): the contractor (the MAC) prices the reduced service from the
@@ -10,7 +12,12 @@ import type { PaymentRule } from './index.js';
  */
 export const reducedServices: PaymentRule = {
   id: 'reduced_services',
-  apply(line) {
+  modifiers: ['52'],
+  applies_to: 'a line with modifier 52',
+  does: 'no physician amount: the MAC prices the reduced service by report; never the 53 row',
+  block: 'physician',
+  citation: { title: CITE_REDUCED, url: SOURCES.claimsManualCh12 },
+  line(line) {
     if (!line.modifiers.includes('52')) return null;
     const has53 = line.rvu_modifiers.includes('53');
     const why =

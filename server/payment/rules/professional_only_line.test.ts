@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js';
-import { PROFESSIONAL_ONLY_MODIFIERS, professionalOnlyLine } from './professional_only.js';
+import { PROFESSIONAL_ONLY_MODIFIERS, professionalOnlyLine } from './professional_only_line.js';
 
 /*
  * Worked by hand at UCSF (050454; San Francisco GPCIs 1.095 / 1.410 / 0.425; CBSA 41884 wage index
@@ -14,7 +14,7 @@ import { PROFESSIONAL_ONLY_MODIFIERS, professionalOnlyLine } from './professiona
  */
 const snap = usePaymentSnapshot();
 
-describe('professional-only lines at a hospital', () => {
+describe('professional_only_line: professional-only lines at a hospital', () => {
   it('answers 70450-26 at UCSF with the physician block only: $46.26, the OPPS $226.87 for reference', async () => {
     const { composition: c, warnings } = await composeOn(snap(), { code: '70450', ccn: '050454', modifier: ['26'] });
     expect(c).toMatchObject({ estimated_payment: 46.26, applicable_blocks: ['physician'] });
@@ -42,6 +42,6 @@ describe('professional-only lines at a hospital', () => {
     expect(Object.keys(PROFESSIONAL_ONLY_MODIFIERS).sort()).toEqual(['26', '62', '66', '80', '81', '82', 'AS']);
     expect(PROFESSIONAL_ONLY_MODIFIERS['80']!.citation).toMatch(/section 20.4.3/);
     expect(PROFESSIONAL_ONLY_MODIFIERS['26']!.citation).toMatch(/ch. 13 section 20/);
-    expect(professionalOnlyLine.apply({ code: '70450', modifiers: ['26'], year: 2026, facility: null, rvu_modifiers: [''] })).toBeNull();
+    expect(professionalOnlyLine.line!({ code: '70450', modifiers: ['26'], year: 2026, facility: null, rvu_modifiers: [''] })).toBeNull();
   });
 });

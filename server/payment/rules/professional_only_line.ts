@@ -1,6 +1,8 @@
-import { CITE_ASSISTANT, CITE_CO_TEAM, CITE_PCTC } from '../calculate.js';
-import type { PaymentRule } from './index.js';
 import { isOwnKey } from '../../../lib/own.js';
+import { CITE_ASSISTANT } from './assistant_at_surgery.js';
+import { CITE_CO_TEAM } from './co_surgeon.js';
+import { CITE_PCTC } from './professional_component.js';
+import { SOURCES, type PaymentRule } from './rule.js';
 
 /** Why an OPPS amount is not a physician's: OPPS pays the hospital's own services (42 CFR 419.22(a)). */
 const CITE_NOT_OPPS = '42 CFR 419.22(a): physician services paid under the physician fee schedule are not paid under the OPPS; the hospital bills its outpatient service on its own claim';
@@ -29,7 +31,12 @@ export const PROFESSIONAL_ONLY_MODIFIERS: Readonly<Record<string, { what: string
  */
 export const professionalOnlyLine: PaymentRule = {
   id: 'professional_only_line',
-  apply(line) {
+  modifiers: Object.keys(PROFESSIONAL_ONLY_MODIFIERS),
+  applies_to: 'a line at a facility (ccn) with modifier 26, 80, 81, 82, AS, 62 or 66',
+  does: 'the OPPS amount for reference only, not in estimated_payment: the hospital bills its service on its own claim',
+  block: 'outpatient_facility',
+  citation: { title: CITE_NOT_OPPS, url: SOURCES.cfr(419, '22') },
+  line(line) {
     if (!line.facility) return null;
     const m = line.modifiers.find((x) => isOwnKey(PROFESSIONAL_ONLY_MODIFIERS, x));
     if (!m) return null;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js';
-import { ACP_WITH_AWV, advanceCarePlanningWithAwv } from './advance_care_planning.js';
+import { ACP_WITH_AWV, advanceCarePlanningWithAwv } from './advance_care_planning_with_awv.js';
 
 /*
  * Worked by hand from the CY2016 PFS final rule / MLN MM9271 (ACP with the AWV, modifier 33: no
@@ -13,7 +13,7 @@ import { ACP_WITH_AWV, advanceCarePlanningWithAwv } from './advance_care_plannin
  */
 const snap = usePaymentSnapshot();
 
-describe('advance care planning with the annual wellness visit (modifier 33)', () => {
+describe('advance_care_planning_with_awv: advance care planning with the annual wellness visit (modifier 33)', () => {
   it('waives the deductible and the coinsurance of 99497-33: the program pays all $91.98', async () => {
     const { composition: c } = await composeOn(snap(), { code: '99497', locality: '1320201', modifier: ['33'], deductible_met: false });
     expect(c.physician?.allowed_phy_payment).toBe(91.98);
@@ -34,7 +34,7 @@ describe('advance care planning with the annual wellness visit (modifier 33)', (
   it('is one cited row from CY2016, the year ACP became an optional element of the AWV', () => {
     expect(ACP_WITH_AWV).toEqual([expect.objectContaining({ from_year: 2016, to_year: null, codes: ['99497', '99498'], modifier: '33', percent: 0, citation: expect.stringMatching(/MM9271/) })]);
     const line = { code: '99497', modifiers: ['33'], facility: null, rvu_modifiers: [''] };
-    expect(advanceCarePlanningWithAwv.apply({ ...line, year: 2015 })).toBeNull();
-    expect(advanceCarePlanningWithAwv.apply({ ...line, year: 2016 })?.cost_sharing).toMatchObject({ deductible_applies: false, coinsurance_percent: 0 });
+    expect(advanceCarePlanningWithAwv.line!({ ...line, year: 2015 })).toBeNull();
+    expect(advanceCarePlanningWithAwv.line!({ ...line, year: 2016 })?.cost_sharing).toMatchObject({ deductible_applies: false, coinsurance_percent: 0 });
   });
 });

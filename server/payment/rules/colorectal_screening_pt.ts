@@ -1,5 +1,4 @@
-import type { PaymentRule, YearRow } from './index.js';
-import { rowForYear } from './index.js';
+import { citeOwnTerms, rowForYear, SOURCES, type PaymentRule, type YearRow } from './rule.js';
 
 /**
  * Modifier PT: a colorectal cancer screening test that became diagnostic or therapeutic in the same
@@ -27,7 +26,12 @@ const STANDARD_PERCENT = 20;
 
 export const colorectalScreeningPt: PaymentRule = {
   id: 'colorectal_screening_pt',
-  apply(line) {
+  modifiers: ['PT'],
+  applies_to: 'a line with modifier PT (a colorectal cancer screening test that became diagnostic or therapeutic)',
+  does: 'no Part B deductible; the coinsurance of the service\'s year (PT_COINSURANCE), of the OPPS amount too in place of the Addendum B copayment',
+  block: 'beneficiary_cost_sharing',
+  citation: { title: `${CITE_PT_DEDUCTIBLE}; ${CITE_PT_COINSURANCE}`, url: SOURCES.ssa1833 },
+  line(line) {
     if (!line.modifiers.includes('PT')) return null;
     const row = rowForYear(PT_COINSURANCE, line.year);
     const percent = row?.percent ?? STANDARD_PERCENT;
@@ -36,4 +40,5 @@ export const colorectalScreeningPt: PaymentRule = {
     const calculation = `modifier PT (a colorectal cancer screening test that became diagnostic or therapeutic): no Part B deductible (${CITE_PT_DEDUCTIBLE}); ${coinsurance}`;
     return { rule: 'colorectal_screening_pt', calculation, cost_sharing: { rule: 'colorectal_screening_pt', deductible_applies: false, coinsurance_percent: percent, citation, calculation } };
   },
+  costSharing: citeOwnTerms('colorectal_screening_pt'),
 };

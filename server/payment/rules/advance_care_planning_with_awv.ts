@@ -1,5 +1,4 @@
-import type { PaymentRule, YearRow } from './index.js';
-import { rowForYear } from './index.js';
+import { citeOwnTerms, rowForYear, type PaymentRule, type YearRow } from './rule.js';
 
 /**
  * Advance care planning furnished as an optional element of the annual wellness visit (G0438 or
@@ -20,12 +19,19 @@ export const ACP_WITH_AWV: readonly (YearRow & { codes: readonly string[]; modif
   },
 ];
 
+/** 99497 and 99498 with modifier 33 (ACP with the annual wellness visit): no deductible and the row's coinsurance (none). */
 export const advanceCarePlanningWithAwv: PaymentRule = {
   id: 'advance_care_planning_with_awv',
-  apply(line) {
+  modifiers: ['33'],
+  applies_to: 'advance care planning (99497, 99498) with modifier 33: furnished with the annual wellness visit',
+  does: 'no Part B deductible and no coinsurance (ACP_WITH_AWV)',
+  block: 'beneficiary_cost_sharing',
+  citation: { title: ACP_WITH_AWV[0]!.citation, document: 'CMS-1631-FC (CY2016 physician fee schedule final rule); MLN MM9271 (CR 9271)' },
+  line(line) {
     const row = rowForYear(ACP_WITH_AWV, line.year);
     if (!row || !row.codes.includes(line.code) || !line.modifiers.includes(row.modifier)) return null;
     const calculation = `modifier ${row.modifier}: ${line.code} (advance care planning) with the annual wellness visit: no Part B deductible and ${row.percent}% coinsurance (${row.citation})`;
     return { rule: 'advance_care_planning_with_awv', calculation, cost_sharing: { rule: 'advance_care_planning_with_awv', deductible_applies: false, coinsurance_percent: row.percent, citation: row.citation, calculation } };
   },
+  costSharing: citeOwnTerms('advance_care_planning_with_awv'),
 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js';
 import { costSharing } from '../calculate.js';
-import { colorectalScreeningPt, PT_COINSURANCE } from './colorectal_pt.js';
+import { colorectalScreeningPt, PT_COINSURANCE } from './colorectal_screening_pt.js';
 
 /*
  * Worked by hand from section 1833(dd) of the Act (CAA 2021 section 122; MLN MM12656) and the seeds:
@@ -14,7 +14,7 @@ import { colorectalScreeningPt, PT_COINSURANCE } from './colorectal_pt.js';
  */
 const snap = usePaymentSnapshot();
 
-describe('modifier PT: a colorectal cancer screening test that became therapeutic', () => {
+describe('colorectal_screening_pt: modifier PT, a colorectal cancer screening test that became therapeutic', () => {
   it('takes no Part B deductible and 15% coinsurance for 45385-PT in CY2026: $77.31 of $515.38', async () => {
     const { composition: c } = await composeOn(snap(), { code: '45385', locality: '1320201', modifier: ['PT'], deductible_met: false });
     expect(c.physician?.allowed_phy_payment).toBe(515.38);
@@ -42,17 +42,17 @@ describe('modifier PT: a colorectal cancer screening test that became therapeuti
 describe('PT_COINSURANCE (section 1833(dd), one row per span of years)', () => {
   const line = (year: number) => ({ code: '45385', modifiers: ['PT'], year, facility: null, rvu_modifiers: [''] });
   it('is 20% in 2022, 15% in 2023-2026, 10% in 2027-2029 and 0% from 2030, each row cited', () => {
-    const pct = (year: number) => colorectalScreeningPt.apply(line(year))?.cost_sharing?.coinsurance_percent;
+    const pct = (year: number) => colorectalScreeningPt.line!(line(year))?.cost_sharing?.coinsurance_percent;
     expect([2022, 2023, 2026, 2027, 2029, 2030, 2045].map(pct)).toEqual([20, 15, 15, 10, 10, 0, 0]);
     for (const r of PT_COINSURANCE) expect(r.citation).toMatch(/section 1833\(dd\)/);
     // Before section 1833(dd): the deductible is still waived, the coinsurance is the standard 20%.
-    expect(colorectalScreeningPt.apply(line(2021))?.cost_sharing).toMatchObject({ deductible_applies: false, coinsurance_percent: 20 });
-    expect(colorectalScreeningPt.apply({ ...line(2026), modifiers: ['33'] })).toBeNull();
+    expect(colorectalScreeningPt.line!(line(2021))?.cost_sharing).toMatchObject({ deductible_applies: false, coinsurance_percent: 20 });
+    expect(colorectalScreeningPt.line!({ ...line(2026), modifiers: ['33'] })).toBeNull();
   });
 
   it('prices the 2027 and 2030 coinsurance on the same amount: 10% of 515.38 = $51.54, then $0', () => {
     for (const [year, coinsurance] of [[2027, 51.54], [2030, 0]] as const) {
-      const terms = colorectalScreeningPt.apply(line(year))!.cost_sharing!;
+      const terms = colorectalScreeningPt.line!(line(year))!.cost_sharing!;
       expect(costSharing({ code: '45385', year, deductible_met: false, physician: 515.38, dme: 0, lab: 0, opps: null, terms }).block).toMatchObject({ deductible: 0, coinsurance });
     }
   });
