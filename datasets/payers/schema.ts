@@ -1,3 +1,4 @@
+import { GROUP_CODES } from '../../lib/vocabulary/adjustment_groups.js';
 import { z } from 'zod';
 import { DENIAL_CATEGORIES } from '../../lib/vocabulary/denial_categories.js';
 import { table } from '../_shared/table.js';
@@ -97,7 +98,7 @@ export type AppealLevelRow = z.infer<typeof AppealLevelRowSchema>;
 
 export const DenialPatternRowSchema = z.object({
   payer_slug: z.string(),
-  group_code: z.enum(['CO', 'CR', 'OA', 'PI', 'PR']).nullable(),
+  group_code: z.enum(GROUP_CODES).nullable(),
   carc_code: z.string(),
   remark_code: z.string().nullable(),
   denial_category: z.enum(DENIAL_CATEGORIES).describe('what the payer means by the code (lib/vocabulary/denial_categories.ts): its CARC class must be the code\'s, else the row is refused'),

@@ -10,5 +10,13 @@ export const ADJUSTMENT_GROUPS = {
   PR: 'Patient Responsibility',
 } as const;
 
+export type AdjustmentGroup = keyof typeof ADJUSTMENT_GROUPS;
+
+/** Every group code (a schema's enum: a payer's curated denial patterns may name CR). */
+export const GROUP_CODES = Object.keys(ADJUSTMENT_GROUPS) as [AdjustmentGroup, ...AdjustmentGroup[]];
+
 /** The group codes a 5010 835 uses (CR, corrections and reversals, was 4010's: a reversal is CLP02 22). */
-export const GROUPS_5010: ReadonlySet<string> = new Set(Object.keys(ADJUSTMENT_GROUPS).filter((g) => g !== 'CR'));
+export const GROUPS_5010 = ['CO', 'PR', 'OA', 'PI'] as const satisfies readonly AdjustmentGroup[];
+
+/** The groups whose amount is not the patient's: the payer adjudicated it against the provider (or another payer's impact). */
+export const NOT_PATIENT_GROUPS = ['CO', 'PI', 'OA'] as const satisfies readonly AdjustmentGroup[];

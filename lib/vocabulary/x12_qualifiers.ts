@@ -92,3 +92,11 @@ export const CLAIM_QTY: Readonly<Record<string, string>> = {
   ...FEDERAL_MANDATES,
 };
 
+
+/** NM1 entity codes of loop 2100 the explanation keeps (TT, the crossover carrier, is read apart). */
+export const CLAIM_NM1: Readonly<Record<string, string>> = {
+  QC: 'patient',
+  IL: 'insured or subscriber',
+  '74': 'corrected insured',
+  '82': 'rendering provider',
+};

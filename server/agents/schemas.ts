@@ -1,3 +1,4 @@
+import { GROUPS_5010 } from '../../lib/vocabulary/adjustment_groups.js';
 import { z } from 'zod';
 import { CcnSchema, DatasetCitationSchema, HcpcsSchema, IsoDateSchema } from '../schemas.js';
 import { ModifierSchema } from '../payment/schemas.js';
@@ -71,7 +72,7 @@ export const DenialResolutionInputSchema = z
     denial_code: z.string().trim().min(1).max(20).optional().describe('CARC (50), group and CARC (CO-50) or RARC (N290)'),
     carc: z.string().trim().toUpperCase().regex(/^(?:\d{1,3}|[A-Z]\d{1,2})$/, 'a CARC is 1-3 digits or a letter and digits (50, 197, B7)').optional().describe('the claim adjustment reason code (wins over denial_code)'),
     rarc: z.string().trim().toUpperCase().regex(/^(?:N|M|MA)\d{1,3}$/, 'a RARC is N, M or MA and digits (N290, MA130)').optional().describe('the remittance advice remark code'),
-    group_code: z.enum(['CO', 'PR', 'OA', 'PI']).optional().describe('the adjustment group: CO contractual (provider), PR patient, OA other, PI payer initiated'),
+    group_code: z.enum(GROUPS_5010).optional().describe('the adjustment group: CO contractual (provider), PR patient, OA other, PI payer initiated'),
     payer: z.string().trim().min(2).max(100).optional().describe('payer slug or alias: its denial patterns and appeal deadlines'),
     denial_date: IsoDateSchema.optional().describe('date on the denial notice (appeal deadlines count from it; default today)'),
     code: HcpcsSchema.optional().describe('the denied CPT/HCPCS code'),

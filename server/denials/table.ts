@@ -1,3 +1,4 @@
+import { NOT_PATIENT_GROUPS } from '../../lib/vocabulary/adjustment_groups.js';
 import type { DenialRule, RuleSource } from './rules.js';
 
 /**
@@ -42,7 +43,6 @@ const carc = (codes: string, what: string): RuleSource => ({ title: `X12 Claim A
 const rarc = (codes: string, what: string): RuleSource => ({ title: `X12 Remittance Advice Remark Code ${codes}: ${what}`, url: X12_RARC });
 
 const MEDICARE = ['medicare'] as const;
-const ADJUDICATED_CO = ['CO', 'PI', 'OA'] as const;
 
 export const DENIAL_TABLE: readonly DenialRule[] = [
   // Guards: what the claim's position or the amount's sign decides, whatever the code or payer.
@@ -212,13 +212,13 @@ export const DENIAL_TABLE: readonly DenialRule[] = [
   },
   {
     id: 'contractual',
-    when: { class: ['contractual'], group: ADJUDICATED_CO },
+    when: { class: ['contractual'], group: NOT_PATIENT_GROUPS },
     then: { remedy: 'contractual_adjustment', responsibility: 'provider', appeal_rights: 'conditional', appeal_condition: 'only if the allowed amount differs from the contract or fee schedule', deadline: null, reason: '{adj}: the charge exceeds the fee schedule, contract or negotiated amount: write the difference off (the patient may not be billed for it)' },
     citations: [carc('45, 42, 131, A2, 24', 'charge exceeds the fee schedule or contracted amount; negotiated discount; contractual adjustment; capitation')],
   },
   {
     id: 'pricing',
-    when: { class: ['pricing'], group: ADJUDICATED_CO },
+    when: { class: ['pricing'], group: NOT_PATIENT_GROUPS },
     then: { remedy: 'contractual_adjustment', responsibility: 'provider', appeal_rights: 'conditional', appeal_condition: 'only if the payer applied the pricing rule (multiple procedure, outlier, percentage) in error', deadline: null, reason: '{adj}: a pricing rule (multiple or concurrent procedures, an outlier, a percentage) set the amount: write the reduction off' },
     citations: [carc('59, 69, 70', 'processed under multiple or concurrent procedure rules; outlier adjustments')],
   },
@@ -231,7 +231,7 @@ export const DENIAL_TABLE: readonly DenialRule[] = [
   },
   {
     id: 'coverage.abn_on_file_assigned_to_provider',
-    when: { class: ['coverage', 'non_covered'], liability: ['GA'], group: ADJUDICATED_CO, payerType: MEDICARE },
+    when: { class: ['coverage', 'non_covered'], liability: ['GA'], group: NOT_PATIENT_GROUPS, payerType: MEDICARE },
     then: { remedy: 'appeal', responsibility: 'provider', appeal_rights: 'yes', appeal_condition: null, deadline: 'appeal_by', dispute: 'benefit', reason: '{adj}: the line carries GA (an ABN on file) but the amount was assigned to the provider: appeal with the signed ABN (redetermination within 120 days of receiving the notice)' },
     citations: [C.liability, C.redetermination],
   },
@@ -243,13 +243,13 @@ export const DENIAL_TABLE: readonly DenialRule[] = [
   },
   {
     id: 'coverage.diagnosis_missing.medicare',
-    when: { class: ['coverage', 'coding'], remark: ['diagnosis_missing'], group: ADJUDICATED_CO, payerType: MEDICARE },
+    when: { class: ['coverage', 'coding'], remark: ['diagnosis_missing'], group: NOT_PATIENT_GROUPS, payerType: MEDICARE },
     then: { remedy: 'reopen', responsibility: 'provider', appeal_rights: 'no', appeal_condition: null, deadline: 'reopen_by', reopen_years: 1, reason: '{adj} with RARC M76: the diagnosis is missing or invalid, a clerical error: request a reopening with the diagnosis the record supports (a new claim would be denied as a duplicate)' },
     citations: [C.reopening, rarc('M76', 'missing/incomplete/invalid diagnosis or condition')],
   },
   {
     id: 'coverage.medicare',
-    when: { class: ['coverage'], group: ADJUDICATED_CO, payerType: MEDICARE },
+    when: { class: ['coverage'], group: NOT_PATIENT_GROUPS, payerType: MEDICARE },
     then: {
       remedy: 'appeal',
       responsibility: 'provider',
@@ -269,7 +269,7 @@ export const DENIAL_TABLE: readonly DenialRule[] = [
   },
   {
     id: 'coverage.commercial',
-    when: { class: ['coverage'], group: ADJUDICATED_CO, payerType: ['commercial'] },
+    when: { class: ['coverage'], group: NOT_PATIENT_GROUPS, payerType: ['commercial'] },
     then: { remedy: 'appeal', responsibility: 'provider', appeal_rights: 'yes', appeal_condition: null, deadline: 'appeal_by', dispute: 'benefit', reason: '{adj}: a medical-necessity (coverage) denial: appeal with the records that meet the plan’s criteria (the provider files for the member as authorized representative where the plan’s appeal is the member’s); the amount may not be billed to the patient while it stays with group CO' },
     citations: [{ title: '29 CFR 2560.503-1(h) (group health plans: a full and fair review of an adverse benefit determination) and 45 CFR 147.136 (internal appeals and external review)', url: 'https://www.ecfr.gov/current/title-29/subtitle-B/chapter-XXV/subchapter-G/part-2560/section-2560.503-1', section: '(h)' }],
   },
@@ -318,14 +318,14 @@ export const DENIAL_TABLE: readonly DenialRule[] = [
   },
   {
     id: 'coding.medicare',
-    when: { class: ['coding'], group: ADJUDICATED_CO, payerType: MEDICARE },
+    when: { class: ['coding'], group: NOT_PATIENT_GROUPS, payerType: MEDICARE },
     then: { remedy: 'reopen', responsibility: 'provider', appeal_rights: 'no', appeal_condition: null, deadline: 'reopen_by', reopen_years: 1, reason: '{adj}: a code, modifier, diagnosis or place of service on the claim is wrong or inconsistent, a clerical error: request a reopening with the corrected value the record supports (a new claim would be denied as a duplicate)' },
     citations: [C.reopening],
   },
   // Eligibility, the patient's other amounts.
   {
     id: 'eligibility',
-    when: { class: ['eligibility'], group: ['CO', 'OA', 'PI'] },
+    when: { class: ['eligibility'], group: NOT_PATIENT_GROUPS },
     then: { remedy: 'bill_other_payer', responsibility: 'other_payer', appeal_rights: 'conditional', appeal_condition: 'only if the patient was covered by this payer on the date of service', deadline: null, reason: '{adj}: the patient was not covered by this payer on the date of service: bill the payer that covered the patient then, or the patient when none did' },
     citations: [carc('26, 27, 31, 32, 33, 177, 200', 'expenses before coverage or after it ended; the patient is not identified as covered')],
   },
@@ -356,7 +356,7 @@ export const DENIAL_TABLE: readonly DenialRule[] = [
   // What else an adjudicating payer denied.
   {
     id: 'denial.medicare_advantage',
-    when: { group: ADJUDICATED_CO, payerType: ['medicare_advantage'] },
+    when: { group: NOT_PATIENT_GROUPS, payerType: ['medicare_advantage'] },
     then: {
       remedy: 'appeal',
       responsibility: 'provider',
@@ -370,7 +370,7 @@ export const DENIAL_TABLE: readonly DenialRule[] = [
   },
   {
     id: 'denial.medicare',
-    when: { group: ADJUDICATED_CO, payerType: MEDICARE, class: ['authorization', 'non_covered', 'benefit_limit', 'provider_eligibility'] },
+    when: { group: NOT_PATIENT_GROUPS, payerType: MEDICARE, class: ['authorization', 'non_covered', 'benefit_limit', 'provider_eligibility'] },
     then: { remedy: 'appeal', responsibility: 'provider', appeal_rights: 'yes', appeal_condition: null, deadline: 'appeal_by', dispute: 'benefit', reason: '{adj}: a denial Medicare adjudicated is an initial determination: appeal (a redetermination within 120 days of receiving the notice) with what shows the service met the requirement' },
     citations: [C.initialDetermination, C.redetermination],
   },

@@ -89,7 +89,7 @@ export function groupsAllowed(x12: X12Index, reason: string): ReadonlySet<string
 function groupOf(c: Ctx, a: RawAdj, ci: number, li: number | null): void {
   if (a.group === 'CR') {
     if (!c.version || c.version.startsWith('005')) finding(c, 'group_code_retired', 'warning', `segment ${a.seg.index} (CAS): group code CR (corrections and reversals) is not in the 5010 835; a reversal is CLP02 22 with the original group codes`, a.seg, ci, li);
-  } else if (!GROUPS_5010.has(a.group)) {
+  } else if (!(GROUPS_5010 as readonly string[]).includes(a.group)) {
     finding(c, 'unknown_group_code', 'error', `segment ${a.seg.index} (CAS): group code ${a.group} is not one of CO, PR, OA, PI: whose the amount is cannot be read`, a.seg, ci, li);
     return;
   }

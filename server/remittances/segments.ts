@@ -1,5 +1,6 @@
 import { toCents, type Dec } from '../../datasets/_shared/decimal.js';
 import { ownValue } from '../../lib/own.js';
+import { CLAIM_NM1 } from '../../lib/vocabulary/x12_qualifiers.js';
 import { components, finding, money, moneyOrNull, num, opt, quantity, Unparseable, type Ctx, type RawAdj } from './reading.js';
 import type { Segment } from './x12.js';
 
@@ -92,8 +93,6 @@ export interface ClaimReading {
 type SegmentReader = (r: ClaimReading, seg: Segment) => void;
 
 
-/** NM1 entity codes of loop 2100 this reader keeps: the patient, the insured, the corrected name, the rendering provider. */
-const PEOPLE = new Set(['QC', 'IL', '74', '82']);
 
 const UNITS = /^-?\d{1,9}(?:\.\d{1,6})?$/;
 
@@ -166,7 +165,7 @@ function readNm1(r: ClaimReading, seg: Segment): void {
   const who = num(seg.el[0]).toUpperCase();
   // 2100 NM1*TT: the crossover carrier the claim was forwarded to (NM103 name, NM109 id).
   if (who === 'TT') r.claim.crossover = { name: opt(seg.el[2]), id: opt(seg.el[8]) };
-  else if (PEOPLE.has(who) && !r.claim.people.has(who)) {
+  else if (Object.hasOwn(CLAIM_NM1, who) && !r.claim.people.has(who)) {
     r.claim.people.set(who, { last: opt(seg.el[2]), first: opt(seg.el[3]), middle: opt(seg.el[4]), suffix: opt(seg.el[6]), qualifier: opt(seg.el[7])?.toUpperCase() ?? null, id: opt(seg.el[8]), seg });
   }
 }
