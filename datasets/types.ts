@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import type { Issue } from '../warehouse/errors.js';
-import type { BlockSummary } from '../warehouse/range_file.js';
 import type { FileSample, SourceFile } from './_shared/source.js';
 import { table, type TableSpec } from './_shared/table.js';
 
@@ -49,7 +48,8 @@ export interface NativeLoadResult {
  * One published source dataset: what it accepts, how its rows look, how to find its version and
  * how to parse it. Adding a dataset is adding a folder under `datasets/` and registering it
  * (`npm run new:dataset -- <id>` does both; datasets/README.md). `Id` keeps the literal id of a
- * declaration, so the registry's ids form the closed union `DatasetId`.
+ * declaration, so the registry's ids form the closed union `DatasetId`. How its versions are
+ * stored (DuckDB indexes, row groups, sidecars) is not declared here: `datasets/storage.ts`.
  */
 export interface Dataset<Row extends object = Record<string, unknown>, Id extends string = string> {
   /** snake_case id, identical in folder, table, CLI argument and manifest. */
@@ -80,40 +80,6 @@ export interface Dataset<Row extends object = Record<string, unknown>, Id extend
    * non-QPP files of one RVU release into one row per code).
    */
   finalize?(run: (sql: string) => Promise<Record<string, unknown>[]>, table: string): Promise<void>;
-  /**
-   * Indexes written into each version file, built once its rows are final (after `finalize` and a
-   * delta's fold): DuckDB finds a point query's rows through them instead of scanning, when the
-   * query names the version's own table (`SnapshotReader.versionTable`), never through the view.
-   */
-  indexes?: { table: string; columns: string[] }[];
-  /**
-   * A record sidecar written beside each version file (`warehouse/record_file.ts`): one JSON
-   * object per key, `{<main.name>: <main row>, <list name>: [<items>], ...}`, so a point lookup
-   * reads one compressed block instead of querying DuckDB. The tables are streamed side by side
-   * in key order and merged (sorts spill within the ingest's memory bound, where grouping the
-   * lists in SQL ran out of it); a delta's fold rewrites only the keys it carries and copies the
-   * rest from the base version's sidecar. Readers answer from DuckDB when a version has none.
-   */
-  records?: RecordsSpec;
-  /**
-   * Range sidecars written beside each version file (`<version file>.<name>.ranges`,
-   * `warehouse/range_file.ts`): rows of the version's final tables sorted by their first column,
-   * so a range of keys is read from the few blocks holding it instead of a scan whose zone-map
-   * checks grow with the table. Readers answer from DuckDB when a version has none.
-   */
-  ranges?: RangesSpec[];
-  /**
-   * Column sidecars written beside each version file (`<version file>.<name>.parquet`,
-   * `warehouse/column_file.ts`): `sql` over the version's final tables (the main table by the
-   * dataset's id), for a whole-table index a server reads at mount instead of computing it.
-   */
-  columnFiles?: ColumnFileSpec[];
-  /**
-   * Rows per row group in the version file (DuckDB's default 122,880): smaller groups give its
-   * zone maps finer ranges, so a range scan over sorted rows reads fewer rows (the UMLS word
-   * table's prefix ranges: 16,384 measured about 1.6x faster, the file 12% larger).
-   */
-  rowGroupSize?: number;
   /**
    * For a publisher that ships deltas between whole releases (NPPES's weekly files): which
    * inputs are a delta and how one folds into its base. A delta version is materialised (the
@@ -188,64 +154,4 @@ export function defineMultiTableDataset<Row extends object, const Id extends str
   const main = d.tables[0];
   if (!main) throw new Error(`dataset ${d.id} declares no table`);
   return { ...d, columns: main.columns, key: main.key };
-}
-
-/**
- * One pass's share of a key's values (`KeyPasses`), as SQL over any expression of the key: `test`
- * holds for the pass's values (the last pass also takes nulls, which sort last), `before` for the
- * values of every earlier pass.
- */
-export interface KeyRange {
-  test(key: string): string;
-  before(key: string): string;
-}
-
-/** Every value of a key, in one pass. */
-export const WHOLE: KeyRange = { test: () => 'TRUE', before: () => 'FALSE' };
-
-/**
- * A sidecar's statement run in passes over ranges of `key` (a SQL expression over `table`), about
- * `rows` rows of `table` a pass, so its sorts, joins and aggregates hold one pass's rows at a time
- * instead of the file's. The passes' outputs, one after the other, are the whole: the statement
- * orders by this key first.
- */
-export interface KeyPasses {
-  table: string;
-  key: string;
-  rows: number;
-}
-
-/** A statement's rows whole, or, with `passes`, one pass's share of them at a time. */
-type Passed<K extends string> = ({ [P in K]: string } & { passes?: never }) | ({ [P in K]: (range: KeyRange) => string } & { passes: KeyPasses });
-
-/**
- * One range sidecar (`Dataset.ranges`): `columns` (SQL expressions, the first the key) of the rows
- * `from` (a table, with a WHERE clause if need be; or a pass's rows, with `passes`) in `order`
- * (none: the table's stored order, when it is stored by the key; the writer refuses a key out of
- * order), `blockRows` rows a block (fewer for point lookups, more for long ranges), `deflate`d or
- * stored.
- */
-export type RangesSpec = Passed<'from'> & {
-  name: string;
-  columns: string[];
-  order: string | null;
-  blockRows: number;
-  /** Blocks deflated (a range read over many), or stored as they are (a point lookup of one row, where zlib's setup per call outweighs the read). */
-  deflate: boolean;
-  /** Each block summarised in the index, for a reader that can answer from the summary instead of the block. */
-  summary?: BlockSummary;
-};
-
-/** One column sidecar (`Dataset.columnFiles`): `sql` over the version's final tables (or a pass's share of them, with `passes`). */
-export type ColumnFileSpec = Passed<'sql'> & { name: string };
-
-/**
- * How a dataset's record sidecar is built (`Dataset.records`): each table's rows (all columns but
- * `version`, as JSON) by `key`, a numeric SQL expression over the table; the main table's row is
- * the record's `main.name` member, each list table's rows (in `order` within a key) a list member.
- */
-export interface RecordsSpec {
-  key: string;
-  main: { name: string; table: string };
-  lists: { name: string; table: string; order: string }[];
 }

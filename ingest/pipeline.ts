@@ -2,13 +2,16 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { compareVersions } from '../datasets/_shared/versions.js';
+import { storageOf } from '../datasets/storage.js';
 import type { Dataset } from '../datasets/types.js';
 import { DomainError } from '../warehouse/errors.js';
 import { quoteString } from '../warehouse/sql_quote.js';
-import { RecordFile, RECORDS_SUFFIX } from '../warehouse/record_file.js';
-import { rangesPath } from '../warehouse/range_file.js';
-import { columnsPath, writeColumnFile } from '../warehouse/column_file.js';
+import { RecordFile, RECORDS_SUFFIX } from '../lib/sidecar/record.js';
+import { rangesPath } from '../lib/sidecar/range.js';
+import { columnsPath, writeColumnFile } from '../lib/sidecar/column.js';
+import { SidecarVersionError } from '../lib/sidecar/block.js';
 import type { ChangeRecord, DatasetVersion, Manifest } from '../warehouse/manifest.js';
+import type { StorageSpec } from '../warehouse/storage.js';
 import { newSnapshotId, sidecarsOf, type Warehouse } from '../warehouse/store.js';
 import { checkGateColumns, firstLoadDiff, type DiffReport, type DiffResult } from './diff.js';
 import { withWriteLock } from './lock.js';
@@ -35,6 +38,8 @@ export interface IngestProgress {
 export interface IngestOptions {
   /** A registered dataset id (or, for tests and embedding, the declaration itself). */
   dataset: string | Dataset<any>;
+  /** How the version is stored (tests: smaller passes); default the dataset's entry in `datasets/storage.ts`. */
+  storage?: StorageSpec;
   /** Source files, or the publisher's zip (its members the dataset recognises are read). */
   files: string[];
   /** Overrides the version label found in the file. */
@@ -135,6 +140,7 @@ export function hasRealVersion(manifest: Manifest | null, dataset: string): bool
  */
 export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: Manifest | null): Promise<StagedVersion> {
   const dataset = resolveDataset(opts.dataset);
+  const storage = opts.storage ?? storageOf(dataset.id);
   checkGateColumns(dataset, opts.failOnChangedColumns);
   const inputs = await readInputs(dataset, opts, wh.path('tmp'));
   const { files, samples, label, effective } = inputs;
@@ -151,8 +157,8 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
   const inst = await DuckDBInstance.create(':memory:', ingestDuckDbConfig(opts.memoryMb, `${out.staged}.spill`));
   const conn = await inst.connect();
   // The version file is attached (not opened as the instance's database) so its row group size
-  // can be the dataset's; every table, appender and checkpoint below uses it.
-  await conn.run(`ATTACH ${quoteString(out.staged)} AS staged${dataset.rowGroupSize ? ` (ROW_GROUP_SIZE ${dataset.rowGroupSize})` : ''}`);
+  // can be the dataset's storage's; every table, appender and checkpoint below uses it.
+  await conn.run(`ATTACH ${quoteString(out.staged)} AS staged${storage.rowGroupSize ? ` (ROW_GROUP_SIZE ${storage.rowGroupSize})` : ''}`);
   await conn.run('USE staged');
   const run = runSqlOn(conn);
   try {
@@ -160,23 +166,24 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
     await checkRejects(loaded, out.rejects, opts.rejectThreshold ?? 0.01, files[0]!.name);
     await finalizeRows(dataset, run, loaded);
     if (delta) {
-      if (dataset.records) await noteDeltaKeys(run, dataset.records);
+      if (storage.records) await noteDeltaKeys(run, storage.records);
       explicitRemovals = await foldDelta(dataset, run, wh.path(delta.base.file), label, loaded);
     }
     await checkKeys(dataset, run, files[0]!.name);
-    await indexTables(dataset, run);
+    await indexTables(storage.indexes, run);
     const onStaged = async () => {
       const c = await inst.connect();
       await c.run('USE staged');
       return c;
     };
-    if (dataset.records) {
-      // A fold rewrites only the keys its delta carried when the base version has its records.
-      const baseRecords = delta ? await RecordFile.open(`${wh.path(delta.base.file)}${RECORDS_SUFFIX}`) : null;
-      await writeRecords(onStaged, dataset.records, `${out.staged}${RECORDS_SUFFIX}`, baseRecords);
+    if (storage.records) {
+      // A fold rewrites only the keys its delta carried when the base version has its records (of
+      // a format version this build reads: else every record is built again).
+      const baseRecords = delta ? await RecordFile.open(`${wh.path(delta.base.file)}${RECORDS_SUFFIX}`).catch(unlessRefused) : null;
+      await writeRecords(onStaged, storage.records, `${out.staged}${RECORDS_SUFFIX}`, baseRecords);
     }
-    for (const r of dataset.ranges ?? []) await writeRanges(onStaged, r, rangesPath(out.staged, r.name));
-    for (const c of dataset.columnFiles ?? []) await writeColumnFile(conn, await passSql(run, c.sql, c.passes), columnsPath(out.staged, c.name));
+    for (const r of storage.ranges ?? []) await writeRanges(onStaged, r, rangesPath(out.staged, r.name));
+    for (const c of storage.columnFiles ?? []) await writeColumnFile(conn, await passSql(run, c.sql, c.passes), columnsPath(out.staged, c.name));
     // A first load's diff reads the staged tables on this connection (no second instance).
     if (!base) firstDiff = await firstLoadDiff(dataset, run);
     await conn.run('CHECKPOINT');
@@ -191,6 +198,12 @@ export async function stageVersion(wh: Warehouse, opts: IngestOptions, parent: M
   const deltaOf = delta ? { base: delta.base.version, explicitRemovals } : undefined;
   const seeds = opts.seed ? [] : (parent?.datasets[dataset.id] ?? []).filter((v) => v.seed).map((v) => v.version);
   return recordVersion(wh, { dataset, inputs, files: out, loaded, hashing, base, same, firstDiff, delta: deltaOf, replacedSeeds: seeds }, opts, opts.now ?? (() => new Date()));
+}
+
+/** Null for a sidecar of a format version this build does not read; any other error as thrown. */
+function unlessRefused(e: unknown): null {
+  if (e instanceof SidecarVersionError) return null;
+  throw e;
 }
 
 /**

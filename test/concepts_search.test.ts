@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { umlsConcepts } from '../datasets/umls_concepts/dataset.js';
 import { searchConcepts } from '../server/concepts/search.js';
-import { RangeFile, rangesPath } from '../warehouse/range_file.js';
+import { RangeFile, rangesPath } from '../lib/sidecar/range.js';
 import { sidecarFallbacks, type SnapshotReader } from '../warehouse/snapshot.js';
 import { openTestSnapshot, REPO_ROOT, writeTempFile } from './helpers/datasets.js';
 
@@ -183,7 +183,8 @@ describe('UMLS concept search from the range sidecar', () => {
     // Either sidecar's blocks overwritten after it was opened: a read fails to inflate.
     for (const name of ['atoms', 'words']) {
       const bytes = await readFile(sidecar(name));
-      await writeFile(sidecar(name), Buffer.concat([bytes.subarray(0, 8), Buffer.alloc(bytes.length - 8 - 1024, 7), bytes.subarray(bytes.length - 1024)]));
+      const head = bytes.indexOf(10) + 1;
+      await writeFile(sidecar(name), Buffer.concat([bytes.subarray(0, head), Buffer.alloc(bytes.length - head - 1024, 7), bytes.subarray(bytes.length - 1024)]));
       for (const q of ['diab', 'type 2 diab', 'E11.3']) expect(await searchConcepts(s, q, null, 5), `${name} ${q}`).toEqual(await searchConcepts(duckdbOnly(s), q, null, 5));
     }
     // Counted for /metrics: the two wide prefixes, and the searches that met a damaged block (at least the three over the words sidecar).

@@ -6,11 +6,13 @@ import { writeDirectory } from '../bench/drugs.js';
 import { generate as generatePtp } from '../bench/ncci_ptp.js';
 import { fdaNdc } from '../datasets/fda_ndc/dataset.js';
 import { ncciPtpPrac } from '../datasets/ncci_ptp_prac/dataset.js';
-import type { ColumnFileSpec, Dataset, RangesSpec } from '../datasets/types.js';
+import { storageOf } from '../datasets/storage.js';
+import type { Dataset } from '../datasets/types.js';
 import { ingestFiles } from '../ingest/pipeline.js';
 import { diffVersionFiles } from '../ingest/diff.js';
 import { checkKeys } from '../ingest/stage/check.js';
 import { keyRanges } from '../ingest/stage/passes.js';
+import type { ColumnFileSpec, RangesSpec, StorageSpec } from '../warehouse/storage.js';
 import { Warehouse } from '../warehouse/store.js';
 import { ptpTableSql } from './helpers/ptp.js';
 import { tempDir } from './helpers/temp_dirs.js';
@@ -86,16 +88,17 @@ describe('a diff joined in passes', () => {
   });
 });
 
-/** `d` with every sidecar pass holding `rows` rows. */
-function withPassRows(d: Dataset<any>, rows: number): Dataset<any> {
-  const pass = <T extends RangesSpec | ColumnFileSpec>(s: T): T => (s.passes ? { ...s, passes: { ...s.passes, rows } } : s);
-  return { ...d, ranges: d.ranges?.map(pass), columnFiles: d.columnFiles?.map(pass) };
+/** `d`'s storage with every sidecar pass holding `rows` rows. */
+function withPassRows(d: Dataset<any>, rows: number): StorageSpec {
+  const s = storageOf(d.id);
+  const pass = <T extends RangesSpec | ColumnFileSpec>(x: T): T => (x.passes ? { ...x, passes: { ...x.passes, rows } } : x);
+  return { ...s, ranges: s.ranges?.map(pass), columnFiles: s.columnFiles?.map(pass) };
 }
 
-/** Ingests `files` as `dataset` into a new warehouse; returns the version file's path. */
-async function ingestInto(dataset: Dataset<any>, files: string[], version?: string): Promise<string> {
+/** Ingests `files` as `dataset` into a new warehouse, stored as `storage` says (default: its own); returns the version file's path. */
+async function ingestInto(dataset: Dataset<any>, files: string[], version?: string, storage?: StorageSpec): Promise<string> {
   const wh = new Warehouse(await tempDir('rcm-passes-'));
-  await ingestFiles(wh, { dataset, files, version });
+  await ingestFiles(wh, { dataset, files, version, storage });
   const dir = wh.path('datasets', dataset.id);
   return join(dir, (await readdir(dir)).find((f) => f.endsWith('.duckdb'))!);
 }
@@ -107,12 +110,12 @@ describe('sidecars written in passes', () => {
     const { packageCount } = await writeDirectory(src, 9000);
     const files = [join(src, 'product.txt'), join(src, 'package.txt')];
     const one = await ingestInto(fdaNdc, files, '2026-11-24');
-    const many = await ingestInto(withPassRows(fdaNdc, 1500), files, '2026-11-24');
+    const many = await ingestInto(fdaNdc, files, '2026-11-24', withPassRows(fdaNdc, 1500));
     await run(`ATTACH '${one}' AS one (READ_ONLY)`);
     expect(await run('SELECT (SELECT count(*) FROM one.product)::INTEGER AS products, (SELECT count(*) FROM one.package)::INTEGER AS packages')).toEqual([{ products: 9000, packages: packageCount }]);
     await run('DETACH one');
     for (const name of ['products', 'packages']) {
-      const spec = fdaNdc.ranges!.find((r) => r.name === name)!;
+      const spec = storageOf(fdaNdc.id).ranges!.find((r) => r.name === name)!;
       const v = await DuckDBInstance.create(':memory:');
       const c = await v.connect();
       await c.run(`ATTACH '${many}' AS m (READ_ONLY)`);
@@ -128,7 +131,7 @@ describe('sidecars written in passes', () => {
     const src = await tempDir('rcm-passes-ptp-');
     const files = await generatePtp(src, 5000);
     const one = await ingestInto(ncciPtpPrac, files);
-    const many = await ingestInto(withPassRows(ncciPtpPrac, 400), files);
+    const many = await ingestInto(ncciPtpPrac, files, undefined, withPassRows(ncciPtpPrac, 400));
     const rows = async (f: string) => (await run(`SELECT * FROM read_parquet('${f}.pairs.parquet')`)).map((r) => Object.values(r).join(' '));
     const [a, b] = [await rows(one), await rows(many)];
     expect(a.length).toBeGreaterThan(4000);

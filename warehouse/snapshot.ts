@@ -8,6 +8,7 @@ import { quoteIdent, quoteString } from './sql_quote.js';
 import { tablesOf, viewName, type DatasetVersion, type Manifest } from './manifest.js';
 import type { Warehouse } from './store.js';
 import { ownValue } from '../lib/own.js';
+import { SidecarVersionError } from '../lib/sidecar/block.js';
 
 /**
  * The ids of the registered datasets. The warehouse cannot import the registry (a floor above), so
@@ -68,22 +69,32 @@ export interface SnapshotReader {
 }
 
 /**
- * A version's sidecar (`<version file><suffix>`, `record_file.ts`, `range_file.ts`) opened by
- * `open` once per snapshot; null for a reader outside a data directory, a version not loaded, or a
- * version written without one (its answers come from DuckDB).
+ * A version's sidecar (`<version file><suffix>`, `lib/sidecar/`) opened by `open` once per
+ * snapshot; null for a reader outside a data directory, a version not loaded, a version written
+ * without one (its answers come from DuckDB), or a sidecar of a format version this build does not
+ * read (`SidecarVersionError`: refused, never misread; counted once as a `refused` fallback, and
+ * its answers come from DuckDB until the dataset is ingested again by this build).
  */
 export function versionSidecar<T>(snapshot: SnapshotReader, dataset: DatasetName, version: string, suffix: string, open: (path: string) => Promise<T | null>): Promise<T | null> {
   const file = snapshot.versions(dataset).find((v) => v.version === version)?.file;
   if (!file || !snapshot.location) return Promise.resolve(null);
-  return snapshot.memo(`${dataset}:sidecar${suffix}\u0000${version}`, () => open(join(snapshot.location!, `${file}${suffix}`)), { pin: true });
+  const refused = (e: unknown) => {
+    if (!(e instanceof SidecarVersionError)) throw e;
+    // The sidecar's name: `.words.ranges` -> words, `.records` -> records.
+    sidecarFallback(snapshot, dataset, suffix.slice(1).split('.')[0]!, 'refused');
+    return null;
+  };
+  return snapshot.memo(`${dataset}:sidecar${suffix}\u0000${version}`, () => open(join(snapshot.location!, `${file}${suffix}`)).catch(refused), { pin: true });
 }
 
 /**
  * Why an answer a version's sidecar could have given came from DuckDB: the version has no such
  * sidecar (written before it existed), a block failed to read (the file damaged after it was
- * written), or the rows asked span more blocks than the reader reads.
+ * written), the rows asked span more blocks than the reader reads; or, counted once when a
+ * snapshot opens it, the sidecar is of a format version this build does not read (its answers
+ * then count as missing).
  */
-export type SidecarFallback = 'missing' | 'damaged' | 'wide';
+export type SidecarFallback = 'missing' | 'damaged' | 'wide' | 'refused';
 
 /** Answers left to DuckDB by this process, by dataset, sidecar and reason (`rcm_sidecar_fallbacks_total`). */
 const fallbacks = new Map<string, { dataset: string; sidecar: string; reason: SidecarFallback; count: number }>();

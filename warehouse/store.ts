@@ -4,9 +4,9 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { NotFoundError } from './errors.js';
 import type { Manifest } from './manifest.js';
-import { COLUMNS_SUFFIX } from './column_file.js';
-import { RANGES_SUFFIX } from './range_file.js';
-import { RECORDS_SUFFIX } from './record_file.js';
+import { COLUMNS_SUFFIX } from '../lib/sidecar/column.js';
+import { RANGES_SUFFIX } from '../lib/sidecar/range.js';
+import { RECORDS_SUFFIX } from '../lib/sidecar/record.js';
 
 /** The suffixes of the sidecars beside a version file (`<file>.records`, `<file>.<name>.ranges`), moved and removed with it. */
 export async function sidecarsOf(file: string): Promise<string[]> {

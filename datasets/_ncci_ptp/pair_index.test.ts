@@ -7,7 +7,7 @@ import { buildPtpIndex, codeKey, decodeKey, PAIRS_SIDECAR } from './pair_index.j
 import { getColumn1Codes, getColumn1Groups, lookupPtpEdit, ptpIndexes, sharedPtpIndexKeys } from './queries.js';
 import { ingestFiles } from '../../ingest/pipeline.js';
 import { MountedSnapshot, sidecarFallbacks } from '../../warehouse/snapshot.js';
-import { columnsPath } from '../../warehouse/column_file.js';
+import { columnsPath } from '../../lib/sidecar/column.js';
 import { Warehouse } from '../../warehouse/store.js';
 import { medicaidPtpPrac } from '../medicaid_ptp_prac/dataset.js';
 import { openTestSnapshot, REPO_ROOT, withoutIndex } from '../../test/helpers/datasets.js';

@@ -1,9 +1,9 @@
 import { sidecarFallback, versionSidecar, type DatasetName, type SnapshotReader } from '../../warehouse/snapshot.js';
-import { COLUMNS_SUFFIX, existingColumnFile, readColumnFileSql } from '../../warehouse/column_file.js';
+import { COLUMNS_SUFFIX, openColumnFile, readColumnFileSql } from '../../lib/sidecar/column.js';
 import { quoteIdent } from '../../warehouse/sql_quote.js';
 import type { PtpRow } from './row.js';
 import { fromDays } from '../_shared/dates.js';
-import { WHOLE, type KeyRange } from '../types.js';
+import { WHOLE, type KeyRange } from '../../warehouse/storage.js';
 
 /**
  * A whole PTP version in five Int32Arrays (20 bytes an edit: 4.1 M edits are 82 MB), read from
@@ -72,7 +72,7 @@ export function pairIndexSql(from: string, range: KeyRange = WHOLE): string {
   );
 }
 
-/** The name of a PTP version's column sidecar (`Dataset.columnFiles`). */
+/** The name of a PTP version's column sidecar (its `columnFiles` in `datasets/storage.ts`). */
 export const PAIRS_SIDECAR = 'pairs';
 
 /**
@@ -84,7 +84,7 @@ export async function buildPtpIndex(snapshot: SnapshotReader, dataset: DatasetNa
   const t = quoteIdent(dataset);
   const rationales = (await snapshot.all<{ r: string }>(`SELECT DISTINCT rationale AS r FROM ${t} WHERE version = $1 ORDER BY r`, [version])).map((x) => x.r);
   if (rationales.length > 0xffffff) return null;
-  const sidecar = await versionSidecar(snapshot, dataset, version, `.${PAIRS_SIDECAR}${COLUMNS_SUFFIX}`, existingColumnFile);
+  const sidecar = await versionSidecar(snapshot, dataset, version, `.${PAIRS_SIDECAR}${COLUMNS_SUFFIX}`, (path) => openColumnFile(path, (sql) => snapshot.all(sql)));
   let read: { rows: number; columns: Int32Array[] } | null = null;
   if (sidecar) {
     // A file that does not read, or holds another number of rows, is computed again.

@@ -3,15 +3,10 @@ import { sampleFile, type FileSample, type SourceFile } from '../_shared/source.
 import { defineMultiTableDataset, type ParseContext, type ParsedItem, type VersionInfo } from '../types.js';
 import { mergeSources } from './merge.js';
 import { isOpenFdaSample, lastUpdatedOf, parseOpenFdaJson } from './openfda_json.js';
-import { NDC11_SQL, packageRowsSql, productRowsSql } from './directory_sql.js';
 import { NDC_TABLES, type IngredientRow, type PackageRow, type ProductRow } from './schema.js';
 import { parseTextFile, textKindOfSample } from './text_files.js';
 
 type NdcRow = ProductRow | PackageRow | IngredientRow;
-
-/** Products, and packages, a pass of the range sidecars' writing holds (about 30 MB of their JSON text). */
-const PRODUCTS_A_PASS = 16_384;
-const PACKAGES_A_PASS = 32_768;
 
 /**
  * FDA National Drug Code Directory: products, packages and active ingredients, from FDA's text
@@ -44,31 +39,6 @@ export const fdaNdc = defineMultiTableDataset({
   },
   parse: (file, ctx) => parseByContent(file, ctx),
   finalize: (run) => mergeSources(run),
-  // The drug directory's rows beside the version file (`server/drugs/service.ts`): products by
-  // number, read whole at mount; packages by 11 digits, one block read per lookup (stored blocks:
-  // zlib's setup per call cost more than the read). Each is written in passes of a few tens of
-  // thousands of rows (their JSON text, sorted and joined, held 200-300 MB at 111,502 products in
-  // one pass).
-  ranges: [
-    {
-      name: 'products',
-      columns: ['k', 'row', 'ingredients'],
-      from: (range) => `(${productRowsSql('product', 'ingredient', range)}) x`,
-      passes: { table: 'product', key: 'product_id', rows: PRODUCTS_A_PASS },
-      order: 'k',
-      blockRows: 64,
-      deflate: true,
-    },
-    {
-      name: 'packages',
-      columns: ['ndc11', 'row', 'product'],
-      from: (range) => `(${packageRowsSql('package', 'product', range)}) x`,
-      passes: { table: 'package', key: NDC11_SQL, rows: PACKAGES_A_PASS },
-      order: 'ndc11, row',
-      blockRows: 16,
-      deflate: false,
-    },
-  ],
 });
 
 /** A JSON export starts with `{`; a text file with its header line. */

@@ -1,5 +1,5 @@
 import { quoteIdent } from '../../warehouse/sql_quote.js';
-import { WHOLE, type KeyRange } from '../types.js';
+import { WHOLE, type KeyRange } from '../../warehouse/storage.js';
 import { NDC_TABLES } from './schema.js';
 
 /**

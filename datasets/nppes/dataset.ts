@@ -1,6 +1,6 @@
 import { IngestError } from '../_shared/issue.js';
 import type { FileSample, SourceFile } from '../_shared/source.js';
-import { defineMultiTableDataset, type RecordsSpec, type ParsedItem, type VersionInfo } from '../types.js';
+import { defineMultiTableDataset, type ParsedItem, type VersionInfo } from '../types.js';
 import { NPPES_DELTA } from './delta.js';
 import { FULL_FILE_FROM, kindOfHeader, parseNppesName } from './layout.js';
 import { loadNppesNative } from './native.js';
@@ -22,19 +22,6 @@ function isNppesSample(s: FileSample): boolean {
  * date of the file name's range. A full file (range from 2005-05-23) is a whole version; a weekly
  * file is a delta, folded into the version before it (see README and `delta.ts`).
  */
-/**
- * Each NPI's provider row with its practice locations and other names (each list in ordinal
- * order), as `findNpi` reads them from the three tables: the record sidecar's rows.
- */
-const NPI_RECORDS: RecordsSpec = {
-  key: 'CAST(npi AS BIGINT)',
-  main: { name: 'provider', table: NPPES_TABLES.provider.name },
-  lists: [
-    { name: 'practice_locations', table: NPPES_TABLES.practice_location.name, order: 'ordinal' },
-    { name: 'other_names', table: NPPES_TABLES.other_name.name, order: 'ordinal' },
-  ],
-};
-
 export const nppes = defineMultiTableDataset({
   id: 'nppes',
   title: 'NPPES NPI registry (Data Dissemination full file): providers, taxonomies, identifiers, practice locations, other names',
@@ -44,10 +31,6 @@ export const nppes = defineMultiTableDataset({
     'a weekly release (a range not starting 20050523) is a delta: all three of its files, folded into the version before it',
   ],
   tables: [NPPES_TABLES.provider, NPPES_TABLES.practice_location, NPPES_TABLES.other_name],
-  // An NPI is looked up in all three tables at once (`findNpi`): each finds its rows by index.
-  indexes: [NPPES_TABLES.provider, NPPES_TABLES.practice_location, NPPES_TABLES.other_name].map((t) => ({ table: t.name, columns: ['npi'] })),
-  // One record per NPI beside the version file: what `findNpi` answers, read without DuckDB.
-  records: NPI_RECORDS,
   detect: isNppesSample,
   version(samples: FileSample[]): VersionInfo | undefined {
     const names = samples.map((s) => parseNppesName(s.name)).filter((n) => n !== undefined);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../ingest/pipeline.js';
 import { MountedSnapshot, sidecarFallbacks, type SnapshotReader } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
-import { RECORDS_SUFFIX } from '../../warehouse/record_file.js';
+import { RecordFile, RECORDS_SUFFIX } from '../../lib/sidecar/record.js';
 import { openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
 import { nppes } from './dataset.js';
 import { kindOfHeader, layoutOf } from './layout.js';
@@ -243,15 +243,23 @@ describe('weekly files: deltas folded into the version before them', () => {
       // A sidecar damaged after it was written: its blocks do not inflate, and DuckDB answers.
       const sidecar = join(wh.dir, `${m!.datasets.nppes!.find((v) => v.version === '2019-06-09')!.file}${RECORDS_SUFFIX}`);
       const bytes = await readFile(sidecar);
-      bytes.fill(0x55, 8, Math.min(bytes.length - 40, 400));
+      // Past the header line (the kind and format version): the blocks.
+      bytes.fill(0x55, bytes.indexOf(10) + 1, Math.min(bytes.length - 40, 400));
       await writeFile(sidecar, bytes);
       const unmemoised = Object.create(snap) as SnapshotReader;
       unmemoised.memo = <T>(_key: string, compute: () => Promise<T>) => compute();
-      const damaged = () => sidecarFallbacks().find((f) => f.dataset === nppes.id && f.sidecar === 'records' && f.reason === 'damaged')?.count ?? 0;
-      const before = damaged();
+      const fellBack = (reason: string) => sidecarFallbacks().find((f) => f.dataset === nppes.id && f.sidecar === 'records' && f.reason === reason)?.count ?? 0;
+      const before = fellBack('damaged');
       expect(await findNpi(unmemoised, '2019-06-09', '1568946812')).toEqual(await findNpi(indexedOnly, '2019-06-09', '1568946812'));
       // Counted for /metrics (the answer from the index asked no sidecar).
-      expect(damaged() - before).toBe(1);
+      expect(fellBack('damaged') - before).toBe(1);
+      // A sidecar of a format version this build does not read (a newer build's): refused, never
+      // read as this build's, counted, and DuckDB answers.
+      await writeFile(sidecar, Buffer.concat([Buffer.from('RCMREC1 v9\n'), (await readFile(sidecar)).subarray(11)]));
+      const [refusedBefore, missingBefore] = [fellBack('refused'), fellBack('missing')];
+      expect(await findNpi(unmemoised, '2019-06-09', '1568946812')).toEqual(await findNpi(indexedOnly, '2019-06-09', '1568946812'));
+      expect([fellBack('refused') - refusedBefore, fellBack('missing') - missingBefore]).toEqual([1, 1]);
+      await expect(RecordFile.open(sidecar)).rejects.toThrow(`${sidecar}: record file format version 9, this build reads versions 0 to 1`);
       expect(await findNpi(snap, '2019-06-16', '01720377294')).toBeNull();
       // Each version file carries an index on npi for its three tables, and findNpi asks the
       // version's own tables (where DuckDB can use them; through the view over versions it never does).

@@ -1,5 +1,5 @@
 import { viewName } from '../../warehouse/manifest.js';
-import { RecordFile, RECORDS_SUFFIX } from '../../warehouse/record_file.js';
+import { RecordFile, RECORDS_SUFFIX } from '../../lib/sidecar/record.js';
 import { sidecarFallback, versionSidecar, type SnapshotReader } from '../../warehouse/snapshot.js';
 import { fromStored } from '../_shared/table.js';
 import { selectVersion } from '../_shared/versions.js';
@@ -23,7 +23,7 @@ const PARTS: Part[] = ['provider', 'practice_location', 'other_name'];
 /**
  * One NPI of a version with its extra practice locations and other names, null when
  * absent; memoised per snapshot (a snapshot never changes, so neither does the answer). Read from
- * the version's record sidecar (`Dataset.records`) where it has one; else the query names the
+ * the version's record sidecar (`datasets/storage.ts`) where it has one; else the query names the
  * version's own three tables, so DuckDB finds the rows through each table's index on `npi` (a
  * view over the versions would scan: 8 ms instead of 2 at a million providers); a reader without
  * attached files asks the views.

@@ -3,7 +3,6 @@ import { rrfLines } from '../_shared/rrf.js';
 import { type FileSample, type SourceFile } from '../_shared/source.js';
 import { derivedTable, table } from '../_shared/table.js';
 import { loadMrconsoNative } from './native.js';
-import { WORD_SUMMARY } from './word_summary.js';
 import { defineMultiTableDataset, type ParsedItem, type VersionInfo } from '../types.js';
 
 /**
@@ -62,16 +61,18 @@ export const UmlsWordRowSchema = z.object({
 export const UMLS_NORM_SQL = (col: string) => `trim(regexp_replace(lower(strip_accents(${col})), '[^a-z0-9]+', ' ', 'g'))`;
 
 /**
- * The range sidecars of a version (`Dataset.ranges`), what a search reads without DuckDB
- * (`server/concepts/search.ts`): `words`, each word row's fields by word (what a search filters,
- * counts and ranks: the rank order is `ord`), and `atoms`, each atom's shown fields by `ord`
- * written as nine digits (read for the few atoms an answer shows).
+ * The fields of a version's range sidecars (written as `datasets/storage.ts` says), what a search
+ * reads without DuckDB (`server/concepts/search.ts`): `words`, each word row's fields by word (what
+ * a search filters, counts and ranks: the rank order is `ord`), and `atoms`, each atom's shown
+ * fields by `ord` written as nine digits (read for the few atoms an answer shows).
  */
 export const UMLS_WORD_FIELDS = ['word', 'prev', 'nrm', 'sab', 'ord'] as const;
 export const UMLS_ATOM_FIELDS = ['ord', 'aui', 'cui', 'sab', 'tty', 'code', 'str'] as const;
-/** `ord` as the atoms sidecar's key: nine digits, so text order is number order (here and in `ranges`). */
+/** `ord` as the atoms sidecar's key: nine digits, so text order is number order (in JavaScript and, `ATOM_KEY_SQL`, in SQL). */
 const ATOM_KEY_DIGITS = 9;
 export const atomKey = (ord: number | string): string => String(ord).padStart(ATOM_KEY_DIGITS, '0');
+/** `atomKey` of the `ord` column, in SQL. */
+export const ATOM_KEY_SQL = `lpad(CAST(ord AS VARCHAR), ${ATOM_KEY_DIGITS}, '0')`;
 
 const FIELDS = ['cui', 'lat', 'ts', 'lui', 'stt', 'sui', 'ispref', 'aui', 'saui', 'scui', 'sdui', 'sab', 'tty', 'code', 'str', 'srl', 'suppress', 'cvf'] as const;
 const LINE = /^C\d{7}\|[A-Z]{3}\|[PS]\|L\d+\|/;
@@ -89,15 +90,6 @@ export const umlsConcepts = defineMultiTableDataset({
   publisher: 'U.S. National Library of Medicine (UMLS, licensed)',
   formats: ['MRCONSO.RRF as NLM ships it: pipe-delimited, no header, 18 fields and a trailing |, UTF-8; the release (2025AA) in the file name, e.g. MRCONSO.2025AA.RRF, or given with --version'],
   tables: [table(ID, UmlsConceptRowSchema, ['aui']), derivedTable('word', UmlsWordRowSchema, ['word', 'aui'])],
-  // A word prefix is a range over the sorted word table: finer zone maps, fewer rows read.
-  rowGroupSize: 16_384,
-  ranges: [
-    // The word table is stored in word order (`finalize`): copied as it is, no sort.
-    // Each block summarised (`word_summary.ts`): a one-word search counts and bounds from the index.
-    { name: 'words', columns: [...UMLS_WORD_FIELDS], from: 'word', order: null, blockRows: 128, deflate: true, summary: WORD_SUMMARY },
-    // One row per atom: its code row (every atom has exactly one).
-    { name: 'atoms', columns: [`lpad(CAST(ord AS VARCHAR), ${ATOM_KEY_DIGITS}, '0')`, ...UMLS_ATOM_FIELDS.slice(1)], from: `word WHERE starts_with(word, '#')`, order: 'ord', blockRows: 32, deflate: false },
-  ],
   async finalize(run, main) {
     const atoms = `FROM ${main} WHERE lat = 'ENG' AND suppress NOT IN ('O', 'E', 'Y')`;
     await run(

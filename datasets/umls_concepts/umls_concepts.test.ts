@@ -9,9 +9,10 @@ import { loadMrconsoNative } from './native.js';
 import { toSourceFile } from '../_shared/source.js';
 import { detectFile, openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
 import { ingestFiles } from '../../ingest/pipeline.js';
-import { RangeFile, rangesPath } from '../../warehouse/range_file.js';
+import { RangeFile, rangesPath } from '../../lib/sidecar/range.js';
 import { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
+import { storageOf } from '../storage.js';
 import { UMLS_ATOM_FIELDS, UMLS_WORD_FIELDS, umlsConcepts } from './dataset.js';
 
 const SEED = join(REPO_ROOT, 'seeds/umls_concepts/MRCONSO.2025AA.illustrative.RRF');
@@ -97,7 +98,7 @@ describe('umls_concepts ingest', () => {
     try {
       const table = snap.versionTable('umls_concepts', '2025AB', 'word')!;
       const groups = await snap.all<{ n: number }>(`SELECT row_group_id, sum(count)::INTEGER AS n FROM pragma_storage_info('${table.replace(/'/g, "''")}') WHERE column_name = 'word' AND segment_type <> 'VALIDITY' GROUP BY 1 ORDER BY 1`);
-      expect(umlsConcepts.rowGroupSize).toBe(16_384);
+      expect(storageOf(umlsConcepts.id).rowGroupSize).toBe(16_384);
       expect(groups.map((g) => g.n)).toEqual([16_384, 22_500 - 16_384]);
     } finally {
       snap.close();

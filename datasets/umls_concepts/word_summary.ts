@@ -1,4 +1,4 @@
-import { rangeFields, type BlockSummary } from '../../warehouse/range_file.js';
+import { rangeFields, type BlockSummary } from '../../lib/sidecar/range.js';
 
 /**
  * The summary of each block of a version's `words` sidecar (`RangeFile.summaries`): what a

@@ -5,6 +5,7 @@ import { IngestError } from '../../datasets/_shared/issue.js';
 import type { Dataset } from '../../datasets/types.js';
 import type { Issue } from '../../warehouse/errors.js';
 import { quoteIdent } from '../../warehouse/sql_quote.js';
+import type { IndexSpec } from '../../warehouse/storage.js';
 import type { Loaded, RunSql } from './load.js';
 import { HASH_PASS_ROWS, hashPasses, hashShare } from './passes.js';
 
@@ -54,9 +55,9 @@ export async function recountTables(dataset: Dataset<any>, run: RunSql, loaded: 
   }
 }
 
-/** Builds the dataset's declared indexes on its final rows (after `finalize`, a fold and the key check). */
-export async function indexTables(dataset: Dataset<any>, run: RunSql): Promise<void> {
-  for (const ix of dataset.indexes ?? []) {
+/** Builds a dataset's indexes (its storage's, `datasets/storage.ts`) on its final rows (after `finalize`, a fold and the key check). */
+export async function indexTables(indexes: IndexSpec[] | undefined, run: RunSql): Promise<void> {
+  for (const ix of indexes ?? []) {
     await run(`CREATE INDEX ${quoteIdent(`${ix.table}_${ix.columns.join('_')}`)} ON ${quoteIdent(ix.table)} (${ix.columns.map(quoteIdent).join(', ')})`);
   }
 }

@@ -1,5 +1,5 @@
-import { WHOLE, type KeyPasses, type KeyRange } from '../../datasets/types.js';
 import { quoteString } from '../../warehouse/sql_quote.js';
+import { WHOLE, type KeyPasses, type KeyRange } from '../../warehouse/storage.js';
 import type { RunSql } from './load.js';
 
 // A sidecar's sort or a key check in passes over ranges of a key: each pass holds about a fixed

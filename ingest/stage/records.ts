@@ -1,10 +1,10 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { RangesSpec, RecordsSpec } from '../../datasets/types.js';
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { RANGE_FIELD_SQL, writeRangeFile } from '../../warehouse/range_file.js';
+import { RANGE_FIELD_SQL, writeRangeFile } from '../../lib/sidecar/range.js';
 import { quoteString } from '../../warehouse/sql_quote.js';
-import { RecordFile, writeRecordFile } from '../../warehouse/record_file.js';
+import type { RangesSpec, RecordsSpec } from '../../warehouse/storage.js';
+import { RecordFile, writeRecordFile } from '../../lib/sidecar/record.js';
 import { runSqlOn } from './load.js';
 import { passSql } from './passes.js';
 
@@ -55,7 +55,7 @@ function rowsSql(spec: RecordsSpec, table: string, order: string | null, onlyTou
 }
 
 /**
- * Writes a dataset's record sidecar (`Dataset.records`) from the staged version's final tables:
+ * Writes a dataset's record sidecar (its storage's `records`) from the staged version's final tables:
  * the main table and each list table streamed on connections of their own (`connect` opens one on
  * the staged file) and merged by key, a chunk at a time, into `path`. A list row whose key has no
  * main row is in no record (a lookup from DuckDB finds no such record either). After a delta's
@@ -125,7 +125,7 @@ async function* mergeByKey(built: AsyncGenerator<[number, string][]>, base: Gene
 }
 
 /**
- * Writes one range sidecar (`Dataset.ranges`) from the staged version's final tables: DuckDB
+ * Writes one range sidecar (one of its storage's `ranges`) from the staged version's final tables: DuckDB
  * writes the sorted rows as escaped text lines (`COPY`, native and parallel: streaming 7 M rows
  * through JavaScript values took 70 s, the copy 6 s) to `<path>.lines` (one file a pass, with
  * `spec.passes`), which are then cut into blocks in order and removed.

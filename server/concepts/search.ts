@@ -1,5 +1,5 @@
 import { sidecarFallback, versionSidecar, type SidecarFallback, type SnapshotReader } from '../../warehouse/snapshot.js';
-import { compareKeys, RangeFile, rangeFields, RANGES_SUFFIX } from '../../warehouse/range_file.js';
+import { compareKeys, RangeFile, rangeFields, RANGES_SUFFIX } from '../../lib/sidecar/range.js';
 import type { DatasetId } from '../../datasets/registry.js';
 import { icd10Index } from '../../datasets/icd10cm/queries.js';
 import { findRxcuiProducts, ndcVersion } from '../../datasets/fda_ndc/queries.js';
@@ -252,7 +252,7 @@ const umlsTier = (nrm: string, nq: string, words: string[]) => (nrm === nq ? 1 :
  */
 const MAX_RANGE_BLOCKS = 256;
 
-/** A version's two range sidecars (`umls_concepts` `ranges`), or null when it lacks either. */
+/** A version's two range sidecars (`umls_concepts`' `ranges` in `datasets/storage.ts`), or null when it lacks either. */
 async function umlsSidecars(snapshot: SnapshotReader, version: string): Promise<{ words: RangeFile; atoms: RangeFile } | null> {
   const open = (name: string) => versionSidecar(snapshot, 'umls_concepts', version, `.${name}${RANGES_SUFFIX}`, RangeFile.open);
   const [words, atoms] = await Promise.all([open('words'), open('atoms')]);

@@ -1,7 +1,7 @@
 import { fdaNdc } from '../../datasets/fda_ndc/dataset.js';
 import { directoryColumns, INGREDIENT_SHOWN } from '../../datasets/fda_ndc/directory_sql.js';
 import { findPackageRows, ndcVersion, readProductRows } from '../../datasets/fda_ndc/queries.js';
-import { RangeFile, rangeFields, RANGES_SUFFIX } from '../../warehouse/range_file.js';
+import { RangeFile, rangeFields, RANGES_SUFFIX } from '../../lib/sidecar/range.js';
 import { FileShared } from '../../warehouse/file_shared.js';
 import type { IngredientRow, PackageRow, ProductRow } from '../../datasets/fda_ndc/schema.js';
 import { dashed542, parsePackageNdc, productNdcOfQuery } from '../../datasets/_shared/ndc.js';
@@ -13,7 +13,7 @@ import { buildDrugIndex, searchDrugIndex, type DrugIndex, type SearchableProduct
 /**
  * The loaded NDC directory: its search index and each product (values and ingredients, one JSON
  * text each, as DuckDB writes them) in memory; each package read when asked, from the version's
- * packages sidecar (`fda_ndc` `ranges`: one stored block of a few kilobytes, read and checked) or,
+ * packages sidecar (`fda_ndc`'s `ranges` in `datasets/storage.ts`: one stored block of a few kilobytes, read and checked) or,
  * for a version without it or a block that cannot be read, from DuckDB. Every row held in memory
  * (packages by 11-digit NDC in a Map too) cost 530 MB of server RSS at 111,502 products (objects
  * per row and column about 1 GB); the products read from a sidecar per answer made an uncached

@@ -15,7 +15,7 @@ import { ccnCategory, facilityProfile, isHospitalType, resolveFacility, type Fac
 import { filingDeadlineRow } from '../deadlines/deadlines.js';
 import { payerWarnings } from '../payers/service.js';
 import { choosePeSetting } from '../payment/calculate.js';
-import { Dec, toCents } from '../../datasets/_shared/decimal.js';
+import { Dec, toCents } from '../../lib/decimal.js';
 import { OPPS_POS, paymentFor, RVU_PRICING_MODIFIERS } from '../payment/service.js';
 import { coveredDiagnoses, policyIndex, policyPayer, policyRulesFor } from '../policies/service.js';
 import { checkPriorAuth } from '../prior_auth/service.js';

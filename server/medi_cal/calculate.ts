@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { MediCalAprDrgRow } from '../../datasets/medi_cal_apr_drg/dataset.js';
 import type { MediCalHospitalRow } from '../../datasets/medi_cal_hospitals/dataset.js';
 import type { PolicyAdjustorRow, PolicyParameter } from '../../datasets/medi_cal_drg_policy/dataset.js';
-import { Dec, toCents } from '../../datasets/_shared/decimal.js';
+import { Dec, toCents } from '../../lib/decimal.js';
 import type { AprDrgCalculationSchema } from './schemas.js';
 
 /**

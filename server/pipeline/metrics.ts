@@ -58,7 +58,7 @@ export class Metrics {
     });
     new Counter({
       name: 'rcm_sidecar_fallbacks_total',
-      help: "Answers a version's sidecar could have given that DuckDB gave, by dataset, sidecar and reason (missing, damaged, wide); counted by the process.",
+      help: "Answers a version's sidecar could have given that DuckDB gave, by dataset, sidecar and reason (missing, damaged, wide; refused: a sidecar of a format version this build does not read, once per snapshot); counted by the process.",
       labelNames: ['dataset', 'sidecar', 'reason'] as const,
       registers: [this.registry],
       collect() {

@@ -1,6 +1,6 @@
 import { ACK_STATUS, CLAIM_STATUS_CATEGORY, ELEMENT_ERROR, GROUP_ERROR, SEGMENT_ERROR, SET_ERROR } from '../../lib/vocabulary/acknowledgments.js';
 import { ownValue } from '../../lib/own.js';
-import { toCents, Dec } from '../../datasets/_shared/decimal.js';
+import { toCents, Dec } from '../../lib/decimal.js';
 import { isoOfYmd } from '../../datasets/_shared/dates.js';
 import type { PayerKnowledge } from '../../datasets/payers/queries.js';
 import type { PayerRow } from '../../datasets/payers/schema.js';

@@ -1,4 +1,4 @@
-import { Dec, toCents } from '../../datasets/_shared/decimal.js';
+import { Dec, toCents } from '../../lib/decimal.js';
 import type { RemitClaim, RemitClaimRef, RemitExplanation, RemitReversal, WorklistItem } from './schemas.js';
 
 /**

@@ -1,4 +1,4 @@
-import { toCents, type Dec } from '../../datasets/_shared/decimal.js';
+import { toCents, type Dec } from '../../lib/decimal.js';
 import type { X12Index } from '../../datasets/x12_codes/queries.js';
 import { npiProblem } from '../npi/provider.js';
 import { finding, num, sum, type Ctx, type RawAdj } from './reading.js';

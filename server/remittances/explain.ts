@@ -1,4 +1,4 @@
-import { Dec, toCents } from '../../datasets/_shared/decimal.js';
+import { Dec, toCents } from '../../lib/decimal.js';
 import type { PayerKnowledge } from '../../datasets/payers/queries.js';
 import { x12StatusOn, type X12Index } from '../../datasets/x12_codes/queries.js';
 import type { MacIndex } from '../../datasets/mac_jurisdictions/queries.js';

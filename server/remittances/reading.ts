@@ -1,4 +1,4 @@
-import { Dec } from '../../datasets/_shared/decimal.js';
+import { Dec } from '../../lib/decimal.js';
 import { isoOfYmd } from '../../datasets/_shared/dates.js';
 import type { X12Index } from '../../datasets/x12_codes/queries.js';
 import type { JudgeContext, TxPayer } from './judge.js';

@@ -1,4 +1,4 @@
-import { Dec, toCents } from '../../datasets/_shared/decimal.js';
+import { Dec, toCents } from '../../lib/decimal.js';
 import { counted, dollars } from '../../lib/money_text.js';
 import { ownValue } from '../../lib/own.js';
 import type { RemitReconciliation, RemitTransaction } from './schemas.js';

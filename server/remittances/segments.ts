@@ -1,4 +1,4 @@
-import { toCents, type Dec } from '../../datasets/_shared/decimal.js';
+import { toCents, type Dec } from '../../lib/decimal.js';
 import { ownValue } from '../../lib/own.js';
 import { CLAIM_NM1 } from '../../lib/vocabulary/x12_qualifiers.js';
 import { components, finding, money, moneyOrNull, num, opt, quantity, Unparseable, type Ctx, type RawAdj } from './reading.js';

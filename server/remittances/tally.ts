@@ -1,4 +1,4 @@
-import { Dec, toCents } from '../../datasets/_shared/decimal.js';
+import { Dec, toCents } from '../../lib/decimal.js';
 import { rejects } from './acks.js';
 import { worklistOrder } from './batch.js';
 import type { Acknowledgment, RemitAdjustment, RemitClaim, RemitTransaction, WorklistItem } from './schemas.js';

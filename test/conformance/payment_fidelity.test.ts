@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Dec, toCents } from '../../datasets/_shared/decimal.js';
+import { Dec, toCents } from '../../lib/decimal.js';
 import { gpci } from '../../datasets/gpci/dataset.js';
 import { mpfsRvu, type MpfsRvuRow } from '../../datasets/mpfs_rvu/dataset.js';
 import { oppsCap, type OppsCapRow } from '../../datasets/opps_cap/dataset.js';

@@ -3,7 +3,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RecordFile, writeRecordFile } from '../warehouse/record_file.js';
+import { SidecarVersionError } from './block.js';
+import { RECORD_FORMAT_VERSION, RecordFile, writeRecordFile } from './record.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -59,5 +60,33 @@ describe('record sidecar files', () => {
     expect(await RecordFile.open(join(dir, 'cut.records'))).toBeNull();
     expect(await RecordFile.open(join(dir, 'other.records'))).toBeNull();
     expect((await RecordFile.open(path))!.get(3)).toBe('[]');
+  });
+});
+
+describe('record file format versions', () => {
+  it(`writes format version ${RECORD_FORMAT_VERSION} in the header`, async () => {
+    const path = join(dir, 'v.records');
+    await writeRecordFile(path, chunks<[number, string]>([[1, '{}']], 1));
+    expect((await readFile(path)).toString('latin1', 0, 11)).toBe('RCMREC1 v1\n');
+  });
+
+  it('reads a file written before format versions (version 0: no version in the header)', async () => {
+    // 40 records, keys 10, 13, .. 127 (blocks of 16), each {i, s: i x's}, written by the writer before versions.
+    const path = join(import.meta.dirname, 'fixtures', 'v0.records');
+    expect((await readFile(path)).toString('latin1', 0, 8)).toBe('RCMREC1\n');
+    const file = (await RecordFile.open(path))!;
+    for (let i = 0; i < 40; i++) expect(file.get(10 + 3 * i)).toBe(JSON.stringify({ i, s: 'x'.repeat(i) }));
+    expect(file.get(11)).toBeNull();
+    expect([...file.entries()].flat()).toHaveLength(40);
+  });
+
+  it('refuses a record file of a version it does not read, naming the file and both versions', async () => {
+    const path = join(dir, 'v.records');
+    await writeRecordFile(path, chunks<[number, string]>([[1, '{}']], 1));
+    const newer = join(dir, 'v2.records');
+    await writeFile(newer, Buffer.concat([Buffer.from('RCMREC1 v2\n'), (await readFile(path)).subarray(11)]));
+    const refused = RecordFile.open(newer);
+    await expect(refused).rejects.toThrow(SidecarVersionError);
+    await expect(refused).rejects.toThrow(`${newer}: record file format version 2, this build reads versions 0 to 1`);
   });
 });

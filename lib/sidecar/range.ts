@@ -1,30 +1,35 @@
-import { BlockReader, readBlockIndex, writeBlockFile } from './block_file.js';
+import { BlockReader, readBlockIndex, writeBlockFile, type BlockFormat } from './block.js';
 
 /**
- * A version file's range sidecar (`<version file>.<name>.ranges`): rows of text fields sorted by
- * their first field (the key, in code point order: DuckDB's order of VARCHAR), in blocks (deflated,
- * or stored as they are where a lookup reads one block for one row: zlib's setup per call costs
- * more than the read), with each block's first key in an index held in memory. A key range is a binary search in the index
- * and a read of the blocks it spans: no scan of a table's row groups, whose zone-map checks alone
- * cost DuckDB about a millisecond a query at 7 M rows and grow with the table. Written once with
- * the version file, never changed; a version without one is answered from DuckDB.
+ * A range sidecar (`<version file>.<name>.ranges`): rows of text fields sorted by their first
+ * field (the key, in code point order: DuckDB's order of VARCHAR), in blocks (deflated, or stored
+ * as they are where a lookup reads one block for one row: zlib's setup per call costs more than
+ * the read), with each block's first key in an index held in memory. A key range is a binary
+ * search in the index and a read of the blocks it spans: no scan of a table's row groups, whose
+ * zone-map checks alone cost DuckDB about a millisecond a query at 7 M rows and grow with the
+ * table. Written once beside its version file, never changed; a version without one is answered
+ * from DuckDB.
  *
- * Layout (`block_file.ts`): `RCMRNG1\n` (or `RCMRNG0\n`), the blocks (each the lines of tab-separated
- * fields, a tab, newline or backslash in a field written `\t`, `\n`, `\\`), then the index (per
- * block: byte offset as float64, first key's UTF-8 length as uint32 and its bytes), the trailer and
- * `RCMRNGIX`. A file written with block summaries (`writeRangeFile`'s `summarise`: a few bytes per
- * block the dataset defines, e.g. counts and bounds that spare a reader the block) ends `RCMRNGI2`
- * instead, its index led by the summaries' width (uint32) and each block's entry followed by its summary.
+ * Layout (`block.ts`), format version 1: `RCMRNG1 v1\n` (or `RCMRNG0 v1\n`), the blocks (each
+ * the lines of tab-separated fields, a tab, newline or backslash in a field written `\t`, `\n`,
+ * `\\`), then the index (per block: byte offset as float64, first key's UTF-8 length as uint32
+ * and its bytes), the trailer and `RCMRNGIX`. A file written with block summaries
+ * (`writeRangeFile`'s `summary`: a few bytes per block the writer defines, e.g. counts and
+ * bounds that spare a reader the block) ends `RCMRNGI2` instead, its index led by the summaries'
+ * width (uint32) and each block's entry followed by its summary. Version 0 (`RCMRNG1\n`, files
+ * written before versions) is laid out the same after its shorter header, and is read too.
  */
 export const RANGES_SUFFIX = '.ranges';
 
 /** Where a version file's range sidecar `name` lives. */
 export const rangesPath = (versionFile: string, name: string): string => `${versionFile}.${name}${RANGES_SUFFIX}`;
 
-const KIND = 'RCMRNG';
+/** The range file format version this build writes (it reads 0 and 1). */
+export const RANGE_FORMAT_VERSION = 1;
 const TAIL = Buffer.from('RCMRNGIX');
 /** The tail of a file whose index carries a summary per block. */
 const TAIL_SUMMARISED = Buffer.from('RCMRNGI2');
+const FORMAT: BlockFormat = { kind: 'RCMRNG', name: 'range file', version: RANGE_FORMAT_VERSION, oldest: 0, tails: [TAIL, TAIL_SUMMARISED] };
 /** Rows per block (at about 100 bytes a row, a 10-15 KB block; a range of a few hundred rows reads a handful). */
 const BLOCK = 128;
 
@@ -51,7 +56,7 @@ const unescapeField = (s: string) => (s.includes('\\') ? s.replace(/\\([tn\\])/g
 /** One row as a range file's line: its fields escaped and tab-separated, newline-terminated (`RANGE_FIELD_SQL` writes the same from SQL). */
 export const rangeLine = (fields: string[]): string => `${fields.map(escapeField).join('\t')}\n`;
 
-/** A column as a range file's field, in SQL: text, NULL as empty, backslash, tab and newline escaped. */
+/** A column as a range file's field, in DuckDB SQL: text, NULL as empty, backslash, tab and newline escaped. */
 export const RANGE_FIELD_SQL = (col: string): string => `replace(replace(replace(coalesce(CAST(${col} AS VARCHAR), ''), '\\', '\\\\'), chr(9), '\\t'), chr(10), '\\n')`;
 
 /** The value of the escaped text in `bytes` from `start` to `end`. */
@@ -71,7 +76,7 @@ export interface BlockSummary {
  * Returns the row count.
  */
 export async function writeRangeFile(path: string, lines: AsyncIterable<Buffer | string>, blockRows = BLOCK, deflate = true, summary?: BlockSummary): Promise<number> {
-  return writeBlockFile(path, KIND, summary ? TAIL_SUMMARISED : TAIL, async (w) => {
+  return writeBlockFile(path, FORMAT, summary ? TAIL_SUMMARISED : TAIL, async (w) => {
     // The index's entries as the blocks go by, each as it is stored but for its offset: the first
     // key's length and UTF-8 bytes, then the block's summary.
     const entries = new GrowingBytes();
@@ -193,9 +198,12 @@ export class RangeFile {
     readonly summaryBytes: number,
   ) {}
 
-  /** Reads the index of `path`; null when there is no such file or it is not a whole range file. */
+  /**
+   * Reads the index of `path`; null when there is no such file or it is not a whole range file.
+   * Throws `SidecarVersionError` for a range file of a format version this build does not read.
+   */
   static async open(path: string): Promise<RangeFile | null> {
-    const found = await readBlockIndex(path, KIND, [TAIL, TAIL_SUMMARISED]);
+    const found = await readBlockIndex(path, FORMAT);
     if (!found) return null;
     const { index, blocks } = found;
     const summarised = found.tail === 1;

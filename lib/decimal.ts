@@ -1,8 +1,8 @@
 /**
- * Exact decimal arithmetic for payment rules. Published factors are short decimals (RVU 2 places,
- * GPCI 3, conversion factor 4, wage index 4); multiplying them as scaled integers keeps every
- * digit, so rounding to cents happens once, at the end, on the exact value (half away from zero,
- * as CMS pricers round), never on binary-float noise.
+ * Exact decimal arithmetic for payment rules and remittance amounts (lib/README.md). Published
+ * factors are short decimals (RVU 2 places, GPCI 3, conversion factor 4, wage index 4); multiplying
+ * them as scaled integers keeps every digit, so rounding to cents happens once, at the end, on the
+ * exact value (half away from zero, as CMS pricers round), never on binary-float noise.
  */
 export class Dec {
   private constructor(
@@ -10,12 +10,12 @@ export class Dec {
     readonly scale: number,
   ) {}
 
+  static readonly ZERO = new Dec(0n, 0);
+
   /**
    * A decimal the caller has already checked is plain (`-?digits[.digits]`, as an X12 amount is):
    * no second parse. Anything else is a RangeError, as `of` would give.
    */
-  static readonly ZERO = new Dec(0n, 0);
-
   static ofPlain(s: string): Dec {
     const dot = s.indexOf('.');
     if (dot < 0) return new Dec(BigInt(s), 0);

@@ -1,20 +1,24 @@
-import { BlockReader, decodeText, readBlockIndex, writeBlockFile } from './block_file.js';
+import { BlockReader, decodeText, readBlockIndex, writeBlockFile, type BlockFormat } from './block.js';
 
 /**
- * A version file's record sidecar (`<version file>.records`): one JSON record per numeric key,
- * sorted by key, in deflated blocks, with an index of each block's first key at the end. A point
- * lookup reads one block (a few kilobytes) and inflates it, where the same answer from DuckDB
- * costs a query per table (about 2 ms each at a million rows through an index). Written once with
- * the version file, never changed; a version without one is answered from DuckDB.
+ * A record sidecar (`<version file>.records`): one JSON record per numeric key, sorted by key, in
+ * deflated blocks, with an index of each block's first key at the end. A point lookup reads one
+ * block (a few kilobytes) and inflates it, where the same answer from DuckDB costs a query per
+ * table (about 2 ms each at a million rows through an index). Written once beside its version
+ * file, never changed; a version without one is answered from DuckDB.
  *
- * Layout: `RCMREC1\n`, the blocks (each the deflated lines `<key>\t<record>\n`), then the index
- * (per block: first key and byte offset, float64 little-endian), the block count (uint32) and the
- * index's offset (float64), and `RCMRECIX`.
+ * Layout (`block.ts`), format version 1: `RCMREC1 v1\n`, the blocks (each the deflated lines
+ * `<key>\t<record>\n`), then the index (per block: first key and byte offset, float64
+ * little-endian), the block count (uint32) and the index's offset (float64), and `RCMRECIX`.
+ * Version 0 (`RCMREC1\n`, files written before versions) is laid out the same after its shorter
+ * header, and is read too.
  */
 export const RECORDS_SUFFIX = '.records';
 
-const KIND = 'RCMREC';
+/** The record file format version this build writes (it reads 0 and 1). */
+export const RECORD_FORMAT_VERSION = 1;
 const TAIL = Buffer.from('RCMRECIX');
+const FORMAT: BlockFormat = { kind: 'RCMREC', name: 'record file', version: RECORD_FORMAT_VERSION, oldest: 0, tails: [TAIL] };
 /**
  * Records per block: a lookup inflates one block (about 16 KB of JSON at NPPES's record size; 64
  * records per block made a first NPI lookup 20% slower, the index a quarter the size).
@@ -23,7 +27,7 @@ const BLOCK = 16;
 
 /** Writes `rows` (key and record text, in ascending key order, a chunk at a time) to `path`, synced. */
 export async function writeRecordFile(path: string, rows: AsyncIterable<[number, string][]>): Promise<number> {
-  return writeBlockFile(path, KIND, TAIL, async (w) => {
+  return writeBlockFile(path, FORMAT, TAIL, async (w) => {
     const firstKeys: number[] = [];
     let lines: string[] = [];
     let first = 0;
@@ -72,9 +76,12 @@ export class RecordFile {
     private readonly blocks: BlockReader,
   ) {}
 
-  /** Reads the index of `path`; null when there is no such file or it is not a whole record file. */
+  /**
+   * Reads the index of `path`; null when there is no such file or it is not a whole record file.
+   * Throws `SidecarVersionError` for a record file of a format version this build does not read.
+   */
   static async open(path: string): Promise<RecordFile | null> {
-    const found = await readBlockIndex(path, KIND, [TAIL]);
+    const found = await readBlockIndex(path, FORMAT);
     if (!found || found.index.length !== found.blocks * 16) return null;
     const n = found.blocks;
     const firstKeys = new Float64Array(n);

@@ -4,17 +4,77 @@ import { open, rm, type FileHandle } from 'node:fs/promises';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 
 /**
- * The layout every sidecar of a version file shares (`record_file.ts`, `range_file.ts`): a header
- * naming the kind and how blocks are kept (`<kind>1\n` deflated, `<kind>0\n` stored as they are,
- * each followed by the CRC-32 of its bytes: a damaged stored block would otherwise read as other
- * rows, where a damaged deflated one fails to inflate), the blocks of text lines in key order, an
- * index (the kind's own encoding of each block's first key and offset), the block count (uint32
- * LE), the index's offset (float64 LE) and a tail naming the kind again. Written once with the
- * version file, synced, never changed; a reader that finds a file missing, cut short or of another
- * kind answers from DuckDB.
+ * The layout every block sidecar shares (`record.ts`, `range.ts`): a header line naming the kind,
+ * how blocks are kept and the kind's format version (`<kind>1 v<N>\n` deflated, `<kind>0 v<N>\n`
+ * stored as they are, each followed by the CRC-32 of its bytes: a damaged stored block would
+ * otherwise read as other rows, where a damaged deflated one fails to inflate), the blocks of text
+ * lines in key order, an index (the kind's own encoding of each block's first key and offset), the
+ * block count (uint32 LE), the index's offset (float64 LE) and a tail naming the kind again.
+ * Written once, synced, never changed.
+ *
+ * A file written before format versions has the header without ` v<N>` (`<kind>1\n`): it is
+ * version 0, laid out as version 1 after its shorter header (the index's offsets are
+ * absolute), and read as such. A reader refuses a file
+ * of a version it does not read (`SidecarVersionError`, naming the file and both versions) before
+ * reading anything else of it; a file missing, cut short or of another kind opens as null.
  */
 
-/** Closes the descriptor of a sidecar no snapshot holds any more. */
+/** How one kind of block sidecar is named and versioned (`range.ts`, `record.ts`). */
+export interface BlockFormat {
+  /** Six capitals naming the kind at the head of a file (`RCMRNG`). */
+  kind: string;
+  /** What the kind is called in errors (`range file`). */
+  name: string;
+  /** The format version this build writes. */
+  version: number;
+  /** The oldest version this build reads: it reads every one from there up to `version`. */
+  oldest: number;
+  /** The tails of the kind's index layouts, all one length. */
+  tails: Buffer[];
+}
+
+/** A sidecar of a format version this build does not read: refused, never read as another. */
+export class SidecarVersionError extends Error {
+  constructor(
+    readonly path: string,
+    readonly format: string,
+    /** The version the file says it is (its text when that is not a number). */
+    readonly found: number | string,
+    /** The versions this build reads, oldest first. */
+    readonly reads: readonly number[],
+  ) {
+    super(
+      `${path}: ${format} format version ${found}, this build reads ${reads.length > 1 ? `versions ${reads[0]} to ${reads.at(-1)}` : `version ${reads[0]}`}; ` +
+        `${typeof found === 'number' && found > reads.at(-1)! ? 'it was written by a newer build: run that build, or re-ingest the dataset with this one' : 're-ingest the dataset to rewrite it'}`,
+    );
+    this.name = 'SidecarVersionError';
+  }
+}
+
+/** The versions a format reads, oldest first. */
+const readable = (f: { version: number; oldest: number }): number[] => Array.from({ length: f.version - f.oldest + 1 }, (_, i) => f.oldest + i);
+
+/** Refuses `found` unless `format` reads it (`SidecarVersionError`). */
+export function checkVersion(path: string, format: { name: string; version: number; oldest: number }, found: number | string): void {
+  if (typeof found !== 'number' || found < format.oldest || found > format.version) throw new SidecarVersionError(path, format.name, found, readable(format));
+}
+
+/** The header of a sidecar of `kind`, its blocks deflated or stored, at format `version` (0: none written). */
+const headOf = (kind: string, deflated: boolean, version: number) => Buffer.from(`${kind}${deflated ? 1 : 0}${version > 0 ? ` v${version}` : ''}\n`);
+
+/** The longest header read: the kind, the flag, ` v` and a version of up to 9 digits, the newline. */
+const HEAD_MAX = 6 + 1 + 2 + 9 + 1;
+
+/** A header's kind, flag and version: null when `start` (a file's first bytes) does not begin with a header of `kind`. */
+function parseHead(start: Buffer, kind: string): { deflated: boolean; version: number; length: number } | null {
+  const nl = start.indexOf(10);
+  if (nl < 0) return null;
+  const m = /^([A-Z]{6})([01])(?: v(\d{1,9}))?$/.exec(start.toString('latin1', 0, nl));
+  if (!m || m[1] !== kind) return null;
+  return { deflated: m[2] === '1', version: m[3] === undefined ? 0 : Number(m[3]), length: nl + 1 };
+}
+
+/** Closes the descriptor of a sidecar no reader holds any more. */
 const descriptors = new FinalizationRegistry<number>((fd) => closeSync(fd));
 
 /** Streams blocks to a new sidecar (`writeBlockFile`). */
@@ -32,9 +92,9 @@ export class BlockWriter {
     private readonly deflate: boolean,
   ) {}
 
-  static async create(path: string, kind: string, deflate: boolean): Promise<BlockWriter> {
+  static async create(path: string, format: BlockFormat, deflate: boolean): Promise<BlockWriter> {
     const w = new BlockWriter(await open(path, 'w'), path, deflate);
-    await w.write(headOf(kind, deflate));
+    await w.write(headOf(format.kind, deflate, format.version));
     return w;
   }
 
@@ -99,17 +159,18 @@ export class BlockWriter {
 }
 
 /**
- * Writes a sidecar at `path`: `fill` appends the blocks and returns the row count and the kind's
- * index of the blocks' offsets. A failure removes the file.
+ * Writes a sidecar of `format` at `path`, at the format's version, ending with `tail` (one of its
+ * tails): `fill` appends the blocks and returns the row count and the kind's index of the blocks'
+ * offsets. A failure removes the file.
  */
 export async function writeBlockFile(
   path: string,
-  kind: string,
+  format: BlockFormat,
   tail: Buffer,
   fill: (w: BlockWriter) => Promise<{ count: number; index: (offsets: number[]) => Buffer }>,
   deflate = true,
 ): Promise<number> {
-  const w = await BlockWriter.create(path, kind, deflate);
+  const w = await BlockWriter.create(path, format, deflate);
   try {
     const { count, index } = await fill(w);
     await w.finish(index, tail);
@@ -120,17 +181,16 @@ export async function writeBlockFile(
   }
 }
 
-/** The header of a sidecar of `kind` (six letters), its blocks deflated or stored. */
-const headOf = (kind: string, deflated: boolean) => Buffer.from(`${kind}${deflated ? 1 : 0}\n`);
-
 /**
- * A finished sidecar's index bytes, block count, where its blocks end, whether they are deflated
- * and which of `tails` (the kind's index layouts, all one length) it ends with; null when missing,
- * cut short or of another kind.
+ * A finished sidecar's index bytes, block count, where its blocks end, whether they are deflated,
+ * its format version and which of the format's tails it ends with; null when missing, cut short
+ * or of another kind. Throws `SidecarVersionError` for a version `format` does not read.
  */
-export async function readBlockIndex(path: string, kind: string, tails: Buffer[]): Promise<{ blocks: number; index: Buffer; indexAt: number; deflated: boolean; tail: number } | null> {
-  const tailLength = tails[0]!.length;
-  const head = headOf(kind, true);
+export async function readBlockIndex(
+  path: string,
+  format: BlockFormat,
+): Promise<{ blocks: number; index: Buffer; indexAt: number; deflated: boolean; version: number; tail: number } | null> {
+  const tailLength = format.tails[0]!.length;
   let fh: FileHandle;
   try {
     fh = await open(path, 'r');
@@ -139,20 +199,23 @@ export async function readBlockIndex(path: string, kind: string, tails: Buffer[]
   }
   try {
     const { size } = await fh.stat();
-    if (size < head.length + 12 + tailLength) return null;
-    const start = Buffer.alloc(head.length);
+    const start = Buffer.alloc(Math.min(HEAD_MAX, size));
     await fh.read(start, 0, start.length, 0);
+    const head = parseHead(start, format.kind);
+    if (!head) return null;
+    // The version first: a file of another version may differ in any byte after its header.
+    checkVersion(path, format, head.version);
+    if (size < head.length + 12 + tailLength) return null;
     const trailer = Buffer.alloc(12 + tailLength);
     await fh.read(trailer, 0, trailer.length, size - trailer.length);
-    const deflated = start.equals(head);
-    const tail = tails.findIndex((t) => trailer.subarray(12).equals(t));
-    if ((!deflated && !start.equals(headOf(kind, false))) || tail < 0) return null;
+    const tail = format.tails.findIndex((t) => trailer.subarray(12).equals(t));
+    if (tail < 0) return null;
     const blocks = trailer.readUInt32LE(0);
     const indexAt = trailer.readDoubleLE(4);
     if (!(indexAt >= head.length && indexAt <= size - trailer.length)) return null;
     const index = Buffer.alloc(size - trailer.length - indexAt);
     await fh.read(index, 0, index.length, indexAt);
-    return { blocks, index, indexAt, deflated, tail };
+    return { blocks, index, indexAt, deflated: head.deflated, version: head.version, tail };
   } finally {
     await fh.close();
   }

@@ -3,7 +3,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareKeys, RangeFile, rangeFields, rangeLine, writeRangeFile } from '../warehouse/range_file.js';
+import { SidecarVersionError } from './block.js';
+import { compareKeys, RANGE_FORMAT_VERSION, RangeFile, rangeFields, rangeLine, writeRangeFile } from './range.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -154,30 +155,50 @@ describe('range sidecar files', () => {
     const bytes = await readFile(path);
     await writeFile(join(dir, 'cut.ranges'), bytes.subarray(0, bytes.length - 3));
     await writeFile(join(dir, 'other.ranges'), 'not a range file at all, long enough to have a tail');
-    await writeFile(join(dir, 'records.ranges'), Buffer.concat([Buffer.from('RCMREC1\n'), bytes.subarray(8)]));
+    await writeFile(join(dir, 'records.ranges'), Buffer.concat([Buffer.from('RCMREC'), bytes.subarray(6)]));
     for (const name of ['missing', 'cut', 'other', 'records']) expect(await RangeFile.open(join(dir, `${name}.ranges`)), name).toBeNull();
     expect((await RangeFile.open(path))!.rows('b', 'c')).toEqual([['b', '2']]);
   });
 });
 
-describe('range sidecars written by DuckDB', () => {
-  it('escape in SQL what the reader unescapes: tabs, newlines, backslashes, NULL and UTF-8 round-trip through COPY', async () => {
-    const { DuckDBInstance } = await import('@duckdb/node-api');
-    const { writeRanges } = await import('../ingest/stage/records.js');
-    const inst = await DuckDBInstance.create(':memory:');
-    const values = [['a\tb', 'line\nbreak'], ['a\\b', null], ['b', 'Gm\u00fcnd \u{1F600} \\n literal'], ['c', '']];
-    const c = await inst.connect();
-    await c.run('CREATE TABLE t (k VARCHAR, v VARCHAR, n INTEGER)');
-    for (const [i, [k, v]] of values.entries()) await c.run('INSERT INTO t VALUES ($1, $2, $3)', [k!, v ?? null, i]);
-    const path = join(dir, 'copied.ranges');
-    try {
-      const n = await writeRanges(async () => inst.connect(), { name: 'x', columns: ['k', 'v', 'n'], from: 't', order: 'k', blockRows: 2, deflate: true }, path);
-      expect(n).toBe(4);
-      expect((await RangeFile.open(path))!.rows('', '\u{10FFFF}')).toEqual(values.map(([k, v], i) => [k, v ?? '', String(i)]));
-      expect(existsSync(`${path}.lines`)).toBe(false);
-    } finally {
-      c.closeSync();
-      inst.closeSync();
+describe('range file format versions', () => {
+  const fixture = (name: string) => join(import.meta.dirname, 'fixtures', name);
+  /** The rows the version-0 fixtures hold (written by the writer before versions, blocks of 4). */
+  const V0_ROWS = [['a', '1'], ['b', '2'], ['b', '3'], ['b', '4'], ['b', '5'], ['c', 'tab\there'], ['d', 'Gm\u00fcnd'], ['e', ''], ['f', '9'], ['g', '10']];
+
+  it(`writes format version ${RANGE_FORMAT_VERSION} in the header, deflated or stored`, async () => {
+    const rows = [['a', '1'], ['b', '2']];
+    await writeRangeFile(join(dir, 'v-deflated.ranges'), chunks(rows, 3));
+    await writeRangeFile(join(dir, 'v-stored.ranges'), chunks(rows, 3), 128, false);
+    expect((await readFile(join(dir, 'v-deflated.ranges'))).toString('latin1', 0, 11)).toBe('RCMRNG1 v1\n');
+    expect((await readFile(join(dir, 'v-stored.ranges'))).toString('latin1', 0, 11)).toBe('RCMRNG0 v1\n');
+  });
+
+  it('reads files written before format versions (version 0: no version in the header), deflated, and stored with summaries', async () => {
+    for (const name of ['v0-deflated.ranges', 'v0-stored.ranges']) {
+      expect((await readFile(fixture(name))).toString('latin1', 0, 8), name).toMatch(/^RCMRNG[01]\n$/);
+      const file = (await RangeFile.open(fixture(name)))!;
+      expect(file.rows('', 'z'), name).toEqual(V0_ROWS);
+      expect(file.rowsOf('b'), name).toEqual(V0_ROWS.slice(1, 5));
+      expect(file.rows('c', 'e'), name).toEqual(V0_ROWS.slice(5, 7));
     }
+    const summarised = (await RangeFile.open(fixture('v0-stored.ranges')))!;
+    expect([summarised.summaryBytes, ...summarised.summaries]).toEqual([1, 4, 4, 2]);
+  });
+
+  it('refuses a range file of a version it does not read, naming the file and both versions, and reads nothing of it', async () => {
+    const path = join(dir, 'v.ranges');
+    await writeRangeFile(path, chunks([['a', '1'], ['b', '2']], 3));
+    const bytes = await readFile(path);
+    for (const v of ['2', '13']) {
+      const newer = join(dir, `v${v}.ranges`);
+      await writeFile(newer, Buffer.concat([Buffer.from(`RCMRNG1 v${v}\n`), bytes.subarray(11)]));
+      const refused = RangeFile.open(newer);
+      await expect(refused).rejects.toThrow(SidecarVersionError);
+      await expect(refused).rejects.toThrow(`${newer}: range file format version ${v}, this build reads versions 0 to 1; it was written by a newer build`);
+    }
+    // Refused before its length is looked at: a newer file may be laid out otherwise after its header.
+    await writeFile(join(dir, 'short.ranges'), 'RCMRNG1 v7\n');
+    await expect(RangeFile.open(join(dir, 'short.ranges'))).rejects.toThrow(/format version 7/);
   });
 });
