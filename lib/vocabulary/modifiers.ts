@@ -17,7 +17,10 @@ import { LIABILITY_MODIFIERS } from './liability.js';
  *   (27, 91);
  * - `liability`: Medicare's liability modifiers (GA, GZ, GY, GX; `liability.ts`);
  * - `fee_lookup`: the lab or DME fee lookups read it (QW CLIA-waived test; NU new, RR rental, UE
- *   used equipment).
+ *   used equipment);
+ * - `professional_only`: the line bills a professional service only, so the hospital's OPPS amount
+ *   is never part of it: the professional `component` (26), an `assistant` at surgery (80, 81, 82,
+ *   AS) or `co_surgery` (62 co-surgeons, 66 team surgery).
  */
 export type NcciBypass = 'distinct' | 'anatomic' | 'global_surgery' | 'em' | 'other';
 
@@ -29,6 +32,7 @@ export interface Modifier {
   ncci?: NcciBypass;
   liability?: true;
   fee_lookup?: 'lab' | 'dme';
+  professional_only?: 'component' | 'assistant' | 'co_surgery';
 }
 
 const anatomic = (meaning: string): Modifier => ({ meaning, ncci: 'anatomic' });
@@ -37,7 +41,7 @@ export const MODIFIERS: Readonly<Record<string, Modifier>> = {
   '22': { meaning: 'increased procedural services' },
   '24': { meaning: 'unrelated E/M service by the same physician during a postoperative period', ncci: 'em' },
   '25': { meaning: 'significant, separately identifiable E/M service on the day of a procedure', ncci: 'em' },
-  '26': { meaning: 'professional component', rvu_row: true },
+  '26': { meaning: 'professional component', rvu_row: true, professional_only: 'component' },
   '27': { meaning: 'multiple outpatient hospital E/M encounters on the same date', ncci: 'other' },
   '33': { meaning: 'preventive service (cost sharing waived where the statute allows)', payment: 'advance_care_planning_with_awv' },
   '50': { meaning: 'bilateral procedure', payment: 'bilateral' },
@@ -47,17 +51,17 @@ export const MODIFIERS: Readonly<Record<string, Modifier>> = {
   '57': { meaning: 'decision for surgery', ncci: 'em' },
   '58': { meaning: 'staged or related procedure during the postoperative period', ncci: 'global_surgery' },
   '59': { meaning: 'distinct procedural service', ncci: 'distinct' },
-  '62': { meaning: 'two surgeons (co-surgery)', payment: 'co_surgeon' },
-  '66': { meaning: 'surgical team' },
+  '62': { meaning: 'co-surgeons', payment: 'co_surgeon', professional_only: 'co_surgery' },
+  '66': { meaning: 'team surgery', professional_only: 'co_surgery' },
   '78': { meaning: 'unplanned return to the operating room for a related procedure during the postoperative period', ncci: 'global_surgery' },
   '79': { meaning: 'unrelated procedure during the postoperative period', ncci: 'global_surgery' },
-  '80': { meaning: 'assistant surgeon', payment: 'assistant_at_surgery' },
-  '81': { meaning: 'minimum assistant surgeon', payment: 'assistant_at_surgery' },
-  '82': { meaning: 'assistant surgeon when a qualified resident is not available', payment: 'assistant_at_surgery' },
+  '80': { meaning: 'assistant at surgery', payment: 'assistant_at_surgery', professional_only: 'assistant' },
+  '81': { meaning: 'minimum assistant at surgery', payment: 'assistant_at_surgery', professional_only: 'assistant' },
+  '82': { meaning: 'assistant at surgery when no qualified resident is available', payment: 'assistant_at_surgery', professional_only: 'assistant' },
   '91': { meaning: 'repeat clinical diagnostic laboratory test', ncci: 'other' },
   AA: { meaning: 'anesthesia services performed personally by the anesthesiologist', anesthesia: 100 },
   AD: { meaning: 'medical supervision by a physician: more than four concurrent anesthesia procedures', anesthesia: 'AD' },
-  AS: { meaning: 'physician assistant, nurse practitioner or clinical nurse specialist assisting at surgery', payment: 'assistant_at_surgery' },
+  AS: { meaning: 'non-physician assistant at surgery', payment: 'assistant_at_surgery', professional_only: 'assistant' },
   E1: anatomic('upper left, eyelid'),
   E2: anatomic('lower left, eyelid'),
   E3: anatomic('upper right, eyelid'),
@@ -111,5 +115,3 @@ export function modifiersWhere<K extends keyof Omit<Modifier, 'meaning'>>(concer
   return new Set(Object.entries(MODIFIERS).filter(([, m]) => m[concern] !== undefined && (value === undefined || m[concern] === value)).map(([code]) => code));
 }
 
-/** The modifier's row, or undefined for one the service does not read. */
-export const modifierOf = (code: string): Modifier | undefined => (Object.hasOwn(MODIFIERS, code) ? MODIFIERS[code] : undefined);

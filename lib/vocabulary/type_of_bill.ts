@@ -4,7 +4,7 @@
  * hospital outpatient. Those whose Part B services a hospital is paid per line under the OPPS: 12
  * (inpatient Part B only), 13 (outpatient), 14 (other: non-patient referenced tests).
  */
-export const TYPE_OF_BILL: Readonly<Record<string, string>> = {
+const TYPES_OF_BILL: Readonly<Record<string, string>> = {
   '11': 'hospital inpatient (Part A)',
   '12': 'hospital inpatient (Part B only)',
   '13': 'hospital outpatient',
@@ -28,4 +28,8 @@ export const TYPE_OF_BILL: Readonly<Record<string, string>> = {
 };
 
 /** Types of bill paid per line under the OPPS (a hospital's Part B outpatient services). */
-export const OPPS_BILL_TYPES: ReadonlySet<string> = new Set(['12', '13', '14']);
+const PAID_UNDER_OPPS = ['12', '13', '14'] as const;
+export const OPPS_BILL_TYPES: ReadonlySet<string> = new Set(PAID_UNDER_OPPS.filter((t) => Object.hasOwn(TYPES_OF_BILL, t)));
+
+/** The type of bill's meaning (its first two digits), or undefined for one the service does not list. */
+export const typeOfBillMeaning = (code: string): string | undefined => (Object.hasOwn(TYPES_OF_BILL, code.slice(0, 2)) ? TYPES_OF_BILL[code.slice(0, 2)] : undefined);

@@ -6,6 +6,7 @@ import { DENIAL_CATEGORY_CLASS } from './denial_categories.js';
 import { isDocumentationRemark, rarcMeaningOf } from './rarc.js';
 import { compApcExclusionsIn } from './opps_packaging.js';
 import { CLAIM_STATUS } from './claim_status.js';
+import { OPPS_BILL_TYPES, typeOfBillMeaning } from './type_of_bill.js';
 
 const SEED = join(import.meta.dirname, '../../seeds/x12_codes/claim-adjustment-reason-codes_2026-08-17.csv');
 
@@ -35,5 +36,12 @@ describe('the billing vocabulary', () => {
     expect(compApcExclusionsIn(2026)!.status_indicators).toContain('G');
     expect(compApcExclusionsIn(2026)!.citation.section).toBe('10.2.3');
     expect(Object.values(CLAIM_STATUS).filter((s) => s.forwarded).length).toBe(4);
+  });
+
+  it('names the types of bill, and those paid per line under the OPPS are hospital Part B bills', () => {
+    expect(typeOfBillMeaning('131')).toBe('hospital outpatient');
+    expect(typeOfBillMeaning('99')).toBeUndefined();
+    expect([...OPPS_BILL_TYPES]).toEqual(['12', '13', '14']);
+    for (const t of OPPS_BILL_TYPES) expect(typeOfBillMeaning(t)).toMatch(/^hospital/);
   });
 });

@@ -32,7 +32,6 @@ export const CodeResearchInputSchema = z
     path: ['code'],
   })
   .meta({ id: 'CodeResearchRequest' });
-export type CodeResearchInput = z.output<typeof CodeResearchInputSchema>;
 
 const Icd10Schema = z
   .string()
@@ -102,7 +101,6 @@ export const CodeResearchResultSchema = AgentConclusionSchema.extend({
   descriptor: z.string().nullable().describe('its PFS short descriptor; null when no loaded RVU release has it'),
   status_code: z.string().nullable().describe('its PFS status code'),
 }).meta({ id: 'CodeResearchResult' });
-export type CodeResearchResult = z.output<typeof CodeResearchResultSchema>;
 
 const X12ExplainedSchema = z.object({
   code: z.string(),

@@ -1,3 +1,4 @@
+import { HOSPITAL_OUTPATIENT_POS } from '../../lib/vocabulary/place_of_service.js';
 import { findLabRates, isLabCode } from '../../datasets/clfs/queries.js';
 import { findDmeRates, isDmeCode } from '../../datasets/dmepos/queries.js';
 import { isDmeRuralZip } from '../../datasets/dmepos_rural_zip/queries.js';
@@ -18,7 +19,7 @@ import type { RuleEffect } from './rules/rule.js';
  */
 
 /** Place-of-service codes of hospital outpatient services, the only ones OPPS pays (19, 22, 23). */
-export const OPPS_POS: ReadonlySet<string> = new Set(['19', '22', '23']);
+export const OPPS_POS = HOSPITAL_OUTPATIENT_POS;
 
 /** The GPCIs of a facility's locality: national (1.000) with a warning when the locality is unknown or not in the GPCI file. */
 export async function gpciFor(

@@ -1,10 +1,11 @@
+import { modifiersWhere } from '../../../lib/vocabulary/modifiers.js';
 import { modifierAdjustment, SOURCES, type PaymentRule } from './rule.js';
 
 export const CITE_ASSISTANT = 'Medicare Claims Processing Manual ch. 12 section 20.4.3 (assistant-at-surgery services); RVU file ASST SURG indicator';
 export const CITE_ASSISTANT_NPP = `${CITE_ASSISTANT}; non-physician practitioners at 85% of the physician amount (42 CFR 414.52, 414.56)`;
 
 /** The assistant-at-surgery modifiers, the first on the line applied: 80, 81, 82 (physicians) and AS (a non-physician practitioner). */
-const ASSISTANT_MODIFIERS: readonly string[] = ['80', '81', '82', 'AS'];
+const ASSISTANT_MODIFIERS: readonly string[] = [...modifiersWhere('payment', 'assistant_at_surgery')];
 
 /**
  * An assistant at surgery by the RVU file's ASST SURG indicator: 2 pays 16% (AS, a non-physician

@@ -1,4 +1,5 @@
 import { isOwnKey } from '../../../lib/own.js';
+import { type Modifier, MODIFIERS, modifiersWhere } from '../../../lib/vocabulary/modifiers.js';
 import { CITE_ASSISTANT } from './assistant_at_surgery.js';
 import { CITE_CO_TEAM } from './co_surgeon.js';
 import { CITE_PCTC } from './professional_component.js';
@@ -11,17 +12,13 @@ const CITE_NOT_OPPS = '42 CFR 419.22(a): physician services paid under the physi
  * Modifiers of a claim line that bills only a professional service: the professional component
  * (26), an assistant at surgery (80, 81, 82; AS a non-physician assistant), co-surgeons (62) and
  * team surgery (66). The hospital bills the facility service once, on its own claim, whoever
- * assisted, so an OPPS amount is never part of such a line. With each, where it is defined.
+ * assisted, so an OPPS amount is never part of such a line. With each, where it is defined (the
+ * codes are `professional_only` in lib/vocabulary/modifiers.ts).
  */
-export const PROFESSIONAL_ONLY_MODIFIERS: Readonly<Record<string, { what: string; citation: string }>> = {
-  '26': { what: 'professional component', citation: CITE_PCTC },
-  '80': { what: 'assistant at surgery', citation: CITE_ASSISTANT },
-  '81': { what: 'minimum assistant at surgery', citation: CITE_ASSISTANT },
-  '82': { what: 'assistant at surgery when no qualified resident is available', citation: CITE_ASSISTANT },
-  AS: { what: 'non-physician assistant at surgery', citation: CITE_ASSISTANT },
-  '62': { what: 'co-surgeons', citation: CITE_CO_TEAM },
-  '66': { what: 'team surgery', citation: CITE_CO_TEAM },
-};
+const CITATIONS: Readonly<Record<NonNullable<Modifier['professional_only']>, string>> = { component: CITE_PCTC, assistant: CITE_ASSISTANT, co_surgery: CITE_CO_TEAM };
+export const PROFESSIONAL_ONLY_MODIFIERS: Readonly<Record<string, { what: string; citation: string }>> = Object.fromEntries(
+  [...modifiersWhere('professional_only')].map((code) => [code, { what: MODIFIERS[code]!.meaning, citation: CITATIONS[MODIFIERS[code]!.professional_only!] }]),
+);
 
 /**
  * A professional-only line at a facility (`ccn`): its answer is the physician block; the hospital's
