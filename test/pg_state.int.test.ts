@@ -124,7 +124,7 @@ describe.skipIf(!PG_URL)('PostgreSQL state store: change marker', () => {
   afterAll(() => db.drop());
 
   const settle = async (s: PgStateStore, from: string) => {
-    const deadline = Date.now() + 2000;
+    const deadline = Date.now() + 5000;
     while ((await s.changeMarker()) === from && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     return s.changeMarker();
   };
@@ -159,12 +159,17 @@ describe.skipIf(!PG_URL)('PostgreSQL state store: change marker', () => {
       // End the listener's session from outside, as a failover or an idle timeout would.
       await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`);
       await admin.end();
-      const deadline = Date.now() + 2000;
+      const deadline = Date.now() + 5000;
+      // Each poll waits a timer's turn: the listener's socket closes in an I/O phase, which a loop of
+      // resolved promises alone would never reach.
       let m = await a.changeMarker();
-      while (!m.startsWith('down:') && Date.now() < deadline) m = await a.changeMarker();
+      while (!m.startsWith('down:') && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 10));
+        m = await a.changeMarker();
+      }
       expect(m).toMatch(/^down:/);
       expect(await a.changeMarker()).not.toBe(m);
-      const back = Date.now() + 2000;
+      const back = Date.now() + 5000;
       while ((await a.changeMarker()).startsWith('down:') && Date.now() < back) await new Promise((r) => setTimeout(r, 10));
       expect(await a.changeMarker()).not.toMatch(/^down:/);
     } finally {
