@@ -117,10 +117,10 @@ describe('answer cache', () => {
     try {
       const before = s.srv.cache.size;
       const urls = [
-        '/v1/codes/99213/payment?locality=1320201&date_of_service=2026-03-02',
-        '/v1/codes/99213/payment?date_of_service=2026-03-02&locality=13202-01',
-        '/v1/codes/%39%39213/payment?locality=%201320201%20&date_of_service=2026-03-02',
-        '/v1/codes/99213/payment?locality=1320201&date_of_service=2026-03-02&',
+        '/v1/codes/99213/payment?locality=1320201&date_of_service=2025-11-03',
+        '/v1/codes/99213/payment?date_of_service=2025-11-03&locality=13202-01',
+        '/v1/codes/%39%39213/payment?locality=%201320201%20&date_of_service=2025-11-03',
+        '/v1/codes/99213/payment?locality=1320201&date_of_service=2025-11-03&',
       ];
       const bodies = [];
       for (const u of urls) {
@@ -140,7 +140,7 @@ describe('answer cache', () => {
     const s = await startTestServer({ cacheMaxBytes: max });
     try {
       const localities = ['1320201', '1320202', '1320203', '0111205', '0510201', '0510217', '0510218', '0510226'];
-      const dates = ['2026-01-05', '2026-02-05', '2026-03-05', '2026-04-05', '2026-05-05'];
+      const dates = ['2025-01-05', '2025-02-05', '2025-03-05', '2025-04-05', '2025-05-05'];
       let ok = 0;
       for (const l of localities) {
         for (const d of dates) {

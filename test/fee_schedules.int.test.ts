@@ -7,6 +7,7 @@ import { findAspPaymentLimits } from '../datasets/asp_pricing/queries.js';
 import { MountedSnapshot } from '../warehouse/snapshot.js';
 import { CrosswalkResultSchema } from '../server/codes/schemas.js';
 import { DmeListSchema, LabListSchema, OppsRowSchema } from '../server/fee_schedules/schemas.js';
+import { TestClock } from './helpers/clock.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
 
 // Expected values are the seeds' own cells (seeds/dmepos/DMEPOS25_APR.csv is an excerpt of the
@@ -56,11 +57,10 @@ describe('GET /v1/fee-schedules/dme/{code}', () => {
     expect(r.body.total_count).toBe(3 * 53);
   });
 
-  it('answers an empty list with a warning for a year with no loaded release', async () => {
+  it('returns 404 naming the year and the nearest loaded release for a year with no loaded release', async () => {
     const r = await t.request('/v1/fee-schedules/dme/E0110?year=2019');
-    expect(r.status).toBe(200);
-    expect(r.body.results).toEqual([]);
-    expect(r.body.reliability.warnings.join(' ')).toMatch(/2019/);
+    expect(r.status).toBe(404);
+    expect(r.body).toEqual({ code: 'not_found', detail: 'no dmepos version loaded covers CY2019; the nearest loaded is 2025-04 (CY2025, effective 2025-04-01)' });
   });
 
   it('returns 404 not_found for a code on no DMEPOS schedule', async () => {
@@ -113,10 +113,10 @@ describe('GET /v1/fee-schedules/opps/{code}', () => {
     expect(r.body).toMatchObject({ status_indicator: 'Q4', apc_code: null, payment_rate: null });
   });
 
-  it('returns 404 for a year with no loaded Addendum B', async () => {
+  it('returns 404 for a year with no loaded Addendum B, naming the year and the nearest loaded release', async () => {
     const r = await t.request('/v1/fee-schedules/opps/G0463?year=2024');
     expect(r.status).toBe(404);
-    expect(r.body.code).toBe('not_found');
+    expect(r.body).toEqual({ code: 'not_found', detail: 'no opps_addendum_b version loaded covers CY2024; the nearest loaded is 2026-01 (CY2026, effective 2026-01-01)' });
   });
 });
 
@@ -224,9 +224,65 @@ describe('fee-schedule lookups take a date of service', () => {
     expect(opps.status).toBe(200);
     expect(opps.body.year).toBe(2026);
     const none = await t.request('/v1/fee-schedules/lab/80053?date_of_service=2019-05-01');
-    expect(none.body.reliability.degraded).toBe(true);
+    expect(none.status).toBe(404);
+    expect(none.body.detail).toBe('no clfs version loaded covers date of service 2019-05-01 (CY2019); the nearest loaded is 2026Q3V1 (CY2026, effective 2026-07-01)');
     const bad = await t.request('/v1/fee-schedules/lab/80053?year=2025&date_of_service=2026-08-14');
     expect(bad.status).toBe(422);
     expect(bad.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'year'], msg: 'year and date_of_service name different years' })]);
+  });
+});
+
+/*
+ * The one date rule on the three lookups, with the clock fixed: the seeds hold the CY2026 Addendum
+ * B (effective 2026-01-01), the CY2026 Q3 CLFS (2026-07-01) and the April 2025 DMEPOS release.
+ */
+describe('the date rule of the fee-schedule lookups', () => {
+  const clock = new TestClock('2026-08-14T12:00:00Z');
+  /** The warnings beside the one every answer over the illustrative OPPS seed carries. */
+  const dated = (r: { reliability: { warnings: string[] } }) => r.reliability.warnings.filter((w) => !/is an illustrative seed/.test(w));
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ now: clock.now });
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  it('answers 404 naming the missing year and the nearest loaded release for a year or date none covers', async () => {
+    const cases: [string, string][] = [
+      ['/v1/fee-schedules/opps/G0463?year=2027', 'no opps_addendum_b version loaded covers CY2027; the nearest loaded is 2026-01 (CY2026, effective 2026-01-01)'],
+      ['/v1/fee-schedules/lab/80053?date_of_service=2025-03-02', 'no clfs version loaded covers date of service 2025-03-02 (CY2025); the nearest loaded is 2026Q3V1 (CY2026, effective 2026-07-01)'],
+      ['/v1/fee-schedules/dme/E0110?date_of_service=2026-03-02', 'no dmepos version loaded covers date of service 2026-03-02 (CY2026); the nearest loaded is 2025-04 (CY2025, effective 2025-04-01)'],
+    ];
+    for (const [path, detail] of cases) {
+      const r = await s.request(path);
+      expect(r.status, path).toBe(404);
+      expect(r.body, path).toEqual({ code: 'not_found', detail });
+    }
+  });
+
+  it("answers today's year's release without a date, not degraded, when one is loaded", async () => {
+    clock.set('2026-08-14T12:00:00Z');
+    const opps = await s.request('/v1/fee-schedules/opps/G0463');
+    expect(opps.status).toBe(200);
+    expect(opps.body.reliability.dataset_versions).toEqual({ opps_addendum_b: '2026-01' });
+    expect(dated(opps.body)).toEqual([]);
+    const lab = await s.request('/v1/fee-schedules/lab/80053');
+    expect(lab.body.reliability).toMatchObject({ dataset_versions: { clfs: '2026Q3V1' }, degraded: false, warnings: [] });
+    clock.set('2025-06-01T12:00:00Z');
+    const dme = await s.request('/v1/fee-schedules/dme/E0110?state=AL');
+    expect(dme.body.reliability).toMatchObject({ dataset_versions: { dmepos: '2025-04' }, degraded: false, warnings: [] });
+  });
+
+  it('answers the newest loaded release without a date, degraded with a warning, when none of today\'s year is loaded', async () => {
+    clock.set('2026-08-14T12:00:00Z');
+    const dme = await s.request('/v1/fee-schedules/dme/E0110?state=AL');
+    expect(dme.status).toBe(200);
+    expect(dme.body.results.length).toBeGreaterThan(0);
+    expect(dme.body.reliability).toMatchObject({ dataset_versions: { dmepos: '2025-04' }, degraded: true, warnings: ['no dmepos version loaded covers today, 2026-08-14 (CY2026); answered from the newest loaded, 2025-04 (CY2025, effective 2025-04-01)'] });
+    clock.set('2025-06-01T12:00:00Z');
+    const opps = await s.request('/v1/fee-schedules/opps/G0463');
+    expect(opps.body.reliability).toMatchObject({ dataset_versions: { opps_addendum_b: '2026-01' }, degraded: true });
+    expect(dated(opps.body)).toEqual(['no opps_addendum_b version loaded covers today, 2025-06-01 (CY2025); answered from the newest loaded, 2026-01 (CY2026, effective 2026-01-01)']);
   });
 });

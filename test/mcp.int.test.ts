@@ -152,7 +152,7 @@ describe("docs/api.md's MCP example", () => {
 describe('MCP tool calls go through the same pipeline as REST', () => {
   const calls: [string, Record<string, unknown>, string][] = [
     ['getCode', { code: '99213' }, '/v1/codes/99213'],
-    ['getCodePayment', { code: '99213', locality: '1320201', date_of_service: '2026-03-02' }, '/v1/codes/99213/payment?locality=1320201&date_of_service=2026-03-02'],
+    ['getCodePayment', { code: '99213', locality: '1320201', date_of_service: '2025-11-03' }, '/v1/codes/99213/payment?locality=1320201&date_of_service=2025-11-03'],
     ['getPtpPrac', { column1: '99214', column2: '99213', date_of_service: '2026-08-01' }, '/v1/ncci/ptp/prac?column1=99214&column2=99213&date_of_service=2026-08-01'],
     ['listDataChanges', { dataset: 'ncci', limit: 5 }, '/v1/data/changes?dataset=ncci&limit=5'],
   ];
@@ -303,7 +303,7 @@ describe('MCP tools/call answered beside the SDK transport', () => {
   it("answers a tools/call exactly as the SDK's transport does, and the answer is a valid CallToolResult", async () => {
     const session = await open();
     for (const [name, args] of [
-      ['getCodePayment', { code: '99213', locality: '1320201', date_of_service: '2026-03-02' }],
+      ['getCodePayment', { code: '99213', locality: '1320201', date_of_service: '2025-11-03' }],
       ['getCodePayment', { code: '99213', qpp_flag: '2' }], // a 422: an error result
       ['searchPayers', { q: 'aetna' }], // an array answer, wrapped as {results}
     ] as const) {

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MedicaidMueListSchema, MedicareMueListSchema, AocLookupSchema } from '../server/ncci/schemas.js';
+import { TestClock } from './helpers/clock.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
 import { mueWhenExceeded } from '../server/ncci/validate.js';
+import { aocApplies } from '../datasets/ncci_aoc/queries.js';
 import { illustrativeIn, otherWarnings } from './helpers/illustrative.js';
 
 let t: TestServer;
@@ -58,12 +60,22 @@ describe('GET /v1/ncci/mue/{code}', () => {
     expect(q3.body.results.find((x: any) => x.mue_type === 'practitioner')).toMatchObject({ mue_value: 2, version: '2026Q3' });
   });
 
-  it('answers from the nearest quarter, degraded with a warning, when no quarter covers the date', async () => {
+  it('answers 404 naming the quarter and each table\'s nearest version when no table has a quarter covering the date', async () => {
     const r = await t.request('/v1/ncci/mue/99213?date_of_service=2027-01-15');
+    expect(r.status).toBe(404);
+    expect(r.body).toEqual({
+      code: 'not_found',
+      detail: 'no ncci_mue_prac, ncci_mue_hosp or ncci_mue_dme version loaded covers date of service 2027-01-15 (2027Q1); the nearest loaded are ncci_mue_prac 2026Q3 (effective 2026-07-01); ncci_mue_hosp 2026Q3 (effective 2026-07-01); ncci_mue_dme 2026Q3 (effective 2026-07-01)',
+    });
+  });
+
+  it('answers a quarter only some tables cover from the covering ones, and the others from their nearest version, degraded', async () => {
+    // 2026Q2: the practitioner table has it, the hospital and DME tables only 2026Q3.
+    const r = await t.request('/v1/ncci/mue/99213?date_of_service=2026-05-15');
     expect(r.status).toBe(200);
-    expect(r.body.results.find((x: any) => x.mue_type === 'practitioner')).toMatchObject({ mue_value: 2, version: '2026Q3' });
+    expect(r.body.results.find((x: any) => x.mue_type === 'practitioner')).toMatchObject({ version: '2026Q2' });
     expect(r.body.reliability.degraded).toBe(true);
-    expect(r.body.reliability.warnings.join(' ')).toMatch(/no ncci_mue_prac version loaded covers date of service 2027-01-15/);
+    expect(otherWarnings(r.body.reliability.warnings).join(' ')).toMatch(/no ncci_mue_hosp version loaded covers date of service 2026-05-15; answered from the nearest version 2026Q3/);
   });
 
   it('returns an empty list for a well-formed code with no MUE', async () => {
@@ -151,11 +163,11 @@ describe('GET /v1/ncci/aoc/{code}', () => {
   });
 
   it('drops an edit deleted before the date of service and keeps it through its deletion date', async () => {
-    const onDel = await t.request('/v1/ncci/aoc/11001?date_of_service=2025-12-31');
-    expect(onDel.body.primary_codes.map((p: any) => p.primary_code)).toEqual(['11000', '11004', '11005']);
-    // 2025-12-31 is outside the only loaded quarter (and the seed is illustrative: degraded either way).
-    expect(onDel.body.reliability.degraded).toBe(true);
-    expect(otherWarnings(onDel.body.reliability.warnings).join(' ')).toMatch(/answered from the nearest/);
+    // 11001 with primary 11005 is deleted 20251231 (AOC_V2026Q3-MCR.csv line 4): it applies on that day,
+    // not the day after. No loaded quarter covers 2025-12-31, so the route answers 404 there.
+    const row = { aoc_edit_eff_dt: '2011-01-01', aoc_edit_del_dt: '2025-12-31', addon_eff_dt: null, addon_del_dt: null, primary_eff_dt: null, primary_del_dt: null };
+    expect([aocApplies(row as never, '2025-12-31'), aocApplies(row as never, '2026-01-01')]).toEqual([true, false]);
+    expect((await t.request('/v1/ncci/aoc/11001?date_of_service=2025-12-31')).status).toBe(404);
     const after = await t.request('/v1/ncci/aoc/11001?date_of_service=2026-07-02');
     expect(after.body.primary_codes.map((p: any) => p.primary_code)).toEqual(['11000', '11004']);
     expect(otherWarnings(after.body.reliability.warnings)).toEqual([]);
@@ -174,5 +186,58 @@ describe('GET /v1/ncci/aoc/{code}', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ is_add_on: false, primary_codes: [], add_on_codes: [] });
     expect((await t.request('/v1/ncci/aoc/99417?date_of_service=2026-13-01')).status).toBe(422);
+  });
+});
+
+/*
+ * The one date rule on the NCCI lookups (PTP, MUE, Medicaid MUE, add-on codes), the clock fixed.
+ * The seeds hold PTP 32.1 (2026Q2) and 32.2 (2026Q3), the practitioner MUE of 2026Q2 and 2026Q3
+ * and every other NCCI table of 2026Q3 only.
+ */
+describe('the date rule of the NCCI lookups', () => {
+  const clock = new TestClock('2026-08-01T12:00:00Z');
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ now: clock.now });
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+  const LOOKUPS = ['/v1/ncci/ptp/prac?column1=93000&column2=93010', '/v1/ncci/mue/99213', '/v1/ncci/medicaid/mue/99213', '/v1/ncci/aoc/99417'];
+  const withDate = (path: string, date: string) => `${path}${path.includes('?') ? '&' : '?'}date_of_service=${date}`;
+
+  it('answers 404 for a date no loaded quarter covers, naming the quarter and the nearest loaded version', async () => {
+    for (const path of LOOKUPS) {
+      const r = await s.request(withDate(path, '2026-01-15'));
+      expect(r.status, path).toBe(404);
+      expect(r.body.detail, path).toMatch(/^no .* version loaded covers date of service 2026-01-15 \(2026Q1\); the nearest loaded (is|are) /);
+    }
+    expect((await s.request(withDate('/v1/ncci/medicaid/mue/99213', '2026-01-15'))).body.detail).toBe(
+      'no medicaid_mue_prac, medicaid_mue_hosp or medicaid_mue_dme version loaded covers date of service 2026-01-15 (2026Q1); the nearest loaded are medicaid_mue_prac 2026Q3 (effective 2026-07-01); medicaid_mue_hosp 2026Q3 (effective 2026-07-01); medicaid_mue_dme 2026Q3 (effective 2026-07-01)',
+    );
+  });
+
+  it("answers today's quarter without a date, with no date warning, when it is loaded", async () => {
+    clock.set('2026-08-01T12:00:00Z');
+    for (const path of LOOKUPS) {
+      const r = await s.request(path);
+      expect(r.status, path).toBe(200);
+      expect(otherWarnings(r.body.reliability.warnings), path).toEqual([]);
+    }
+    expect((await s.request(LOOKUPS[0]!)).body).toMatchObject({ version: '32.2', date_of_service: '2026-08-01' });
+  });
+
+  it('answers the newest loaded quarter without a date, degraded with a warning, when none covers today', async () => {
+    clock.set('2026-12-06T12:00:00Z');
+    const ptp = await s.request(LOOKUPS[0]!);
+    expect(ptp.body).toMatchObject({ version: '32.2', date_of_service: '2026-12-06' });
+    expect(otherWarnings(ptp.body.reliability.warnings)).toEqual(['no ncci_ptp_prac version loaded covers today, 2026-12-06 (2026Q4); answered from the newest loaded, 32.2 (2026Q3, effective 2026-07-01)']);
+    for (const path of LOOKUPS) {
+      const r = await s.request(path);
+      expect(r.status, path).toBe(200);
+      expect(r.body.reliability.degraded, path).toBe(true);
+      expect(otherWarnings(r.body.reliability.warnings).length, path).toBeGreaterThan(0);
+      for (const w of otherWarnings(r.body.reliability.warnings)) expect(w, path).toMatch(/covers today, 2026-12-06 \(2026Q4\); answered from the newest loaded, /);
+    }
   });
 });

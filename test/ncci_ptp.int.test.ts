@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ptpEditStatus } from '../datasets/_ncci_ptp/queries.js';
 import { PtpEditSchema } from '../server/ncci/schemas.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
 import { illustrativeIn, otherWarnings } from './helpers/illustrative.js';
@@ -63,13 +64,13 @@ describe('GET /v1/ncci/ptp/prac', () => {
   });
 
   it('treats the deletion date as the last day the edit applies', async () => {
-    // 99213/99212 is deleted in 32.1 with 20260331: in force on that day, not the day after.
-    const last = await prac('column1=99213&column2=99212&date_of_service=2026-03-31');
-    expect(last.body.version).toBe('32.1');
-    expect(last.body.reliability.degraded).toBe(true); // 2026-03-31 is before 32.1's quarter
-    expect(last.body.status).toBe('active');
+    // 99213/99212 is deleted in 32.1 with 20260331: in force on that day, not the day after. No
+    // loaded quarter covers 2026-03-31 (the route answers 404 there), so the day itself is the row's.
     const after = await prac('column1=99213&column2=99212&date_of_service=2026-04-01');
     expect(after.body).toMatchObject({ version: '32.1', status: 'deleted', edit_delete_dt: '2026-03-31' });
+    const row = { effective_date: '2020-01-01', deletion_date: after.body.edit_delete_dt, modifier_indicator: '1' as const };
+    expect([ptpEditStatus(row, '2026-03-31'), ptpEditStatus(row, '2026-04-01')]).toEqual(['active', 'deleted']);
+    expect((await prac('column1=99213&column2=99212&date_of_service=2026-03-31')).status).toBe(404);
   });
 
   it('shows an edit added in 32.2 only from its quarter on', async () => {
@@ -96,12 +97,10 @@ describe('GET /v1/ncci/ptp/prac', () => {
     expect(otherWarnings(r.body.reliability.warnings)).toEqual([]);
   });
 
-  it('answers from the nearest version, degraded with a warning, when no quarter covers the date', async () => {
+  it('answers 404 naming the quarter and the nearest loaded version when no quarter covers the date', async () => {
     const r = await prac('column1=93000&column2=93010&date_of_service=2027-02-01');
-    expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ version: '32.2', status: 'active' });
-    expect(r.body.reliability.degraded).toBe(true);
-    expect(r.body.reliability.warnings.join(' ')).toMatch(/no ncci_ptp_prac version loaded covers date of service 2027-02-01; answered from the nearest version 32.2/);
+    expect(r.status).toBe(404);
+    expect(r.body).toEqual({ code: 'not_found', detail: 'no ncci_ptp_prac version loaded covers date of service 2027-02-01 (2027Q1); the nearest loaded is 32.2 (2026Q3, effective 2026-07-01)' });
   });
 
   it('reports modifier indicator 9 as an edit that never applied', async () => {

@@ -4,6 +4,7 @@ import type { PtpRow } from '../datasets/_ncci_ptp/row.js';
 import { ptpEditStatus, type PtpLookup } from '../datasets/_ncci_ptp/queries.js';
 import { bypassRule, checkClaim, isEmCode, medicareFindings, type ClaimLookups, type MedicareCodeFacts, type MueFound } from '../server/ncci/validate.js';
 import type { ClaimLine } from '../server/ncci/schemas.js';
+import { TestClock } from './helpers/clock.js';
 import { startTestServer, type TestServer } from './helpers/harness.js';
 import { openTestSnapshot, REPO_ROOT, withoutIndex } from './helpers/datasets.js';
 import { ncciPtpPrac } from '../datasets/ncci_ptp_prac/dataset.js';
@@ -346,39 +347,38 @@ describe('POST /v1/ncci/validate over the seeds', () => {
     expect(r.body.findings.find((f: { kind: string }) => f.kind === 'ptp')).toMatchObject({ status: 'fail' });
   });
 
-  it('a claim line and the single-code routes agree on degraded for the same date (one version rule)', async () => {
-    // Seeds: ncci_mue_prac 2026Q2 and 2026Q3, ncci_ptp_prac 32.1 and 32.2, ncci_aoc 2026Q3: nothing covers 2025-11-03;
-    // 2026-08-01 is in 2026Q3 (32.2) of all three. Every NCCI seed is illustrative, so every answer is degraded by that
-    // (server/trace.ts); the version rule shows in the other warnings: "answered from the nearest version" exactly when
-    // no loaded quarter covers the date.
+  it('a claim and the single-code routes read the same versions by the one date rule', async () => {
+    // Seeds: ncci_mue_prac 2026Q2 and 2026Q3, ncci_ptp_prac 32.1 (2026Q2) and 32.2 (2026Q3), ncci_aoc 2026Q3: nothing
+    // covers 2025-11-03 (404 everywhere); 2026-05-15 is in 2026Q2 of the PTP and MUE tables but not of the add-on file;
+    // 2026-08-01 is in 2026Q3 of all three. Every NCCI seed is illustrative, so every answer is degraded by that
+    // (server/trace.ts); the version rule shows in the other warnings.
     const ncci = (ws: string[]) => otherWarnings(ws).filter((w) => /ncci_/.test(w));
-    const nearest = (ws: string[]) => otherWarnings(ws).some((w) => /answered from the nearest/.test(w) && /ncci_/.test(w));
-    for (const [dos, outside] of [['2025-11-03', true], ['2026-08-01', false]] as const) {
-      const mue = await t.request(`/v1/ncci/mue/99213?date_of_service=${dos}`);
-      const ptp = await t.request(`/v1/ncci/ptp/prac?column1=99214&column2=99213&date_of_service=${dos}`);
-      const aocR = await t.request(`/v1/ncci/aoc/99213?date_of_service=${dos}`);
-      for (const route of [mue, ptp, aocR]) {
-        expect(route.body.reliability.degraded, dos).toBe(true);
-        expect(nearest(route.body.reliability.warnings), dos).toBe(outside);
-      }
-      const mueW = ncci(mue.body.reliability.warnings).filter((w: string) => w.includes('ncci_mue_prac'));
-      const routeW = [...mueW, ...ncci(ptp.body.reliability.warnings), ...ncci(aocR.body.reliability.warnings)];
-      // The NCCI files alone (a Medicaid claim reads no fee schedule): out of their quarters exactly when the routes are.
-      const medicaid = await validate({ date_of_service: dos, setting: 'prac', payer: 'medicaid', lines: [{ code: '99213' }] });
-      expect(medicaid.body.summary.no_data, dos).toBe(0);
-      expect(medicaid.body.reliability.degraded, dos).toBe(true);
-      expect(nearest(medicaid.body.reliability.warnings), dos).toBe(outside);
-      // A Medicare claim carries every NCCI warning of the routes (the date and the version used), and no other NCCI warning.
-      const medicare = await validate({ date_of_service: dos, setting: 'prac', lines: [{ code: '99213' }] });
-      expect(medicare.body.summary.no_data, dos).toBe(0);
-      expect(ncci(medicare.body.reliability.warnings).sort()).toEqual([...new Set(routeW)].sort());
-      if (outside) expect(mueW[0]).toMatch(/date of service 2025-11-03; answered from the nearest version 2026Q2/);
-      // It also reads PFS status codes from the RVU file by the year rule: only the 2025 release is seeded.
-      expect(medicare.body.reliability.degraded, dos).toBe(true);
-      if (dos.startsWith('2026')) expect(medicare.body.reliability.warnings).toContain('no mpfs_rvu release of 2026 is loaded for date of service 2026-08-01; answered from the nearest release 2025D (2025, effective 2025-10-01)');
+    for (const path of ['/v1/ncci/mue/99213', '/v1/ncci/ptp/prac?column1=99214&column2=99213', '/v1/ncci/aoc/99213']) {
+      expect((await t.request(`${path}${path.includes('?') ? '&' : '?'}date_of_service=2025-11-03`)).status, path).toBe(404);
     }
+    for (const payer of [undefined, 'medicaid']) {
+      const r = await validate({ date_of_service: '2025-11-03', setting: 'prac', ...(payer ? { payer } : {}), lines: [{ code: '99213' }] });
+      expect(r.status, payer).toBe(404);
+      expect(r.body.detail, payer).toMatch(/^no (ncci|medicaid)_ptp_prac, (ncci|medicaid)_mue_prac or ncci_aoc version loaded covers date of service 2025-11-03 \(2025Q4\); the nearest loaded are /);
+    }
+    // 2026-05-15: the PTP and MUE tables of the quarter answer; the add-on file, of another quarter, answers from its nearest version, said.
+    const partial = await validate({ date_of_service: '2026-05-15', setting: 'prac', lines: [{ code: '99213' }] });
+    expect(partial.status).toBe(200);
+    expect(partial.body.summary.ncci_versions).toMatchObject({ ncci_mue_prac: '2026Q2' });
+    expect(ncci(partial.body.reliability.warnings)).toEqual(['no ncci_aoc version loaded covers date of service 2026-05-15; answered from the nearest version 2026Q3 (effective 2026-07-01); loaded: 2026Q3 (from 2026-07-01)']);
+    expect((await t.request('/v1/ncci/aoc/99213?date_of_service=2026-05-15')).status).toBe(404);
+    expect(ncci((await t.request('/v1/ncci/mue/99213?date_of_service=2026-05-15')).body.reliability.warnings).filter((w) => w.includes('ncci_mue_prac'))).toEqual([]);
+    // 2026-08-01: every file of the quarter, no NCCI warning on the claim or the routes.
+    const medicare = await validate({ date_of_service: '2026-08-01', setting: 'prac', lines: [{ code: '99213' }] });
+    expect(medicare.body.summary.no_data).toBe(0);
+    expect(ncci(medicare.body.reliability.warnings)).toEqual([]);
+    for (const path of ['/v1/ncci/mue/99213', '/v1/ncci/ptp/prac?column1=99214&column2=99213', '/v1/ncci/aoc/99213']) {
+      expect(ncci((await t.request(`${path}${path.includes('?') ? '&' : '?'}date_of_service=2026-08-01`)).body.reliability.warnings), path).toEqual([]);
+    }
+    // It also reads PFS status codes from the RVU file by the year rule: only the 2025 release is seeded.
+    expect(medicare.body.reliability.degraded).toBe(true);
+    expect(medicare.body.reliability.warnings).toContain('no mpfs_rvu release of 2026 is loaded for date of service 2026-08-01; answered from the nearest release 2025D (2025, effective 2025-10-01)');
   });
-
 
   it('answers a code by its edit set, setting and date however often it was asked before (per-code answers are remembered)', async () => {
     const mueOf = async (body: Record<string, unknown>) => {
@@ -415,5 +415,56 @@ describe('POST /v1/ncci/validate over the seeds', () => {
     expect(dup.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'lines', 1, 'line_id'], msg: 'line_id x is used twice' })]);
     const many = await validate({ date_of_service: DOS, setting: 'prac', lines: Array.from({ length: 101 }, () => ({ code: '99213' })) });
     expect(many.body.detail[0]).toMatchObject({ loc: ['body', 'lines'] });
+  });
+});
+
+/*
+ * The one date rule on a claim, the clock fixed: every date of service a claim or a line gives is
+ * checked (404 when none of the claim's PTP, MUE and add-on files has its quarter); lines without
+ * one are dated today and read today's quarter, else the newest loaded, degraded.
+ */
+describe('POST /v1/ncci/validate: the date rule', () => {
+  const clock = new TestClock('2026-08-01T12:00:00Z');
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ now: clock.now });
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+  const validate = (body: unknown) => s.request('/v1/ncci/validate', { method: 'POST', body });
+  const ncci = (ws: string[]) => otherWarnings(ws).filter((w) => /ncci_/.test(w));
+
+  it('answers 404 for a line whose date no quarter of the claim\'s files covers, naming the quarter and the nearest loaded', async () => {
+    const r = await validate({ date_of_service: '2026-08-01', setting: 'hosp', lines: [{ code: '99213' }, { code: '11042', date_of_service: '2026-05-15' }] });
+    expect(r.status).toBe(404);
+    expect(r.body).toEqual({
+      code: 'not_found',
+      detail: 'no ncci_ptp_hosp, ncci_mue_hosp or ncci_aoc version loaded covers date of service 2026-05-15 (2026Q2); the nearest loaded are ncci_ptp_hosp 32.2 (2026Q3, effective 2026-07-01); ncci_mue_hosp 2026Q3 (effective 2026-07-01); ncci_aoc 2026Q3 (effective 2026-07-01)',
+    });
+  });
+
+  it("dates a claim sent without a date today and reads today's quarter, with no date warning, when it is loaded", async () => {
+    clock.set('2026-08-01T12:00:00Z');
+    const r = await validate({ setting: 'prac', lines: [{ code: '99213' }, { code: '11042' }] });
+    expect(r.status).toBe(200);
+    expect(r.body.date_of_service).toBe('2026-08-01');
+    expect(r.body.lines.map((l: ClaimLine) => l.date_of_service)).toEqual(['2026-08-01', '2026-08-01']);
+    expect(r.body.summary.ncci_versions).toMatchObject({ ncci_ptp_prac: '32.2', ncci_mue_prac: '2026Q3' });
+    expect(ncci(r.body.reliability.warnings)).toEqual([]);
+  });
+
+  it('reads the newest loaded quarter for a claim without a date when none covers today, degraded with a warning', async () => {
+    clock.set('2026-12-06T12:00:00Z');
+    const r = await validate({ setting: 'prac', lines: [{ code: '99213' }, { code: '11042' }] });
+    expect(r.status).toBe(200);
+    expect(r.body.date_of_service).toBe('2026-12-06');
+    expect(r.body.summary.ncci_versions).toMatchObject({ ncci_ptp_prac: '32.2', ncci_mue_prac: '2026Q3' });
+    expect(r.body.reliability.degraded).toBe(true);
+    expect(ncci(r.body.reliability.warnings).sort()).toEqual([
+      'no ncci_aoc version loaded covers today, 2026-12-06 (2026Q4); answered from the newest loaded, 2026Q3 (effective 2026-07-01)',
+      'no ncci_mue_prac version loaded covers today, 2026-12-06 (2026Q4); answered from the newest loaded, 2026Q3 (effective 2026-07-01)',
+      'no ncci_ptp_prac version loaded covers today, 2026-12-06 (2026Q4); answered from the newest loaded, 32.2 (2026Q3, effective 2026-07-01)',
+    ]);
   });
 });

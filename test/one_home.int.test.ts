@@ -55,7 +55,7 @@ describe('one facility rule over HTTP', () => {
   it('shares a payment answer without ccn across tenants, and keeps one with ccn per tenant', async () => {
     const b = await t.srv.state.admin.createTenant('share-b');
     const keyB = await t.newKey('test', ['knowledge'], b.name);
-    const url = '/v1/codes/99214/payment?locality=1320201&date_of_service=2026-03-03';
+    const url = '/v1/codes/99214/payment?locality=1320201&date_of_service=2025-11-04';
     const before = t.srv.cache.size;
     const a1 = await t.request(url);
     const b1 = await t.request(url, { key: keyB });

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { TestClock } from './helpers/clock.js';
 import { startTestServer, waitForSnapshot, type TestServer } from './helpers/harness.js';
 import { illustrativeIn, otherWarnings } from './helpers/illustrative.js';
 
@@ -16,9 +17,13 @@ import { illustrativeIn, otherWarnings } from './helpers/illustrative.js';
  *     G0463 $146.92 SI J2, 99213 SI B. seeds/clfs: 80053 $10.56. seeds/dmepos: A4636 NU AL 3.86 (NR) / 4.19 (R).
  */
 
+// Today is a CY2026 day (the seeds' RVU release is CY2025's): an answer without date_of_service
+// prices CY2026 from the nearest release, degraded; a CY2026 date_of_service is 404 (the date rule).
+const TODAY = '2026-03-02T12:00:00Z';
+const clock = new TestClock(TODAY);
 let t: TestServer;
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer({ now: clock.now });
 });
 afterAll(async () => {
   await t.close();
@@ -52,8 +57,9 @@ describe('without ccn: physician block only', () => {
     });
     expect(r.body.physician).toMatchObject({ allowed_phy_payment: 103.89, pe_rvu: 1.35, pe_rvu_source: 'non_facility', rvu_year: 2025, rvu_quarter: 4 });
     expect(r.body.physician.rvu_source).toContain('PPRRVU2025_Oct.csv');
-    // mcd_coverage was read for the code's Medicare coverage rules (none lists 99213).
-    expect(r.body.reliability.dataset_versions).toEqual({ mpfs_rvu: '2025D', gpci: '2026', mcd_coverage: '2025-10-01' });
+    // mcd_coverage was read for the code's Medicare coverage rules (none lists 99213); the
+    // deductibles and coinsurance are the CY2026 document of medicare_yearly_figures.
+    expect(r.body.reliability.dataset_versions).toEqual({ medicare_yearly_figures: '2026-12-06', mpfs_rvu: '2025D', gpci: '2026', mcd_coverage: '2025-10-01' });
     // "No coverage rule lists 99213" rests on the illustrative coverage seed: said, and degraded.
     expect(r.body.reliability).toMatchObject({ degraded: true });
     expect(illustrativeIn(r.body.reliability.warnings)).toEqual(['mcd_coverage']);
@@ -310,25 +316,23 @@ describe('with ccn: the facility geography', () => {
 });
 
 describe('dates and errors', () => {
-  it('echoes date_of_service and warns when no loaded release is effective yet', async () => {
+  it('echoes date_of_service; a year no loaded release covers is 404 naming it and the nearest loaded release', async () => {
     const ok = await pay('99213/payment?locality=1320201&date_of_service=2025-11-03');
     expect(ok.body.date_of_service).toBe('2025-11-03');
     // The CY2025 RVU release covers it; only the GPCI year is another's.
     expect(otherWarnings(ok.body.reliability.warnings)).toEqual([expect.stringMatching(/^no gpci release loaded is effective on 2025-11-03/)]);
-    // A CY2026 date: only the CY2025 RVU release is loaded, so it is priced with it, degraded, saying both years.
+    // A CY2026 date: only the CY2025 RVU release is loaded, so nothing prices it (never another year's release).
     const nearest = await pay('99213/payment?locality=1320201&date_of_service=2026-03-01');
-    expect(nearest.body.date_of_service).toBe('2026-03-01');
-    expect(nearest.body.estimated_payment).toBe(103.89);
-    expect(nearest.body.reliability.degraded).toBe(true);
-    expect(otherWarnings(nearest.body.reliability.warnings)).toEqual(['physician: no CY2026 RVU release is loaded; the 99213 RVUs are the nearest release\'s, CY2025 (mpfs_rvu 2025D)']);
+    expect(nearest.status).toBe(404);
+    expect(nearest.body).toEqual({ code: 'not_found', detail: 'no mpfs_rvu version loaded covers date of service 2026-03-01 (CY2026); the nearest loaded is 2025D (CY2025, effective 2025-10-01)' });
     const early = await pay('99213/payment?locality=1320201&date_of_service=2025-01-15');
     expect(early.status).toBe(200);
-    // Another period's data answered: degraded, as PTP says for an uncovered date (one rule).
+    // The CY2025 release, effective in October, answers a January date of its year: degraded, saying so.
     expect(early.body.reliability.degraded).toBe(true);
-    const old = await pay('99213/payment?locality=1320201&date_of_service=2019-01-01');
-    expect(old.body.reliability.degraded).toBe(true);
-    expect(old.body.reliability.warnings.join(' ')).toMatch(/no CY2019 RVU release is loaded/);
     expect(early.body.reliability.warnings.join(' ')).toMatch(/no mpfs_rvu release loaded is effective on 2025-01-15/);
+    const old = await pay('99213/payment?locality=1320201&date_of_service=2019-01-01');
+    expect(old.status).toBe(404);
+    expect(old.body.detail).toMatch(/^no mpfs_rvu version loaded covers date of service 2019-01-01 \(CY2019\); the nearest loaded is 2025D/);
     expect(early.body.reliability.warnings.join(' ')).toMatch(/no gpci release loaded is effective on 2025-01-15/);
     const bad = await pay('99213/payment?date_of_service=2026-02-30');
     expect(bad.status).toBe(422);
@@ -380,11 +384,11 @@ describe('conversion factor by year, OPPS cap, modifier-only codes', () => {
     await waitForSnapshot(t, s.snapshot_id);
   });
 
-  it('prices a CY2025 service with the 2025 CONV FACTOR and a CY2026 one with the 2026 constant', async () => {
+  it('prices a CY2025 service with the 2025 CONV FACTOR and a CY2026 one (today) with the CY2026 figure', async () => {
     const y2025 = await pay('70496/payment?locality=0111205&date_of_service=2025-10-15&place_of_service=11&qpp=true');
     expect(y2025.body.physician).toMatchObject({ conversion_factor: 32.3465, total_adjusted_rvu: 11.2126 });
     expect(y2025.body.physician.conversion_factor_source).toContain('CONV FACTOR of PPRRVU2025_Oct.csv');
-    const y2026 = await pay('70496/payment?locality=0111205&date_of_service=2026-03-02&place_of_service=11');
+    const y2026 = await pay('70496/payment?locality=0111205&place_of_service=11');
     expect(y2026.body.physician).toMatchObject({ conversion_factor: 33.4009, allowed_phy_payment: 374.51 });
     expect(y2026.body.physician.conversion_factor_source).toBe('spec rule 1: CY2026 non-QPP constant; no CY2026 RVU release is loaded (RVUs from PPRRVU2025_Oct.csv (mpfs_rvu 2025D))');
   });
@@ -406,7 +410,7 @@ describe('conversion factor by year, OPPS cap, modifier-only codes', () => {
   });
 
   it('a 2026 service with only a 2025 cap file answers without the cap and says why', async () => {
-    const r = await pay('70496/payment?locality=0111205&date_of_service=2026-03-02&place_of_service=11');
+    const r = await pay('70496/payment?locality=0111205&place_of_service=11');
     expect(r.body.physician).toMatchObject({ allowed_phy_payment: 374.51, opps_cap_amount: null, opps_cap_applied: false });
     expect(r.body.reliability.warnings).toContain('opps_cap: 70496 in locality 0111205 is capped in release 2025D, but no CY2026 cap file is loaded; paid without the OPPS cap');
   });
@@ -605,11 +609,11 @@ describe('critical access hospitals, Method II (42 CFR 413.70(b)(3))', () => {
 
 describe('beneficiary cost sharing', () => {
   it('charges 20% coinsurance on the physician amount, or the Part B deductible first when not met', async () => {
-    // 99213 Manhattan 2026-03-02: 103.89; 20% = 20.778 -> 20.78; program 103.89 - 20.78 = 83.11
-    const met = await pay('99213/payment?locality=1320201&date_of_service=2026-03-02');
+    // 99213 Manhattan, today (2026-03-02): 103.89; 20% = 20.778 -> 20.78; program 103.89 - 20.78 = 83.11
+    const met = await pay('99213/payment?locality=1320201');
     expect(met.body.beneficiary_cost_sharing).toMatchObject({ year: 2026, deductible_applies: true, deductible_met: true, part_b_deductible: 283, deductible: 0, coinsurance: 20.78, opps_copayment: null, beneficiary_total: 20.78, program_payment: 83.11 });
     // Not met: the whole 103.89 goes to the CY2026 deductible ($283); nothing left for coinsurance or the program.
-    const unmet = await pay('99213/payment?locality=1320201&date_of_service=2026-03-02&deductible_met=false');
+    const unmet = await pay('99213/payment?locality=1320201&deductible_met=false');
     expect(unmet.body.beneficiary_cost_sharing).toMatchObject({ deductible: 103.89, coinsurance: 0, beneficiary_total: 103.89, program_payment: 0 });
     expect(unmet.body.beneficiary_cost_sharing.citations.join(' ')).toMatch(/CY2026 Part B deductible \$283/);
   });
@@ -624,10 +628,10 @@ describe('beneficiary cost sharing', () => {
 
   it('waives the deductible of 45385-PT and charges 15% in CY2026, and nothing for 99497-33 (server/payment/rules/)', async () => {
     // 45385 Manhattan non-facility: 15.43010 x 33.4009 = 515.379227090 -> 515.38; 15% = 77.307 -> 77.31.
-    const pt = await pay('45385/payment?locality=1320201&modifier=PT&deductible_met=false&date_of_service=2026-03-02');
+    const pt = await pay('45385/payment?locality=1320201&modifier=PT&deductible_met=false');
     expect(pt.body.beneficiary_cost_sharing).toMatchObject({ deductible_applies: false, deductible: 0, coinsurance: 77.31, program_payment: 438.07 });
     // 99497 Manhattan non-facility: 2.75392 x 33.4009 = 91.983406528 -> 91.98, all the program's.
-    const acp = await pay('99497/payment?locality=1320201&modifier=33&deductible_met=false&date_of_service=2026-03-02');
+    const acp = await pay('99497/payment?locality=1320201&modifier=33&deductible_met=false');
     expect(acp.body.beneficiary_cost_sharing).toMatchObject({ deductible_applies: false, beneficiary_total: 0, program_payment: 91.98 });
   });
 
@@ -683,7 +687,7 @@ describe('anesthesia (Claims Processing Manual ch. 12 section 50)', () => {
     const none = await pay('00100/payment?locality=1320201');
     expect(none.body.physician).toBeNull();
     expect(none.body.reliability.warnings.join(' ')).toMatch(/pass anesthesia_minutes/);
-    const y2026 = await pay('00100/payment?locality=1320201&date_of_service=2026-03-02&anesthesia_minutes=60');
+    const y2026 = await pay('00100/payment?locality=1320201&anesthesia_minutes=60');
     expect(y2026.body.estimated_payment).toBe(204.84);
     expect(y2026.body.reliability.warnings.join(' ')).toMatch(/no CY2026 anesthesia conversion factors are loaded; the nearest release's, CY2025/);
     expect((await pay('00100/payment?anesthesia_minutes=0')).status).toBe(422);
@@ -715,5 +719,43 @@ describe("critical access hospitals, Method II elected in the tenant's registrat
     // As the query parameter alone prices it, and another tenant (no election) pays the fee schedule amount.
     expect((await t.request(`${q}&cah_method_ii=true`)).body.estimated_payment).toBe(71.27);
     expect((await t.request(q)).body.estimated_payment).toBe(61.97);
+  });
+});
+
+describe('the date rule of the payment composition', () => {
+  afterEach(() => clock.set(TODAY));
+
+  it('answers 404 for a date no fee schedule it prices covers, naming the year and the nearest loaded release of each', async () => {
+    const national = await pay('99213/payment?locality=1320201&date_of_service=2027-03-02');
+    expect(national.status).toBe(404);
+    expect(national.body).toEqual({ code: 'not_found', detail: 'no mpfs_rvu version loaded covers date of service 2027-03-02 (CY2027); the nearest loaded is 2025D (CY2025, effective 2025-10-01)' });
+    const atFacility = await pay('71046/payment?ccn=050454&date_of_service=2024-06-01');
+    expect(atFacility.status).toBe(404);
+    expect(atFacility.body.detail).toBe(
+      'no mpfs_rvu, opps_addendum_b, clfs or dmepos version loaded covers date of service 2024-06-01 (CY2024); the nearest loaded are mpfs_rvu 2025D (CY2025, effective 2025-10-01); opps_addendum_b 2026-01 (CY2026, effective 2026-01-01); clfs 2026Q3V1 (CY2026, effective 2026-07-01); dmepos 2025-04 (CY2025, effective 2025-04-01)',
+    );
+    // At a facility a CY2026 date is covered by the CY2026 Addendum B: priced, the physician block from the nearest RVU release, degraded.
+    const covered = await pay('71046/payment?ccn=050454&date_of_service=2026-03-02');
+    expect(covered.status).toBe(200);
+    expect(covered.body.outpatient_facility).toMatchObject({ allowed_fac_payment: 147.86 });
+    expect(covered.body.reliability.degraded).toBe(true);
+  });
+
+  it("prices today's year without a date from its own release, with no date warning, when one is loaded", async () => {
+    clock.set('2025-11-03T12:00:00Z');
+    const r = await pay('99213/payment');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ date_of_service: '2025-11-03', conversion_factor: 32.3465, estimated_payment: 88.95 });
+    expect(r.body.physician).toMatchObject({ rvu_year: 2025, conversion_factor_source: expect.stringMatching(/^CONV FACTOR of PPRRVU2025_Oct\.csv/) });
+    expect(r.body.reliability.warnings.join(' ')).not.toMatch(/RVU release is loaded|covers today/);
+  });
+
+  it("prices today's year without a date from the newest loaded release, degraded with a warning, when none of it is loaded", async () => {
+    const r = await pay('99213/payment');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ date_of_service: '2026-03-02', conversion_factor: 33.4009, estimated_payment: 91.85 });
+    expect(r.body.physician).toMatchObject({ rvu_year: 2025 });
+    expect(r.body.reliability.degraded).toBe(true);
+    expect(r.body.reliability.warnings).toContain("physician: no CY2026 RVU release is loaded; the 99213 RVUs are the nearest release's, CY2025 (mpfs_rvu 2025D)");
   });
 });

@@ -1,14 +1,11 @@
-import { Dec } from '../datasets/_shared/decimal.js';
+import { Dec } from '../lib/decimal.js';
 import { describe, expect, it } from 'vitest';
 import {
-  CF_NON_QPP,
-  CF_QPP,
   choosePeSetting,
   applyPolicyModifiers,
   composePayment,
   costSharing,
   oppsCopayment,
-  conversionFactor,
   dmeAllowed,
   isFacilityPos,
   labAllowed,
@@ -17,9 +14,17 @@ import {
   sumCents,
   type PaymentInputs,
 } from '../server/payment/calculate.js';
-import { conversionFactorFor } from '../server/payment/service.js';
+import { conversionFactorOf } from '../server/payment/rvu.js';
 import type { RvuRow } from '../datasets/mpfs_rvu/queries.js';
 import { Trace } from '../server/trace.js';
+import { figuresOf } from './helpers/payment.js';
+
+// The CY2026 factors (PFS final rule CMS-1832-F) and the CY2025 and CY2026 Part B figures, as
+// seeds/medicare_yearly_figures/2025.yaml and 2026.yaml give them to the calculators.
+const CF_QPP = '33.5675';
+const CF_NON_QPP = '33.4009';
+const CY2026 = figuresOf(2026, { conversion_factor_qpp: CF_QPP, conversion_factor_non_qpp: CF_NON_QPP, part_b_deductible: '283', inpatient_deductible: '1736', part_b_coinsurance_percent: '20' });
+const CY2025 = figuresOf(2025, { part_b_deductible: '257', inpatient_deductible: '1676', part_b_coinsurance_percent: '20' });
 
 // 99213 in PPRRVU2025_Oct.csv (line 12807): work 1.30, non-facility PE 1.35, facility PE 0.57, MP 0.10.
 const RVU_99213 = { work: 1.3, nonFacPe: 1.35, facPe: 0.57, mp: 0.1 };
@@ -71,11 +76,6 @@ describe('physicianAllowed (rule 1)', () => {
     // 0.01 x 1.000 x 33.4009 = 0.334009 -> $0.33; 0.15 x 1 x 33.4009 = 5.010135 -> $5.01
     expect(physicianAllowed({ work_rvu: 0.01, pe_rvu: 0, mp_rvu: 0 }, { pw_gpci: 1, pe_gpci: 1, mp_gpci: 1 }, CF_NON_QPP).allowed).toBe(0.33);
     expect(physicianAllowed({ work_rvu: 0.15, pe_rvu: 0, mp_rvu: 0 }, { pw_gpci: 1, pe_gpci: 1, mp_gpci: 1 }, CF_NON_QPP).allowed).toBe(5.01);
-  });
-
-  it('uses the 2026 conversion factors of the spec, not the file column', () => {
-    expect(conversionFactor(true)).toBe('33.5675');
-    expect(conversionFactor(false)).toBe('33.4009');
   });
 });
 
@@ -162,6 +162,7 @@ const base: PaymentInputs = {
   lab: null,
   dme: null,
   cf: { value: CF_NON_QPP, source: 'spec rule 1: CY2026 non-QPP constant' },
+  figures: CY2026,
   opps_cap: null,
   policy_rules: [],
 };
@@ -229,26 +230,28 @@ describe('conversion factor by year and the OPPS cap', () => {
 
   it("a CY2025 service is paid with the 2025 file's CONV FACTOR, QPP or not (one factor that year)", () => {
     const w = new Trace(null, () => new Date(0));
-    expect(conversionFactorFor(row({}), 'PPRRVU2025_Oct.csv (mpfs_rvu 2025D)', 2025, false, w)).toEqual({ value: '32.3465', source: 'CONV FACTOR of PPRRVU2025_Oct.csv (mpfs_rvu 2025D) (CY2025 has one factor for QPP and non-QPP)' });
-    expect(conversionFactorFor(row({}), 's', 2025, true, w).value).toBe('32.3465');
+    expect(conversionFactorOf(row({}), 'PPRRVU2025_Oct.csv (mpfs_rvu 2025D)', 2025, false, CY2025, w)).toEqual({ value: '32.3465', source: 'CONV FACTOR of PPRRVU2025_Oct.csv (mpfs_rvu 2025D) (CY2025 has one factor for QPP and non-QPP)' });
+    expect(conversionFactorOf(row({}), 's', 2025, true, CY2025, w)?.value).toBe('32.3465');
     expect(w.warnings).toEqual([]);
   });
 
-  it('CY2026 takes the QPP and non-QPP factors of a merged 2026 file, else the spec constants', () => {
+  it('CY2026 takes the QPP and non-QPP factors of a merged 2026 file, else the year\'s figures (the spec\'s rule 1)', () => {
     const w = new Trace(null, () => new Date(0));
     const r2026 = row({ year: 2026, conv_factor: 33.4009, conv_factor_qpp: 33.5675, cf_variant: 'QPP+nonQPP' });
-    expect(conversionFactorFor(r2026, 's', 2026, true, w).value).toBe('33.5675');
-    expect(conversionFactorFor(r2026, 's', 2026, false, w).value).toBe('33.4009');
-    // Only the non-QPP file loaded: QPP falls back to the spec's constant and says why.
-    expect(conversionFactorFor(row({ year: 2026, conv_factor: 33.4009, cf_variant: 'nonQPP' }), 's', 2026, true, w)).toEqual({ value: CF_QPP, source: 'spec rule 1: CY2026 QPP constant; s carries no QPP factor' });
-    // Only the 2025 release loaded: 2026 services use the constants, not 32.3465.
-    expect(conversionFactorFor(row({}), 's', 2026, false, w)).toEqual({ value: CF_NON_QPP, source: 'spec rule 1: CY2026 non-QPP constant; no CY2026 RVU release is loaded (RVUs from s)' });
+    expect(conversionFactorOf(r2026, 's', 2026, true, CY2026, w)?.value).toBe('33.5675');
+    expect(conversionFactorOf(r2026, 's', 2026, false, CY2026, w)?.value).toBe('33.4009');
+    // Only the non-QPP file loaded: QPP comes from the year's figures and says why.
+    expect(conversionFactorOf(row({ year: 2026, conv_factor: 33.4009, cf_variant: 'nonQPP' }), 's', 2026, true, CY2026, w)).toEqual({ value: CF_QPP, source: 'spec rule 1: CY2026 QPP constant; s carries no QPP factor' });
+    // Only the 2025 release loaded: 2026 services use the year's figures, not 32.3465.
+    expect(conversionFactorOf(row({}), 's', 2026, false, CY2026, w)).toEqual({ value: CF_NON_QPP, source: 'spec rule 1: CY2026 non-QPP constant; no CY2026 RVU release is loaded (RVUs from s)' });
+    // A later year's document names itself as the source.
+    expect(conversionFactorOf(row({}), 's', 2027, false, figuresOf(2027, { conversion_factor_non_qpp: '34.0001' }), w)).toEqual({ value: '34.0001', source: 'medicare_yearly_figures test: CY2027 non-QPP conversion factor (test figures of CY2027); no CY2027 RVU release is loaded (RVUs from s)' });
     expect(w.warnings).toEqual([]);
   });
 
   it('another year without its release borrows the loaded factor with a warning', () => {
     const w = new Trace(null, () => new Date(0));
-    expect(conversionFactorFor(row({}), 's', 2024, false, w).value).toBe('32.3465');
+    expect(conversionFactorOf(row({}), 's', 2024, false, null, w)?.value).toBe('32.3465');
     expect(w.warnings).toEqual(['no CY2024 RVU release is loaded: the CY2025 conversion factor 32.3465 of s was used']);
   });
 
@@ -353,13 +356,13 @@ describe('composePayment with payment-policy modifiers', () => {
 
 describe('costSharing', () => {
   it('caps the OPPS copayment at the year\'s inpatient deductible ($1,736 in CY2026)', () => {
-    const { block } = costSharing({ code: 'X', year: 2026, deductible_met: true, physician: 0, dme: 0, lab: 0, opps: { allowed: 9000, copayment: Dec.of('2000.50') } });
+    const { block } = costSharing({ code: 'X', year: 2026, figures: CY2026, deductible_met: true, physician: 0, dme: 0, lab: 0, opps: { allowed: 9000, copayment: Dec.of('2000.50') } });
     expect(block).toMatchObject({ opps_copayment: 1736, beneficiary_total: 1736, program_payment: 7264 });
   });
 
   it('takes an unmet deductible from the physician amount first, then coinsurance on the rest', () => {
     // 2025 deductible $257: physician 300 -> 257 deductible, 20% of 43 = 8.60; program 300 - 265.60 = 34.40
-    const { block } = costSharing({ code: 'X', year: 2025, deductible_met: false, physician: 300, dme: 0, lab: 0, opps: null });
+    const { block } = costSharing({ code: 'X', year: 2025, figures: CY2025, deductible_met: false, physician: 300, dme: 0, lab: 0, opps: null });
     expect(block).toMatchObject({ part_b_deductible: 257, deductible: 257, coinsurance: 8.6, beneficiary_total: 265.6, program_payment: 34.4 });
   });
 
@@ -370,9 +373,13 @@ describe('costSharing', () => {
     expect(oppsCopayment(opps, true, 40)!.toNumber()).toBe(11.8289332);
   });
 
-  it('says so when the year has no deductibles in the table', () => {
-    const { block, warnings } = costSharing({ code: 'X', year: 2019, deductible_met: false, physician: 100, dme: 0, lab: 0, opps: null });
-    expect(block).toMatchObject({ part_b_deductible: null, deductible: 0, coinsurance: 20 });
-    expect(warnings).toEqual(['beneficiary_cost_sharing: no CY2019 Part B deductible in the table; the deductible is not counted']);
+  it('says so when no figures of the year are loaded, and counts none of another year', () => {
+    const { block, warnings } = costSharing({ code: 'X', year: 2019, figures: null, deductible_met: false, physician: 100, dme: 0, lab: 0, opps: { allowed: 3000, copayment: Dec.of(2000) } });
+    expect(block).toMatchObject({ part_b_deductible: null, inpatient_deductible: null, deductible: 0, coinsurance: 0, opps_copayment: 2000 });
+    expect(warnings).toEqual([
+      'beneficiary_cost_sharing: no CY2019 Part B deductible is loaded (medicare_yearly_figures); the deductible is not counted',
+      'beneficiary_cost_sharing: no CY2019 Part B coinsurance is loaded (medicare_yearly_figures); the coinsurance is not counted',
+      'beneficiary_cost_sharing: no CY2019 inpatient deductible is loaded (medicare_yearly_figures); the OPPS copayment is not capped',
+    ]);
   });
 });

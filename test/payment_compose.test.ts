@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { facilities } from '../datasets/facilities/dataset.js';
 import { openTestSnapshot } from './helpers/datasets.js';
+import { medicareYearlyFigures } from '../datasets/medicare_yearly_figures/dataset.js';
 import { mpfsRvu } from '../datasets/mpfs_rvu/dataset.js';
 import { isHospitalType, resolveFacility } from '../server/facilities/service.js';
 import { Trace } from '../server/trace.js';
@@ -10,11 +11,13 @@ import { composePaymentFor } from '../server/payment/service.js';
 const SEEDS = resolve(import.meta.dirname, '../seeds');
 let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
 
-// Only RVUs and facilities are loaded: no ZIP/county crosswalks, GPCI, wage index or fee schedules.
+// Only RVUs, facilities and the yearly figures are loaded: no ZIP/county crosswalks, GPCI, wage index or fee schedules.
+const FIGURES = { dataset: medicareYearlyFigures, files: [2025, 2026].map((y) => join(SEEDS, `medicare_yearly_figures/${y}.yaml`)) };
 beforeAll(async () => {
   snap = await openTestSnapshot([
     { dataset: mpfsRvu, files: [join(SEEDS, 'mpfs_rvu/PPRRVU2025_Oct.csv')] },
     { dataset: facilities, files: [join(SEEDS, '../test/fixtures/facilities/Hospital_and_other.DATA.Q3_2025.csv')] },
+    FIGURES,
   ]);
 });
 afterAll(() => snap.close());
@@ -35,7 +38,7 @@ describe('composePaymentFor with missing reference data', () => {
     expect(a.composition).toMatchObject({ locality: 'national', pw_gpci: 1, facility_rate: true, estimated_payment: 65.8, applicable_blocks: ['physician'] });
     expect(a.warnings.join(' ')).toMatch(/locality of facility 330101 is unknown; national GPCIs/);
     // Needed but not loaded: reliability names them missing.
-    expect(a.reliability.dataset_versions).toMatchObject({ mpfs_rvu: '2025D', facilities: '2025Q3' });
+    expect(a.reliability.dataset_versions).toMatchObject({ mpfs_rvu: '2025D', facilities: '2025Q3', medicare_yearly_figures: '2026-12-06' });
     for (const d of ['opps_addendum_b', 'clfs', 'dmepos']) expect(a.reliability.warnings).toContain(`dataset ${d} is not loaded in snapshot ${snap.id}`);
   });
 
@@ -52,6 +55,34 @@ describe('composePaymentFor with missing reference data', () => {
     expect(a.composition).toMatchObject({ date_of_service: '2026-03-02', conversion_factor: 33.4009, estimated_payment: 91.85 }); // 2.75 x 33.4009
     expect(a.degraded).toBe(true);
     expect(a.warnings).toContain("physician: no CY2026 RVU release is loaded; the 99213 RVUs are the nearest release's, CY2025 (mpfs_rvu 2025D)");
+  });
+
+  it('without the yearly figures, borrows no other year\'s: the CY2026 factor is the RVU release\'s, with a warning, and no deductible is counted', async () => {
+    const bare = await openTestSnapshot([{ dataset: mpfsRvu, files: [join(SEEDS, 'mpfs_rvu/PPRRVU2025_Oct.csv')] }]);
+    try {
+      const trace = new Trace(bare, () => new Date('2026-03-02T00:00:00Z'));
+      const c = await composePaymentFor(bare, { code: '99213', today: '2026-03-02', deductible_met: false, facility: null }, trace);
+      // 2.75 x 32.3465 = 88.952875 -> 88.95 (the CY2025 release lends its factor), nothing of CY2026 guessed.
+      expect(c).toMatchObject({ conversion_factor: 32.3465, estimated_payment: 88.95 });
+      expect(c.beneficiary_cost_sharing).toMatchObject({ part_b_deductible: null, deductible: 0, coinsurance: 0 });
+      const r = trace.reliability();
+      expect(r.degraded).toBe(true);
+      expect(r.warnings).toContain(`dataset medicare_yearly_figures is not loaded in snapshot ${bare.id}`);
+      expect(r.warnings).toContain('beneficiary_cost_sharing: no CY2026 Part B deductible is loaded (medicare_yearly_figures); the deductible is not counted');
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('says a year without a document is not loaded, degraded, and uses no other year\'s figures', async () => {
+    const trace = new Trace(snap, () => new Date('2026-03-02T00:00:00Z'));
+    const c = await composePaymentFor(snap, { code: '99213', today: '2026-03-02', date_of_service: '2025-06-02', facility: null }, trace);
+    expect(c.beneficiary_cost_sharing).toMatchObject({ year: 2025, part_b_deductible: 257 });
+    const t2027 = new Trace(snap, () => new Date('2026-03-02T00:00:00Z'));
+    const later = await composePaymentFor(snap, { code: '99213', today: '2026-03-02', date_of_service: '2027-02-01', facility: null }, t2027);
+    expect(later.beneficiary_cost_sharing).toMatchObject({ year: 2027, part_b_deductible: null, inpatient_deductible: null, coinsurance: 0 });
+    expect(t2027.degraded).toBe(true);
+    expect(t2027.warnings).toContain("no CY2027 Medicare yearly figures are loaded (medicare_yearly_figures has CY2025, CY2026): the year's deductibles, coinsurance and preventive services are not counted");
   });
 
   it('throws not_found for an unknown CCN and a code on no schedule', async () => {

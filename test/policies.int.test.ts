@@ -116,8 +116,8 @@ describe('GET /v1/policies', () => {
 
 describe('policy rules in payment and claim intelligence, by MAC jurisdiction', () => {
   it('payment composition carries the Medicare rules of the code (article, then its LCD)', async () => {
-    const r = await t.request('/v1/codes/64490/payment?locality=1320201&date_of_service=2026-03-02');
-    expect(r.status).toBe(200);
+    const r = await t.request('/v1/codes/64490/payment?locality=1320201&date_of_service=2025-11-03');
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.policy_rules.map((x: { doc_id: string }) => x.doc_id)).toEqual(['A99001', 'L99001']);
     expect(r.body.policy_rules[1]).toMatchObject({ kind: 'lcd', discovery_depth: 1, source_key: 'cms_mcd', payer_slug: 'medicare_ffs' });
     expect(r.body.policy_rules[1].rule_text).toMatch(/Documentation: Records must show moderate to severe axial pain.*Billing and coding: A99001/);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { quarterEndOf, quarterStartOf } from '../datasets/_shared/dates.js';
-import { selectVersion } from '../datasets/_shared/versions.js';
+import { pickForRequest, requireCovered, selectVersion, versionForRequest } from '../datasets/_shared/versions.js';
 import type { DatasetVersion } from '../warehouse/manifest.js';
 
 const v = (version: string, effective_date: string | null, loaded_at = '2026-11-01T00:00:00Z'): DatasetVersion => ({
@@ -108,5 +108,51 @@ describe('quarter arithmetic', () => {
     expect(quarterEndOf('2024-02-29')).toBe('2024-03-31');
     expect(quarterEndOf('2026-04-01')).toBe('2026-06-30');
     expect(quarterEndOf('2026-11-30')).toBe('2026-12-31');
+  });
+});
+
+describe('the date rule of a request (pickForRequest, requireCovered, versionForRequest)', () => {
+  const quarters = [v('32.0', '2026-01-01'), v('32.2', '2026-07-01')];
+  const years = [v('2025-04', '2025-04-01'), v('2026-01', '2026-01-01')];
+
+  it('answers 404 for a date or year no loaded version covers, naming the period asked and the nearest loaded', () => {
+    expect(() => versionForRequest('x', quarters, 'quarter', { date: '2026-04-20', today: '2026-12-06' })).toThrow(
+      'no x version loaded covers date of service 2026-04-20 (2026Q2); the nearest loaded is 32.0 (2026Q1, effective 2026-01-01)',
+    );
+    expect(() => versionForRequest('x', years, 'year', { year: 2028, today: '2026-12-06' })).toThrow('no x version loaded covers CY2028; the nearest loaded is 2026-01 (CY2026, effective 2026-01-01)');
+    expect(() => versionForRequest('x', years, 'year', { year: 2024, date: '2024-05-01', today: '2026-12-06' })).toThrow('no x version loaded covers date of service 2024-05-01 (CY2024); the nearest loaded is 2025-04 (CY2025, effective 2025-04-01)');
+    expect(versionForRequest('x', quarters, 'quarter', { date: '2026-08-01', today: '2026-12-06' })).toEqual({ version: quarters[1], covered: true });
+    expect(versionForRequest('x', years, 'year', { year: 2025, today: '2026-12-06' })).toEqual({ version: years[0], covered: true });
+    // Nothing loaded: nothing to name, no 404 (the answer says the dataset is not loaded).
+    expect(versionForRequest('x', [], 'quarter', { date: '2019-01-01', today: '2026-12-06' })).toBeUndefined();
+  });
+
+  it("picks today's version without a date, else the newest loaded, flagged with a warning", () => {
+    expect(pickForRequest('x', quarters, 'quarter', { today: '2026-08-01' })).toEqual({ version: quarters[1], covered: true });
+    expect(pickForRequest('x', years, 'year', { today: '2026-03-02' })).toEqual({ version: years[1], covered: true });
+    expect(pickForRequest('x', quarters, 'quarter', { today: '2026-12-06' })).toEqual({
+      version: quarters[1],
+      covered: false,
+      warning: 'no x version loaded covers today, 2026-12-06 (2026Q4); answered from the newest loaded, 32.2 (2026Q3, effective 2026-07-01)',
+    });
+    // Between two loaded quarters: the newest, not the nearest (the rule names one version for "no date").
+    expect(pickForRequest('x', quarters, 'quarter', { today: '2026-04-02' })?.version.version).toBe('32.2');
+    expect(pickForRequest('x', years, 'year', { today: '2027-02-01' })).toMatchObject({ version: years[1], covered: false, warning: 'no x version loaded covers today, 2027-02-01 (CY2027); answered from the newest loaded, 2026-01 (CY2026, effective 2026-01-01)' });
+    // No date is never a 404.
+    expect(() => versionForRequest('x', quarters, 'quarter', { today: '2030-01-01' })).not.toThrow();
+  });
+
+  it('answers 404 for several datasets only when none covers the date, naming each nearest', () => {
+    const one = [v('2026Q2', '2026-04-01'), v('2026Q3', '2026-07-01')];
+    const other = [v('2026Q3', '2026-07-01')];
+    const picks = (date: string) => [
+      { dataset: 'a', pick: pickForRequest('a', one, 'quarter', { date, today: date }) },
+      { dataset: 'b', pick: pickForRequest('b', other, 'quarter', { date, today: date }) },
+    ];
+    expect(() => requireCovered({ date: '2026-05-15', today: '2026-12-06' }, 'quarter', picks('2026-05-15'))).not.toThrow();
+    expect(() => requireCovered({ date: '2026-01-15', today: '2026-12-06' }, 'quarter', picks('2026-01-15'))).toThrow(
+      'no a or b version loaded covers date of service 2026-01-15 (2026Q1); the nearest loaded are a 2026Q2 (effective 2026-04-01); b 2026Q3 (effective 2026-07-01)',
+    );
+    expect(() => requireCovered({ today: '2026-01-15' }, 'quarter', picks('2026-01-15'))).not.toThrow();
   });
 });

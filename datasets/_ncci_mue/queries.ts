@@ -3,7 +3,7 @@ import { allAsJson } from '../../warehouse/snapshot.js';
 import { quoteIdent } from '../../warehouse/sql_quote.js';
 import type { DatasetVersion } from '../../warehouse/manifest.js';
 import type { MedicaidMueRow, MueRow, MueType } from './mue.js';
-import { selectVersion, type VersionPick } from '../_shared/versions.js';
+import { pickVersion, type VersionPick } from '../_shared/versions.js';
 import { medicaidMueDme } from '../medicaid_mue_dme/dataset.js';
 import { medicaidMueHosp } from '../medicaid_mue_hosp/dataset.js';
 import { medicaidMuePrac } from '../medicaid_mue_prac/dataset.js';
@@ -69,7 +69,8 @@ export function versionIndex<Row extends { proc_cd: string }>(snapshot: Snapshot
 }
 
 /**
- * One MUE dataset on a date of service (latest version without one): the version its quarter
+ * One MUE dataset on a date of service (latest version without one; with `today`, a request's
+ * pick by the date rule: today's quarter, else the newest, flagged): the version its quarter
  * picks and that version's rows by code. Undefined when the dataset has no loaded version. A claim
  * asks it once per date and then reads every code from the map.
  */
@@ -77,15 +78,17 @@ export async function mueVersionOn<Row extends { proc_cd: string }>(
   snapshot: SnapshotReader,
   dataset: DatasetName,
   dateOfService?: string,
+  today?: string,
 ): Promise<{ choice: VersionPick; index: Map<string, Row> } | undefined> {
-  const choice = selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dateOfService });
+  const choice = pickVersion(dataset, snapshot.versions(dataset), 'quarter', dateOfService, today);
   if (!choice) return undefined;
   return { choice, index: await versionIndex<Row>(snapshot, dataset, choice.version.version) };
 }
 
 /**
- * Looks up `code` in one MUE dataset for a date of service (latest version without one).
- * Undefined when the dataset has no loaded version; `row: null` when the code has no MUE there.
+ * Looks up `code` in one MUE dataset for a date of service (latest version without one; with
+ * `today`, by the date rule). Undefined when the dataset has no loaded version; `row: null` when
+ * the code has no MUE there.
  */
 export async function lookupMueInDataset<Row extends { proc_cd: string }>(
   snapshot: SnapshotReader,
@@ -93,8 +96,9 @@ export async function lookupMueInDataset<Row extends { proc_cd: string }>(
   mueType: MueType,
   code: string,
   dateOfService?: string,
+  today?: string,
 ): Promise<MueLookup<Row> | undefined> {
-  const on = await mueVersionOn<Row>(snapshot, dataset, dateOfService);
+  const on = await mueVersionOn<Row>(snapshot, dataset, dateOfService, today);
   if (!on) return undefined;
   const { choice, index } = on;
   return { mue_type: mueType, row: index.get(code) ?? null, used: toUsed(dataset, choice.version, choice.covered, choice.warning) };
@@ -117,9 +121,10 @@ async function findAcross<Row extends { proc_cd: string }>(
   ids: Record<MueType, string>,
   code: string,
   dateOfService?: string,
+  today?: string,
 ): Promise<MueFindResult<Row>> {
   const entries = Object.entries(ids) as [MueType, DatasetName][];
-  const found = await Promise.all(entries.map(([t, id]) => lookupMueInDataset<Row>(snapshot, id, t, code, dateOfService)));
+  const found = await Promise.all(entries.map(([t, id]) => lookupMueInDataset<Row>(snapshot, id, t, code, dateOfService, today)));
   const out: MueFindResult<Row> = { lookups: [], versions: {}, missing: [], warnings: [], degraded: false };
   found.forEach((l, i) => {
     const id = entries[i]![1];
@@ -141,10 +146,11 @@ async function findAcross<Row extends { proc_cd: string }>(
 
 /**
  * Medicare MUEs for a code in the practitioner, outpatient-hospital and DME tables, each from the
- * version whose quarter contains the date of service (or the nearest, flagged degraded).
+ * version whose quarter contains the date of service (or the nearest, flagged degraded; with
+ * `today` and no date, today's quarter, else the newest, flagged).
  */
-export function findMedicareMues(snapshot: SnapshotReader, code: string, dateOfService?: string): Promise<MueFindResult<MueRow>> {
-  return findAcross<MueRow>(snapshot, MEDICARE_MUE_IDS, code, dateOfService);
+export function findMedicareMues(snapshot: SnapshotReader, code: string, dateOfService?: string, today?: string): Promise<MueFindResult<MueRow>> {
+  return findAcross<MueRow>(snapshot, MEDICARE_MUE_IDS, code, dateOfService, today);
 }
 
 /** A Medicaid MUE row with the Medicare value for the same code and setting beside it. */
@@ -167,10 +173,11 @@ export async function findMedicaidMues(
   snapshot: SnapshotReader,
   code: string,
   dateOfService?: string,
+  today?: string,
 ): Promise<MedicaidMueFindResult> {
   const [mcd, mcr] = await Promise.all([
-    findAcross<MedicaidMueRow>(snapshot, MEDICAID_MUE_IDS, code, dateOfService),
-    findMedicareMues(snapshot, code, dateOfService),
+    findAcross<MedicaidMueRow>(snapshot, MEDICAID_MUE_IDS, code, dateOfService, today),
+    findMedicareMues(snapshot, code, dateOfService, today),
   ]);
   const lookups: MedicaidMueLookup[] = mcd.lookups.map((l) => {
     const m = mcr.lookups.find((x) => x.mue_type === l.mue_type);

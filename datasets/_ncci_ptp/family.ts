@@ -9,8 +9,6 @@ import { medicaidQuarterOf, medicareVersionLabel, ncciVersionQuarter, parseMedic
 import { parsePtpFile } from './parse.js';
 import { checkMedicaidSet, checkMedicareSet } from './parts.js';
 import { PtpRowSchema, type PtpRow } from './row.js';
-import { COLUMN1_KEY_SQL, PAIRS_SIDECAR, pairIndexSql } from './pair_index.js';
-import { quoteIdent } from '../../warehouse/sql_quote.js';
 
 // Detection and version label of the four PTP datasets, and the factory that declares them.
 
@@ -70,8 +68,5 @@ export function makePtpDataset<const Id extends string>(flavor: PtpFlavor<Id>, e
       else checkMedicaidSet(files, samples);
     },
     loadNative: (files, samples, run, table, version) => loadPtpNative(flavor, files, samples, run, table, version),
-    // The pair index a server holds (`pair_index.ts`), computed once here instead of at every start,
-    // in passes of about a million edits by column 1 (one sort of a 4 M-edit quarter held about 250 MB).
-    columnFiles: [{ name: PAIRS_SIDECAR, sql: (range) => pairIndexSql(quoteIdent(flavor.id), range), passes: { table: quoteIdent(flavor.id), key: COLUMN1_KEY_SQL, rows: 1 << 20 } }],
   };
 }

@@ -210,8 +210,9 @@ function pickRow(rows: readonly PtpRow[], dos: string): PtpRow | null {
 
 /**
  * Looks up the PTP edit for two codes given in either order on a date of service: the version
- * whose quarter contains the date (else the nearest, flagged), then the pair's row in CMS
- * column order. `status` separates "no edit for this pair" from "no data loaded".
+ * whose quarter contains the date (else the nearest, flagged; or `choice`, a route's pick by the
+ * date rule), then the pair's row in CMS column order. `status` separates "no edit for this pair"
+ * from "no data loaded".
  */
 export async function lookupPtpEdit(
   snapshot: SnapshotReader,
@@ -219,17 +220,20 @@ export async function lookupPtpEdit(
   codeA: string,
   codeB: string,
   dos: string,
+  choice?: VersionPick,
 ): Promise<PtpLookup> {
-  return (await ptpPairFinder(snapshot, dataset, [codeA, codeB], dos))(codeA, codeB);
+  return (await ptpPairFinder(snapshot, dataset, [codeA, codeB], dos, choice))(codeA, codeB);
 }
 
 /**
- * Pair lookups for a set of codes on one date: the edit groups of every code are loaded first
+ * Pair lookups for a set of codes on one date (`picked`: the version a caller chose by the date
+ * rule, else the quarter of the date): the edit groups of every code are loaded first
  * (cached per snapshot), then each pair is answered synchronously, as `lookupPtpEdit` would.
  * A claim check asks for every pair of its lines (190 for 20 lines).
  */
-export async function ptpPairFinder(snapshot: SnapshotReader, dataset: PtpDatasetId, codes: string[], dos: string): Promise<(a: string, b: string) => PtpLookup> {
-  const choice = selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dos });
+export async function ptpPairFinder(snapshot: SnapshotReader, dataset: PtpDatasetId, codes: string[], dos: string, picked?: VersionPick): Promise<(a: string, b: string) => PtpLookup> {
+  // The edits in force on `dos`, in the version its quarter picks (or the one the caller picked by the date rule).
+  const choice = picked ?? selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dos });
   if (!choice) return () => ({ dataset, choice: null, row: null, status: 'no_data' });
   const v = choice.version.version;
   const idx = (await ptpIndexes(snapshot, dataset))?.get(v);

@@ -12,13 +12,14 @@ export function clfsVersionFor(snapshot: SnapshotReader, year?: number): string 
 }
 
 /** Every CLFS row of a code (plain and `QW`) in the version for `year`; empty when absent. */
-export function findLabFees(snapshot: SnapshotReader, code: string, year?: number): Promise<{ version: string | undefined; rows: ClfsFee[] }> {
+export async function findLabFees(snapshot: SnapshotReader, code: string, year?: number): Promise<{ version: string | undefined; rows: ClfsFee[] }> {
   const version = clfsVersionFor(snapshot, year);
-  if (!version) return Promise.resolve({ version, rows: [] });
-  return snapshot.memo(`${clfs.id}:fees:${version}:${code}`, async () => ({
-    version,
-    rows: await snapshot.all<ClfsFee>(`SELECT * FROM ${clfs.id} WHERE version = $1 AND hcpcs_code = $2 ORDER BY modifier`, [version, code]),
-  }));
+  return { version, rows: version ? await findLabFeesIn(snapshot, version, code) : [] };
+}
+
+/** Every CLFS row of a code (plain and `QW`) in one loaded version; empty when absent. */
+export function findLabFeesIn(snapshot: SnapshotReader, version: string, code: string): Promise<ClfsFee[]> {
+  return snapshot.memo(`${clfs.id}:fees:${version}:${code}`, () => snapshot.all<ClfsFee>(`SELECT * FROM ${clfs.id} WHERE version = $1 AND hcpcs_code = $2 ORDER BY modifier`, [version, code]));
 }
 
 /** True when the code is in any loaded CLFS version (404 versus "not in this year"). */

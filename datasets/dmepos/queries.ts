@@ -19,6 +19,8 @@ export function dmeposVersionFor(snapshot: SnapshotReader, year?: number): strin
 export interface DmeFeeQuery {
   state?: string;
   year?: number;
+  /** The loaded version to read (the route's date rule chose it); else the one of `year`. */
+  version?: string;
   limit: number;
 }
 
@@ -32,10 +34,10 @@ export function findDmeFees(
   code: string,
   q: DmeFeeQuery,
 ): Promise<{ version: string | undefined; rows: DmeposFee[]; total_count: number; known: boolean }> {
-  return snapshot.memo(`${dmepos.id}:fees:${code}:${q.state ?? ''}:${q.year ?? ''}:${q.limit}`, async () => {
+  return snapshot.memo(`${dmepos.id}:fees:${code}:${q.state ?? ''}:${q.version !== undefined ? `v${q.version}` : `y${q.year ?? ''}`}:${q.limit}`, async () => {
     if (!snapshot.has(dmepos.id)) return { version: undefined, rows: [], total_count: 0, known: false };
     const known = (await snapshot.all(`SELECT 1 FROM ${dmepos.id} WHERE hcpcs_code = $1 LIMIT 1`, [code])).length > 0;
-    const version = dmeposVersionFor(snapshot, q.year);
+    const version = q.version ?? dmeposVersionFor(snapshot, q.year);
     if (!known || !version) return { version, rows: [], total_count: 0, known };
     const where = `version = $1 AND hcpcs_code = $2${q.state ? ' AND state = $3' : ''}`;
     const params = q.state ? [version, code, q.state] : [version, code];

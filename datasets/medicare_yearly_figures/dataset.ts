@@ -46,7 +46,6 @@ export const YearlyCodeRowSchema = z.object({
   description: z.string().min(3),
   citation: CitationSchema,
 });
-export type YearlyCodeRow = z.infer<typeof YearlyCodeRowSchema>;
 
 const ID = 'medicare_yearly_figures';
 export const FIGURES_TABLE = table(ID, YearlyFigureRowSchema, ['year', 'figure']);

@@ -1,4 +1,6 @@
-import { join } from 'node:path';
+import { parseSync } from '@swc/core';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
 import { openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
@@ -73,5 +75,48 @@ describe('medicare_yearly_figures queries', () => {
     expect((await yearFigures(snap, 2025))!.figure('conversion_factor_qpp')).toBeUndefined();
     expect(await yearFigures(snap, 2031)).toBeNull();
     expect(await loadedYears(snap)).toEqual([2025, 2026]);
+  });
+});
+
+/**
+ * The yearly figures live in one home, this dataset's documents: a conversion factor, a deductible
+ * or a preventive code list written as a constant in the code would be a second one, silently
+ * stale the next January. This scan fails on a literal equal to a seeded figure of four or more
+ * significant digits (33.5675, 1736), or on a literal list holding three of a year's listed codes.
+ */
+
+const SCANNED = ['server', 'datasets', 'cli', 'lib'];
+
+/** The TypeScript sources (not tests) below `dir`. */
+async function sources(dir: string): Promise<string[]> {
+  return (await readdir(dir, { recursive: true })).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => join(dir, f));
+}
+
+type Node = { type?: string; value?: unknown; [k: string]: unknown };
+
+function literals(n: unknown, out: { values: string[]; lists: string[][] }): void {
+  if (!n || typeof n !== 'object') return;
+  if (Array.isArray(n)) return n.forEach((x) => literals(x, out));
+  const node = n as Node;
+  if (node.type === 'StringLiteral' || node.type === 'NumericLiteral') out.values.push(String(node.value));
+  if (node.type === 'ArrayExpression') out.lists.push((node.elements as { expression?: Node }[]).map((e) => (e?.expression?.type === 'StringLiteral' ? String(e.expression.value) : '')).filter(Boolean));
+  for (const v of Object.values(node)) if (v && typeof v === 'object') literals(v, out);
+}
+
+describe('medicare_yearly_figures has one home', () => {
+  it('finds no seeded figure or code list written as a constant in the code', async () => {
+    const { rows } = await parseAll(medicareYearlyFigures, seeds);
+    const figures = new Set(rows.filter((r) => 'figure' in r).map((r) => (r as { value: string }).value).filter((v) => v.replace(/\D/g, '').replace(/^0+/, '').length >= 4));
+    const codes = new Set(rows.filter((r) => 'list' in r).map((r) => (r as { code: string }).code));
+    expect(figures.size).toBeGreaterThan(2);
+    const offenders: string[] = [];
+    const files = (await Promise.all(SCANNED.map((d) => sources(join(REPO_ROOT, d))))).flat().filter((f) => !f.includes(join('datasets', medicareYearlyFigures.id)));
+    for (const f of files) {
+      const found = { values: [] as string[], lists: [] as string[][] };
+      literals(parseSync(await readFile(f, 'utf8'), { syntax: 'typescript' }), found);
+      for (const v of found.values) if (figures.has(v)) offenders.push(`${relative(REPO_ROOT, f)}: ${v}`);
+      for (const l of found.lists) if (l.filter((c) => codes.has(c)).length >= 3) offenders.push(`${relative(REPO_ROOT, f)}: a list of ${l.filter((c) => codes.has(c)).join(', ')}`);
+    }
+    expect(offenders).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { Dec } from '../_shared/decimal.js';
+import { Dec } from '../../lib/decimal.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { viewName } from '../../warehouse/manifest.js';
 import { quoteIdent } from '../../warehouse/sql_quote.js';
@@ -50,21 +50,27 @@ function loaded(snapshot: SnapshotReader): Promise<Loaded | null> {
 
 const NONE: ReadonlySet<string> = new Set();
 
-/** The figures of `year` in the loaded version; null when the dataset is not loaded or has no document for the year. */
-export async function yearFigures(snapshot: SnapshotReader, year: number): Promise<YearFigures | null> {
-  const l = await loaded(snapshot);
-  if (!l || (!l.figures.has(year) && !l.lists.has(year))) return null;
-  const figs = l.figures.get(year);
-  const lists = l.lists.get(year);
+/**
+ * One year's figures and lists as the payment rules read them (pure: what a version holds for the
+ * year, already read), so a calculator takes them as an input and a test can build them by hand.
+ */
+export function yearFiguresOf(version: string, year: number, figures?: ReadonlyMap<YearlyFigure, YearlyFigureRow>, lists?: ReadonlyMap<YearlyCodeList, ReadonlySet<string>>): YearFigures {
   return {
-    version: l.version,
+    version,
     year,
     figure(name) {
-      const f = figs?.get(name);
+      const f = figures?.get(name);
       return f ? { value: Dec.ofPlain(f.value), citation: f.citation } : undefined;
     },
     codes: (list) => lists?.get(list) ?? NONE,
   };
+}
+
+/** The figures of `year` in the loaded version; null when the dataset is not loaded or has no document for the year. */
+export async function yearFigures(snapshot: SnapshotReader, year: number): Promise<YearFigures | null> {
+  const l = await loaded(snapshot);
+  if (!l || (!l.figures.has(year) && !l.lists.has(year))) return null;
+  return yearFiguresOf(l.version, year, l.figures.get(year), l.lists.get(year));
 }
 
 /** The years the loaded version has documents for, ascending (a warning names the nearest). */

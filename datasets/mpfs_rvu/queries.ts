@@ -72,3 +72,34 @@ export async function getRvu(
   }
   return { row, warnings };
 }
+
+/** The conversion factors a release prints in its CONV FACTOR column, and its calendar year. */
+export interface ReleaseFactors {
+  version: string;
+  year: number;
+  /** The factor of the non-QPP (or only) file; null when the release loaded only the QPP file. */
+  non_qpp: number | null;
+  /** The QPP file's factor, or the only factor of a year with one (before 2026); null when none was loaded. */
+  qpp: number | null;
+}
+
+/**
+ * The factors of the RVU release a date of service selects (the calendar-year rule the RVUs are
+ * chosen by: the date's year, else the nearest release), for a code without a row of its own.
+ * Undefined when mpfs_rvu is not loaded.
+ */
+export async function releaseFactorsOn(snapshot: SnapshotReader, dateOfService: string): Promise<ReleaseFactors | undefined> {
+  const pick = selectVersion(mpfsRvu.id, snapshot.versions(mpfsRvu.id), { rule: 'year', date: dateOfService });
+  if (!pick) return undefined;
+  const version = pick.version.version;
+  return snapshot.memo(`${mpfsRvu.id}:factors:${version}`, async () => {
+    const [r] = await snapshot.all<{ year: number; non_qpp: number | null; qpp: number | null }>(
+      `SELECT any_value(year) AS year,
+              max(conv_factor) FILTER (WHERE cf_variant <> 'QPP') AS non_qpp,
+              max(coalesce(conv_factor_qpp, CASE WHEN cf_variant = 'all' THEN conv_factor END)) AS qpp
+         FROM ${mpfsRvu.id} WHERE version = $1`,
+      [version],
+    );
+    return { version, year: Number(r?.year), non_qpp: r?.non_qpp ?? null, qpp: r?.qpp ?? null };
+  });
+}

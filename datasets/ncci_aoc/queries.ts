@@ -1,6 +1,6 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { quoteIdent } from '../../warehouse/sql_quote.js';
-import { selectVersion } from '../_shared/versions.js';
+import { pickVersion } from '../_shared/versions.js';
 import { allAsJson } from '../../warehouse/snapshot.js';
 import type { VersionUsed } from '../_ncci_mue/queries.js';
 import { ncciAoc, type AocRow } from './dataset.js';
@@ -68,11 +68,12 @@ export interface AocFindResult {
 /**
  * AOC edits for `code` on a date of service: when the code is an add-on, its primary codes; when it
  * is a primary code, the add-ons that list it. Both lists come from the version whose quarter
- * contains the date (nearest one flagged `covered: false`), filtered to edits in force that day.
- * Undefined when ncci_aoc is not loaded.
+ * contains the date (nearest one flagged `covered: false`; with `today` and no date, today's
+ * quarter, else the newest, flagged), filtered to edits in force that day (without a date, the
+ * active edits). Undefined when ncci_aoc is not loaded.
  */
-export async function lookupAocEdits(snapshot: SnapshotReader, code: string, dateOfService?: string): Promise<AocFindResult | undefined> {
-  const on = await aocEditsOn(snapshot, dateOfService);
+export async function lookupAocEdits(snapshot: SnapshotReader, code: string, dateOfService?: string, today?: string): Promise<AocFindResult | undefined> {
+  const on = await aocEditsOn(snapshot, dateOfService, today);
   return on && { as_addon: on.asAddon(code), as_primary: on.asPrimary(code), used: on.used };
 }
 
@@ -84,8 +85,9 @@ export async function lookupAocEdits(snapshot: SnapshotReader, code: string, dat
 export async function aocEditsOn(
   snapshot: SnapshotReader,
   dateOfService?: string,
+  today?: string,
 ): Promise<{ used: VersionUsed; asAddon(code: string): AocRow[]; asPrimary(code: string): AocRow[] } | undefined> {
-  const choice = selectVersion(ncciAoc.id, snapshot.versions(ncciAoc.id), { rule: 'quarter', date: dateOfService });
+  const choice = pickVersion(ncciAoc.id, snapshot.versions(ncciAoc.id), 'quarter', dateOfService, today);
   if (!choice) return undefined;
   const v = choice.version;
   const idx = await aocIndex(snapshot, v.version);

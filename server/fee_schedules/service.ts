@@ -1,8 +1,30 @@
 import type { z } from 'zod';
+import { versionForRequest } from '../../datasets/_shared/versions.js';
 import type { ClfsRow } from '../../datasets/clfs/dataset.js';
 import type { DmeposRow } from '../../datasets/dmepos/dataset.js';
 import type { OppsAddendumBRow } from '../../datasets/opps_addendum_b/dataset.js';
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import type { Trace } from '../trace.js';
 import type { DmeRowSchema, LabRowSchema, OppsRowSchema } from './schemas.js';
+
+/**
+ * The release a fee-schedule lookup reads, by the one date rule (`versionForRequest`): the newest
+ * release of the `year` asked (or of the year of `date_of_service`), 404 naming that year and the
+ * nearest loaded release when none is loaded; without either, today's year's, else the newest
+ * loaded, degraded with a warning. Recorded on the trace; undefined when the dataset is not loaded.
+ */
+export function feeScheduleVersion(
+  snapshot: SnapshotReader,
+  dataset: 'opps_addendum_b' | 'clfs' | 'dmepos',
+  query: { year?: number; date_of_service?: string },
+  today: string,
+  trace: Trace,
+): string | undefined {
+  const pick = versionForRequest(dataset, snapshot.versions(dataset), 'year', { year: query.year, date: query.date_of_service, today });
+  trace.use(dataset, pick?.version.version);
+  if (pick && !pick.covered && pick.warning) trace.fallback(pick.warning);
+  return pick?.version.version;
+}
 
 /** A DMEPOS row as the spec's DME row. */
 export function toDmeRow(x: DmeposRow): z.output<typeof DmeRowSchema> {

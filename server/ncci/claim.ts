@@ -4,13 +4,38 @@ import type { MedicaidMueRow, MueRow, MueType } from '../../datasets/_ncci_mue/m
 import { aocEditsOn, aocIndex, lookupAocEdits } from '../../datasets/ncci_aoc/queries.js';
 import { ptpCodeSet, ptpPairFinder, type PtpDatasetId } from '../../datasets/_ncci_ptp/queries.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import { selectVersion, type VersionPick } from '../../datasets/_shared/versions.js';
+import { pickForRequest, requireCovered, selectVersion, type VersionPick, type VersionRule } from '../../datasets/_shared/versions.js';
 import { feeScheduleCodes } from '../codes/service.js';
 import { knownCodes as datasetCodes } from '../../datasets/_shared/codes.js';
 import { findRvuRows } from '../../datasets/mpfs_rvu/queries.js';
 import { findOppsRatesIn } from '../../datasets/opps_addendum_b/queries.js';
+import type { ClaimLine } from './schemas.js';
 import type { NcciSources } from './sources.js';
 import type { AocFound, ClaimLookups, DayLookups, FileCoverage, MedicareCodeFacts, MueFound } from './validate.js';
+
+/**
+ * The version of a file a day of the claim reads: the one the date's quarter (or year) picks; for
+ * the lines of a claim sent without a date (`undated`: they are dated today), the date rule's
+ * version without a date: today's, else the newest loaded, flagged.
+ */
+function pickOn(snapshot: SnapshotReader, dataset: DatasetId, rule: VersionRule, dos: string, undated: boolean): VersionPick | undefined {
+  const versions = snapshot.versions(dataset);
+  return undated ? pickForRequest(dataset, versions, rule, { today: dos }) : selectVersion(dataset, versions, { rule, date: dos });
+}
+
+/**
+ * The date rule of a claim (`requireCovered`): a date of service given (the claim's or a line's)
+ * that no loaded quarter of the claim's NCCI files (its PTP and MUE tables, the add-on codes)
+ * covers is 404, naming the quarter and the nearest loaded version of each. Lines sent without a
+ * date are dated `undated` (today) and read today's versions, else the newest, degraded.
+ */
+export function requireClaimDatesCovered(snapshot: SnapshotReader, sources: NcciSources, lines: readonly ClaimLine[], undated?: string): void {
+  for (const date of new Set(lines.map((l) => l.date_of_service))) {
+    if (date === undated) continue;
+    const when = { date, today: date };
+    requireCovered(when, 'quarter', ([sources.ptp, sources.mue, 'ncci_aoc'] as DatasetId[]).map((dataset) => ({ dataset, pick: pickForRequest(dataset, snapshot.versions(dataset), 'quarter', when) })));
+  }
+}
 
 /** True when any loaded NCCI file names the code (an MUE of any setting, an add-on edit, a PTP edit). */
 async function inNcciFiles(snapshot: SnapshotReader, code: string, dos: string, ptp: PtpDatasetId): Promise<boolean> {
@@ -38,9 +63,9 @@ async function knownCodes(snapshot: SnapshotReader, codes: string[], dos: string
   return (code) => fees.has(code) || ncci.has(code);
 }
 
-/** MUE answers of one table on one date: the quarter's version, read once per snapshot into a Map. */
-async function mueOn(snapshot: SnapshotReader, dataset: DatasetId, dos: string): Promise<DayLookups['mue']> {
-  const on = await mueVersionOn<MueRow | MedicaidMueRow>(snapshot, dataset, dos);
+/** MUE answers of one table on one date: the quarter's version (an undated claim's: by the date rule), read once per snapshot into a Map. */
+async function mueOn(snapshot: SnapshotReader, dataset: DatasetId, dos: string, undated: boolean): Promise<DayLookups['mue']> {
+  const on = await mueVersionOn<MueRow | MedicaidMueRow>(snapshot, dataset, undated ? undefined : dos, undated ? dos : undefined);
   if (!on) return () => null;
   const version = on.choice.version.version;
   return (code): MueFound => {
@@ -51,9 +76,9 @@ async function mueOn(snapshot: SnapshotReader, dataset: DatasetId, dos: string):
   };
 }
 
-/** Add-on code edits on one date, as an add-on, in force that day. */
-async function aocOn(snapshot: SnapshotReader, dos: string): Promise<DayLookups['aoc']> {
-  const on = await aocEditsOn(snapshot, dos);
+/** Add-on code edits on one date, as an add-on, in force that day (an undated claim's: the active edits of the date rule's version). */
+async function aocOn(snapshot: SnapshotReader, dos: string, undated: boolean): Promise<DayLookups['aoc']> {
+  const on = await aocEditsOn(snapshot, undated ? undefined : dos, undated ? dos : undefined);
   if (!on) return () => null;
   return (code): AocFound => ({ dataset: 'ncci_aoc', version: on.used.version, as_addon: on.asAddon(code) });
 }
@@ -63,8 +88,8 @@ async function aocOn(snapshot: SnapshotReader, dos: string): Promise<DayLookups[
  * the date: the same `selectVersion` pick the PTP, MUE and add-on routes make, so a claim line and
  * the single-code route agree on `degraded` for the same date.
  */
-function coverageOn(snapshot: SnapshotReader, datasets: DatasetId[], dos: string): FileCoverage[] {
-  return datasets.flatMap((dataset) => coverageOf(dataset, selectVersion(dataset, snapshot.versions(dataset), { rule: 'quarter', date: dos })));
+function coverageOn(snapshot: SnapshotReader, datasets: DatasetId[], dos: string, undated: boolean): FileCoverage[] {
+  return datasets.flatMap((dataset) => coverageOf(dataset, pickOn(snapshot, dataset, 'quarter', dos, undated)));
 }
 
 /** A file's pick as the claim answer reports it (nothing when no version is loaded). */
@@ -77,11 +102,11 @@ const coverageOf = (dataset: DatasetId, pick: VersionPick | undefined): FileCove
  * rule: another year's release answers flagged), CLFS, DMEPOS and ASP membership. Read once per
  * date from the snapshot's in-memory indexes, then each code is answered from a Map.
  */
-async function medicareOn(snapshot: SnapshotReader, codes: string[], dos: string): Promise<{ facts: (code: string) => MedicareCodeFacts; coverage: FileCoverage[] }> {
+async function medicareOn(snapshot: SnapshotReader, codes: string[], dos: string, undated: boolean): Promise<{ facts: (code: string) => MedicareCodeFacts; coverage: FileCoverage[] }> {
   const rvuVersions = snapshot.versions('mpfs_rvu');
-  const pick = selectVersion('mpfs_rvu', rvuVersions, { rule: 'year', date: dos });
+  const pick = pickOn(snapshot, 'mpfs_rvu', 'year', dos, undated);
   const effectiveOf = new Map(rvuVersions.map((v) => [v.version, v.effective_date ?? '']));
-  const oppsPick = selectVersion('opps_addendum_b', snapshot.versions('opps_addendum_b'), { rule: 'year', date: dos });
+  const oppsPick = pickOn(snapshot, 'opps_addendum_b', 'year', dos, undated);
   const oppsVersion = oppsPick?.version.version;
   const [clfs, dmepos, asp, rows, opps] = await Promise.all([
     datasetCodes(snapshot, 'clfs'),
@@ -120,20 +145,22 @@ async function medicareOn(snapshot: SnapshotReader, codes: string[], dos: string
 
 /**
  * The claim checker's lookups over the snapshot, for one payer's NCCI files in one setting;
- * `medicare` adds what the fee schedules say about each code (a Medicare claim).
+ * `medicare` adds what the fee schedules say about each code (a Medicare claim); `undated`, the
+ * date (today) given to the lines sent without one, whose versions the date rule picks.
  */
-export function claimLookups(snapshot: SnapshotReader, sources: NcciSources, opts: { medicare?: boolean } = {}): ClaimLookups {
+export function claimLookups(snapshot: SnapshotReader, sources: NcciSources, opts: { medicare?: boolean; undated?: string } = {}): ClaimLookups {
   const { ptp, mue } = sources;
   return {
     async day(codes, dos) {
+      const undated = dos === opts.undated;
       const [known, ptpOf, mueOf, aocOf, medicare] = await Promise.all([
         knownCodes(snapshot, codes, dos, ptp),
-        ptpPairFinder(snapshot, ptp, codes, dos),
-        mueOn(snapshot, mue, dos),
-        aocOn(snapshot, dos),
-        opts.medicare ? medicareOn(snapshot, codes, dos) : undefined,
+        ptpPairFinder(snapshot, ptp, codes, dos, pickOn(snapshot, ptp, 'quarter', dos, undated)),
+        mueOn(snapshot, mue, dos, undated),
+        aocOn(snapshot, dos, undated),
+        opts.medicare ? medicareOn(snapshot, codes, dos, undated) : undefined,
       ]);
-      const coverage = [...coverageOn(snapshot, [ptp, mue, 'ncci_aoc'], dos), ...(medicare?.coverage ?? [])];
+      const coverage = [...coverageOn(snapshot, [ptp, mue, 'ncci_aoc'], dos, undated), ...(medicare?.coverage ?? [])];
       return { known, ptp: ptpOf, mue: mueOf, aoc: aocOf, coverage, ...(medicare ? { medicare: medicare.facts } : {}) };
     },
   };

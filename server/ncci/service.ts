@@ -1,6 +1,18 @@
+import { requireCovered, type RequestDate } from '../../datasets/_shared/versions.js';
+import type { VersionUsed } from '../../datasets/_ncci_mue/queries.js';
 import type { AocRow } from '../../datasets/ncci_aoc/dataset.js';
 import type { PtpLookup } from '../../datasets/_ncci_ptp/queries.js';
 import type { PtpEdit } from './schemas.js';
+
+/**
+ * The date rule of an NCCI lookup over the files it read (`requireCovered`): a `date_of_service`
+ * no loaded quarter of any of them covers is 404, naming the quarter and the nearest loaded
+ * version of each; a file whose quarter does not cover it while another's does answers from its
+ * nearest version, degraded, with a warning (the lookup's).
+ */
+export function requireQuarterCovered(when: RequestDate, used: readonly VersionUsed[]): void {
+  requireCovered(when, 'quarter', used.map((u) => ({ dataset: u.dataset, pick: { version: { version: u.version, effective_date: u.effective_date }, covered: u.covered } })));
+}
 
 const MODIFIER_TEXT = { '0': 'not allowed', '1': 'allowed', '9': 'not applicable' } as const;
 

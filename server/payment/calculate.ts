@@ -1,24 +1,20 @@
-import { Dec, toCents } from '../../datasets/_shared/decimal.js';
+import { FACILITY_RATE_POS } from '../../lib/vocabulary/place_of_service.js';
+import { Dec, toCents } from '../../lib/decimal.js';
 import type { Adjustment, Composition, CostSharingBlock, DmeBlock, DmeRates, LabBlock, OutpatientBlock, PaymentInputs, PeSetting, PhysicianBlock, PolicyIndicators, RvuInput } from './inputs.js';
 import { PAYMENT_RULES } from './rules/index.js';
-import { YEARLY_DEDUCTIBLES } from './rules/part_b_deductible.js';
-import { rowForYear, type CostSharingAmounts, type CostSharingState, type CostSharingTerms, type Notes, type OutpatientEffect } from './rules/rule.js';
+import type { YearFigures } from '../../datasets/medicare_yearly_figures/queries.js';
+import type { CostSharingAmounts, CostSharingState, CostSharingTerms, Notes, OutpatientEffect } from './rules/rule.js';
 
 /** `composePayment`'s input, declared with the answer's blocks in `inputs.ts`. */
 export type { PaymentInputs } from './inputs.js';
-/** The preventive services rule's list, read by the remittance explanation as well. */
-export { PREVENTIVE_NO_COST_SHARING } from './rules/preventive_services.js';
 
 /**
  * Pure payment calculators (spec "Payment composition", calculation rules 1-5). No I/O: every
- * input is passed in, so each rule is unit-tested with values worked by hand from the CMS files.
- * Arithmetic is exact (`Dec`); an amount is rounded to cents once, at the end of its own rule.
+ * input is passed in (the year's Medicare figures too, read by the service from
+ * `medicare_yearly_figures`), so each rule is unit-tested with values worked by hand from the CMS
+ * files. Arithmetic is exact (`Dec`); an amount is rounded to cents once, at the end of its own rule.
  */
 
-/** 2026 conversion factor for qualifying APM participants (spec rule 1). Not the file's CF column. */
-export const CF_QPP = '33.5675';
-/** 2026 conversion factor for everyone else (spec rule 1). */
-export const CF_NON_QPP = '33.4009';
 /** OPPS labor-related share (spec rule 2, and the CMS OPPS default). */
 export const OPPS_LABOR_SHARE = '0.6';
 
@@ -26,35 +22,14 @@ export const OPPS_LABOR_SHARE = '0.6';
  * Place-of-service codes priced at the MPFS facility rate (facility PE RVUs). This is CMS's
  * facility-setting list (Medicare Claims Processing Manual ch. 12 §20.4.2, extended by the CY2024
  * PFS final rule for POS 02): every other POS code (11 office, 12 home, 10 telehealth in the
- * patient's home, 20 urgent care, 49, 50, 65, 71, 72, 81, 99...) takes the non-facility rate.
+ * patient's home, 20 urgent care, 49, 50, 65, 71, 72, 81, 99...) takes the non-facility rate. The
+ * codes are `facility_rate` in lib/vocabulary/place_of_service.ts.
  */
-export const FACILITY_POS: ReadonlySet<string> = new Set([
-  '02', // telehealth provided other than in the patient's home (facility rate since CY2024)
-  '19', // off-campus outpatient hospital
-  '21', // inpatient hospital
-  '22', // on-campus outpatient hospital
-  '23', // emergency room - hospital
-  '24', // ambulatory surgical center
-  '26', // military treatment facility
-  '31', // skilled nursing facility
-  '34', // hospice
-  '41', // ambulance - land
-  '42', // ambulance - air or water
-  '51', // inpatient psychiatric facility
-  '52', // psychiatric facility - partial hospitalization
-  '53', // community mental health center
-  '56', // psychiatric residential treatment center
-  '61', // comprehensive inpatient rehabilitation facility
-]);
+export const FACILITY_POS = FACILITY_RATE_POS;
 
 /** True when a place-of-service code is paid at the facility PE rate (see FACILITY_POS). */
 export function isFacilityPos(pos: string): boolean {
   return FACILITY_POS.has(pos);
-}
-
-/** The 2026 conversion factor as exact text; QPP status is the only input (rule 1). */
-export function conversionFactor(qpp: boolean): string {
-  return qpp ? CF_QPP : CF_NON_QPP;
 }
 
 type Num = number | string | Dec;
@@ -347,10 +322,10 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
     ? {
         allowed: payable.block.allowed_fac_payment,
         // A rule's coinsurance percent is of the OPPS amount (before a facility's increase), in place of Addendum B's copayment.
-        copayment: terms ? payable.before_facility.mul(Dec.of(terms.coinsurance_percent).mul('0.01')) : oppsCopayment(i.opps, payable.block.wage_adjusted, payable.copayment_percent),
+        copayment: terms ? (terms.coinsurance_percent === null ? null : payable.before_facility.mul(Dec.of(terms.coinsurance_percent).mul('0.01'))) : oppsCopayment(i.opps, payable.block.wage_adjusted, payable.copayment_percent),
       }
     : null;
-  const shared = costSharing({ code: i.code, year: i.cost_sharing?.year ?? i.rvu?.year ?? 2026, deductible_met: i.cost_sharing?.deductible_met ?? true, physician: physician?.allowed_phy_payment ?? 0, dme: dme?.allowed_dme_payment ?? 0, lab: lab?.allowed_lab_payment ?? 0, opps, terms });
+  const shared = costSharing({ code: i.code, year: i.cost_sharing?.year ?? i.figures?.year ?? yearOfDate(i.date_of_service), figures: i.figures, deductible_met: i.cost_sharing?.deductible_met ?? true, physician: physician?.allowed_phy_payment ?? 0, dme: dme?.allowed_dme_payment ?? 0, lab: lab?.allowed_lab_payment ?? 0, opps, terms });
   notes.calculation.push(...shared.calculation);
   notes.warnings.push(...shared.warnings);
   return {
@@ -397,16 +372,20 @@ export function oppsCopayment(o: NonNullable<PaymentInputs['opps']>, wageAdjuste
   return c.mul(Dec.of(percent).mul('0.01'));
 }
 
+/** The year of a `YYYY-MM-DD` date. */
+const yearOfDate = (date: string): number => Number(date.slice(0, 4));
+
 /**
  * What the beneficiary pays and what the program pays for the service's applicable blocks: the
  * rules of stage `costSharing` in the registry's order (a listed preventive service ends it with
  * nothing to pay; a line rule's terms; the Part B deductible, taken from the physician amount
  * first, then DME, then OPPS; the coinsurance of what remains of the physician and DME amounts;
  * none on clinical lab tests; the OPPS copayment, capped at the inpatient deductible and at what
- * remains of the block). With a rule's `terms` (modifier PT, ACP with modifier 33) the OPPS
- * `copayment` passed in is already the rule's.
+ * remains of the block), each reading the year's `figures` (null: none is loaded for the year).
+ * With a rule's `terms` (modifier PT, ACP with modifier 33) the OPPS `copayment` passed in is
+ * already the rule's.
  */
-export function costSharing(o: CostSharingAmounts & { code: string; year: number; deductible_met: boolean; terms?: CostSharingTerms | null }): { block: CostSharingBlock; warnings: string[]; calculation: string[] } {
+export function costSharing(o: CostSharingAmounts & { code: string; year: number; figures: YearFigures | null; deductible_met: boolean; terms?: CostSharingTerms | null }): { block: CostSharingBlock; warnings: string[]; calculation: string[] } {
   const terms = o.terms ?? null;
   const s: CostSharingState = {
     code: o.code,
@@ -414,7 +393,7 @@ export function costSharing(o: CostSharingAmounts & { code: string; year: number
     deductible_met: o.deductible_met,
     amounts: { physician: o.physician, dme: o.dme, lab: o.lab, opps: o.opps },
     terms,
-    figures: rowForYear(YEARLY_DEDUCTIBLES, o.year),
+    figures: o.figures,
     waived: false,
     deductible_applies: terms?.deductible_applies ?? true,
     deductible: Dec.of(0),
@@ -429,7 +408,6 @@ export function costSharing(o: CostSharingAmounts & { code: string; year: number
     if (s.waived) break;
     rule.costSharing?.(s);
   }
-  const y = s.figures;
   const d = toCents(s.deductible);
   const c = toCents(s.coinsurance);
   const oc = s.copayment === null ? null : toCents(s.copayment);
@@ -440,8 +418,8 @@ export function costSharing(o: CostSharingAmounts & { code: string; year: number
       year: o.year,
       deductible_applies: s.deductible_applies,
       deductible_met: o.deductible_met,
-      part_b_deductible: y ? Number(y.part_b_deductible) : null,
-      inpatient_deductible: y ? Number(y.inpatient_deductible) : null,
+      part_b_deductible: s.figures?.figure('part_b_deductible')?.value.toNumber() ?? null,
+      inpatient_deductible: s.figures?.figure('inpatient_deductible')?.value.toNumber() ?? null,
       deductible: d,
       coinsurance: c,
       opps_copayment: oc,

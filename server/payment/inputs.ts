@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { YearFigures } from '../../datasets/medicare_yearly_figures/queries.js';
 import type { PolicyRule } from '../policies/schemas.js';
 import type { AnesthesiaInput } from './rules/anesthesia.js';
 import type { CostSharingTerms } from './rules/rule.js';
@@ -96,6 +97,8 @@ export interface PaymentInputs {
   dme: { row: DmeRates; state: string; is_rural: boolean } | null;
   /** The conversion factor of the date of service's year (exact text) and why it was chosen. */
   cf: { value: string; source: string };
+  /** The service year's Medicare figures (`medicare_yearly_figures`: deductibles, coinsurance, the preventive list); null when no document of the year is loaded. */
+  figures: YearFigures | null;
   /** The OPPS cap of the code, modifier and locality for the setting (DRA 2005), when one applies. */
   opps_cap: { amount: number; version: string } | null;
   /** Medicare coverage rules for the code (`policyRulesFor`), carried into the composition as they are. */

@@ -1,9 +1,10 @@
-import { findRvuRows, getRvu, type RvuRow } from '../../datasets/mpfs_rvu/queries.js';
+import { modifiersWhere } from '../../lib/vocabulary/modifiers.js';
+import type { YearFigures } from '../../datasets/medicare_yearly_figures/queries.js';
+import { findRvuRows, getRvu, releaseFactorsOn, type RvuRow } from '../../datasets/mpfs_rvu/queries.js';
 import { lookupOppsCap } from '../../datasets/opps_cap/queries.js';
 import { NotFoundError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { Trace } from '../trace.js';
-import { conversionFactor } from './calculate.js';
 import type { RvuInput } from './inputs.js';
 
 /**
@@ -16,7 +17,7 @@ import type { RvuInput } from './inputs.js';
  * Modifiers that select a different PPRRVU row (professional/technical component, reduced or
  * discontinued service). Any other modifier (25, 59, GT, ...) does not change the RVUs.
  */
-export const RVU_PRICING_MODIFIERS: ReadonlySet<string> = new Set(['26', 'TC', '53']);
+export const RVU_PRICING_MODIFIERS = modifiersWhere('rvu_row');
 
 /** The year of a `YYYY-MM-DD` date. */
 export const yearOf = (date?: string | null) => (date ? Number(date.slice(0, 4)) : undefined);
@@ -76,13 +77,17 @@ export async function selectRvu(snapshot: SnapshotReader, code: string, modifier
   }
 }
 
+/** The year whose factors the spec's rule 1 names ("2026 constants"): its figures say so in their source. */
+const SPEC_RULE_1_YEAR = 2026;
+
 /**
- * The conversion factor of the service's year (issue: CMS pays a 2025 service with the CY2025
- * factor): the CONV FACTOR column of that year's RVU release (QPP and non-QPP where the year has
- * both); for CY2026 without its own file the spec's constants (rule 1). A release of another year
- * lends its factor only with a warning.
+ * The conversion factor of the service's year (CMS pays a 2025 service with the CY2025 factor):
+ * the CONV FACTOR column of that year's RVU release (QPP and non-QPP where the year has both);
+ * else the year's figure of `medicare_yearly_figures` (a release that prints no factor: the
+ * CY2026 factors of the PFS final rule, the spec's rule 1); else a release of another year lends
+ * its factor, with a warning (its RVUs priced the line too). Null when none of them has one.
  */
-export function conversionFactorFor(row: RvuRow | null, source: string, year: number, qpp: boolean, trace: Trace): { value: string; source: string } {
+export function conversionFactorOf(row: RvuRow | null, source: string, year: number, qpp: boolean, figures: YearFigures | null, trace: Trace): { value: string; source: string } | null {
   const variant = qpp ? 'QPP' : 'non-QPP';
   if (row && row.year === year) {
     const file = qpp ? (row.conv_factor_qpp ?? (row.cf_variant === 'all' ? row.conv_factor : null)) : row.cf_variant === 'QPP' ? null : row.conv_factor;
@@ -90,15 +95,37 @@ export function conversionFactorFor(row: RvuRow | null, source: string, year: nu
       return { value: String(file), source: `CONV FACTOR of ${source}${row.cf_variant === 'all' ? ` (CY${year} has one factor for QPP and non-QPP)` : ` (${variant} file)`}` };
     }
   }
-  if (year === 2026) {
-    const why = !row ? '' : row.year === 2026 ? `; ${source} carries no ${variant} factor` : `; no CY2026 RVU release is loaded (RVUs from ${source})`;
-    return { value: conversionFactor(qpp), source: `spec rule 1: CY2026 ${variant} constant${why}` };
+  const figure = figures?.figure(qpp ? 'conversion_factor_qpp' : 'conversion_factor_non_qpp');
+  if (figure) {
+    const why = !row ? '' : row.year === year ? `; ${source} carries no ${variant} factor` : `; no CY${year} RVU release is loaded (RVUs from ${source})`;
+    const what = year === SPEC_RULE_1_YEAR ? `spec rule 1: CY${year} ${variant} constant` : `medicare_yearly_figures ${figures!.version}: CY${year} ${variant} conversion factor (${figure.citation.title})`;
+    return { value: figure.value.toString(), source: `${what}${why}` };
   }
   if (row?.conv_factor) {
     trace.fallback(`no CY${year} RVU release is loaded: the CY${row.year} conversion factor ${row.conv_factor} of ${source} was used`);
     return { value: String(row.conv_factor), source: `CONV FACTOR of ${source} (CY${row.year}; no CY${year} release loaded)` };
   }
-  return { value: conversionFactor(qpp), source: `spec rule 1: CY2026 ${variant} constant (no CY${year} factor loaded)` };
+  return null;
+}
+
+/**
+ * `conversionFactorOf`, and for a code without an RVU row (no physician amount rests on it) the
+ * factor of the release the date selects, so the answer's `conversion_factor` is still the
+ * service year's where a release of it is loaded. Zero, with a warning, when no factor is loaded.
+ */
+export async function conversionFactorFor(snapshot: SnapshotReader, row: RvuRow | null, source: string, date: string, qpp: boolean, figures: YearFigures | null, trace: Trace): Promise<{ value: string; source: string }> {
+  const year = Number(date.slice(0, 4));
+  const found = conversionFactorOf(row, source, year, qpp, figures, trace);
+  if (found) return found;
+  const f = await releaseFactorsOn(snapshot, date);
+  const value = f ? (qpp ? f.qpp : f.non_qpp) : null;
+  if (!f || value === null) {
+    trace.warn(`no CY${year} ${qpp ? 'QPP' : 'non-QPP'} conversion factor is loaded (no RVU release prints one, and medicare_yearly_figures has none for CY${year})`);
+    return { value: '0', source: `no CY${year} conversion factor is loaded` };
+  }
+  const files = snapshot.versions('mpfs_rvu').find((v) => v.version === f.version)?.source_files.map((x) => x.name).join(' + ');
+  const of = `${files ? `${files} ` : ''}(mpfs_rvu ${f.version})`;
+  return { value: String(value), source: f.year === year ? `CONV FACTOR of ${of}` : `CONV FACTOR of ${of} (CY${f.year}; no CY${year} release loaded)` };
 }
 
 /** The OPPS cap for the physician block (DRA 2005), with warnings for status C and a missing year. */

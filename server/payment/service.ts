@@ -1,5 +1,8 @@
+import { HOSPITAL_POS } from '../../lib/vocabulary/place_of_service.js';
 import type { z } from 'zod';
+import { pickForRequest, requireCovered, versionLabel } from '../../datasets/_shared/versions.js';
 import { lookupGpci } from '../../datasets/gpci/queries.js';
+import { loadedYears, yearFigures, type YearFigures } from '../../datasets/medicare_yearly_figures/queries.js';
 import { findRvuRows, type RvuRow } from '../../datasets/mpfs_rvu/queries.js';
 import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
@@ -19,8 +22,45 @@ import type { PaymentQuerySchema } from './schemas.js';
 // What the payer routes (the year's factor, the RVU row) and knowledge resolve (the OPPS places of
 // service, the pricing modifiers) read of the area, and the PC/TC rule's table of families.
 export { conversionFactorFor, RVU_PRICING_MODIFIERS, selectRvu } from './rvu.js';
+
+/**
+ * The service year's Medicare figures (`medicare_yearly_figures`: deductibles, coinsurance, the
+ * preventive list, a factor no RVU release prints), recorded on the trace. Null when the dataset
+ * is not loaded (the trace says so) or has no document for the year: then degraded, with a
+ * warning naming the years loaded, and no other year's figures are used.
+ */
+export async function yearFiguresFor(snapshot: SnapshotReader, year: number, trace: Trace): Promise<YearFigures | null> {
+  if (!snapshot.has('medicare_yearly_figures')) {
+    trace.use('medicare_yearly_figures');
+    return null;
+  }
+  const y = await yearFigures(snapshot, year);
+  trace.use('medicare_yearly_figures', versionLabel(snapshot, 'medicare_yearly_figures'));
+  if (!y) {
+    const years = (await loadedYears(snapshot)).map((x) => `CY${x}`).join(', ');
+    trace.fallback(`no CY${year} Medicare yearly figures are loaded (medicare_yearly_figures has ${years || 'none'}): the year's deductibles, coinsurance and preventive services are not counted`);
+  }
+  return y;
+}
 export { OPPS_POS } from './lookups.js';
 export { PCTC4_FAMILIES } from './rules/professional_component.js';
+
+/** The fee schedules a composition prices: without a ccn the physician's alone, at a ccn the OPPS, CLFS and DMEPOS too. */
+const PRICED_FILES = { physician: ['mpfs_rvu'], facility: ['mpfs_rvu', 'opps_addendum_b', 'clfs', 'dmepos'] } as const;
+
+/**
+ * The payment route's date rule (`requireCovered`): a `date_of_service` whose calendar year none
+ * of the fee schedules the composition prices has a release of is 404, naming the year and the
+ * nearest loaded release of each. Without a date the composition prices today's year, degraded
+ * where a schedule has no release of it (the composition's warnings say which). The remittance
+ * pricing applies its own rule to what the composition used (`not_priced: no_loaded_year`).
+ */
+export function requirePaymentYear(snapshot: SnapshotReader, q: { date_of_service?: string; ccn?: string }, today: string): void {
+  if (q.date_of_service === undefined) return;
+  const when = { year: yearOf(q.date_of_service)!, date: q.date_of_service, today };
+  const files = q.ccn ? PRICED_FILES.facility : PRICED_FILES.physician;
+  requireCovered(when, 'year', files.map((dataset) => ({ dataset, pick: pickForRequest(dataset, snapshot.versions(dataset), 'year', when) })));
+}
 
 /**
  * A payment request: the route's validated query, the code, today (`YYYY-MM-DD`: the year whose
@@ -34,9 +74,6 @@ type PaymentQuery = z.output<typeof PaymentQuerySchema>;
 
 /** The request with the date priced: the one given, else today. */
 type DatedRequest = PaymentRequest & { date_of_service: string };
-
-/** Places of service that are hospital settings, where the hospital is paid the technical component. */
-export const HOSPITAL_POS: ReadonlySet<string> = new Set(['19', '21', '22', '23', '51', '52', '61']);
 
 /**
  * A modifier the physician composition does not act on (not an RVU row, nor read by a payment rule
@@ -201,10 +238,14 @@ export async function composePaymentFor(snapshot: SnapshotReader, request: Payme
 
   const rvuRows = await findRvuRows(snapshot, code);
   const f = q.facility;
+  // The service's year: its releases, factor and Medicare figures (the date given, else today's).
+  const year = yearOf(q.date_of_service)!;
+  const figures = await yearFiguresFor(snapshot, year, trace);
   const effects = applyPaymentRules({
     code,
     modifiers,
-    year: yearOf(q.date_of_service)!,
+    year,
+    figures,
     facility: f ? { ccn: f.ccn, facility_type: f.effective.facility_type, payment_system: f.effective.payment_system } : null,
     rvu_modifiers: [...new Set(rvuRows.map((r) => r.modifier))],
   });
@@ -223,7 +264,6 @@ export async function composePaymentFor(snapshot: SnapshotReader, request: Payme
   }
   const rvu = rvuRow ? toRvuInput(rvuRow, snapshot) : null;
 
-  const year = yearOf(q.date_of_service);
   let blocks: Pick<PaymentInputs, 'opps' | 'lab' | 'dme'> = { opps: null, lab: null, dme: null };
   if (facility) {
     blocks = {
@@ -233,19 +273,19 @@ export async function composePaymentFor(snapshot: SnapshotReader, request: Payme
     };
   } else await feeScheduleHints(snapshot, code, line.feeModifier, modifiers, year, state, q.date_of_service, trace);
 
-  const cfYear = yearOf(q.date_of_service) ?? rvuRow?.year ?? 2026;
-  const cf = conversionFactorFor(rvuRow, rvu?.source ?? '', cfYear, line.qpp, trace);
-  const cap = rvuRow && rvu && gpci.locality !== NATIONAL_LOCALITY ? await capFor(snapshot, rvuRow.hcpcs, rvuRow.modifier, gpci.locality, cfYear, pe.facility, trace) : null;
+  const cf = await conversionFactorFor(snapshot, rvuRow, rvu?.source ?? '', q.date_of_service, line.qpp, figures, trace);
+  const cap = rvuRow && rvu && gpci.locality !== NATIONAL_LOCALITY ? await capFor(snapshot, rvuRow.hcpcs, rvuRow.modifier, gpci.locality, year, pe.facility, trace) : null;
   const policy_rules = await policyRulesFor(snapshot, { payer: { slug: MEDICARE_FFS, medicare: true }, code, date: q.date_of_service, state }, trace);
   // What the rules look up for their own stages (CAH Method II's election, anesthesia's units and factor).
   let gathered: Partial<PaymentInputs> = {};
   for (const r of PAYMENT_RULES) {
-    if (r.gather) gathered = { ...gathered, ...(await r.gather({ snapshot, trace, code, modifiers, facility: f, query: q, pe, row: rvuRow, locality: gpci.locality, year: cfYear })) };
+    if (r.gather) gathered = { ...gathered, ...(await r.gather({ snapshot, trace, code, modifiers, facility: f, query: q, pe, row: rvuRow, locality: gpci.locality, year })) };
   }
   const { composition, warnings } = composePayment({
     ...gathered,
-    cost_sharing: { year: cfYear, deductible_met: q.deductible_met ?? true, terms: effects.find((e) => e.cost_sharing)?.cost_sharing ?? null },
+    cost_sharing: { year, deductible_met: q.deductible_met ?? true, terms: effects.find((e) => e.cost_sharing)?.cost_sharing ?? null },
     cf,
+    figures,
     opps_cap: cap,
     code,
     ccn: facility?.ccn ?? null,

@@ -7,7 +7,8 @@ import type { DatasetId } from '../../datasets/registry.js';
  * (`x12_codes`, `payers`, `mac_jurisdictions`); the NCCI links (PTP and MUE of Medicare and
  * Medicaid, practitioner, hospital and DME; `ncci_aoc`); coverage (`mcd_coverage`,
  * `mcd_documents`); pricing through the payment composition (`mpfs_rvu`, `gpci`, `anesthesia_*`,
- * `clfs`, `dmepos`, `dmepos_rural_zip`, `opps_addendum_b`, `opps_cap`, `wage_index`) and the
+ * `clfs`, `dmepos`, `dmepos_rural_zip`, `opps_addendum_b`, `opps_cap`, `wage_index`, and the year's
+ * figures and preventive list of `medicare_yearly_figures`) and the
  * payee's location (`facilities`, `locality_county`, `cbsa_county`, `zip_locality`, `nppes`).
  * A dataset missing here changes answers: test/remit_subset_mount.int.test.ts explains the sample
  * 835s with this list and with the whole snapshot and compares.
@@ -44,4 +45,5 @@ export const REMIT_DATASETS = [
   'cbsa_county',
   'zip_locality',
   'nppes',
+  'medicare_yearly_figures',
 ] as const satisfies readonly DatasetId[];

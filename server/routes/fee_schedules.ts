@@ -1,14 +1,18 @@
 import { z } from 'zod';
-import { findLabFees, isLabCode } from '../../datasets/clfs/queries.js';
+import { todayOf } from '../../datasets/_shared/dates.js';
+import { findLabFeesIn, isLabCode } from '../../datasets/clfs/queries.js';
 import { findDmeFees } from '../../datasets/dmepos/queries.js';
-import { findOppsRates } from '../../datasets/opps_addendum_b/queries.js';
+import { findOppsRatesIn } from '../../datasets/opps_addendum_b/queries.js';
 import { NotFoundError } from '../../warehouse/errors.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { HcpcsSchema, StateSchema } from '../schemas.js';
 import { DmeListSchema, FeeYearFields, LabListSchema, OppsRowSchema, withFeeYear } from '../fee_schedules/schemas.js';
-import { toDmeRow, toLabRow, toOppsRow } from '../fee_schedules/service.js';
+import { feeScheduleVersion, toDmeRow, toLabRow, toOppsRow } from '../fee_schedules/service.js';
 
 const CodeParams = z.object({ code: HcpcsSchema });
+
+/** The date rule of the three lookups, in the words of their descriptions. */
+const DATE_RULE = 'No release of the year asked: 404 naming the nearest loaded. No year: today\'s year\'s, else the newest loaded (degraded).';
 
 /** OPPS, DMEPOS and clinical lab fee lookups. */
 export const feeScheduleRoutes: RouteDef[] = [
@@ -18,11 +22,11 @@ export const feeScheduleRoutes: RouteDef[] = [
     operationId: 'getDmeFees',
     tag: 'fee-schedules',
     summary: 'DMEPOS fee schedule rows of a HCPCS code, per state and modifier pair',
-    description:
-      'Rows of the latest loaded DMEPOS release (or the latest one effective in `year`). Rates are null where CMS publishes no fee (0.00 in the file). 404 when no loaded release has the code.',
+    description: `Rows of the newest DMEPOS release effective in \`year\`. ${DATE_RULE} Rates are null where CMS publishes no fee (0.00 in the file). 404 when no loaded release has the code.`,
     auth: { scope: 'knowledge' },
     reads: 'snapshot',
-    cache: true,
+    // Without a year, today's year picks the release.
+    cache: 'daily',
     params: CodeParams,
     query: withFeeYear(
       z.object({
@@ -38,11 +42,10 @@ export const feeScheduleRoutes: RouteDef[] = [
       { summary: 'forearm crutches in every state', params: { code: 'E0110' } },
       { summary: 'a limit of zero', status: 422, params: { code: 'E0110' }, query: { limit: '0' } },
     ],
-    handler: async ({ params, query, snapshot, trace }) => {
-      const r = await findDmeFees(snapshot, params.code, query);
+    handler: async ({ params, query, snapshot, trace, now }) => {
+      const version = feeScheduleVersion(snapshot, 'dmepos', query, todayOf(now()), trace);
+      const r = await findDmeFees(snapshot, params.code, { state: query.state, version, limit: query.limit });
       if (!r.known) throw new NotFoundError(`HCPCS ${params.code} is not on any loaded DMEPOS fee schedule`);
-      trace.use('dmepos', r.version);
-      if (!r.version) trace.fallback(`no DMEPOS release effective in ${query.year} is loaded`);
       return {
         results: r.rows.map(toDmeRow),
         total_count: r.total_count,
@@ -56,10 +59,11 @@ export const feeScheduleRoutes: RouteDef[] = [
     operationId: 'getOppsFee',
     tag: 'fee-schedules',
     summary: 'OPPS Addendum B row of a HCPCS code: status indicator, APC, weight, payment rate, copayments',
-    description: 'From the latest loaded Addendum B release, or the latest one effective in `year`. 404 when that release lacks the code.',
+    description: `From the newest Addendum B release effective in \`year\`. ${DATE_RULE} 404 when that release lacks the code.`,
     auth: { scope: 'knowledge' },
     reads: 'snapshot',
-    cache: true,
+    // Without a year, today's year picks the release.
+    cache: 'daily',
     params: CodeParams,
     query: withFeeYear(z.object(FeeYearFields)),
     response: OppsRowSchema,
@@ -69,13 +73,14 @@ export const feeScheduleRoutes: RouteDef[] = [
       { summary: 'the release of a date of service', params: { code: 'G0463' }, query: { date_of_service: '2026-03-02' } },
       { summary: 'a year that is not a number', status: 422, params: { code: 'G0463' }, query: { year: 'abc' } },
     ],
-    handler: async ({ params, query, snapshot, trace }) => {
-      const [row] = await findOppsRates(snapshot, params.code, query.year);
+    handler: async ({ params, query, snapshot, trace, now }) => {
+      const version = feeScheduleVersion(snapshot, 'opps_addendum_b', query, todayOf(now()), trace);
+      const [row] = version ? await findOppsRatesIn(snapshot, version, params.code) : [];
       if (!row) {
         const where = query.year ? `the ${query.year} OPPS Addendum B` : 'the loaded OPPS Addendum B';
         throw new NotFoundError(`HCPCS ${params.code} is not in ${where}`);
       }
-      return { ...toOppsRow(row), reliability: trace.use('opps_addendum_b', row.version).reliability() };
+      return { ...toOppsRow(row), reliability: trace.reliability() };
     },
   }),
   defineRoute({
@@ -84,11 +89,11 @@ export const feeScheduleRoutes: RouteDef[] = [
     operationId: 'getLabFee',
     tag: 'fee-schedules',
     summary: 'Clinical Laboratory Fee Schedule national limits of a HCPCS code (plain and QW)',
-    description:
-      'From the latest loaded CLFS quarter, or the latest one effective in `year`. `rate` is null for codes not nationally priced (indicator L). 404 when no loaded quarter has the code.',
+    description: `From the newest CLFS quarter effective in \`year\`. ${DATE_RULE} \`rate\` is null for codes not nationally priced (indicator L). 404 when no loaded quarter has the code.`,
     auth: { scope: 'knowledge' },
     reads: 'snapshot',
-    cache: true,
+    // Without a year, today's year picks the release.
+    cache: 'daily',
     params: CodeParams,
     query: withFeeYear(z.object(FeeYearFields)),
     response: LabListSchema,
@@ -99,13 +104,12 @@ export const feeScheduleRoutes: RouteDef[] = [
       { summary: 'a year and a date of service that disagree', status: 422, params: { code: '80053' }, query: { year: '2025', date_of_service: '2026-08-14' } },
       { summary: 'too short to be a code', status: 422, params: { code: '8005' } },
     ],
-    handler: async ({ params, query, snapshot, trace }) => {
-      const { version, rows } = await findLabFees(snapshot, params.code, query.year);
+    handler: async ({ params, query, snapshot, trace, now }) => {
+      const version = feeScheduleVersion(snapshot, 'clfs', query, todayOf(now()), trace);
+      const rows = version ? await findLabFeesIn(snapshot, version, params.code) : [];
       if (rows.length === 0 && !(await isLabCode(snapshot, params.code))) {
         throw new NotFoundError(`HCPCS ${params.code} is not on any loaded Clinical Laboratory Fee Schedule`);
       }
-      trace.use('clfs', version);
-      if (!version) trace.fallback(`no CLFS quarter effective in ${query.year} is loaded`);
       return {
         results: rows.map(toLabRow),
         total_count: rows.length,

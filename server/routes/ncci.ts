@@ -2,17 +2,21 @@ import { ANY_PRIMARY } from '../../datasets/ncci_aoc/dataset.js';
 import { findMedicaidMues, findMedicareMues } from '../../datasets/_ncci_mue/queries.js';
 import { lookupAocEdits } from '../../datasets/ncci_aoc/queries.js';
 import { lookupPtpEdit } from '../../datasets/_ncci_ptp/queries.js';
-import { claimLookups } from '../ncci/claim.js';
+import { claimLookups, requireClaimDatesCovered } from '../ncci/claim.js';
 import { resolvePayerIn } from '../payers/service.js';
 import { ncciSources } from '../ncci/sources.js';
 import { defineRoute, json, type RouteDef } from '../route.js';
 import { checkClaim, MUE_ADJUDICATION_CITATION, mueWhenExceeded, NCCI_POLICY_MANUAL } from '../ncci/validate.js';
-import { ClaimValidationSchema, ValidateBodySchema, AocLookupSchema, CodeParams, DosQuery, MedicaidMueListSchema, MueDosQuery, MedicareMueListSchema, PtpEditSchema, PtpQuerySchema, type PtpEdit } from '../ncci/schemas.js';
+import { ClaimValidationSchema, ValidateBodySchema, AocLookupSchema, CodeParams, DosQuery, MedicaidMueListSchema, MueDosQuery, MedicareMueListSchema, PtpEditSchema, PtpQuerySchema, type ClaimLine, type PtpEdit } from '../ncci/schemas.js';
 import { auditSummary } from '../writer/ptp_sentinel.js';
-import { aocEdit, medicaidMueNote, toPtpEdit } from '../ncci/service.js';
+import { aocEdit, medicaidMueNote, requireQuarterCovered, toPtpEdit } from '../ncci/service.js';
 import type { Writer } from '../writer/writer.js';
 import { summaryTask, templateSummary, TEMPLATE_SUMMARY, type PtpEditFacts } from '../writer/ptp_summary.js';
 import { todayOf } from '../../datasets/_shared/dates.js';
+import { versionForRequest } from '../../datasets/_shared/versions.js';
+
+/** The date rule of the NCCI routes, in the words of their descriptions. */
+const DATE_RULE = 'No quarter loaded covering the date: 404 naming the nearest loaded. No date: today\'s quarter, else the newest loaded (degraded).';
 
 /** Effects the PTP routes take from outside: a writer that rephrases summaries (the template's text when none). */
 export interface PtpRouteDeps {
@@ -29,8 +33,7 @@ function ptpRoute(ptpType: 'prac' | 'hosp', deps: PtpRouteDeps): RouteDef {
     tag: 'ncci',
     summary: `NCCI procedure-to-procedure edit for a code pair, ${table} table`,
     description:
-      'Codes in either order answer in CMS column order. `date_of_service` (default today) selects the quarterly version ' +
-      'whose quarter contains it; without one, the nearest version answers with reliability.degraded. `status: no_edit` ' +
+      `Codes in either order answer in CMS column order. \`date_of_service\` (default today) selects the quarterly version whose quarter contains it. ${DATE_RULE} \`status: no_edit\` ` +
       'means the pair has no edit. `payer` medicaid/masshealth/medi_cal reads the Medicaid NCCI edit set. `state` is ' +
       'echoed; no state-specific PTP overlay is loaded (`state_overlay` is null, `state_overlay_note` says so).',
     auth: { scope: 'knowledge' },
@@ -40,21 +43,25 @@ function ptpRoute(ptpType: 'prac' | 'hosp', deps: PtpRouteDeps): RouteDef {
     query: PtpQuerySchema,
     resolve: resolvePayerIn('query', 'payer'),
     response: PtpEditSchema,
+    errors: ['not_found'],
     examples: [
       {
         summary: 'two office visit levels on one day',
         query: { column1: '99214', column2: '99213', date_of_service: '2026-08-01' },
       },
+      { summary: 'a date no loaded quarter covers', status: 404, query: { column1: '99214', column2: '99213', date_of_service: '2025-01-15' } },
       { summary: 'a column 1 code too short', status: 422, query: { column1: '9921', column2: '99213' } },
       { summary: 'a payer nobody knows', status: 422, query: { column1: '99214', column2: '99213', payer: 'nope' } },
     ],
     handler: async ({ query, resolved, snapshot, now, trace }) => {
-      const dos = query.date_of_service ?? todayOf(now());
+      const today = todayOf(now());
+      const dos = query.date_of_service ?? today;
       const src = ncciSources(resolved.payer, ptpType);
       const program = src.program;
       const a = query.column1;
       const b = query.column2;
-      const l = await lookupPtpEdit(snapshot, src.ptp, a, b, dos);
+      const pick = versionForRequest(src.ptp, snapshot.versions(src.ptp), 'quarter', { date: query.date_of_service, today });
+      const l = await lookupPtpEdit(snapshot, src.ptp, a, b, dos, pick);
       trace.use(src.ptp, l.choice?.version.version).degrade(l.choice ? !l.choice.covered : true);
       if (src.warning) trace.warn(src.warning);
       if (l.choice?.warning) trace.warn(l.choice.warning);
@@ -105,8 +112,9 @@ function ptpRoute(ptpType: 'prac' | 'hosp', deps: PtpRouteDeps): RouteDef {
  * NCCI MUE (Medicare and Medicaid) and add-on code routes. A well-formed code with no edit answers
  * 200 with empty lists (the spec: "a lookup that finds nothing may return an empty list"): for
  * edits, "no MUE / not an add-on" is an answer, not a missing resource. Versions are chosen by
- * `date_of_service`; a date no loaded quarter covers is answered from the nearest one with
- * `reliability.degraded = true` and a warning.
+ * `date_of_service` with the one date rule: a date no loaded quarter of the route's files covers
+ * is 404; a file whose quarter does not cover it while another's does answers from its nearest
+ * version, degraded; without a date, today's quarter, else the newest loaded, degraded.
  */
 const mueRoutes: RouteDef[] = [
   defineRoute({
@@ -116,7 +124,7 @@ const mueRoutes: RouteDef[] = [
     tag: 'ncci',
     summary: 'Medicare MUEs for a code: practitioner, outpatient hospital and DME rows',
     description:
-      'Value, adjudication indicator (1/2/3 with its words) and rationale per setting, from the quarterly version that covers date_of_service (default today, as for PTP; a date no loaded quarter covers answers from the nearest, degraded), with what CMS denies when units exceed it (`when_exceeded`: the whole line for MAI 1, all units of the code on the claim for the date for MAI 2/3, never only the excess). An unknown code returns an empty results list.',
+      `Value, adjudication indicator (1/2/3 with its words) and rationale per setting, from the quarterly version that covers date_of_service (default today). ${DATE_RULE} A table without the quarter (while another has it) answers from its nearest, degraded. With what CMS denies when units exceed it (\`when_exceeded\`: the whole line for MAI 1, all units of the code on the claim for the date for MAI 2/3, never only the excess). An unknown code returns an empty results list.`,
     auth: { scope: 'knowledge' },
     reads: 'snapshot',
     // date_of_service defaults to today, so cached answers are keyed by the day too.
@@ -124,14 +132,18 @@ const mueRoutes: RouteDef[] = [
     params: CodeParams,
     query: MueDosQuery,
     response: MedicareMueListSchema,
+    errors: ['not_found'],
     examples: [
       { summary: 'units allowed per day for an office visit', params: { code: '99213' }, query: { date_of_service: '2026-08-01' } },
       { summary: 'the same, dated today', params: { code: '99213' } },
+      { summary: 'a date no loaded quarter covers', status: 404, params: { code: '99213' }, query: { date_of_service: '2025-01-15' } },
       { summary: 'a date that does not exist', status: 422, params: { code: '99213' }, query: { date_of_service: '2026-02-30' } },
     ],
     handler: async ({ params, query, snapshot, trace, now }) => {
-      const dos = query.date_of_service ?? todayOf(now());
-      const found = await findMedicareMues(snapshot, params.code, dos);
+      const today = todayOf(now());
+      const dos = query.date_of_service ?? today;
+      const found = await findMedicareMues(snapshot, params.code, query.date_of_service, today);
+      requireQuarterCovered({ date: query.date_of_service, today }, found.lookups.map((l) => l.used));
       return {
         proc_cd: params.code,
         program: 'medicare' as const,
@@ -164,19 +176,24 @@ const mueRoutes: RouteDef[] = [
     tag: 'ncci',
     summary: 'Medicaid MUEs for a code across practitioner, hosp-op and DME, with the Medicare value beside each',
     description:
-      'Medicaid NCCI MUE rows (mue_adj_ind is always null: Medicaid files have no adjudication indicator) with medicare_mue_value for the same code and setting. Optional date_of_service selects the quarterly version (latest when omitted). An unknown code returns an empty results list.',
+      `Medicaid NCCI MUE rows (mue_adj_ind is always null: Medicaid files have no adjudication indicator) with medicare_mue_value for the same code and setting. Optional date_of_service selects the quarterly version. ${DATE_RULE} An unknown code returns an empty results list.`,
     auth: { scope: 'knowledge' },
     reads: 'snapshot',
-    cache: true,
+    // Without date_of_service, today's quarter picks the version.
+    cache: 'daily',
     params: CodeParams,
     query: DosQuery,
     response: MedicaidMueListSchema,
+    errors: ['not_found'],
     examples: [
       { summary: 'Medicaid units per day for an office visit, beside Medicare', params: { code: '99213' } },
+      { summary: 'a date no loaded quarter covers', status: 404, params: { code: '99213' }, query: { date_of_service: '2025-01-15' } },
       { summary: 'not a code', status: 422, params: { code: '99-13' } },
     ],
-    handler: async ({ params, query, snapshot, trace }) => {
-      const found = await findMedicaidMues(snapshot, params.code, query.date_of_service);
+    handler: async ({ params, query, snapshot, trace, now }) => {
+      const today = todayOf(now());
+      const found = await findMedicaidMues(snapshot, params.code, query.date_of_service, today);
+      requireQuarterCovered({ date: query.date_of_service, today }, found.lookups.map((l) => l.used));
       return {
         proc_cd: params.code,
         program: 'medicaid' as const,
@@ -205,20 +222,25 @@ const mueRoutes: RouteDef[] = [
     tag: 'ncci',
     summary: 'Add-on code edits for a code: its primary codes as an add-on, and the add-ons that list it as a primary',
     description:
-      'Edits in force on date_of_service (effective on or before it, not deleted before it) from the quarterly version covering it; without a date, the active edits of the latest version. A code with no AOC edits returns empty lists.',
+      `Edits in force on date_of_service (effective on or before it, not deleted before it) from the quarterly version covering it; without one, its active edits. ${DATE_RULE} A code with no AOC edits returns empty lists.`,
     auth: { scope: 'knowledge' },
     reads: 'snapshot',
-    cache: true,
+    // Without date_of_service, today's quarter picks the version.
+    cache: 'daily',
     params: CodeParams,
     query: DosQuery,
     response: AocLookupSchema,
+    errors: ['not_found'],
     examples: [
       { summary: 'primary codes of a prolonged-service add-on', params: { code: '99417' }, query: { date_of_service: '2026-08-01' } },
       { summary: 'the same, dated today', params: { code: '99417' } },
+      { summary: 'a date no loaded quarter covers', status: 404, params: { code: '99417' }, query: { date_of_service: '2025-01-15' } },
       { summary: 'too short to be a code', status: 422, params: { code: '994' } },
     ],
-    handler: async ({ params, query, snapshot, trace }) => {
-      const found = await lookupAocEdits(snapshot, params.code, query.date_of_service);
+    handler: async ({ params, query, snapshot, trace, now }) => {
+      const today = todayOf(now());
+      const found = await lookupAocEdits(snapshot, params.code, query.date_of_service, today);
+      requireQuarterCovered({ date: query.date_of_service, today }, found ? [found.used] : []);
       if (found) trace.use('ncci_aoc', found.used.version).degrade(!found.used.covered);
       else trace.warn('ncci_aoc is not loaded: no add-on code edits can be reported').degrade();
       if (found?.used.warning) trace.warn(found.used.warning);
@@ -254,16 +276,19 @@ const validateRoute = defineRoute({
     'nothing). A Medicare claim (no payer, or a Medicare payer) also fails, with the rule cited: a code not valid on the date (PFS status D/F, or not in ' +
     "the RVU release of the date's year), on prac a code the PFS does not pay (status B, I, N; E and X unless CLFS, DMEPOS or ASP pays it; a status X " +
     'code Addendum B pays, such as G0463; no RVU row and OPPS status E1), on hosp OPPS status indicators B, E1, E2 and M. A code no loaded file knows is ' +
-    'no_data. Each file is read from the version covering the date, else the nearest with reliability.degraded and a warning, as the single-code routes do. ' +
+    'no_data. A date none of the claim\'s PTP, MUE and add-on files covers: 404 naming the nearest loaded; a file lacking it (another has it) reads its nearest version (degraded). ' +
+    'A line without a date is dated today: today\'s quarter, else the newest loaded (degraded). ' +
     '`payer` medicaid/masshealth/medi_cal selects the Medicaid PTP and MUE files. `summary.clean` is true only when nothing failed and nothing lacked data.',
   auth: { scope: 'knowledge' },
   reads: 'snapshot',
   // A claim is a question about the snapshot: the same claim sent again (fields in any order) is
-  // answered from the answer cache, as a priced stay is. A new claim is checked in full.
-  cache: true,
+  // answered from the answer cache, as a priced stay is. A new claim is checked in full. Lines
+  // without a date are dated today, so the day is part of the key.
+  cache: 'daily',
   body: json(ValidateBodySchema, 64 * 1024),
   resolve: resolvePayerIn('body', 'payer'),
   response: ClaimValidationSchema,
+  errors: ['not_found'],
   examples: [
     {
       summary: 'an office visit with a debridement and its add-on',
@@ -282,14 +307,19 @@ const validateRoute = defineRoute({
       body: { date_of_service: '2026-08-01', setting: 'hosp', payer: 'medicaid', lines: [{ code: '11042' }, { code: '97597', modifiers: ['59'] }, { code: 'ZZZZZ' }] },
     },
     { summary: 'a claim without lines', status: 422, body: { date_of_service: '2026-08-01', setting: 'prac', lines: [] } },
+    { summary: 'a date no loaded quarter covers', status: 404, body: { date_of_service: '2025-01-15', setting: 'prac', lines: [{ code: '99213' }, { code: '11042' }] } },
   ],
-  handler: async ({ body, resolved, snapshot, trace }) => {
+  handler: async ({ body, resolved, snapshot, trace, now }) => {
     const src = ncciSources(resolved.payer, body.setting);
     const program = src.program;
-    const lines = body.lines;
+    // A line without a date (none on the claim either) is dated today; its files are picked as a request without a date's.
+    const today = todayOf(now());
+    const undated = body.lines.some((l) => l.date_of_service === undefined) ? today : undefined;
+    const lines: ClaimLine[] = body.lines.map((l) => (l.date_of_service === undefined ? { line_id: l.line_id, code: l.code, modifiers: l.modifiers, units: l.units, date_of_service: today } : (l as ClaimLine)));
+    requireClaimDatesCovered(snapshot, src, lines, undated);
     // Medicare's payment rules (PFS status, OPPS status indicators, code dates) apply to a Medicare claim: no payer, or a Medicare payer.
     const medicare = !resolved.payer || resolved.payer.payer_type === 'medicare';
-    const check = await checkClaim(lines, claimLookups(snapshot, src, { medicare }), body.setting);
+    const check = await checkClaim(lines, claimLookups(snapshot, src, { medicare, undated }), body.setting);
     const count = (s: string) => check.findings.filter((f) => f.status === s).length;
     trace.useAll(check.read).useAll(check.versions).warn(...check.warnings).degrade(check.degraded || count('no_data') > 0);
     if (src.warning) trace.warn(src.warning);
@@ -307,7 +337,7 @@ const validateRoute = defineRoute({
       policy: NCCI_POLICY_MANUAL,
     };
     return {
-      date_of_service: body.date_of_service,
+      date_of_service: body.date_of_service ?? today,
       setting: body.setting,
       program,
       payer: resolved.payer?.slug ?? null,

@@ -4,7 +4,7 @@ import type { PayerRow } from '../../datasets/payers/schema.js';
 import { x12Index } from '../../datasets/x12_codes/queries.js';
 import { todayOf } from '../../datasets/_shared/dates.js';
 import { offsetPage } from '../paging.js';
-import { conversionFactorFor, selectRvu } from '../payment/service.js';
+import { conversionFactorFor, selectRvu, yearFiguresFor } from '../payment/service.js';
 import { defineRoute, result, type RouteDef } from '../route.js';
 import { VERSION_HEADERS } from '../trace.js';
 import { policyPayer, policyRulesFor } from '../policies/service.js';
@@ -315,7 +315,7 @@ export const payerRoutes: RouteDef[] = [
       const rvu = (await findRvuRows(snapshot, query.code)).length ? await selectRvu(snapshot, query.code, query.modifier ?? '', todayOf(now()), trace) : null;
       // The conversion factor payment uses for this code and day (one rule: the service year's).
       const source = `CMS Medicare Physician Fee Schedule RVU file, release ${rvu?.version ?? ''}`;
-      const cf = rvu ? conversionFactorFor(rvu, source, Number(todayOf(now()).slice(0, 4)), false, trace) : null;
+      const cf = rvu ? await conversionFactorFor(snapshot, rvu, source, todayOf(now()), false, await yearFiguresFor(snapshot, Number(todayOf(now()).slice(0, 4)), trace), trace) : null;
       if (rvu) trace.use('mpfs_rvu', rvu.version);
       else trace.warn(`no Medicare physician fee schedule row for ${query.code}${query.modifier ? `-${query.modifier}` : ''} in the loaded RVU releases`);
       // Rules in force today (a code CMS took off a list, such as 64492 in 2024, no longer matches).

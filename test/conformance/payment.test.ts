@@ -8,12 +8,15 @@ import { requireShared, sharedDataDir } from '../helpers/shared.js';
  * Payment composition on the real CMS files, ingested through the pipeline into an empty data dir:
  *   ../shared/data/mpfs-rvu/PPRRVU2025_Oct.csv (2025 October release, 19,100 lines)
  *   ../shared/data/gpci/GPCI2026.csv (Addendum E, CY 2026, 109 localities)
- * Every expected amount below is worked by hand from the rows named, at the spec's 2026 CFs.
+ * with the curated yearly figures (seeds/medicare_yearly_figures: the CY2026 factors of the PFS
+ * final rule, the spec's rule 1). Every expected amount below is worked by hand from the rows
+ * named, at the 2026 CFs.
  */
 const present = requireShared('mpfs-rvu/PPRRVU2025_Oct.csv', 'gpci/GPCI2026.csv');
 const shared = sharedDataDir();
 const RVU = join(shared, 'mpfs-rvu', 'PPRRVU2025_Oct.csv');
 const GPCI = join(shared, 'gpci', 'GPCI2026.csv');
+const FIGURES = [2025, 2026].map((y) => join(import.meta.dirname, '../../seeds/medicare_yearly_figures', `${y}.yaml`));
 
 let t: TestServer;
 
@@ -21,6 +24,7 @@ describe.skipIf(!present)('payment composition on the real PPRRVU2025_Oct.csv an
   beforeAll(async () => {
     t = await startTestServer({ seeded: false });
     await ingestFiles(t.wh, { dataset: 'mpfs_rvu', files: [RVU] });
+    await ingestFiles(t.wh, { dataset: 'medicare_yearly_figures', files: FIGURES });
     const last = await ingestFiles(t.wh, { dataset: 'gpci', files: [GPCI] });
     // The server polls CURRENT; wait until it serves the snapshot holding both datasets.
     for (let i = 0; i < 100 && t.srv.snapshots.snapshot?.id !== last.snapshot_id; i++) await new Promise((r) => setTimeout(r, 100));

@@ -33,7 +33,7 @@ describe('advance_care_planning_with_awv: advance care planning with the annual 
 
   it('is one cited row from CY2016, the year ACP became an optional element of the AWV', () => {
     expect(ACP_WITH_AWV).toEqual([expect.objectContaining({ from_year: 2016, to_year: null, codes: ['99497', '99498'], modifier: '33', percent: 0, citation: expect.stringMatching(/MM9271/) })]);
-    const line = { code: '99497', modifiers: ['33'], facility: null, rvu_modifiers: [''] };
+    const line = { code: '99497', modifiers: ['33'], facility: null, figures: null, rvu_modifiers: [''] };
     expect(advanceCarePlanningWithAwv.line!({ ...line, year: 2015 })).toBeNull();
     expect(advanceCarePlanningWithAwv.line!({ ...line, year: 2016 })?.cost_sharing).toMatchObject({ deductible_applies: false, coinsurance_percent: 0 });
   });

@@ -25,6 +25,7 @@ const inputs = (modifier: string | null): PaymentInputs => ({
   lab: null,
   dme: null,
   cf: { value: '32.3465', source: 'test' },
+  figures: null,
   opps_cap: null,
   policy_rules: [],
   anesthesia: { base_units: 5, minutes: 60, cf: '22.76', cf_source: 'ANES2025', base_units_source: 'test', modifier },

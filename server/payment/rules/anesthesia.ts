@@ -1,7 +1,8 @@
-import { Dec, toCents } from '../../../datasets/_shared/decimal.js';
+import { Dec, toCents } from '../../../lib/decimal.js';
 import { findAnesthesiaBaseUnits } from '../../../datasets/anesthesia_base_units/queries.js';
 import { lookupAnesCf } from '../../../datasets/anesthesia_cf/queries.js';
 import { isOwnKey } from '../../../lib/own.js';
+import { MODIFIERS, modifiersWhere } from '../../../lib/vocabulary/modifiers.js';
 import type { Trace } from '../../trace.js';
 import type { SnapshotReader } from '../../../warehouse/snapshot.js';
 import { NATIONAL_LOCALITY, type Adjustment, type PaymentInputs, type PhysicianBlock, type RvuInput } from '../inputs.js';
@@ -10,7 +11,7 @@ import { SOURCES, type Notes, type PaymentRule } from './rule.js';
 export const CITE_ANESTHESIA = 'Medicare Claims Processing Manual ch. 12 section 50 (anesthesia: base units plus time units of 15 minutes, times the locality\'s anesthesia conversion factor); 42 CFR 414.46';
 
 /** Anesthesia payment modifiers: the percent of the amount, or `AD` (medical supervision, three base units). */
-export const ANESTHESIA_MODIFIERS: Readonly<Record<string, number | 'AD'>> = { AA: 100, QZ: 100, QK: 50, QX: 50, QY: 50, AD: 'AD' };
+export const ANESTHESIA_MODIFIERS: Readonly<Record<string, number | 'AD'>> = Object.fromEntries([...modifiersWhere('anesthesia')].map((code) => [code, MODIFIERS[code]!.anesthesia!]));
 
 export interface AnesthesiaInput {
   base_units: number;

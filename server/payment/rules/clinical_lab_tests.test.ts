@@ -1,3 +1,4 @@
+import { yearFigures } from '../../../datasets/medicare_yearly_figures/queries.js';
 import { describe, expect, it } from 'vitest';
 import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js';
 import { costSharing } from '../calculate.js';
@@ -18,9 +19,9 @@ describe('clinical_lab_tests: no cost sharing on the lab block', () => {
     expect(c.beneficiary_cost_sharing.citations).toContain(CITE_LAB_NO_COST_SHARING);
   });
 
-  it('takes the deductible and coinsurance from the other blocks only', () => {
+  it('takes the deductible and coinsurance from the other blocks only', async () => {
     // Physician $100, lab $50, CY2026 not met: the deductible takes $100 (of $283), the lab is untouched.
-    const { block } = costSharing({ code: 'X', year: 2026, deductible_met: false, physician: 100, dme: 0, lab: 50, opps: null });
+    const { block } = costSharing({ code: 'X', year: 2026, figures: await yearFigures(snap(), 2026), deductible_met: false, physician: 100, dme: 0, lab: 50, opps: null });
     expect(block).toMatchObject({ deductible: 100, coinsurance: 0, beneficiary_total: 100, program_payment: 50 });
     expect(block.citations).toContain(CITE_LAB_NO_COST_SHARING);
   });

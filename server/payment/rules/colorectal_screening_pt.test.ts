@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js';
+import { yearFigures } from '../../../datasets/medicare_yearly_figures/queries.js';
+import { composeOn, figuresOf, usePaymentSnapshot } from '../../../test/helpers/payment.js';
 import { costSharing } from '../calculate.js';
-import { colorectalScreeningPt, PT_COINSURANCE } from './colorectal_screening_pt.js';
+import type { RuleLine } from './rule.js';
+import { colorectalScreeningPt } from './colorectal_screening_pt.js';
 
 /*
  * Worked by hand from section 1833(dd) of the Act (CAA 2021 section 122; MLN MM12656) and the seeds:
@@ -39,21 +41,30 @@ describe('colorectal_screening_pt: modifier PT, a colorectal cancer screening te
   });
 });
 
-describe('PT_COINSURANCE (section 1833(dd), one row per span of years)', () => {
-  const line = (year: number) => ({ code: '45385', modifiers: ['PT'], year, facility: null, rvu_modifiers: [''] });
-  it('is 20% in 2022, 15% in 2023-2026, 10% in 2027-2029 and 0% from 2030, each row cited', () => {
-    const pct = (year: number) => colorectalScreeningPt.line!(line(year))?.cost_sharing?.coinsurance_percent;
-    expect([2022, 2023, 2026, 2027, 2029, 2030, 2045].map(pct)).toEqual([20, 15, 15, 10, 10, 0, 0]);
-    for (const r of PT_COINSURANCE) expect(r.citation).toMatch(/section 1833\(dd\)/);
-    // Before section 1833(dd): the deductible is still waived, the coinsurance is the standard 20%.
-    expect(colorectalScreeningPt.line!(line(2021))?.cost_sharing).toMatchObject({ deductible_applies: false, coinsurance_percent: 20 });
-    expect(colorectalScreeningPt.line!({ ...line(2026), modifiers: ['33'] })).toBeNull();
+describe('colorectal_screening_pt reads the year\'s section 1833(dd) percent (medicare_yearly_figures)', () => {
+  const line = (year: number, figures: RuleLine['figures']): RuleLine => ({ code: '45385', modifiers: ['PT'], year, figures, facility: null, rvu_modifiers: [''] });
+  it('is the seeded 15% for CY2025 and CY2026, and a document\'s percent for a later year (10% in 2027, 0 from 2030)', async () => {
+    const pct = (l: RuleLine) => colorectalScreeningPt.line!(l)?.cost_sharing?.coinsurance_percent;
+    expect(pct(line(2025, await yearFigures(snap(), 2025)))).toBe(15);
+    expect(pct(line(2026, await yearFigures(snap(), 2026)))).toBe(15);
+    expect(pct(line(2027, figuresOf(2027, { colorectal_pt_coinsurance_percent: '10' })))).toBe(10);
+    expect(pct(line(2030, figuresOf(2030, { colorectal_pt_coinsurance_percent: '0' })))).toBe(0);
+    // Before section 1833(dd): the deductible is still waived, the coinsurance is the year's standard percent.
+    expect(colorectalScreeningPt.line!(line(2021, figuresOf(2021, { part_b_coinsurance_percent: '20' })))?.cost_sharing).toMatchObject({ deductible_applies: false, coinsurance_percent: 20 });
+    expect(colorectalScreeningPt.line!({ ...line(2026, null), modifiers: ['33'] })).toBeNull();
   });
 
-  it('prices the 2027 and 2030 coinsurance on the same amount: 10% of 515.38 = $51.54, then $0', () => {
-    for (const [year, coinsurance] of [[2027, 51.54], [2030, 0]] as const) {
-      const terms = colorectalScreeningPt.line!(line(year))!.cost_sharing!;
-      expect(costSharing({ code: '45385', year, deductible_met: false, physician: 515.38, dme: 0, lab: 0, opps: null, terms }).block).toMatchObject({ deductible: 0, coinsurance });
-    }
+  it('prices the 2027 coinsurance on the same amount: 10% of 515.38 = $51.54', () => {
+    const figures = figuresOf(2027, { colorectal_pt_coinsurance_percent: '10', part_b_coinsurance_percent: '20' });
+    const terms = colorectalScreeningPt.line!(line(2027, figures))!.cost_sharing!;
+    expect(costSharing({ code: '45385', year: 2027, figures, deductible_met: false, physician: 515.38, dme: 0, lab: 0, opps: null, terms }).block).toMatchObject({ deductible: 0, coinsurance: 51.54 });
+  });
+
+  it('counts no coinsurance in a year whose percent is not loaded, and says so, never another year\'s', () => {
+    const terms = colorectalScreeningPt.line!(line(2027, null))!.cost_sharing!;
+    expect(terms).toMatchObject({ deductible_applies: false, coinsurance_percent: null });
+    const r = costSharing({ code: '45385', year: 2027, figures: null, deductible_met: false, physician: 515.38, dme: 0, lab: 0, opps: null, terms });
+    expect(r.block).toMatchObject({ deductible: 0, coinsurance: 0 });
+    expect(r.warnings).toEqual(['beneficiary_cost_sharing: no CY2027 modifier PT coinsurance percent is loaded (medicare_yearly_figures); no coinsurance or OPPS copayment is counted']);
   });
 });

@@ -1,4 +1,4 @@
-import { citeOwnTerms, rowForYear, SOURCES, type PaymentRule, type YearRow } from './rule.js';
+import { SOURCES, type PaymentRule } from './rule.js';
 
 /**
  * Modifier PT: a colorectal cancer screening test that became diagnostic or therapeutic in the same
@@ -8,37 +8,43 @@ import { citeOwnTerms, rowForYear, SOURCES, type PaymentRule, type YearRow } fro
  * establishment of a diagnosis as a result of the test, or for the removal of tissue"), and
  * section 1833(dd) of the Act (added by the Consolidated Appropriations Act, 2021, section 122)
  * pays a specified percent of the fee schedule amount, or of the OPPS amount for a covered OPD
- * service, so the beneficiary's coinsurance falls year by year (`PT_COINSURANCE`).
+ * service, so the beneficiary's coinsurance falls year by year (20% in 2022, 15% in 2023-2026, 10%
+ * in 2027-2029, none from 2030): the year's `colorectal_pt_coinsurance_percent` figure of
+ * `medicare_yearly_figures`. Before 2022 the coinsurance is the year's standard Part B percent.
  */
 const CITE_PT_DEDUCTIBLE = 'section 1833(b)(8) of the Social Security Act: no Part B deductible for colorectal cancer screening tests, regardless of the code billed for a diagnosis or a removal of tissue in the same encounter (Affordable Care Act section 4104)';
 const CITE_PT_COINSURANCE = 'section 1833(dd) of the Social Security Act (Consolidated Appropriations Act, 2021, section 122); MLN MM12656 (CR 12656)';
 
-/** The beneficiary's coinsurance with PT, by the service's year: 100 less section 1833(dd)'s specified percent. */
-export const PT_COINSURANCE: readonly (YearRow & { percent: number })[] = [
-  { from_year: 2022, to_year: 2022, percent: 20, citation: `${CITE_PT_COINSURANCE}: Medicare pays 80% for 2022` },
-  { from_year: 2023, to_year: 2026, percent: 15, citation: `${CITE_PT_COINSURANCE}: Medicare pays 85% for 2023 through 2026` },
-  { from_year: 2027, to_year: 2029, percent: 10, citation: `${CITE_PT_COINSURANCE}: Medicare pays 90% for 2027 through 2029` },
-  { from_year: 2030, to_year: null, percent: 0, citation: `${CITE_PT_COINSURANCE}: from 2030 the screening test is paid in full (section 1833(a)(1)(Y), third sentence of section 1833(a))` },
-];
+/** The first year section 1833(dd) reduces the coinsurance (a year before it keeps the standard percent). */
+const SECTION_1833DD_FROM = 2022;
 
-/** The standard Part B coinsurance, for a year before section 1833(dd) (section 1833(a)(1); 42 CFR 410.152). */
-const STANDARD_PERCENT = 20;
+const ID = 'colorectal_screening_pt';
 
 export const colorectalScreeningPt: PaymentRule = {
-  id: 'colorectal_screening_pt',
+  id: ID,
   modifiers: ['PT'],
   applies_to: 'a line with modifier PT (a colorectal cancer screening test that became diagnostic or therapeutic)',
-  does: 'no Part B deductible; the coinsurance of the service\'s year (PT_COINSURANCE), of the OPPS amount too in place of the Addendum B copayment',
+  does: "no Part B deductible; the year's section 1833(dd) coinsurance (medicare_yearly_figures), of the OPPS amount too in place of the Addendum B copayment",
   block: 'beneficiary_cost_sharing',
   citation: { title: `${CITE_PT_DEDUCTIBLE}; ${CITE_PT_COINSURANCE}`, url: SOURCES.ssa1833 },
   line(line) {
     if (!line.modifiers.includes('PT')) return null;
-    const row = rowForYear(PT_COINSURANCE, line.year);
-    const percent = row?.percent ?? STANDARD_PERCENT;
-    const coinsurance = row ? `coinsurance ${percent}% for CY${line.year} (${row.citation})` : `coinsurance ${percent}% (section 1833(dd) of the Act reduces it from 2022; CY${line.year} is before it)`;
-    const citation = `${CITE_PT_DEDUCTIBLE}; ${row?.citation ?? 'section 1833(a)(1) of the Social Security Act; 42 CFR 410.152'}`;
+    const before = line.year < SECTION_1833DD_FROM;
+    const figure = line.figures?.figure(before ? 'part_b_coinsurance_percent' : 'colorectal_pt_coinsurance_percent');
+    const percent = figure ? figure.value.toNumber() : null;
+    const coinsurance = !figure
+      ? `no CY${line.year} coinsurance percent is loaded (medicare_yearly_figures): no coinsurance is counted`
+      : before
+        ? `coinsurance ${percent}% (section 1833(dd) of the Act reduces it from ${SECTION_1833DD_FROM}; CY${line.year} is before it)`
+        : `coinsurance ${percent}% for CY${line.year} (${figure.citation.title})`;
+    const citation = `${CITE_PT_DEDUCTIBLE}; ${figure?.citation.title ?? CITE_PT_COINSURANCE}`;
     const calculation = `modifier PT (a colorectal cancer screening test that became diagnostic or therapeutic): no Part B deductible (${CITE_PT_DEDUCTIBLE}); ${coinsurance}`;
-    return { rule: 'colorectal_screening_pt', calculation, cost_sharing: { rule: 'colorectal_screening_pt', deductible_applies: false, coinsurance_percent: percent, citation, calculation } };
+    return { rule: ID, calculation, cost_sharing: { rule: ID, deductible_applies: false, coinsurance_percent: percent, citation, calculation } };
   },
-  costSharing: citeOwnTerms('colorectal_screening_pt'),
+  costSharing(s) {
+    if (s.terms?.rule !== ID) return;
+    s.citations.push(s.terms.citation);
+    s.calculation.push(s.terms.calculation);
+    if (s.terms.coinsurance_percent === null) s.warnings.push(`beneficiary_cost_sharing: no CY${s.year} modifier PT coinsurance percent is loaded (medicare_yearly_figures); no coinsurance or OPPS copayment is counted`);
+  },
 };

@@ -1,3 +1,4 @@
+import { yearFigures } from '../../../datasets/medicare_yearly_figures/queries.js';
 import { describe, expect, it } from 'vitest';
 import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js';
 import { paymentSystemOf } from '../../facilities/service.js';
@@ -51,8 +52,8 @@ describe('facility_payment_system: the payment systems outside the plain OPPS', 
     expect(warnings.join(' ')).toMatch(/010779 is a rural emergency hospital: 105% of the OPPS amount.*42 CFR 419.92\(a\).*no wage index for CBSA \(unknown\) of 010779, so no amount is computed/);
   });
 
-  it('pays a rural emergency hospital 105% of the OPPS amount and the copayment without the 5%: $130.39 and $24.84', () => {
-    const reh = facilityPaymentSystem.line!({ code: '70450', modifiers: [], year: 2026, facility: { ccn: '010779', facility_type: 'rural_emergency_hospital', payment_system: 'reh' }, rvu_modifiers: [''] })!;
+  it('pays a rural emergency hospital 105% of the OPPS amount and the copayment without the 5%: $130.39 and $24.84', async () => {
+    const reh = facilityPaymentSystem.line!({ code: '70450', modifiers: [], year: 2026, figures: null, facility: { ccn: '010779', facility_type: 'rural_emergency_hospital', payment_system: 'reh' }, rvu_modifiers: [''] })!;
     expect(reh.opps_adjustment).toEqual({ modifier: null, rule: 'rural_emergency_hospital', indicator: 'reh', percent: 105, citation: CITE_REH });
     const inputs: PaymentInputs = {
       code: '70450',
@@ -67,6 +68,7 @@ describe('facility_payment_system: the payment systems outside the plain OPPS', 
       lab: null,
       dme: null,
       cf: { value: '33.4009', source: 'test' },
+      figures: await yearFigures(snap(), 2026),
       opps_cap: null,
       policy_rules: [],
       cost_sharing: { year: 2026, deductible_met: true },
@@ -78,7 +80,7 @@ describe('facility_payment_system: the payment systems outside the plain OPPS', 
   });
 
   it('keeps the critical access hospital and plain OPPS answers as they were', () => {
-    const line = (payment_system: 'cah_cost' | 'opps') => ({ code: '70450', modifiers: [], year: 2026, facility: { ccn: '011300', facility_type: 'critical_access_hospital', payment_system }, rvu_modifiers: [''] });
+    const line = (payment_system: 'cah_cost' | 'opps') => ({ code: '70450', modifiers: [], year: 2026, figures: null, facility: { ccn: '011300', facility_type: 'critical_access_hospital', payment_system }, rvu_modifiers: [''] });
     expect(facilityPaymentSystem.line!(line('cah_cost'))?.opps_informational).toBe('011300 is a critical access hospital, paid at 101% of reasonable cost (42 CFR 413.70) rather than under the OPPS');
     expect(facilityPaymentSystem.line!(line('opps'))).toBeNull();
   });

@@ -53,7 +53,7 @@ describe('the payment rule registry', () => {
   });
 
   it('applies the rules in their order: a -26 PT line at a VA hospital is the facility\'s rule, the line\'s, then cost sharing', () => {
-    const effects = applyPaymentRules({ code: '45385', modifiers: ['26', 'PT'], year: 2026, facility: { ccn: '01014F', facility_type: 'va_acute_care_hospital', payment_system: 'federal' }, rvu_modifiers: [''] });
+    const effects = applyPaymentRules({ code: '45385', modifiers: ['26', 'PT'], year: 2026, figures: null, facility: { ccn: '01014F', facility_type: 'va_acute_care_hospital', payment_system: 'federal' }, rvu_modifiers: [''] });
     expect(effects.map((e) => e.rule)).toEqual(['facility_payment_system', 'professional_only_line', 'colorectal_screening_pt']);
   });
 

@@ -1,5 +1,6 @@
+import { yearFigures } from '../../../datasets/medicare_yearly_figures/queries.js';
 import { describe, expect, it } from 'vitest';
-import { Dec } from '../../../datasets/_shared/decimal.js';
+import { Dec } from '../../../lib/decimal.js';
 import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js';
 import { costSharing } from '../calculate.js';
 
@@ -19,14 +20,15 @@ describe('opps_copayment: the OPPS copayment, capped', () => {
     expect(c.beneficiary_cost_sharing.citations.at(-1)).toMatch(/^42 CFR 419\.41 .*; CY2026 inpatient deductible \$1736 \(/);
   });
 
-  it('caps the copayment at the inpatient deductible and at what the deductible left of the block', () => {
-    expect(costSharing({ code: 'X', year: 2026, deductible_met: true, physician: 0, dme: 0, lab: 0, opps: { allowed: 9000, copayment: Dec.of('2000.50') } }).block.opps_copayment).toBe(1736);
+  it('caps the copayment at the inpatient deductible and at what the deductible left of the block', async () => {
+    const figures = await yearFigures(snap(), 2026);
+    expect(costSharing({ code: 'X', year: 2026, figures, deductible_met: true, physician: 0, dme: 0, lab: 0, opps: { allowed: 9000, copayment: Dec.of('2000.50') } }).block.opps_copayment).toBe(1736);
     // Not met: $283 of a $300 block goes to the deductible, so at most $17 is left for the copayment.
-    expect(costSharing({ code: 'X', year: 2026, deductible_met: false, physician: 0, dme: 0, lab: 0, opps: { allowed: 300, copayment: Dec.of(60) } }).block).toMatchObject({ deductible: 283, opps_copayment: 17 });
+    expect(costSharing({ code: 'X', year: 2026, figures, deductible_met: false, physician: 0, dme: 0, lab: 0, opps: { allowed: 300, copayment: Dec.of(60) } }).block).toMatchObject({ deductible: 283, opps_copayment: 17 });
   });
 
-  it('counts none, with a warning, where Addendum B prints no copayment', () => {
-    const r = costSharing({ code: 'X', year: 2026, deductible_met: true, physician: 0, dme: 0, lab: 0, opps: { allowed: 100, copayment: null } });
+  it('counts none, with a warning, where Addendum B prints no copayment', async () => {
+    const r = costSharing({ code: 'X', year: 2026, figures: await yearFigures(snap(), 2026), deductible_met: true, physician: 0, dme: 0, lab: 0, opps: { allowed: 100, copayment: null } });
     expect(r.block.opps_copayment).toBeNull();
     expect(r.warnings).toEqual(['beneficiary_cost_sharing: Addendum B prints no copayment for X; the OPPS copayment is not counted']);
   });

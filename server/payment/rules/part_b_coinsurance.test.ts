@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js';
+import { composeOn, figuresOf, usePaymentSnapshot } from '../../../test/helpers/payment.js';
 import { costSharing } from '../calculate.js';
 
 /*
@@ -18,7 +18,7 @@ describe('part_b_coinsurance: 20% of the physician and DME amounts', () => {
 
   it('takes a line rule\'s percent in place of 20%, and then cites the rule, not the 20%', () => {
     const terms = { rule: 'colorectal_screening_pt', deductible_applies: false, coinsurance_percent: 15, citation: 'the rule', calculation: 'line' };
-    const { block } = costSharing({ code: 'X', year: 2026, deductible_met: true, physician: 60, dme: 40, lab: 0, opps: null, terms });
+    const { block } = costSharing({ code: 'X', year: 2026, figures: figuresOf(2026, { part_b_coinsurance_percent: '20' }), deductible_met: true, physician: 60, dme: 40, lab: 0, opps: null, terms });
     expect(block).toMatchObject({ coinsurance: 15, citations: ['the rule'] });
   });
 });

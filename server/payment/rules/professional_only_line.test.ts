@@ -42,6 +42,6 @@ describe('professional_only_line: professional-only lines at a hospital', () => 
     expect(Object.keys(PROFESSIONAL_ONLY_MODIFIERS).sort()).toEqual(['26', '62', '66', '80', '81', '82', 'AS']);
     expect(PROFESSIONAL_ONLY_MODIFIERS['80']!.citation).toMatch(/section 20.4.3/);
     expect(PROFESSIONAL_ONLY_MODIFIERS['26']!.citation).toMatch(/ch. 13 section 20/);
-    expect(professionalOnlyLine.line!({ code: '70450', modifiers: ['26'], year: 2026, facility: null, rvu_modifiers: [''] })).toBeNull();
+    expect(professionalOnlyLine.line!({ code: '70450', modifiers: ['26'], year: 2026, figures: null, facility: null, rvu_modifiers: [''] })).toBeNull();
   });
 });

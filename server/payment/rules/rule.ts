@@ -1,4 +1,5 @@
-import type { Dec } from '../../../datasets/_shared/decimal.js';
+import type { Dec } from '../../../lib/decimal.js';
+import type { YearFigures } from '../../../datasets/medicare_yearly_figures/queries.js';
 import type { RvuRow } from '../../../datasets/mpfs_rvu/queries.js';
 import type { SnapshotReader } from '../../../warehouse/snapshot.js';
 import type { Facility, PaymentSystem } from '../../facilities/service.js';
@@ -25,21 +26,23 @@ export interface RuleLine {
   code: string;
   /** Each modifier once, in the order given. */
   modifiers: readonly string[];
-  /** The service's year: the row of a rule's yearly figures that applies. */
+  /** The service's year: the row of a rule's table that applies (ACP's codes). */
   year: number;
+  /** The year's Medicare figures (`medicare_yearly_figures`); null when no document of the year is loaded. */
+  figures: YearFigures | null;
   /** The facility of `ccn` (null without one): how Medicare pays it, and its type for the explanations. */
   facility: { ccn: string; facility_type: string; payment_system: PaymentSystem } | null;
   /** The modifiers of the code's rows in the RVU file (`''` for the global row). */
   rvu_modifiers: readonly string[];
 }
 
-/** Beneficiary cost sharing a rule sets for the line in place of the Part B deductible and the 20% coinsurance. */
+/** Beneficiary cost sharing a rule sets for the line in place of the Part B deductible and the year's coinsurance. */
 export interface CostSharingTerms {
   rule: string;
   /** False: no Part B deductible is taken for the line. */
   deductible_applies: boolean;
-  /** Percent the beneficiary pays of the physician and DME amounts, and of the OPPS amount in place of the Addendum B copayment. */
-  coinsurance_percent: number;
+  /** Percent the beneficiary pays of the physician and DME amounts, and of the OPPS amount in place of the Addendum B copayment; null: the year's percent is not loaded (none is counted). */
+  coinsurance_percent: number | null;
   citation: string;
   /** The answer's `calculation` line when the terms apply (a listed preventive service has none to apply). */
   calculation: string;
@@ -155,13 +158,6 @@ export interface CostSharingAmounts {
   opps: { allowed: number; copayment: Dec | null } | null;
 }
 
-/** The year's Part B figures (`part_b_deductible.ts`). */
-export interface YearlyFigures {
-  part_b_deductible: string;
-  inpatient_deductible: string;
-  citation: string;
-}
-
 /** Beneficiary cost sharing as the rules of stage `costSharing` build it, in the registry's order. */
 export interface CostSharingState {
   readonly code: string;
@@ -170,8 +166,8 @@ export interface CostSharingState {
   readonly amounts: CostSharingAmounts;
   /** A line rule's terms (stage `line`), if any. */
   readonly terms: CostSharingTerms | null;
-  /** The year's figures; undefined when the year is not in the table. */
-  readonly figures: YearlyFigures | undefined;
+  /** The year's Medicare figures (`medicare_yearly_figures`); null when no document of the year is loaded. */
+  readonly figures: YearFigures | null;
   /** Set by a rule that leaves the beneficiary nothing to pay: the fold ends there. */
   waived: boolean;
   deductible_applies: boolean;
@@ -221,7 +217,11 @@ export interface PaymentRule {
   costSharing?(s: CostSharingState): void;
 }
 
-/** A yearly figure as data: the years a row applies to (`to_year` null: open-ended) and where it is published. */
+/**
+ * A rule's own table by years (the years a row applies to, `to_year` null: open-ended, and where it
+ * is published): what a rule says from which year. The figures of a year are not rows here but the
+ * dataset `medicare_yearly_figures` (`RuleLine.figures`, `CostSharingState.figures`).
+ */
 export interface YearRow {
   from_year: number;
   to_year: number | null;

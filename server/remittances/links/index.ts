@@ -9,7 +9,7 @@ import type { Trace } from '../../trace.js';
 import type { RemitClaim, RemitLine, RemitTransaction } from '../schemas.js';
 import { coverageLink } from './coverage.js';
 import { aocLink, mueLink, othersOnDate, ptpLink, sourcesFor } from './ncci.js';
-import { packageIntoComprehensiveApc, Pricer } from './pricing.js';
+import { Pricer } from './pricing.js';
 import { dosOf, hcpcsOf, PROGRESS_EVERY, settingOf, type PayeeLocation, type Progress } from './shared.js';
 
 export type { PayeeLocation, Progress } from './shared.js';
@@ -164,7 +164,7 @@ export class Linker {
         if (value !== undefined) (line as Record<LineField, unknown>)[l.field] = value;
       }
     }
-    if (setting === 'hosp') packageIntoComprehensiveApc(claim);
+    if (setting === 'hosp') await this.pricer.packageComprehensiveApc(claim);
   }
 
   /** Says on the trace what the pricing fell back on. */

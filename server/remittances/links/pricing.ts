@@ -1,4 +1,4 @@
-import { Dec, toCents } from '../../../datasets/_shared/decimal.js';
+import { Dec, toCents } from '../../../lib/decimal.js';
 import { findOppsRatesIn } from '../../../datasets/opps_addendum_b/queries.js';
 import { lookupGpci } from '../../../datasets/gpci/queries.js';
 import { findNpi, nppesVersion } from '../../../datasets/nppes/queries.js';
@@ -8,8 +8,7 @@ import { compApcExclusionsIn, COMPREHENSIVE_SI, PACKAGING_SI } from '../../../li
 import { NotFoundError, ValidationError } from '../../../warehouse/errors.js';
 import type { SnapshotReader } from '../../../warehouse/snapshot.js';
 import { resolveFacility, type Facility } from '../../facilities/service.js';
-import { PREVENTIVE_NO_COST_SHARING } from '../../payment/calculate.js';
-import { paymentFor } from '../../payment/service.js';
+import { paymentFor, yearFiguresFor } from '../../payment/service.js';
 import { Trace } from '../../trace.js';
 import type { LinePricing, RemitClaim, RemitLine } from '../schemas.js';
 import type { PayeeState } from './coverage.js';
@@ -51,10 +50,12 @@ const DENIED = (setting: 'prac' | 'hosp', priced: { expected_allowed: number | n
 /**
  * On an outpatient claim with a comprehensive APC line (SI J1), the OPPS pays the claim once on
  * that line and packages every other OPPS service, except what the year's comprehensive-APC rules
- * exclude (lib/vocabulary/opps_packaging.ts): each other priced line is expected 0, with a note.
- * Pricings are shared between lines, so a packaged line gets a new one.
+ * exclude (lib/vocabulary/opps_packaging.ts; its preventive services are the year's list of
+ * `medicare_yearly_figures`, `preventive`: null when none is loaded for the year): each other
+ * priced line is expected 0, with a note. Pricings are shared between lines, so a packaged line
+ * gets a new one.
  */
-export function packageIntoComprehensiveApc(claim: RemitClaim): void {
+export function packageIntoComprehensiveApc(claim: RemitClaim, preventive: ReadonlySet<string> | null): void {
   const primary = claim.lines.findIndex((l) => l.pricing?.status_indicator === PACKAGING_SI);
   if (primary < 0) return;
   const p0 = claim.lines[primary]!.pricing!;
@@ -63,7 +64,7 @@ export function packageIntoComprehensiveApc(claim: RemitClaim): void {
   claim.lines.forEach((l, i) => {
     const p = l.pricing;
     if (i === primary || !p || p.expected_allowed === null || (p.status === 'not_priced' && p.reason !== 'line_denied')) return;
-    const excluded = (p.status_indicator !== null && rules.status_indicators.includes(p.status_indicator)) || (l.revenue_code !== null && rules.revenue_codes.includes(l.revenue_code.padStart(4, '0'))) || (rules.preventive && l.code !== null && PREVENTIVE_NO_COST_SHARING.has(l.code));
+    const excluded = (p.status_indicator !== null && rules.status_indicators.includes(p.status_indicator)) || (l.revenue_code !== null && rules.revenue_codes.includes(l.revenue_code.padStart(4, '0'))) || (rules.preventive && l.code !== null && preventive !== null && preventive.has(l.code));
     if (excluded) return;
     const note = `packaged into the comprehensive APC of line ${primary + 1} (${claim.lines[primary]!.code}, SI ${p0.status_indicator}): expected 0 separately (${rules.citation.title})`;
     const { reason: _reason, reason_text: _text, ...rest } = p;
@@ -109,6 +110,14 @@ export class Pricer {
       if (!g?.row) throw new ValidationError([{ loc: ['query', 'locality'], msg: g ? `locality ${this.where.locality} is not in GPCI ${g.version}` : 'gpci is not loaded; no locality can be priced', type: 'value_error', input: this.where.locality }]);
       this.queryState = g.row.state;
     }
+  }
+
+  /** A comprehensive APC's packaging of an outpatient claim (`packageIntoComprehensiveApc`), with the preventive list of its year. */
+  async packageComprehensiveApc(claim: RemitClaim): Promise<void> {
+    const date = claim.lines.find((l) => l.pricing?.status_indicator === PACKAGING_SI)?.pricing?.date_of_service;
+    if (!date) return;
+    const figures = await yearFiguresFor(this.snapshot, Number(date.slice(0, 4)), this.trace);
+    packageIntoComprehensiveApc(claim, figures?.codes('preventive_no_cost_sharing') ?? null);
   }
 
   finish(): void {
