@@ -4,7 +4,8 @@
  * lib/ (owned infrastructure and the billing vocabulary) imports nothing of the application.
  * Inside server/, the route declarations (server/routes/) sit above the areas (the domain):
  * routes may import any area, an area never imports server/routes/, and no two areas import
- * each other round a loop. Parsed with swc (the TypeScript 7 package has no compiler API).
+ * each other round a loop. testing/ (what tests and bench/ share) is below nothing: only tests and
+ * bench/ import it. Parsed with swc (the TypeScript 7 package has no compiler API).
  */
 const floor = (name, below) => ({
   name: `${name}-imports-upward`,
@@ -22,6 +23,13 @@ module.exports = {
     floor('ingest', ['server', 'cli', 'bin']),
     floor('server', ['ingest', 'cli', 'bin']),
     floor('cli', ['bin']),
+    {
+      name: 'code-imports-testing',
+      comment: 'testing/ holds what tests and bench/ share (servers, seeded snapshots, fixtures); the application never imports it',
+      severity: 'error',
+      from: { path: '^(bin|cli|server|ingest|datasets|warehouse|lib)/' },
+      to: { path: '^testing/' },
+    },
     {
       name: 'area-imports-routes',
       comment: 'server/routes/ holds the route declarations, above the areas: an area never imports it',

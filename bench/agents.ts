@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { startReceiver } from '../test/helpers/receiver.js';
+import { startReceiver } from '../testing/receiver.js';
 import { benchKeys, load, median } from './lib.js';
 import { seededPair, spawnApi } from './procs.js';
 

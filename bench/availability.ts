@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
-import { headingsPdf } from '../test/helpers/pdfs.js';
-import { generated835 } from '../test/helpers/x12.js';
+import { headingsPdf } from '../testing/pdfs.js';
+import { generated835 } from '../testing/x12.js';
 import { rssOf } from './lib.js';
 import { seededPair } from './procs.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ingestFiles } from '../ingest/pipeline.js';
 import { seedAll } from '../ingest/seed.js';
-import { sharedDataDir } from '../test/helpers/shared.js';
+import { sharedDataDir } from '../testing/shared.js';
 import { Warehouse } from '../warehouse/store.js';
 import { benchKey, gpciLocalities, heapOf, load, rssOf, rvuCodes, shuffle } from './lib.js';
 import { spawnApi } from './procs.js';

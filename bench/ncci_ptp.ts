@@ -23,7 +23,7 @@ import { sampleFile, toSourceFile } from '../datasets/_shared/source.js';
 import { ncciPtpPrac } from '../datasets/ncci_ptp_prac/dataset.js';
 import { ingestFiles } from '../ingest/pipeline.js';
 import { Warehouse } from '../warehouse/store.js';
-import { PTP_HEAD, ptpTableSql } from '../test/helpers/ptp.js';
+import { PTP_HEAD, ptpTableSql } from '../testing/ptp.js';
 
 const RATIONALES = [
   'Misuse of Column Two code with Column One code',

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { headingsPdf } from '../test/helpers/pdfs.js';
-import { sharedDataDir } from '../test/helpers/shared.js';
+import { headingsPdf } from '../testing/pdfs.js';
+import { sharedDataDir } from '../testing/shared.js';
 import { benchRow, load, paired } from './lib.js';
 import { seededPair } from './procs.js';
 

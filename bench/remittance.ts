@@ -9,7 +9,7 @@ import { readX12 } from '../server/remittances/x12.js';
 import { Trace } from '../server/trace.js';
 import { MountedSnapshot } from '../warehouse/snapshot.js';
 import { Warehouse } from '../warehouse/store.js';
-import { generated835 } from '../test/helpers/x12.js';
+import { generated835 } from '../testing/x12.js';
 import { load, median, paired, rssOf } from './lib.js';
 import { seededPair } from './procs.js';
 

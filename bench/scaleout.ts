@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { seedAll } from '../ingest/seed.js';
 import { Warehouse } from '../warehouse/store.js';
-import { pgBin, startCluster, stopCluster } from '../test/helpers/pg_cluster.js';
-import { pgDatabase } from '../test/helpers/state_stores.js';
+import { pgBin, startCluster, stopCluster } from '../testing/pg_cluster.js';
+import { pgDatabase } from '../testing/state_stores.js';
 import { benchKeys, load, type LoadResult, median, registerBenchFacilities } from './lib.js';
 import { spawnApi, spawnBare, type Child } from './procs.js';
 

@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { REPO_ROOT } from '../test/helpers/datasets.js';
+import { REPO_ROOT } from '../testing/datasets.js';
 import { readRecords, sampleFile } from './_shared/source.js';
 import { DATASETS } from './registry.js';
 

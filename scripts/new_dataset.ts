@@ -13,7 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Dataset } from '../datasets/types.js';
-import { goldenItems, toJsonl } from '../test/helpers/datasets.js';
+import { goldenItems, toJsonl } from '../testing/datasets.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -161,7 +161,7 @@ test/golden.test.ts\`.
     [`datasets/${id}/${id}.test.ts`]: `import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
+import { openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../testing/datasets.js';
 import { ${camel} } from './dataset.js';
 import { find${pascal}Rows } from './queries.js';
 

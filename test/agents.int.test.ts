@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressRefusal, callbackBody, eventId, nextAttemptAt, nodeCallbackHttp, signature, urlRefusal } from '../server/agents/callbacks.js';
 import { auditNarrative, llmWriter, type Evidence } from '../server/writer/writer.js';
 import { createLogger } from '../server/logger.js';
-import { TestClock } from './helpers/clock.js';
-import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
-import { startReceiver } from './helpers/receiver.js';
+import { TestClock } from '../testing/clock.js';
+import { LIVE_HOST, startTestServer, type TestServer } from '../testing/harness.js';
+import { startReceiver } from '../testing/receiver.js';
 
 const clock = new TestClock('2026-08-03T12:00:00Z');
 const logs: string[] = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TestClock } from './helpers/clock.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
+import { TestClock } from '../testing/clock.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
 
 /**
  * Failed authentications are counted per client address (`RCM_AUTH_FAILURES_PER_MIN`, 30 by

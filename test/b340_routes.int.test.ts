@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
+import { LIVE_HOST, startTestServer, type TestServer } from '../testing/harness.js';
 
 let t: TestServer;
 /** The server's clock: watches made "now" follow changes dated from 2024-06-01 on. */

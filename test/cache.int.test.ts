@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { startTestServer } from './helpers/harness.js';
+import { startTestServer } from '../testing/harness.js';
 import { inputKey } from '../server/pipeline/input.js';
 
 describe('per-snapshot answer cache', () => {

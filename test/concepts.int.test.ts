@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './helpers/harness.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rxnorm } from '../datasets/rxnorm/dataset.js';
 import { conceptIndex, searchConcepts } from '../server/concepts/search.js';
-import { openTestSnapshot } from './helpers/datasets.js';
+import { openTestSnapshot } from '../testing/datasets.js';
 import { MountedSnapshot } from '../warehouse/snapshot.js';
 import { Warehouse } from '../warehouse/store.js';
 

@@ -6,7 +6,7 @@ import { umlsConcepts } from '../datasets/umls_concepts/dataset.js';
 import { searchConcepts } from '../server/concepts/search.js';
 import { RangeFile, rangesPath } from '../lib/sidecar/range.js';
 import { sidecarFallbacks, type SnapshotReader } from '../warehouse/snapshot.js';
-import { openTestSnapshot, REPO_ROOT, writeTempFile } from './helpers/datasets.js';
+import { openTestSnapshot, REPO_ROOT, writeTempFile } from '../testing/datasets.js';
 
 let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
 beforeAll(async () => {

@@ -4,12 +4,12 @@ import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import SERVED_EXAMPLES from '../server/openapi-examples.json' with { type: 'json' };
-import { isCI } from './helpers/shared.js';
+import { isCI } from '../testing/shared.js';
 import { readsSnapshot, type RouteDef, type RouteExample } from '../server/route.js';
 import { examplePolicyPdf } from '../server/policy_documents/example_pdf.js';
 import { routeCatalog } from '../server/routes/index.js';
-import { fixtureRegistry } from './helpers/nppes.js';
-import { LIVE_HOST, rawRequest, startTestServer, type TestResponse, type TestServer } from './helpers/harness.js';
+import { fixtureRegistry } from '../testing/nppes.js';
+import { LIVE_HOST, rawRequest, startTestServer, type TestResponse, type TestServer } from '../testing/harness.js';
 
 /** The MCP endpoint's operations, exercised with the official SDK client in test/mcp.int.test.ts. */
 const MCP_OPS = { mcpPost: 'test/mcp.int.test.ts', mcpGet: 'test/mcp.int.test.ts', mcpDelete: 'test/mcp.int.test.ts' };

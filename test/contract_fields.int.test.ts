@@ -3,10 +3,10 @@ import addFormatsPlugin from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENTS } from '../server/agents/registry.js';
 import type { NppesRegistry } from '../server/npi/registry.js';
-import { TestClock } from './helpers/clock.js';
-import { startTestServer, type TestResponse, type TestServer } from './helpers/harness.js';
-import { fixtureRegistry } from './helpers/nppes.js';
-import { startReceiver } from './helpers/receiver.js';
+import { TestClock } from '../testing/clock.js';
+import { startTestServer, type TestResponse, type TestServer } from '../testing/harness.js';
+import { fixtureRegistry } from '../testing/nppes.js';
+import { startReceiver } from '../testing/receiver.js';
 
 /**
  * Field by field, what the served OpenAPI document says against what the service answers: each

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDrugIndex, normalizeText, searchDrugIndex, type SearchableProduct } from '../server/drugs/search.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
 import { drugDirectory, getPackageDetail, productAt } from '../server/drugs/service.js';
 import { Trace } from '../server/trace.js';
 import { toNdc11 } from '../datasets/_shared/ndc.js';
@@ -235,11 +235,11 @@ describe('the drug directory across snapshots', () => {
 describe('one NDC rule on the wire, across routes', () => {
   it('answers the same package NDC in the published dashed form with its ndc11 from the drug directory and the HCPCS crosswalk', async () => {
     const { writeFile } = await import('node:fs/promises');
-    const { tempDir } = await import('./helpers/temp_dirs.js');
+    const { tempDir } = await import('../testing/temp_dirs.js');
     const { join } = await import('node:path');
     const { ingestFiles } = await import('../ingest/pipeline.js');
     const { fdaNdc } = await import('../datasets/fda_ndc/dataset.js');
-    const { waitForSnapshot } = await import('./helpers/harness.js');
+    const { waitForSnapshot } = await import('../testing/harness.js');
     // A test directory (FDA's text layout) listing the crosswalk seed's ORENCIA package, which FDA
     // prints 4-4-2 (0003-2187-10) and the ASP crosswalk 5-4-2 (00003-2187-10).
     const s = await startTestServer({ pollMs: 20 });

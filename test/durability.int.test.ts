@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqliteStateStore } from '../warehouse/state.js';
-import { freePort, useSeededDir } from './helpers/harness.js';
+import { freePort, useSeededDir } from '../testing/harness.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const seeded = useSeededDir('rcm-durable-');

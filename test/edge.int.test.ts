@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostKindOf, normalizeHost } from '../server/pipeline/hosts.js';
-import { LIVE_HOST, rawRequest, startTestServer, type TestServer } from './helpers/harness.js';
+import { LIVE_HOST, rawRequest, startTestServer, type TestServer } from '../testing/harness.js';
 
 describe('normalizeHost', () => {
   it('lower-cases and strips the port, an empty port and a trailing dot', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FacilityProfileSchema } from '../server/facilities/schemas.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
-import { illustrativeIn, otherWarnings } from './helpers/illustrative.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
+import { illustrativeIn, otherWarnings } from '../testing/illustrative.js';
 
 /** Warnings of a rule under test: neither illustrative seeds nor what the Care Compare seed's missing columns derived. */
 const ruleWarnings = (ws: string[]) => otherWarnings(ws).filter((w) => !/\(the Care Compare file has no (CBSA|rural flag)\)$/.test(w));

@@ -7,8 +7,8 @@ import { findAspPaymentLimits } from '../datasets/asp_pricing/queries.js';
 import { MountedSnapshot } from '../warehouse/snapshot.js';
 import { CrosswalkResultSchema } from '../server/codes/schemas.js';
 import { DmeListSchema, LabListSchema, OppsRowSchema } from '../server/fee_schedules/schemas.js';
-import { TestClock } from './helpers/clock.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
+import { TestClock } from '../testing/clock.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
 
 // Expected values are the seeds' own cells (seeds/dmepos/DMEPOS25_APR.csv is an excerpt of the
 // April 2025 CMS file; seeds/opps_addendum_b is an illustrative CY2026 file in the 508 layout).

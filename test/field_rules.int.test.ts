@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest, startTestServer, type TestServer } from './helpers/harness.js';
+import { rawRequest, startTestServer, type TestServer } from '../testing/harness.js';
 
 // Request fields as the service description and the publishers define them, on every route that takes them.
 let t: TestServer;

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DATASETS } from '../datasets/registry.js';
-import { goldenItems } from './helpers/datasets.js';
-import { changedPath, expectGolden } from './helpers/golden.js';
+import { goldenItems } from '../testing/datasets.js';
+import { changedPath, expectGolden } from '../testing/golden.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 

@@ -3,7 +3,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { jsonDepth } from '../server/pipeline/input.js';
 import { stateFailure } from '../server/pipeline/invoke.js';
-import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
+import { LIVE_HOST, startTestServer, type TestServer } from '../testing/harness.js';
 
 // Issue 20 (hardening): each case answered badly (or not at all) before.
 

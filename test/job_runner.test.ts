@@ -4,7 +4,7 @@ import type { ClaimedJob, DueCallback, JobQueue } from '../warehouse/jobs.js';
 import type { MountedSnapshot } from '../warehouse/snapshot.js';
 import { JobRunner } from '../server/agents/runner.js';
 import { createLogger } from '../server/logger.js';
-import { TestClock } from './helpers/clock.js';
+import { TestClock } from '../testing/clock.js';
 
 /** An input carrying what would be PHI: it must never reach a log line. */
 const PHI = 'DOE JANE 1EG4TE5MK73';

@@ -6,9 +6,9 @@ import type { MountedSnapshot } from '../warehouse/snapshot.js';
 import { JobRunner } from '../server/agents/runner.js';
 import { AHEAD_PER_SLOT } from '../server/jobs/executor.js';
 import { silentLogger } from '../server/logger.js';
-import { TestClock } from './helpers/clock.js';
-import { waitUntil } from './helpers/harness.js';
-import { storeKinds, storePerTest } from './helpers/state_stores.js';
+import { TestClock } from '../testing/clock.js';
+import { waitUntil } from '../testing/harness.js';
+import { storeKinds, storePerTest } from '../testing/state_stores.js';
 
 let store: StateStore;
 const clock = new TestClock();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SqliteStateStore } from '../warehouse/state.js';
-import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
+import { LIVE_HOST, startTestServer, type TestServer } from '../testing/harness.js';
 
 // Seeded world (seeds/): facilities 050454 (UCSF, CA acute care), 011300 (AL critical access),
 // 330101 (NY acute care), 013300 (AL children's); Medicare FFS with the CMS OPD prior-auth list;

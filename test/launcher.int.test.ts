@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../server/defaults.js';
-import { freePort, useSeededDir, waitUntil } from './helpers/harness.js';
+import { freePort, useSeededDir, waitUntil } from '../testing/harness.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const seeded = useSeededDir('rcm-launcher-');

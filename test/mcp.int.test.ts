@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { toolResultBytes, toolsFromRoutes } from '../server/mcp/tools.js';
 import { defineRoute } from '../server/route.js';
-import { LIVE_HOST, rawRequest, startTestServer, type TestServer } from './helpers/harness.js';
-import { remit835 } from './helpers/x12.js';
+import { LIVE_HOST, rawRequest, startTestServer, type TestServer } from '../testing/harness.js';
+import { remit835 } from '../testing/x12.js';
 
 let t: TestServer;
 const clients: Client[] = [];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../server/logger.js';
-import { TestClock } from './helpers/clock.js';
-import { rawRequest, startTestServer, type TestServer } from './helpers/harness.js';
+import { TestClock } from '../testing/clock.js';
+import { rawRequest, startTestServer, type TestServer } from '../testing/harness.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 const INIT = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'limits', version: '1' } } };

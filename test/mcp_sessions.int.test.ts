@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestClock } from './helpers/clock.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
+import { TestClock } from '../testing/clock.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
 
 /**
  * The process-wide MCP session cap is shared fairly: per tenant (`RCM_MCP_SESSIONS_PER_TENANT`),

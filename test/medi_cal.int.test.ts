@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { priceAprDrg, selectPolicyAdjustor, type DrgTerms, type HospitalTerms, type PolicyTerms } from '../server/medi_cal/calculate.js';
 import { AprDrgBodySchema } from '../server/medi_cal/schemas.js';
 import { fiscalYearOf, sfyIn } from '../datasets/_medi_cal/sheet.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
 
 /**
  * The year's terms as the seeds state them (illustrative figures; the labor shares, their cutoff

@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises';
-import { tempDir } from './helpers/temp_dirs.js';
+import { tempDir } from '../testing/temp_dirs.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../ingest/pipeline.js';
-import { startTestServer, waitForSnapshot, type TestServer } from './helpers/harness.js';
+import { startTestServer, waitForSnapshot, type TestServer } from '../testing/harness.js';
 
 // Seeded world: icd10cm is the seed excerpt of the FY2026 order file (A00-A06, M54.*); facilities
 // 330101 (NY, JK: National Government Services) and 050454 (CA, JE: Noridian); the illustrative

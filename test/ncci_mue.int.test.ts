@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MedicaidMueListSchema, MedicareMueListSchema, AocLookupSchema } from '../server/ncci/schemas.js';
-import { TestClock } from './helpers/clock.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
+import { TestClock } from '../testing/clock.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
 import { mueWhenExceeded } from '../server/ncci/validate.js';
 import { aocApplies } from '../datasets/ncci_aoc/queries.js';
-import { illustrativeIn, otherWarnings } from './helpers/illustrative.js';
+import { illustrativeIn, otherWarnings } from '../testing/illustrative.js';
 
 let t: TestServer;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ptpEditStatus } from '../datasets/_ncci_ptp/queries.js';
 import { PtpEditSchema } from '../server/ncci/schemas.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
-import { illustrativeIn, otherWarnings } from './helpers/illustrative.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
+import { illustrativeIn, otherWarnings } from '../testing/illustrative.js';
 
 let t: TestServer;
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import { makeNcciRoutes } from '../server/routes/ncci.js';
 import { PtpQuerySchema, type PtpEdit } from '../server/ncci/schemas.js';
 import type { Writer } from '../server/writer/writer.js';
 import { Trace } from '../server/trace.js';
-import { fakePtpSnapshot, TWO_PTP_QUARTERS } from './helpers/ptp.js';
+import { fakePtpSnapshot, TWO_PTP_QUARTERS } from '../testing/ptp.js';
 
 describe('PTP route with an injected writer', () => {
   async function call(writer: Writer, q: Record<string, string>) {
@@ -55,7 +55,7 @@ describe('PTP route with an injected writer', () => {
 
 describe('PTP summaries on a served route', () => {
   it('are written by the server\'s configured LLM writer, and by the template when it fails', async () => {
-    const { startTestServer } = await import('./helpers/harness.js');
+    const { startTestServer } = await import('../testing/harness.js');
     const calls: string[] = [];
     const llm: Writer = {
       name: 'llm:fake',

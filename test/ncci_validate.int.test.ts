@@ -4,14 +4,14 @@ import type { PtpRow } from '../datasets/_ncci_ptp/row.js';
 import { ptpEditStatus, type PtpLookup } from '../datasets/_ncci_ptp/queries.js';
 import { bypassRule, checkClaim, isEmCode, medicareFindings, type ClaimLookups, type MedicareCodeFacts, type MueFound } from '../server/ncci/validate.js';
 import type { ClaimLine } from '../server/ncci/schemas.js';
-import { TestClock } from './helpers/clock.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
-import { openTestSnapshot, REPO_ROOT, withoutIndex } from './helpers/datasets.js';
+import { TestClock } from '../testing/clock.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
+import { openTestSnapshot, REPO_ROOT, withoutIndex } from '../testing/datasets.js';
 import { ncciPtpPrac } from '../datasets/ncci_ptp_prac/dataset.js';
 import { lookupPtpEdit, ptpPairFinder } from '../datasets/_ncci_ptp/queries.js';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { otherWarnings } from './helpers/illustrative.js';
+import { otherWarnings } from '../testing/illustrative.js';
 
 const DOS = '2026-08-01';
 const line = (id: string, code: string, modifiers: string[] = [], units = 1, dos = DOS): ClaimLine => ({ line_id: id, code, modifiers, units, date_of_service: dos });

@@ -15,7 +15,7 @@ const ROOT = resolve(import.meta.dirname, '..');
  * goldens and fixtures, the registry-wide tests with their helpers, and the configs. The copy is a
  * temp dir (with node_modules linked), never the repository: other test files scan datasets/.
  */
-const COPIED = ['datasets', 'lib', 'warehouse', 'ingest', 'seeds', 'scripts', 'test/golden', 'test/fixtures', 'test/helpers', 'test/registry.test.ts', 'test/golden.test.ts', 'docs/datasets.md', 'package.json', 'tsconfig.json', 'vitest.config.ts', 'vitest.base.ts'];
+const COPIED = ['datasets', 'lib', 'warehouse', 'ingest', 'seeds', 'scripts', 'test/golden', 'test/fixtures', 'testing', 'test/registry.test.ts', 'test/golden.test.ts', 'docs/datasets.md', 'package.json', 'tsconfig.json', 'vitest.config.ts', 'vitest.base.ts'];
 const ID = 'scaffold_probe';
 const CHILD_MS = 60_000;
 

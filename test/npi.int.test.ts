@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { npiProblem } from '../server/npi/provider.js';
 import { HttpNppesRegistry } from '../server/npi/registry.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
-import { HIZA } from './helpers/nppes.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
+import { HIZA } from '../testing/nppes.js';
 
 /** A loopback stand-in for the registry: answers by NPI, counts calls, can hang. */
 let calls = 0;

@@ -2,7 +2,7 @@ import { describe, expect, it, afterAll, beforeAll } from 'vitest';
 import { connect } from 'node:net';
 import { paymentSystemOf } from '../server/facilities/service.js';
 import type { RateDecision, RateLimiter } from '../server/pipeline/limits.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
 
 // The shared mechanisms of "one home per idea": the facility rule every area follows, answers
 // shared across tenants when they do not depend on one, every submit issue in one 422, and the
@@ -167,7 +167,7 @@ describe('the error model, one home for statuses and codes', () => {
   });
 
   it('answers the errors raised before the pipeline through the status table: two Host headers, a method not allowed, no route', async () => {
-    const { rawRequest } = await import('./helpers/harness.js');
+    const { rawRequest } = await import('../testing/harness.js');
     const t = await startTestServer();
     try {
       const twoHosts = await new Promise<{ status: number; body: string }>((resolve, reject) => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './helpers/harness.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '..');

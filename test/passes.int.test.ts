@@ -14,8 +14,8 @@ import { checkKeys } from '../ingest/stage/check.js';
 import { keyRanges } from '../ingest/stage/passes.js';
 import type { ColumnFileSpec, RangesSpec, StorageSpec } from '../warehouse/storage.js';
 import { Warehouse } from '../warehouse/store.js';
-import { ptpTableSql } from './helpers/ptp.js';
-import { tempDir } from './helpers/temp_dirs.js';
+import { ptpTableSql } from '../testing/ptp.js';
+import { tempDir } from '../testing/temp_dirs.js';
 
 // A sidecar's sort and a key check run in passes over ranges of a key, so an ingest's memory does
 // not grow with the file: the passes together give exactly what one pass gives.

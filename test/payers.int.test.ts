@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDenialCode } from '../server/payers/service.js';
 import { scoreName } from '../server/payers/search.js';
 import { editDistance } from '../server/text_match.js';
-import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
+import { LIVE_HOST, startTestServer, type TestServer } from '../testing/harness.js';
 
 // Expected figures are the seeds' own rows (seeds/payers/*.yaml), each checked against its citation
 // in the seed file: 42 CFR 424.44 (12 months), 42 CFR 405.942 (120 days, 5-day receipt), etc.

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TestClock } from './helpers/clock.js';
-import { startTestServer, waitForSnapshot, type TestServer } from './helpers/harness.js';
-import { illustrativeIn, otherWarnings } from './helpers/illustrative.js';
+import { TestClock } from '../testing/clock.js';
+import { startTestServer, waitForSnapshot, type TestServer } from '../testing/harness.js';
+import { illustrativeIn, otherWarnings } from '../testing/illustrative.js';
 
 /*
  * GET /v1/codes/{code}/payment over the seeds. Values worked by hand from the seed rows:
@@ -379,7 +379,7 @@ describe('conversion factor by year, OPPS cap, modifier-only codes', () => {
   // The test fixture cap (RVU25D_OPPSCAP_Oct.csv, 2025D) for 70496 in 0111205 is $343.62 in both settings.
   beforeAll(async () => {
     const { ingestFiles } = await import('../ingest/pipeline.js');
-    const { REPO_ROOT } = await import('./helpers/datasets.js');
+    const { REPO_ROOT } = await import('../testing/datasets.js');
     const s = await ingestFiles(t.wh, { dataset: 'opps_cap', files: [`${REPO_ROOT}/test/fixtures/opps_cap/RVU25D_OPPSCAP_Oct.csv`], rejectThreshold: 1 });
     await waitForSnapshot(t, s.snapshot_id);
   });

@@ -17,7 +17,7 @@ import {
 import { conversionFactorOf } from '../server/payment/rvu.js';
 import type { RvuRow } from '../datasets/mpfs_rvu/queries.js';
 import { Trace } from '../server/trace.js';
-import { figuresOf } from './helpers/payment.js';
+import { figuresOf } from '../testing/payment.js';
 
 // The CY2026 factors (PFS final rule CMS-1832-F) and the CY2025 and CY2026 Part B figures, as
 // seeds/medicare_yearly_figures/2025.yaml and 2026.yaml give them to the calculators.

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { facilities } from '../datasets/facilities/dataset.js';
-import { openTestSnapshot } from './helpers/datasets.js';
+import { openTestSnapshot } from '../testing/datasets.js';
 import { medicareYearlyFigures } from '../datasets/medicare_yearly_figures/dataset.js';
 import { mpfsRvu } from '../datasets/mpfs_rvu/dataset.js';
 import { isHospitalType, resolveFacility } from '../server/facilities/service.js';

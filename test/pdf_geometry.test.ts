@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractPdf } from '../server/policy_documents/extract.js';
-import { headingsPdf, TWO_COLUMNS } from './helpers/pdfs.js';
+import { headingsPdf, TWO_COLUMNS } from '../testing/pdfs.js';
 
 /** A generated policy PDF with every page's MediaBox replaced (pdfjs rebuilds the cross-reference table the edit breaks). */
 async function withMediaBox(box: string): Promise<Buffer> {

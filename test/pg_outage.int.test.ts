@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RosterFields } from '../warehouse/facilities.js';
 import { pgFailure } from '../warehouse/pg/sql.js';
 import { PgStateStore } from '../warehouse/pg/state.js';
-import { freePort, startTestServer, waitUntil, type TestServer } from './helpers/harness.js';
-import { PG_URL, pgDatabase } from './helpers/state_stores.js';
+import { freePort, startTestServer, waitUntil, type TestServer } from '../testing/harness.js';
+import { PG_URL, pgDatabase } from '../testing/state_stores.js';
 
 describe('PostgreSQL failures the service reads as unavailable', () => {
   it('maps a server that is down, restarting or out of connections to 503 state_unavailable, and nothing else', () => {

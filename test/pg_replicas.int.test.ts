@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { main, type CliIO } from '../cli/main.js';
 import { stateLocationOf } from '../warehouse/open_state.js';
 import { PgStateStore } from '../warehouse/pg/state.js';
-import { TestClock } from './helpers/clock.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
-import { PG_URL, pgDatabase } from './helpers/state_stores.js';
+import { TestClock } from '../testing/clock.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
+import { PG_URL, pgDatabase } from '../testing/state_stores.js';
 
 async function rcm(env: Record<string, string>, ...argv: string[]) {
   const o = { out: '', err: '' };

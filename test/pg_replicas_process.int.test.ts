@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PgStateStore } from '../warehouse/pg/state.js';
-import { waitUntil } from './helpers/harness.js';
-import { freePort } from './helpers/pg_cluster.js';
-import { startReceiver } from './helpers/receiver.js';
-import { PG_URL, pgDatabase } from './helpers/state_stores.js';
+import { waitUntil } from '../testing/harness.js';
+import { freePort } from '../testing/pg_cluster.js';
+import { startReceiver } from '../testing/receiver.js';
+import { PG_URL, pgDatabase } from '../testing/state_stores.js';
 
 // Two real `rcm serve` processes on one PostgreSQL state store and one data dir (the
 // end-to-end proof). Real processes: waits are bounded in time, not asserted as thresholds.

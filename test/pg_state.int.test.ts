@@ -9,8 +9,8 @@ import { PG_MIGRATIONS, sqliteStepForPostgres } from '../warehouse/pg/schema.js'
 import { PgStateStore } from '../warehouse/pg/state.js';
 import type { StoredChunk, StoredPolicyDocument } from '../warehouse/policy_documents.js';
 import { SqliteStateStore } from '../warehouse/state.js';
-import { TestClock } from './helpers/clock.js';
-import { PG_URL, pgDatabase } from './helpers/state_stores.js';
+import { TestClock } from '../testing/clock.js';
+import { PG_URL, pgDatabase } from '../testing/state_stores.js';
 
 // What only the PostgreSQL store has: its migrations and the listener behind its change marker.
 // The repository behaviour both engines share is test/state.int.test.ts and test/jobs_queue.int.test.ts.

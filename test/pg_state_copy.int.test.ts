@@ -8,8 +8,8 @@ import { MIGRATIONS } from '../warehouse/migrations.js';
 import { PgStateStore } from '../warehouse/pg/state.js';
 import { SqliteStateStore } from '../warehouse/state.js';
 import { hashKey } from '../warehouse/tenant_state.js';
-import { TestClock } from './helpers/clock.js';
-import { PG_URL, pgDatabase } from './helpers/state_stores.js';
+import { TestClock } from '../testing/clock.js';
+import { PG_URL, pgDatabase } from '../testing/state_stores.js';
 
 const clock = new TestClock();
 

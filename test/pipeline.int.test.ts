@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { MemoryRateLimiter } from '../server/pipeline/limits.js';
 import { checkRoute, withFieldsFirst } from '../server/pipeline/invoke.js';
 import { defineRoute, json } from '../server/route.js';
-import { TestClock } from './helpers/clock.js';
-import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
-import { probeRoutes, WidgetSchema } from './helpers/probes.js';
+import { TestClock } from '../testing/clock.js';
+import { LIVE_HOST, startTestServer, type TestServer } from '../testing/harness.js';
+import { probeRoutes, WidgetSchema } from '../testing/probes.js';
 
 const SECRET = 'admin-secret-for-tests-0123456789';
 let t: TestServer;

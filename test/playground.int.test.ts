@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canCall } from '../server/pipeline/auth.js';
 import type { KeyScope, KeyType } from '../warehouse/tenant_state.js';
-import { TestClock } from './helpers/clock.js';
-import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
+import { TestClock } from '../testing/clock.js';
+import { LIVE_HOST, startTestServer, type TestServer } from '../testing/harness.js';
 
 const clock = new TestClock('2026-11-01T12:00:00Z');
 let t: TestServer;

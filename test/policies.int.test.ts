@@ -4,8 +4,8 @@ import { ingestFiles } from '../ingest/pipeline.js';
 import { macIndex } from '../datasets/mac_jurisdictions/queries.js';
 import { parseContractorFilter, placeByContracts } from '../server/policies/service.js';
 import { examplePolicyPdf } from '../server/policy_documents/example_pdf.js';
-import { REPO_ROOT } from './helpers/datasets.js';
-import { startTestServer, waitForSnapshot, type TestServer } from './helpers/harness.js';
+import { REPO_ROOT } from '../testing/datasets.js';
+import { startTestServer, waitForSnapshot, type TestServer } from '../testing/harness.js';
 
 // Seeded world: the real MCD listing rows of seeds/mcd_documents (no code rows: the listing names
 // none), the illustrative mcd_coverage export (L99001-L99003, A99001-A99003, NCD 999.1, with

@@ -6,8 +6,8 @@ import { WorkerPolicyParser, DEFAULT_PARSER } from '../server/policy_documents/p
 import { queryTerms } from '../server/policy_documents/service.js';
 import { parseDate } from '../server/policy_documents/structure.js';
 import type { SqliteStateStore } from '../warehouse/state.js';
-import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
-import { headingsPdf, outlinePdf, pagesPdf, tocPdf, TWO_COLUMNS } from './helpers/pdfs.js';
+import { LIVE_HOST, startTestServer, type TestServer } from '../testing/harness.js';
+import { headingsPdf, outlinePdf, pagesPdf, tocPdf, TWO_COLUMNS } from '../testing/pdfs.js';
 
 const SECRET = 'admin-secret-for-policy-tests-0123';
 const PDF = { 'Content-Type': 'application/pdf' };

@@ -3,8 +3,8 @@ import type { ParsedPolicy } from '../server/policy_documents/parse_job.js';
 import { Lane } from '../lib/lane.js';
 import { DEFAULT_PARSER, WorkerPolicyParser, type Job, type ParseCaller, type PolicyParser } from '../server/policy_documents/parser.js';
 import { DEFAULT_PDF_LIMITS } from '../server/policy_documents/pdf_limits.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
-import { flateBombPagesPdf, flateBombPdf, fontBombPdf, formBombPdf, headingsPdf, longPolicyPdf, pagesPdf, textOperatorsPdf, tocPdf } from './helpers/pdfs.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
+import { flateBombPagesPdf, flateBombPdf, fontBombPdf, formBombPdf, headingsPdf, longPolicyPdf, pagesPdf, textOperatorsPdf, tocPdf } from '../testing/pdfs.js';
 
 const MB = 1024 * 1024;
 const PDF = { 'Content-Type': 'application/pdf' };

@@ -6,10 +6,10 @@ import { NotFoundError } from '../warehouse/errors.js';
 import type { SavePart, StoredChunk, StoredPolicyDocument, TenantPolicyDocuments } from '../warehouse/policy_documents.js';
 import type { SqliteStateStore } from '../warehouse/state.js';
 import type { StateStore } from '../warehouse/tenant_state.js';
-import { TestClock } from './helpers/clock.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
-import { longPolicyPdf } from './helpers/pdfs.js';
-import { storeKinds, storePerTest } from './helpers/state_stores.js';
+import { TestClock } from '../testing/clock.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
+import { longPolicyPdf } from '../testing/pdfs.js';
+import { storeKinds, storePerTest } from '../testing/state_stores.js';
 
 const clock = new TestClock();
 let long: Buffer;

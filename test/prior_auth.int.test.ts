@@ -5,8 +5,8 @@ import { ingestFiles } from '../ingest/pipeline.js';
 import type { PayerRow, PriorAuthRuleRow } from '../datasets/payers/schema.js';
 import { FEDERAL_TURNAROUND, TIER_CONFIDENCE, inForce, resolvePriorAuth, type PaQuery } from '../server/prior_auth/resolve.js';
 import type { PaOverride } from '../warehouse/facilities.js';
-import { REPO_ROOT } from './helpers/datasets.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
+import { REPO_ROOT } from '../testing/datasets.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
 
 // Medicare FFS expectations come from the seeded CMS OPD list (seeds/payers/medicare_ffs.yaml and
 // service_categories.yaml, cited there): 64490 is a facet joint intervention, 36475 vein ablation,

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { signature } from '../server/agents/callbacks.js';
 import { routeCatalog } from '../server/routes/index.js';
-import { freePort } from './helpers/harness.js';
+import { freePort } from '../testing/harness.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const readme = () => readFile(join(ROOT, 'README.md'), 'utf8');

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main, type CliIO } from '../cli/main.js';
-import { useSeededDir } from './helpers/harness.js';
+import { useSeededDir } from '../testing/harness.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const dataDir = useSeededDir('rcm-readme-remit-');

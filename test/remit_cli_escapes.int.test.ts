@@ -2,8 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main, type CliIO } from '../cli/main.js';
-import { useSeededDir } from './helpers/harness.js';
-import { remit835 } from './helpers/x12.js';
+import { useSeededDir } from '../testing/harness.js';
+import { remit835 } from '../testing/x12.js';
 
 const dataDir = useSeededDir('rcm-remit-escapes-');
 

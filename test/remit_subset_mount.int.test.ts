@@ -8,8 +8,8 @@ import { explainFile } from '../server/remittances/service.js';
 import { Trace } from '../server/trace.js';
 import { MountedSnapshot, type SnapshotReader } from '../warehouse/snapshot.js';
 import { Warehouse } from '../warehouse/store.js';
-import { useSeededDir } from './helpers/harness.js';
-import { remit835 } from './helpers/x12.js';
+import { useSeededDir } from '../testing/harness.js';
+import { remit835 } from '../testing/x12.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const dataDir = useSeededDir('rcm-remit-subset-');

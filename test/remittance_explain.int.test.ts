@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeCatalog } from '../server/routes/index.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
-import { remit835 } from './helpers/x12.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
+import { remit835 } from '../testing/x12.js';
 
 let t: TestServer;
 beforeAll(async () => {

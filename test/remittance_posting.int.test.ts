@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTING_COLUMNS } from '../server/remittances/posting.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
 
 /**
  * What a posting team needs from an 835, on small files written for each case and worked by hand:

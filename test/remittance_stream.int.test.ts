@@ -3,8 +3,8 @@ import type { RemitClaim, RemitTransaction } from '../server/remittances/schemas
 import { explainFile } from '../server/remittances/service.js';
 import { readX12 } from '../server/remittances/x12.js';
 import { Trace } from '../server/trace.js';
-import { startTestServer, type TestServer } from './helpers/harness.js';
-import { remit835 } from './helpers/x12.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
+import { remit835 } from '../testing/x12.js';
 
 let t: TestServer;
 beforeAll(async () => {

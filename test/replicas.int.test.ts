@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { npiProblem } from '../server/npi/provider.js';
 import { SqliteStateStore } from '../warehouse/state.js';
-import { freePort, waitUntil } from './helpers/harness.js';
+import { freePort, waitUntil } from '../testing/harness.js';
 
 // Two `rcm serve` replicas over one data dir (the shared-volume deployment, README "Scale-out"):
 // a snapshot published once reaches both within the poll interval, and a key made by the CLI works

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isToolRoute, type Auth, type RouteDef } from '../server/route.js';
 import { routeCatalog } from '../server/routes/index.js';
-import { expectGolden } from './helpers/golden.js';
+import { expectGolden } from '../testing/golden.js';
 
 const GOLDEN = join(resolve(import.meta.dirname), 'golden/routes.jsonl');
 

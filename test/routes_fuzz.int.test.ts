@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDef, RouteExample } from '../server/route.js';
 import { routeCatalog } from '../server/routes/index.js';
 import { objectFields } from '../server/validation.js';
-import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
+import { LIVE_HOST, startTestServer, type TestServer } from '../testing/harness.js';
 
 /**
  * The route table fuzzed with the names an object's prototype answers to: each of them sent as

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { SqliteStateStore } from '../warehouse/state.js';
 import { createLogger } from '../server/logger.js';
 import { defineRoute } from '../server/route.js';
-import { TestClock } from './helpers/clock.js';
-import { LIVE_HOST, startTestServer, type TestServer } from './helpers/harness.js';
+import { TestClock } from '../testing/clock.js';
+import { LIVE_HOST, startTestServer, type TestServer } from '../testing/harness.js';
 
 let t: TestServer;
 const clock = new TestClock();

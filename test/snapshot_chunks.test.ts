@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { icd10cm } from '../datasets/icd10cm/dataset.js';
 import { readInChunks, type SnapshotReader } from '../warehouse/snapshot.js';
-import { openTestSnapshot, REPO_ROOT } from './helpers/datasets.js';
+import { openTestSnapshot, REPO_ROOT } from '../testing/datasets.js';
 
 let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
 beforeAll(async () => {

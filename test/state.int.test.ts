@@ -9,8 +9,8 @@ import type { NewDetermination, PaOverrideFields, RosterFields } from '../wareho
 import type { StoredChunk, StoredPolicyDocument } from '../warehouse/policy_documents.js';
 import { SqliteStateStore } from '../warehouse/state.js';
 import { GENERATION_TTL_MS, hashKey, WRITE_POLICY, type StateStore, type TenantStore } from '../warehouse/tenant_state.js';
-import { TestClock } from './helpers/clock.js';
-import { storeKinds, storePerTest } from './helpers/state_stores.js';
+import { TestClock } from '../testing/clock.js';
+import { storeKinds, storePerTest } from '../testing/state_stores.js';
 
 const clock = new TestClock();
 let store: StateStore;

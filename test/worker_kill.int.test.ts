@@ -6,8 +6,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { openStateStore, stateLocationOf } from '../warehouse/open_state.js';
-import { startReceiver } from './helpers/receiver.js';
-import { PG_URL, pgDatabase } from './helpers/state_stores.js';
+import { startReceiver } from '../testing/receiver.js';
+import { PG_URL, pgDatabase } from '../testing/state_stores.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 let dir: string;

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lookupDataset } from '../datasets/registry.js';
 import { readInputs } from '../ingest/stage/inputs.js';
 import { extractZip } from '../ingest/zip.js';
-import { withDeclaredSize, zipBytes } from './helpers/zips.js';
+import { withDeclaredSize, zipBytes } from '../testing/zips.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const mcd = lookupDataset('mcd_coverage')!;

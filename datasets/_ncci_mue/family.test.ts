@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { detectFile, openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
-import { MUE_SEEDS, PRACTITIONER_0001U_2026Q3, mueHeader } from '../../test/helpers/mue.js';
+import { detectFile, openTestSnapshot, parseAll, writeTempFile } from '../../testing/datasets.js';
+import { MUE_SEEDS, PRACTITIONER_0001U_2026Q3, mueHeader } from '../../testing/mue.js';
 import { medicaidMueDme } from '../medicaid_mue_dme/dataset.js';
 import { medicaidMueHosp } from '../medicaid_mue_hosp/dataset.js';
 import { medicaidMuePrac } from '../medicaid_mue_prac/dataset.js';

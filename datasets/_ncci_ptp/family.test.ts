@@ -14,7 +14,7 @@ import { locatePtpLayout } from './layout.js';
 import { nextQuarterStart } from '../_shared/dates.js';
 import { ncciVersionQuarter, parseMedicarePtpName } from './names.js';
 import type { PtpRow } from './row.js';
-import { PTP_HEAD, ptpTableSql } from '../../test/helpers/ptp.js';
+import { PTP_HEAD, ptpTableSql } from '../../testing/ptp.js';
 
 const SEEDS = resolve(__dirname, '../../seeds');
 

@@ -10,7 +10,7 @@ import { MountedSnapshot, sidecarFallbacks } from '../../warehouse/snapshot.js';
 import { columnsPath } from '../../lib/sidecar/column.js';
 import { Warehouse } from '../../warehouse/store.js';
 import { medicaidPtpPrac } from '../medicaid_ptp_prac/dataset.js';
-import { openTestSnapshot, REPO_ROOT, withoutIndex } from '../../test/helpers/datasets.js';
+import { openTestSnapshot, REPO_ROOT, withoutIndex } from '../../testing/datasets.js';
 
 // The in-memory PTP index must answer exactly as the per-code DuckDB query did: every column-1
 // group of the seeded practitioner releases (32.1 and 32.2: deleted, re-added and indicator-9

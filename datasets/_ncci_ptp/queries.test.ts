@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fakePtpSnapshot, ptpRow, TWO_PTP_QUARTERS } from '../../test/helpers/ptp.js';
+import { fakePtpSnapshot, ptpRow, TWO_PTP_QUARTERS } from '../../testing/ptp.js';
 import { getColumn1Groups, lookupPtpEdit, ptpEditStatus } from './queries.js';
 
 describe('ptpEditStatus', () => {

@@ -9,7 +9,7 @@ import { wageIndex } from '../wage_index/dataset.js';
 import { zipLocality } from '../zip_locality/dataset.js';
 import { careCompareType, facilities, posType } from './dataset.js';
 import { getFacilityReference } from '../../server/facilities/geography.js';
-import { openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
+import { openTestSnapshot, parseAll, writeTempFile } from '../../testing/datasets.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const seeds = join(repoRoot, 'seeds');

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectFile, openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
+import { detectFile, openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../testing/datasets.js';
 import { fdaNdc } from './dataset.js';
 import type { IngredientRow, PackageRow, ProductRow } from './schema.js';
 import { splitFdaList } from './text_files.js';

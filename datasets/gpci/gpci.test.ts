@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectFile, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
+import { detectFile, parseAll, REPO_ROOT, writeTempFile } from '../../testing/datasets.js';
 import { gpci } from './dataset.js';
 
 const SEED = join(REPO_ROOT, 'seeds/gpci/GPCI2026.csv');

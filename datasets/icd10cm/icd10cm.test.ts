@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectFile, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
+import { detectFile, parseAll, REPO_ROOT, writeTempFile } from '../../testing/datasets.js';
 import { dotted, icd10cm, undotted } from './dataset.js';
 
 const SEED = join(REPO_ROOT, 'seeds/icd10cm/icd10cm_order_2026.txt');

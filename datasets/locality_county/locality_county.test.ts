@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestError } from '../_shared/issue.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
+import { openTestSnapshot, parseAll, writeTempFile } from '../../testing/datasets.js';
 import { expandCounties, localityCounty } from './dataset.js';
 import { findLocalityForCounty } from './queries.js';
 import { normCounty } from './states.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectFile, parseAll, REPO_ROOT } from '../../test/helpers/datasets.js';
+import { detectFile, parseAll, REPO_ROOT } from '../../testing/datasets.js';
 import { macJurisdictions } from './dataset.js';
 import { contractorKey, jurisdictionsOf, jurisdictionsOfState, macOfPayer, type MacIndex } from './queries.js';
 

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectFile, parseItems, parseTables, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
+import { detectFile, parseItems, parseTables, REPO_ROOT, writeTempFile } from '../../testing/datasets.js';
 import { manufacturer340b } from './dataset.js';
 
 const SEEDS = join(REPO_ROOT, 'seeds/manufacturer_340b');

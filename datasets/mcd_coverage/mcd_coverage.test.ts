@@ -5,7 +5,7 @@ import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../ingest/pipeline.js';
 import { Warehouse } from '../../warehouse/store.js';
-import { detectFile, openTestSnapshot, parseAll, parseItems, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
+import { detectFile, openTestSnapshot, parseAll, parseItems, REPO_ROOT, writeTempFile } from '../../testing/datasets.js';
 import { codesNamed, mcdCoverage, mcdDate, plainText, UNUSED_MCD_TABLES } from './dataset.js';
 import { coverageIndex, findArticlesForCode } from './queries.js';
 

@@ -1,8 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectFile, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
-import { buildXlsx } from '../../test/helpers/xlsx.js';
+import { detectFile, parseAll, REPO_ROOT, writeTempFile } from '../../testing/datasets.js';
+import { buildXlsx } from '../../testing/xlsx.js';
 import { mediCalDrgPolicy, POLICY_PARAMETERS } from './dataset.js';
 
 const DIR = join(REPO_ROOT, 'seeds/medi_cal_drg_policy');

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectFile, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
-import { buildXlsx } from '../../test/helpers/xlsx.js';
+import { detectFile, parseAll, REPO_ROOT, writeTempFile } from '../../testing/datasets.js';
+import { buildXlsx } from '../../testing/xlsx.js';
 import { HOSPITAL_SHEET, mediCalHospitals } from './dataset.js';
 
 const SEED = join(REPO_ROOT, 'seeds/medi_cal_hospitals/SFY 2025-26 DRG Hospital List.csv');

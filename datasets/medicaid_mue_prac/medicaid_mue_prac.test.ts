@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
-import { MUE_SEEDS, mueHeader } from '../../test/helpers/mue.js';
+import { openTestSnapshot, parseAll, writeTempFile } from '../../testing/datasets.js';
+import { MUE_SEEDS, mueHeader } from '../../testing/mue.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
 import { findMedicaidMues } from '../_ncci_mue/queries.js';
 import { ncciMuePrac } from '../ncci_mue_prac/dataset.js';

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { REPO_ROOT, openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
-import { MUE_SEEDS } from '../../test/helpers/mue.js';
+import { REPO_ROOT, openTestSnapshot, parseAll, writeTempFile } from '../../testing/datasets.js';
+import { MUE_SEEDS } from '../../testing/mue.js';
 import { ncciAoc, type AocRow } from './dataset.js';
 import { aocApplies, lookupAocEdits } from './queries.js';
 

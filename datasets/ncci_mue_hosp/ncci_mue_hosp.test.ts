@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
-import { MUE_SEEDS, mueHeader } from '../../test/helpers/mue.js';
+import { openTestSnapshot, parseAll, writeTempFile } from '../../testing/datasets.js';
+import { MUE_SEEDS, mueHeader } from '../../testing/mue.js';
 import { ncciMueHosp } from './dataset.js';
 import { lookupMueInDataset } from '../_ncci_mue/queries.js';
 import type { MueRow } from '../_ncci_mue/mue.js';

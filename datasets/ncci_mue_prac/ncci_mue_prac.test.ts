@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
-import { MUE_SEEDS, mueHeader } from '../../test/helpers/mue.js';
+import { openTestSnapshot, parseAll, writeTempFile } from '../../testing/datasets.js';
+import { MUE_SEEDS, mueHeader } from '../../testing/mue.js';
 import { IngestError } from '../_shared/issue.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
 import { ncciMuePrac } from './dataset.js';

@@ -7,7 +7,7 @@ import { ingestFiles } from '../../ingest/pipeline.js';
 import { MountedSnapshot, sidecarFallbacks, type SnapshotReader } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
 import { RecordFile, RECORDS_SUFFIX } from '../../lib/sidecar/record.js';
-import { openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
+import { openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../testing/datasets.js';
 import { nppes } from './dataset.js';
 import { kindOfHeader, layoutOf } from './layout.js';
 import { findNpi } from './queries.js';

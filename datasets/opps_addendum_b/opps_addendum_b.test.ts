@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseItems, writeTempFile } from '../../test/helpers/datasets.js';
+import { parseItems, writeTempFile } from '../../testing/datasets.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
 import { oppsAddendumB, oppsLayout, oppsVersionOf, type OppsAddendumBRow } from './dataset.js';
 

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectFile, parseAll, parseItems, parseTables, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
+import { detectFile, parseAll, parseItems, parseTables, REPO_ROOT, writeTempFile } from '../../testing/datasets.js';
 import { payers } from './dataset.js';
 
 const SEEDS = join(REPO_ROOT, 'seeds/payers');

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTableSql } from '../_shared/table.js';
 import { loadMrconsoNative } from './native.js';
 import { toSourceFile } from '../_shared/source.js';
-import { detectFile, openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
+import { detectFile, openTestSnapshot, parseAll, REPO_ROOT, writeTempFile } from '../../testing/datasets.js';
 import { ingestFiles } from '../../ingest/pipeline.js';
 import { RangeFile, rangesPath } from '../../lib/sidecar/range.js';
 import { MountedSnapshot } from '../../warehouse/snapshot.js';

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../warehouse/errors.js';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
+import { openTestSnapshot, parseAll, writeTempFile } from '../../testing/datasets.js';
 import { wageIndex } from './dataset.js';
 import { getWageIndex } from './queries.js';
 import { selectVersion } from '../_shared/versions.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectFile, parseAll, REPO_ROOT, writeTempFile } from '../../test/helpers/datasets.js';
+import { detectFile, parseAll, REPO_ROOT, writeTempFile } from '../../testing/datasets.js';
 import { splitDescription, x12Codes } from './dataset.js';
 import { x12StatusOn } from './queries.js';
 

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../_shared/source.js';
-import { openTestSnapshot, parseAll, writeTempFile } from '../../test/helpers/datasets.js';
+import { openTestSnapshot, parseAll, writeTempFile } from '../../testing/datasets.js';
 import { localityCounty } from '../locality_county/dataset.js';
 import { zipLocality } from './dataset.js';
 import { findLocalityForZip } from './queries.js';

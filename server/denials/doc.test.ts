@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isCI } from '../../test/helpers/shared.js';
+import { isCI } from '../../testing/shared.js';
 import { denialRulesMarkdown } from './doc.js';
 
 const DOC = join(import.meta.dirname, '../../docs/denial-rules.md');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payerKnowledge, type PayerKnowledge } from '../../datasets/payers/queries.js';
 import { CARC_CLASS, CARC_CLASSES } from '../../lib/vocabulary/carc.js';
 import { ADJUSTMENT_GROUPS } from '../../lib/vocabulary/adjustment_groups.js';
-import { openSeedSnapshot } from '../../test/helpers/datasets.js';
+import { openSeedSnapshot } from '../../testing/datasets.js';
 import { remedyDeadline } from './deadline.js';
 import { classifyAcknowledgment, classifyDenial, denialFacts, DenialRemedySchema, REMEDIES, withDeadline, type DenialFacts } from './remedy.js';
 import { DENIAL_TABLE } from './table.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../test/helpers/harness.js';
-import { remit835 } from '../../test/helpers/x12.js';
+import { startTestServer, type TestServer } from '../../testing/harness.js';
+import { remit835 } from '../../testing/x12.js';
 
 /**
  * What a remittance tells a denial analyst to do next, on 835s written for each case (no shared

@@ -1,8 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSeedSnapshot } from '../../test/helpers/datasets.js';
-import { startTestServer, waitUntil, type TestServer } from '../../test/helpers/harness.js';
-import { generated835, remit835 } from '../../test/helpers/x12.js';
+import { openSeedSnapshot } from '../../testing/datasets.js';
+import { startTestServer, waitUntil, type TestServer } from '../../testing/harness.js';
+import { generated835, remit835 } from '../../testing/x12.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { DEFAULT_REMIT_POOL, InProcessExplainer, WorkerRemitExplainer, type ExplainCall } from './pool.js';
 

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { startTestServer, type TestServer } from '../../testing/harness.js';
 
 /** Screenshots of the pages, for a reviewer (not compared). */
 export const ARTIFACTS = resolve(import.meta.dirname, '../../var/test-artifacts');

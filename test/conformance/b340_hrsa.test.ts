@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { manufacturer340b } from '../../datasets/manufacturer_340b/dataset.js';
-import { parseTables, REPO_ROOT } from '../helpers/datasets.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { parseTables, REPO_ROOT } from '../../testing/datasets.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 // shared/data/340b (SOURCE.md): HRSA's own "340B Rebate Model Pilot Program" page, clipped
 // 2026-01-03: the pause notice and the table of approved plans (Manufacturer | Selected Drug Name |

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
-import { openTestSnapshot, parseAll } from '../helpers/datasets.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { openTestSnapshot, parseAll } from '../../testing/datasets.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 import { clfs, type ClfsRow } from '../../datasets/clfs/dataset.js';
 import { findLabRates } from '../../datasets/clfs/queries.js';
 

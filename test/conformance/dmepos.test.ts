@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
-import { openTestSnapshot, parseAll } from '../helpers/datasets.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { openTestSnapshot, parseAll } from '../../testing/datasets.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 import { dmepos, type DmeposRow } from '../../datasets/dmepos/dataset.js';
 import { findDmeRates, findDmeFees } from '../../datasets/dmepos/queries.js';
 import { dmeposRuralZip } from '../../datasets/dmepos_rural_zip/dataset.js';

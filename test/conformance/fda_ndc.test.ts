@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fdaNdc } from '../../datasets/fda_ndc/dataset.js';
-import { detectFile, openTestSnapshot, parseAll } from '../helpers/datasets.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { detectFile, openTestSnapshot, parseAll } from '../../testing/datasets.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 // The real FDA files (../shared/data/openfda-ndc/SOURCE.md): the whole 2018 unfinished product and
 // package files (CRLF, CP1252), a 3-row fixture of the finished product.txt (LF) and a 5-record

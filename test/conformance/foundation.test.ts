@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles, type IngestSummary } from '../../ingest/pipeline.js';
 import { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 const present = requireShared('mpfs-rvu/PPRRVU2025_Oct.csv', 'mpfs-rvu/PPRRVU2026_Jul_nonQPP.excerpt.redacted.csv', 'gpci/GPCI2025.csv', 'gpci/GPCI2026.csv');
 const SHARED = sharedDataDir();

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { icd10cm, type Icd10cmRow } from '../../datasets/icd10cm/dataset.js';
-import { parseAll, REPO_ROOT } from '../helpers/datasets.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { parseAll, REPO_ROOT } from '../../testing/datasets.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 // The real FY2026 files: an excerpt of the CDC order file (orders 00001-00060 and 20055-20094)
 // and the codes-only derivative of all billable codes (../shared/data/icd10cm/SOURCE.md).

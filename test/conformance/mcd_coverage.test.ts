@@ -9,8 +9,8 @@ import { ingestFiles } from '../../ingest/pipeline.js';
 import { coverageForCode, findPolicies, policyIndex } from '../../server/policies/service.js';
 import { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
-import { REPO_ROOT } from '../helpers/datasets.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { REPO_ROOT } from '../../testing/datasets.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 // The header line of every CSV of a full Medicare Coverage Database download, read straight from
 // ../shared/data/lcd-ncd/MCD-EXPORT-LAYOUT.md (no data rows of the download are public offline):

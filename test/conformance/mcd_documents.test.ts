@@ -4,8 +4,8 @@ import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { macJurisdictions } from '../../datasets/mac_jurisdictions/dataset.js';
 import { mcdDocuments } from '../../datasets/mcd_documents/dataset.js';
 import { findPolicies, policyIndex } from '../../server/policies/service.js';
-import { openTestSnapshot, parseAll, REPO_ROOT } from '../helpers/datasets.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { openTestSnapshot, parseAll, REPO_ROOT } from '../../testing/datasets.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 const REL = 'lcd-ncd/documents_latest.csv';
 const present = requireShared(REL);

@@ -7,7 +7,7 @@ import { ncciPtpHosp } from '../../datasets/ncci_ptp_hosp/dataset.js';
 import { locatePtpLayout } from '../../datasets/_ncci_ptp/layout.js';
 import { PTP_COLUMNS, type PtpRow } from '../../datasets/_ncci_ptp/row.js';
 import { medicaidPtpPrac } from '../../datasets/medicaid_ptp_prac/dataset.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 const present = requireShared('ncci-ptp/ccipra-v322r0-f1.excerpt.txt');
 const file = join(sharedDataDir(), 'ncci-ptp', 'ccipra-v322r0-f1.excerpt.txt');

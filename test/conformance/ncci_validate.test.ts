@@ -9,8 +9,8 @@ import { claimLookups } from '../../server/ncci/claim.js';
 import { checkClaim } from '../../server/ncci/validate.js';
 import type { ClaimLine } from '../../server/ncci/schemas.js';
 import { ncciSources } from '../../server/ncci/sources.js';
-import { openTestSnapshot, parseAll } from '../helpers/datasets.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { openTestSnapshot, parseAll } from '../../testing/datasets.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 // The claim checker over the real CMS slices: every edit of the v32.2 practitioner PTP excerpt
 // (part f1, 154 rows) and every row of the July 2026 practitioner MUE excerpt, loaded through the

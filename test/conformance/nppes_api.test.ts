@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { npiProblem, providerOf } from '../../server/npi/provider.js';
 import { readRegistryBody } from '../../server/npi/registry.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 const DIR = 'nppes-api';
 const present = requireShared(`${DIR}/api-b2f594.json`, `${DIR}/api-8bdc8b.json`, `${DIR}/api-a2f836.json`, `${DIR}/api-8d2d52.json`, `${DIR}/api-c85286.json`);

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../ingest/pipeline.js';
-import { startTestServer, type TestServer } from '../helpers/harness.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { startTestServer, type TestServer } from '../../testing/harness.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 /*
  * Payment composition on the real CMS files, ingested through the pipeline into an empty data dir:

@@ -7,9 +7,9 @@ import { mpfsRvu, type MpfsRvuRow } from '../../datasets/mpfs_rvu/dataset.js';
 import { oppsCap, type OppsCapRow } from '../../datasets/opps_cap/dataset.js';
 import type { GpciRow } from '../../datasets/gpci/dataset.js';
 import { ingestFiles } from '../../ingest/pipeline.js';
-import { parseAll } from '../helpers/datasets.js';
-import { startTestServer, type TestServer } from '../helpers/harness.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { parseAll } from '../../testing/datasets.js';
+import { startTestServer, type TestServer } from '../../testing/harness.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 /*
  * Payment fidelity against amounts CMS publishes, through the HTTP route:

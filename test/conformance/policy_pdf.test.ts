@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/harness.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { startTestServer, type TestServer } from '../../testing/harness.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 const REL = 'payer-policy-pdf/bariatric-surgery.pdf';
 const present = requireShared(REL);

@@ -8,7 +8,7 @@ import { IngestError } from '../../datasets/_shared/issue.js';
 import { GateError, ingestFiles } from '../../ingest/pipeline.js';
 import { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 const present = requireShared(
   'mpfs-rvu/PPRRVU2025_Oct.csv',

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIO } from '../../cli/main.js';
 import { seedAll } from '../../ingest/seed.js';
 import { Warehouse } from '../../warehouse/store.js';
-import { startTestServer, waitForSnapshot, type TestServer } from '../helpers/harness.js';
-import { REPO_ROOT } from '../helpers/datasets.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { startTestServer, waitForSnapshot, type TestServer } from '../../testing/harness.js';
+import { REPO_ROOT } from '../../testing/datasets.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 // A data team's first real loads over a fresh clone's seeds, exactly as the README says: `rcm
 // ingest <dataset> <file> --version <label>`, no effective date. Each real release must then be

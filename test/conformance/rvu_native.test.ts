@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mpfsRvu } from '../../datasets/mpfs_rvu/dataset.js';
-import { compareLoads } from '../helpers/native.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { compareLoads } from '../../testing/native.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 /*
  * The native RVU loader (DuckDB read_csv, row rules in SQL) on CMS's real releases:

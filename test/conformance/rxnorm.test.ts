@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rxnorm } from '../../datasets/rxnorm/dataset.js';
 import { searchConcepts } from '../../server/concepts/search.js';
-import { openTestSnapshot, parseAll, writeTempFile } from '../helpers/datasets.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { openTestSnapshot, parseAll, writeTempFile } from '../../testing/datasets.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 import { readFile } from 'node:fs/promises';
 
 // The real RXNCONSO extract (../shared/data/rxnorm/SOURCE.md): 433 atoms of 103 concepts of the

@@ -7,9 +7,9 @@ import type { X12Index } from '../../datasets/x12_codes/queries.js';
 import { CARC_CLASS } from '../../lib/vocabulary/carc.js';
 import { explainRemittance } from '../../server/remittances/explain.js';
 import { readX12 } from '../../server/remittances/x12.js';
-import { parseAll } from '../helpers/datasets.js';
-import { startTestServer, type TestServer } from '../helpers/harness.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { parseAll } from '../../testing/datasets.js';
+import { startTestServer, type TestServer } from '../../testing/harness.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 // shared/data/x12-835 (2026-11-27): 10 public sample 835s and 5 acknowledgments (999, 277CA),
 // their quirks in its SOURCE.md; the full CARC/RARC lists of shared/data/x12-codes describe them.

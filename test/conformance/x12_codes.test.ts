@@ -8,8 +8,8 @@ import { x12Index, x12StatusOn, type X12Index } from '../../datasets/x12_codes/q
 import { ingestBatch } from '../../ingest/pipeline.js';
 import { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { Warehouse } from '../../warehouse/store.js';
-import { parseAll, REPO_ROOT } from '../helpers/datasets.js';
-import { requireShared, sharedDataDir } from '../helpers/shared.js';
+import { parseAll, REPO_ROOT } from '../../testing/datasets.js';
+import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 // shared/data/x12-codes (2026-11-27): the full CARC and RARC lists merged from public copies of the
 // X12 pages, text as of 2026-08-17, in two layouts: one column per field, and the list page's

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js';
+import { composeOn, usePaymentSnapshot } from '../../../testing/payment.js';
 import { ACP_WITH_AWV, advanceCarePlanningWithAwv } from './advance_care_planning_with_awv.js';
 
 /*

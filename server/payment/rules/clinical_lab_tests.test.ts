@@ -1,6 +1,6 @@
 import { yearFigures } from '../../../datasets/medicare_yearly_figures/queries.js';
 import { describe, expect, it } from 'vitest';
-import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js';
+import { composeOn, usePaymentSnapshot } from '../../../testing/payment.js';
 import { costSharing } from '../calculate.js';
 import { CITE_LAB_NO_COST_SHARING } from './clinical_lab_tests.js';
 

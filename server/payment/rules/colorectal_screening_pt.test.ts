@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { yearFigures } from '../../../datasets/medicare_yearly_figures/queries.js';
-import { composeOn, figuresOf, usePaymentSnapshot } from '../../../test/helpers/payment.js';
+import { composeOn, figuresOf, usePaymentSnapshot } from '../../../testing/payment.js';
 import { costSharing } from '../calculate.js';
 import type { RuleLine } from './rule.js';
 import { colorectalScreeningPt } from './colorectal_screening_pt.js';

@@ -1,6 +1,6 @@
 import { yearFigures } from '../../../datasets/medicare_yearly_figures/queries.js';
 import { describe, expect, it } from 'vitest';
-import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js';
+import { composeOn, usePaymentSnapshot } from '../../../testing/payment.js';
 import { paymentSystemOf } from '../../facilities/service.js';
 import { composePayment } from '../calculate.js';
 import type { PaymentInputs } from '../inputs.js';

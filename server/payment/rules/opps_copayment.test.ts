@@ -1,7 +1,7 @@
 import { yearFigures } from '../../../datasets/medicare_yearly_figures/queries.js';
 import { describe, expect, it } from 'vitest';
 import { Dec } from '../../../lib/decimal.js';
-import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js';
+import { composeOn, usePaymentSnapshot } from '../../../testing/payment.js';
 import { costSharing } from '../calculate.js';
 
 /*

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js';
+import { composeOn, usePaymentSnapshot } from '../../../testing/payment.js';
 import { oppsPackaged } from './opps_packaged.js';
 
 /*

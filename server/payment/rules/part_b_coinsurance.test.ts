@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composeOn, figuresOf, usePaymentSnapshot } from '../../../test/helpers/payment.js';
+import { composeOn, figuresOf, usePaymentSnapshot } from '../../../testing/payment.js';
 import { costSharing } from '../calculate.js';
 
 /*

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Dec } from '../../../lib/decimal.js';
 import { yearFigures } from '../../../datasets/medicare_yearly_figures/queries.js';
-import { composeOn, figuresOf, usePaymentSnapshot } from '../../../test/helpers/payment.js';
+import { composeOn, figuresOf, usePaymentSnapshot } from '../../../testing/payment.js';
 import { costSharing } from '../calculate.js';
 
 /*

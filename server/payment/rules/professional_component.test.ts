@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js';
+import { composeOn, usePaymentSnapshot } from '../../../testing/payment.js';
 import { PCTC4_FAMILIES } from './professional_component.js';
 
 /*

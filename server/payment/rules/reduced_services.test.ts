@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composeOn, usePaymentSnapshot } from '../../../test/helpers/payment.js';
+import { composeOn, usePaymentSnapshot } from '../../../testing/payment.js';
 
 /*
  * From Medicare Claims Processing Manual ch. 12: section 20.4.6 (modifier 52, the contractor

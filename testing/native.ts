@@ -1,9 +1,9 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Dataset, NativeLoadResult } from '../../datasets/types.js';
-import { ingestFiles, type IngestSummary } from '../../ingest/pipeline.js';
-import { Warehouse } from '../../warehouse/store.js';
+import type { Dataset, NativeLoadResult } from '../datasets/types.js';
+import { ingestFiles, type IngestSummary } from '../ingest/pipeline.js';
+import { Warehouse } from '../warehouse/store.js';
 
 export interface LoadOutcome {
   summary: IngestSummary;

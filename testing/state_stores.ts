@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { PgStateStore } from '../../warehouse/pg/state.js';
-import { SqliteStateStore } from '../../warehouse/state.js';
-import { type StateStore } from '../../warehouse/tenant_state.js';
+import { PgStateStore } from '../warehouse/pg/state.js';
+import { SqliteStateStore } from '../warehouse/state.js';
+import { type StateStore } from '../warehouse/tenant_state.js';
 
 /** The PostgreSQL server of the PostgreSQL suite (CI starts one: `.ci/run`); unset, those suites skip. */
 export const PG_URL = process.env.RCM_TEST_PG_URL;

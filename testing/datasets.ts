@@ -1,13 +1,13 @@
 import { readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
-import type { Dataset, ParsedItem, VersionInfo } from '../../datasets/types.js';
-import { lookupDataset } from '../../datasets/registry.js';
-import { ingestFiles } from '../../ingest/pipeline.js';
-import { seedPlan } from '../../ingest/seed.js';
-import type { Issue } from '../../warehouse/errors.js';
-import { MountedSnapshot, type SnapshotReader } from '../../warehouse/snapshot.js';
-import { Warehouse } from '../../warehouse/store.js';
+import { sampleFile, toSourceFile } from '../datasets/_shared/source.js';
+import type { Dataset, ParsedItem, VersionInfo } from '../datasets/types.js';
+import { lookupDataset } from '../datasets/registry.js';
+import { ingestFiles } from '../ingest/pipeline.js';
+import { seedPlan } from '../ingest/seed.js';
+import type { Issue } from '../warehouse/errors.js';
+import { MountedSnapshot, type SnapshotReader } from '../warehouse/snapshot.js';
+import { Warehouse } from '../warehouse/store.js';
 
 import { REPO_ROOT } from './shared.js';
 import { tempDir } from './temp_dirs.js';

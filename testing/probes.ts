@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, json, raw, result, type RouteDef } from '../../server/route.js';
+import { defineRoute, json, raw, result, type RouteDef } from '../server/route.js';
 
 /**
  * Test-only routes, one per `auth` and body kind the pipeline supports, so each is exercised

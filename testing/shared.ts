@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Repo root (tests read seeds from here and real files from `../shared/data`). */
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Whether this run is CI (`CI=true`, as `.ci/run` exports): nothing may skip or be rewritten. */
 export function isCI(): boolean {

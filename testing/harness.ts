@@ -4,13 +4,13 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { silentLogger, type Logger } from '../../server/logger.js';
-import type { RouteDef } from '../../server/route.js';
-import { DEFAULT_AGENTS, type AgentOptions } from '../../server/agents/wiring.js';
-import { startServer, type RunningServer, type StartOptions } from '../../server/server.js';
-import type { KeyScope, KeyType } from '../../warehouse/tenant_state.js';
-import { Warehouse } from '../../warehouse/store.js';
-import type { Limiters } from '../../server/pipeline/auth.js';
+import { silentLogger, type Logger } from '../server/logger.js';
+import type { RouteDef } from '../server/route.js';
+import { DEFAULT_AGENTS, type AgentOptions } from '../server/agents/wiring.js';
+import { startServer, type RunningServer, type StartOptions } from '../server/server.js';
+import type { KeyScope, KeyType } from '../warehouse/tenant_state.js';
+import { Warehouse } from '../warehouse/store.js';
+import type { Limiters } from '../server/pipeline/auth.js';
 
 export interface TestResponse<T = any> {
   status: number;

@@ -1,4 +1,4 @@
-import { readRegistryBody, type NppesRegistry } from '../../server/npi/registry.js';
+import { readRegistryBody, type NppesRegistry } from '../server/npi/registry.js';
 
 /** An NPPES API v2.1 record re-typed from the public registry (NPI 1720377294), trimmed to what the mapper reads and a little more. */
 export const HIZA = {

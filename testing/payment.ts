@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import type { YearlyFigure, YearlyFigureRow } from '../../datasets/medicare_yearly_figures/dataset.js';
-import { yearFiguresOf, type YearFigures } from '../../datasets/medicare_yearly_figures/queries.js';
-import { resolveFacility } from '../../server/facilities/service.js';
-import type { PaymentRequest } from '../../server/payment/service.js';
-import { composePaymentFor } from '../../server/payment/service.js';
-import { Trace } from '../../server/trace.js';
-import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import type { YearlyFigure, YearlyFigureRow } from '../datasets/medicare_yearly_figures/dataset.js';
+import { yearFiguresOf, type YearFigures } from '../datasets/medicare_yearly_figures/queries.js';
+import { resolveFacility } from '../server/facilities/service.js';
+import type { PaymentRequest } from '../server/payment/service.js';
+import { composePaymentFor } from '../server/payment/service.js';
+import { Trace } from '../server/trace.js';
+import type { SnapshotReader } from '../warehouse/snapshot.js';
 import { openSeedSnapshot, REPO_ROOT } from './datasets.js';
 
 /** The day the payment rule tests price on (a CY2026 service: the CY2026 deductibles and factor). */

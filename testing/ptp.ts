@@ -1,7 +1,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
-import { PTP_COLUMNS, type PtpRow } from '../../datasets/_ncci_ptp/row.js';
-import type { DatasetVersion, Manifest } from '../../warehouse/manifest.js';
-import type { SnapshotReader } from '../../warehouse/snapshot.js';
+import { PTP_COLUMNS, type PtpRow } from '../datasets/_ncci_ptp/row.js';
+import type { DatasetVersion, Manifest } from '../warehouse/manifest.js';
+import type { SnapshotReader } from '../warehouse/snapshot.js';
 
 /**
  * The title and wrapped header lines of a CMS Medicare PTP part, as in `ccipra-v322r0-f1.txt`

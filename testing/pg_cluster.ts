@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
  * A throwaway PostgreSQL cluster on loopback for the PostgreSQL suite: `initdb` into a directory
  * of the caller's, trust authentication, a free port, started with `pg_ctl`. initdb refuses root,
  * so as root every command runs as the package's `postgres` user (`runuser`), in a directory that
- * user owns. Used by `.ci/run` (`npx tsx test/helpers/pg_cluster.ts start <dir>` prints the URL,
+ * user owns. Used by `.ci/run` (`npx tsx testing/pg_cluster.ts start <dir>` prints the URL,
  * `stop <dir>` stops it) and by any test that wants its own cluster.
  */
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { MueRow } from '../../datasets/_ncci_mue/mue.js';
+import type { MueRow } from '../datasets/_ncci_mue/mue.js';
 import { REPO_ROOT } from './shared.js';
 
 /** The MUE seed files: the six July 2026 tables (and the April practitioner table for quarter picks). */
