@@ -58,7 +58,7 @@ const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
  * `IsoDateSchema`): a usage error (exit 2) before the command runs, not a date rolled over into
  * the next month by date arithmetic. The Gregorian rule is written out here, not imported from
  * datasets/_shared/dates.ts: declaring the commands loads nothing of datasets/
- * (test/cli_start.int.test.ts).
+ * (cli/start.int.test.ts).
  */
 export function isoDate(v: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);

@@ -44,7 +44,7 @@ import { medicareYearlyFigures } from './medicare_yearly_figures/dataset.js';
 
 /**
  * Every dataset the service knows, in the order `rcm datasets` lists them. Adding one: a folder
- * under datasets/ and a line here (`npm run new:dataset -- <id>` writes both; test/registry.test.ts
+ * under datasets/ and a line here (`npm run new:dataset -- <id>` writes both; datasets/registry.test.ts
  * fails on a folder that is not listed).
  */
 const REGISTERED = [

@@ -2,7 +2,7 @@
  * `npm run new:dataset -- <id> [--version <YYYY>]`: adds a working dataset in one command. It writes
  * a minimal CSV dataset from a template (declaration, queries, README, test), an illustrative seed
  * in that layout, the golden file made by running the real parser over the seed, and the registry
- * entry, so the new folder passes `tsc`, test/registry.test.ts, test/golden.test.ts, its own test
+ * entry, so the new folder passes `tsc`, datasets/registry.test.ts, test/golden.test.ts, its own test
  * and `rcm seed` before any of it is edited. Then the template's layout is replaced by the
  * publisher's (datasets/README.md). An id that is not snake_case or that exists is refused with
  * one line and exit code 2; a failure half-way removes what was written.
@@ -300,7 +300,7 @@ export async function main(argv: string[], io: Io, root = ROOT): Promise<number>
     for (const p of [...written, registryPath, originsPath, docPath]) io.stdout(`wrote ${p.slice(root.length + 1)}\n`);
     io.stdout(
       `next: put the publisher's layout in datasets/${id}/dataset.ts and its provenance in datasets/${id}/README.md, a real excerpt in seeds/${id}/, ` +
-        `then npx vitest run test/registry.test.ts test/golden.test.ts datasets/${id}/ (datasets/README.md)\n`,
+        `then npx vitest run datasets/registry.test.ts test/golden.test.ts datasets/${id}/ (datasets/README.md)\n`,
     );
     return 0;
   } catch (e) {

@@ -11,8 +11,8 @@ import { routeCatalog } from '../server/routes/index.js';
 import { fixtureRegistry } from '../testing/nppes.js';
 import { LIVE_HOST, rawRequest, startTestServer, type TestResponse, type TestServer } from '../testing/harness.js';
 
-/** The MCP endpoint's operations, exercised with the official SDK client in test/mcp.int.test.ts. */
-const MCP_OPS = { mcpPost: 'test/mcp.int.test.ts', mcpGet: 'test/mcp.int.test.ts', mcpDelete: 'test/mcp.int.test.ts' };
+/** The MCP endpoint's operations, exercised with the official SDK client in server/mcp/mcp.int.test.ts. */
+const MCP_OPS = { mcpPost: 'server/mcp/mcp.int.test.ts', mcpGet: 'server/mcp/mcp.int.test.ts', mcpDelete: 'server/mcp/mcp.int.test.ts' };
 
 let t: TestServer;
 /** A live key of the test tenant: examples sent to the production host (`host: 'live'`) use it, as a client there would. */

@@ -15,7 +15,7 @@ const ROOT = resolve(import.meta.dirname, '..');
  * goldens and fixtures, the registry-wide tests with their helpers, and the configs. The copy is a
  * temp dir (with node_modules linked), never the repository: other test files scan datasets/.
  */
-const COPIED = ['datasets', 'lib', 'warehouse', 'ingest', 'seeds', 'scripts', 'test/golden', 'test/fixtures', 'testing', 'test/registry.test.ts', 'test/golden.test.ts', 'docs/datasets.md', 'package.json', 'tsconfig.json', 'vitest.config.ts', 'vitest.base.ts'];
+const COPIED = ['datasets', 'lib', 'warehouse', 'ingest', 'seeds', 'scripts', 'test/golden', 'test/fixtures', 'testing', 'test/golden.test.ts', 'docs/datasets.md', 'package.json', 'tsconfig.json', 'vitest.config.ts', 'vitest.base.ts'];
 const ID = 'scaffold_probe';
 const CHILD_MS = 60_000;
 
@@ -76,13 +76,13 @@ describe('npm run new:dataset (in a temp copy of the tree)', () => {
     // the other dataset tests are left out, as some import server/, which is not copied.
     await writeFile(
       join(dir, 'tsconfig.scaffold.json'),
-      JSON.stringify({ extends: './tsconfig.json', include: ['datasets', 'test/registry.test.ts', 'test/golden.test.ts'], exclude: ['datasets/**/*.test.ts'], files: [`datasets/${ID}/${ID}.test.ts`] }),
+      JSON.stringify({ extends: './tsconfig.json', include: ['datasets', 'test/golden.test.ts'], exclude: ['datasets/**/*.test.ts'], files: ['datasets/registry.test.ts', `datasets/${ID}/${ID}.test.ts`] }),
     );
     const tsc = await run(process.execPath, [join(dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.scaffold.json', '--noEmit'], { cwd: dir, timeout: CHILD_MS }).catch((e: { stdout: string }) => e);
     expect(tsc.stdout, 'tsc errors').toBe('');
 
     // The run's global setup loads every seed as `rcm seed` does, the new one included.
-    const outcomes = await vitest(dir, ['test/registry.test.ts', 'test/golden.test.ts', `datasets/${ID}/`]);
+    const outcomes = await vitest(dir, ['datasets/registry.test.ts', 'test/golden.test.ts', `datasets/${ID}/`]);
     expect(outcomes.filter((o) => o.status !== 'passed').map((o) => `${o.name}: ${o.message}`)).toEqual([]);
     const passed = outcomes.map((o) => o.name);
     expect(passed).toContain(`golden ingest output per dataset (rows and rejects as JSONL) > ${ID}: parses its seed and fixture files into the reviewed rows and rejects`);
@@ -101,7 +101,7 @@ describe('npm run new:dataset (in a temp copy of the tree)', () => {
     await cp(join(dir, 'seeds/wage_index'), join(dir, 'seeds/wage_index_ltc'), { recursive: true });
     await cp(join(dir, 'test/golden/wage_index.jsonl'), join(dir, 'test/golden/wage_index_ltc.jsonl'));
 
-    const failed = (await vitest(dir, ['test/registry.test.ts'])).filter((o) => o.status !== 'passed');
+    const failed = (await vitest(dir, ['datasets/registry.test.ts'])).filter((o) => o.status !== 'passed');
     // The unregistered folder, and its seed folder that seeds/origins.json does not list.
     expect(failed.map((o) => o.name)).toEqual([
       'dataset registry > registers every dataset folder: each datasets/<id>/ not starting with _ is listed in datasets/registry.ts',

@@ -31,7 +31,7 @@ describe('the route table', () => {
     const without = routeCatalog()
       .filter((r) => r.reads.startsWith('snapshot') && !keysOf(r.response).includes('reliability'))
       .map((r) => r.operationId);
-    // The spec shapes these two as bare arrays: they name their datasets in X-Dataset-Versions (test/payers.int.test.ts).
+    // The spec shapes these two as bare arrays: they name their datasets in X-Dataset-Versions (server/payers/payers.int.test.ts).
     expect(without).toEqual(['searchPayers', 'listPayerDenialPatterns']);
   });
 

@@ -10,7 +10,7 @@ import type { DatasetId } from '../../datasets/registry.js';
  * `clfs`, `dmepos`, `dmepos_rural_zip`, `opps_addendum_b`, `opps_cap`, `wage_index`, and the year's
  * figures and preventive list of `medicare_yearly_figures`) and the
  * payee's location (`facilities`, `locality_county`, `cbsa_county`, `zip_locality`, `nppes`).
- * A dataset missing here changes answers: test/remit_subset_mount.int.test.ts explains the sample
+ * A dataset missing here changes answers: server/remittances/subset_mount.int.test.ts explains the sample
  * 835s with this list and with the whole snapshot and compares.
  */
 export const REMIT_DATASETS = [

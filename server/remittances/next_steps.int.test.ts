@@ -78,7 +78,7 @@ describe('where the claim stands and whose the patient amounts are', () => {
 
 describe('what the line should have paid', () => {
   it('sequestration (CO-253, after the allowed amount) is counted in the allowed amount: the line is as expected, not underpaid', async () => {
-    // 99213 in Manhattan on 2025-12-01: 100.61 (test/remittance_links.int.test.ts). Coinsurance 20.12; 2% of the
+    // 99213 in Manhattan on 2025-12-01: 100.61 (server/remittances/links.int.test.ts). Coinsurance 20.12; 2% of the
     // program's 80.49 = 1.61 sequestered; paid 78.88. Allowed = 78.88 + 20.12 + 1.61 = 100.61.
     const e = await explain(['CLP*Q2*1*150*78.88*20.12*MB*ICN1*11', 'SVC*HC:99213*150*78.88**1', 'DTM*472*20251201', 'CAS*CO*45*49.39', 'CAS*PR*2*20.12', 'CAS*CO*253*1.61'], { bpr: '78.88', query: { locality: '1320201' } });
     const line = e.transactions[0].claims[0].lines[0];

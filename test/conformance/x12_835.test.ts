@@ -195,7 +195,7 @@ describe.skipIf(!present)('X12 835 explained on the shared sample files (shared/
       ...adjustment.map((k) => `${C}.adjustments[].${k}`),
       ...['code', 'modifiers', 'units', 'charged', 'paid', 'allowed', 'allowed_source', 'original_code', 'service_from', 'service_to', 'control_number', 'remarks[].code', 'remarks[].description', 'pricing.status', 'pricing.reason', 'pricing.reason_text', 'pricing.actual_allowed'].map((k) => `${L}.${k}`),
       // No sample has a dated remedy (their adjustments are write-offs, patient shares, or unmapped payers' denials):
-      // deadlines are worked by hand in server/denials/rules.test.ts and test/remittance_links.int.test.ts.
+      // deadlines are worked by hand in server/denials/rules.test.ts and server/remittances/links.int.test.ts.
       ...[...adjustment, 'quantity'].map((k) => `${L}.adjustments[].${k}`),
       ...['code', 'severity', 'message', 'loc.segment_index', 'loc.segment_id'].map((k) => `.findings[].${k}`),
       ...['payer', 'group', 'reason', 'remedy', 'count', 'amount'].map((k) => `.worklist[].${k}`),

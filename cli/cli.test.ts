@@ -1,0 +1,154 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main, type CliIO } from './main.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+let dir: string;
+
+function io(): CliIO & { out: string; err: string } {
+  const o = {
+    out: '',
+    err: '',
+    isTTY: false,
+    env: { RCM_DATA_DIR: join(dir, 'var') },
+    stdout: (s: string) => void (o.out += s),
+    stderr: (s: string) => void (o.err += s),
+  };
+  return o;
+}
+
+async function rcm(...argv: string[]) {
+  const x = io();
+  const code = await main(argv, x);
+  return { code, out: x.out, err: x.err };
+}
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rcm-cli-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('rcm --help', () => {
+  const commands = [[], ['datasets'], ['ingest'], ['snapshots'], ['snapshots', 'list'], ['snapshots', 'show'], ['snapshots', 'use'], ['diff'], ['serve'], ['start'], ['seed'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['tenants'], ['worker'], ['tenants', 'create'], ['tenants', 'list'], ['state'], ['state', 'migrate'], ['state', 'copy']];
+  for (const c of commands) {
+    it(`prints help for '${['rcm', ...c].join(' ')}' and exits 0`, async () => {
+      const r = await rcm(...c, '--help');
+      expect(r.code).toBe(0);
+      expect(r.out).toContain('Usage: rcm');
+    });
+  }
+
+  it('lists every command, and the README names each one', async () => {
+    const top = await rcm('--help');
+    const names = (out: string) => [...out.split('Commands:\n')[1]!.matchAll(/^ {2}(\S+)/gm)].map((m) => m[1]!).filter((n) => n !== 'help');
+    expect(names(top.out)).toEqual(['datasets', 'ingest', 'snapshots', 'diff', 'seed', 'serve', 'start', 'worker', 'keys', 'tenants', 'remit', 'state']);
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    for (const n of names(top.out)) {
+      expect(readme).toContain(`\`rcm ${n}`);
+      const sub = await rcm(n, '--help');
+      for (const s of sub.out.includes('Commands:') ? names(sub.out) : []) expect(readme.split('\n').some((l) => l.includes(`\`rcm ${n} `) && l.includes(s))).toBe(true);
+    }
+  });
+
+  it('documents the ingest options the issue names', async () => {
+    const r = await rcm('ingest', '--help');
+    for (const o of ['--version <label>', '--effective-date <date>', '--dry-run', '--json', '--reject-threshold']) expect(r.out).toContain(o);
+  });
+
+  it('exits 2 on a usage error', async () => {
+    const r = await rcm('diff', 'gpci', '--format', 'yaml');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/Allowed choices are text, json, markdown/);
+  });
+});
+
+describe('rcm datasets / ingest / snapshots / diff', () => {
+  it('lists datasets with formats and key columns', async () => {
+    const r = await rcm('datasets', '--json');
+    const list = JSON.parse(r.out);
+    const rvu = list.find((d: { id: string }) => d.id === 'mpfs_rvu');
+    expect(rvu.key).toEqual(['hcpcs', 'modifier']);
+    expect(rvu.formats.join(' ')).toMatch(/PPRRVU/);
+  });
+
+  it('ingests off a terminal as one JSON summary, then diffs and gates on thresholds (exit 3)', async () => {
+    const seed = join(ROOT, 'seeds/gpci/GPCI2026.csv');
+    const a = await rcm('ingest', 'gpci', seed);
+    expect(a.code).toBe(0);
+    const s = JSON.parse(a.out);
+    expect(s).toMatchObject({ dataset: 'gpci', version: '2026', rows: 63, rejects: 0, dry_run: false });
+
+    const text = await readFile(seed, 'latin1');
+    const edited = join(dir, 'GPCI2026.csv');
+    await writeFile(edited, text.replace(/^(10112,AL,00,ALABAMA),[\d.]+/m, '$1,1.234'), 'latin1');
+    await rcm('ingest', 'gpci', edited, '--version', '2026b', '--effective-date', '2026-02-01');
+
+    const d = await rcm('diff', 'gpci', '--format', 'json');
+    expect(d.code).toBe(0);
+    expect(JSON.parse(d.out)).toMatchObject({ from_version: '2026', to_version: '2026b', counts: { changed: 1, unchanged: 62 }, samples: { changed: ['1011200'] } });
+    const gate = await rcm('diff', 'gpci', '--fail-on-changed', '1%');
+    expect(gate.code).toBe(3);
+    expect(gate.out).toContain('FAIL: changed 1.59% > 1%');
+    const md = await rcm('diff', 'gpci', '--format', 'markdown', '--fail-on-removed', '0%');
+    expect(md.code).toBe(0);
+    expect(md.out).toContain('| changed | 1 | 1.59% | `1011200` |');
+  });
+
+  it('draws progress (rows, bytes, rows/s) on a terminal and prints a readable summary', async () => {
+    const x = io();
+    x.isTTY = true;
+    const code = await main(['ingest', 'mpfs_rvu', join(ROOT, 'seeds/mpfs_rvu/PPRRVU2025_Oct.csv')], x);
+    expect(code).toBe(0);
+    expect(x.err).toMatch(/mpfs_rvu PPRRVU2025_Oct\.csv: 59 rows, 0 rejects, [\d.]+ KiB\/[\d.]+ KiB \(100%\), [\d,]+ rows\/s/);
+    expect(x.out).toMatch(/^mpfs_rvu 2025D \(effective 2025-10-01\): 59 rows, 0 rejected\npublished snapshot \S+\nmpfs_rvu: \(nothing\) -> 2025D\n  added     59/);
+    expect(x.out).toMatch(/published snapshot \S+/);
+  });
+
+  it('prints a one-line error naming file and line, exits 1, and publishes nothing', async () => {
+    const r = await rcm('ingest', 'gpci', join(ROOT, 'seeds/mpfs_rvu/PPRRVU2025_Oct.csv'));
+    expect(r.code).toBe(1);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(/^rcm: PPRRVU2025_Oct\.csv, line 1: not a gpci file/);
+    expect((await rcm('snapshots', 'list')).out).toContain('no snapshots yet');
+  });
+
+  it('lists snapshots, shows one and rolls back with use', async () => {
+    await rcm('ingest', 'gpci', join(ROOT, 'seeds/gpci/GPCI2026.csv'));
+    await rcm('ingest', 'mpfs_rvu', join(ROOT, 'seeds/mpfs_rvu/PPRRVU2025_Oct.csv'));
+    const list = JSON.parse((await rcm('snapshots', 'list', '--json')).out);
+    expect(list).toHaveLength(2);
+    expect(list[1].current).toBe(true);
+    const show = JSON.parse((await rcm('snapshots', 'show', list[0].id)).out);
+    expect(Object.keys(show.datasets)).toEqual(['gpci']);
+    expect((await rcm('snapshots', 'use', list[0].id)).code).toBe(0);
+    const after = JSON.parse((await rcm('snapshots', 'list', '--json')).out);
+    expect(after[0].current).toBe(true);
+    const bad = await rcm('snapshots', 'use', 'nope');
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('snapshot nope not found');
+  });
+});
+
+describe('rcm keys', () => {
+  it('creates (secret shown once), lists without secrets, and revokes keys', async () => {
+    const none = await rcm('keys', 'create', '--tenant', 'acme');
+    expect(none.code).toBe(1);
+    expect(none.err).toContain('tenant acme not found');
+    const c = await rcm('keys', 'create', '--tenant', 'acme', '--create-tenant', '--type', 'live', '--scopes', 'knowledge,audit', '--json');
+    const k = JSON.parse(c.out);
+    expect(k.key).toMatch(/^kp_live_[A-Za-z0-9]{32}$/);
+    expect(k.scopes).toEqual(['knowledge', 'audit']);
+    const list = await rcm('keys', 'list');
+    expect(list.out).toContain(k.id);
+    expect(list.out).not.toContain(k.key);
+    const bad = await rcm('keys', 'create', '--tenant', 'acme', '--scopes', 'root');
+    expect(bad.code).toBe(2);
+    expect((await rcm('keys', 'revoke', k.id)).out).toContain(`revoked ${k.id}`);
+    expect((await rcm('keys', 'list', '--json')).out).toContain('"revoked_at": "2');
+    expect((await rcm('keys', 'revoke', 'key_missing')).code).toBe(1);
+  });
+});
