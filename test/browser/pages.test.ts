@@ -19,17 +19,17 @@ describe('playground', () => {
     await page.selectOption('#operation', value);
     await page.fill('#param-code', '99213');
     await page.fill('#param-locality', '1320201');
-    await page.fill('#param-date_of_service', '2026-03-02');
+    await page.fill('#param-date_of_service', '2025-11-03');
     await page.click('#send');
     await page.waitForFunction(() => document.getElementById('response')?.textContent?.includes('allowed_phy_payment'));
     expect(await page.textContent('#status')).toMatch(/^200/);
     const answer = JSON.parse((await page.textContent('#response'))!);
-    // PPRRVU2025_Oct.csv 99213 (1.30/1.35/0.10) x GPCI2026 Manhattan (1.064/1.162/1.586) x 33.4009 = $103.89
-    expect(answer.physician.allowed_phy_payment).toBe(103.89);
+    // PPRRVU2025_Oct.csv 99213 (1.30/1.35/0.10) x GPCI Manhattan (1.064/1.162/1.586) = 3.1105, x its CONV FACTOR 32.3465 = $100.61
+    expect(answer.physician.allowed_phy_payment).toBe(100.61);
     const curl = (await page.textContent('#curl'))!;
     expect(curl).toMatch(/'http:\/\/127\.0\.0\.1:\d+\/v1\/codes\/99213\/payment\?[^']*'$/);
     expect(curl).toContain('locality=1320201');
-    expect(curl).toContain('date_of_service=2026-03-02');
+    expect(curl).toContain('date_of_service=2025-11-03');
     expect(curl).toMatch(/X-API-Key: kp_test_[A-Za-z0-9]{32}/);
     expect(await page.textContent('#key')).toMatch(/expires/);
     await page.screenshot({ path: join(ARTIFACTS, 'playground.png'), fullPage: true });
@@ -54,9 +54,9 @@ describe('playground for a first-time visitor', () => {
     await page.waitForFunction(() => document.getElementById('readable')?.textContent?.includes('Estimated payment'));
     expect(await page.textContent('#status')).toMatch(/^200/);
     const readable = (await page.textContent('#readable'))!;
-    // The documented example: 99213 in Manhattan on 2026-03-02, $103.89 (non-QPP, non-facility).
-    expect(readable).toContain('$103.89');
-    expect(readable).toMatch(/physician: \$103\.89/);
+    // The documented example: 99213 in Manhattan on 2025-11-03, $100.61 (non-facility).
+    expect(readable).toContain('$100.61');
+    expect(readable).toMatch(/physician: \$100\.61/);
     expect(readable).toMatch(/Data: .*mpfs_rvu 2025D/);
     // The logo and favicon are served by the service and allowed by the page's own CSP.
     expect(await page.$eval('#logo', (img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0)).toBe(true);

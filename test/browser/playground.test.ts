@@ -102,10 +102,10 @@ describe('playground decisions', () => {
 describe('playground request body form', () => {
   it('builds the form of POST /v1/ncci/validate from its schema, prefilled from its example, and sends what the form holds', async () => {
     const page = await playground('POST /v1/ncci/validate');
-    // Generated from the schema: a required date, an enum as a select, the lines as fieldsets.
+    // Generated from the schema: an optional date (default today), an enum as a select, the lines as fieldsets.
     expect(await page.inputValue('#body-date_of_service')).toBe('2026-08-01');
-    expect(await page.$eval('#body-date_of_service', (i) => (i as HTMLInputElement).required)).toBe(true);
-    expect(await page.textContent('label[for="body-date_of_service"]')).toMatch(/^date_of_service \*/);
+    expect(await page.$eval('#body-date_of_service', (i) => (i as HTMLInputElement).required)).toBe(false);
+    expect(await page.textContent('label[for="body-date_of_service"]')).toMatch(/^date_of_service \(YYYY-MM-DD/);
     expect(await page.$$eval('#body-setting option', (os) => os.map((o) => o.textContent))).toEqual(['(choose)', 'prac', 'hosp']);
     expect(await page.$eval('#body-setting', (s) => (s as HTMLSelectElement).selectedOptions[0]!.textContent)).toBe('prac');
     expect(await page.inputValue('#body-lines-0-code')).toBe('99213');

@@ -120,14 +120,15 @@ describe.skipIf(!present)('payment fidelity: CMS CY2025 payment amounts and OPPS
     console.info(`OPPSCAP: ${checked} setting checks over ${priced.length} priced status-A rows (${orphans.length} under carrier 01112 for localities GPCI2025 lists under 01182), ${capped} capped`);
   });
 
-  it('a carrier-priced (status C) cap row is reported, not priced; a 2026 service gets no 2025 cap', async () => {
+  it('a carrier-priced (status C) cap row is reported, not priced; a 2026 service is priced by no 2025 file', async () => {
     const c = (await parseAll<OppsCapRow>(oppsCap, CAP)).rows.find((r) => r.procstat === 'C' && r.modifier === 'TC')!;
     const r = await t.request(`/v1/codes/${c.hcpcs}/payment?locality=${c.locality}&modifier=TC&date_of_service=${DOS}`);
     expect(r.status).toBe(200);
     expect(r.body.reliability.warnings.join(' ')).toContain('carrier priced');
     const y2026 = await t.request(`/v1/codes/70496/payment?locality=0111205&date_of_service=2026-03-02&place_of_service=11`);
-    expect(y2026.body.physician).toMatchObject({ opps_cap_applied: false, opps_cap_amount: null });
-    expect(y2026.body.reliability.warnings.join(' ')).toContain('no CY2026 cap file is loaded');
+    // The date rule: no CY2026 RVU release is loaded, so the 2025 RVUs and cap never price a 2026 date.
+    expect(y2026.status).toBe(404);
+    expect(y2026.body.detail).toBe('no mpfs_rvu version loaded covers date of service 2026-03-02 (CY2026); the nearest loaded is 2025D (CY2025, effective 2025-10-01)');
   });
 
   it('a code billed only with a modifier answers 200 with no physician block and names the modifiers', async () => {
