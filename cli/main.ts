@@ -158,6 +158,17 @@ function declare(program: Command, io: CliIO): void {
     .option('--locality <locality>', "the payee's Medicare locality (7 digits) for pricing; without --ccn or --locality, the payee NPI's practice ZIP in the local NPPES copy")
     .action(lazy(async () => (await import('./commands/remit.js')).explain));
 
+  const claim = program.command('claim').description('X12 837 claims, checked before they are sent');
+  claim
+    .command('check')
+    .description("Check 837 files against the current snapshot, as POST /v1/claims/check does: each claim and line with what the payer would most likely deny (group, CARC, RARC), why, the fix and the rule, the expected allowed amount, and the timely-filing date; several files are one call")
+    .argument('<file...>', 'X12 837 files (5010 X222A1 professional or X223A2 institutional), or folders of them (their X12 files by name; other files skipped)')
+    .addOption(new Option('--format <format>', 'output: text (claim by claim), markdown, json (the API answer; several files: {files}), csv (a row per finding)').choices(['text', 'markdown', 'json', 'csv']).default('text'))
+    .option('--as-of <date>', 'the day the filing limit counts days to, YYYY-MM-DD (default today)', isoDate)
+    .option('--ccn <ccn>', 'the billing facility (CMS Certification Number): prices outpatient hospital lines and places coverage')
+    .option('--locality <locality>', 'the Medicare locality (7 digits) that prices professional lines; without it, the service facility ZIP, else the billing provider ZIP')
+    .action(lazy(async () => (await import('./commands/claim.js')).check));
+
   const state = program.command('state').description('The state store (tenants, keys, facilities, jobs): SQLite in the data dir, or PostgreSQL with RCM_STATE_URL');
   state
     .command('migrate')

@@ -37,3 +37,28 @@ export function generated835(claims: number): string {
   const body = [...seg, `SE*${seg.length + 1}*0001`];
   return ['ISA*00*          *00*          *ZZ*PAYERID        *ZZ*PROVIDERID     *260105*1200*^*00501*000000001*0*T*:', 'GS*HP*PAYERID*PROVIDERID*20260105*1200*1*X*005010X221A1', ...body, 'GE*1*1', 'IEA*1*000000001'].join('~\n') + '~\n';
 }
+
+/** A service line of `claim837`: its code, modifiers, units, charge, SV107 pointers and date. */
+export interface Claim837Line {
+  code: string;
+  mods?: string[];
+  units?: number;
+  charge?: string;
+  pointers?: string;
+  date?: string;
+}
+
+/** A professional 837 (005010X222A1) of one or more claims, written as a practice's system would. */
+export function claim837(claims: { pcn: string; lines: Claim837Line[]; dx?: string[]; total?: string; filing?: string; payer?: string; payerId?: string; member?: string; npi?: string; frequency?: string }[]): string {
+  const seg: string[] = ['ST*837*0001*005010X222A1', 'BHT*0019*00*0001*20260815*1200*CH', 'NM1*41*2*EXAMPLE CLINIC*****46*SUB01', 'NM1*40*2*MEDICARE*****46*RCV01', 'HL*1**20*1', 'PRV*BI*PXC*207Q00000X', `NM1*85*2*EXAMPLE CLINIC*****XX*${claims[0]!.npi ?? '1234567893'}`, 'N3*1 MAIN ST', 'N4*NEW YORK*NY*10032', 'REF*EI*123456789'];
+  claims.forEach((c, i) => {
+    seg.push(`HL*${i + 2}*1*22*0`, `SBR*P*18*******${c.filing ?? 'MB'}`, `NM1*IL*1*DOE*JANE****MI*${c.member ?? '1EG4TE5MK72'}`, `NM1*PR*2*${c.payer ?? 'MEDICARE'}*****PI*${c.payerId ?? '13202'}`);
+    const total = c.total ?? c.lines.reduce((s, l) => s + Number(l.charge ?? '100'), 0).toFixed(2);
+    seg.push(`CLM*${c.pcn}*${total}***11:B:${c.frequency ?? '1'}*Y*A*Y*Y`, `HI*${(c.dx ?? ['M5416']).map((d, j) => `${j === 0 ? 'ABK' : 'ABF'}:${d}`).join('*')}`);
+    c.lines.forEach((l, j) => {
+      seg.push(`LX*${j + 1}`, `SV1*HC:${[l.code, ...(l.mods ?? [])].join(':')}*${l.charge ?? '100'}*UN*${l.units ?? 1}***${l.pointers ?? '1'}`, `DTP*472*D8*${(l.date ?? '2026-08-01').replace(/-/g, '')}`);
+    });
+  });
+  seg.push(`SE*${seg.length + 1}*0001`);
+  return ['ISA*00*          *00*          *ZZ*SUBMITTER      *ZZ*RECEIVER       *260815*1200*^*00501*000000001*0*T*:', 'GS*HC*SUBMITTER*RECEIVER*20260815*1200*1*X*005010X222A1', ...seg, 'GE*1*1', 'IEA*1*000000001'].join('~\n') + '~\n';
+}

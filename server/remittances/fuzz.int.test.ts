@@ -1,23 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../testing/harness.js';
 import { remit835 } from '../../testing/x12.js';
+import { mutate, prng } from '../../testing/x12_mutate.js';
 
 let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer();
 });
 afterAll(() => t.close());
-
-/** A small deterministic PRNG (mulberry32): the same cases every run. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // A patient name that must never come back in an error.
 const BASE = remit835(
@@ -40,46 +30,6 @@ const ACKS = [
   'ISA*00*          *00*          *ZZ*A              *ZZ*B              *260105*1200*^*00501*000000001*0*T*:~GS*FA*A*B*20260105*1200*1*X*005010X231A1~ST*999*0001*005010X231A1~AK1*HC*1*005010X222A1~AK2*837*0001*005010X222A1~IK3*CLM*22*2300*8~CTX*CLM01:PCN001~IK4*5:3*1325*1*X~IK5*R*5~AK9*R*1*1*0~SE*10*0001~GE*1*1~IEA*1*000000001~',
   'ISA*00*          *00*          *ZZ*A              *ZZ*B              *260105*1200*^*00501*000000001*0*T*:~GS*HN*A*B*20260105*1200*1*X*005010X214~ST*277*0001*005010X214~BHT*0085*08*1*20260105*1200*TH~HL*1**20*1~NM1*PR*2*MEDICARE*****PI*1~HL*2*1*21*1~NM1*41*2*CLINIC*****46*S~HL*3*2*19*1~NM1*85*2*CLINIC*****XX*1234567893~HL*4*3*PT~NM1*QC*1*DOE*JANE~TRN*2*PCN001~STC*A7:562:85*20260105*U*150~DTP*472*D8*20251201~SE*15*0001~GE*1*1~IEA*1*000000001~',
 ];
-
-const PIECES = ['*', ':', '~', '^', '\n', '\u0000', '\uFFFD', 'ISA', 'ST*835*1', 'SE*1*1', 'CLP*', 'SVC*HC:', 'CAS*CO*', '-', '.', '1e308', '99999999999999999999.999', '-0', 'NaN', ' '];
-
-function mutate(text: string, r: () => number): string {
-  const at = () => Math.floor(r() * (text.length + 1));
-  switch (Math.floor(r() * 7)) {
-    case 0: {
-      const i = at();
-      return text.slice(0, i) + text.slice(i + 1 + Math.floor(r() * 20));
-    }
-    case 1: {
-      const i = at();
-      return text.slice(0, i) + PIECES[Math.floor(r() * PIECES.length)] + text.slice(i);
-    }
-    case 2:
-      return text.slice(0, at());
-    case 3: {
-      const segs = text.split('~');
-      const i = Math.floor(r() * segs.length);
-      segs.splice(i, 0, segs[Math.floor(r() * segs.length)]!);
-      return segs.join('~');
-    }
-    case 4: {
-      const segs = text.split('~');
-      segs.splice(Math.floor(r() * segs.length), 1);
-      return segs.join('~');
-    }
-    case 5:
-      // An amount or count element replaced by something absurd.
-      return text.replace(/\*(\d+(?:\.\d+)?)(?=[*~])/g, (m) => (r() < 0.15 ? `*${PIECES[12 + Math.floor(r() * 5)]}` : m));
-    default: {
-      const segs = text.split('~');
-      const i = Math.floor(r() * segs.length);
-      const els = segs[i]!.split('*');
-      els.reverse();
-      segs[i] = els.join('*');
-      return segs.join('~');
-    }
-  }
-}
 
 describe('POST /v1/remittances/explain under mutated input', () => {
   it('answers 200 or 422 (never a 5xx), and never echoes the file in an error, for 300 mutated 835s, 999s and 277CAs', async () => {

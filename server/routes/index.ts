@@ -23,6 +23,7 @@ import { conceptRoutes, type ConceptRouteDeps } from './concepts.js';
 import { DEFAULT_POLICY_MAX_BYTES } from '../policy_documents/parser.js';
 import { DEFAULTS } from '../defaults.js';
 import { DEFAULT_REMIT_MAX_BYTES, remittanceRoutes, type RemittanceRouteDeps } from './remittances.js';
+import { claimRoutes } from './claims.js';
 
 /**
  * The whole /v1 surface. Each area's file here (`server/routes/<area>.ts`) declares its routes once; this
@@ -48,6 +49,7 @@ export function buildRoutes(
     ...priorAuthRoutes,
     ...b340Routes,
     ...remittanceRoutes(sys.remittances ?? { maxBytes: DEFAULT_REMIT_MAX_BYTES, explainer: inert('remittances.explainer') }),
+    ...claimRoutes({ maxBytes: sys.remittances?.maxBytes ?? DEFAULT_REMIT_MAX_BYTES }),
     ...conceptRoutes(sys.concepts ?? { licensed: false }),
     ...npiRoutes(sys.npi ?? { registry: null }),
     ...policyDocumentRoutes(sys.policyDocuments ?? { parser: inert('policy parser'), maxBytes: DEFAULT_POLICY_MAX_BYTES }),

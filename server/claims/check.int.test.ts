@@ -1,0 +1,152 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ingestFiles } from '../../ingest/pipeline.js';
+import { REPO_ROOT } from '../../testing/datasets.js';
+import { startTestServer, waitForSnapshot, type TestServer } from '../../testing/harness.js';
+import { tempDir } from '../../testing/temp_dirs.js';
+import { claim837 } from '../../testing/x12.js';
+
+// Seeded world: NCCI PTP 32.2 and the practitioner MUE and add-on files of 2026Q3 (illustrative),
+// ICD-10-CM seed rows (M54.16 billable, M54 a category), the illustrative MCD export (A99001 lists
+// 64493 and covers M47.812 and M47.816), Medicare's curated filing rule (12 months, 42 CFR 424.44),
+// the ZIP 10032 in locality 13202-01. The seeds' RVU release is CY2025's; a CY2026 release with the
+// same rows (the seed file relabelled, so the RVUs are the seed's) lets a 2026 date be priced.
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({ now: () => new Date('2026-08-20T12:00:00Z') });
+  const dir = await tempDir('rcm-claims-');
+  const rvu = (await readFile(join(REPO_ROOT, 'seeds/mpfs_rvu/PPRRVU2025_Oct.csv'), 'latin1')).replace(/\b2025 National Physician Fee Schedule/g, '2026 National Physician Fee Schedule');
+  await writeFile(join(dir, 'PPRRVU2026_Jul.csv'), rvu, 'latin1');
+  const s = await ingestFiles(t.wh, { dataset: 'mpfs_rvu', files: [join(dir, 'PPRRVU2026_Jul.csv')] });
+  await waitForSnapshot(t, s.snapshot_id);
+});
+afterAll(async () => t.close());
+
+const post = (body: string, q = '', headers: Record<string, string> = {}) => t.request(`/v1/claims/check${q}`, { method: 'POST', body, headers: { 'content-type': 'application/edi-x12', ...headers } });
+
+type Finding = { kind: string; status: string; fix: string | null; if_sent: { rejected: boolean; group: string | null; carc: string | null; rarc: string[]; remedy: { remedy: string } | null } | null; message: string; citations: { title: string }[] };
+const lineFindings = (body: any, claim: number, line: number): Finding[] => body.claims[claim].lines[line].findings;
+const failed = (fs: Finding[]) => fs.filter((f) => f.status === 'fail' || f.status === 'warn');
+
+describe('POST /v1/claims/check: what each check predicts, worked by hand from the seeds', () => {
+  it('an NCCI pair without a bypass modifier: the column 2 line is denied CO-97 M80; add 59 (indicator 1) and it passes', async () => {
+    // ccipra-v322r0-f1.txt: 11042 / 97597, effective 20110101, no deletion, modifier indicator 1.
+    const r = await post(claim837([{ pcn: 'PTP1', lines: [{ code: '11042' }, { code: '97597' }] }]));
+    expect(r.status).toBe(200);
+    const [f] = failed(lineFindings(r.body, 0, 1));
+    expect(f).toMatchObject({ kind: 'ptp', status: 'fail', fix: 'add_modifier', if_sent: { rejected: false, group: 'CO', carc: '97', rarc: ['M80'] } });
+    expect(f!.if_sent!.remedy!.remedy).not.toBe('review');
+    expect(failed(lineFindings(r.body, 0, 0)).filter((x) => x.kind === 'ptp')).toEqual([]);
+    const ok = await post(claim837([{ pcn: 'PTP2', lines: [{ code: '11042' }, { code: '97597', mods: ['59'] }] }]));
+    expect(failed(lineFindings(ok.body, 0, 1)).filter((x) => x.kind === 'ptp')).toEqual([]);
+    expect(lineFindings(ok.body, 0, 1).find((x) => x.kind === 'ptp')).toMatchObject({ status: 'pass' });
+  });
+
+  it('a pair whose edit allows no modifier (indicator 0): remove the line', async () => {
+    // ccipra-v322r0-f4.txt: 93000 / 93010, in existence before 1996, modifier indicator 0.
+    const r = await post(claim837([{ pcn: 'PTP0', lines: [{ code: '93000' }, { code: '93010', mods: ['59'] }] }]));
+    expect(failed(lineFindings(r.body, 0, 1)).find((f) => f.kind === 'ptp')).toMatchObject({ status: 'fail', fix: 'remove_line', if_sent: { carc: '97' } });
+  });
+
+  it('units over the MUE: CO-151 N362, reduce or split the units', async () => {
+    // MCR_MUE_PractitionerServices_Eff_07-01-2026.csv: 99213 MUE 2.
+    const r = await post(claim837([{ pcn: 'MUE1', lines: [{ code: '99213', units: 3, charge: '300' }] }]));
+    expect(failed(lineFindings(r.body, 0, 0)).find((f) => f.kind === 'mue')).toMatchObject({ status: 'fail', fix: 'reduce_or_split_units', if_sent: { group: 'CO', carc: '151', rarc: ['N362'] } });
+  });
+
+  it('a diagnosis the LCD article does not cover: CO-50 N115; repoint to a covered diagnosis of the claim, else an ABN; with GA the patient is liable (PR-50)', async () => {
+    // mcd_coverage seed: A99001 lists 64493 and covers M47.812 and M47.816 (NY is in its jurisdiction).
+    const none = await post(claim837([{ pcn: 'COV1', lines: [{ code: '64493' }] }]));
+    const f = failed(lineFindings(none.body, 0, 0)).find((x) => x.kind === 'coverage')!;
+    expect(f).toMatchObject({ status: 'fail', fix: 'obtain_abn', if_sent: { group: 'CO', carc: '50', rarc: ['N115'] } });
+    expect(f.message).toMatch(/M5416 is not on the covered list of A99001/);
+    expect(f.citations.map((c) => c.title).join(' ')).toMatch(/A99001 v\d+/);
+    const repoint = await post(claim837([{ pcn: 'COV2', dx: ['M5416', 'M47816'], lines: [{ code: '64493', pointers: '1' }] }]));
+    expect(failed(lineFindings(repoint.body, 0, 0)).find((x) => x.kind === 'coverage')).toMatchObject({ fix: 'add_or_repoint_diagnosis' });
+    const pointedRight = await post(claim837([{ pcn: 'COV3', dx: ['M5416', 'M47816'], lines: [{ code: '64493', pointers: '2' }] }]));
+    expect(lineFindings(pointedRight.body, 0, 0).find((x) => x.kind === 'coverage')).toMatchObject({ status: 'pass' });
+    const ga = await post(claim837([{ pcn: 'COV4', lines: [{ code: '64493', mods: ['GA'] }] }]));
+    expect(failed(lineFindings(ga.body, 0, 0)).find((x) => x.kind === 'coverage')).toMatchObject({ status: 'warn', if_sent: { group: 'PR', carc: '50' } });
+  });
+
+  it('an unbalanced claim, a pointer at no diagnosis and a bad NPI check digit: rejected before adjudication, correct the structure', async () => {
+    const r = await post(claim837([{ pcn: 'BAL1', total: '250.00', npi: '1234567890', lines: [{ code: '99213', charge: '100' }, { code: '36415', charge: '20', pointers: '3' }] }]));
+    const claim = r.body.claims[0];
+    const msgs = claim.findings.map((f: Finding) => f.message).join(' | ');
+    expect(msgs).toContain('CLM02 (total claim charge) is 250.00 but the lines\' charges add up to 120');
+    expect(msgs).toMatch(/billing provider \(2010AA\) NPI is not valid: its check digit should be 3/);
+    expect(lineFindings(r.body, 0, 1).find((f) => f.kind === 'structure')!.message).toBe('line 2 points at diagnosis 3, but the claim has 1 diagnosis code');
+    for (const f of claim.findings.filter((x: Finding) => x.kind === 'structure')) expect(f).toMatchObject({ status: 'fail', fix: 'correct_structure', if_sent: { rejected: true, group: null, carc: null } });
+    expect(claim.status).toBe('issues');
+    expect(r.body.summary.predicted.rejected).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a duplicate line on a claim and the same service on two claims of the file: OA-18, remove the line', async () => {
+    const r = await post(claim837([{ pcn: 'DUP1', lines: [{ code: '99213' }, { code: '99213' }] }, { pcn: 'DUP2', lines: [{ code: '99213' }] }]));
+    expect(failed(lineFindings(r.body, 0, 1)).find((f) => f.kind === 'duplicate')).toMatchObject({ status: 'fail', fix: 'remove_line', if_sent: { group: 'OA', carc: '18' } });
+    expect(r.body.cross_claim_findings).toHaveLength(1);
+    expect(r.body.cross_claim_findings[0].claims.map((c: { patient_control_number: string }) => c.patient_control_number)).toEqual(['DUP1', 'DUP2']);
+    // Another patient's same service is no duplicate.
+    const other = await post(claim837([{ pcn: 'DUP3', lines: [{ code: '99213' }] }, { pcn: 'DUP4', member: '9ZZ9ZZ9ZZ99', lines: [{ code: '99213' }] }]));
+    expect(other.body.cross_claim_findings).toEqual([]);
+  });
+
+  it('a clean claim: every check ran and passed, and its expected_allowed is the payment route\'s to the cent', async () => {
+    const r = await post(claim837([{ pcn: 'CLEAN1', lines: [{ code: '99213' }] }]));
+    const claim = r.body.claims[0];
+    expect(claim.unchecked).toEqual([]);
+    expect(claim.status).toBe('clean');
+    const pay = await t.request('/v1/codes/99213/payment?locality=1320201&date_of_service=2026-08-01&place_of_service=11');
+    expect(pay.status).toBe(200);
+    expect(claim.lines[0].expected_allowed).toBe(pay.body.physician.allowed_phy_payment);
+    expect(claim.expected_allowed).toBe(pay.body.physician.allowed_phy_payment);
+    expect(claim.expected_payment).toBe(pay.body.beneficiary_cost_sharing.program_payment);
+    // Two units: twice the amount, exactly.
+    const two = await post(claim837([{ pcn: 'CLEAN2', lines: [{ code: '99213', units: 2, charge: '200' }] }]));
+    expect(two.body.claims[0].lines[0].expected_allowed).toBe(Math.round(pay.body.physician.allowed_phy_payment * 200) / 100);
+    // 12 months from 2026-08-01 is Sunday 2027-08-01: the curated Medicare rule carries it to the next business day.
+    expect(claim.submit_by).toMatchObject({ date: '2027-08-02', rule_id: expect.any(String) });
+  });
+
+  it('a claim past the payer\'s filing limit: CO-29, which Medicare gives no appeal', async () => {
+    const r = await post(claim837([{ pcn: 'OLD1', lines: [{ code: '99213', date: '2025-06-02' }] }]));
+    const f = r.body.claims[0].findings.find((x: Finding) => x.kind === 'timely_filing');
+    expect(f).toMatchObject({ status: 'fail', if_sent: { group: 'CO', carc: '29', remedy: { remedy: 'not_appealable' } } });
+    expect(r.body.claims[0].submit_by.date).toBe('2026-06-02');
+  });
+
+  it('a commercial claim gets Medicare\'s edits as warnings, and no Medicare price', async () => {
+    const r = await post(claim837([{ pcn: 'COM1', filing: 'CI', payer: 'SOME COMMERCIAL PLAN', payerId: '99999', lines: [{ code: '11042' }, { code: '97597' }] }]));
+    const claim = r.body.claims[0];
+    expect(failed(claim.lines[1].findings).find((f: Finding) => f.kind === 'ptp')).toMatchObject({ status: 'warn' });
+    expect(claim.expected_allowed).toBeNull();
+    expect(claim.unchecked.map((u: { check: string }) => u.check)).toEqual(expect.arrayContaining(['pricing', 'timely_filing', 'prior_auth']));
+  });
+
+  it('a date no NCCI file covers decides nothing: incomplete, naming the check and why', async () => {
+    const r = await post(claim837([{ pcn: 'NODATA', lines: [{ code: '99213', date: '2026-01-15' }] }]));
+    expect(r.body.claims[0].unchecked.find((u: { check: string }) => u.check === 'ncci').reason).toMatch(/^no ncci_ptp_prac, ncci_mue_prac or ncci_aoc version loaded covers date of service 2026-01-15/);
+  });
+
+  it('answers the findings as CSV, one row per finding, cells safe in a spreadsheet', async () => {
+    const r = await post(claim837([{ pcn: '=PTP1', lines: [{ code: '11042' }, { code: '97597' }] }]), '?format=csv');
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toMatch(/^text\/csv/);
+    const rows = String(r.text).trim().split('\n');
+    expect(rows[0]).toBe('file,patient_control_number,line_number,kind,status,predicted,fix,message,segment');
+    expect(rows.some((x) => x.startsWith(',"\'=PTP1",2,ptp,fail,CO-97,add_modifier,'))).toBe(true);
+  });
+
+  it('refuses an 835 and a file cut short with 422 naming what it is, never echoing the file', async () => {
+    const remit = 'ISA*00*          *00*          *ZZ*A              *ZZ*B              *260105*1200*^*00501*000000001*0*T*:~GS*HP*A*B*20260105*1200*1*X*005010X221A1~ST*835*0001~BPR*I*0*C*NON************20260105~TRN*1*1*1~SE*4*0001~GE*1*1~IEA*1*000000001~';
+    const r = await post(remit);
+    expect(r.status).toBe(422);
+    expect(JSON.stringify(r.body)).toMatch(/835/);
+    const cut = claim837([{ pcn: 'SECRETPCN', lines: [{ code: '99213' }] }]).split('SE*')[0]!;
+    const c = await post(cut);
+    expect(c.status).toBe(422);
+    expect(JSON.stringify(c.body)).not.toContain('SECRETPCN');
+  });
+});
