@@ -156,6 +156,7 @@ function declare(program: Command, io: CliIO): void {
     .option('--as-of <date>', 'the day deadlines count from, YYYY-MM-DD (default today)', isoDate)
     .option('--ccn <ccn>', "the payee's facility (CMS Certification Number): its locality prices Medicare Part B lines")
     .option('--locality <locality>', "the payee's Medicare locality (7 digits) for pricing; without --ccn or --locality, the payee NPI's practice ZIP in the local NPPES copy")
+    .option('--claims <file...>', 'the 837 files (or folders) the remitted claims were sent as: each is checked as `rcm claim check` checks it, and each remitted line marked confirmed, missed, false alarm or none against its prediction')
     .action(lazy(async () => (await import('./commands/remit.js')).explain));
 
   const claim = program.command('claim').description('X12 837 claims, checked before they are sent');

@@ -16,12 +16,12 @@ type Format = 'text' | 'json' | 'markdown' | 'posting-csv' | 'worklist-csv' | 'c
 const explainer = () =>
   Promise.all([import('../../server/remittances/service.js'), import('../../server/trace.js'), import('../../server/remittances/batch.js'), import('../../server/remittances/redact.js'), import('../../server/remittances/x12.js'), import('../../server/remittances/explain.js')]);
 
-/** The snapshot (only `REMIT_DATASETS`) and the explanation code, loaded side by side; the snapshot closed if the code fails to load. */
-async function mountAndLoad(ctx: CliContext) {
+/** The snapshot (only `REMIT_DATASETS`, or every dataset to check claims too) and the explanation code, loaded side by side; the snapshot closed if the code fails to load. */
+async function mountAndLoad(ctx: CliContext, everything = false) {
   const wh = ctx.wh();
   const manifest = await wh.current();
   if (!manifest) throw new NotFoundError('no snapshot is published yet: run `rcm seed` or `rcm ingest`');
-  const [mounted, code] = await Promise.allSettled([MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1, datasets: REMIT_DATASETS }), explainer()]);
+  const [mounted, code] = await Promise.allSettled([MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1, ...(everything ? {} : { datasets: REMIT_DATASETS }) }), explainer()]);
   if (code.status === 'rejected') {
     if (mounted.status === 'fulfilled') mounted.value.close();
     throw code.reason;
@@ -40,6 +40,8 @@ export interface ExplainOptions {
   ccn?: string;
   locality?: string;
   redact?: boolean;
+  /** 837 files (or folders) whose checked predictions the remitted claims are measured against. */
+  claims?: string[];
 }
 
 /** One file's explanation prepared: read (a 422 naming the file and segment), checked, its trace warned of redaction. */
@@ -68,6 +70,7 @@ export async function explain(ctx: CliContext, args: string[], o: ExplainOptions
   // Every argument is read before anything is mounted: a mistyped path fails at once.
   const { files, skipped } = await remitInputs(args);
   for (const s of skipped) ctx.io.stderr(safeLines([`skipped ${s}: not an X12 file`]));
+  if (o.claims) return explainAgainstClaims(ctx, files, o);
   const l = await mountAndLoad(ctx);
   const format: Format = o.format === 'csv' ? 'worklist-csv' : (o.format ?? 'text');
   const asOf = o.asOf ?? todayOf(new Date());
@@ -112,4 +115,71 @@ export async function explain(ctx: CliContext, args: string[], o: ExplainOptions
     return ctx.io.stdout(jsonSafe(`],"worklist":${JSON.stringify(worklist)},"summary":${JSON.stringify(summary)},"reversals":${JSON.stringify(reversals)},"findings":${JSON.stringify(unpaired)}}\n`));
   }
   if (text && unpaired.length) ctx.io.stdout(safeLines(['', ...unpaired.map((f) => `${f.severity} ${f.code}: ${f.message}`)]));
+}
+
+/** What the loop report reads of a checked claims file. */
+type Loop = import('../../server/claims/loop.js').ClaimLoop;
+
+/** The loop as a person reads it: the counts, each line whose outcome is not `none`, the checked claims no remittance answered. */
+function loopText(loop: Loop, md: boolean): string[] {
+  const p = loop.predictions;
+  const out = [`${md ? '## ' : ''}Predictions against the remittance: ${p.confirmed} confirmed, ${p.missed} missed, ${p.false_alarm} false alarm${p.false_alarm === 1 ? '' : 's'}, ${p.none} none (${p.lines} lines, ${p.lines_not_linked} not linked to a checked line)`];
+  for (const c of loop.claims) {
+    if (!c.checked) out.push(`${md ? '- ' : '  '}claim ${c.patient_control_number}: no checked claim has this patient control number`);
+    for (const l of c.lines) {
+      if (l.outcome === 'none') continue;
+      out.push(`${md ? '- ' : '  '}claim ${c.patient_control_number} ${l.code ?? 'line'}${l.checked_line !== null ? ` (837 line ${l.checked_line})` : ''}: ${l.outcome.replace('_', ' ')}; predicted ${l.predicted.join(', ') || 'nothing'}, denied ${l.denied.join(', ') || 'nothing'}`);
+    }
+  }
+  if (loop.not_remitted.length) out.push(`${md ? '- ' : '  '}checked, not remitted: ${loop.not_remitted.join(', ')}`);
+  return out;
+}
+
+/**
+ * `rcm remit explain X.835 --claims X.837...`: the 837s checked as `rcm claim check` checks them, the
+ * 835s explained, and the loop closed (`server/claims/loop.ts`): each remitted line marked
+ * confirmed, missed, false alarm or none. Text and markdown print the explanation then the loop;
+ * JSON answers `{files: [explanation...], loop}`.
+ */
+async function explainAgainstClaims(ctx: CliContext, files: { path: string; bytes: Buffer }[], o: ExplainOptions): Promise<void> {
+  const format: Format = o.format ?? 'text';
+  if (format !== 'text' && format !== 'markdown' && format !== 'json') throw new DomainError('validation_error', '--claims answers text, markdown or json: the loop is not a CSV');
+  const { files: claimFiles, skipped } = await remitInputs(o.claims!);
+  for (const s of skipped) ctx.io.stderr(safeLines([`skipped ${s}: not an X12 file`]));
+  const l = await mountAndLoad(ctx, true);
+  const [{ checkClaims }, { closeLoop }] = await Promise.all([import('../../server/claims/service.js'), import('../../server/claims/loop.js')]);
+  const asOf = o.asOf ?? todayOf(new Date());
+  const md = format === 'markdown';
+  try {
+    const checks = [];
+    for (const { path, bytes } of claimFiles) {
+      try {
+        checks.push(await checkClaims(l.snapshot, bytes, { asOf, today: todayOf(new Date()), where: { ccn: o.ccn, locality: o.locality }, trace: new l.Trace(l.snapshot, () => new Date()) }));
+      } catch (e) {
+        if (e instanceof DomainError) throw new DomainError(e.code, `${path}: ${e.message}`, { issues: e.issues });
+        throw e;
+      }
+    }
+    const remitted: Parameters<typeof closeLoop>[0][number][] = [];
+    const answers: unknown[] = [];
+    const batch = files.length > 1 ? new l.Batch() : undefined;
+    for (const [i, { path, bytes }] of files.entries()) {
+      if (batch) batch.file = path;
+      const { trace, ex } = await prepared(l, path, bytes, { ...o, asOf }, { batch, name: files.length > 1 ? path : undefined });
+      if (format === 'json') {
+        const e = await ex.explainWith({ claim: async (tx, claim) => void (tx.claims.push(claim), remitted.push(claim)) });
+        answers.push({ ...e, reliability: trace.reliability() });
+        continue;
+      }
+      const writer = new RemitText(files.length > 1 ? path : null, md, (s) => ctx.io.stdout(s));
+      const e = await ex.explainWith({ claim: async (tx, claim) => (remitted.push(claim), writer.claim(tx, claim)) });
+      writer.finish({ ...e, reliability: trace.reliability() });
+      if (i < files.length - 1) ctx.io.stdout('\n');
+    }
+    const loop = closeLoop(remitted, checks);
+    if (format === 'json') return ctx.io.stdout(jsonSafe(`${JSON.stringify({ files: answers, loop })}\n`));
+    ctx.io.stdout(safeLines(['', ...loopText(loop, md)]));
+  } finally {
+    l.snapshot.close();
+  }
 }

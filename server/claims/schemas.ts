@@ -54,6 +54,7 @@ export const CheckedClaimLineSchema = z
     charged: Money.nullable(),
     date_of_service: z.string().nullable(),
     diagnosis_pointers: z.array(z.int()),
+    control_number: z.string().nullable().describe('REF*6R: the line item control number a remittance echoes'),
     findings: z.array(ClaimCheckFindingSchema),
     expected_allowed: Money.nullable().describe('the payment route\'s allowed amount (GET /v1/codes/{code}/payment) for the code, modifiers, date and place, times the units; null when not priced (see the claim\'s `unchecked`)'),
   })

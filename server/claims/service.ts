@@ -275,6 +275,7 @@ async function checkOne(p: Prepared, claim: Claim): Promise<CheckedClaim> {
       charged: l.charged === null ? null : toCents(Dec.of(l.charged)),
       date_of_service: lineDate(claim, l),
       diagnosis_pointers: l.diagnosis_pointers,
+      control_number: l.control_number,
       findings: k.lineFindings[i]!,
       expected_allowed: priced.lines[i] ?? null,
     })),
