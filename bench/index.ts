@@ -6,7 +6,7 @@ import { table } from './lib.js';
  * `npm run bench [area...]`: runs each area's benchmark and prints its figures next to a baseline
  * measured in the same run. Timings live here, never in tests.
  */
-const AREAS = ['foundation', 'cpu', 'availability', 'remittance', 'payment', 'medi_cal', 'ncci_ptp', 'ncci_validate', 'payers', 'drugs', 'nppes', 'concepts', 'b340', 'prior_auth', 'knowledge', 'writes', 'scaleout', 'scale', 'policy', 'agents', 'memory', 'mcp', 'cli'];
+const AREAS = ['foundation', 'cpu', 'availability', 'remittance', 'claims', 'payment', 'medi_cal', 'ncci_ptp', 'ncci_validate', 'payers', 'drugs', 'nppes', 'concepts', 'b340', 'prior_auth', 'knowledge', 'writes', 'scaleout', 'scale', 'policy', 'agents', 'memory', 'mcp', 'cli'];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const areas = wanted.length ? wanted : AREAS;
 console.log(`rcm bench: node ${process.version}, ${(await import('node:os')).cpus().length} cpus, ${new Date().toISOString()}`);

@@ -3,6 +3,15 @@ import { toIsoDate } from '../datasets/_shared/values.js';
 
 /** Shared request/response schema pieces, so every route spells a code or a date the same way. */
 
+/** An ICD-10-CM code with or without its dot (`M47.812`, `M47812`), upper-cased and given the dot; `message` names the field. */
+export const icd10Schema = (message: string) =>
+  z
+    .string()
+    .trim()
+    .toUpperCase()
+    .regex(/^[A-Z][0-9][0-9A-Z](\.?[0-9A-Z]{1,4})?$/, message)
+    .transform((s) => (s.length > 3 && !s.includes('.') ? `${s.slice(0, 3)}.${s.slice(3)}` : s));
+
 /** HCPCS/CPT code: five letters/digits, upper-cased on input. */
 export const HcpcsSchema = z
   .string()

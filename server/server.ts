@@ -24,6 +24,7 @@ import { buildRoutes } from './routes/index.js';
 import { Readiness } from './system/readiness.js';
 import type { NppesRegistry } from './npi/registry.js';
 import type { ConceptRouteDeps } from './routes/concepts.js';
+import { X12_RUNNERS, X12_WORKER } from './x12_jobs.js';
 import { DEFAULT_REMIT_POOL, InProcessExplainer, WorkerRemitExplainer, type RemitExplainer, type RemitPoolOptions } from './remittances/pool.js';
 import { DEFAULT_REMIT_MAX_BYTES } from './routes/remittances.js';
 import { DEFAULT_PARSER, DEFAULT_POLICY_MAX_BYTES, WorkerPolicyParser, type ParserOptions, type PolicyParser } from './policy_documents/parser.js';
@@ -154,7 +155,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const pd = o.policyDocuments ?? {};
   const policyParser = pd.parser ?? new WorkerPolicyParser({ ...DEFAULT_PARSER, ...pd });
   const policyDocuments = { parser: policyParser, maxBytes: pd.maxBytes ?? DEFAULT_POLICY_MAX_BYTES };
-  const remitPool = { ...DEFAULT_REMIT_POOL, ...o.remittances?.pool };
+  const remitPool = { ...DEFAULT_REMIT_POOL, runners: X12_RUNNERS, workerScript: X12_WORKER, ...o.remittances?.pool };
   const explainer = o.remittances?.explainer ?? (remitPool.workers > 0 ? new WorkerRemitExplainer(remitPool) : new InProcessExplainer(remitPool));
   const remittances = { maxBytes: o.remittances?.maxBytes ?? DEFAULT_REMIT_MAX_BYTES, explainer };
   const routes = [...buildRoutes({ snapshots, state, readiness, metrics, serviceVersion: o.serviceVersion, startedAt, servers: o.servers, policyDocuments, npi: o.npi ?? { registry: null }, concepts: o.concepts, remittances, writer: agents.llm, playground: { enabled: true, keysPerHour: DEFAULTS.playgroundKeysPerHour, ...o.playground, now }, agents: { policy: agents.policy, resolve: agents.resolve ?? systemResolver, idempotencyWindowMs: DEFAULTS.idempotencyWindowMs, maxQueuedPerTenant: agents.maxQueuedPerTenant ?? DEFAULTS.jobsQueuedPerTenant, onSubmit: wake } }), ...(o.extraRoutes ?? [])];

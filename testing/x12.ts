@@ -46,6 +46,8 @@ export interface Claim837Line {
   charge?: string;
   pointers?: string;
   date?: string;
+  /** 2410 LIN*N4: the drug's 11-digit NDC. */
+  ndc?: string;
 }
 
 /** A professional 837 (005010X222A1) of one or more claims, written as a practice's system would. */
@@ -57,8 +59,20 @@ export function claim837(claims: { pcn: string; lines: Claim837Line[]; dx?: stri
     seg.push(`CLM*${c.pcn}*${total}***11:B:${c.frequency ?? '1'}*Y*A*Y*Y`, `HI*${(c.dx ?? ['M5416']).map((d, j) => `${j === 0 ? 'ABK' : 'ABF'}:${d}`).join('*')}`);
     c.lines.forEach((l, j) => {
       seg.push(`LX*${j + 1}`, `SV1*HC:${[l.code, ...(l.mods ?? [])].join(':')}*${l.charge ?? '100'}*UN*${l.units ?? 1}***${l.pointers ?? '1'}`, `DTP*472*D8*${(l.date ?? '2026-08-01').replace(/-/g, '')}`);
+      if (l.ndc) seg.push(`LIN**N4*${l.ndc}`, 'CTP****1*UN');
     });
   });
   seg.push(`SE*${seg.length + 1}*0001`);
   return ['ISA*00*          *00*          *ZZ*SUBMITTER      *ZZ*RECEIVER       *260815*1200*^*00501*000000001*0*T*:', 'GS*HC*SUBMITTER*RECEIVER*20260815*1200*1*X*005010X222A1', ...seg, 'GE*1*1', 'IEA*1*000000001'].join('~\n') + '~\n';
+}
+
+/**
+ * A generated 5010 837 professional file of `claims` Medicare claims, 5 lines each on 2026-08-03
+ * (an NCCI quarter the seeds hold): a visit with 25, a debridement with its bundled 97597 (no
+ * modifier), a venipuncture and an ECG; each claim its own patient.
+ */
+export function generated837(claims: number): string {
+  const lines: Claim837Line[] = [{ code: '99213', mods: ['25'], charge: '150' }, { code: '11042', charge: '300' }, { code: '97597' }, { code: '36415', charge: '10' }, { code: '93000', charge: '40' }];
+  const all = Array.from({ length: claims }, (_, i) => ({ pcn: `PCN${i}`, member: `${String(i).padStart(6, '0')}AA0000`.slice(0, 11), lines: lines.map((l) => ({ ...l, date: '2026-08-03' })) }));
+  return claim837(all);
 }

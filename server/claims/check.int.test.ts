@@ -61,7 +61,7 @@ describe('POST /v1/claims/check: what each check predicts, worked by hand from t
     const none = await post(claim837([{ pcn: 'COV1', lines: [{ code: '64493' }] }]));
     const f = failed(lineFindings(none.body, 0, 0)).find((x) => x.kind === 'coverage')!;
     expect(f).toMatchObject({ status: 'fail', fix: 'obtain_abn', if_sent: { group: 'CO', carc: '50', rarc: ['N115'] } });
-    expect(f.message).toMatch(/M5416 is not on the covered list of A99001/);
+    expect(f.message).toMatch(/M54\.16 is not on the covered list of A99001/);
     expect(f.citations.map((c) => c.title).join(' ')).toMatch(/A99001 v\d+/);
     const repoint = await post(claim837([{ pcn: 'COV2', dx: ['M5416', 'M47816'], lines: [{ code: '64493', pointers: '1' }] }]));
     expect(failed(lineFindings(repoint.body, 0, 0)).find((x) => x.kind === 'coverage')).toMatchObject({ fix: 'add_or_repoint_diagnosis' });
@@ -69,6 +69,23 @@ describe('POST /v1/claims/check: what each check predicts, worked by hand from t
     expect(lineFindings(pointedRight.body, 0, 0).find((x) => x.kind === 'coverage')).toMatchObject({ status: 'pass' });
     const ga = await post(claim837([{ pcn: 'COV4', lines: [{ code: '64493', mods: ['GA'] }] }]));
     expect(failed(lineFindings(ga.body, 0, 0)).find((x) => x.kind === 'coverage')).toMatchObject({ status: 'warn', if_sent: { group: 'PR', carc: '50' } });
+  });
+
+  it('answers the coverage of a line with the words POST /v1/ncci/validate answers for the same claim in JSON', async () => {
+    const cases: [string[], string, string[]][] = [[['M5416'], '1', []], [['M5416', 'M47816'], '1', []], [['M5416', 'M47816'], '2', []], [['M5416'], '1', ['GA']]];
+    for (const [dx, pointers, mods] of cases) {
+      const x12 = await post(claim837([{ pcn: 'AGREE', dx, lines: [{ code: '64493', pointers, mods }] }]));
+      const fromX12 = x12.body.claims[0].lines[0].findings.find((f: Finding) => f.kind === 'coverage');
+      const json = await t.request('/v1/ncci/validate', {
+        method: 'POST',
+        body: JSON.stringify({ date_of_service: '2026-08-01', setting: 'prac', state: 'NY', diagnoses: dx, lines: [{ code: '64493', modifiers: mods, diagnosis_pointers: pointers.split(':').map(Number) }] }),
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(json.status).toBe(200);
+      const fromJson = json.body.findings.find((f: { kind: string }) => f.kind === 'coverage');
+      expect(fromJson.message, dx.join()).toBe(fromX12.message);
+      expect(fromJson.status).toBe(fromX12.status);
+    }
   });
 
   it('an unbalanced claim, a pointer at no diagnosis and a bad NPI check digit: rejected before adjudication, correct the structure', async () => {
@@ -91,6 +108,35 @@ describe('POST /v1/claims/check: what each check predicts, worked by hand from t
     // Another patient's same service is no duplicate.
     const other = await post(claim837([{ pcn: 'DUP3', lines: [{ code: '99213' }] }, { pcn: 'DUP4', member: '9ZZ9ZZ9ZZ99', lines: [{ code: '99213' }] }]));
     expect(other.body.cross_claim_findings).toEqual([]);
+  });
+
+  it('a visit in a procedure\'s global period without 24 or 57: CO-97 M144, across the file\'s claims in either order', async () => {
+    // PPRRVU (the seed's rows): 27447 GLOB DAYS 090. The visit after it (2026-08-20) lacks 24; the one the day before lacks 57.
+    const r = await post(claim837([
+      { pcn: 'VISIT1', lines: [{ code: '99213', date: '2026-08-20' }] },
+      { pcn: 'SURG1', lines: [{ code: '27447', charge: '2000', date: '2026-08-01' }] },
+      { pcn: 'VISIT2', lines: [{ code: '99214', date: '2026-07-31' }] },
+      { pcn: 'VISIT3', lines: [{ code: '99213', mods: ['24'], date: '2026-08-21' }] },
+      { pcn: 'VISIT4', lines: [{ code: '99213', date: '2026-11-15' }] },
+    ]));
+    const global = r.body.cross_claim_findings.filter((f: { kind: string }) => f.kind === 'global_surgery');
+    expect(global.map((f: { claims: { patient_control_number: string }[] }) => f.claims.map((c) => c.patient_control_number))).toEqual([
+      ['SURG1', 'VISIT1'],
+      ['SURG1', 'VISIT2'],
+    ]);
+    expect(global[0]).toMatchObject({ status: 'fail', fix: 'add_modifier', if_sent: { group: 'CO', carc: '97', rarc: ['M144'] } });
+    expect(global[0].message).toMatch(/inside the 90-day global period of 27447 on 2026-08-01 .* unless it is unrelated \(24\)/);
+    expect(global[1].message).toMatch(/decision for surgery \(57\)/);
+  });
+
+  it('a drug line\'s NDC against the ASP crosswalk: billed under another HCPCS is CO-16 M119; its own passes; a malformed one is a structure fix', async () => {
+    // seeds/asp_crosswalk (illustrative): 55513-0710-01 (PROLIA) under J0897.
+    const r = await post(claim837([{ pcn: 'NDC1', lines: [{ code: 'J0897', ndc: '55513071001' }, { code: 'J0129', ndc: '55513071001', charge: '90' }, { code: 'J0897', ndc: '5551307', charge: '80' }] }]));
+    const ndc = (i: number) => lineFindings(r.body, 0, i).filter((f) => f.kind === 'ndc');
+    expect(ndc(0).find((f) => f.status === 'pass')!.message).toMatch(/^NDC 55513071001 is billed under J0897/);
+    expect(ndc(1).find((f) => f.status === 'fail')).toMatchObject({ fix: 'review', if_sent: { group: 'CO', carc: '16', rarc: ['M119'] } });
+    expect(ndc(1).find((f) => f.status === 'fail')!.message).toMatch(/is billed under J0897, not J0129/);
+    expect(ndc(2)[0]).toMatchObject({ status: 'fail', fix: 'correct_structure' });
   });
 
   it('a clean claim: every check ran and passed, and its expected_allowed is the payment route\'s to the cent', async () => {
@@ -148,5 +194,20 @@ describe('POST /v1/claims/check: what each check predicts, worked by hand from t
     const c = await post(cut);
     expect(c.status).toBe(422);
     expect(JSON.stringify(c.body)).not.toContain('SECRETPCN');
+  });
+});
+
+describe('POST /v1/claims/check on the remittance threads', () => {
+  it('refuses a file past RCM_REMIT_MAX_CLAIMS with 413 naming the limit and the command that takes any size', async () => {
+    const s = await startTestServer({ remittances: { pool: { maxClaims: 2 } } });
+    try {
+      const r = await s.request('/v1/claims/check', { method: 'POST', body: claim837([1, 2, 3].map((i) => ({ pcn: `L${i}`, lines: [{ code: '99213' }] }))), headers: { 'content-type': 'application/edi-x12' } });
+      expect(r.status).toBe(413);
+      expect(r.body.detail).toBe('the file has 3 claims; one request checks at most 2 (RCM_REMIT_MAX_CLAIMS): split it, or check it with rcm claim check');
+      const ok = await s.request('/v1/claims/check', { method: 'POST', body: claim837([{ pcn: 'L1', lines: [{ code: '99213' }] }]), headers: { 'content-type': 'application/edi-x12' } });
+      expect(ok.status).toBe(200);
+    } finally {
+      await s.close();
+    }
   });
 });

@@ -1,9 +1,11 @@
-import { undotted } from '../../datasets/icd10cm/dataset.js';
+import { HOSPITAL_POS } from '../../lib/vocabulary/place_of_service.js';
+import { dotted } from '../../datasets/icd10cm/dataset.js';
 import { findDx, icd10Index } from '../../datasets/icd10cm/queries.js';
 import { filingDeadline } from '../deadlines/deadlines.js';
 import { Dec } from '../../lib/decimal.js';
 import { npiProblem } from '../npi/provider.js';
-import { coverageForCode, type PolicyIndex } from '../policies/service.js';
+import { lineCoverage } from '../policies/line_coverage.js';
+import type { PolicyIndex } from '../policies/service.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { observed, predicted, type FindingContext } from './findings.js';
 import { CITE } from './predictions.js';
@@ -123,25 +125,15 @@ export function checkCoverage(idx: PolicyIndex, version: string, k: Checking): v
     const dos = lineDate(claim, l);
     if (!l.code || !dos) return;
     const state = isDmepos(l.code) ? (claim.patient.state ?? claim.subscriber.state ?? place) : place;
-    const cov = coverageForCode(idx, l.code, dos, { state });
-    const lists = cov.articles.filter((h) => h.doc.covered.length > 0);
-    if (lists.length === 0) return;
-    const cite = lists.map((h) => ({ title: `${h.doc.doc_id} v${h.version.version} "${h.version.title}" (mcd_coverage ${version})`, url: h.version.url ?? 'https://www.cms.gov/medicare-coverage-database/' }));
-    const dx = pointed(claim, l);
-    const covers = (code: string) => lists.find((h) => h.doc.covered.some((c) => undotted(c) === undotted(code)));
-    const hit = dx.map((d) => ({ d, h: covers(d.code) })).find((x) => x.h);
-    const docs = lists.map((h) => h.doc.doc_id).join(', ');
-    if (hit) {
-      k.lineFindings[i]!.push(observed('coverage', 'pass', `${l.code} with ${hit.d.code}: covered by ${hit.h!.doc.doc_id}${state ? ` (${state})` : ''}`, l.segment, [l.line_number], cite));
-      return;
-    }
-    const other = claim.diagnoses.find((d) => !dx.includes(d) && covers(d.code));
-    const facts = { dateOfService: dos, modifiers: l.modifiers };
-    const where = `${docs}${state ? ` (${state})` : ''}`;
-    const said = dx.length ? `${dx.map((d) => d.code).join(', ')} ${dx.length === 1 ? 'is' : 'are'} not on the covered list of ${where}` : `the line points at no diagnosis the covered list of ${where} could match`;
-    if (other) k.lineFindings[i]!.push(predicted(k.c, 'coverage', { message: `${l.code}: ${said}; ${other.code} on this claim is: point the line at it if the record supports it`, segment: l.segment, lines: [l.line_number], facts, citations: cite }));
-    else if (l.modifiers.includes('GA')) k.lineFindings[i]!.push(predicted(k.c, 'coverage_ga', { status: 'warn', message: `${l.code}: ${said}; GA says an ABN is on file, so the beneficiary is liable (PR-50)`, segment: l.segment, lines: [l.line_number], facts, citations: cite }));
-    else k.lineFindings[i]!.push(predicted(k.c, 'coverage_no_abn', { message: `${l.code}: ${said} and no other diagnosis of the claim is; without an ABN (GA) the provider is liable${l.modifiers.includes('GZ') ? ' (GZ: none was given)' : ''}`, segment: l.segment, lines: [l.line_number], facts, citations: cite }));
+    // Named with their dots, as ICD-10-CM prints them (and POST /v1/ncci/validate answers them).
+    const dx = pointed(claim, l).map((d) => dotted(d.code));
+    const cov = lineCoverage(idx, version, { code: l.code, date: dos, modifiers: l.modifiers }, state, dx, claim.diagnoses.map((d) => dotted(d.code)));
+    if (!cov) return;
+    const o = { message: cov.message, segment: l.segment, lines: [l.line_number], facts: { dateOfService: dos, modifiers: l.modifiers }, citations: cov.citations };
+    if (cov.verdict === 'covered') k.lineFindings[i]!.push(observed('coverage', 'pass', cov.message, l.segment, [l.line_number], cov.citations));
+    else if (cov.verdict === 'repoint') k.lineFindings[i]!.push(predicted(k.c, 'coverage', o));
+    else if (cov.verdict === 'abn_on_file') k.lineFindings[i]!.push(predicted(k.c, 'coverage_ga', { ...o, status: 'warn' }));
+    else k.lineFindings[i]!.push(predicted(k.c, 'coverage_no_abn', o));
   });
 }
 
@@ -187,4 +179,19 @@ export function checkTimelyFiling(k: Checking, dos: string | null, state: string
     k.findings.push(observed('timely_filing', 'pass', `submit by ${out.date} (${d.explanation})`, k.claim.segment, [], [rule.citation]));
   }
   return out;
+}
+
+/**
+ * A hospital place of service (19, 21, 22, 23 ...) on a claim of a facility (`ccn`) that is not a
+ * hospital: the payer reads the place against the provider and most likely denies it as
+ * inconsistent (CO-5); a warning, since the service may truly have been at a hospital.
+ */
+export function checkPlaceOfService(k: Checking, facility: { ccn: string; hospital: boolean; type: string }): void {
+  const { claim } = k;
+  if (facility.hospital) return;
+  claim.lines.forEach((l, i) => {
+    const pos = l.place_of_service ?? claim.place_of_service;
+    if (!pos || !HOSPITAL_POS.has(pos)) return;
+    k.lineFindings[i]!.push(predicted(k.c, 'place_of_service', { status: 'warn', message: `place of service ${pos} is a hospital setting, but ccn ${facility.ccn} is not a hospital (${facility.type.replace(/_/g, ' ')})`, segment: l.segment, lines: [l.line_number], facts: { dateOfService: lineDate(claim, l), modifiers: l.modifiers } }));
+  });
 }

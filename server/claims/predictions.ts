@@ -36,6 +36,7 @@ export const CITE = {
   timelyFiling: { title: '42 CFR 424.44 (Medicare: 12 months after the date of service); the payer\'s own filing rule where it has one', url: 'https://www.ecfr.gov/current/title-42/chapter-IV/subchapter-B/part-424/subpart-C/section-424.44' },
   globalSurgery: { title: 'Medicare Claims Processing Manual, Pub. 100-04, ch. 12, sections 40.1-40.4 (global surgery: modifiers 24, 25, 57 and 79 identify services outside the global package)', url: CPM('12'), section: '40.1-40.4' },
   duplicate: { title: 'Medicare Claims Processing Manual, Pub. 100-04, ch. 1, section 120 (detection of duplicate claims)', url: CPM('01'), section: '120' },
+  aspCrosswalk: { title: 'CMS ASP NDC-HCPCS crosswalk: the NDCs billed under each HCPCS drug code', url: 'https://www.cms.gov/medicare/payment/part-b-drugs/asp-pricing-files' },
   npi: { title: '45 CFR 162.406 and CMS NPI check digit (the Luhn formula over 80840 and the first nine digits)', url: 'https://www.ecfr.gov/current/title-45/subtitle-A/subchapter-C/part-162/subpart-D/section-162.406' },
 } satisfies Record<string, RemedyCitation>;
 
@@ -54,7 +55,9 @@ export const PREDICTIONS = {
   diagnosis: { group: 'CO', carc: '16', rarc: ['M76'], fix: 'add_or_repoint_diagnosis', citations: [CITE.unprocessable, carc('16', 'claim/service lacks information or has submission/billing error(s)'), rarc('M76', 'missing/incomplete/invalid diagnosis or condition')] },
   prior_auth: { group: 'CO', carc: '197', rarc: [], fix: 'obtain_authorization', citations: [carc('197', 'precertification/notification/authorization/pre-treatment absent')] },
   duplicate: { group: 'OA', carc: '18', rarc: [], fix: 'remove_line', citations: [CITE.duplicate, carc('18', 'exact duplicate claim/service')] },
-  global_surgery: { group: 'CO', carc: '97', rarc: ['M144'], fix: 'add_modifier', citations: [CITE.globalSurgery, rarc('M144', 'pre-/post-operative care payment is included in the allowance for the surgery/procedure')] },
+  global_surgery: { group: 'CO', carc: '97', rarc: ['M144'], fix: 'add_modifier', citations: [CITE.globalSurgery, carc('97', 'the benefit for this service is included in the payment for another service already adjudicated'), rarc('M144', 'pre-/post-operative care payment is included in the allowance for the surgery/procedure')] },
+  ndc: { group: 'CO', carc: '16', rarc: ['M119'], fix: 'review', citations: [CITE.aspCrosswalk, carc('16', 'claim/service lacks information or has submission/billing error(s)'), rarc('M119', 'missing/incomplete/invalid/deactivated/withdrawn National Drug Code (NDC)')] },
+  place_of_service: { group: 'CO', carc: '5', rarc: [], fix: 'review', citations: [{ title: 'CMS Place of Service Code Set', url: 'https://www.cms.gov/medicare/coding-billing/place-of-service-codes/code-sets' }, carc('5', 'the procedure code/type of bill is inconsistent with the place of service')] },
   timely_filing: { group: 'CO', carc: '29', rarc: [], fix: 'review', citations: [CITE.timelyFiling, carc('29', 'the time limit for filing has expired')] },
   structure: { rejected: true, group: null, carc: null, rarc: [], fix: 'correct_structure', citations: [CITE.tr3Professional, CITE.unprocessable] },
 } as const satisfies Record<string, Prediction>;
@@ -75,7 +78,9 @@ export const KIND_OF: Record<PredictionId, CheckKind> = {
   diagnosis: 'diagnosis',
   prior_auth: 'prior_auth',
   duplicate: 'duplicate',
-  global_surgery: 'ptp',
+  global_surgery: 'global_surgery',
+  ndc: 'ndc',
+  place_of_service: 'place_of_service',
   timely_filing: 'timely_filing',
   structure: 'structure',
 };

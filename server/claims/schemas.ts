@@ -14,7 +14,7 @@ export const ClaimCheckQuerySchema = z.strictObject({
   format: z.enum(CLAIM_CHECK_FORMATS).optional().describe('json (default) or csv: a row per finding'),
 });
 
-export const CHECK_KINDS = ['structure', 'code', 'diagnosis', 'ptp', 'mue', 'aoc', 'modifier', 'coverage', 'duplicate', 'prior_auth', 'timely_filing', 'place_of_service'] as const;
+export const CHECK_KINDS = ['structure', 'code', 'diagnosis', 'ptp', 'mue', 'aoc', 'modifier', 'coverage', 'duplicate', 'global_surgery', 'ndc', 'prior_auth', 'timely_filing', 'place_of_service'] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
 
 const IfSentSchema = z
@@ -89,7 +89,7 @@ export type CheckedClaim = z.output<typeof CheckedClaimSchema>;
 
 export const CrossClaimFindingSchema = z
   .object({
-    kind: z.enum(['duplicate']),
+    kind: z.enum(['duplicate', 'global_surgery']),
     status: z.enum(['fail', 'warn']),
     message: z.string(),
     fix: z.enum(CLAIM_FIXES),
@@ -102,7 +102,7 @@ export const CrossClaimFindingSchema = z
 export const ClaimsCheckSchema = z
   .object({
     claims: z.array(CheckedClaimSchema),
-    cross_claim_findings: z.array(CrossClaimFindingSchema).describe('the same service on two claims of the file'),
+    cross_claim_findings: z.array(CrossClaimFindingSchema).describe('the same service on two claims of the file; a visit in a procedure\'s global period without 24, 25 or 57'),
     file_findings: z.array(z.object({ code: z.string(), message: z.string(), segment: z.int() })).describe('envelope counts (SE, GE, IEA) and segments outside a claim'),
     summary: z.object({
       claims: z.int(),

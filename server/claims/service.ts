@@ -1,3 +1,4 @@
+import { isHospitalType, resolveFacility } from '../facilities/service.js';
 import { macIndex } from '../../datasets/mac_jurisdictions/queries.js';
 import { payerKnowledge, type PayerKnowledge } from '../../datasets/payers/queries.js';
 import { x12Index } from '../../datasets/x12_codes/queries.js';
@@ -13,10 +14,12 @@ import { checkClaim } from '../ncci/validate.js';
 import { paymentFor } from '../payment/service.js';
 import { policyIndex } from '../policies/service.js';
 import { checkPriorAuth } from '../prior_auth/service.js';
-import { claimPayer, identifyPayer } from '../remittances/judge.js';
+import { claimPayer, identifyPayer, type ClaimPayer } from '../remittances/judge.js';
 import { Trace } from '../trace.js';
-import { checkCoverage, checkDiagnoses, checkDuplicateLines, checkStructure, checkTimelyFiling, lineDate, serviceKey, type Checking } from './checks.js';
+import { checkCoverage, checkDiagnoses, checkDuplicateLines, checkPlaceOfService, checkStructure, checkTimelyFiling, lineDate, serviceKey, type Checking } from './checks.js';
 import { observed, predicted, predictionLabel, type FindingContext } from './findings.js';
+import { GlobalPeriods } from './global_surgery.js';
+import { checkNdcs } from './drugs.js';
 import type { Claim, Line } from './model.js';
 import type { PredictionId } from './predictions.js';
 import { read837 } from './read837.js';
@@ -45,6 +48,12 @@ interface Prepared {
   memo: FindingContext['memo'];
   /** Payment compositions by code, modifiers, date, place and location. */
   priced: Map<string, Promise<{ allowed: number; program: number | null } | { why: string }>>;
+  /** Each claim's payer, by what names it (a file has a few payers and thousands of claims). */
+  payersOf: Map<string, ClaimPayer>;
+  /** The caller's `ccn` facility, when given: its type decides the place-of-service check. */
+  facility: { ccn: string; hospital: boolean; type: string } | null;
+  /** Prior-authorization answers by payer, plan, code, date, state and place. */
+  authorizations: Map<string, Promise<Awaited<ReturnType<typeof checkPriorAuth>>>>;
 }
 
 async function prepare(snapshot: SnapshotReader, trace: Trace, asOf: string, today: string, where: CheckWhere): Promise<Prepared> {
@@ -56,7 +65,10 @@ async function prepare(snapshot: SnapshotReader, trace: Trace, asOf: string, tod
   const idx = await policyIndex(snapshot);
   const version = idx.versions.mcd_coverage;
   if (version) trace.use('mcd_coverage', version);
-  return { snapshot, trace, asOf, today, where, payers, mac, x12, policies: version ? { idx, version } : null, memo: new Map(), priced: new Map() };
+  // A ccn that names nothing is the caller's mistake: 404 before any claim is read.
+  const f = where.ccn ? await resolveFacility(snapshot, null, where.ccn, 'reference') : null;
+  const facility = f && where.ccn ? { ccn: where.ccn, hospital: isHospitalType(f.effective.facility_type), type: f.effective.facility_type } : null;
+  return { snapshot, trace, asOf, today, where, payers, mac, x12, policies: version ? { idx, version } : null, memo: new Map(), priced: new Map(), payersOf: new Map(), authorizations: new Map(), facility };
 }
 
 /** The ncci validate finding kinds as the claim check predicts them. */
@@ -148,8 +160,12 @@ async function checkAuthorization(p: Prepared, k: Checking): Promise<void> {
   for (const [i, l] of claim.lines.entries()) {
     const dos = lineDate(claim, l);
     if (!l.code || !dos) continue;
-    const t = new Trace(p.snapshot, () => new Date(0));
-    const a = await checkPriorAuth(p.snapshot, null as never, { knowledge: p.payers, payer, query: { code: l.code, date_of_service: dos, state, place_of_service: l.place_of_service ?? undefined, plan_type: k.c.payer.planType }, today: p.today }, t);
+    const query = { code: l.code, date_of_service: dos, state, place_of_service: l.place_of_service ?? undefined, plan_type: k.c.payer.planType };
+    const key = [payer.slug, ...Object.values(query)].join('|');
+    let pending = p.authorizations.get(key);
+    // No ccn: the tenant's overrides and rosters are not read, so no tenant store is needed.
+    if (!pending) p.authorizations.set(key, (pending = checkPriorAuth(p.snapshot, null as never, { knowledge: p.payers, payer, query, today: p.today }, new Trace(p.snapshot, () => new Date(0)))));
+    const a = await pending;
     const authorized = l.prior_authorization ?? claim.prior_authorization;
     const cite = a.source?.citation?.url ? [{ title: a.source.citation.title, url: a.source.citation.url }] : [];
     if (a.determination === 'required' && !authorized) {
@@ -236,9 +252,19 @@ async function priceClaim(p: Prepared, k: Checking): Promise<{ lines: (number | 
 }
 
 /** The claim checked by every unit, as answered. */
+/** The claim's payer (as a remittance's is found) and program (SBR09), once per payer name, id and indicator. */
+function payerOf(p: Prepared, claim: Claim): ClaimPayer {
+  const key = [claim.payer.name, claim.payer.id, claim.subscriber.filing_indicator].join('|');
+  let payer = p.payersOf.get(key);
+  if (!payer) {
+    const tx = identifyPayer(p.payers, p.mac, { name: claim.payer.name, id: claim.payer.id, ids: [claim.payer.id] });
+    p.payersOf.set(key, (payer = claimPayer(tx, claim.subscriber.filing_indicator, p.payers)));
+  }
+  return payer;
+}
+
 async function checkOne(p: Prepared, claim: Claim): Promise<CheckedClaim> {
-  const tx = identifyPayer(p.payers, p.mac, { name: claim.payer.name, id: claim.payer.id, ids: [claim.payer.id] });
-  const payer = claimPayer(tx, claim.subscriber.filing_indicator, p.payers);
+  const payer = payerOf(p, claim);
   const k: Checking = { claim, c: { payers: p.payers, x12: p.x12, payer, asOf: p.asOf, memo: p.memo }, findings: [], lineFindings: claim.lines.map(() => []), unchecked: [], diagnoses: [] };
   const first = claim.lines.map((l) => lineDate(claim, l)).filter((d): d is string => !!d).sort()[0] ?? null;
   checkStructure(k);
@@ -247,6 +273,8 @@ async function checkOne(p: Prepared, claim: Claim): Promise<CheckedClaim> {
   if (payer.type === 'medicare' && p.policies) checkCoverage(p.policies.idx, p.policies.version, k);
   else if (payer.type === 'medicare') k.unchecked.push({ check: 'coverage', reason: 'mcd_coverage is not loaded' });
   checkDuplicateLines(k);
+  if (p.facility) checkPlaceOfService(k, p.facility);
+  await checkNdcs(p.snapshot, k);
   await checkAuthorization(p, k);
   const submitBy = checkTimelyFiling(k, first, claim.service_facility?.state ?? claim.billing_provider?.state ?? null);
   const priced = await priceClaim(p, k);
@@ -288,7 +316,7 @@ async function checkOne(p: Prepared, claim: Claim): Promise<CheckedClaim> {
 }
 
 /** The reader's errors as the API's 422 (`ValidationError`), naming segments, never the file's text. */
-function readClaims(bytes: Buffer | string): ReturnType<typeof read837> {
+export function readClaims(bytes: Buffer | string): ReturnType<typeof read837> {
   try {
     return read837(bytes);
   } catch (e) {
@@ -331,6 +359,7 @@ export async function checkClaims(snapshot: SnapshotReader, bytes: Buffer | stri
   const p = await prepare(snapshot, o.trace, o.asOf, o.today, o.where);
   const claims: CheckedClaim[] = [];
   const cross = new CrossClaims();
+  const periods = new GlobalPeriods(snapshot);
   const predicted: Record<string, number> = {};
   const counts = { clean: 0, issues: 0, incomplete: 0, fail: 0, warn: 0 };
   let allowed = Dec.of(0);
@@ -347,8 +376,14 @@ export async function checkClaims(snapshot: SnapshotReader, bytes: Buffer | stri
       const label = predictionLabel(f);
       if (label) predicted[label] = (predicted[label] ?? 0) + 1;
     }
-    cross.add({ payers: p.payers, x12: p.x12, payer: claimPayer(identifyPayer(p.payers, p.mac, { name: claim.payer.name, id: claim.payer.id, ids: [claim.payer.id] }), claim.subscriber.filing_indicator, p.payers), asOf: p.asOf, memo: p.memo }, claim);
+    const c = { payers: p.payers, x12: p.x12, payer: payerOf(p, claim), asOf: p.asOf, memo: p.memo };
+    cross.add(c, claim);
+    await periods.add(c, claim, (l) => lineDate(claim, l));
     if (!o.summary || claims.length < SUMMARY_CLAIMS) claims.push(checked);
+  }
+  cross.findings.push(...periods.findings());
+  for (const f of cross.findings) {
+    if (f.status === 'fail') counts.fail++;
   }
   for (const f of cross.findings) predicted[predictionLabel(f)!] = (predicted[predictionLabel(f)!] ?? 0) + 1;
   if (o.summary && n > SUMMARY_CLAIMS) o.trace.warn(`a summary: the first ${SUMMARY_CLAIMS} of ${n} claims; the whole answer comes from POST /v1/claims/check or \`rcm claim check\` with the same file`);

@@ -8,7 +8,7 @@ import { FilingDeadlineOut } from '../payers/schemas.js';
 import { ModifierSchema, PaymentCompositionSchema } from '../payment/schemas.js';
 import { PolicyRuleSchema } from '../policies/schemas.js';
 import { PaDeterminationSchema } from '../prior_auth/schemas.js';
-import { CcnSchema, HcpcsSchema, IsoDateSchema, PayerRefSchema, PlanTypeSchema, ReliabilitySchema, StateSchema } from '../schemas.js';
+import { CcnSchema, HcpcsSchema, icd10Schema, IsoDateSchema, PayerRefSchema, PlanTypeSchema, ReliabilitySchema, StateSchema } from '../schemas.js';
 
 const CountsSchema = z.object({ added: z.number(), removed: z.number(), changed: z.number(), unchanged: z.number() });
 
@@ -74,13 +74,7 @@ export const ChangeQuerySchema = z.object({
 
 // ---- POST /v1/knowledge/resolve ----
 
-/** An ICD-10-CM code with or without its dot (`M47.812`, `M47812`), upper-cased and given the dot. */
-const Icd10Schema = z
-  .string()
-  .trim()
-  .toUpperCase()
-  .regex(/^[A-Z][0-9][0-9A-Z](\.?[0-9A-Z]{1,4})?$/, 'dx_codes are ICD-10-CM codes such as M47.812')
-  .transform((s) => (s.length > 3 && !s.includes('.') ? `${s.slice(0, 3)}.${s.slice(3)}` : s));
+const Icd10Schema = icd10Schema('dx_codes are ICD-10-CM codes such as M47.812');
 
 export const ResolveBodySchema = z.strictObject({
   ccn: z.string().trim().toUpperCase().pipe(CcnSchema).describe('the facility: its geography, type and your registration, roster and overrides'),

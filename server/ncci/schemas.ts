@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MUE_TYPES } from '../../datasets/_ncci_mue/mue.js';
 import { PROC_CODE_RE } from '../../datasets/_ncci_mue/quarter.js';
-import { HcpcsSchema, IsoDateSchema, PayerRefSchema, QueryBoolSchema, ReliabilitySchema, StateSchema } from '../schemas.js';
+import { HcpcsSchema, icd10Schema, IsoDateSchema, PayerRefSchema, QueryBoolSchema, ReliabilitySchema, StateSchema } from '../schemas.js';
 import { SentinelSchema } from '../writer/schemas.js';
 
 /** A payer slug or alias; checked against the loaded payers dataset (its `ncci_edit_set` selects the files). */
@@ -167,6 +167,7 @@ export const ClaimLineSchema = z.strictObject({
   modifiers: z.array(ModifierSchema).max(4, 'a claim line carries at most 4 modifiers').default([]).describe("the line's modifiers (59, XE, XS, XP, XU bypass a PTP edit whose modifier indicator is 1)"),
   units: z.int().min(1).max(100_000).default(1).describe('units of service billed on the line (default 1): checked against the MUE'),
   date_of_service: IsoDateSchema.optional().describe("the line's own date (default: the claim's, else today)"),
+  diagnosis_pointers: z.array(z.int().min(1).max(12)).min(1).max(4).optional().describe('1-based, into `diagnoses` (default: all)'),
 });
 
 /** Body of `POST /v1/ncci/validate`. */
@@ -176,6 +177,7 @@ export const ValidateBodySchema = z
     setting: z.enum(['prac', 'hosp']).describe('prac: practitioner and ASC claims; hosp: outpatient hospital claims'),
     payer: PayerSchema.optional().describe('medicaid, masshealth, medi_cal (any payer whose ncci_edit_set is medicaid) select the Medicaid files'),
     state: StateSchema.optional().describe("the state whose Medicaid program's edits apply (Medicaid payers)"),
+    diagnoses: z.array(icd10Schema('diagnoses are ICD-10-CM codes such as M47.812')).max(12, 'at most 12 diagnosis codes').optional().describe('ICD-10-CM diagnoses: a Medicare claim\'s lines are checked against the LCD articles\' covered lists'),
     lines: z.array(ClaimLineSchema).min(1, 'a claim has at least one line').max(100, 'at most 100 lines per call').describe('the claim lines, 1 to 100: every pair is checked against PTP, each code against its MUE and add-on edits'),
   })
   // Each line as checked: its id (default: the line number) and its date (default: the claim's;
@@ -184,8 +186,12 @@ export const ValidateBodySchema = z
   .transform((b) => ({
     ...b,
     lines: b.lines.map((l, i) => ({ line_id: l.line_id ?? String(i + 1), code: l.code, modifiers: l.modifiers, units: l.units, date_of_service: l.date_of_service ?? b.date_of_service })),
+    pointers: b.lines.map((l) => l.diagnosis_pointers ?? null),
   }))
   .superRefine((b, ctx) => {
+    b.pointers.forEach((ps, i) => {
+      for (const [j, p] of (ps ?? []).entries()) if (p > (b.diagnoses?.length ?? 0)) ctx.addIssue({ code: 'custom', path: ['lines', i, 'diagnosis_pointers', j], message: `points at diagnosis ${p}, but the claim has ${b.diagnoses?.length ?? 0}` });
+    });
     const seen = new Set<string>();
     b.lines.forEach((l, i) => {
       if (seen.has(l.line_id)) ctx.addIssue({ code: 'custom', path: ['lines', i, 'line_id'], message: `line_id ${l.line_id} is used twice` });
@@ -226,7 +232,7 @@ const EditUsedSchema = z.union([PtpEditUsedSchema, MueEditUsedSchema, AocEditUse
 
 
 export const ClaimFindingSchema = z.object({
-  kind: z.enum(['code', 'ptp', 'mue', 'aoc', 'modifier']).describe('code: the code itself (unknown, not paid by Medicare, invalid in the setting or on the date); modifier: a modifier that does not apply to the code'),
+  kind: z.enum(['code', 'ptp', 'mue', 'aoc', 'modifier', 'coverage']).describe('code: the code itself (unknown, not paid by Medicare, invalid in the setting or on the date); modifier: a modifier that does not apply to the code; coverage: the line\'s diagnoses against the LCD billing articles (with `diagnoses`)'),
   status: z.enum(['fail', 'bypassed', 'pass', 'warn', 'no_data']),
   line_ids: z.array(z.string()),
   codes: z.array(z.string()),

@@ -15,16 +15,21 @@ import { readX12 } from './x12.js';
  * query against the snapshot, then write the answer through the channel at the reader's pace.
  */
 
+/** What a remittance thread runs: an 835 explained, or an 837 checked (`server/claims/job.ts`). */
+export type JobTask = 'explain' | 'check';
+
 /** What an explanation needs, as it crosses to a worker thread. */
 export interface ExplainSpec {
+  /** Default `explain`. */
+  task?: JobTask;
   asOf: string;
   /** The request's time (ms): the answer's `generated_at`, as the pipeline's clock read it. */
   at: number;
   where: PayeeLocation;
   testKey: boolean;
   mode: ExplainMode;
-  /** json, posting-csv or worklist-csv. */
-  format: RemitFormat;
+  /** json, posting-csv or worklist-csv (a check: json or csv). */
+  format: RemitFormat | 'csv';
   /** Identifiers replaced by tokens stable within the answer. */
   redact: boolean;
   /** `RCM_REMIT_MAX_SEGMENTS`, `RCM_REMIT_MAX_CLAIMS`: a file with more is 413. */
@@ -42,20 +47,27 @@ export interface JobChannel {
   chunk(text: string): Promise<void>;
 }
 
-const limit = (what: string, n: number, max: number, setting: string) =>
-  new DomainError('payload_too_large', `the file has ${n.toLocaleString('en-US')} ${what}; one request explains at most ${max.toLocaleString('en-US')} (${setting}): split it, or explain it with rcm remit explain`);
+/** One job of a remittance thread: the file, what to do with it, the snapshot, and the channel its answer goes through. */
+export type JobRunner = (bytes: Uint8Array, spec: ExplainSpec, snapshot: () => Promise<SnapshotReader>, ch: JobChannel) => Promise<void>;
+
+/** The runners a thread or an in-process explainer knows, by task. */
+export type JobRunners = Partial<Record<JobTask, JobRunner>>;
+
+/** A file past the work limits: 413 naming the limit, the setting and the command that takes any size. */
+export const workLimit = (what: string, n: number, max: number, setting: string, task: JobTask = 'explain') =>
+  new DomainError('payload_too_large', `the file has ${n.toLocaleString('en-US')} ${what}; one request ${task === 'explain' ? 'explains' : 'checks'} at most ${max.toLocaleString('en-US')} (${setting}): split it, or ${task === 'explain' ? 'explain it with rcm remit explain' : 'check it with rcm claim check'}`);
 
 /** Runs one explanation against `snapshot` through `ch`; throws the caller's mistakes (413, 422) before `ready`. */
 export async function runExplanation(bytes: Uint8Array, spec: ExplainSpec, snapshot: () => Promise<SnapshotReader>, ch: JobChannel): Promise<void> {
   const file = readX12(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  if (file.segments > spec.maxSegments) throw limit('segments', file.segments, spec.maxSegments, 'RCM_REMIT_MAX_SEGMENTS');
-  if (file.claims > spec.maxClaims) throw limit('claims', file.claims, spec.maxClaims, 'RCM_REMIT_MAX_CLAIMS');
+  if (file.segments > spec.maxSegments) throw workLimit('segments', file.segments, spec.maxSegments, 'RCM_REMIT_MAX_SEGMENTS');
+  if (file.claims > spec.maxClaims) throw workLimit('claims', file.claims, spec.maxClaims, 'RCM_REMIT_MAX_CLAIMS');
   if (!(await ch.admit({ segments: file.segments, claims: file.claims }))) return;
   const snap = await snapshot();
   const trace = new Trace(snap, () => new Date(spec.at));
   const explanation = await explanationOf(snap, file, spec.asOf, trace, spec.where, { testKey: spec.testKey, redact: spec.redact });
   ch.ready();
-  await explanation.write((text) => ch.chunk(text), { mode: spec.mode, format: spec.format });
+  await explanation.write((text) => ch.chunk(text), { mode: spec.mode, format: spec.format === 'csv' ? 'worklist-csv' : spec.format });
 }
 
 /** An error as it crosses the thread boundary, and back. */
@@ -93,7 +105,7 @@ export const WINDOW = 2;
  * The worker thread's loop: one explanation at a time (the pool gives a thread one job), against
  * the snapshot the request named, mounted once and kept until a request names another.
  */
-export function serveExplanations(): void {
+export function serveExplanations(runners: JobRunners = { explain: runExplanation }): void {
   const port = parentPort;
   if (!port) throw new Error('serveExplanations runs in a worker thread');
   let mounted: { id: string; snap: Promise<MountedSnapshot> } | null = null;
@@ -144,7 +156,8 @@ export function serveExplanations(): void {
         port.postMessage({ kind: 'chunk', id: j.id, bytes: own } satisfies FromWorker, [own.buffer]);
       },
     };
-    runExplanation(m.bytes, m.spec, () => mount(m.dataDir, m.snapshotId), ch).then(
+    const run = runners[m.spec.task ?? 'explain'];
+    (run ? run(m.bytes, m.spec, () => mount(m.dataDir, m.snapshotId), ch) : Promise.reject(new Error(`this thread runs no ${m.spec.task} job`))).then(
       () => {
         if (job === j) job = null;
         if (!j.aborted) port.postMessage({ kind: 'done', id: j.id } satisfies FromWorker);

@@ -5,7 +5,7 @@ import { DomainError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { StreamRelay, type StreamedJson } from '../json_bytes.js';
 import { BodyBudget } from '../pipeline/body_budget.js';
-import { fromWire, runExplanation, type ExplainSpec, type FromWorker, type ToWorker } from './job.js';
+import { fromWire, runExplanation, type ExplainSpec, type FromWorker, type JobRunners, type ToWorker } from './job.js';
 
 /**
  * Remittances explained off the event loop: a 25 MB 835 takes seconds of CPU, which on the
@@ -43,6 +43,9 @@ export interface RemitExplainer {
 export interface RemitPoolOptions {
   /** `RCM_REMIT_WORKERS`: threads for tenants (the playground has one more of its own); 0 explains in process. */
   workers: number;
+  /** The jobs it runs by task (default: the 835 explanation alone), and the thread script that knows the same (default `explain_worker.mjs`). */
+  runners?: JobRunners;
+  workerScript?: URL;
   /** `RCM_REMIT_MAX_SEGMENTS`, `RCM_REMIT_MAX_CLAIMS`: a file with more is 413. */
   maxSegments: number;
   maxClaims: number;
@@ -134,9 +137,12 @@ export class InProcessExplainer implements RemitExplainer {
       let release = () => undefined as void;
       const relay = new StreamRelay();
       let started = false;
+      const spec = this.admission.spec(call);
+      const run = (this.admission.o.runners ?? { explain: runExplanation })[spec.task ?? 'explain'];
+      if (!run) return reject(new Error(`no ${spec.task} job is known here`));
       // The snapshot stays mounted while the answer is written, past the request's own hold.
       call.snapshot.retain?.();
-      runExplanation(call.bytes, this.admission.spec(call), async () => call.snapshot, {
+      run(call.bytes, spec, async () => call.snapshot, {
         admit: async ({ segments }) => {
           release = this.admission.reserve(segments);
           return true;
@@ -245,7 +251,7 @@ export class WorkerRemitExplainer implements RemitExplainer {
 
   private spawn(lane: PoolLane, slot: Slot): Worker {
     // Not the server's own flags (a loader such as tsx's): the entry registers its own.
-    const w = new Worker(new URL('./explain_worker.mjs', import.meta.url), { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: this.o.memoryMb } });
+    const w = new Worker(this.o.workerScript ?? new URL('./explain_worker.mjs', import.meta.url), { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: this.o.memoryMb } });
     w.unref();
     this.started++;
     w.on('message', (m: FromWorker) => {

@@ -1,13 +1,13 @@
 import { todayOf } from '../../datasets/_shared/dates.js';
-import { claimCheckCsv } from '../claims/csv.js';
-import { ClaimCheckQuerySchema, ClaimsCheckSchema } from '../claims/schemas.js';
-import { checkClaims } from '../claims/service.js';
-import { StreamedJson } from '../json_bytes.js';
+import { ClaimCheckQuerySchema, ClaimsCheckSchema, type ClaimsCheck } from '../claims/schemas.js';
+import type { StreamedJson } from '../json_bytes.js';
+import type { RemitExplainer } from '../remittances/pool.js';
 import { defineRoute, raw, type RouteDef } from '../route.js';
 
-/** `RCM_REMIT_MAX_MB` (bytes): the largest 837 taken, as for an 835. */
+/** `RCM_REMIT_MAX_MB` (bytes): the largest 837 taken, as for an 835; the explainer: the remittance worker pool, which checks claims too. */
 export interface ClaimRouteDeps {
   maxBytes: number;
+  explainer: RemitExplainer;
 }
 
 const CSV_TYPE = 'text/csv; charset=utf-8; header=present';
@@ -54,8 +54,8 @@ export function claimRoutes(d: ClaimRouteDeps): RouteDef[] {
       tag: 'knowledge',
       summary: "Check an X12 837 before it is sent: each line's likely denial, the fix, the expected allowed amount",
       description:
-        'The 837 (5010 X222A1 or X223A2) as the body, up to RCM_REMIT_MAX_MB. Checks: structure (CLM02, pointers, NPIs, taxonomy, dates, REF*F8: rejected before adjudication); ICD-10-CM on the date; NCCI PTP, MUE, add-on edits and code status as POST /v1/ncci/validate (commercial: warnings); Medicare coverage (LCD articles of the state); duplicates; prior authorization (REF*G1); timely filing (`submit_by`). ' +
-        'Each finding: `if_sent` (group, CARC, RARC, the denial rules table\'s next step), `fix`, citations, segment. `expected_allowed`: the payment route\'s (Medicare). No data in force: `incomplete`, see `unchecked`. MCP: the first 100 claims. PHI: nothing is cached, logged or stored.',
+        'The 837 (X222A1 or X223A2) as the body, up to RCM_REMIT_MAX_MB, on the remittance threads. Checks structure, ICD-10-CM, NCCI as POST /v1/ncci/validate, Medicare coverage, duplicates, global periods, NDCs, prior auth, timely filing. ' +
+        'Each finding: `if_sent` (group, CARC, RARC, next step), `fix`, citations, segment. No data in force: `unchecked`. MCP: the first 100 claims. PHI: nothing is cached, logged or stored.',
       auth: { scope: 'knowledge' },
       reads: 'snapshot',
       cache: false,
@@ -67,14 +67,18 @@ export function claimRoutes(d: ClaimRouteDeps): RouteDef[] {
         { summary: 'an 835 remittance is not a claim', status: 422, body: 'ISA*00*          *00*          *ZZ*A              *ZZ*B              *260105*1200*^*00501*000000001*0*T*:~GS*HP*A*B*20260105*1200*1*X*005010X221A1~ST*835*0001~BPR*I*0*C*NON************20260105~TRN*1*1*1~SE*4*0001~GE*1*1~IEA*1*000000001~' },
         { summary: 'no key', status: 401, key: 'none', body: EXAMPLE_837 },
       ],
-      handler: async ({ body, query, snapshot, auth, now, transport, header, trace }) => {
-        if (auth?.key_type === 'test') trace.warn('test keys and the test host must not carry PHI: send only de-identified or synthetic 837 files with a test key');
+      // A playground key's file while the playground's thread is busy, or past its size: refused unread.
+      preflight: ({ auth, declaredBytes }) => d.explainer.preflight({ tenant: auth?.tenant_id ?? '', playground: auth?.ephemeral === true }, declaredBytes),
+      handler: async ({ body, query, snapshot, auth, now, transport, header }) => {
         const csv = transport !== 'mcp' && (query.format === 'csv' || (query.format === undefined && /\btext\/csv\b/i.test(header('accept') ?? '')));
-        const today = todayOf(now());
-        const check = await checkClaims(snapshot, body, { asOf: query.as_of ?? today, today, where: { ccn: query.ccn, locality: query.locality }, trace, summary: transport === 'mcp' });
-        if (!csv) return check;
-        const text = Buffer.from(claimCheckCsv([{ file: null, check }]));
-        return new StreamedJson<typeof check>(async (write) => write(text), () => undefined, CSV_TYPE);
+        // Off the event loop (the remittance worker pool), streamed at the reader's pace.
+        const answer = await d.explainer.explain({
+          caller: { tenant: auth?.tenant_id ?? '', playground: auth?.ephemeral === true },
+          snapshot,
+          bytes: body,
+          spec: { task: 'check', asOf: query.as_of ?? todayOf(now()), at: now().getTime(), where: { ccn: query.ccn, locality: query.locality }, testKey: auth?.key_type === 'test', mode: transport === 'mcp' ? 'summary' : 'full', format: csv ? 'csv' : 'json', redact: false },
+        });
+        return (csv ? answer.as(CSV_TYPE) : answer) as StreamedJson<ClaimsCheck>;
       },
     }),
   ];

@@ -49,7 +49,7 @@ export function buildRoutes(
     ...priorAuthRoutes,
     ...b340Routes,
     ...remittanceRoutes(sys.remittances ?? { maxBytes: DEFAULT_REMIT_MAX_BYTES, explainer: inert('remittances.explainer') }),
-    ...claimRoutes({ maxBytes: sys.remittances?.maxBytes ?? DEFAULT_REMIT_MAX_BYTES }),
+    ...claimRoutes(sys.remittances ?? { maxBytes: DEFAULT_REMIT_MAX_BYTES, explainer: inert('remittances.explainer') }),
     ...conceptRoutes(sys.concepts ?? { licensed: false }),
     ...npiRoutes(sys.npi ?? { registry: null }),
     ...policyDocumentRoutes(sys.policyDocuments ?? { parser: inert('policy parser'), maxBytes: DEFAULT_POLICY_MAX_BYTES }),

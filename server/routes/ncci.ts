@@ -7,6 +7,7 @@ import { resolvePayerIn } from '../payers/service.js';
 import { ncciSources } from '../ncci/sources.js';
 import { defineRoute, json, type RouteDef } from '../route.js';
 import { checkClaim, MUE_ADJUDICATION_CITATION, mueWhenExceeded, NCCI_POLICY_MANUAL } from '../ncci/validate.js';
+import { coverageFindings } from '../ncci/coverage.js';
 import { ClaimValidationSchema, ValidateBodySchema, AocLookupSchema, CodeParams, DosQuery, MedicaidMueListSchema, MueDosQuery, MedicareMueListSchema, PtpEditSchema, PtpQuerySchema, type ClaimLine, type PtpEdit } from '../ncci/schemas.js';
 import { auditSummary } from '../writer/ptp_sentinel.js';
 import { aocEdit, medicaidMueNote, requireQuarterCovered, toPtpEdit } from '../ncci/service.js';
@@ -320,6 +321,7 @@ const validateRoute = defineRoute({
     // Medicare's payment rules (PFS status, OPPS status indicators, code dates) apply to a Medicare claim: no payer, or a Medicare payer.
     const medicare = !resolved.payer || resolved.payer.payer_type === 'medicare';
     const check = await checkClaim(lines, claimLookups(snapshot, src, { medicare, undated }), body.setting);
+    if (medicare && body.diagnoses?.length) check.findings.push(...(await coverageFindings(snapshot, lines, body.pointers, body.diagnoses, body.state ?? null, trace)));
     const count = (s: string) => check.findings.filter((f) => f.status === s).length;
     trace.useAll(check.read).useAll(check.versions).warn(...check.warnings).degrade(check.degraded || count('no_data') > 0);
     if (src.warning) trace.warn(src.warning);
