@@ -10,7 +10,7 @@ import { checkClaims } from './service.js';
 // The seeds' NCCI PTP edit 11042 / 97597 (indicator 1) and practitioner MUE of 99213 (2), 2026Q3.
 let snap: SnapshotReader & { close(): void };
 beforeAll(async () => {
-  snap = await openSeedSnapshot(['ncci_ptp_prac', 'ncci_mue_prac', 'ncci_aoc', 'x12_codes', 'payers', 'mac_jurisdictions', 'icd10cm']);
+  snap = await openSeedSnapshot(['ncci_ptp_prac', 'ncci_mue_prac', 'ncci_aoc', 'x12_codes', 'payers', 'mac_jurisdictions', 'icd10cm', 'mcd_coverage', 'mcd_documents']);
 });
 afterAll(() => snap.close());
 
@@ -57,6 +57,27 @@ describe('the loop closed: predictions against the remittance that followed', ()
     expect(outcome('A3', '99214')).toMatchObject({ outcome: 'missed', predicted: [], denied: ['CO-50'] });
     expect(loop.predictions).toEqual({ confirmed: 1, missed: 1, false_alarm: 1, none: 1, lines: 4, lines_not_linked: 0 });
     expect(loop.not_remitted).toEqual([]);
+  });
+
+  it('finds each check\'s prediction confirmed by a remittance that denies those lines as predicted', async () => {
+    // The claims written for each check (seeds: PTP 11042/97597 indicator 1, MUE 99213 = 2, A99001 covering
+    // M47.812/M47.816 for 64493 in NY, M54.16 pointed at; a duplicate line), and the remittance a Medicare contractor would send.
+    const sent = await checkClaims(snap, claim837([
+      { pcn: 'P1', lines: [{ code: '11042', charge: '300' }, { code: '97597' }] },
+      { pcn: 'P2', lines: [{ code: '99213', units: 3, charge: '300' }] },
+      { pcn: 'P3', lines: [{ code: '99214' }, { code: '99214' }] },
+      { pcn: 'P4', lines: [{ code: '64493' }] },
+    ]), { asOf: '2026-08-20', today: '2026-08-20', where: {}, trace: trace() });
+    const back = await remitted([
+      'CLP*P1*1*400*250*0*MB*ICN1*11', 'SVC*HC:11042*300*250**1', 'DTM*472*20260801', 'CAS*CO*45*50', 'SVC*HC:97597*100*0**1', 'DTM*472*20260801', 'CAS*CO*97*100', 'LQ*HE*M80',
+      'CLP*P2*4*300*0*0*MB*ICN2*11', 'SVC*HC:99213*300*0**3', 'DTM*472*20260801', 'CAS*CO*151*300', 'LQ*HE*N362',
+      'CLP*P3*1*200*80*0*MB*ICN3*11', 'SVC*HC:99214*100*80**1', 'DTM*472*20260801', 'CAS*CO*45*20', 'SVC*HC:99214*100*0**1', 'DTM*472*20260801', 'CAS*OA*18*100',
+      'CLP*P4*4*100*0*0*MB*ICN4*11', 'SVC*HC:64493*100*0**1', 'DTM*472*20260801', 'CAS*CO*50*100', 'LQ*HE*N115',
+    ]);
+    const loop = closeLoop(back, [sent]);
+    const confirmed = loop.claims.flatMap((c) => c.lines.filter((l) => l.outcome === 'confirmed').map((l) => `${c.patient_control_number} ${l.code} ${l.predicted.join(',')}`));
+    expect(confirmed).toEqual(['P1 97597 CO-97', 'P2 99213 CO-151', 'P3 99214 OA-18', 'P4 64493 CO-50']);
+    expect(loop.predictions).toMatchObject({ confirmed: 4, missed: 0, false_alarm: 0 });
   });
 
   it('links by REF*6R first and by the billed code when the payer recoded (SVC06); leaves reversals out; lists checked claims not remitted', async () => {
