@@ -449,7 +449,7 @@ export function buildOpenApi(routes: RouteDef[], opts: OpenApiOptions): Json {
           [r.body.contentType]: { schema: file },
           ...Object.fromEntries((r.body.alsoTypes ?? []).map((t) => [t, { schema: { ...file, contentMediaType: t } }])),
           ...(r.body.multipartField
-            ? { 'multipart/form-data': { schema: { type: 'object', required: [r.body.multipartField], properties: { [r.body.multipartField]: file } } } }
+            ? { 'multipart/form-data': { schema: { type: 'object', required: [r.body.multipartField], properties: { [r.body.multipartField]: file, ...Object.fromEntries((r.body.multipartExtra ?? []).map((x) => [x.name, { type: 'array', items: { type: 'string', contentMediaType: file.contentMediaType }, description: x.description }])) } } } }
             : {}),
         },
       };

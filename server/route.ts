@@ -70,6 +70,8 @@ export interface RawBody {
   alsoTypes?: string[];
   /** As an MCP tool, the body is this string argument (a text document: an 835), sent as `contentType`. */
   toolArgument?: { name: string; description: string };
+  /** Other file parts a `multipart/form-data` body may carry beside `multipartField`, one or more each (the 837s behind an 835): the handler's `parts`. */
+  multipartExtra?: { name: string; description: string }[];
 }
 
 export type BodyKind = JsonBody | RawBody;
@@ -99,13 +101,14 @@ export interface ResponseHeader {
 }
 
 export const json = <S extends z.ZodType>(schema: S, maxBytes?: number): JsonBody<S> => ({ kind: 'json', schema, ...(maxBytes ? { maxBytes } : {}) });
-export const raw = (contentType: string, maxBytes: number, multipartField?: string, alsoTypes?: string[], toolArgument?: RawBody['toolArgument']): RawBody => ({
+export const raw = (contentType: string, maxBytes: number, multipartField?: string, alsoTypes?: string[], toolArgument?: RawBody['toolArgument'], multipartExtra?: RawBody['multipartExtra']): RawBody => ({
   kind: 'raw',
   contentType,
   maxBytes,
   ...(multipartField ? { multipartField } : {}),
   ...(alsoTypes?.length ? { alsoTypes } : {}),
   ...(toolArgument ? { toolArgument } : {}),
+  ...(multipartExtra?.length ? { multipartExtra } : {}),
 });
 
 export interface AuthInfo {
@@ -140,6 +143,8 @@ export interface RouteContext<P, Q, B, X = undefined> {
   params: P;
   query: Q;
   body: B;
+  /** A raw body's other multipart file parts by name (`RawBody.multipartExtra`); empty otherwise. */
+  parts: Readonly<Record<string, Buffer[]>>;
   /** What the route's `resolve` step looked up from the input (a payer row, the NCCI files). */
   resolved: X;
   /** The snapshot this request reads (only on routes that declare `reads: snapshot...`). */

@@ -1,7 +1,7 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { CARC_CLASS, type CarcClass } from '../../lib/vocabulary/carc.js';
 import { ownValue } from '../../lib/own.js';
-import type { RemitClaim } from '../remittances/schemas.js';
+import { ClaimLoopSchema, type LOOP_OUTCOMES, type RemitClaim } from '../remittances/schemas.js';
 import type { CheckedClaim, ClaimsCheck } from './schemas.js';
 
 /**
@@ -16,32 +16,6 @@ import type { CheckedClaim, ClaimsCheck } from './schemas.js';
 
 const NOT_DENIAL: ReadonlySet<CarcClass> = new Set(['contractual', 'patient_share', 'sequestration', 'payment_increase']);
 
-export const LOOP_OUTCOMES = ['confirmed', 'missed', 'false_alarm', 'none'] as const;
-
-export const ClaimLoopSchema = z
-  .object({
-    claims: z.array(
-      z.object({
-        patient_control_number: z.string(),
-        payer_claim_control_number: z.string().nullable(),
-        checked: z.boolean().describe('false: no checked claim has this CLM01'),
-        lines: z.array(
-          z.object({
-            code: z.string().nullable(),
-            date_of_service: z.string().nullable(),
-            checked_line: z.int().nullable().describe('the 837 line (LX01) it is linked to; null when none is'),
-            linked_by: z.enum(['control_number', 'code_and_date']).nullable(),
-            predicted: z.array(z.string()).describe('the adjustments the check predicted for the line (`CO-97`)'),
-            denied: z.array(z.string()).describe('the adjustments of a denial class the payer sent (`CO-97`)'),
-            outcome: z.enum(LOOP_OUTCOMES),
-          }),
-        ),
-      }),
-    ),
-    predictions: z.object({ confirmed: z.int(), missed: z.int(), false_alarm: z.int(), none: z.int(), lines: z.int(), lines_not_linked: z.int() }),
-    not_remitted: z.array(z.string()).describe('checked claims (CLM01) no remittance answered'),
-  })
-  .meta({ id: 'ClaimLoop' });
 export type ClaimLoop = z.output<typeof ClaimLoopSchema>;
 
 type CheckedLine = CheckedClaim['lines'][number];

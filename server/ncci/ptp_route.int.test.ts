@@ -13,6 +13,7 @@ describe('PTP route with an injected writer', () => {
     const trace = new Trace(snap, now);
     return (await prac!.handler({
       params: undefined,
+      parts: {},
       query: PtpQuerySchema.parse(q),
       body: undefined,
       resolved: { payer: null },

@@ -14,6 +14,7 @@ export class CallContext implements RouteContext<unknown, unknown, unknown, unkn
   readonly params: unknown;
   readonly query: unknown;
   readonly body: unknown;
+  readonly parts: Readonly<Record<string, Buffer[]>>;
   readonly resolved: unknown;
   private traced?: Trace;
 
@@ -33,6 +34,7 @@ export class CallContext implements RouteContext<unknown, unknown, unknown, unkn
     this.params = input.params;
     this.query = input.query;
     this.body = input.body;
+    this.parts = input.parts ?? {};
     this.resolved = input.resolved;
   }
 

@@ -22,6 +22,8 @@ export interface ValidInput {
   params: unknown;
   query: unknown;
   body: unknown;
+  /** A raw body's other multipart parts by name (`RawBody.multipartExtra`). */
+  parts?: Record<string, Buffer[]>;
   resolved: unknown;
   cacheKey?: string;
   /**
@@ -135,6 +137,7 @@ export class InputDecoder {
     issues.push(...shaped.issues);
     const query = route.query ? parse(route.query, 'query', shaped.query) : undefined;
     let body: unknown;
+    let parts: Record<string, Buffer[]> | undefined;
     let decoded: unknown;
     const b = route.body;
     if (b?.kind === 'json') {
@@ -143,7 +146,7 @@ export class InputDecoder {
       if (decoded !== NO_BODY) body = parse(b.schema, 'body', decoded);
       else decoded = undefined;
     } else if (b?.kind === 'raw') {
-      body = await rawBody(req, b);
+      ({ bytes: body, parts } = await rawBody(req, b));
     } else if (req.body && 'bytes' in req.body && req.body.bytes.length > 0) {
       issues.push({ loc: ['body'], msg: 'This endpoint takes no request body', type: 'extra_forbidden' });
     }
@@ -155,7 +158,7 @@ export class InputDecoder {
       resolved = r.value;
     }
     if (issues.length) throw new ValidationError(issues);
-    return { params, query, body, resolved };
+    return { params, query, body, resolved, ...(parts ? { parts } : {}) };
   }
 }
 
@@ -221,17 +224,18 @@ function jsonBody(req: InputRequest, maxBytes: number, issues: Issue[], maxDepth
   }
 }
 
-async function rawBody(req: InputRequest, b: RawBody): Promise<Buffer> {
+async function rawBody(req: InputRequest, b: RawBody): Promise<{ bytes: Buffer; parts?: Record<string, Buffer[]> }> {
   const { contentType, maxBytes } = b;
   let bytes = req.body && 'bytes' in req.body ? req.body.bytes : Buffer.alloc(0);
   if (bytes.length > maxBytes) throw new DomainError('payload_too_large', `request body exceeds ${maxBytes} bytes`);
   const header = req.headers['content-type'] ?? '';
   const type = header.split(';')[0]!.trim().toLowerCase();
+  let parts: Record<string, Buffer[]> | undefined;
   if (type === 'multipart/form-data' && b.multipartField) {
-    bytes = (await multipartFile(bytes, header, b.multipartField)).bytes;
+    ({ bytes, parts } = await multipartFile(bytes, header, b.multipartField, (b.multipartExtra ?? []).map((x) => x.name)));
   } else if (type !== contentType && !(b.alsoTypes ?? []).includes(type)) {
     throw new DomainError('unsupported_media_type', `send the body as ${[contentType, ...(b.alsoTypes ?? [])].join(' or ')}${b.multipartField ? ` or multipart/form-data (field '${b.multipartField}')` : ''} (got ${type || 'no content type'})`);
   }
   if (bytes.length === 0) throw new ValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
-  return bytes;
+  return { bytes, ...(parts ? { parts } : {}) };
 }

@@ -17,7 +17,7 @@ const SLICE = 64 * 1024;
  * the first limit passed); a body with no such part, too many parts, or that is not well-formed,
  * is a 422 naming what is wrong.
  */
-export function multipartFile(body: Buffer, contentTypeHeader: string, field: string): Promise<{ bytes: Buffer; contentType: string | null; filename: string | null }> {
+export function multipartFile(body: Buffer, contentTypeHeader: string, field: string, extra: readonly string[] = []): Promise<{ bytes: Buffer; contentType: string | null; filename: string | null; parts: Record<string, Buffer[]> }> {
   if (!/boundary=/i.test(contentTypeHeader)) return Promise.reject(new DomainError('unsupported_media_type', 'multipart/form-data needs a boundary parameter'));
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
@@ -45,12 +45,20 @@ export function multipartFile(body: Buffer, contentTypeHeader: string, field: st
     parser.on('error', (e: Error) => fail(`the multipart body is not well formed (${e.message})`));
     parser.on('close', () => {
       if (failed) return;
-      const part = files.find((p) => p.name === field) ?? (files.filter((p) => p.filename !== null).length === 1 ? files.find((p) => p.filename !== null) : undefined);
+      const named = files.filter((p) => !extra.includes(p.name));
+      const part = named.find((p) => p.name === field) ?? (named.filter((p) => p.filename !== null).length === 1 ? named.find((p) => p.filename !== null) : undefined);
       if (!part || part.bytes.length === 0) {
         reject(new ValidationError([{ loc: ['body', field], msg: `send the document as the form field '${field}' (a file part)`, type: 'missing' }]));
         return;
       }
-      resolve({ bytes: part.bytes, contentType: part.contentType, filename: part.filename });
+      // The other parts the route takes, by name, in the order sent (an empty one is a mistake: 422).
+      const parts: Record<string, Buffer[]> = {};
+      for (const p of files) {
+        if (!extra.includes(p.name)) continue;
+        if (p.bytes.length === 0) return reject(new ValidationError([{ loc: ['body', p.name], msg: `the part '${p.name}' is empty`, type: 'missing' }]));
+        (parts[p.name] ??= []).push(p.bytes);
+      }
+      resolve({ bytes: part.bytes, contentType: part.contentType, filename: part.filename, parts });
     });
     // Fed in slices, so parsing stops at the first limit passed instead of scanning the rest of the
     // body for boundaries it would ignore (busboy keeps scanning a single buffer to its end).

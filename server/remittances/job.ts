@@ -15,13 +15,15 @@ import { readX12 } from './x12.js';
  * query against the snapshot, then write the answer through the channel at the reader's pace.
  */
 
-/** What a remittance thread runs: an 835 explained, or an 837 checked (`server/claims/job.ts`). */
-export type JobTask = 'explain' | 'check';
+/** What a remittance thread runs: an 835 explained, an 837 checked (`server/claims/job.ts`), or both and the loop closed (`server/x12_jobs.ts`). */
+export type JobTask = 'explain' | 'check' | 'loop';
 
 /** What an explanation needs, as it crosses to a worker thread. */
 export interface ExplainSpec {
   /** Default `explain`. */
   task?: JobTask;
+  /** `loop`: the 837s the remittance's claims were sent as. */
+  claims?: Uint8Array[];
   asOf: string;
   /** The request's time (ms): the answer's `generated_at`, as the pipeline's clock read it. */
   at: number;
@@ -157,6 +159,7 @@ export function serveExplanations(runners: JobRunners = { explain: runExplanatio
       },
     };
     const run = runners[m.spec.task ?? 'explain'];
+    // A loop's 837s came as copies (structured clone): they are this thread's.
     (run ? run(m.bytes, m.spec, () => mount(m.dataDir, m.snapshotId), ch) : Promise.reject(new Error(`this thread runs no ${m.spec.task} job`))).then(
       () => {
         if (job === j) job = null;

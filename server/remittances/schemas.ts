@@ -408,6 +408,37 @@ const ReversalSchema = z
   })
   .meta({ id: 'RemittanceReversal' });
 
+/**
+ * The loop closed (`server/claims/loop.ts`): each remitted line against what the claim check
+ * predicted for it before the 837 was sent.
+ */
+export const LOOP_OUTCOMES = ['confirmed', 'missed', 'false_alarm', 'none'] as const;
+
+export const ClaimLoopSchema = z
+  .object({
+    claims: z.array(
+      z.object({
+        patient_control_number: z.string(),
+        payer_claim_control_number: z.string().nullable(),
+        checked: z.boolean().describe('false: no checked claim has this CLM01'),
+        lines: z.array(
+          z.object({
+            code: z.string().nullable(),
+            date_of_service: z.string().nullable(),
+            checked_line: z.int().nullable().describe('the 837 line (LX01) it is linked to; null when none is'),
+            linked_by: z.enum(['control_number', 'code_and_date']).nullable(),
+            predicted: z.array(z.string()).describe('the adjustments the check predicted for the line (`CO-97`)'),
+            denied: z.array(z.string()).describe('the adjustments of a denial class the payer sent (`CO-97`)'),
+            outcome: z.enum(LOOP_OUTCOMES),
+          }),
+        ),
+      }),
+    ),
+    predictions: z.object({ confirmed: z.int(), missed: z.int(), false_alarm: z.int(), none: z.int(), lines: z.int(), lines_not_linked: z.int() }),
+    not_remitted: z.array(z.string()).describe('checked claims (CLM01) no remittance answered'),
+  })
+  .meta({ id: 'ClaimLoop' });
+
 export const RemitExplanationSchema = z
   .object({
     as_of: z.string(),
@@ -427,6 +458,7 @@ export const RemitExplanationSchema = z
     findings: z.array(RemitFindingSchema),
     worklist: z.array(WorklistItemSchema).describe('adjustments with something to do (not `no_action`), underpaid lines and rejected acknowledgments, grouped by payer, group, reason and remedy, earliest deadline first'),
     reversals: z.array(ReversalSchema).describe('each reversal (CLP02 22) read in this call with its correction, when one pairs'),
+    loop: ClaimLoopSchema.optional().describe('with the 837s as `claims` parts of a multipart body: each remitted line marked `confirmed`, `missed`, `false_alarm` or `none` against the claim check\'s prediction'),
     truncated: z.boolean().optional().describe('the MCP tool only: true when its bounded summary left something out (the transactions answer without their claims; at most 100 worklist items and findings); the whole answer comes from this route or `rcm remit explain`'),
     reliability: ReliabilitySchema,
   })
