@@ -176,6 +176,17 @@ describe('POST /v1/claims/check: what each check predicts, worked by hand from t
     expect(r.body.claims[0].unchecked.find((u: { check: string }) => u.check === 'ncci').reason).toMatch(/^no ncci_ptp_prac, ncci_mue_prac or ncci_aoc version loaded covers date of service 2026-01-15/);
   });
 
+  it('decides nothing by a file read from a version not in force: the add-on file of 2026Q3 on a 2026Q2 date', async () => {
+    // 2026-05-15: PTP 32.1 and the practitioner MUE of 2026Q2 are in force; the add-on file is 2026Q3 only.
+    const r = await post(claim837([{ pcn: 'Q2', lines: [{ code: '11042', date: '2026-05-15' }, { code: '97597', date: '2026-05-15' }, { code: '99417', date: '2026-05-15' }] }]));
+    const claim = r.body.claims[0];
+    expect(claim.unchecked).toContainEqual({ check: 'ncci', reason: "no ncci_aoc version in force on the claim's dates is loaded: its edits were not applied" });
+    expect(failed(claim.lines[1].findings).find((f: Finding) => f.kind === 'ptp')).toMatchObject({ status: 'fail', if_sent: { carc: '97' } });
+    const aoc = claim.lines.flatMap((l: { findings: Finding[] }) => l.findings.filter((x) => x.kind === 'aoc'));
+    expect(aoc.length).toBeGreaterThan(0);
+    for (const f of aoc) expect(f.status).toBe('no_data');
+  });
+
   it('answers the findings as CSV, one row per finding, cells safe in a spreadsheet', async () => {
     const r = await post(claim837([{ pcn: '=PTP1', lines: [{ code: '11042' }, { code: '97597' }] }]), '?format=csv');
     expect(r.status).toBe(200);

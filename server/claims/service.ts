@@ -119,6 +119,8 @@ async function checkNcci(p: Prepared, k: Checking): Promise<void> {
   const check = await checkClaim(lines, claimLookups(p.snapshot, src, { medicare }), setting);
   p.trace.useAll(check.versions);
   const commercial = type !== 'medicare' && type !== 'medicaid';
+  // Only a version in force on the date decides: a file read from its nearest version says nothing.
+  for (const d of check.not_in_force) k.unchecked.push({ check: 'ncci', reason: `no ${d} version in force on the claim's dates is loaded: its edits were not applied` });
   for (const f of check.findings) {
     const idx = f.line_ids.map((id) => byId.get(id)!).filter((x) => x !== undefined);
     // A PTP edit denies its column 2 code; every other finding is on its own line.
@@ -126,6 +128,10 @@ async function checkNcci(p: Prepared, k: Checking): Promise<void> {
     const on = edit?.type === 'ptp' ? (idx.find((x) => claim.lines[x]!.code === edit.column2) ?? idx.at(-1)!) : idx[0]!;
     const line = claim.lines[on]!;
     const numbers = idx.map((x) => claim.lines[x]!.line_number);
+    if (f.edit && check.not_in_force.includes(f.edit.dataset)) {
+      k.lineFindings[on]!.push(observed(f.kind, 'no_data', `${f.message} (read from ${f.edit.dataset} ${f.edit.version}, not in force on the date: not decided)`, line.segment, numbers));
+      continue;
+    }
     if (f.status === 'pass' || f.status === 'bypassed') {
       if (f.kind !== 'code') k.lineFindings[on]!.push(observed(f.kind, 'pass', f.message, line.segment, numbers));
       continue;

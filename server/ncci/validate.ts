@@ -100,6 +100,8 @@ export interface ClaimCheck {
   warnings: string[];
   /** True when a file was read from a version that does not cover a line's date of service. */
   degraded: boolean;
+  /** The files read from such a version (the claim check decides nothing by them). */
+  not_in_force: string[];
   /** dataset -> version label of every file the day loads read (NCCI files and, for Medicare, the fee schedules). */
   read: Record<string, string>;
   pairs_checked: number;
@@ -115,15 +117,17 @@ export async function checkClaim(lines: ClaimLine[], lk: ClaimLookups, setting: 
   const c = claimContext(lines, setting, (l) => days.get(l.date_of_service)!);
   // A file read from a version that does not cover a line's date makes the whole check degraded.
   let degraded = false;
+  const notInForce = new Set<string>();
   const read: Record<string, string> = {};
   for (const day of days.values()) {
     for (const v of day.coverage ?? []) {
       read[v.dataset] = v.version;
       if (v.covered) continue;
       degraded = true;
+      notInForce.add(v.dataset);
       if (v.warning) c.warnings.add(v.warning);
     }
   }
   for (const edit of CLAIM_EDITS) edit.check(c);
-  return { findings: c.findings, versions: c.versions, warnings: [...c.warnings], degraded, read, pairs_checked: c.pairs_checked };
+  return { findings: c.findings, versions: c.versions, warnings: [...c.warnings], degraded, not_in_force: [...notInForce], read, pairs_checked: c.pairs_checked };
 }
