@@ -118,7 +118,8 @@ async function checkNcci(p: Prepared, k: Checking): Promise<void> {
   const medicare = type === 'medicare';
   const check = await checkClaim(lines, claimLookups(p.snapshot, src, { medicare }), setting);
   p.trace.useAll(check.versions);
-  const commercial = type !== 'medicare' && type !== 'medicaid';
+  // A payer whose curated rules say it applies NCCI (or Medicare Advantage, which follows it) is held to it; any other gets Medicare's edits as warnings.
+  const commercial = type !== 'medicare' && type !== 'medicaid' && type !== 'medicare_advantage' && !k.c.payer.row?.ncci_edit_set;
   // Only a version in force on the date decides: a file read from its nearest version says nothing.
   for (const d of check.not_in_force) k.unchecked.push({ check: 'ncci', reason: `no ${d} version in force on the claim's dates is loaded: its edits were not applied` });
   for (const f of check.findings) {

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { toolResultBytes, toolsFromRoutes } from './tools.js';
 import { defineRoute } from '../route.js';
 import { LIVE_HOST, rawRequest, startTestServer, type TestServer } from '../../testing/harness.js';
-import { remit835 } from '../../testing/x12.js';
+import { claim837, remit835 } from '../../testing/x12.js';
 
 let t: TestServer;
 const clients: Client[] = [];
@@ -132,6 +132,22 @@ describe('explainRemittance as an MCP tool', () => {
     expect(summary.summary.adjustments).toBe(2);
     expect(summary.truncated).toBe(true);
     expect(summary.reliability.warnings.join(' ')).toMatch(/the whole answer comes from POST \/v1\/remittances\/explain or `rcm remit explain`/);
+  });
+});
+
+describe('checkClaims as an MCP tool', () => {
+  it('takes the 837 text as its `claims` argument and answers what REST answers, at most 100 claims', async () => {
+    const few = claim837([{ pcn: 'M1', lines: [{ code: '11042' }, { code: '97597' }] }]);
+    const client = await connect(t.key);
+    const res = await client.callTool({ name: 'checkClaims', arguments: { claims: few } });
+    expect(res.isError ?? false, JSON.stringify(res.content)).toBe(false);
+    const rest = await t.request('/v1/claims/check', { method: 'POST', body: few, headers: { 'Content-Type': 'application/edi-x12' } });
+    const answer = res.structuredContent as { claims: unknown[]; summary: { truncated: boolean } };
+    expect(stable({ ...answer, reliability: undefined })).toEqual(stable({ ...rest.body, reliability: undefined }));
+    const many = claim837(Array.from({ length: 105 }, (_, i) => ({ pcn: `N${i}`, member: `M${String(i).padStart(10, '0')}`, lines: [{ code: '99213' }] })));
+    const cut = (await client.callTool({ name: 'checkClaims', arguments: { claims: many } })).structuredContent as { claims: unknown[]; summary: { claims: number; truncated: boolean }; reliability: { warnings: string[] } };
+    expect([cut.claims.length, cut.summary.claims, cut.summary.truncated]).toEqual([100, 105, true]);
+    expect(cut.reliability.warnings.join(' ')).toMatch(/the first 100 of 105 claims/);
   });
 });
 
