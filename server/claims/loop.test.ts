@@ -10,7 +10,7 @@ import { checkClaims } from './service.js';
 // The seeds' NCCI PTP edit 11042 / 97597 (indicator 1) and practitioner MUE of 99213 (2), 2026Q3.
 let snap: SnapshotReader & { close(): void };
 beforeAll(async () => {
-  snap = await openSeedSnapshot(['ncci_ptp_prac', 'ncci_mue_prac', 'ncci_aoc', 'x12_codes', 'payers', 'mac_jurisdictions', 'icd10cm', 'mcd_coverage', 'mcd_documents']);
+  snap = await openSeedSnapshot(['ncci_ptp_prac', 'ncci_mue_prac', 'ncci_aoc', 'x12_codes', 'payers', 'mac_jurisdictions', 'icd10cm', 'mcd_coverage', 'mcd_documents', 'mpfs_rvu']);
 });
 afterAll(() => snap.close());
 
@@ -78,6 +78,19 @@ describe('the loop closed: predictions against the remittance that followed', ()
     const confirmed = loop.claims.flatMap((c) => c.lines.filter((l) => l.outcome === 'confirmed').map((l) => `${c.patient_control_number} ${l.code} ${l.predicted.join(',')}`));
     expect(confirmed).toEqual(['P1 97597 CO-97', 'P2 99213 CO-151', 'P3 99214 OA-18', 'P4 64493 CO-50']);
     expect(loop.predictions).toMatchObject({ confirmed: 4, missed: 0, false_alarm: 0 });
+  });
+
+  it('counts a prediction across claims on the line it names: the visit in a global period, denied CO-97 M144, is confirmed', async () => {
+    // seeds/mpfs_rvu PPRRVU2025_Oct.csv: 27447 GLOB DAYS 090, in force on 2025 dates.
+    const sent = await checkClaims(snap, claim837([
+      { pcn: 'S1', lines: [{ code: '27447', charge: '2000', date: '2025-11-03' }] },
+      { pcn: 'V1', lines: [{ code: '99213', date: '2025-11-20' }] },
+    ]), { asOf: '2025-12-01', today: '2025-12-01', where: {}, trace: trace() });
+    expect(sent.cross_claim_findings.map((f) => f.kind)).toEqual(['global_surgery']);
+    const back = await remitted(['CLP*V1*4*100*0*0*MB*ICN9*11', 'SVC*HC:99213*100*0**1', 'DTM*472*20251120', 'CAS*CO*97*100', 'LQ*HE*M144']);
+    const loop = closeLoop(back, [sent]);
+    expect(loop.claims[0]!.lines[0]).toMatchObject({ outcome: 'confirmed', predicted: ['CO-97'], denied: ['CO-97'] });
+    expect(loop.not_remitted).toEqual(['S1']);
   });
 
   it('links by REF*6R first and by the billed code when the payer recoded (SVC06); leaves reversals out; lists checked claims not remitted', async () => {

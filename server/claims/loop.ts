@@ -22,9 +22,11 @@ type CheckedLine = CheckedClaim['lines'][number];
 
 const classOf = (carc: string | null | undefined): CarcClass | undefined => (carc ? ownValue(CARC_CLASS, carc) : undefined);
 
-/** The line's predicted adjustments: its failed findings' (a structural rejection predicts no CARC). */
-function predictions(l: CheckedLine): { label: string; cls: CarcClass | undefined }[] {
-  return l.findings.filter((f) => f.status === 'fail' && f.if_sent && !f.if_sent.rejected).map((f) => ({ label: `${f.if_sent!.group}-${f.if_sent!.carc}`, cls: classOf(f.if_sent!.carc) }));
+type Predicted = { label: string; cls: CarcClass | undefined };
+
+/** The line's predicted adjustments: its failed findings' (a structural rejection predicts no CARC), and those across claims that name it last (the later duplicate, the visit in a global period). */
+function predictions(l: CheckedLine, across: readonly Predicted[] = []): Predicted[] {
+  return [...l.findings.filter((f) => f.status === 'fail' && f.if_sent && !f.if_sent.rejected).map((f) => ({ label: `${f.if_sent!.group}-${f.if_sent!.carc}`, cls: classOf(f.if_sent!.carc) })), ...across];
 }
 
 /** Links the remitted lines to the checked lines of one claim: REF*6R, then code (SVC06 when recoded) and date in order. */
@@ -48,7 +50,16 @@ function linkLines(remit: RemitClaim, checked: CheckedClaim): ({ line: CheckedLi
 /** The loop of remitted claims against the checks of the claims sent (the later of two checks of one CLM01 wins). */
 export function closeLoop(remitted: readonly RemitClaim[], checks: readonly ClaimsCheck[]): ClaimLoop {
   const checked = new Map<string, CheckedClaim>();
-  for (const c of checks) for (const claim of c.claims) checked.set(claim.patient_control_number, claim);
+  const across = new Map<string, Predicted[]>();
+  for (const c of checks) {
+    for (const claim of c.claims) checked.set(claim.patient_control_number, claim);
+    for (const f of c.cross_claim_findings) {
+      const denied = f.claims.at(-1);
+      if (f.status !== 'fail' || !denied || f.if_sent.rejected) continue;
+      const key = `${denied.patient_control_number}|${denied.line_number}`;
+      across.set(key, [...(across.get(key) ?? []), { label: `${f.if_sent.group}-${f.if_sent.carc}`, cls: classOf(f.if_sent.carc) }]);
+    }
+  }
   const seen = new Set<string>();
   const counts = { confirmed: 0, missed: 0, false_alarm: 0, none: 0, lines: 0, lines_not_linked: 0 };
   const claims: ClaimLoop['claims'] = [];
@@ -60,7 +71,7 @@ export function closeLoop(remitted: readonly RemitClaim[], checks: readonly Clai
     const links = c ? linkLines(r, c) : r.lines.map(() => null);
     const lines = r.lines.map((l, i) => {
       const link = links[i] ?? null;
-      const predicted = link ? predictions(link.line) : [];
+      const predicted = link ? predictions(link.line, across.get(`${r.patient_control_number}|${link.line.line_number}`)) : [];
       const denied = l.adjustments.filter((a) => a.amount > 0 && !NOT_DENIAL.has(classOf(a.reason) ?? 'contractual')).map((a) => ({ label: `${a.group}-${a.reason}`, cls: classOf(a.reason) }));
       const outcome: (typeof LOOP_OUTCOMES)[number] = !link ? 'none' : denied.some((d) => predicted.some((p) => p.cls === d.cls)) ? 'confirmed' : denied.length ? 'missed' : predicted.length ? 'false_alarm' : 'none';
       counts.lines++;
