@@ -64,6 +64,14 @@ describe('rcm --help', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/Allowed choices are text, json, markdown/);
   });
+
+  it('suggests the dataset id a folder spells otherwise, before reading any file', async () => {
+    const r = await rcm('ingest', 'mpfs-rvu', 'no-such-file.csv');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("unknown dataset 'mpfs-rvu': did you mean mpfs_rvu?");
+    const d = await rcm('diff', 'GPCI');
+    expect([d.code, d.err.includes("did you mean gpci?")]).toEqual([2, true]);
+  });
 });
 
 describe('rcm datasets / ingest / snapshots / diff', () => {

@@ -115,3 +115,18 @@ export const isDatasetId = (id: string): id is DatasetId => BY_ID.has(id);
 export function lookupDataset(id: string): Dataset<any, DatasetId> | undefined {
   return BY_ID.get(id);
 }
+
+/**
+ * Why a dataset id is not one, with what was probably meant: the id written as a publisher's
+ * folder or a person writes it (`mpfs-rvu`, `MPFS RVU`), else the ids that contain it or that it
+ * contains (`ptp` names the PTP datasets); otherwise the whole list.
+ */
+export function unknownDataset(id: string): string {
+  const norm = id.trim().toLowerCase().replace(/[\s.-]+/g, '_');
+  const ids = DATASETS.map((d) => d.id as string);
+  const exact = ids.find((x) => x === norm);
+  if (exact) return `unknown dataset '${id}': did you mean ${exact}?`;
+  const near = norm.length >= 3 ? ids.filter((x) => x.includes(norm) || norm.includes(x)) : [];
+  if (near.length) return `unknown dataset '${id}': did you mean ${near.length === 1 ? near[0] : `one of ${near.join(', ')}`}?`;
+  return `unknown dataset '${id}' (known: ${ids.join(', ')})`;
+}

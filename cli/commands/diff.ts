@@ -1,5 +1,5 @@
 import { selectVersion } from '../../datasets/_shared/versions.js';
-import { lookupDataset } from '../../datasets/registry.js';
+import { lookupDataset, unknownDataset } from '../../datasets/registry.js';
 import { checkGateColumns, diffVersionFiles, toReport } from '../../ingest/diff.js';
 import { NotFoundError, UsageError } from '../../warehouse/errors.js';
 import type { CliContext } from '../context.js';
@@ -9,7 +9,7 @@ import { EXIT, ExitCode } from '../io.js';
 /** `rcm diff`: two loaded versions of a dataset compared by key; exit 3 past a threshold. */
 export async function diff(ctx: CliContext, dataset: string, o: { from?: string; to?: string; format: string; failOnRemoved?: number; failOnChanged?: { pct: number; columns: string[] } }): Promise<void> {
   const ds = lookupDataset(dataset);
-  if (!ds) throw new UsageError(`unknown dataset '${dataset}'`);
+  if (!ds) throw new UsageError(unknownDataset(dataset));
   checkGateColumns(ds, o.failOnChanged?.columns);
   const w = ctx.wh();
   const m = await w.current();

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { DATASETS, lookupDataset } from '../../datasets/registry.js';
+import { lookupDataset, unknownDataset } from '../../datasets/registry.js';
 import { ingestFiles, GateError, type IngestSummary } from '../../ingest/pipeline.js';
 import type { DiffReport } from '../../ingest/diff.js';
 import { UsageError } from '../../warehouse/errors.js';
@@ -35,7 +35,7 @@ export async function ingest(
   files: string[],
   o: { version?: string; effectiveDate?: string; dryRun?: boolean; failOnRemoved?: number; failOnChanged?: { pct: number; columns: string[] }; replace?: boolean; allowRemovals?: boolean; rejectThreshold?: number; format?: Format; json?: boolean },
 ): Promise<void> {
-  if (!lookupDataset(dataset)) throw new UsageError(`unknown dataset '${dataset}' (known: ${DATASETS.map((d) => d.id).join(', ')})`);
+  if (!lookupDataset(dataset)) throw new UsageError(unknownDataset(dataset));
   const c = ctx.cfg();
   const format: Format = o.format ?? (o.json || !ctx.io.isTTY ? 'json' : 'text');
   const progress = format === 'text' && ctx.io.isTTY;

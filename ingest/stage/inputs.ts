@@ -3,7 +3,7 @@ import { extname } from 'node:path';
 import { IngestError } from '../../datasets/_shared/issue.js';
 import { sampleFile, sha256File, toSourceFile, type FileSample, type SourceFile } from '../../datasets/_shared/source.js';
 import { toIsoDate } from '../../datasets/_shared/values.js';
-import { DATASETS, lookupDataset } from '../../datasets/registry.js';
+import { DATASETS, lookupDataset, unknownDataset } from '../../datasets/registry.js';
 import type { Dataset } from '../../datasets/types.js';
 import type { DatasetVersion } from '../../warehouse/manifest.js';
 import type { IngestOptions } from '../pipeline.js';
@@ -28,7 +28,7 @@ export interface Inputs {
 export function resolveDataset(id: string | Dataset<any>): Dataset<any> {
   if (typeof id !== 'string') return id;
   const d = lookupDataset(id);
-  if (!d) throw new IngestError(`unknown dataset '${id}' (known: ${DATASETS.map((x) => x.id).join(', ')})`);
+  if (!d) throw new IngestError(unknownDataset(id));
   return d;
 }
 
