@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main, type CliIO } from './main.js';
+import { ingestFiles } from '../ingest/pipeline.js';
+import { Warehouse } from '../warehouse/store.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 let dir: string;
@@ -104,6 +106,19 @@ describe('rcm datasets / ingest / snapshots / diff', () => {
     const md = await rcm('diff', 'gpci', '--format', 'markdown', '--fail-on-removed', '0%');
     expect(md.code).toBe(0);
     expect(md.out).toContain('| changed | 1 | 1.59% | `1011200` |');
+  });
+
+  it('reports a release over a seed as replacing it, not as removals', async () => {
+    const seed = join(ROOT, 'seeds/gpci/GPCI2026.csv');
+    await ingestFiles(new Warehouse(join(dir, 'var')), { dataset: 'gpci', files: [seed], seed: true });
+    const text = await readFile(seed, 'latin1');
+    const release = join(dir, 'GPCI2026.csv');
+    await writeFile(release, text.replace(/^10112,AL,00,ALABAMA,.*\r?\n/m, ''), 'latin1');
+    const r = await rcm('ingest', 'gpci', release, '--dry-run', '--format', 'text');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('gpci: 2026 (seed) -> 2026: replaces the seed, whose rows leave service (no release row is removed)');
+    expect(r.out).toMatch(/^ {2}seed only 1 \(1\.59%\)/m);
+    expect(r.out).not.toMatch(/^ {2}removed/m);
   });
 
   it('draws progress (rows, bytes, rows/s) on a terminal and prints a readable summary', async () => {

@@ -25,9 +25,9 @@ export function progressLine(p: IngestProgress): string {
 export function diffText(r: DiffReport): string {
   const c = r.counts;
   const lines = [
-    `${r.dataset}: ${r.from_version ?? '(nothing)'} -> ${r.to_version}`,
+    `${r.dataset}: ${r.from_version ?? '(nothing)'}${r.from_seed ? ' (seed)' : ''} -> ${r.to_version}${r.from_seed ? ': replaces the seed, whose rows leave service (no release row is removed)' : ''}`,
     `  added     ${fmtInt(c.added)}${r.samples.added.length ? `  e.g. ${r.samples.added.join(', ')}` : ''}`,
-    `  removed   ${fmtInt(c.removed)} (${r.removed_pct.toFixed(2)}%)${r.samples.removed.length ? `  e.g. ${r.samples.removed.join(', ')}` : ''}`,
+    `  ${r.from_seed ? 'seed only' : 'removed  '} ${fmtInt(c.removed)} (${r.removed_pct.toFixed(2)}%)${r.samples.removed.length ? `  e.g. ${r.samples.removed.join(', ')}` : ''}`,
     `  changed   ${fmtInt(c.changed)} (${r.changed_pct.toFixed(2)}%)${r.samples.changed.length ? `  e.g. ${r.samples.changed.join(', ')}` : ''}`,
     `  unchanged ${fmtInt(c.unchanged)}`,
   ];
@@ -49,12 +49,13 @@ export function diffMarkdown(r: DiffReport): string {
   const c = r.counts;
   const ex = (a: string[]) => (a.length ? a.map((k) => `\`${k}\``).join(', ') : '');
   return [
-    `### ${r.dataset}: ${r.from_version ?? '(nothing)'} → ${r.to_version}`,
+    `### ${r.dataset}: ${r.from_version ?? '(nothing)'}${r.from_seed ? ' (seed)' : ''} → ${r.to_version}`,
+    ...(r.from_seed ? ['', 'Replaces the seed, whose rows leave service: no row of a release is removed.'] : []),
     '',
     '| change | rows | share | sample keys |',
     '|---|---:|---:|---|',
     `| added | ${fmtInt(c.added)} | | ${ex(r.samples.added)} |`,
-    `| removed | ${fmtInt(c.removed)} | ${r.removed_pct.toFixed(2)}% | ${ex(r.samples.removed)} |`,
+    `| ${r.from_seed ? 'seed only' : 'removed'} | ${fmtInt(c.removed)} | ${r.removed_pct.toFixed(2)}% | ${ex(r.samples.removed)} |`,
     `| changed | ${fmtInt(c.changed)} | ${r.changed_pct.toFixed(2)}% | ${ex(r.samples.changed)} |`,
     `| unchanged | ${fmtInt(c.unchanged)} | | |`,
     ...(Object.keys(r.tables).length > 1

@@ -218,6 +218,8 @@ export interface DiffReport extends DiffResult {
   thresholds: { removed_pct?: number; changed_pct?: number; changed_columns?: string[] };
   /** Crossed `--fail-on-*` thresholds and publish guards, in words; empty when the change may publish. */
   failed: string[];
+  /** The version compared against is a seed the release replaces: its keys leave service, none is removed from a release. */
+  from_seed?: true;
 }
 
 export interface Gate {

@@ -77,6 +77,7 @@ export async function recordVersion(
     maxRemovedShare: opts.allowRemovals || base?.seed ? undefined : (opts.maxRemoved ?? 0.05),
     explicitRemovals: s.delta?.explicitRemovals,
   });
+  if (base?.seed) report.from_seed = true;
   const sources = await s.hashing;
   const loadedAt = now().toISOString();
   const c = diff.counts;
