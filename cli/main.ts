@@ -159,6 +159,15 @@ function declare(program: Command, io: CliIO): void {
     .option('--claims <file...>', 'the 837 files (or folders) the remitted claims were sent as: each is checked as `rcm claim check` checks it, and each remitted line marked confirmed, missed, false alarm or none against its prediction')
     .action(lazy(async () => (await import('./commands/remit.js')).explain));
 
+  const verify = program.command('verify').description("A data team's checks after an ingest: the publisher's own amounts read back through the routes");
+  verify
+    .command('pfrev')
+    .description('Read CMS\'s PFS payment-amount file (PFREV) back through the payment composition of the current snapshot: every row in both settings, to the cent; exit 3 naming each difference')
+    .argument('<file>', 'a PFREV file (PFREV25C.txt: one quoted row per year, carrier, locality, code and modifier)')
+    .option('--date-of-service <date>', 'the date priced (default: the effective date of the newest loaded RVU release of the file\'s year)', isoDate)
+    .option('--json', 'the result as JSON')
+    .action(lazy(async () => (await import('./commands/verify.js')).pfrev));
+
   const claim = program.command('claim').description('X12 837 claims, checked before they are sent');
   claim
     .command('check')

@@ -7,6 +7,7 @@ import { mpfsRvu, type MpfsRvuRow } from '../../datasets/mpfs_rvu/dataset.js';
 import { oppsCap, type OppsCapRow } from '../../datasets/opps_cap/dataset.js';
 import type { GpciRow } from '../../datasets/gpci/dataset.js';
 import { ingestFiles } from '../../ingest/pipeline.js';
+import { readPfrev, verifyPfrev } from '../../server/payment/verify.js';
 import { parseAll } from '../../testing/datasets.js';
 import { startTestServer, type TestServer } from '../../testing/harness.js';
 import { requireShared, sharedDataDir } from '../../testing/shared.js';
@@ -71,6 +72,11 @@ describe.skipIf(!present)('payment fidelity: CMS CY2025 payment amounts and OPPS
       }
     });
     expect(matched).toBe(218);
+  });
+
+  it('rcm verify pfrev finds every one of the 218 amounts of PFREV25C.txt (the same read back, as a data team\'s CI runs it)', async () => {
+    const r = await verifyPfrev(t.srv.snapshots.snapshot!, readPfrev(await readFile(PFREV, 'latin1')));
+    expect(r).toMatchObject({ checked: 218, differences: [], rvu_version: '2025D', date_of_service: '2025-10-01' });
   });
 
   it('pays the lesser of the PFS amount and the cap for every status-A row of OPPSCAP_Oct.csv, both settings', async () => {

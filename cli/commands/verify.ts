@@ -1,0 +1,41 @@
+import { readFile } from 'node:fs/promises';
+import { safeLines } from '../../lib/safe_text.js';
+import { DomainError, NotFoundError, ValidationError } from '../../warehouse/errors.js';
+import { MountedSnapshot } from '../../warehouse/snapshot.js';
+import type { CliContext } from '../context.js';
+import { EXIT, ExitCode } from '../io.js';
+
+/**
+ * `rcm verify pfrev FILE`: CMS's PFS payment-amount file read back through the payment
+ * composition of the current snapshot, every row in both settings; exit 3 naming each difference
+ * (a data team's CI runs it after an ingest), 0 when every amount matches to the cent.
+ */
+export async function pfrev(ctx: CliContext, file: string, o: { dateOfService?: string; json?: boolean }): Promise<void> {
+  const text = await readFile(file, 'latin1').catch((e: NodeJS.ErrnoException) => {
+    throw new DomainError(e.code === 'ENOENT' ? 'not_found' : 'validation_error', `${file}: ${e.code === 'ENOENT' ? 'file not found' : 'cannot be read'}`);
+  });
+  const { readPfrev, verifyPfrev } = await import('../../server/payment/verify.js');
+  let rows;
+  try {
+    rows = readPfrev(text);
+  } catch (e) {
+    if (e instanceof ValidationError) throw new ValidationError(e.issues.map((i) => ({ ...i, loc: [file, ...i.loc.slice(1)] })));
+    throw e;
+  }
+  const wh = ctx.wh();
+  const manifest = await wh.current();
+  if (!manifest) throw new NotFoundError('no snapshot is published yet: run `rcm seed` or `rcm ingest`');
+  const snapshot = await MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1 });
+  try {
+    const r = await verifyPfrev(snapshot, rows, o.dateOfService);
+    if (o.json) ctx.io.stdout(`${JSON.stringify(r)}\n`);
+    else {
+      const lines = [`${file}: ${r.checked} amounts (${rows.length} rows x 2 settings) on ${r.date_of_service}, mpfs_rvu ${r.rvu_version ?? 'none'}: ${r.differences.length} differ`];
+      for (const d of r.differences) lines.push(`  line ${d.line}: ${d.code}${d.modifier ? `-${d.modifier}` : ''} ${d.locality} ${d.setting.replace('_', '-')}: PFREV ${d.expected.toFixed(2)}, answered ${d.answered === null ? `nothing (${d.why})` : d.answered.toFixed(2)}`);
+      ctx.io.stdout(safeLines(lines));
+    }
+    if (r.differences.length) throw new ExitCode(EXIT.threshold);
+  } finally {
+    snapshot.close();
+  }
+}

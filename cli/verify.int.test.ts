@@ -1,0 +1,48 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main, type CliIO } from './main.js';
+import { useSeededDir } from '../testing/harness.js';
+import { tempDir } from '../testing/temp_dirs.js';
+
+const dataDir = useSeededDir('rcm-verify-cli-');
+
+async function rcm(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const o = { out: '', err: '' };
+  const io: CliIO = { isTTY: false, env: { RCM_DATA_DIR: dataDir() }, stdout: (s) => void (o.out += s), stderr: (s) => void (o.err += s) };
+  return { code: await main(args, io), ...o };
+}
+
+// Worked by hand from the seeds (PPRRVU2025_Oct.csv 99213: work 1.30, PE 1.35 non-facility and 0.57
+// facility, MP 0.10, CONV FACTOR 32.3465; GPCI Manhattan 1.064 / 1.162 / 1.586):
+// non-facility 3.1105 x 32.3465 = 100.61, facility 2.20414 x 32.3465 = 71.30.
+const row = (nonFac: string, fac: string) => `"2025","13202","01","99213","  ","${nonFac}","${fac}"," ","1","A","0","0000000.00","0000000.00","9","0000000.00","0000000.00"`;
+
+describe('rcm verify pfrev', () => {
+  it('reads a PFREV file back through the payment composition: 0 when every amount matches, 3 naming each that differs', async () => {
+    const dir = await tempDir('rcm-pfrev-');
+    const good = join(dir, 'PFREV_good.txt');
+    await writeFile(good, `${row('0000100.61', '0000071.30')}\n"TRL- CPT CODES AND DESCRIPTIONS ONLY ARE COPYRIGHT 2025 AMERICAN MEDICAL ASSOCIATION. "\n`);
+    const ok = await rcm('verify', 'pfrev', good);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toContain(': 2 amounts (1 rows x 2 settings) on 2025-10-01, mpfs_rvu 2025D: 0 differ');
+    const bad = join(dir, 'PFREV_bad.txt');
+    await writeFile(bad, `${row('0000100.61', '0000071.31')}\n`);
+    const r = await rcm('verify', 'pfrev', bad);
+    expect(r.code).toBe(3);
+    expect(r.out).toContain('  line 1: 99213 1320201 facility: PFREV 71.31, answered 71.30');
+    const json = JSON.parse((await rcm('verify', 'pfrev', bad, '--json')).out);
+    expect(json).toMatchObject({ checked: 2, differences: [{ line: 1, setting: 'facility', expected: 71.31, answered: 71.3 }] });
+  });
+
+  it('names the line of a row that is not a PFREV row, and the file that is missing', async () => {
+    const dir = await tempDir('rcm-pfrev-');
+    const f = join(dir, 'PFREV_broken.txt');
+    await writeFile(f, `${row('0000100.61', '0000071.30')}\nnot,a,row\n`);
+    const r = await rcm('verify', 'pfrev', f);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`${f}.line.2: not a PFREV row`);
+    const missing = await rcm('verify', 'pfrev', join(dir, 'nope.txt'));
+    expect([missing.code, /nope\.txt: file not found/.test(missing.err)]).toEqual([1, true]);
+  });
+});
