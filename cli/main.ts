@@ -167,6 +167,12 @@ function declare(program: Command, io: CliIO): void {
     .option('--date-of-service <date>', 'the date priced (default: the effective date of the newest loaded RVU release of the file\'s year)', isoDate)
     .option('--json', 'the result as JSON')
     .action(lazy(async () => (await import('./commands/verify.js')).pfrev));
+  verify
+    .command('opps-cap')
+    .description('Read every priced row of the loaded OPPS cap release back through the payment composition, both settings: the lesser of the PFS amount (computed apart) and the cap; exit 3 naming each difference')
+    .option('--date-of-service <date>', 'the date priced (default: the cap release\'s effective date)', isoDate)
+    .option('--json', 'the result as JSON')
+    .action(lazy(async () => (await import('./commands/verify.js')).oppsCap));
 
   const claim = program.command('claim').description('X12 837 claims, checked before they are sent');
   claim

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { main, type CliIO } from './main.js';
 import { useSeededDir } from '../testing/harness.js';
 import { tempDir } from '../testing/temp_dirs.js';
+import { REPO_ROOT } from '../testing/datasets.js';
 
 const dataDir = useSeededDir('rcm-verify-cli-');
 
@@ -44,5 +45,18 @@ describe('rcm verify pfrev', () => {
     expect(r.err).toContain(`${f}.line.2: not a PFREV row`);
     const missing = await rcm('verify', 'pfrev', join(dir, 'nope.txt'));
     expect([missing.code, /nope\.txt: file not found/.test(missing.err)]).toEqual([1, true]);
+  });
+
+  it('reads the loaded OPPS cap release back: every priced row the lesser of the PFS amount and the cap', async () => {
+    const none = await rcm('verify', 'opps-cap');
+    expect(none.code).toBe(1);
+    expect(none.err).toMatch(/opps_cap is not loaded/);
+    const { ingestFiles } = await import('../ingest/pipeline.js');
+    const { Warehouse } = await import('../warehouse/store.js');
+    await ingestFiles(new Warehouse(dataDir()), { dataset: 'opps_cap', files: [join(REPO_ROOT, 'test/fixtures/opps_cap/RVU25D_OPPSCAP_Oct.csv')], rejectThreshold: 1 });
+    const r = await rcm('verify', 'opps-cap');
+    expect(r.code, r.out + r.err).toBe(0);
+    // The fixture's two priced rows (70496 and 70496-26 in 0111205), both settings, each under its PFS amount.
+    expect(r.out).toContain('opps_cap 2025D: 4 amounts on 2025-10-01 (4 capped), 0 rows skipped, 0 differ');
   });
 });

@@ -39,3 +39,30 @@ export async function pfrev(ctx: CliContext, file: string, o: { dateOfService?: 
     snapshot.close();
   }
 }
+
+/**
+ * `rcm verify opps-cap`: every priced row of the loaded OPPS cap release read back through the
+ * payment composition, both settings: the lesser of the PFS amount and the cap; exit 3 naming each
+ * difference. Cap rows whose locality the GPCI file lacks are listed as skipped.
+ */
+export async function oppsCap(ctx: CliContext, o: { dateOfService?: string; json?: boolean }): Promise<void> {
+  const { verifyOppsCap } = await import('../../server/payment/verify.js');
+  const wh = ctx.wh();
+  const manifest = await wh.current();
+  if (!manifest) throw new NotFoundError('no snapshot is published yet: run `rcm seed` or `rcm ingest`');
+  const snapshot = await MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1 });
+  try {
+    const r = await verifyOppsCap(snapshot, o.dateOfService);
+    if (o.json) ctx.io.stdout(`${JSON.stringify(r)}\n`);
+    else {
+      const lines = [`opps_cap ${r.version}: ${r.checked} amounts on ${r.date_of_service} (${r.capped} capped), ${r.skipped.length} rows skipped, ${r.differences.length} differ`];
+      const skippedAt = [...new Set(r.skipped.map((s) => s.locality))];
+      if (skippedAt.length) lines.push(`  skipped: localities ${skippedAt.join(', ')} are not in the loaded GPCI file`);
+      for (const d of r.differences) lines.push(`  ${d.code}${d.modifier ? `-${d.modifier}` : ''} ${d.locality} ${d.setting.replace('_', '-')}: expected ${d.expected.toFixed(2)}, answered ${d.answered === null ? 'nothing' : d.answered.toFixed(2)}${d.why ? ` (${d.why})` : ''}`);
+      ctx.io.stdout(safeLines(lines));
+    }
+    if (r.differences.length) throw new ExitCode(EXIT.threshold);
+  } finally {
+    snapshot.close();
+  }
+}

@@ -1,4 +1,8 @@
+import { lookupGpci } from '../../datasets/gpci/queries.js';
 import { mpfsRvu } from '../../datasets/mpfs_rvu/dataset.js';
+import { getRvu } from '../../datasets/mpfs_rvu/queries.js';
+import { oppsCap, type OppsCapRow } from '../../datasets/opps_cap/dataset.js';
+import { Dec, toCents } from '../../lib/decimal.js';
 import { NotFoundError, ValidationError } from '../../warehouse/errors.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { Trace } from '../trace.js';
@@ -71,6 +75,61 @@ export async function verifyPfrev(snapshot: SnapshotReader, rows: readonly Pfrev
         out.differences.push({ line: r.line, code: r.code, modifier: r.modifier, locality: r.locality, setting, expected, answered: null, why: e.message });
       }
       out.checked++;
+    }
+  }
+  return out;
+}
+
+export interface CapVerifyResult {
+  version: string;
+  date_of_service: string;
+  checked: number;
+  capped: number;
+  /** Cap rows whose locality the loaded GPCI file does not list (the cap file lists six Southern California localities under both MACs): nothing to price. */
+  skipped: { code: string; modifier: string; locality: string; why: string }[];
+  differences: { code: string; modifier: string; locality: string; setting: 'non_facility' | 'facility'; expected: number; answered: number | null; why?: string }[];
+}
+
+/**
+ * `rcm verify opps-cap`: every priced (status A) row of the loaded OPPS cap release against the
+ * payment composition, both settings: the answer is the lesser of the PFS amount, computed here
+ * apart from the composition (RVUs x GPCIs x the conversion factor it used, rounded once), and the
+ * cap, and names the cap it read. Dated the cap release's effective date (or `date`).
+ */
+export async function verifyOppsCap(snapshot: SnapshotReader, date?: string): Promise<CapVerifyResult> {
+  const release = snapshot.versions(oppsCap.id).at(-1);
+  if (!release) throw new NotFoundError('opps_cap is not loaded: ingest the OPPS cap file first');
+  const dos = date ?? release.effective_date ?? `${release.version.slice(0, 4)}-01-01`;
+  const rows = await snapshot.all<OppsCapRow>(`SELECT * EXCLUDE (version) FROM ${oppsCap.id} WHERE version = $1 AND procstat = 'A' ORDER BY hcpcs, modifier, locality`, [release.version]);
+  const out: CapVerifyResult = { version: release.version, date_of_service: dos, checked: 0, capped: 0, skipped: [], differences: [] };
+  for (const c of rows) {
+    const g = (await lookupGpci(snapshot, c.locality, dos))?.row;
+    if (!g) {
+      out.skipped.push({ code: c.hcpcs, modifier: c.modifier, locality: c.locality, why: 'the locality is not in the loaded GPCI file' });
+      continue;
+    }
+    const rvu = await getRvu(snapshot, c.hcpcs, c.modifier, dos).catch(() => null);
+    for (const setting of ['non_facility', 'facility'] as const) {
+      const cap = setting === 'facility' ? c.facility_price : c.non_facility_price;
+      const t = new Trace(snapshot, () => new Date(`${dos}T00:00:00Z`));
+      out.checked++;
+      try {
+        const answer = await paymentFor(snapshot, null, { code: c.hcpcs, locality: c.locality, date_of_service: dos, ...(c.modifier ? { modifier: [c.modifier] } : {}), ...(setting === 'facility' ? { use_facility_rate: true } : { place_of_service: '11' }) }, dos, t);
+        const p = answer.physician;
+        if (!rvu || !p) {
+          out.differences.push({ code: c.hcpcs, modifier: c.modifier, locality: c.locality, setting, expected: cap, answered: p?.allowed_phy_payment ?? null, why: rvu ? 'no physician amount' : 'not in the RVU file' });
+          continue;
+        }
+        const r = rvu.row;
+        const pe = setting === 'facility' ? r.facility_pe_rvu : r.non_fac_pe_rvu;
+        const pfs = toCents(Dec.of(r.work_rvu ?? 0).mul(g.pw_gpci).add(Dec.of(pe ?? 0).mul(g.pe_gpci)).add(Dec.of(r.mp_rvu ?? 0).mul(g.mp_gpci)).mul(p.conversion_factor));
+        const expected = Math.min(pfs, cap);
+        if (cap < pfs) out.capped++;
+        if (p.allowed_phy_payment !== expected || p.opps_cap_amount !== cap) out.differences.push({ code: c.hcpcs, modifier: c.modifier, locality: c.locality, setting, expected, answered: p.allowed_phy_payment, ...(p.opps_cap_amount !== cap ? { why: `the answer read the cap ${p.opps_cap_amount ?? 'none'}` } : {}) });
+      } catch (e) {
+        if (!(e instanceof NotFoundError) && !(e instanceof ValidationError)) throw e;
+        out.differences.push({ code: c.hcpcs, modifier: c.modifier, locality: c.locality, setting, expected: cap, answered: null, why: e.message });
+      }
     }
   }
   return out;

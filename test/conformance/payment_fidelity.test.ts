@@ -7,7 +7,7 @@ import { mpfsRvu, type MpfsRvuRow } from '../../datasets/mpfs_rvu/dataset.js';
 import { oppsCap, type OppsCapRow } from '../../datasets/opps_cap/dataset.js';
 import type { GpciRow } from '../../datasets/gpci/dataset.js';
 import { ingestFiles } from '../../ingest/pipeline.js';
-import { readPfrev, verifyPfrev } from '../../server/payment/verify.js';
+import { readPfrev, verifyOppsCap, verifyPfrev } from '../../server/payment/verify.js';
 import { parseAll } from '../../testing/datasets.js';
 import { startTestServer, type TestServer } from '../../testing/harness.js';
 import { requireShared, sharedDataDir } from '../../testing/shared.js';
@@ -77,6 +77,14 @@ describe.skipIf(!present)('payment fidelity: CMS CY2025 payment amounts and OPPS
   it('rcm verify pfrev finds every one of the 218 amounts of PFREV25C.txt (the same read back, as a data team\'s CI runs it)', async () => {
     const r = await verifyPfrev(t.srv.snapshots.snapshot!, readPfrev(await readFile(PFREV, 'latin1')));
     expect(r).toMatchObject({ checked: 218, differences: [], rvu_version: '2025D', date_of_service: '2025-10-01' });
+  });
+
+  it('rcm verify opps-cap finds the lesser of the PFS amount and the cap for every priced row, the six cross-MAC localities skipped', async () => {
+    const r = await verifyOppsCap(t.srv.snapshots.snapshot!);
+    expect(r.differences).toEqual([]);
+    expect([...new Set(r.skipped.map((s) => s.locality))].sort()).toEqual(['0111217', '0111218', '0111271', '0111272', '0111273', '0111274']);
+    expect(r.checked / 2 + r.skipped.length).toBe(6670);
+    expect(r.capped).toBeGreaterThan(0);
   });
 
   it('pays the lesser of the PFS amount and the cap for every status-A row of OPPSCAP_Oct.csv, both settings', async () => {
