@@ -3,6 +3,7 @@ import { extname } from 'node:path';
 import { IngestError } from '../../datasets/_shared/issue.js';
 import { sampleFile, sha256File, toSourceFile, type FileSample, type SourceFile } from '../../datasets/_shared/source.js';
 import { toIsoDate } from '../../datasets/_shared/values.js';
+import { todayOf } from '../../datasets/_shared/dates.js';
 import { DATASETS, lookupDataset, unknownDataset } from '../../datasets/registry.js';
 import type { Dataset } from '../../datasets/types.js';
 import type { DatasetVersion } from '../../warehouse/manifest.js';
@@ -103,7 +104,13 @@ export async function readInputs(
 
   const found = dataset.version(samples);
   const label = opts.version ?? found?.label;
-  if (!label) throw new IngestError(`cannot find the version label in the file; pass --version <label> and --effective-date YYYY-MM-DD (the day the release takes effect: a label is never read as a date)`, files[0]!.name);
+  if (!label) {
+    const latest = latestDate(samples);
+    const hint = latest
+      ? `; the latest date in its first rows is ${latest}: if the release is of that day, pass --version ${latest} --effective-date ${latest}`
+      : '; it carries no date: pass the date of the release you downloaded (the publisher\'s page says it)';
+    throw new IngestError(`cannot find the version label in the file${hint} (--version <label> and --effective-date YYYY-MM-DD, the day the release takes effect: a label is never read as a date)`, files[0]!.name);
+  }
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$/.test(label)) throw new IngestError(`version label '${label}' must be letters, digits, '.', '_' or '-'`);
   let effective = opts.effectiveDate ?? found?.effective_date ?? null;
   if (effective !== null && toIsoDate(effective) === null) throw new IngestError(`effective date '${effective}' is not a valid YYYY-MM-DD date`);
@@ -119,4 +126,19 @@ export function hashSources(files: InputFile[]): Promise<DatasetVersion['source_
   const hashing = Promise.all(files.map(async (f) => ({ name: f.name, sha256: await sha256File(f.path), bytes: f.size, ...(f.archive ? { archive: f.archive } : {}) })));
   hashing.catch(() => undefined);
   return hashing;
+}
+
+/**
+ * The latest calendar date the files' first rows carry (`2026-08-17`, `20260817`), not after today:
+ * what an error suggests as a release's label and effective date when the file names neither.
+ */
+export function latestDate(samples: readonly FileSample[], today = todayOf(new Date())): string | null {
+  let best: string | null = null;
+  for (const s of samples) {
+    for (const m of s.text.matchAll(/(?<![\d-])(\d{4})-?(\d{2})-?(\d{2})(?![\d-])/g)) {
+      const iso = toIsoDate(`${m[1]}-${m[2]}-${m[3]}`);
+      if (iso && iso >= '1990-01-01' && iso <= today && (!best || iso > best)) best = iso;
+    }
+  }
+  return best;
 }
