@@ -37,4 +37,25 @@ describe('gpci bad input', () => {
   it('throws on a file without the GPCI header', async () => {
     await expect(parseAll(gpci, await writeTempFile('GPCI2026.csv', 'MAC,State,Locality\r\n10112,AL,00\r\n'))).rejects.toThrow(/no header row found/);
   });
+
+  it('reads the fixed-width twin (GPCI2025.txt) as the CSV: leading zeros kept, trailing zeros read, footnotes skipped', async () => {
+    // The first lines of CMS's GPCI2025.txt (RVU25D), CRLF as shipped.
+    const text = [
+      'ADDENDUM E. FINAL CY 2025 GEOGRAPHIC PRACTICE COST INDICES (GPCIs) BY STATE AND MEDICARE LOCALITY',
+      '',
+      'Medicare Admi State  Locality                                      Locality Name                                      2025 PW GPCI2025 PE GPCI2025 MP GPCI',
+      '10112           AL      00   ALABAMA                                                                                     1.000       0.869       0.575',
+      '02102           AK      01   ALASKA*                                                                                     1.500       1.081       0.592',
+      '',
+      '* Payment locality is serviced by two MACs',
+    ].join('\r\n');
+    const f = await writeTempFile('GPCI2025.txt', text);
+    expect(await detectFile(gpci, f)).toEqual({ detected: true, version: { label: '2025', effective_date: '2025-01-01' } });
+    const { rows, rejects } = await parseAll(gpci, f);
+    expect(rejects).toEqual([]);
+    expect(rows).toEqual([
+      { locality: '1011200', mac: '10112', locality_number: '00', state: 'AL', locality_name: 'ALABAMA', pw_gpci: 1, pe_gpci: 0.869, mp_gpci: 0.575, year: 2025 },
+      { locality: '0210201', mac: '02102', locality_number: '01', state: 'AK', locality_name: 'ALASKA', pw_gpci: 1.5, pe_gpci: 1.081, mp_gpci: 0.592, year: 2025 },
+    ]);
+  });
 });

@@ -1,6 +1,6 @@
 import { IngestError } from '../_shared/issue.js';
 import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
-import { readRecords, type FileSample, type SourceFile, type SourceRecord } from '../_shared/source.js';
+import { readLines, readRecords, sampleFile, type FileSample, type SourceFile, type SourceRecord } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
 import { z } from 'zod';
 import { columnsOf } from '../_shared/table.js';
@@ -142,6 +142,56 @@ export async function rvuLayout(records: AsyncIterator<SourceRecord>, file: Pick
 export const NUMERIC = new Set(columnsOf(MpfsRvuRowSchema).filter((c) => c.type === 'DOUBLE').map((c) => c.name));
 
 /**
+ * The fixed-width twin of the 2025 file (`PPRRVU2025_Oct.txt`, RVU25D): `HDR` copyright lines, then
+ * one 171-character line a code holding the CSV's 31 fields in their order, each at these
+ * [start, end) columns (right-aligned numbers, `NA` indicators in two columns). Checked field by
+ * field against the CSV twin on all 19,090 rows (conformance suite).
+ */
+const TXT_2025: readonly [number, number][] = [
+  [0, 5], [5, 7], [7, 57], [57, 58], [58, 59], [59, 65], [65, 72], [72, 74], [74, 81], [81, 83], [83, 89], [89, 96], [96, 102],
+  [102, 103], [103, 106], [106, 109], [109, 112], [112, 115], [115, 116], [116, 117], [117, 118], [118, 119], [119, 120], [120, 133],
+  [133, 140], [140, 143], [143, 144], [144, 147], [147, 157], [157, 164], [164, 171],
+];
+const TXT_WIDTH = 171;
+
+/** True for the fixed-width twin: `HDR` lines first, then lines of the 2025 layout's width. */
+export const isFixedWidthRvu = (s: Pick<FileSample, 'lines'>): boolean => !!s.lines[0]?.startsWith('HDR ') && s.lines.slice(0, 40).some((l) => !l.startsWith('HDR') && l.length >= TXT_WIDTH - 2);
+
+/** One row of either twin from its fields, by the index of each field. */
+function rowOf(line: number, fields: readonly (string | undefined)[], index: ReadonlyMap<keyof MpfsRvuRow, number>, rel: { year: number; quarter: number }, variant: string): ParsedItem<MpfsRvuRow> {
+  const r = new RowReader(line);
+  const row = { year: rel.year, quarter: rel.quarter, cf_variant: variant, pricing_indicator: null, conv_factor_qpp: null } as unknown as Record<string, unknown>;
+  for (const f of FIELDS) {
+    const i = index.get(f.name);
+    if (i === undefined) continue;
+    const raw = fields[i];
+    if (NUMERIC.has(f.name)) row[f.name] = r.number(f.name, raw, { min: 0 });
+    else row[f.name] = clean(raw);
+  }
+  r.text('hcpcs', fields[index.get('hcpcs')!], { required: true, pattern: /^[A-Z0-9]{5}$/ });
+  r.text('modifier', fields[index.get('modifier')!], { pattern: /^[A-Z0-9]{2}$/ });
+  r.text('status_code', fields[index.get('status_code')!], { required: true, pattern: /^[A-Z]$/ });
+  return r.ok ? { line, row: row as unknown as MpfsRvuRow } : { line, issues: r.issues };
+}
+
+/** The fixed-width twin's rows: each line cut at the layout's columns, then read as a CSV row is. */
+async function* parseFixedWidth(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<MpfsRvuRow>> {
+  const rel = releaseOf({ name: file.name, text: '', lines: [] });
+  if (!rel) throw new IngestError('release year/quarter not found in the file name (PPRRVU<YEAR>_<Mon>.txt)', file.name, 1);
+  // The 2025 columns in order: FIELDS without PRIC IND (2026's), and column 4 (NOT USED FOR MEDICARE PAYMENT) read by none.
+  const index = new Map(FIELDS.filter((f) => f.name !== 'pricing_indicator').map((f, k) => [f.name, k < 4 ? k : k + 1] as const));
+  for await (const { line, text } of readLines(file, { onBytes: ctx.onBytes })) {
+    if (text.startsWith('HDR') || !text.trim()) continue;
+    if (text.length < TXT_WIDTH - 2 || text.length > TXT_WIDTH) {
+      yield { line, issues: [{ loc: ['row', line], msg: `a line of ${text.length} characters: the 2025 fixed-width layout has ${TXT_WIDTH} (load the CSV twin of another layout)`, type: 'row_length' }] };
+      continue;
+    }
+    // The pre-, intra- and post-operative shares print without their leading zero (`.00`).
+    yield rowOf(line, TXT_2025.map(([a, b]) => text.slice(a, b).trim().replace(/^\./, '0.')), index, rel, variantOf(file.name));
+  }
+}
+
+/**
  * CMS PFS national RVU file (PPRRVU). 2025 has 31 columns, 2026 inserts `PRIC IND` (32 columns)
  * and ships QPP and non-QPP files with different conversion factors; both are mapped by the
  * stacked caption rows above the header, so a layout change moves no value into the wrong field.
@@ -153,12 +203,13 @@ export const mpfsRvu = defineDataset({
   formats: [
     'PPRRVU<YEAR>_<Mon>.csv (2025: 31 columns)',
     'PPRRVU<YEAR>_<Mon>_QPP.csv / _nonQPP.csv (2026: 32 columns with PRIC IND)',
+    'PPRRVU2025_<Mon>.txt (the 2025 fixed-width twin: HDR lines, 171-character rows)',
   ],
   row: MpfsRvuRowSchema,
   key: ['hcpcs', 'modifier'],
   // Release metadata, the same on every row of a release: a diff does not count a row changed for it.
   meta: ['year', 'quarter', 'conv_factor', 'conv_factor_qpp', 'cf_variant'],
-  detect: (s) => s.lines.slice(0, 30).some((l) => l.startsWith('HCPCS,MOD,DESCRIPTION,')),
+  detect: (s) => s.lines.slice(0, 30).some((l) => l.startsWith('HCPCS,MOD,DESCRIPTION,')) || isFixedWidthRvu(s),
   version(samples): VersionInfo | undefined {
     const rel = samples.map(releaseOf).find(Boolean);
     if (!rel) return undefined;
@@ -177,6 +228,10 @@ export const mpfsRvu = defineDataset({
   /** DuckDB's reader for files the row gate passes (every real release so far); `parse` otherwise. */
   loadNative: (...args) => loadRvuNative(...args), // called late: native.ts imports this module
   async *parse(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<MpfsRvuRow>> {
+    if (isFixedWidthRvu(await sampleFile(file))) {
+      yield* parseFixedWidth(file, ctx);
+      return;
+    }
     const records = readRecords(file, { onBytes: ctx.onBytes })[Symbol.asyncIterator]();
     const { header, index, rel, variant } = await rvuLayout(records, file);
     for await (const { line, fields } of dataRecords(records)) {
@@ -184,19 +239,7 @@ export const mpfsRvu = defineDataset({
         yield { line, issues: [{ loc: ['row', line], msg: `Row has ${fields.length} fields, expected ${header.fields.length}`, type: 'row_length', input: fields.join(',') }] };
         continue;
       }
-      const r = new RowReader(line);
-      const row = { year: rel.year, quarter: rel.quarter, cf_variant: variant, pricing_indicator: null, conv_factor_qpp: null } as unknown as Record<string, unknown>;
-      for (const f of FIELDS) {
-        const i = index.get(f.name);
-        if (i === undefined) continue;
-        const raw = fields[i];
-        if (NUMERIC.has(f.name)) row[f.name] = r.number(f.name, raw, { min: 0 });
-        else row[f.name] = clean(raw);
-      }
-      r.text('hcpcs', fields[index.get('hcpcs')!], { required: true, pattern: /^[A-Z0-9]{5}$/ });
-      r.text('modifier', fields[index.get('modifier')!], { pattern: /^[A-Z0-9]{2}$/ });
-      r.text('status_code', fields[index.get('status_code')!], { required: true, pattern: /^[A-Z]$/ });
-      yield r.ok ? { line, row: row as unknown as MpfsRvuRow } : { line, issues: r.issues };
+      yield rowOf(line, fields, index, rel, variant);
     }
   },
 });

@@ -63,6 +63,32 @@ describe('mpfs_rvu parser (seed PPRRVU2025_Oct.csv, RVU25D)', () => {
   });
 });
 
+describe('mpfs_rvu fixed-width twin (PPRRVU2025_Oct.txt)', () => {
+  // Its first HDR line and two rows of RVU25D's PPRRVU2025_Oct.txt (CRLF), and one cut short.
+  const TXT = [
+    'HDR CPT CODES AND DESCRIPTIONS ONLY ARE COPYRIGHT ',
+    '0001F  Heart failure composite                           I   0.00   0.00     0.00    0.00   0.00  0.009XXX.00.00.0099999             32.3465 090 99      0.00   0.00   0.00',
+    '99213  Office o/p est low 20 min                         A   1.30   1.35     0.57    0.10   2.75  1.970XXX.00.00.0000000             32.3465 090 99      0.00   0.00   0.00',
+    '99214  Office o/p est mod 30 min                         A   1.92',
+  ].join('\r\n');
+
+  it('reads each line at the layout\'s columns as the CSV twin reads its fields; a line of another width is a reject naming it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rcm-rvu-txt-'));
+    try {
+      const f = join(dir, 'PPRRVU2025_Oct.txt');
+      await writeFile(f, TXT, 'latin1');
+      expect(await detectFile(mpfsRvu, f)).toEqual({ detected: true, version: { label: '2025D', effective_date: '2025-10-01' } });
+      const { rows, rejects } = await parseAll(mpfsRvu, f);
+      const csv = (await parseAll(mpfsRvu, SEED)).rows.find((r) => r.hcpcs === '99213' && r.modifier === '');
+      expect(rows.find((r) => r.hcpcs === '99213')).toEqual(csv);
+      expect(rows.find((r) => r.hcpcs === '0001F')).toMatchObject({ status_code: 'I', mult_proc: '9', team_surg: '9', pre_op: 0, phys_supervision: '09', calculation_flag: '0', diag_imaging_family: '99' });
+      expect(rejects).toMatchObject([{ line: 4, issues: [{ type: 'row_length', msg: expect.stringMatching(/^a line of 65 characters: the 2025 fixed-width layout has 171/) }] }]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('mpfs_rvu native load (DuckDB read_csv with the row rules in SQL)', () => {
   it('loads the seed natively, row for row and value for value what the row parser loads', async () => {
     const r = await both([SEED]);

@@ -5,7 +5,7 @@ import { clean } from '../_shared/values.js';
 import type { NativeLoader } from '../types.js';
 import { columnsOf } from '../_shared/table.js';
 import { quoteIdent, quoteString } from '../../warehouse/sql_quote.js';
-import { MpfsRvuRowSchema, NUMERIC, rvuLayout, type MpfsRvuRow } from './dataset.js';
+import { isFixedWidthRvu, MpfsRvuRowSchema, NUMERIC, rvuLayout, type MpfsRvuRow } from './dataset.js';
 
 /** Every numeric cell of a row joined by U+0001: each empty or a plain decimal (`0.00`, `00720.00`). */
 const PLAIN_CELLS = '(?:\\d+(?:\\.\\d+)?)?(?:\\x01(?:\\d+(?:\\.\\d+)?)?)*';
@@ -33,7 +33,8 @@ export const loadRvuNative: NativeLoader = async (files, samples, run, table, ve
   };
   for (const [i, file] of files.entries()) {
     const sample = samples[i];
-    if (!sample) return undo();
+    // The fixed-width twin is read by `parse`, not by read_csv.
+    if (!sample || isFixedWidthRvu(sample)) return undo();
     const records = (async function* () {
       yield* textRecords(sample.text, { name: file.name, size: sample.text.length });
     })();
