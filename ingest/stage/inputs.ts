@@ -107,9 +107,9 @@ export async function readInputs(
   if (!label) {
     const latest = latestDate(samples);
     const hint = latest
-      ? `; the latest date in its first rows is ${latest}: if the release is of that day, pass --version ${latest} --effective-date ${latest}`
-      : '; it carries no date: pass the date of the release you downloaded (the publisher\'s page says it)';
-    throw new IngestError(`cannot find the version label in the file${hint} (--version <label> and --effective-date YYYY-MM-DD, the day the release takes effect: a label is never read as a date)`, files[0]!.name);
+      ? `the latest date in its first rows is ${latest}: if the release is of that day, pass --version ${latest} --effective-date ${latest}`
+      : 'it carries no date: pass --version <label> and --effective-date YYYY-MM-DD with the date of the release you downloaded (the publisher\'s page says it)';
+    throw new IngestError(`cannot find the version label in the file; ${hint} (the day the release takes effect: a label is never read as a date)`, files[0]!.name);
   }
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$/.test(label)) throw new IngestError(`version label '${label}' must be letters, digits, '.', '_' or '-'`);
   let effective = opts.effectiveDate ?? found?.effective_date ?? null;
