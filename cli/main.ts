@@ -173,6 +173,12 @@ function declare(program: Command, io: CliIO): void {
     .option('--date-of-service <date>', 'the date priced (default: the cap release\'s effective date)', isoDate)
     .option('--json', 'the result as JSON')
     .action(lazy(async () => (await import('./commands/verify.js')).oppsCap));
+  verify
+    .command('clfs')
+    .description('Read a CLFS file back through the lab fee route of the current snapshot: every row\'s rate, indicator and effective date; exit 3 naming each difference')
+    .argument('<file>', 'a CLFS file (PUF_CLFS_CY<YEAR>_Q<n>V<n>.csv or .txt)')
+    .option('--json', 'the result as JSON')
+    .action(lazy(async () => (await import('./commands/verify.js')).clfsFile));
 
   const claim = program.command('claim').description('X12 837 claims, checked before they are sent');
   claim

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main, type CliIO } from './main.js';
@@ -58,5 +58,20 @@ describe('rcm verify pfrev', () => {
     expect(r.code, r.out + r.err).toBe(0);
     // The fixture's two priced rows (70496 and 70496-26 in 0111205), both settings, each under its PFS amount.
     expect(r.out).toContain('opps_cap 2025D: 4 amounts on 2025-10-01 (4 capped), 0 rows skipped, 0 differ');
+  });
+
+  it('reads a CLFS file back through the lab route: the seed as loaded, a rate edited named by line', async () => {
+    const seed = join(REPO_ROOT, 'seeds/clfs/PUF_CLFS_CY2026_Q3V1.csv');
+    const ok = await rcm('verify', 'clfs', seed);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toContain(': 20 rows against clfs 2026Q3V1: 0 differ');
+    const text = await readFile(seed, 'latin1');
+    const dir = await tempDir('rcm-clfs-');
+    const edited = join(dir, 'PUF_CLFS_CY2026_Q3V1.csv');
+    const line = text.split(/\r?\n/).findIndex((l) => /^"?2026"?,"?80053"?,/.test(l)) + 1;
+    await writeFile(edited, text.replace(/^("?2026"?,"?80053"?,"?"?,[^,]*,[^,]*,)"?([\d.]+)"?/m, '$1"99.99"'), 'latin1');
+    const r = await rcm('verify', 'clfs', edited);
+    expect(r.code).toBe(3);
+    expect(r.out).toMatch(new RegExp(`^  line ${line} 80053 rate: file 99\\.99, answered [\\d.]+$`, 'm'));
   });
 });

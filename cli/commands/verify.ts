@@ -66,3 +66,28 @@ export async function oppsCap(ctx: CliContext, o: { dateOfService?: string; json
     snapshot.close();
   }
 }
+
+/**
+ * `rcm verify clfs FILE`: a CLFS file read back through the lab route's lookup, every row's rate,
+ * indicator and effective date; exit 3 naming each difference.
+ */
+export async function clfsFile(ctx: CliContext, file: string, o: { json?: boolean }): Promise<void> {
+  const [{ verifyClfs }, { toSourceFile }] = await Promise.all([import('../../server/fee_schedules/verify.js'), import('../../datasets/_shared/source.js')]);
+  const source = await toSourceFile(file);
+  const wh = ctx.wh();
+  const manifest = await wh.current();
+  if (!manifest) throw new NotFoundError('no snapshot is published yet: run `rcm seed` or `rcm ingest`');
+  const snapshot = await MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1 });
+  try {
+    const r = await verifyClfs(snapshot, source);
+    if (o.json) ctx.io.stdout(`${JSON.stringify(r)}\n`);
+    else {
+      const lines = [`${file}: ${r.checked} rows against clfs ${r.version ?? '(none loaded)'}: ${r.differences.length} differ`];
+      for (const d of r.differences) lines.push(`  line ${d.line}${d.code ? ` ${d.code}${d.modifier ? `-${d.modifier}` : ''}` : ''} ${d.field}: file ${d.file ?? 'null'}, answered ${d.answered ?? 'null'}`);
+      ctx.io.stdout(safeLines(lines));
+    }
+    if (r.differences.length) throw new ExitCode(EXIT.threshold);
+  } finally {
+    snapshot.close();
+  }
+}

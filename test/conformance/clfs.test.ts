@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { openTestSnapshot, parseAll } from '../../testing/datasets.js';
+import { verifyClfs } from '../../server/fee_schedules/verify.js';
 import { requireShared, sharedDataDir } from '../../testing/shared.js';
 import { clfs, type ClfsRow } from '../../datasets/clfs/dataset.js';
 import { findLabRates } from '../../datasets/clfs/queries.js';
@@ -75,6 +76,18 @@ describe.skipIf(!present)('clfs on the real CMS files', () => {
       expect((await findLabRates(snap, '36415'))[0]).toMatchObject({ rate: 9.34, version: '2026Q3V1' });
       expect((await findLabRates(snap, '36415', undefined, 2025))[0]).toMatchObject({ rate: 9.09, version: '2025Q2V1' });
       expect((await findLabRates(snap, '0526U'))[0]).toMatchObject({ rate: null, indicator: 'L' });
+    } finally {
+      snap.close();
+    }
+  });
+
+  it('rcm verify clfs reads the CSV and its ~-delimited twin back through the lab route: every row of both as loaded from the CSV', async () => {
+    const snap = await openTestSnapshot([{ dataset: clfs, files: [CSV26] }]);
+    try {
+      for (const f of [CSV26, TXT26]) {
+        const r = await verifyClfs(snap, await toSourceFile(f));
+        expect(r, f).toMatchObject({ version: '2026Q3V1', checked: 2206, differences: [] });
+      }
     } finally {
       snap.close();
     }
