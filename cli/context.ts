@@ -1,7 +1,10 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NotFoundError } from '../warehouse/errors.js';
+import type { Manifest } from '../warehouse/manifest.js';
 import { openStateStore, stateLocationOf } from '../warehouse/open_state.js';
+import type { MountedSnapshot } from '../warehouse/snapshot.js';
 import type { StateStore } from '../warehouse/tenant_state.js';
 import { Warehouse } from '../warehouse/store.js';
 import { loadConfig, stateOptionsOf, type Config } from './config.js';
@@ -28,6 +31,25 @@ export class CliContext {
 
   json(v: unknown): void {
     printJson(this.io, v);
+  }
+
+  /** The served snapshot's manifest; a 404 saying what to run when nothing is published yet. */
+  async currentManifest(): Promise<Manifest> {
+    const manifest = await this.wh().current();
+    if (!manifest) throw new NotFoundError('no snapshot is published yet: run `rcm seed` or `rcm ingest`');
+    return manifest;
+  }
+
+  /** Runs `fn` over the served snapshot mounted read-only (DuckDB loaded only here, never for `--help`), closing it afterwards. */
+  async withSnapshot<T>(fn: (snapshot: MountedSnapshot) => Promise<T>): Promise<T> {
+    const manifest = await this.currentManifest();
+    const { MountedSnapshot } = await import('../warehouse/snapshot.js');
+    const snapshot = await MountedSnapshot.open(this.wh(), manifest, { connections: 1, threads: 1 });
+    try {
+      return await fn(snapshot);
+    } finally {
+      snapshot.close();
+    }
   }
 
   /** Runs `fn` with the state store open (`RCM_STATE_URL`, else SQLite in the data dir), closing it afterwards. */

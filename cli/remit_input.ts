@@ -93,6 +93,19 @@ async function folder(dir: string, out: RemitInput[], skipped: string[]): Promis
 }
 
 /**
+ * A file's work with its errors naming the file (a reader's 422 names the segment; never the
+ * file's contents, an X12 file carries PHI).
+ */
+export async function naming<T>(path: string, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (e) {
+    if (e instanceof DomainError) throw new DomainError(e.code, `${path}: ${e.message}`, { issues: e.issues });
+    throw e;
+  }
+}
+
+/**
  * The files the arguments name, read, in order: a file as it is (refused, naming it, when it is
  * missing or no X12), a folder as its regular files sorted by name, not recursively, each that is
  * no X12 skipped and listed in `skipped` (the CLI says "skipped FILE: not an X12 file").

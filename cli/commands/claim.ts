@@ -1,9 +1,8 @@
 import { todayOf } from '../../datasets/_shared/dates.js';
 import { jsonSafe, safeLines, terminalSafe } from '../../lib/safe_text.js';
-import { DomainError, NotFoundError } from '../../warehouse/errors.js';
 import { MountedSnapshot } from '../../warehouse/snapshot.js';
 import type { CliContext } from '../context.js';
-import { remitInputs } from '../remit_input.js';
+import { naming, remitInputs } from '../remit_input.js';
 
 type Format = 'text' | 'markdown' | 'json' | 'csv';
 
@@ -46,10 +45,9 @@ function claimText(c: Check['claims'][number], md: boolean, label: Loaded[2]['pr
 export async function check(ctx: CliContext, args: string[], o: ClaimCheckOptions): Promise<void> {
   const { files, skipped } = await remitInputs(args);
   for (const s of skipped) ctx.io.stderr(safeLines([`skipped ${s}: not an X12 file`]));
-  const wh = ctx.wh();
-  const manifest = await wh.current();
-  if (!manifest) throw new NotFoundError('no snapshot is published yet: run `rcm seed` or `rcm ingest`');
-  const [snapshot, [{ checkClaims }, { claimCheckCsv }, { predictionLabel }, { Trace }]] = await Promise.all([MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1 }), checker()]);
+  const manifest = await ctx.currentManifest();
+  // The snapshot mounts while the check code loads (DuckDB attaches on its own threads).
+  const [snapshot, [{ checkClaims }, { claimCheckCsv }, { predictionLabel }, { Trace }]] = await Promise.all([MountedSnapshot.open(ctx.wh(), manifest, { connections: 1, threads: 1 }), checker()]);
   const format = o.format ?? 'text';
   const asOf = o.asOf ?? todayOf(new Date());
   const many = files.length > 1;
@@ -57,13 +55,7 @@ export async function check(ctx: CliContext, args: string[], o: ClaimCheckOption
     const answers: { file: string; check: Check }[] = [];
     for (const { path, bytes } of files) {
       const trace = new Trace(snapshot, () => new Date());
-      try {
-        answers.push({ file: path, check: await checkClaims(snapshot, bytes, { asOf, today: todayOf(new Date()), where: { ccn: o.ccn, locality: o.locality }, trace }) });
-      } catch (e) {
-        // The reader's 422 names the segment; the file is named here (never its contents).
-        if (e instanceof DomainError) throw new DomainError(e.code, `${path}: ${e.message}`, { issues: e.issues });
-        throw e;
-      }
+      answers.push({ file: path, check: await naming(path, checkClaims(snapshot, bytes, { asOf, today: todayOf(new Date()), where: { ccn: o.ccn, locality: o.locality }, trace })) });
     }
     if (format === 'json') return ctx.io.stdout(jsonSafe(`${JSON.stringify(many ? { files: answers.map((a) => ({ file: a.file, ...a.check })) } : answers[0]!.check)}\n`));
     if (format === 'csv') return ctx.io.stdout(claimCheckCsv(answers.map((a) => ({ file: many ? a.file : null, check: a.check }))));

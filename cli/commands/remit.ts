@@ -1,10 +1,10 @@
 import { basename } from 'node:path';
 import { todayOf } from '../../datasets/_shared/dates.js';
 import { REMIT_DATASETS } from '../../server/remittances/datasets.js';
-import { DomainError, NotFoundError } from '../../warehouse/errors.js';
+import { DomainError } from '../../warehouse/errors.js';
 import { MountedSnapshot } from '../../warehouse/snapshot.js';
 import type { CliContext } from '../context.js';
-import { remitInputs } from '../remit_input.js';
+import { naming, remitInputs } from '../remit_input.js';
 import { RemitText } from '../remit_text.js';
 import { jsonSafe, safeLines, terminalSafe } from '../../lib/safe_text.js';
 
@@ -19,8 +19,7 @@ const explainer = () =>
 /** The snapshot (only `REMIT_DATASETS`, or every dataset to check claims too) and the explanation code, loaded side by side; the snapshot closed if the code fails to load. */
 async function mountAndLoad(ctx: CliContext, everything = false) {
   const wh = ctx.wh();
-  const manifest = await wh.current();
-  if (!manifest) throw new NotFoundError('no snapshot is published yet: run `rcm seed` or `rcm ingest`');
+  const manifest = await ctx.currentManifest();
   const [mounted, code] = await Promise.allSettled([MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1, ...(everything ? {} : { datasets: REMIT_DATASETS }) }), explainer()]);
   if (code.status === 'rejected') {
     if (mounted.status === 'fulfilled') mounted.value.close();
@@ -48,14 +47,8 @@ export interface ExplainOptions {
 async function prepared(l: Loaded, path: string, bytes: Buffer, o: ExplainOptions & { asOf: string }, batch: { batch?: InstanceType<Loaded['Batch']>; redactor?: InstanceType<Loaded['Redactor']>; name?: string }, progress?: (n: number, total: number) => void) {
   const trace = new l.Trace(l.snapshot, () => new Date());
   if (batch.redactor) trace.warn(l.REDACTED_WARNING);
-  try {
-    const file = l.readX12(bytes);
-    return { trace, ex: await l.explanationOf(l.snapshot, file, o.asOf, trace, { ccn: o.ccn, locality: o.locality }, { progress, ...batch }) };
-  } catch (e) {
-    // The reader's 422 names the segment; the file is named here (never its contents).
-    if (e instanceof DomainError) throw new DomainError(e.code, `${path}: ${e.message}`, { issues: e.issues });
-    throw e;
-  }
+  const ex = await naming(path, (async () => l.explanationOf(l.snapshot, l.readX12(bytes), o.asOf, trace, { ccn: o.ccn, locality: o.locality }, { progress, ...batch }))());
+  return { trace, ex };
 }
 
 /**
@@ -153,12 +146,7 @@ async function explainAgainstClaims(ctx: CliContext, files: { path: string; byte
   try {
     const checks = [];
     for (const { path, bytes } of claimFiles) {
-      try {
-        checks.push(await checkClaims(l.snapshot, bytes, { asOf, today: todayOf(new Date()), where: { ccn: o.ccn, locality: o.locality }, trace: new l.Trace(l.snapshot, () => new Date()) }));
-      } catch (e) {
-        if (e instanceof DomainError) throw new DomainError(e.code, `${path}: ${e.message}`, { issues: e.issues });
-        throw e;
-      }
+      checks.push(await naming(path, checkClaims(l.snapshot, bytes, { asOf, today: todayOf(new Date()), where: { ccn: o.ccn, locality: o.locality }, trace: new l.Trace(l.snapshot, () => new Date()) })));
     }
     const remitted: Parameters<typeof closeLoop>[0][number][] = [];
     const answers: unknown[] = [];

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { safeLines } from '../../lib/safe_text.js';
-import { DomainError, NotFoundError, ValidationError } from '../../warehouse/errors.js';
-import { MountedSnapshot } from '../../warehouse/snapshot.js';
+import { DomainError, ValidationError } from '../../warehouse/errors.js';
 import type { CliContext } from '../context.js';
 import { EXIT, ExitCode } from '../io.js';
 
@@ -22,11 +21,7 @@ export async function pfrev(ctx: CliContext, file: string, o: { dateOfService?: 
     if (e instanceof ValidationError) throw new ValidationError(e.issues.map((i) => ({ ...i, loc: [file, ...i.loc.slice(1)] })));
     throw e;
   }
-  const wh = ctx.wh();
-  const manifest = await wh.current();
-  if (!manifest) throw new NotFoundError('no snapshot is published yet: run `rcm seed` or `rcm ingest`');
-  const snapshot = await MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1 });
-  try {
+  await ctx.withSnapshot(async (snapshot) => {
     const r = await verifyPfrev(snapshot, rows, o.dateOfService);
     if (o.json) ctx.io.stdout(`${JSON.stringify(r)}\n`);
     else {
@@ -35,9 +30,7 @@ export async function pfrev(ctx: CliContext, file: string, o: { dateOfService?: 
       ctx.io.stdout(safeLines(lines));
     }
     if (r.differences.length) throw new ExitCode(EXIT.threshold);
-  } finally {
-    snapshot.close();
-  }
+  });
 }
 
 /**
@@ -47,11 +40,7 @@ export async function pfrev(ctx: CliContext, file: string, o: { dateOfService?: 
  */
 export async function oppsCap(ctx: CliContext, o: { dateOfService?: string; json?: boolean }): Promise<void> {
   const { verifyOppsCap } = await import('../../server/payment/verify.js');
-  const wh = ctx.wh();
-  const manifest = await wh.current();
-  if (!manifest) throw new NotFoundError('no snapshot is published yet: run `rcm seed` or `rcm ingest`');
-  const snapshot = await MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1 });
-  try {
+  await ctx.withSnapshot(async (snapshot) => {
     const r = await verifyOppsCap(snapshot, o.dateOfService);
     if (o.json) ctx.io.stdout(`${JSON.stringify(r)}\n`);
     else {
@@ -62,9 +51,7 @@ export async function oppsCap(ctx: CliContext, o: { dateOfService?: string; json
       ctx.io.stdout(safeLines(lines));
     }
     if (r.differences.length) throw new ExitCode(EXIT.threshold);
-  } finally {
-    snapshot.close();
-  }
+  });
 }
 
 /**
@@ -74,11 +61,7 @@ export async function oppsCap(ctx: CliContext, o: { dateOfService?: string; json
 export async function clfsFile(ctx: CliContext, file: string, o: { json?: boolean }): Promise<void> {
   const [{ verifyClfs }, { toSourceFile }] = await Promise.all([import('../../server/fee_schedules/verify.js'), import('../../datasets/_shared/source.js')]);
   const source = await toSourceFile(file);
-  const wh = ctx.wh();
-  const manifest = await wh.current();
-  if (!manifest) throw new NotFoundError('no snapshot is published yet: run `rcm seed` or `rcm ingest`');
-  const snapshot = await MountedSnapshot.open(wh, manifest, { connections: 1, threads: 1 });
-  try {
+  await ctx.withSnapshot(async (snapshot) => {
     const r = await verifyClfs(snapshot, source);
     if (o.json) ctx.io.stdout(`${JSON.stringify(r)}\n`);
     else {
@@ -87,7 +70,5 @@ export async function clfsFile(ctx: CliContext, file: string, o: { json?: boolea
       ctx.io.stdout(safeLines(lines));
     }
     if (r.differences.length) throw new ExitCode(EXIT.threshold);
-  } finally {
-    snapshot.close();
-  }
+  });
 }
