@@ -1,16 +1,13 @@
 import { runClaimCheck } from './claims/job.js';
 import { closeLoop } from './claims/loop.js';
 import { checkClaims, readClaims } from './claims/service.js';
-import { runExplanation, workLimit, type JobRunner, type JobRunners } from './remittances/job.js';
+import { checkLimits, runExplanation, writeInParts, type JobRunner, type JobRunners } from './remittances/job.js';
 import type { RemitClaim } from './remittances/schemas.js';
 import { explanationOf } from './remittances/service.js';
 import { readX12 } from './remittances/x12.js';
 import { Trace } from './trace.js';
 import { todayOf } from '../datasets/_shared/dates.js';
 import { ValidationError } from '../warehouse/errors.js';
-
-/** Parts of the answer handed to the reader at a time. */
-const PART = 256 * 1024;
 
 /**
  * An 835 explained against the 837s its claims were sent as (`POST /v1/remittances/explain` with
@@ -23,10 +20,7 @@ const runLoop: JobRunner = async (bytes, spec, snapshot, ch) => {
   const file = readX12(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   const claims = (spec.claims ?? []).map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength));
   const read = claims.map((b) => readClaims(b));
-  for (const f of [file, ...read]) {
-    if (f.segments > spec.maxSegments) throw workLimit('segments', f.segments, spec.maxSegments, 'RCM_REMIT_MAX_SEGMENTS');
-    if (f.claims > spec.maxClaims) throw workLimit('claims', f.claims, spec.maxClaims, 'RCM_REMIT_MAX_CLAIMS');
-  }
+  for (const f of [file, ...read]) checkLimits(f, spec);
   const total = { segments: file.segments + read.reduce((n, f) => n + f.segments, 0), claims: file.claims + read.reduce((n, f) => n + f.claims, 0) };
   if (!(await ch.admit(total))) return;
   const snap = await snapshot();
@@ -46,8 +40,7 @@ const runLoop: JobRunner = async (bytes, spec, snapshot, ch) => {
     },
   });
   ch.ready();
-  const answer = JSON.stringify({ ...e, loop: closeLoop(remitted, checks), reliability: trace.reliability() });
-  for (let i = 0; i < answer.length; i += PART) await ch.chunk(answer.slice(i, i + PART));
+  await writeInParts(ch, JSON.stringify({ ...e, loop: closeLoop(remitted, checks), reliability: trace.reliability() }));
 };
 
 /**

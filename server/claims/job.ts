@@ -1,12 +1,9 @@
 import { todayOf } from '../../datasets/_shared/dates.js';
-import { workLimit, type ExplainSpec, type JobChannel } from '../remittances/job.js';
+import { checkLimits, writeInParts, type ExplainSpec, type JobChannel } from '../remittances/job.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { Trace } from '../trace.js';
 import { claimCheckCsv } from './csv.js';
 import { checkClaims, readClaims } from './service.js';
-
-/** Parts of the answer handed to the reader at a time (as the explanation streams its own). */
-const PART = 256 * 1024;
 
 /**
  * One claim check as a remittance thread's job (`POST /v1/claims/check` runs on the same worker
@@ -17,8 +14,7 @@ const PART = 256 * 1024;
 export async function runClaimCheck(bytes: Uint8Array, spec: ExplainSpec, snapshot: () => Promise<SnapshotReader>, ch: JobChannel): Promise<void> {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const file = readClaims(text);
-  if (file.segments > spec.maxSegments) throw workLimit('segments', file.segments, spec.maxSegments, 'RCM_REMIT_MAX_SEGMENTS', 'check');
-  if (file.claims > spec.maxClaims) throw workLimit('claims', file.claims, spec.maxClaims, 'RCM_REMIT_MAX_CLAIMS', 'check');
+  checkLimits(file, spec);
   if (!(await ch.admit({ segments: file.segments, claims: file.claims }))) return;
   const snap = await snapshot();
   const trace = new Trace(snap, () => new Date(spec.at));
@@ -26,6 +22,5 @@ export async function runClaimCheck(bytes: Uint8Array, spec: ExplainSpec, snapsh
   const today = todayOf(new Date(spec.at));
   const check = await checkClaims(snap, text, { asOf: spec.asOf, today, where: spec.where, trace, summary: spec.mode === 'summary' });
   ch.ready();
-  const answer = spec.format === 'csv' ? claimCheckCsv([{ file: null, check }]) : JSON.stringify(check);
-  for (let i = 0; i < answer.length; i += PART) await ch.chunk(answer.slice(i, i + PART));
+  await writeInParts(ch, spec.format === 'csv' ? claimCheckCsv([{ file: null, check }]) : JSON.stringify(check));
 }

@@ -56,14 +56,28 @@ export type JobRunner = (bytes: Uint8Array, spec: ExplainSpec, snapshot: () => P
 export type JobRunners = Partial<Record<JobTask, JobRunner>>;
 
 /** A file past the work limits: 413 naming the limit, the setting and the command that takes any size. */
-export const workLimit = (what: string, n: number, max: number, setting: string, task: JobTask = 'explain') =>
+const workLimit = (what: string, n: number, max: number, setting: string, task: JobTask = 'explain') =>
   new DomainError('payload_too_large', `the file has ${n.toLocaleString('en-US')} ${what}; one request ${task === 'explain' ? 'explains' : 'checks'} at most ${max.toLocaleString('en-US')} (${setting}): split it, or ${task === 'explain' ? 'explain it with rcm remit explain' : 'check it with rcm claim check'}`);
+
+/** Refuses a file past the work limits (413), before any work is admitted. */
+export function checkLimits(file: { segments: number; claims: number }, spec: ExplainSpec): void {
+  const task = spec.task === 'check' ? 'check' : 'explain';
+  if (file.segments > spec.maxSegments) throw workLimit('segments', file.segments, spec.maxSegments, 'RCM_REMIT_MAX_SEGMENTS', task);
+  if (file.claims > spec.maxClaims) throw workLimit('claims', file.claims, spec.maxClaims, 'RCM_REMIT_MAX_CLAIMS', task);
+}
+
+/** Parts of an answer written whole (a claim check, a loop) handed to the reader at a time, as an explanation streams its own. */
+const PART = 256 * 1024;
+
+/** An answer held whole, written through the channel in parts at the reader's pace. */
+export async function writeInParts(ch: JobChannel, answer: string): Promise<void> {
+  for (let i = 0; i < answer.length; i += PART) await ch.chunk(answer.slice(i, i + PART));
+}
 
 /** Runs one explanation against `snapshot` through `ch`; throws the caller's mistakes (413, 422) before `ready`. */
 export async function runExplanation(bytes: Uint8Array, spec: ExplainSpec, snapshot: () => Promise<SnapshotReader>, ch: JobChannel): Promise<void> {
   const file = readX12(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  if (file.segments > spec.maxSegments) throw workLimit('segments', file.segments, spec.maxSegments, 'RCM_REMIT_MAX_SEGMENTS');
-  if (file.claims > spec.maxClaims) throw workLimit('claims', file.claims, spec.maxClaims, 'RCM_REMIT_MAX_CLAIMS');
+  checkLimits(file, spec);
   if (!(await ch.admit({ segments: file.segments, claims: file.claims }))) return;
   const snap = await snapshot();
   const trace = new Trace(snap, () => new Date(spec.at));
