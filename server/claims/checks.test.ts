@@ -24,16 +24,16 @@ describe('claim check units that read the claim alone', () => {
 
   it('balances CLM02 against the lines in exact decimals: 0.10 + 0.20 is 0.30', () => {
     const k = checking(claim837([{ pcn: 'DEC1', total: '0.30', lines: [{ code: '99213', charge: '0.10' }, { code: '36415', charge: '0.20' }] }]));
-    checkStructure(k);
+    checkStructure(k, '2026-08-01');
     expect(k.findings.filter((f) => /CLM02/.test(f.message))).toEqual([]);
     const off = checking(claim837([{ pcn: 'DEC2', total: '0.31', lines: [{ code: '99213', charge: '0.10' }, { code: '36415', charge: '0.20' }] }]));
-    checkStructure(off);
+    checkStructure(off, '2026-08-01');
     expect(off.findings.map((f) => f.message)).toContain("CLM02 (total claim charge) is 0.31 but the lines' charges add up to 0.30: the TR3 requires them equal");
   });
 
   it('asks a replacement or void for the claim it replaces (REF*F8)', () => {
     const k = checking(claim837([{ pcn: 'REP1', frequency: '7', lines: [{ code: '99213' }] }]));
-    checkStructure(k);
+    checkStructure(k, '2026-08-01');
     expect(k.findings.map((f) => f.message)).toContain("a replacement (CLM05-3 7) must name the payer's claim number of the claim it replaces (REF*F8)");
   });
 });

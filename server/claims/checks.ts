@@ -51,9 +51,8 @@ function rejected(k: Checking, message: string, segment: number | null, lines: n
  * charges (exact decimals); each pointer at a diagnosis; every NPI's check digit; taxonomy codes;
  * dates in order; a replacement or void (CLM05-3 7 or 8) naming the claim it replaces (REF*F8).
  */
-export function checkStructure(k: Checking): void {
+export function checkStructure(k: Checking, first: string | null): void {
   const { claim } = k;
-  const first = claim.lines.map((l) => lineDate(claim, l)).filter((d): d is string => !!d).sort()[0] ?? null;
   for (const i of claim.issues) k.findings.push(rejected(k, `${i.message} (loop ${i.loop})`, i.segment, [], first));
   if (claim.total_charge !== null && claim.lines.every((l) => l.charged !== null)) {
     const sum = claim.lines.reduce((s, l) => s.add(Dec.of(l.charged!)), Dec.of(0));
@@ -137,11 +136,14 @@ export function checkCoverage(idx: PolicyIndex, version: string, k: Checking): v
   });
 }
 
+/** Who a claim is for: member id, the patient's name and birth date (duplicates and global periods are per patient). */
+export const patientKey = (claim: Claim): string => [claim.subscriber.member_id, claim.patient.last_name, claim.patient.first_name, claim.patient.birth_date].join('|');
+
 /** The key of a service for duplicates: patient, code, date, modifiers (in any order), and charge-independent. */
 export const serviceKey = (claim: Claim, l: Line): string | null => {
   const dos = lineDate(claim, l);
   if (!l.code || !dos) return null;
-  return [claim.subscriber.member_id ?? '', claim.patient.last_name ?? '', claim.patient.first_name ?? '', claim.patient.birth_date ?? '', l.code, dos, [...l.modifiers].sort().join(',')].join('|');
+  return [patientKey(claim), l.code, dos, [...l.modifiers].sort().join(',')].join('|');
 };
 
 /** The same service twice on one claim: the second line is denied as a duplicate (OA-18). */

@@ -4,6 +4,7 @@ import { mpfsRvu } from '../../datasets/mpfs_rvu/dataset.js';
 import { findRvuRows } from '../../datasets/mpfs_rvu/queries.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { isEmCode } from '../ncci/modifiers.js';
+import { patientKey } from './checks.js';
 import { predicted, type FindingContext } from './findings.js';
 import type { Claim } from './model.js';
 import type { ClaimsCheck } from './schemas.js';
@@ -32,7 +33,14 @@ interface Service {
 }
 
 /** Same patient (member id, name, birth date) and the same rendering (else billing) provider. */
-const whose = (claim: Claim): string => [claim.subscriber.member_id, claim.patient.last_name, claim.patient.first_name, claim.patient.birth_date, claim.rendering_provider?.npi ?? claim.billing_provider?.npi].join('|');
+const whose = (claim: Claim): string => `${patientKey(claim)}|${claim.rendering_provider?.npi ?? claim.billing_provider?.npi ?? ''}`;
+
+/** The list of `key` in `map`, made on first use (services are pushed as the file streams by). */
+const listOf = <T>(map: Map<string, T[]>, key: string): T[] => {
+  let list = map.get(key);
+  if (!list) map.set(key, (list = []));
+  return list;
+};
 
 export class GlobalPeriods {
   private readonly procedures = new Map<string, (Service & { days: 10 | 90 })[]>();
@@ -66,11 +74,11 @@ export class GlobalPeriods {
       if (!l.code || !date) continue;
       const s = { pcn: claim.patient_control_number, line: l.line_number, segment: l.segment, code: l.code, date, modifiers: l.modifiers, c };
       if (isEmCode(l.code)) {
-        this.visits.set(who, [...(this.visits.get(who) ?? []), s]);
+        listOf(this.visits, who).push(s);
         continue;
       }
       const days = await this.globalDays(l.code, date);
-      if (days) this.procedures.set(who, [...(this.procedures.get(who) ?? []), { ...s, days }]);
+      if (days) listOf(this.procedures, who).push({ ...s, days });
     }
   }
 

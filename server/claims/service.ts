@@ -77,7 +77,8 @@ function ncciPrediction(f: ClaimFinding): PredictionId | null {
   if (f.kind === 'mue') return 'mue';
   if (f.kind === 'aoc') return 'aoc';
   if (f.kind === 'modifier') return 'modifier';
-  if (f.kind === 'code') return /not valid on|deleted|not yet effective|status (D|F)\b/i.test(`${f.message} ${f.rule ?? ''}`) ? 'code_invalid_on_date' : 'code_not_payable';
+  // The rule that decided (server/ncci/edits/payable_line.ts): a code deleted or not yet in force on the date, else one Medicare does not pay.
+  if (f.kind === 'code') return /^(PFS status [DF]|code deleted|code not yet effective)$/.test(f.rule ?? '') ? 'code_invalid_on_date' : 'code_not_payable';
   return null;
 }
 
@@ -274,7 +275,7 @@ async function checkOne(p: Prepared, claim: Claim): Promise<CheckedClaim> {
   const payer = payerOf(p, claim);
   const k: Checking = { claim, c: { payers: p.payers, x12: p.x12, payer, asOf: p.asOf, memo: p.memo }, findings: [], lineFindings: claim.lines.map(() => []), unchecked: [], diagnoses: [] };
   const first = claim.lines.map((l) => lineDate(claim, l)).filter((d): d is string => !!d).sort()[0] ?? null;
-  checkStructure(k);
+  checkStructure(k, first);
   await checkDiagnoses(p.snapshot, k, first);
   await checkNcci(p, k);
   if (payer.type === 'medicare' && p.policies) checkCoverage(p.policies.idx, p.policies.version, k);
