@@ -210,3 +210,13 @@ export function useSeededDir(prefix: string): () => string {
   afterAll(async () => rm(dir, { recursive: true, force: true }));
   return () => dir;
 }
+
+/** A seeded test server for the enclosing describe block (or file): started before its tests, closed after. */
+export function useTestServer(o?: Parameters<typeof startTestServer>[0]): () => TestServer {
+  let t: TestServer | undefined;
+  beforeAll(async () => {
+    t = await startTestServer(o);
+  });
+  afterAll(async () => t?.close());
+  return () => t!;
+}

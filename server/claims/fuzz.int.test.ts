@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../testing/harness.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../../testing/harness.js';
 import { claim837 } from '../../testing/x12.js';
 import { mutate, PIECES_837, prng } from '../../testing/x12_mutate.js';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer({ now: () => new Date('2026-08-20T12:00:00Z') });
-});
-afterAll(() => t.close());
+const server = useTestServer({ now: () => new Date('2026-08-20T12:00:00Z') });
 
 // Names and ids that must never come back in an error.
 const BASE = claim837([
@@ -25,7 +21,7 @@ describe('POST /v1/claims/check under mutated input', () => {
     for (; n < 200 && Date.now() - started < 30_000; n++) {
       let text = BASE;
       for (let k = 1 + Math.floor(r() * 3); k > 0; k--) text = mutate(text, r, PIECES_837);
-      const res = await t.request('/v1/claims/check?locality=1320201', { method: 'POST', body: text, headers: { 'Content-Type': 'application/edi-x12' } });
+      const res = await server().request('/v1/claims/check?locality=1320201', { method: 'POST', body: text, headers: { 'Content-Type': 'application/edi-x12' } });
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       expect([200, 422], `case ${n}: ${res.status} ${res.text.slice(0, 200)}`).toContain(res.status);
       if (res.status === 422) {

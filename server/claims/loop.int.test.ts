@@ -1,14 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../testing/datasets.js';
-import { startTestServer, type TestServer } from '../../testing/harness.js';
+import { useTestServer } from '../../testing/harness.js';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer({ now: () => new Date('2026-08-10T12:00:00Z') });
-});
-afterAll(async () => t.close());
+const server = useTestServer({ now: () => new Date('2026-08-10T12:00:00Z') });
 
 const REMIT = readFileSync(join(REPO_ROOT, 'samples/remittance/medicare.835'));
 const CLAIMS = readFileSync(join(REPO_ROOT, 'samples/claims/medicare.837'));
@@ -18,7 +14,7 @@ const B = '----rcm-loop-boundary';
 function form(parts: [string, Buffer][]): Buffer {
   return Buffer.concat([...parts.flatMap(([name, bytes]) => [Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}.x12"\r\nContent-Type: application/edi-x12\r\n\r\n`), bytes, Buffer.from('\r\n')]), Buffer.from(`--${B}--\r\n`)]);
 }
-const post = (body: Buffer, q = '') => t.request(`/v1/remittances/explain?as_of=2026-08-10&locality=1320201${q}`, { method: 'POST', body, headers: { 'Content-Type': `multipart/form-data; boundary=${B}` } });
+const post = (body: Buffer, q = '') => server().request(`/v1/remittances/explain?as_of=2026-08-10&locality=1320201${q}`, { method: 'POST', body, headers: { 'Content-Type': `multipart/form-data; boundary=${B}` } });
 
 describe('POST /v1/remittances/explain with the claims behind it (multipart)', () => {
   it('explains the 835 and closes the loop against the 837: the predicted CO-97 is confirmed', async () => {
@@ -30,7 +26,7 @@ describe('POST /v1/remittances/explain with the claims behind it (multipart)', (
     expect(r.body.loop.claims.find((c: { patient_control_number: string }) => c.patient_control_number === 'PCN002').lines[1]).toMatchObject({ code: '97597', outcome: 'confirmed', predicted: ['CO-97'], denied: ['CO-97'] });
     expect(r.body.payersMatched).toBeUndefined();
     // The same explanation as without the claims, but for the loop.
-    const alone = await t.request('/v1/remittances/explain?as_of=2026-08-10&locality=1320201', { method: 'POST', body: REMIT, headers: { 'Content-Type': 'application/edi-x12' } });
+    const alone = await server().request('/v1/remittances/explain?as_of=2026-08-10&locality=1320201', { method: 'POST', body: REMIT, headers: { 'Content-Type': 'application/edi-x12' } });
     const strip = (b: { reliability: unknown; loop?: unknown }) => JSON.stringify({ ...b, reliability: undefined, loop: undefined });
     expect(JSON.parse(strip(r.body))).toEqual(JSON.parse(strip(alone.body)));
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MedicaidMueListSchema, MedicareMueListSchema, AocLookupSchema } from './schemas.js';
 import { TestClock } from '../../testing/clock.js';
-import { startTestServer, type TestServer } from '../../testing/harness.js';
+import { startTestServer, useTestServer, type TestServer } from '../../testing/harness.js';
 import { mueWhenExceeded } from './validate.js';
 import { aocApplies } from '../../datasets/ncci_aoc/queries.js';
 import { illustrativeIn, otherWarnings } from '../../testing/illustrative.js';
@@ -196,23 +196,17 @@ describe('GET /v1/ncci/aoc/{code}', () => {
  */
 describe('the date rule of the NCCI lookups', () => {
   const clock = new TestClock('2026-08-01T12:00:00Z');
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startTestServer({ now: clock.now });
-  });
-  afterAll(async () => {
-    await s.close();
-  });
+  const server = useTestServer({ now: clock.now });
   const LOOKUPS = ['/v1/ncci/ptp/prac?column1=93000&column2=93010', '/v1/ncci/mue/99213', '/v1/ncci/medicaid/mue/99213', '/v1/ncci/aoc/99417'];
   const withDate = (path: string, date: string) => `${path}${path.includes('?') ? '&' : '?'}date_of_service=${date}`;
 
   it('answers 404 for a date no loaded quarter covers, naming the quarter and the nearest loaded version', async () => {
     for (const path of LOOKUPS) {
-      const r = await s.request(withDate(path, '2026-01-15'));
+      const r = await server().request(withDate(path, '2026-01-15'));
       expect(r.status, path).toBe(404);
       expect(r.body.detail, path).toMatch(/^no .* version loaded covers date of service 2026-01-15 \(2026Q1\); the nearest loaded (is|are) /);
     }
-    expect((await s.request(withDate('/v1/ncci/medicaid/mue/99213', '2026-01-15'))).body.detail).toBe(
+    expect((await server().request(withDate('/v1/ncci/medicaid/mue/99213', '2026-01-15'))).body.detail).toBe(
       'no medicaid_mue_prac, medicaid_mue_hosp or medicaid_mue_dme version loaded covers date of service 2026-01-15 (2026Q1); the nearest loaded are medicaid_mue_prac 2026Q3 (effective 2026-07-01); medicaid_mue_hosp 2026Q3 (effective 2026-07-01); medicaid_mue_dme 2026Q3 (effective 2026-07-01)',
     );
   });
@@ -220,20 +214,20 @@ describe('the date rule of the NCCI lookups', () => {
   it("answers today's quarter without a date, with no date warning, when it is loaded", async () => {
     clock.set('2026-08-01T12:00:00Z');
     for (const path of LOOKUPS) {
-      const r = await s.request(path);
+      const r = await server().request(path);
       expect(r.status, path).toBe(200);
       expect(otherWarnings(r.body.reliability.warnings), path).toEqual([]);
     }
-    expect((await s.request(LOOKUPS[0]!)).body).toMatchObject({ version: '32.2', date_of_service: '2026-08-01' });
+    expect((await server().request(LOOKUPS[0]!)).body).toMatchObject({ version: '32.2', date_of_service: '2026-08-01' });
   });
 
   it('answers the newest loaded quarter without a date, degraded with a warning, when none covers today', async () => {
     clock.set('2026-12-06T12:00:00Z');
-    const ptp = await s.request(LOOKUPS[0]!);
+    const ptp = await server().request(LOOKUPS[0]!);
     expect(ptp.body).toMatchObject({ version: '32.2', date_of_service: '2026-12-06' });
     expect(otherWarnings(ptp.body.reliability.warnings)).toEqual(['no ncci_ptp_prac version loaded covers today, 2026-12-06 (2026Q4); answered from the newest loaded, 32.2 (2026Q3, effective 2026-07-01)']);
     for (const path of LOOKUPS) {
-      const r = await s.request(path);
+      const r = await server().request(path);
       expect(r.status, path).toBe(200);
       expect(r.body.reliability.degraded, path).toBe(true);
       expect(otherWarnings(r.body.reliability.warnings).length, path).toBeGreaterThan(0);

@@ -5,7 +5,7 @@ import { ptpEditStatus, type PtpLookup } from '../../datasets/_ncci_ptp/queries.
 import { bypassRule, checkClaim, isEmCode, medicareFindings, type ClaimLookups, type MedicareCodeFacts, type MueFound } from './validate.js';
 import type { ClaimLine } from './schemas.js';
 import { TestClock } from '../../testing/clock.js';
-import { startTestServer, type TestServer } from '../../testing/harness.js';
+import { startTestServer, useTestServer, type TestServer } from '../../testing/harness.js';
 import { openTestSnapshot, REPO_ROOT, withoutIndex } from '../../testing/datasets.js';
 import { ncciPtpPrac } from '../../datasets/ncci_ptp_prac/dataset.js';
 import { lookupPtpEdit, ptpPairFinder } from '../../datasets/_ncci_ptp/queries.js';
@@ -425,14 +425,8 @@ describe('POST /v1/ncci/validate over the seeds', () => {
  */
 describe('POST /v1/ncci/validate: the date rule', () => {
   const clock = new TestClock('2026-08-01T12:00:00Z');
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startTestServer({ now: clock.now });
-  });
-  afterAll(async () => {
-    await s.close();
-  });
-  const validate = (body: unknown) => s.request('/v1/ncci/validate', { method: 'POST', body });
+  const server = useTestServer({ now: clock.now });
+  const validate = (body: unknown) => server().request('/v1/ncci/validate', { method: 'POST', body });
   const ncci = (ws: string[]) => otherWarnings(ws).filter((w) => /ncci_/.test(w));
 
   it('answers 404 for a line whose date no quarter of the claim\'s files covers, naming the quarter and the nearest loaded', async () => {
