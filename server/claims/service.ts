@@ -171,8 +171,8 @@ async function checkAuthorization(p: Prepared, k: Checking): Promise<void> {
     const query = { code: l.code, date_of_service: dos, state, place_of_service: l.place_of_service ?? undefined, plan_type: k.c.payer.planType };
     const key = [payer.slug, ...Object.values(query)].join('|');
     let pending = p.authorizations.get(key);
-    // No ccn: the tenant's overrides and rosters are not read, so no tenant store is needed.
-    if (!pending) p.authorizations.set(key, (pending = checkPriorAuth(p.snapshot, null as never, { knowledge: p.payers, payer, query, today: p.today }, new Trace(p.snapshot, () => new Date(0)))));
+    // The reference rules alone: the claim check reads no tenant state.
+    if (!pending) p.authorizations.set(key, (pending = checkPriorAuth(p.snapshot, null, { knowledge: p.payers, payer, query, today: p.today }, new Trace(p.snapshot, () => new Date(0)))));
     const a = await pending;
     const authorized = l.prior_authorization ?? claim.prior_authorization;
     const cite = a.source?.citation?.url ? [{ title: a.source.citation.title, url: a.source.citation.url }] : [];
@@ -370,6 +370,13 @@ export async function checkClaims(snapshot: SnapshotReader, bytes: Buffer | stri
   const periods = new GlobalPeriods(snapshot);
   const predicted: Record<string, number> = {};
   const counts = { clean: 0, issues: 0, incomplete: 0, fail: 0, warn: 0 };
+  // Each finding counted once: its status, and the adjustment it predicts.
+  const tally = (f: Pick<ClaimCheckFinding, 'status' | 'if_sent'>) => {
+    if (f.status === 'fail') counts.fail++;
+    if (f.status === 'warn') counts.warn++;
+    const label = predictionLabel(f);
+    if (label) predicted[label] = (predicted[label] ?? 0) + 1;
+  };
   let allowed = Dec.of(0);
   let n = 0;
   for (const claim of file.each()) {
@@ -377,23 +384,14 @@ export async function checkClaims(snapshot: SnapshotReader, bytes: Buffer | stri
     n++;
     counts[checked.status]++;
     if (checked.expected_allowed !== null) allowed = allowed.add(Dec.of(checked.expected_allowed));
-    const all: ClaimCheckFinding[] = [...checked.findings, ...checked.lines.flatMap((l) => l.findings)];
-    for (const f of all) {
-      if (f.status === 'fail') counts.fail++;
-      if (f.status === 'warn') counts.warn++;
-      const label = predictionLabel(f);
-      if (label) predicted[label] = (predicted[label] ?? 0) + 1;
-    }
+    for (const f of [...checked.findings, ...checked.lines.flatMap((l) => l.findings)]) tally(f);
     const c = { payers: p.payers, x12: p.x12, payer: payerOf(p, claim), asOf: p.asOf, memo: p.memo };
     cross.add(c, claim);
     await periods.add(c, claim, (l) => lineDate(claim, l));
     if (!o.summary || claims.length < SUMMARY_CLAIMS) claims.push(checked);
   }
   cross.findings.push(...periods.findings());
-  for (const f of cross.findings) {
-    if (f.status === 'fail') counts.fail++;
-  }
-  for (const f of cross.findings) predicted[predictionLabel(f)!] = (predicted[predictionLabel(f)!] ?? 0) + 1;
+  for (const f of cross.findings) tally(f);
   if (o.summary && n > SUMMARY_CLAIMS) o.trace.warn(`a summary: the first ${SUMMARY_CLAIMS} of ${n} claims; the whole answer comes from POST /v1/claims/check or \`rcm claim check\` with the same file`);
   o.trace.warn('expected_payment takes the year\'s Part B deductible as met');
   return {

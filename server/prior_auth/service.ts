@@ -19,7 +19,8 @@ export type PaCheckAnswer = Omit<PaResolution, 'warnings'> & { state: string | n
  */
 export async function checkPriorAuth(
   snapshot: SnapshotReader,
-  tenant: TenantStore,
+  /** The caller's state, for a `ccn`'s registration, overrides and roster; null reads the reference data alone (the claim check). */
+  tenant: TenantStore | null,
   o: { knowledge: PayerKnowledge; payer: PayerRow; query: PaCheckQuery; today: string },
   trace: Trace,
 ): Promise<PaCheckAnswer> {
@@ -45,7 +46,7 @@ export async function checkPriorAuth(
     const own = f.fromRegistration.includes('place_of_service') || f.fromRegistration.includes('state');
     if (filled.length) trace.warn(`${filled.join(' and ')} from facility ${q.ccn}${own ? ' (its registration)' : ''}`);
     // Only an active registration changes the answer: a soft-deleted one's overrides and roster are not read.
-    const [overrides, roster] = f.registered ? await Promise.all([tenant.overrides.list(q.ccn), tenant.rosters.list(q.ccn)]) : [[], []];
+    const [overrides, roster] = f.registered && tenant ? await Promise.all([tenant.overrides.list(q.ccn), tenant.rosters.list(q.ccn)]) : [[], []];
     facility = {
       ccn: q.ccn,
       payment_system: f.effective.payment_system,
