@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../ingest/pipeline.js';
 import { REPO_ROOT } from '../../testing/datasets.js';
-import { startTestServer, waitForSnapshot, type TestServer } from '../../testing/harness.js';
+import { LIVE_HOST, startTestServer, waitForSnapshot, type TestServer } from '../../testing/harness.js';
 import { tempDir } from '../../testing/temp_dirs.js';
 import { claim837 } from '../../testing/x12.js';
 
@@ -219,6 +219,35 @@ describe('POST /v1/claims/check on the remittance threads', () => {
       expect(ok.status).toBe(200);
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe('POST /v1/claims/check holds nothing between calls, tenants or modes', () => {
+  it('answers the same claim alike for another tenant and the live mode, no call remembering another\'s claims', async () => {
+    const body = claim837([{ pcn: 'ISO1', lines: [{ code: '99213' }] }]);
+    const url = '/v1/claims/check?locality=1320201';
+    const send = (key?: string, host?: string) => t.request(url, { method: 'POST', body, headers: { 'content-type': 'application/edi-x12' }, ...(key ? { key } : {}), ...(host ? { host } : {}) });
+    const a = await send();
+    const again = await send();
+    const other = await send(await t.newKey('test', ['knowledge'], (await t.srv.state.admin.createTenant('claims-other-tenant')).name));
+    const live = await send(await t.newKey('live', ['knowledge']), LIVE_HOST);
+    for (const r of [a, again, other, live]) {
+      expect(r.status).toBe(200);
+      // A claim sent before, by this tenant or another, is no duplicate of this one: nothing is kept between calls.
+      expect(r.body.cross_claim_findings).toEqual([]);
+      expect({ claims: r.body.claims, summary: r.body.summary }).toEqual({ claims: a.body.claims, summary: a.body.summary });
+    }
+  });
+
+  it('reads the reference facility of a ccn, never a tenant\'s registration of it', async () => {
+    const reg = await t.request('/v1/facilities/330101', { method: 'PUT', body: { facility_type: 'ambulatory_surgical_center' } });
+    expect(reg.status).toBeLessThan(300);
+    const body = claim837([{ pcn: 'ISO2', lines: [{ code: '99213' }] }]).replace('*11:B:1*', '*22:B:1*');
+    for (const key of [undefined, await t.newKey('test', ['knowledge'], (await t.srv.state.admin.createTenant('claims-third-tenant')).name)]) {
+      const r = await t.request('/v1/claims/check?ccn=330101', { method: 'POST', body, headers: { 'content-type': 'application/edi-x12' }, ...(key ? { key } : {}) });
+      expect(r.status).toBe(200);
+      expect(r.body.claims[0].lines[0].findings.filter((f: Finding) => f.kind === 'place_of_service')).toEqual([]);
     }
   });
 });
