@@ -162,7 +162,7 @@ export function checkDuplicateLines(k: Checking): void {
  * Timely filing: the payer's initial-claim rule from the earliest date of service; past it, the
  * claim is denied CO-29 (Medicare: not appealable, 42 CFR 405.926(n)).
  */
-export function checkTimelyFiling(k: Checking, dos: string | null, state: string | null): CheckedClaim['submit_by'] {
+export function checkTimelyFiling(k: Checking, dos: string | null, state: string | null, memo: Map<string, ReturnType<typeof filingDeadline>> = new Map()): CheckedClaim['submit_by'] {
   const { payers, payer, asOf } = k.c;
   const rule = payer.row && payers ? (payers.filing.get(payer.row.slug) ?? []).find((r) => r.claim_type === 'initial') : undefined;
   if (!rule) {
@@ -173,7 +173,10 @@ export function checkTimelyFiling(k: Checking, dos: string | null, state: string
     k.unchecked.push({ check: 'timely_filing', reason: 'the claim has no date of service' });
     return null;
   }
-  const d = filingDeadline(rule, { date_of_service: dos, as_of: asOf, state: state ?? undefined });
+  // A file's claims share a few payers, dates and states: each deadline is computed once.
+  const key = [payer.row!.slug, rule.rule_id, dos, state, asOf].join('|');
+  let d = memo.get(key);
+  if (!d) memo.set(key, (d = filingDeadline(rule, { date_of_service: dos, as_of: asOf, state: state ?? undefined })));
   const out = { date: d.deadline_date ?? null, days_remaining: d.days_remaining ?? null, rule_id: rule.rule_id, citation: rule.citation };
   if (out.days_remaining !== null && out.days_remaining < 0) {
     k.findings.push(predicted(k.c, 'timely_filing', { message: `the filing limit of ${payer.row!.slug} for a service on ${dos} was ${out.date} (${d.explanation})`, segment: k.claim.segment, facts: { dateOfService: dos }, citations: [rule.citation] }));

@@ -1,3 +1,4 @@
+import type { filingDeadline } from '../deadlines/deadlines.js';
 import { isHospitalType, resolveFacility } from '../facilities/service.js';
 import { macIndex } from '../../datasets/mac_jurisdictions/queries.js';
 import { payerKnowledge, type PayerKnowledge } from '../../datasets/payers/queries.js';
@@ -52,6 +53,8 @@ interface Prepared {
   payersOf: Map<string, ClaimPayer>;
   /** The caller's `ccn` facility, when given: its type decides the place-of-service check. */
   facility: { ccn: string; hospital: boolean; type: string } | null;
+  /** Filing deadlines by payer, rule, date, state and as-of date. */
+  deadlines: Map<string, ReturnType<typeof filingDeadline>>;
   /** Prior-authorization answers by payer, plan, code, date, state and place. */
   authorizations: Map<string, Promise<Awaited<ReturnType<typeof checkPriorAuth>>>>;
 }
@@ -68,7 +71,7 @@ async function prepare(snapshot: SnapshotReader, trace: Trace, asOf: string, tod
   // A ccn that names nothing is the caller's mistake: 404 before any claim is read.
   const f = where.ccn ? await resolveFacility(snapshot, null, where.ccn, 'reference') : null;
   const facility = f && where.ccn ? { ccn: where.ccn, hospital: isHospitalType(f.effective.facility_type), type: f.effective.facility_type } : null;
-  return { snapshot, trace, asOf, today, where, payers, mac, x12, policies: version ? { idx, version } : null, memo: new Map(), priced: new Map(), payersOf: new Map(), authorizations: new Map(), facility };
+  return { snapshot, trace, asOf, today, where, payers, mac, x12, policies: version ? { idx, version } : null, memo: new Map(), priced: new Map(), payersOf: new Map(), authorizations: new Map(), deadlines: new Map(), facility };
 }
 
 /** The ncci validate finding kinds as the claim check predicts them. */
@@ -284,7 +287,7 @@ async function checkOne(p: Prepared, claim: Claim): Promise<CheckedClaim> {
   if (p.facility) checkPlaceOfService(k, p.facility);
   await checkNdcs(p.snapshot, k);
   await checkAuthorization(p, k);
-  const submitBy = checkTimelyFiling(k, first, claim.service_facility?.state ?? claim.billing_provider?.state ?? null);
+  const submitBy = checkTimelyFiling(k, first, claim.service_facility?.state ?? claim.billing_provider?.state ?? null, p.deadlines);
   const priced = await priceClaim(p, k);
   const all = [...k.findings, ...k.lineFindings.flat()];
   const status = all.some((f) => f.status === 'fail' || f.status === 'warn') ? 'issues' : k.unchecked.length || all.some((f) => f.status === 'no_data') ? 'incomplete' : 'clean';
