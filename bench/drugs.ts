@@ -107,7 +107,7 @@ export async function run(): Promise<Record<string, string | number>[]> {
     const genMs = Date.now() - t0;
     const wh = new Warehouse(dir);
     const t1 = Date.now();
-    const summary = await ingestFiles(wh, { dataset: 'fda_ndc', files: [join(src, 'product.txt'), join(src, 'package.txt')], version: '2026-11-24' });
+    const summary = await ingestFiles(wh, { dataset: 'fda_ndc', files: [join(src, 'product.txt'), join(src, 'package.txt')], version: '2026-11-24', effectiveDate: '2026-11-24' });
     const ingestMs = Date.now() - t1;
     // Baseline: DuckDB's own reader of the same two files (tab, no quoting, CP1252 as Latin-1), every column VARCHAR.
     const readCsvMs = await readCsvBaselineMs([join(src, 'product.txt'), join(src, 'package.txt')], `header=true, all_varchar=true, delim='\t', quote='', escape='', encoding='latin-1'`);

@@ -19,7 +19,7 @@ const mb = (b: number) => `${Math.round(b / 2 ** 20).toLocaleString('en-US')} MB
 /** `rcm ingest DATASET FILE...` in its own process: wall time and the process's peak RSS (VmHWM, polled until it exits). */
 export async function ingestProcess(dir: string, dataset: string, files: string[], version?: string): Promise<{ ms: number; peak: number }> {
   const t = Date.now();
-  const proc = spawn(process.execPath, [join(ROOT, 'bin/rcm.js'), 'ingest', dataset, ...files, ...(version ? ['--version', version] : [])], { env: { ...process.env, RCM_DATA_DIR: dir, RCM_LOG: 'silent' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(process.execPath, [join(ROOT, 'bin/rcm.js'), 'ingest', dataset, ...files, ...(version ? ['--version', version, '--effective-date', version] : [])], { env: { ...process.env, RCM_DATA_DIR: dir, RCM_LOG: 'silent' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()).slice(-2000));
   let peak = 0;

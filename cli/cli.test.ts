@@ -34,8 +34,45 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+describe('rcm ingest of a whole release, and a staged one', () => {
+  const GPCI = join(ROOT, 'seeds/gpci/GPCI2026.csv');
+  const PTP = (p: number) => join(ROOT, `seeds/ncci_ptp_prac/32.2/ccipra-v322r0-f${p}.txt`);
+
+  it('takes a folder alone, exits 1 naming the failed version with nothing published, and publishes the rest with --skip-failed', async () => {
+    const rel = join(dir, 'release');
+    await rm(rel, { recursive: true, force: true });
+    await import('node:fs/promises').then((f) => f.mkdir(rel));
+    await writeFile(join(rel, 'GPCI2026.csv'), await readFile(GPCI));
+    await writeFile(join(rel, 'ccipra-v322r0-f1.txt'), await readFile(PTP(1)));
+    const r = await rcm('ingest', rel, '--format', 'text');
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('FAILED ncci_ptp_prac 32.2');
+    expect(r.out).toMatch(/GPCI2026\.csv: gpci 2026 loaded \(63 rows\); rcm ingest gpci /);
+    expect(r.err).toContain('1 of 2 versions failed: nothing published (--skip-failed publishes the others)');
+    expect((await rcm('snapshots', 'list', '--json')).out.trim()).toBe('[]');
+    const skip = await rcm('ingest', rel, '--skip-failed', '--json');
+    expect(skip.code).toBe(0);
+    expect(JSON.parse(skip.out)).toMatchObject({ published: true, failed: [{ dataset: 'ncci_ptp_prac' }] });
+  });
+
+  it('stages files without publishing, lists them, and publishes them when asked', async () => {
+    const s = await rcm('ingest', '--stage', 'q3', PTP(1), PTP(2), PTP(3), '--format', 'text');
+    expect(s.code).toBe(0);
+    expect(s.out).toContain('staged ccipra-v322r0-f1.txt (ncci_ptp_prac) in q3');
+    const l = JSON.parse((await rcm('stage', 'list')).out);
+    expect(l[0]).toMatchObject({ label: 'q3', versions: [{ dataset: 'ncci_ptp_prac', complete: false }] });
+    const p = await rcm('stage', 'publish', 'q3');
+    expect(p.code).toBe(1);
+    expect(p.err).toContain('q3: 1 version failed: nothing published, the staged files are kept');
+    await rcm('ingest', '--stage', 'q3', PTP(4));
+    const ok = await rcm('stage', 'publish', 'q3', '--json');
+    expect([ok.code, JSON.parse(ok.out).published]).toEqual([0, true]);
+    expect((await rcm('stage', 'drop', 'q3')).code).toBe(2);
+  });
+});
+
 describe('rcm --help', () => {
-  const commands = [[], ['datasets'], ['ingest'], ['snapshots'], ['snapshots', 'list'], ['snapshots', 'show'], ['snapshots', 'use'], ['diff'], ['serve'], ['start'], ['seed'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['tenants'], ['worker'], ['tenants', 'create'], ['tenants', 'list'], ['state'], ['state', 'migrate'], ['state', 'copy']];
+  const commands = [[], ['datasets'], ['ingest'], ['snapshots'], ['snapshots', 'list'], ['snapshots', 'show'], ['snapshots', 'use'], ['stage'], ['stage', 'list'], ['stage', 'publish'], ['stage', 'drop'], ['diff'], ['serve'], ['start'], ['seed'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['tenants'], ['worker'], ['tenants', 'create'], ['tenants', 'list'], ['state'], ['state', 'migrate'], ['state', 'copy']];
   for (const c of commands) {
     it(`prints help for '${['rcm', ...c].join(' ')}' and exits 0`, async () => {
       const r = await rcm(...c, '--help');
@@ -47,7 +84,7 @@ describe('rcm --help', () => {
   it('lists every command, and the README names each one', async () => {
     const top = await rcm('--help');
     const names = (out: string) => [...out.split('Commands:\n')[1]!.matchAll(/^ {2}(\S+)/gm)].map((m) => m[1]!).filter((n) => n !== 'help');
-    expect(names(top.out)).toEqual(['datasets', 'ingest', 'snapshots', 'diff', 'seed', 'serve', 'start', 'worker', 'keys', 'tenants', 'remit', 'verify', 'claim', 'state']);
+    expect(names(top.out)).toEqual(['datasets', 'ingest', 'stage', 'snapshots', 'diff', 'seed', 'serve', 'start', 'worker', 'keys', 'tenants', 'remit', 'verify', 'claim', 'state']);
     const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
     for (const n of names(top.out)) {
       expect(readme).toContain(`\`rcm ${n}`);

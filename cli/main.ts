@@ -42,10 +42,12 @@ function declare(program: Command, io: CliIO): void {
       'Load source files (or the publisher\'s zip) as a new immutable dataset version, diff it against the version it follows, record the change and publish a snapshot. ' +
         'The publish is refused (exit 3) when a --fail-on-* threshold or the removal guard (RCM_MAX_REMOVED) is crossed, and refused (exit 1) for an existing label without --replace or a truncated file.',
     )
-    .argument('<dataset>', 'dataset id (see `rcm datasets`)')
-    .argument('<file...>', 'source files of one version (e.g. all four NCCI PTP parts), or the publisher\'s .zip')
-    .option('--version <label>', 'version label (default: found in the file name or title)')
-    .option('--effective-date <date>', 'date the version takes effect, YYYY-MM-DD (default: from the file)', isoDate)
+    .argument('<dataset|release>', 'dataset id (see `rcm datasets`) then its files; or, alone, a release: a folder or .zip whose files each go to the dataset that reads them, published as one snapshot')
+    .argument('[file...]', 'source files of one version (e.g. all four NCCI PTP parts), or the publisher\'s .zip')
+    .option('--version <label>', 'version label (default: found in the file name or title; for a release, used only by a version that states none)')
+    .option('--effective-date <date>', 'date the version takes effect, YYYY-MM-DD (default: from the file; required when the file states no date)', isoDate)
+    .option('--skip-failed', 'for a release: publish the versions that pass and list the ones that failed (default: all or nothing)')
+    .option('--stage <label>', 'add the files to a staged release LABEL instead of publishing (an NCCI quarter part by part); `rcm stage publish LABEL` publishes it')
     .option('--dry-run', 'stage, validate and diff against the version in force, print the report, publish nothing; every gate applies (thresholds and the removal guard) and the exit code is the real run\'s')
     .option('--fail-on-removed <pct>', 'refuse (exit 3, nothing published) when more than this share of the previous version\'s keys is removed', percent)
     .option('--fail-on-changed <pct[:columns]>', 'refuse (exit 3, nothing published) when more than this share of the previous version\'s rows changed a value (release metadata such as the year does not count); with :col,col only changes of those columns count, e.g. 5%:rate for the CLFS (a name that is not a value column of the dataset is refused)', changedGate)
@@ -55,6 +57,31 @@ function declare(program: Command, io: CliIO): void {
     .addOption(new Option('--format <format>', 'output: text, json (the summary with the diff report) or markdown').choices(['text', 'json', 'markdown']))
     .option('--json', 'same as --format json (also the default when stdout is not a terminal)')
     .action(lazy(async () => (await import('./commands/ingest.js')).ingest));
+
+  const stage = program.command('stage').description('Releases put together file by file (`rcm ingest --stage LABEL FILE...`), published when complete');
+  stage
+    .command('list')
+    .description('Each staged release: its files, and per dataset version whether its set of files is complete (an NCCI quarter\'s four parts)')
+    .option('--json', 'print JSON')
+    .action(lazy(async () => (await import('./commands/stage.js')).list));
+  stage
+    .command('publish')
+    .description('Publish a staged release as one snapshot, all or nothing (exit 1, files kept, when a version fails); removes the staged files once published')
+    .argument('<label>', 'staged release label')
+    .option('--dry-run', 'stage, gate and report every version, publish nothing')
+    .option('--skip-failed', 'publish the versions that pass and list the failed ones')
+    .option('--version <label>', 'version label for a version whose files state none')
+    .option('--effective-date <date>', 'effective date for a version whose files state none, YYYY-MM-DD', isoDate)
+    .option('--replace', 'replace versions already loaded under the same labels')
+    .option('--allow-removals', 'publish even when more than RCM_MAX_REMOVED of the previous keys would be removed')
+    .addOption(new Option('--format <format>', 'output: text, json or markdown').choices(['text', 'json', 'markdown']))
+    .option('--json', 'same as --format json')
+    .action(lazy(async () => (await import('./commands/stage.js')).publish));
+  stage
+    .command('drop')
+    .description('Remove a staged release (nothing published is touched)')
+    .argument('<label>', 'staged release label')
+    .action(lazy(async () => (await import('./commands/stage.js')).drop));
 
   const snaps = program.command('snapshots').description('List, inspect and switch published snapshots');
   snaps

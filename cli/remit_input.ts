@@ -1,44 +1,13 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DomainError } from '../warehouse/errors.js';
+import { HEAD_BYTES, looksLikeX12 } from '../lib/x12/sniff.js';
 
 /**
  * The files `rcm remit explain` is given: each path a file, or a folder whose X12 files are read.
  * A file given by name that is no X12 is refused; a folder's other files (a README, a CSV export
  * beside the 835s) are skipped, each named once.
  */
-
-/** How much of a file's beginning the sniff reads: room for a preamble of prose before the ISA. */
-const HEAD_BYTES = 64 * 1024;
-
-/**
- * An interchange header anywhere in the head, as the reader finds one (`server/remittances/x12.ts`):
- * ISA not inside a word, its element separator, then ISA01 (two digits) and the separator again.
- * That last check keeps a CSV with an "ISA" column out.
- */
-const ISA = /(?:^|[^A-Za-z0-9])ISA([^A-Za-z0-9\s])\d{2}\1/;
-
-/**
- * A file without ISA (a payer's companion-guide sample sends ST..SE alone, or a bare BPR...):
- * it starts with a segment an 835, 999 or 277CA opens with, shaped as X12 writes it: the id, a
- * separator, its first element's form, the same separator. ST01 is 3 digits, GS01 two letters,
- * BPR01 one letter, TRN01 one digit.
- */
-const FIRST_SEGMENT = [/^ST([^A-Za-z0-9\s])\d{3}\1/, /^GS([^A-Za-z0-9\s])[A-Z]{2}\1/, /^BPR([^A-Za-z0-9\s])[A-Z]\1/, /^TRN([^A-Za-z0-9\s])\d\1/];
-
-/**
- * Whether `head` (the first bytes of a file) is X12: an ISA header anywhere in it (after a
- * byte-order mark, blank lines or a paragraph of prose), or no ISA and a first segment that is
- * ST, GS, BPR or TRN. A CSV, a PDF, a README or an empty file is not.
- */
-export function looksLikeX12(head: Buffer | string): boolean {
-  let text = typeof head === 'string' ? head : head.subarray(0, HEAD_BYTES).toString('latin1');
-  // A UTF-8 byte-order mark read as Latin-1 (EF BB BF), or as UTF-8 (U+FEFF).
-  text = text.replace(/^(?:\u00ef\u00bb\u00bf|\ufeff)/, '');
-  if (ISA.test(text)) return true;
-  const start = text.trimStart();
-  return FIRST_SEGMENT.some((re) => re.test(start));
-}
 
 /** One file to explain: the path as given (or its folder's path joined with its name), and its bytes. */
 export interface RemitInput {

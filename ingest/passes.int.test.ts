@@ -98,7 +98,7 @@ function withPassRows(d: Dataset<any>, rows: number): StorageSpec {
 /** Ingests `files` as `dataset` into a new warehouse, stored as `storage` says (default: its own); returns the version file's path. */
 async function ingestInto(dataset: Dataset<any>, files: string[], version?: string, storage?: StorageSpec): Promise<string> {
   const wh = new Warehouse(await tempDir('rcm-passes-'));
-  await ingestFiles(wh, { dataset, files, version, storage });
+  await ingestFiles(wh, { dataset, files, version, effectiveDate: version ? '2026-11-24' : undefined, storage });
   const dir = wh.path('datasets', dataset.id);
   return join(dir, (await readdir(dir)).find((f) => f.endsWith('.duckdb'))!);
 }

@@ -242,13 +242,13 @@ export async function publish(wh: Warehouse, parent: Manifest | null, staged: St
 }
 
 /** Removes temp files left by killed ingests (only called while holding the write lock). */
-async function sweepTmp(wh: Warehouse): Promise<void> {
+export async function sweepTmp(wh: Warehouse): Promise<void> {
   const names = await readdir(wh.path('tmp')).catch(() => [] as string[]);
   await Promise.all(names.map((n) => rm(wh.path('tmp', n), { force: true, recursive: true })));
 }
 
 /** Refuses the publish when the gate failed: a threshold or the removal guard (exit 3, nothing published). */
-function gate(s: StagedVersion): void {
+export function gate(s: StagedVersion): void {
   if (s.report.failed.length) throw new GateError(`refused: ${s.entry.dataset} ${s.report.from_version} -> ${s.entry.version} ${s.report.failed.join('; ')}`, s.report);
 }
 
@@ -278,6 +278,47 @@ export async function ingestFiles(wh: Warehouse, opts: IngestOptions): Promise<I
 }
 
 /**
+ * Stages a batch in order against `parent`: a later item of a dataset is diffed against the
+ * earlier ones of the batch. Each staged version passed its gate. An item that fails (refused by
+ * its gate, or a file that cannot be read) is handed to `onFailure` and left out when it returns;
+ * without it, the failure ends the batch (the caller's `sweepTmp` removes what was staged).
+ */
+export async function stageBatch(
+  wh: Warehouse,
+  batch: IngestOptions[],
+  parent: Manifest | null,
+  now: () => Date,
+  onFailure?: (opts: IngestOptions, e: unknown) => void,
+): Promise<StagedVersion[]> {
+  const staged: StagedVersion[] = [];
+  let working = parent;
+  for (const opts of batch) {
+    let s: StagedVersion;
+    try {
+      s = await stageVersion(wh, { ...opts, now }, working);
+      try {
+        gate(s);
+      } catch (e) {
+        await wh.removeTmp(s.stagedFile);
+        throw e;
+      }
+    } catch (e) {
+      if (!onFailure) throw e;
+      onFailure(opts, e);
+      continue;
+    }
+    staged.push(s);
+    // later items of the same dataset diff against the earlier ones of this batch
+    const own = { ...s.entry, file: s.stagedFile.slice(wh.dir.length + 1) };
+    working = {
+      ...(working ?? { id: 'staging', created_at: now().toISOString(), parent: null, changes: [] }),
+      datasets: { ...(working?.datasets ?? {}), [s.entry.dataset]: [...(working?.datasets[s.entry.dataset] ?? []).filter((v) => v.version !== s.entry.version), own] },
+    } as Manifest;
+  }
+  return staged;
+}
+
+/**
  * Several ingests published as one snapshot (used by `rcm seed`). A seed of a dataset that has a
  * real version is not loaded (`kept` names it): a seed never goes back in front of real data.
  */
@@ -286,22 +327,9 @@ export async function ingestBatch(wh: Warehouse, batch: IngestOptions[], now: ()
   return withWriteLock(wh.path('ingest.lock'), async () => {
     await sweepTmp(wh);
     const parent = await wh.current();
-    const staged: StagedVersion[] = [];
     const kept = [...new Set(batch.filter((o) => o.seed && hasRealVersion(parent, resolveDataset(o.dataset).id)).map((o) => resolveDataset(o.dataset).id))];
-    let working = parent;
     try {
-      for (const opts of batch) {
-        if (kept.includes(resolveDataset(opts.dataset).id)) continue;
-        const s = await stageVersion(wh, { ...opts, now }, working);
-        gate(s);
-        staged.push(s);
-        // later items of the same dataset diff against the earlier ones of this batch
-        const own = { ...s.entry, file: s.stagedFile.slice(wh.dir.length + 1) };
-        working = {
-          ...(working ?? { id: 'staging', created_at: now().toISOString(), parent: null, changes: [] }),
-          datasets: { ...(working?.datasets ?? {}), [s.entry.dataset]: [...(working?.datasets[s.entry.dataset] ?? []).filter((v) => v.version !== s.entry.version), own] },
-        } as Manifest;
-      }
+      const staged = await stageBatch(wh, batch.filter((o) => !kept.includes(resolveDataset(o.dataset).id)), parent, now);
       const manifest = staged.length ? await publish(wh, parent, staged, now) : null;
       return { manifest, staged, kept };
     } finally {

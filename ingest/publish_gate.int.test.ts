@@ -163,7 +163,7 @@ describe('what changed, column by column', () => {
     // --json: the error is JSON on stdout as well.
     expect(JSON.parse(unknown.out)).toMatchObject({ error: { code: 'usage', message: expect.stringMatching(/names price/) } });
     // rcm diff applies the same check: a typo never switches the gate off.
-    await ingestFiles(wh, { dataset: 'clfs', files: [rate], version: 'next' });
+    await ingestFiles(wh, { dataset: 'clfs', files: [rate], version: 'next', effectiveDate: '2026-10-01' });
     const diffTypo = await rcm('diff', 'clfs', '--fail-on-changed', '5%:bogus_col');
     expect(diffTypo.code).toBe(2);
     expect(diffTypo.err).toMatch(/--fail-on-changed names bogus_col, not a value column of clfs/);
@@ -218,7 +218,7 @@ describe('a real release and the seeds', () => {
     // An older release under a label that is no date, no effective date: it still replaces both seeds.
     const dir = join(ROOT, 'seeds/ncci_ptp_prac/32.1');
     const parts = (await readdir(dir)).map((n) => join(dir, n));
-    const s = await ingestFiles(wh, { dataset: 'ncci_ptp_prac', files: parts, version: 'release-a' });
+    const s = await ingestFiles(wh, { dataset: 'ncci_ptp_prac', files: parts, version: 'release-a', effectiveDate: '2026-07-01' });
     expect(s.change).toMatchObject({ replaces_seed: true, replaced_seeds: ['32.1', '32.2'] });
     expect(s.change.summary).toMatch(/replaces seed versions 32\.1, 32\.2: seeds are no longer served/);
     const served = (await wh.current())!.datasets.ncci_ptp_prac!;
@@ -228,7 +228,7 @@ describe('a real release and the seeds', () => {
   });
 
   it('rcm seed never puts a seed back in front of real data', async () => {
-    await ingestFiles(wh, { dataset: 'gpci', files: [join(ROOT, 'seeds/gpci/GPCI2026.csv')], version: 'gpci-real' });
+    await ingestFiles(wh, { dataset: 'gpci', files: [join(ROOT, 'seeds/gpci/GPCI2026.csv')], version: 'gpci-real', effectiveDate: '2026-01-01' });
     const res = await seedAll(wh, join(ROOT, 'seeds'));
     expect(res.kept).toEqual(['gpci']);
     expect(res.staged.some((x) => x.entry.dataset === 'gpci')).toBe(false);

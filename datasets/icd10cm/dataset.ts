@@ -51,6 +51,8 @@ export const icd10cm = defineDataset({
   title: 'ICD-10-CM diagnosis codes (fiscal-year release)',
   publisher: 'CDC National Center for Health Statistics / CMS',
   formats: ['icd10cm_order_<FY>.txt (fixed width, tabular order)', 'icd10cm_codes_<FY>.txt (code, description)', 'one code per line (codes-only derivative)'],
+  // The order file (descriptions, header flags) before the codes file, before a codes-only list: one release, one of them read.
+  twin: (s) => ({ key: `icd10cm_${fiscalYear(s.name) ?? ''}`, rank: ['order', 'codes', 'codes_only'].indexOf(layoutOf(s) ?? 'codes_only') }),
   row: Icd10cmRowSchema,
   key: ['code'],
   detect: (s) => layoutOf(s) !== undefined && fiscalYear(s.name) !== undefined,

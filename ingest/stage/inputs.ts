@@ -1,5 +1,5 @@
 import { mkdtemp } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { basename, extname } from 'node:path';
 import { IngestError } from '../../datasets/_shared/issue.js';
 import { sampleFile, sha256File, toSourceFile, type FileSample, type SourceFile } from '../../datasets/_shared/source.js';
 import { toIsoDate } from '../../datasets/_shared/values.js';
@@ -102,20 +102,26 @@ export async function readInputs(
   checkDetected(dataset, files, samples);
   dataset.checkFiles?.(files, samples);
 
-  const found = dataset.version(samples);
+  // A zip's name states the release of members that name none (`RVU25D.zip` holds `OPPSCAP_Oct.csv`).
+  const archive = files.find((f) => f.archive)?.archive;
+  const found = dataset.version(samples) ?? (archive ? dataset.version(samples.map((s) => ({ ...s, name: `${basename(archive, extname(archive))}_${s.name}` }))) : undefined);
   const label = opts.version ?? found?.label;
+  const latest = latestDate(samples);
   if (!label) {
-    const latest = latestDate(samples);
     const hint = latest
       ? `the latest date in its first rows is ${latest}: if the release is of that day, pass --version ${latest} --effective-date ${latest}`
       : 'it carries no date: pass --version <label> and --effective-date YYYY-MM-DD with the date of the release you downloaded (the publisher\'s page says it)';
     throw new IngestError(`cannot find the version label in the file; ${hint} (the day the release takes effect: a label is never read as a date)`, files[0]!.name);
   }
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$/.test(label)) throw new IngestError(`version label '${label}' must be letters, digits, '.', '_' or '-'`);
-  let effective = opts.effectiveDate ?? found?.effective_date ?? null;
-  if (effective !== null && toIsoDate(effective) === null) throw new IngestError(`effective date '${effective}' is not a valid YYYY-MM-DD date`);
-  effective = effective === null ? null : toIsoDate(effective);
-  return { files, samples, skipped, label, effective };
+  const effective = opts.effectiveDate ?? found?.effective_date ?? null;
+  // Date-of-service lookups choose a version by the day it takes effect: a version without one could never be chosen right.
+  if (effective === null) {
+    const hint = latest ? `the latest date in its first rows is ${latest}; if the release takes effect that day, pass --effective-date ${latest}` : "it carries no date: pass the date of the release you downloaded (the publisher's page says it)";
+    throw new IngestError(`the file states no effective date for version ${label}: --effective-date YYYY-MM-DD is required; ${hint}`, files[0]!.name);
+  }
+  if (toIsoDate(effective) === null) throw new IngestError(`effective date '${effective}' is not a valid YYYY-MM-DD date`);
+  return { files, samples, skipped, label, effective: toIsoDate(effective) };
 }
 
 /**

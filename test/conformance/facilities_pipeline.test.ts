@@ -28,7 +28,7 @@ describe.skipIf(!present)('geography datasets ingested through the pipeline from
     loaded.gpci = await ingestFiles(wh, { dataset: 'gpci', files: [join(SHARED, 'gpci/GPCI2026.csv')], now });
     loaded.xwalk = await ingestFiles(wh, { dataset: 'cbsa_county', files: [join(ROOT, 'seeds/cbsa_county/FY2026 CBSA to County Crosswalk.csv')], now });
     loaded.wi = await ingestFiles(wh, { dataset: 'wage_index', files: [join(ROOT, 'seeds/wage_index/FY2026 IPPS Final Rule Table 3.csv')], now });
-    loaded.hgi = await ingestFiles(wh, { dataset: 'facilities', files: [HGI], version: '2025-care-compare', now });
+    loaded.hgi = await ingestFiles(wh, { dataset: 'facilities', files: [HGI], version: '2025-care-compare', effectiveDate: '2025-10-01', now });
   });
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });

@@ -44,7 +44,7 @@ describe.skipIf(!present)('payment fidelity: CMS CY2025 payment amounts and OPPS
     t = await startTestServer({ seeded: false });
     await ingestFiles(t.wh, { dataset: 'mpfs_rvu', files: [RVU] });
     await ingestFiles(t.wh, { dataset: 'gpci', files: [GPCI] });
-    const last = await ingestFiles(t.wh, { dataset: 'opps_cap', files: [CAP], version: '2025D' });
+    const last = await ingestFiles(t.wh, { dataset: 'opps_cap', files: [CAP], version: '2025D', effectiveDate: '2025-10-01' });
     for (let i = 0; i < 100 && t.srv.snapshots.snapshot?.id !== last.snapshot_id; i++) await new Promise((r) => setTimeout(r, 100));
     expect(t.srv.snapshots.snapshot?.id).toBe(last.snapshot_id);
   });

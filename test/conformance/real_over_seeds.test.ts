@@ -43,7 +43,7 @@ describe.skipIf(!present)('real releases loaded with only --version replace the 
 
   it('Care Compare hospitals under --version 2025-10: 5,421 rows served, the 8-row seed gone', async () => {
     expect((await t.request('/v1/facilities/010005')).status).toBe(404);
-    const r = await rcm(dir, 'ingest', 'facilities', join(SHARED, 'pos-facilities/Hospital_General_Information.csv'), '--version', '2025-10', '--json');
+    const r = await rcm(dir, 'ingest', 'facilities', join(SHARED, 'pos-facilities/Hospital_General_Information.csv'), '--version', '2025-10', '--effective-date', '2025-10-01', '--json');
     expect(r.code, r.err).toBe(0);
     const summary = JSON.parse(r.out);
     expect(summary).toMatchObject({ version: '2025-10', effective_date: null, rows: 5421, rejects: 0 });
@@ -58,7 +58,7 @@ describe.skipIf(!present)('real releases loaded with only --version replace the 
   });
 
   it("FDA's 2018 directory under --version 2018-06-25 replaces the 2020 seed and is searched", async () => {
-    const r = await rcm(dir, 'ingest', 'fda_ndc', join(SHARED, 'openfda-ndc/unfinished_product.txt'), join(SHARED, 'openfda-ndc/unfinished_package.txt'), '--version', '2018-06-25', '--json');
+    const r = await rcm(dir, 'ingest', 'fda_ndc', join(SHARED, 'openfda-ndc/unfinished_product.txt'), join(SHARED, 'openfda-ndc/unfinished_package.txt'), '--version', '2018-06-25', '--effective-date', '2018-06-25', '--json');
     expect(r.code, r.err).toBe(0);
     const summary = JSON.parse(r.out);
     expect(summary.change).toMatchObject({ to_version: '2018-06-25', replaces_seed: true });

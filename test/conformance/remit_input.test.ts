@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { looksLikeX12, remitInputs } from '../../cli/remit_input.js';
+import { looksLikeX12 } from '../../lib/x12/sniff.js';
+import { remitInputs } from '../../cli/remit_input.js';
 import { requireShared, sharedDataDir } from '../../testing/shared.js';
 
 // shared/data/x12-835 and x12-837 (2026-11-27): public sample files with a byte-order mark
