@@ -84,7 +84,7 @@ describe('rcm --help', () => {
   it('lists every command, and the README names each one', async () => {
     const top = await rcm('--help');
     const names = (out: string) => [...out.split('Commands:\n')[1]!.matchAll(/^ {2}(\S+)/gm)].map((m) => m[1]!).filter((n) => n !== 'help');
-    expect(names(top.out)).toEqual(['datasets', 'ingest', 'stage', 'snapshots', 'diff', 'seed', 'serve', 'start', 'worker', 'keys', 'tenants', 'remit', 'verify', 'claim', 'state']);
+    expect(names(top.out)).toEqual(['datasets', 'ingest', 'stage', 'snapshots', 'diff', 'seed', 'serve', 'start', 'worker', 'keys', 'tenants', 'remit', 'verify', 'claim', 'backup', 'state']);
     const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
     for (const n of names(top.out)) {
       expect(readme).toContain(`\`rcm ${n}`);

@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DomainError } from '../warehouse/errors.js';
 import { SCOPES } from '../warehouse/key_kinds.js';
 import type { CliContext } from './context.js';
@@ -99,6 +99,16 @@ function declare(program: Command, io: CliIO): void {
     .description('Serve this snapshot (rollback is `use` of an older one); a running server swaps within its poll interval')
     .argument('<id>', 'snapshot id')
     .action(lazy(async () => (await import('./commands/snapshots.js')).use));
+  snaps
+    .command('prune')
+    .description('Keep the N newest snapshots, the served one and any a server replica reported in the last 10 minutes; remove the other manifests and every version file no kept one references')
+    .requiredOption('--keep <n>', 'how many of the newest snapshots to keep (at least 1)', (v) => {
+      if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError('a whole number of at least 1');
+      return Number(v);
+    })
+    .option('--dry-run', 'list what would be removed, remove nothing')
+    .option('--json', 'print JSON')
+    .action(lazy(async () => (await import('./commands/snapshots.js')).prune));
 
   program
     .command('diff')
@@ -217,6 +227,13 @@ function declare(program: Command, io: CliIO): void {
     .option('--ccn <ccn>', 'the billing facility (CMS Certification Number): prices outpatient hospital lines and places coverage')
     .option('--locality <locality>', 'the Medicare locality (7 digits) that prices professional lines; without it, the service facility ZIP, else the billing provider ZIP')
     .action(lazy(async () => (await import('./commands/claim.js')).check));
+
+  program
+    .command('backup')
+    .description('Copy the data dir (snapshots, version files, change records, the SQLite state by its online backup) to an empty folder, while servers and ingests run; serve the copy as RCM_DATA_DIR to restore')
+    .argument('<dir>', 'a new or empty folder')
+    .option('--json', 'print JSON')
+    .action(lazy(async () => (await import('./commands/backup.js')).backup));
 
   const state = program.command('state').description('The state store (tenants, keys, facilities, jobs): SQLite in the data dir, or PostgreSQL with RCM_STATE_URL');
   state

@@ -21,6 +21,7 @@ import { pgLimiters } from './pipeline/pg_limits.js';
 import { checkRoute, Pipeline, type PipelineConfig } from './pipeline/invoke.js';
 import type { RouteDef } from './route.js';
 import { buildRoutes } from './routes/index.js';
+import { Heartbeat } from './system/heartbeat.js';
 import { Readiness } from './system/readiness.js';
 import type { NppesRegistry } from './npi/registry.js';
 import type { ConceptRouteDeps } from './routes/concepts.js';
@@ -114,6 +115,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   const metrics = new Metrics();
   const cache = new AnswerCache(o.cacheMaxBytes ?? DEFAULTS.cacheMaxMb * MB);
   let readiness: Readiness | undefined;
+  let heartbeat: Heartbeat | undefined;
   const snapshots = new SnapshotHolder(wh, {
     memoMaxBytes: o.memoMaxBytes,
     onError: (message) => o.logger.error({ error: message }, 'the published snapshot could not be mounted'),
@@ -138,11 +140,15 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
       // The paths go to the log only; answers and readiness name the dataset and version.
       for (const u of snapshots.snapshot?.unmounted ?? []) o.logger.error({ snapshot: to, dataset: u.dataset, version: u.version, path: u.path, reason: u.reason }, 'dataset version not served: its file cannot be used');
       void readiness?.refresh();
+      void heartbeat?.beat();
     },
   });
+  heartbeat = new Heartbeat(state.replicas, () => snapshots.snapshot?.id ?? null, now, o.logger);
   readiness = new Readiness(snapshots, state, now, { dataDir: o.dataDir, minFreeBytes: o.minFreeBytes ?? DEFAULTS.minFreeMb * MB, freeBytes: o.freeBytes });
   await snapshots.refresh();
   snapshots.start(o.pollMs ?? 500);
+  await heartbeat.beat();
+  heartbeat.start();
   await readiness.refresh();
   readiness.start(o.readinessEveryMs ?? 5_000);
   const startedAt = now();
@@ -190,6 +196,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     runner,
     async close() {
       readiness?.stop();
+      heartbeat?.stop();
       await runner.drain();
       await mcp.close();
       await new Promise<void>((res) => {

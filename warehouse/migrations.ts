@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { POLICY_DOCUMENTS_DDL } from './policy_documents.js';
+import { REPLICAS_DDL } from './replicas.js';
 import { WATCHES_DDL } from './watches.js';
 
 /**
@@ -203,6 +204,13 @@ export const MIGRATIONS: Migration[] = [
     up(db) {
       // Registrations written before it have not elected the method (0).
       db.exec('ALTER TABLE facilities ADD COLUMN cah_method_ii INTEGER NOT NULL DEFAULT 0 CHECK (cah_method_ii IN (0,1))');
+    },
+  },
+  {
+    version: 10,
+    name: 'server replicas: the snapshot each serves and when it last said so (what a prune keeps)',
+    up(db) {
+      db.exec(REPLICAS_DDL);
     },
   },
 ];

@@ -439,6 +439,23 @@ for (const kind of storeKinds()) {
       });
     });
 
+    describe('replica heartbeats', () => {
+      it('keeps one row per replica, its latest snapshot, and lists those heard from since a time', async () => {
+        const t0 = clock.now();
+        const at = (s: number) => new Date(t0.getTime() + s * 1000);
+        await store.replicas.beat('host-a/1/aa', 'snap-1', at(0));
+        await store.replicas.beat('host-b/2/bb', 'snap-1', at(10));
+        await store.replicas.beat('host-a/1/aa', 'snap-2', at(20));
+        expect(await store.replicas.since(at(0))).toEqual([
+          { replica: 'host-a/1/aa', snapshot_id: 'snap-2', seen_at: at(20).toISOString() },
+          { replica: 'host-b/2/bb', snapshot_id: 'snap-1', seen_at: at(10).toISOString() },
+        ]);
+        expect((await store.replicas.since(at(15))).map((h) => h.replica)).toEqual(['host-a/1/aa']);
+        expect(await store.replicas.forget(at(15))).toBe(1);
+        expect((await store.replicas.since(at(0))).map((h) => h.replica)).toEqual(['host-a/1/aa']);
+      });
+    });
+
     describe('facility state', () => {
       it("a registration's CAH Method II election reads back as written; omitted, re-registered or implicit is not elected", async () => {
         const { a } = await twoTenants();

@@ -1,3 +1,4 @@
+import { sqliteReplicas, type ReplicaRegistry } from './replicas.js';
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { randomUUID } from 'node:crypto';
@@ -58,6 +59,7 @@ export class SqliteStateStore implements StateStore {
   private readonly watchTables: SqliteWatches;
   readonly admin: AdminStore;
   readonly jobs: JobQueue;
+  readonly replicas: ReplicaRegistry;
 
   constructor(
     file: string,
@@ -79,6 +81,7 @@ export class SqliteStateStore implements StateStore {
     this.policyTables = new SqlitePolicyDocuments(this.db);
     this.watchTables = new SqliteWatches(this.db);
     this.jobs = this.makeQueue();
+    this.replicas = sqliteReplicas(this.db, (fn) => this.lock.run(fn));
   }
 
   /** The runner's queue: each operation that writes is one group-committed write; counts are locked reads. */

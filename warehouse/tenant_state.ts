@@ -2,6 +2,7 @@ import { hash, randomBytes } from 'node:crypto';
 import type { JobQueue, TenantJobs } from './jobs.js';
 import type { KeyScope, KeyType } from './key_kinds.js';
 import type { TenantPolicyDocuments } from './policy_documents.js';
+import type { ReplicaRegistry } from './replicas.js';
 import type { TenantWatches } from './watches.js';
 import type { TenantDeterminations, TenantFacilities, TenantPaOverrides, TenantRosters } from './facilities.js';
 
@@ -108,6 +109,8 @@ export interface StateStore {
   forTenant(tenantId: string, mode: KeyType): TenantStore;
   /** The agent job queue across tenants (the job runner's part). */
   readonly jobs: JobQueue;
+  /** Which snapshot each server replica serves (`rcm snapshots prune` keeps those). */
+  readonly replicas: ReplicaRegistry;
   /** Changes whenever another process commits a write, or this one changes tenants or keys (auth caches compare it). */
   changeMarker(): Promise<string>;
   /** Calls `listener` after each commit of this process that changed tenants or keys (so auth caches drop at once); returns an unsubscribe. */

@@ -1,3 +1,4 @@
+import { pruneSnapshots, REPLICA_GRACE_MS } from '../../ingest/prune.js';
 import type { ChangeCounts, Manifest } from '../../warehouse/manifest.js';
 import type { CliContext } from '../context.js';
 import { fmtInt } from '../format.js';
@@ -62,6 +63,25 @@ export async function list(ctx: CliContext, o: { json?: boolean }): Promise<void
 /** `rcm snapshots show`: a manifest. */
 export async function show(ctx: CliContext, id: string): Promise<void> {
   ctx.json(await ctx.wh().readManifest(id));
+}
+
+/** `rcm snapshots prune --keep N`: the replicas' heartbeats read from the state store, then the prune. */
+export async function prune(ctx: CliContext, o: { keep: number; dryRun?: boolean; json?: boolean }): Promise<void> {
+  const now = new Date();
+  const heartbeats = await ctx.withState(async (st) => {
+    // A replica silent for a day is gone (a stopped server): its row goes.
+    await st.replicas.forget(new Date(now.getTime() - 24 * 3600 * 1000));
+    return st.replicas.since(new Date(now.getTime() - REPLICA_GRACE_MS));
+  });
+  const r = await pruneSnapshots(ctx.wh(), { keep: o.keep, heartbeats, dryRun: o.dryRun, now: () => now });
+  if (o.json || !ctx.io.isTTY) return ctx.json(r);
+  const verb = r.dry_run ? 'would remove' : 'removed';
+  ctx.io.stdout(
+    safeLines([
+      ...r.kept.map((k) => `kept ${k.id} (${k.why.join(', ')})`),
+      `${verb} ${r.removed_snapshots.length} snapshot${r.removed_snapshots.length === 1 ? '' : 's'} and ${r.removed_files.length} file${r.removed_files.length === 1 ? '' : 's'} (${fmtInt(Math.round(r.freed_bytes / 1024))} KB)`,
+    ]),
+  );
 }
 
 /** `rcm snapshots use`: serve this snapshot (rollback is `use` of an older one). */

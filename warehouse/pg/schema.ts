@@ -86,6 +86,11 @@ export const PG_MIGRATIONS: PgMigration[] = [
     // SQLite's step adds a column to an existing table, which its schema difference cannot express: by hand.
     sql: () => 'ALTER TABLE facilities ADD COLUMN cah_method_ii INTEGER NOT NULL DEFAULT 0 CHECK (cah_method_ii IN (0,1))',
   },
+  {
+    version: 10,
+    name: 'server replicas: the snapshot each serves and when it last said so (what a prune keeps)',
+    sql: () => sqliteStepForPostgres(10),
+  },
 ];
 
 /** Any number, the same in every replica: the migration runner's advisory lock. */

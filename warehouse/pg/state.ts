@@ -1,3 +1,4 @@
+import { sqlReplicas, type ReplicaRegistry } from '../replicas.js';
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { randomUUID } from 'node:crypto';
@@ -82,6 +83,7 @@ interface Changes {
 export class PgStateStore implements StateStore {
   readonly admin: AdminStore;
   readonly jobs: JobQueue;
+  readonly replicas: ReplicaRegistry;
   private readonly local = new LocalWrites();
   private remoteWrites = 0;
   private listening = false;
@@ -104,6 +106,7 @@ export class PgStateStore implements StateStore {
     this.db = sqlOf(pool);
     this.admin = this.makeAdmin();
     this.jobs = pgJobQueue(this.db, (fn) => this.tx(async (db) => fn(db)));
+    this.replicas = sqlReplicas(this.db);
   }
 
   /** Connects, applies pending migrations and starts listening for other replicas' writes. */

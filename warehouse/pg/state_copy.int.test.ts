@@ -31,6 +31,7 @@ async function fill(file: string): Promise<{ secret: string; tenantId: string }>
     await v.overrides.create('050454', { payer_slug: null, payer_name: null, code: '70553', code_type: 'CPT', service_category: null, pa_required: true, auth_type: null, delegation_vendor: null, reason: 'r', source_document: null, effective_date: null, expiration_date: null, is_active: true }, clock.now());
     await v.determinations.create({ id: 'd0000000-0000-4000-8000-000000000001', created_at: clock.now().toISOString(), ccn: '050454', payer_slug: 'aetna', code: '70553', inputs: { a: 1 }, result_json: '{"b":2}', snapshot_id: 's', dataset_versions: { payers: 'v' } });
     await v.watches.create({ manufacturers: ['abbvie'], ndcs: [], states: ['AR'], entity_types: [] }, clock.now());
+    await st.replicas.beat('host-a/1/aa', '20261206T080000Z-abcd', clock.now());
     await v.policyDocuments.save(
       {
         document_id: 'pd_00000000000000000000000a', sha256: 'ab'.repeat(32), title: 'Bariatric surgery', policy_number: 'P-1', effective_date: null, payer_slug: 'aetna', payer_name: 'Aetna',
