@@ -55,6 +55,15 @@ describe('rcm ingest of a whole release, and a staged one', () => {
     expect(JSON.parse(skip.out)).toMatchObject({ published: true, failed: [{ dataset: 'ncci_ptp_prac' }] });
   });
 
+  it('a dry run names the route families whose answers may change, and none when no key changed', async () => {
+    const first = JSON.parse((await rcm('ingest', 'gpci', GPCI, '--dry-run')).out);
+    expect(first.answers_changed.map((f: { family: string }) => f.family)).toEqual(expect.arrayContaining(['payment', 'facilities']));
+    expect(first.answers_changed.find((f: { family: string }) => f.family === 'payment').routes).toEqual(['GET /v1/codes/{code}/payment']);
+    await rcm('ingest', 'gpci', GPCI);
+    const again = await rcm('ingest', 'gpci', GPCI, '--version', 'again', '--effective-date', '2026-01-01', '--dry-run', '--format', 'text');
+    expect(again.out).toContain('no answer changes (no key added, removed or changed)');
+  });
+
   it('stages files without publishing, lists them, and publishes them when asked', async () => {
     const s = await rcm('ingest', '--stage', 'q3', PTP(1), PTP(2), PTP(3), '--format', 'text');
     expect(s.code).toBe(0);
@@ -164,7 +173,7 @@ describe('rcm datasets / ingest / snapshots / diff', () => {
     const code = await main(['ingest', 'mpfs_rvu', join(ROOT, 'seeds/mpfs_rvu/PPRRVU2025_Oct.csv')], x);
     expect(code).toBe(0);
     expect(x.err).toMatch(/mpfs_rvu PPRRVU2025_Oct\.csv: 59 rows, 0 rejects, [\d.]+ KiB\/[\d.]+ KiB \(100%\), [\d,]+ rows\/s/);
-    expect(x.out).toMatch(/^mpfs_rvu 2025D \(effective 2025-10-01\): 59 rows, 0 rejected\npublished snapshot \S+\nmpfs_rvu: \(nothing\) -> 2025D\n  added     59/);
+    expect(x.out).toMatch(/^mpfs_rvu 2025D \(effective 2025-10-01\): 59 rows, 0 rejected\nanswers that may change \(keys \+59 -0 ~0\): [^\n]*payment \(GET \/v1\/codes\/\{code\}\/payment\)[^\n]*\npublished snapshot \S+\nmpfs_rvu: \(nothing\) -> 2025D\n  added     59/);
     expect(x.out).toMatch(/published snapshot \S+/);
   });
 

@@ -7,7 +7,7 @@ import { ingestRelease, type ReleaseSummary } from '../../ingest/release.js';
 import { stageFiles } from '../../ingest/staging.js';
 import { UsageError } from '../../warehouse/errors.js';
 import type { CliContext } from '../context.js';
-import { diffMarkdown, diffText, fmtInt, progressLine } from '../format.js';
+import { answersChanged, answersLine, diffMarkdown, diffText, fmtInt, progressLine } from '../format.js';
 import { EXIT, ExitCode } from '../io.js';
 import { safeLines } from '../../lib/safe_text.js';
 
@@ -18,6 +18,7 @@ function summaryLines(s: IngestSummary, markdown: boolean): string {
   const lines = [
     `${s.dry_run ? `${b}dry run:${b} ` : ''}${s.dataset} ${s.version} (effective ${s.effective_date}): ${fmtInt(s.rows)} rows, ${fmtInt(s.rejects)} rejected${s.rejects_file ? ` (${s.rejects_file})` : ''}`,
     ...s.skipped.map((k) => `skipped ${k.member}: ${k.reason}`),
+    answersLine(answersChanged(s.dataset, s.report), s.report),
     ...(s.change.replaced_seeds ? [`replaces seed version${s.change.replaced_seeds.length > 1 ? 's' : ''} ${s.change.replaced_seeds.join(', ')}: the seeds are no longer served`] : []),
     s.snapshot_id ? `published snapshot ${s.snapshot_id}` : 'nothing published',
   ];
@@ -81,7 +82,7 @@ export async function ingest(ctx: CliContext, first: string, files: string[], o:
     if (!(e instanceof GateError)) throw e;
     // The report goes out in the chosen format, so a data team's CI shows what failed.
     const outcome = o.dryRun ? 'dry run, nothing published' : 'refused, nothing published';
-    if (format === 'json') ctx.json({ dataset, refused: true, dry_run: Boolean(o.dryRun), published: false, reason: e.message, report: e.report });
+    if (format === 'json') ctx.json({ dataset, refused: true, dry_run: Boolean(o.dryRun), published: false, reason: e.message, report: e.report, answers_changed: answersChanged(dataset, e.report) });
     else {
       printReport(ctx, e.report, format);
       ctx.io.stdout(format === 'markdown' ? `**${outcome}**\n` : `${outcome}\n`);
@@ -90,7 +91,7 @@ export async function ingest(ctx: CliContext, first: string, files: string[], o:
     throw new ExitCode(EXIT.threshold);
   }
   if (progress) ctx.io.stderr('\n');
-  if (format === 'json') return ctx.json(summary);
+  if (format === 'json') return ctx.json({ ...summary, answers_changed: answersChanged(summary.dataset, summary.report) });
   ctx.io.stdout(summaryLines(summary, format === 'markdown'));
   printReport(ctx, summary.report, format);
 }
@@ -127,7 +128,7 @@ async function release(ctx: CliContext, path: string, o: IngestFlags): Promise<v
 
 /** A release's report: each version, each failure with the command that would load it, then every file. */
 export function printRelease(ctx: CliContext, s: ReleaseSummary, format: Format): void {
-  if (format === 'json') return ctx.json(s);
+  if (format === 'json') return ctx.json({ ...s, versions: s.versions.map((v) => ({ ...v, answers_changed: answersChanged(v.dataset, v.report) })) });
   const md = format === 'markdown';
   const item = (l: string) => (md ? `- ${l}` : l);
   const lines: string[] = [];
@@ -135,7 +136,7 @@ export function printRelease(ctx: CliContext, s: ReleaseSummary, format: Format)
   lines.push(`${md ? '**' : ''}${s.release}${md ? '**' : ''}: ${s.versions.length} version${s.versions.length === 1 ? '' : 's'} staged, ${s.failed.length} failed; ${outcome}`);
   for (const v of s.versions) {
     const seeds = v.replaced_seeds?.length ? `, replaces seed ${v.replaced_seeds.join(', ')}` : '';
-    lines.push(item(`${v.dataset} ${v.version} (effective ${v.effective_date}): ${fmtInt(v.rows)} rows, ${fmtInt(v.rejects)} rejected, +${fmtInt(v.report.counts.added)} -${fmtInt(v.report.counts.removed)} ~${fmtInt(v.report.counts.changed)}${seeds}`));
+    lines.push(item(`${v.dataset} ${v.version} (effective ${v.effective_date}): ${fmtInt(v.rows)} rows, ${fmtInt(v.rejects)} rejected, +${fmtInt(v.report.counts.added)} -${fmtInt(v.report.counts.removed)} ~${fmtInt(v.report.counts.changed)}${seeds}`), item(`  ${answersLine(answersChanged(v.dataset, v.report), v.report)}`));
   }
   for (const f of s.failed) lines.push(item(`FAILED ${f.dataset}${f.version ? ` ${f.version}` : ''} (${f.files.join(', ')}): ${f.reason}`), item(`  to load it alone: ${f.command}`));
   lines.push(md ? '' : '', md ? '| file | dataset | status | rows | command |' : 'files:');
