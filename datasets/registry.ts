@@ -41,6 +41,10 @@ import { anesthesiaBaseUnits } from './anesthesia_base_units/dataset.js';
 import { anesthesiaCf } from './anesthesia_cf/dataset.js';
 import { rxnorm } from './rxnorm/dataset.js';
 import { medicareYearlyFigures } from './medicare_yearly_figures/dataset.js';
+import { ascAddendumAa } from './asc_addendum_aa/dataset.js';
+import { oppsAddendumA } from './opps_addendum_a/dataset.js';
+import { hcpcsLevel2 } from './hcpcs_level2/dataset.js';
+import { aprDrgCodes } from './apr_drg_codes/dataset.js';
 
 /**
  * Every dataset the service knows, in the order `rcm datasets` lists them. Adding one: a folder
@@ -90,6 +94,10 @@ const REGISTERED = [
   anesthesiaCf,
   rxnorm,
   medicareYearlyFigures,
+  ascAddendumAa,
+  oppsAddendumA,
+  hcpcsLevel2,
+  aprDrgCodes,
 ];
 
 /**

@@ -15,6 +15,8 @@ export const CLAIM_FIXES = [
   'reduce_or_split_units',
   /** Take the line off the claim (a duplicate, a code the edit never pays with its pair, an add-on without its primary). */
   'remove_line',
+  /** Replace a code or modifier that is not valid on the date of service (terminated, not yet effective, not in the code set) with the one in force then. */
+  'correct_code',
   /** Correct the claim's structure (totals, pointers, identifiers, required segments) so the payer can read it. */
   'correct_structure',
   /** No rule decides the correction: a person looks (the message names what). */

@@ -21,6 +21,7 @@ import { checkCoverage, checkDiagnoses, checkDuplicateLines, checkPlaceOfService
 import { observed, predicted, predictionLabel, type FindingContext } from './findings.js';
 import { GlobalPeriods } from './global_surgery.js';
 import { checkNdcs } from './drugs.js';
+import { checkHcpcsValidity } from './hcpcs.js';
 import type { Claim, Line } from './model.js';
 import type { PredictionId } from './predictions.js';
 import { read837 } from './read837.js';
@@ -280,6 +281,7 @@ async function checkOne(p: Prepared, claim: Claim): Promise<CheckedClaim> {
   const first = claim.lines.map((l) => lineDate(claim, l)).filter((d): d is string => !!d).sort()[0] ?? null;
   checkStructure(k, first);
   await checkDiagnoses(p.snapshot, k, first);
+  await checkHcpcsValidity(p.snapshot, k, p.trace);
   await checkNcci(p, k);
   if (payer.type === 'medicare' && p.policies) checkCoverage(p.policies.idx, p.policies.version, k);
   else if (payer.type === 'medicare') k.unchecked.push({ check: 'coverage', reason: 'mcd_coverage is not loaded' });
@@ -360,7 +362,8 @@ class CrossClaims {
 
 /**
  * The one way an 837 is checked (the route, the MCP tool and `rcm claim check`): read it, check
- * each claim against the snapshot as of `asOf` (structure, codes and diagnoses, NCCI, coverage,
+ * each claim against the snapshot as of `asOf` (structure, codes and diagnoses, HCPCS Level II
+ * validity on the date, NCCI, coverage,
  * duplicates, prior authorization, timely filing) and price its Medicare lines as the payment
  * route does. Throws the reader's 422 for a file that is not a readable 5010 837. Nothing is
  * stored or logged: the file carries PHI. `summary`: at most `SUMMARY_CLAIMS` claims, `truncated`.

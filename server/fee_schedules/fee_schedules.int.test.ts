@@ -6,7 +6,13 @@ import { findOppsRates } from '../../datasets/opps_addendum_b/queries.js';
 import { findAspPaymentLimits } from '../../datasets/asp_pricing/queries.js';
 import { MountedSnapshot } from '../../warehouse/snapshot.js';
 import { CrosswalkResultSchema } from '../codes/schemas.js';
-import { DmeListSchema, LabListSchema, OppsRowSchema } from './schemas.js';
+import { join } from 'node:path';
+import { oppsAddendumA } from '../../datasets/opps_addendum_a/dataset.js';
+import { oppsAddendumB } from '../../datasets/opps_addendum_b/dataset.js';
+import { openTestSnapshot, REPO_ROOT, writeTempFile } from '../../testing/datasets.js';
+import { Trace } from '../trace.js';
+import { apcLinkOf } from './service.js';
+import { DmeListSchema, LabListSchema, OppsApcSchema, OppsRowSchema } from './schemas.js';
 import { TestClock } from '../../testing/clock.js';
 import { startTestServer, type TestServer } from '../../testing/harness.js';
 
@@ -266,7 +272,8 @@ describe('the date rule of the fee-schedule lookups', () => {
     const opps = await s.request('/v1/fee-schedules/opps/G0463');
     expect(opps.status).toBe(200);
     expect(opps.body.reliability.dataset_versions).toEqual({ opps_addendum_b: '2026-01' });
-    expect(dated(opps.body)).toEqual([]);
+    // The only warning is about the APC link: the seeds hold no CY2026 Addendum A.
+    expect(dated(opps.body)).toEqual([expect.stringMatching(/^no OPPS Addendum A of CY2026 is loaded/)]);
     const lab = await s.request('/v1/fee-schedules/lab/80053');
     expect(lab.body.reliability).toMatchObject({ dataset_versions: { clfs: '2026Q3V1' }, degraded: false, warnings: [] });
     clock.set('2025-06-01T12:00:00Z');
@@ -283,6 +290,66 @@ describe('the date rule of the fee-schedule lookups', () => {
     clock.set('2025-06-01T12:00:00Z');
     const opps = await s.request('/v1/fee-schedules/opps/G0463');
     expect(opps.body.reliability).toMatchObject({ dataset_versions: { opps_addendum_b: '2026-01' }, degraded: true });
-    expect(dated(opps.body)).toEqual(['no opps_addendum_b version loaded covers today, 2025-06-01 (CY2025); answered from the newest loaded, 2026-01 (CY2026, effective 2026-01-01)']);
+    expect(dated(opps.body)).toEqual(['no opps_addendum_b version loaded covers today, 2025-06-01 (CY2025); answered from the newest loaded, 2026-01 (CY2026, effective 2026-01-01)', expect.stringMatching(/^no OPPS Addendum A of CY2026 is loaded/)]);
+  });
+});
+
+/*
+ * The APC link of Addendum B to Addendum A, same calendar year only. The Addendum A seed is 24 real
+ * APCs of CMS's January 2025 file; the CY2025 Addendum B below is written in the 508 layout for this
+ * test with only its code, SI and APC (no figures: its rates are blank), so every figure answered
+ * is Addendum A's own.
+ */
+describe('OPPS Addendum A: the APC of an Addendum B code, and GET /v1/fee-schedules/opps-apc/{apc}', () => {
+  it('links a CY2026 Addendum B row to no Addendum A, naming the missing year and never another year\'s', async () => {
+    const r = await t.request('/v1/fee-schedules/opps/G0463?year=2026');
+    expect(r.status).toBe(200);
+    OppsRowSchema.parse(r.body);
+    expect(r.body.apc_group).toBeNull();
+    expect(r.body.apc_group_note).toBe("no OPPS Addendum A of CY2026 is loaded, so APC 5012's group title, weight and rate are not shown (loaded: CY2025; another year's is not used)");
+    expect(r.body.reliability.warnings).toContain(r.body.apc_group_note);
+    expect(r.body.reliability.dataset_versions.opps_addendum_a).toBeUndefined();
+    // A packaged code has no APC: nothing to link, nothing to say.
+    const q4 = await t.request('/v1/fee-schedules/opps/36415');
+    expect(q4.body).toMatchObject({ apc_code: null, apc_group: null, apc_group_note: null });
+  });
+
+  it('links a CY2025 Addendum B row to the CY2025 Addendum A row of its APC', async () => {
+    const b2025 = await writeTempFile(
+      'January 2025 Web Addendum B.12.31.24.csv',
+      ',Addendum B.- OPPS Payment by HCPCS Code for CY 2025,,,,,,,,,,\nHCPCS Code,Short Descriptor,SI,APC,Relative Weight,Payment Rate,National Unadjusted Copayment,Minimum Unadjusted Copayment,Note,IRA Coinsurance percentage,Adjusted Beneficiary Copayment,Drug and Device Pass-Through Expiration during Calendar Year,* Indicates a Change\nJ3055,Inj talquetamab-tgvs 0.25 mg,G,0706,,,,,,,,,\nG0463,Hospital outpt clinic visit,J2,5012,,,,,,,,,\n',
+    );
+    const snap2 = await openTestSnapshot([
+      { dataset: oppsAddendumA, files: [join(REPO_ROOT, 'seeds/opps_addendum_a/Section 508 version of January 2025 Web Addendum A.12.31.24.excerpt.csv')] },
+      { dataset: oppsAddendumB, files: [b2025] },
+    ]);
+    try {
+      const [j3055] = await findOppsRates(snap2, 'J3055', 2025);
+      const trace = new Trace(snap2, () => new Date(0));
+      // `0706,Inj talquetamab-tgvs 0.25 mg,G,,$69.972,.,$14.00,19.787%,$13.85,,Inflation-adjusted coinsurance,`
+      expect(await apcLinkOf(snap2, j3055!, trace)).toEqual({ apc_group: { apc: '0706', group_title: 'Inj talquetamab-tgvs 0.25 mg', status_indicator: 'G', relative_weight: null, payment_rate: 69.972, year: 2025, version: '2025-01' }, apc_group_note: null });
+      expect(trace.versions.opps_addendum_a).toBe('2025-01');
+      // APC 5012 is past the seed's 24 APCs: said so, not guessed.
+      const [g0463] = await findOppsRates(snap2, 'G0463', 2025);
+      expect(await apcLinkOf(snap2, g0463!, trace)).toEqual({ apc_group: null, apc_group_note: 'APC 5012 is not in the CY2025 Addendum A release 2025-01' });
+    } finally {
+      snap2.close();
+    }
+  });
+
+  it('answers an APC\'s Addendum A row for its year, 404 for a year none covers, 422 for a malformed APC', async () => {
+    const r = await t.request('/v1/fee-schedules/opps-apc/0843?year=2025');
+    expect(r.status).toBe(200);
+    OppsApcSchema.parse(r.body);
+    // `0843,Pegaspargase injection,K,,"$27,070.534",.,"$5,414.11",19.139%,"$1,676.00",,"Inflation-adjusted coinsurance;Copayments capped …"`
+    expect(r.body).toMatchObject({ apc: '0843', group_title: 'Pegaspargase injection', status_indicator: 'K', relative_weight: null, payment_rate: 27070.534, national_unadjusted_copayment: null, minimum_unadjusted_copayment: 5414.11, ira_coinsurance_pct: 19.139, adjusted_copayment: 1676, year: 2025, version: '2025-01' });
+    expect(r.body.reliability.dataset_versions.opps_addendum_a).toBe('2025-01');
+    const dated = await t.request('/v1/fee-schedules/opps-apc/0843?date_of_service=2025-05-02');
+    expect(dated.body.payment_rate).toBe(27070.534);
+    const none = await t.request('/v1/fee-schedules/opps-apc/0843?year=2026');
+    expect(none.status).toBe(404);
+    expect(none.body).toEqual({ code: 'not_found', detail: 'no opps_addendum_a version loaded covers CY2026; the nearest loaded is 2025-01 (CY2025, effective 2025-01-01)' });
+    expect((await t.request('/v1/fee-schedules/opps-apc/5012?year=2025')).status).toBe(404);
+    expect((await t.request('/v1/fee-schedules/opps-apc/843')).status).toBe(422);
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OppsAddendumARowSchema } from '../../datasets/opps_addendum_a/dataset.js';
 import { IsoDateSchema, ReliabilitySchema } from '../schemas.js';
 
 /** A fee-schedule year. */
@@ -46,6 +47,15 @@ export const DmeListSchema = z.object({
   reliability: ReliabilitySchema,
 }).meta({ id: 'DmeList' });
 
+/** An APC's row of OPPS Addendum A, with the release it was read from (the dataset's row, declared once). */
+export const OppsApcRowSchema = OppsAddendumARowSchema.extend({ version: z.string().describe('the Addendum A release (`2025-01`)') });
+
+/** The Addendum A group an Addendum B code is paid under: title, weight and rate of its APC in the same calendar year. */
+export const OppsApcGroupSchema = OppsApcRowSchema.pick({ apc: true, group_title: true, status_indicator: true, relative_weight: true, payment_rate: true, year: true, version: true }).meta({ id: 'OppsApcGroup' });
+
+/** `GET /v1/fee-schedules/opps-apc/{apc}`: an APC's Addendum A row. */
+export const OppsApcSchema = OppsApcRowSchema.extend({ reliability: ReliabilitySchema }).meta({ id: 'OppsApc' });
+
 /** Spec "Fee schedule rows": OPPS row (Addendum B). */
 export const OppsRowSchema = z.object({
   hcpcs_code: z.string(),
@@ -60,6 +70,8 @@ export const OppsRowSchema = z.object({
   ira_coinsurance_pct: z.number().nullable(),
   adjusted_copayment: z.number().nullable(),
   drug_device_passthrough_expiry: z.string().nullable(),
+  apc_group: OppsApcGroupSchema.nullable().describe('the APC\'s Addendum A row (group title, weight, rate) from the Addendum A release of the same calendar year; null when the code has no APC or that year\'s Addendum A is not loaded (see `apc_group_note`)'),
+  apc_group_note: z.string().nullable().describe('why `apc_group` is null for a code with an APC: the year whose Addendum A is not loaded, or the APC missing from it'),
   reliability: ReliabilitySchema,
 }).meta({ id: 'OppsRow' });
 

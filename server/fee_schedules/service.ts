@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import { versionForRequest } from '../../datasets/_shared/versions.js';
 import type { ClfsRow } from '../../datasets/clfs/dataset.js';
 import type { DmeposRow } from '../../datasets/dmepos/dataset.js';
+import { oppsAddendumA } from '../../datasets/opps_addendum_a/dataset.js';
+import { findApcRowsIn, oppsApcVersionForYear } from '../../datasets/opps_addendum_a/queries.js';
 import type { OppsAddendumBRow } from '../../datasets/opps_addendum_b/dataset.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { Trace } from '../trace.js';
@@ -15,7 +17,7 @@ import type { DmeRowSchema, LabRowSchema, OppsRowSchema } from './schemas.js';
  */
 export function feeScheduleVersion(
   snapshot: SnapshotReader,
-  dataset: 'opps_addendum_b' | 'clfs' | 'dmepos',
+  dataset: 'opps_addendum_b' | 'opps_addendum_a' | 'clfs' | 'dmepos',
   query: { year?: number; date_of_service?: string },
   today: string,
   trace: Trace,
@@ -44,8 +46,34 @@ export function toDmeRow(x: DmeposRow): z.output<typeof DmeRowSchema> {
   };
 }
 
-/** An Addendum B row as the spec's OPPS row (without reliability). */
-export function toOppsRow(row: OppsAddendumBRow): Omit<z.output<typeof OppsRowSchema>, 'reliability'> {
+/** What `GET /v1/fee-schedules/opps/{code}` says of the code's APC: its Addendum A row, or why there is none. */
+export type ApcLink = Pick<z.output<typeof OppsRowSchema>, 'apc_group' | 'apc_group_note'>;
+
+/**
+ * The Addendum A row of an Addendum B row's APC, from the Addendum A release of the same calendar
+ * year (`row.year`) only: an APC's title, weight and rate are that year's, so when no Addendum A of
+ * the year is loaded the answer says which year is missing (a note and a warning), never another
+ * year's. A code without an APC (packaged, not paid under OPPS) has no group and no note.
+ */
+export async function apcLinkOf(snapshot: SnapshotReader, row: Pick<OppsAddendumBRow, 'apc_code' | 'year'>, trace: Trace): Promise<ApcLink> {
+  if (!row.apc_code) return { apc_group: null, apc_group_note: null };
+  const version = oppsApcVersionForYear(snapshot, row.year);
+  let note: string;
+  if (!version) {
+    const loaded = [...new Set(snapshot.versions(oppsAddendumA.id).map((v) => v.effective_date?.slice(0, 4) ?? v.version))];
+    note = `no OPPS Addendum A of CY${row.year} is loaded, so APC ${row.apc_code}'s group title, weight and rate are not shown (${loaded.length ? `loaded: CY${loaded.join(', CY')}; another year's is not used` : 'opps_addendum_a is not loaded'})`;
+  } else {
+    trace.use(oppsAddendumA.id, version);
+    const [a] = await findApcRowsIn(snapshot, version, row.apc_code);
+    if (a) return { apc_group: { apc: a.apc, group_title: a.group_title, status_indicator: a.status_indicator, relative_weight: a.relative_weight, payment_rate: a.payment_rate, year: a.year, version }, apc_group_note: null };
+    note = `APC ${row.apc_code} is not in the CY${row.year} Addendum A release ${version}${snapshot.versions(oppsAddendumA.id).find((v) => v.version === version)?.seed ? ' (a seed excerpt)' : ''}`;
+  }
+  trace.warn(note);
+  return { apc_group: null, apc_group_note: note };
+}
+
+/** An Addendum B row as the spec's OPPS row (without reliability and the APC link). */
+export function toOppsRow(row: OppsAddendumBRow): Omit<z.output<typeof OppsRowSchema>, 'reliability' | keyof ApcLink> {
   return {
     hcpcs_code: row.hcpcs_code,
     year: row.year,

@@ -46,7 +46,7 @@ describe('MCP tools generated from the route table', () => {
     const pay = tools.find((x) => x.name === 'getCodePayment')!;
     expect(pay.description).toContain('Payment composition');
     expect(pay.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
-    expect(Object.keys(pay.inputSchema.properties ?? {}).sort()).toEqual(['anesthesia_minutes', 'cah_method_ii', 'ccn', 'code', 'date_of_service', 'deductible_met', 'locality', 'modifier', 'place_of_service', 'qpp', 'qpp_flag', 'use_facility_rate'].sort());
+    expect(Object.keys(pay.inputSchema.properties ?? {}).sort()).toEqual(['anesthesia_minutes', 'cah_method_ii', 'cbsa', 'ccn', 'code', 'date_of_service', 'deductible_met', 'locality', 'modifier', 'place_of_service', 'qpp', 'qpp_flag', 'use_facility_rate', 'zip'].sort());
     expect(pay.inputSchema.required).toEqual(['code']);
     expect(pay.outputSchema?.properties).toHaveProperty('estimated_payment');
   });

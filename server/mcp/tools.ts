@@ -56,7 +56,8 @@ function shallow(v: Json, depth: number): Json {
 /**
  * A schema every MCP client reads: a `type` array (`["string", "null"]`, valid JSON Schema but
  * flagged as not portable by the MCP Inspector) becomes `anyOf` of single types; output schemas
- * also drop descriptions (the REST reference documents the fields; tools/list stays compact).
+ * also drop descriptions (the REST reference documents the fields; tools/list stays compact), and
+ * every schema the safe-integer bounds `z.int()` writes.
  */
 function portable(v: unknown, output: boolean): unknown {
   if (Array.isArray(v)) return v.map((x) => portable(x, output));
@@ -64,6 +65,8 @@ function portable(v: unknown, output: boolean): unknown {
   const o: Json = {};
   for (const [k, x] of Object.entries(v)) {
     if (output && k === 'description') continue;
+    // zod's `z.int()` bounds (the safe-integer range) say nothing a client needs: dropped.
+    if ((k === 'minimum' || k === 'maximum') && Math.abs(x as number) === Number.MAX_SAFE_INTEGER) continue;
     o[k] = k === 'properties' ? Object.fromEntries(Object.entries(x as Json).map(([p, s]) => [p, portable(s, output)])) : portable(x, output);
   }
   if (Array.isArray(o.type)) {

@@ -3,6 +3,12 @@ import { priceAprDrg, selectPolicyAdjustor, type DrgTerms, type HospitalTerms, t
 import { AprDrgBodySchema } from './schemas.js';
 import { fiscalYearOf, sfyIn } from '../../datasets/_medi_cal/sheet.js';
 import { startTestServer, type TestServer } from '../../testing/harness.js';
+import { join } from 'node:path';
+import { aprDrgCodes } from '../../datasets/apr_drg_codes/dataset.js';
+import { mediCalAprDrg } from '../../datasets/medi_cal_apr_drg/dataset.js';
+import { openTestSnapshot, REPO_ROOT } from '../../testing/datasets.js';
+import { Trace } from '../trace.js';
+import { aprDrgNameOf } from './service.js';
 
 /**
  * The year's terms as the seeds state them (illustrative figures; the labor shares, their cutoff
@@ -283,7 +289,42 @@ describe('POST /v1/medi-cal/apr-drg/payment', () => {
     expect(r.body.reliability.degraded).toBe(true);
     const w = r.body.reliability.warnings.join('\n');
     for (const table of ['medi_cal_apr_drg', 'medi_cal_hospitals', 'medi_cal_drg_policy']) expect(w).toContain(table);
-    expect(r.body.reliability.dataset_versions).toEqual({ medi_cal_apr_drg: '2025-26', medi_cal_hospitals: '2025-26', medi_cal_drg_policy: '2025-26' });
+    expect(r.body.reliability.dataset_versions).toEqual({ medi_cal_apr_drg: '2025-26', medi_cal_hospitals: '2025-26', medi_cal_drg_policy: '2025-26', apr_drg_codes: 'tuva-296f4dc' });
+  });
+
+  it('names the APR-DRG from the APR-DRG code list, citing it; a DRG the list lacks is a warning, not an error', async () => {
+    const r = await t.request(path, { method: 'POST', body: { ...stay, discharge_date: '2026-03-02' } });
+    // seeds/apr_drg_codes (Tuva @ 296f4dc): `"139","M","04","OTHER PNEUMONIA"`.
+    expect(r.body.apr_drg_name).toEqual({ apr_drg: '139', description: 'OTHER PNEUMONIA', medical_surgical: 'M', mdc: '04', source: expect.objectContaining({ dataset: 'apr_drg_codes', version: 'tuva-296f4dc', source_files: ['apr_drg_codes_tuva-296f4dc_2024-01-02.csv'] }) });
+    // DRG 194 is in the DHCS seed table and the list; the list's name differs from DHCS's casing only.
+    const hf = await t.request(path, { method: 'POST', body: { ...stay, apr_drg: '194-1', discharge_date: '2026-03-02' } });
+    expect(hf.body.apr_drg_name).toMatchObject({ apr_drg: '194', description: 'HEART FAILURE', mdc: '05' });
+  });
+
+  it('answers a DRG the code list lacks, and a list not loaded, with null and a warning (aprDrgNameOf)', async () => {
+    const seedList = join(REPO_ROOT, 'seeds/apr_drg_codes/apr_drg_codes_tuva-296f4dc_2024-01-02.csv');
+    const snap = await openTestSnapshot([{ dataset: aprDrgCodes, files: [seedList] }]);
+    try {
+      const trace = new Trace(snap, () => new Date(0));
+      // The seed lists 8 DRGs; 775 (alcohol abuse and dependence) is not among them.
+      expect(await aprDrgNameOf(snap, '775', '2026-03-02', trace)).toBeNull();
+      expect(trace.warnings).toEqual(['APR-DRG 775 is not in the APR-DRG code list tuva-296f4dc (apr_drg_codes): its description there is not known']);
+      expect(trace.versions).toEqual({ apr_drg_codes: 'tuva-296f4dc' });
+      // A discharge before the list's effective date is still named, with the date rule's warning.
+      const early = new Trace(snap, () => new Date(0));
+      expect(await aprDrgNameOf(snap, '640', '2023-12-01', early)).toMatchObject({ description: 'NEONATE BIRTHWT >2499G, NORMAL NEWBORN OR NEONATE W OTHER PROBLEM' });
+      expect(early.warnings).toEqual([expect.stringMatching(/no apr_drg_codes release loaded is effective on 2023-12-01/)]);
+    } finally {
+      snap.close();
+    }
+    const none = await openTestSnapshot([{ dataset: mediCalAprDrg, files: [join(REPO_ROOT, 'seeds/medi_cal_apr_drg/SFY 2025-26 APR-DRG Table.csv')] }]);
+    try {
+      const trace = new Trace(none, () => new Date(0));
+      expect(await aprDrgNameOf(none, '139', '2026-03-02', trace)).toBeNull();
+      expect(trace.warnings).toEqual([expect.stringMatching(/^apr_drg_codes is not loaded/)]);
+    } finally {
+      none.close();
+    }
   });
 
   it('uses the latest loaded fiscal year without a discharge date and says so', async () => {

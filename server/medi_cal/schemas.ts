@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { AprDrgCodeRowSchema } from '../../datasets/apr_drg_codes/dataset.js';
 import { MediCalAprDrgRowSchema } from '../../datasets/medi_cal_apr_drg/dataset.js';
 import { MediCalHospitalRowSchema } from '../../datasets/medi_cal_hospitals/dataset.js';
-import { IsoDateSchema, ReliabilitySchema } from '../schemas.js';
+import { DatasetCitationSchema, IsoDateSchema, ReliabilitySchema } from '../schemas.js';
 
 const DRG_RE = /^(\d{1,3})(?:-([1-4]))?$/;
 
@@ -117,6 +118,11 @@ export const AprDrgPolicySchema = z
   })
   .meta({ id: 'AprDrgPolicy' });
 
+/** The APR-DRG's entry in the APR-DRG code list (dataset apr_drg_codes), with the list it came from. */
+export const AprDrgNameSchema = AprDrgCodeRowSchema.pick({ description: true, medical_surgical: true, mdc: true })
+  .extend({ apr_drg: z.string().describe('three digits, `139`'), source: DatasetCitationSchema.describe('the code list version and its publisher') })
+  .meta({ id: 'AprDrgName' });
+
 /** Spec "Medi-Cal APR-DRG payment (response)". */
 export const AprDrgPaymentSchema = z
   .object({
@@ -130,6 +136,7 @@ export const AprDrgPaymentSchema = z
     caveats: z.array(z.string()),
     calculation: AprDrgCalculationSchema,
     drg: AprDrgDrgSchema,
+    apr_drg_name: AprDrgNameSchema.nullable().describe('extension: the APR-DRG\'s description in the APR-DRG code list in force on the discharge date (apr_drg_codes), with its source; null, with a warning, when the list is not loaded or lacks the DRG'),
     hospital: AprDrgHospitalSchema,
     policy: AprDrgPolicySchema,
     reliability: ReliabilitySchema,

@@ -1,3 +1,5 @@
+import { aprDrgCodes } from '../../datasets/apr_drg_codes/dataset.js';
+import { aprDrgCodeList } from '../../datasets/apr_drg_codes/queries.js';
 import { aprDrgTable } from '../../datasets/medi_cal_apr_drg/queries.js';
 import type { MediCalAprDrgRow } from '../../datasets/medi_cal_apr_drg/dataset.js';
 import { hospitalTable } from '../../datasets/medi_cal_hospitals/queries.js';
@@ -42,6 +44,27 @@ function getHospital(table: Map<string, MediCalHospitalRow>, id: string, fiscalY
   });
 }
 
+/**
+ * The APR-DRG's description from the APR-DRG code list (apr_drg_codes) in force on the discharge
+ * date, cited with its version; null with a warning when the list is not loaded or lacks the DRG,
+ * never an error: the price comes from DHCS's table, the name is a cross-check.
+ */
+export async function aprDrgNameOf(snapshot: SnapshotReader, drg: string, date: string | undefined, trace: Trace): Promise<AprDrgPayment['apr_drg_name']> {
+  const list = await aprDrgCodeList(snapshot, date);
+  if (!list) {
+    trace.warn('apr_drg_codes is not loaded: the APR-DRG code list does not name the DRG (rcm ingest apr_drg_codes)');
+    return null;
+  }
+  const source = trace.cite(aprDrgCodes.id, list.version);
+  if (!list.covered && list.warning) trace.warn(list.warning);
+  const row = list.codes.get(drg);
+  if (!row) {
+    trace.warn(`APR-DRG ${drg} is not in the APR-DRG code list ${list.version} (apr_drg_codes): its description there is not known`);
+    return null;
+  }
+  return { apr_drg: row.drg, description: row.description, medical_surgical: row.medical_surgical, mdc: row.mdc, source };
+}
+
 /** What a biller should know about this price (limits of the method and of the inputs used). */
 function caveatsOf(body: AprDrgBody, fy: FiscalYearPick, c: AprDrgCalculation, hospital: MediCalHospitalRow, policy: DrgPolicy): string[] {
   const out = ['Prices an already-grouped APR-DRG and SOI: it does not group diagnoses or procedures.'];
@@ -79,6 +102,7 @@ export async function priceStay(snapshot: SnapshotReader, body: AprDrgBody, fy: 
   if (!policy) throw new NotFoundError(`the SFY ${year} DRG policy is not loaded (dataset medi_cal_drg_policy)`);
   const drg = getDrg(drgs, body.apr_drg, body.soi, year);
   const hospital = getHospital(hospitals, body.oshpd_id, year);
+  const aprDrgName = await aprDrgNameOf(snapshot, drg.apr_drg, body.discharge_date, trace);
 
   const illustrative = [...(drg.illustrative ? ['medi_cal_apr_drg'] : []), ...(hospital.illustrative ? ['medi_cal_hospitals'] : []), ...policy.illustrative];
   if (illustrative.length) {
@@ -106,6 +130,7 @@ export async function priceStay(snapshot: SnapshotReader, body: AprDrgBody, fy: 
     caveats: caveatsOf(body, fy, calculation, hospital, policy),
     calculation,
     drg: drgOut,
+    apr_drg_name: aprDrgName,
     hospital: { ...hospitalOut, overridden: (['cost_to_charge_ratio', 'designated_nicu', 'wage_adjusted_base_rate'] as const).filter((k) => body[k] !== undefined) },
     policy: {
       add_on_amount: p.add_on_amount,

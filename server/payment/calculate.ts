@@ -310,6 +310,8 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
   const outpatient = outpatientBlock(i, notes);
   const lab: LabBlock | null = i.lab ? { allowed_lab_payment: labAllowed(i.lab.rate), lab_payment_rate: i.lab.rate, indicator: i.lab.indicator } : null;
   const dme = dmeBlock(i, notes.warnings);
+  // The ASC's facility payment (place of service 24), for reference: billed on the ASC's own claim.
+  const asc = PAYMENT_RULES.map((r) => r.asc?.(i, notes)).find((b) => b !== undefined) ?? null;
   const payable = outpatient && !outpatient.block.informational ? outpatient : null;
   const applicable = [
     ...(physician ? [['physician', physician.allowed_phy_payment] as const] : []),
@@ -350,6 +352,7 @@ export function composePayment(i: PaymentInputs): { composition: Composition; wa
       outpatient_facility: outpatient?.block ?? null,
       lab,
       dme,
+      asc,
       facility: i.facility,
       calculation: notes.calculation,
       beneficiary_cost_sharing: shared.block,

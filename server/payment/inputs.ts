@@ -3,7 +3,7 @@ import type { YearFigures } from '../../datasets/medicare_yearly_figures/queries
 import type { PolicyRule } from '../policies/schemas.js';
 import type { AnesthesiaInput } from './rules/anesthesia.js';
 import type { CostSharingTerms } from './rules/rule.js';
-import type { CostSharingSchema, DmeSchema, FacilityBlockSchema, LabSchema, OutpatientSchema, PaymentAdjustmentSchema, PaymentCompositionSchema, PhysicianSchema } from './schemas.js';
+import type { AscSchema, CostSharingSchema, DmeSchema, FacilityBlockSchema, LabSchema, OutpatientSchema, PaymentAdjustmentSchema, PaymentCompositionSchema, PhysicianSchema } from './schemas.js';
 
 /**
  * What a payment composition reads and answers, declared once: the inputs the service gathers
@@ -113,6 +113,8 @@ export interface PaymentInputs {
   cah_method_ii?: boolean;
   /** Off-campus provider-based department modifiers of the request (PN, PO), applied to the OPPS amount. */
   opps_modifiers?: readonly string[];
+  /** At place of service 24: the code's Addendum AA row (null: not on the ASC list) and the wage index of the ASC's CBSA (`asc_payment` rule). */
+  asc?: AscInput | null;
   /** Notes of rules applied while gathering the inputs (PC/TC row choice, ...), each citing its source. */
   calculation?: readonly string[];
 }
@@ -123,6 +125,15 @@ export type OutpatientBlock = z.output<typeof OutpatientSchema>;
 export type LabBlock = z.output<typeof LabSchema>;
 export type DmeBlock = z.output<typeof DmeSchema>;
 export type CostSharingBlock = z.output<typeof CostSharingSchema>;
+export type AscBlock = z.output<typeof AscSchema>;
+
+/** What the ASC block is computed from: the release, the code's row (null: not on the list) and the wage index of the CBSA, if known. */
+export interface AscInput {
+  release: string;
+  row: { payment_indicator: string; payment_weight: number | null; payment_rate: number | null; multiple_procedure_discount: boolean } | null;
+  cbsa: string | null;
+  wage_index: number | null;
+}
 /** The spec's payment composition without `reliability` (the route adds it). */
 export type Composition = Omit<z.output<typeof PaymentCompositionSchema>, 'reliability'>;
 

@@ -40,6 +40,8 @@ export const PaymentQuerySchema = z.object({
   use_facility_rate: QueryBoolSchema.optional(),
   anesthesia_minutes: z.coerce.number().int().min(1).max(1440).optional().describe('anesthesia time in minutes, for an anesthesia code (PFS status J)'),
   deductible_met: QueryBoolSchema.optional().describe('the beneficiary has met the year\'s Part B deductible (default true)'),
+  zip: z.string().trim().regex(/^\d{5}(-?\d{4})?$/, 'zip must be a 5-digit ZIP code (ZIP+4 accepted)').optional().describe('ZIP of the ASC (place_of_service 24): names its state and locality, not a CBSA (pass cbsa for the wage-adjusted amount)'),
+  cbsa: z.string().trim().regex(/^\d{2}(\d{3})?$/, 'cbsa must be a 5-digit CBSA code, or the 2-digit code of a statewide rural area').optional().describe('CBSA of the ASC (place_of_service 24): its wage index adjusts the 50% labor share, 42 CFR 416.172(c); wins over ccn and zip'),
   cah_method_ii: QueryBoolSchema.optional().describe('the critical access hospital (ccn) bills its practitioners\' professional services under the optional method (Method II): 115% of the facility fee schedule amount, 42 CFR 413.70(b)(3). Omitted: your registration\'s election of the ccn (`PUT /v1/facilities/{ccn}`)'),
 });
 
@@ -148,6 +150,21 @@ export const FacilityBlockSchema = z.object({
   wage_index: z.number().nullable(),
 }).meta({ id: 'PaymentFacilityBlock' });
 
+/** The ASC facility payment of a code at place of service 24 (CMS Addendum AA; 42 CFR 416.171, 416.172(c)). */
+export const AscSchema = z.object({
+  allowed_asc_payment: z.number().nullable().describe('the ASC rate wage-adjusted at the CBSA: rate x (0.50 x wage_index + 0.50), rounded to cents once; the national rate when no CBSA is known (wage_adjusted false, with a warning); null when the code is packaged (N1) or not on the ASC list: no separate ASC payment, never 0'),
+  national_rate: z.number().nullable().describe('the national unadjusted ASC payment rate of Addendum AA; null when none is printed (packaged)'),
+  payment_weight: z.number().nullable(),
+  payment_indicator: z.string().nullable().describe('the ASC payment indicator (A2, G2, J8, N1, P3, ...); null when the code is not on the ASC list'),
+  payment_indicator_meaning: z.string().describe('what the indicator means (Addendum DD1), or why the code has no ASC payment'),
+  multiple_procedure_discount: z.boolean().nullable().describe('the code is subject to multiple procedure discounting: a second or later such procedure of the same session is paid at 50% (not applied here: the answer prices one code)'),
+  wage_adjusted: z.boolean(),
+  labor_share: z.number().describe('0.5 (42 CFR 416.172(c))'),
+  cbsa: z.string().nullable().describe('the CBSA whose wage index was applied: cbsa, else the CBSA of ccn'),
+  wage_index: z.number().nullable(),
+  release: z.string().nullable().describe('the asc_addendum_aa version priced (`2025-01`)'),
+  citations: z.array(z.string()),
+}).meta({ id: 'PaymentAscBlock' });
 
 /**
  * Spec "Payment composition". Blocks that do not apply are null (and absent from
@@ -174,6 +191,7 @@ export const PaymentCompositionSchema = z.object({
   outpatient_facility: OutpatientSchema.nullable(),
   lab: LabSchema.nullable(),
   dme: DmeSchema.nullable(),
+  asc: AscSchema.nullable().describe('at place_of_service 24 (ambulatory surgical center): the ASC facility payment of Addendum AA, for reference beside the professional amount; the ASC bills it on its own claim, so it is not in applicable_blocks, estimated_payment or beneficiary_cost_sharing. Null elsewhere'),
   facility: FacilityBlockSchema.nullable(),
   beneficiary_cost_sharing: CostSharingSchema,
   calculation: z.array(z.string()).describe('the payment rules applied beyond the base formulas (payment-policy modifiers, PC/TC, OPPS status indicators), each with the manual section or regulation it implements'),

@@ -6,8 +6,9 @@ import { findOppsRatesIn } from '../../datasets/opps_addendum_b/queries.js';
 import { NotFoundError } from '../../warehouse/errors.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { HcpcsSchema, StateSchema } from '../schemas.js';
-import { DmeListSchema, FeeYearFields, LabListSchema, OppsRowSchema, withFeeYear } from '../fee_schedules/schemas.js';
-import { feeScheduleVersion, toDmeRow, toLabRow, toOppsRow } from '../fee_schedules/service.js';
+import { findApcRowsIn } from '../../datasets/opps_addendum_a/queries.js';
+import { DmeListSchema, FeeYearFields, LabListSchema, OppsApcSchema, OppsRowSchema, withFeeYear } from '../fee_schedules/schemas.js';
+import { apcLinkOf, feeScheduleVersion, toDmeRow, toLabRow, toOppsRow } from '../fee_schedules/service.js';
 
 const CodeParams = z.object({ code: HcpcsSchema });
 
@@ -59,7 +60,7 @@ export const feeScheduleRoutes: RouteDef[] = [
     operationId: 'getOppsFee',
     tag: 'fee-schedules',
     summary: 'OPPS Addendum B row of a HCPCS code: status indicator, APC, weight, payment rate, copayments',
-    description: `From the newest Addendum B release effective in \`year\`. ${DATE_RULE} 404 when that release lacks the code.`,
+    description: `From the newest Addendum B release effective in \`year\`. ${DATE_RULE} 404 when that release lacks the code. \`apc_group\`: the APC's Addendum A row of the same year only (else null, \`apc_group_note\` says why).`,
     auth: { scope: 'knowledge' },
     reads: 'snapshot',
     // Without a year, today's year picks the release.
@@ -80,7 +81,34 @@ export const feeScheduleRoutes: RouteDef[] = [
         const where = query.year ? `the ${query.year} OPPS Addendum B` : 'the loaded OPPS Addendum B';
         throw new NotFoundError(`HCPCS ${params.code} is not in ${where}`);
       }
-      return { ...toOppsRow(row), reliability: trace.reliability() };
+      return { ...toOppsRow(row), ...(await apcLinkOf(snapshot, row, trace)), reliability: trace.reliability() };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/fee-schedules/opps-apc/{apc}',
+    operationId: 'getOppsApc',
+    tag: 'fee-schedules',
+    summary: "An APC's OPPS Addendum A row (title, weight, rate, copays)",
+    description: `From the newest Addendum A release effective in \`year\`. ${DATE_RULE} 404 when that release lacks the APC.`,
+    auth: { scope: 'knowledge' },
+    reads: 'snapshot',
+    // Without a year, today's year picks the release.
+    cache: 'daily',
+    params: z.object({ apc: z.string().regex(/^\d{4}$/, 'an APC is four digits (`0701`, `5012`)').describe('Ambulatory Payment Classification, four digits with leading zeros') }),
+    query: withFeeYear(z.object(FeeYearFields)),
+    response: OppsApcSchema,
+    errors: ['not_found'],
+    examples: [
+      { summary: 'a drug APC of CY2025', params: { apc: '0706' }, query: { year: '2025' } },
+      { summary: 'a year no Addendum A release is loaded for', status: 404, params: { apc: '0706' }, query: { year: '2019' } },
+      { summary: 'an APC that is not four digits', status: 422, params: { apc: '706' } },
+    ],
+    handler: async ({ params, query, snapshot, trace, now }) => {
+      const version = feeScheduleVersion(snapshot, 'opps_addendum_a', query, todayOf(now()), trace);
+      const [row] = version ? await findApcRowsIn(snapshot, version, params.apc) : [];
+      if (!row) throw new NotFoundError(version ? `APC ${params.apc} is not in the OPPS Addendum A release ${version}` : 'no OPPS Addendum A release is loaded');
+      return { ...row, reliability: trace.reliability() };
     },
   }),
   defineRoute({

@@ -30,7 +30,7 @@ describe('the payment rule registry', () => {
       if (r.citation.url !== undefined) expect(r.citation.url, r.id).toMatch(/^https:\/\/[a-z0-9.-]+\.(gov|org)\//);
       expect(r.applies_to.trim(), r.id).not.toBe('');
       expect(r.does.trim(), r.id).not.toBe('');
-      const hooks = ['line', 'rowChosen', 'hospitalSetting', 'oppsUnpriced', 'gather', 'physician', 'physicianFormula', 'outpatient', 'costSharing'] as const;
+      const hooks = ['line', 'rowChosen', 'hospitalSetting', 'oppsUnpriced', 'gather', 'physician', 'physicianFormula', 'outpatient', 'asc', 'costSharing'] as const;
       expect(hooks.filter((h) => r[h] !== undefined).length, `${r.id} acts at a stage`).toBeGreaterThan(0);
     }
   });

@@ -1,5 +1,6 @@
 import { advanceCarePlanningWithAwv } from './advance_care_planning_with_awv.js';
 import { anesthesia } from './anesthesia.js';
+import { ascPayment } from './asc_payment.js';
 import { assistantAtSurgery } from './assistant_at_surgery.js';
 import { bilateral } from './bilateral.js';
 import { cahMethodII } from './cah_method_ii.js';
@@ -26,7 +27,8 @@ import { teamSurgery } from './team_surgery.js';
  * Every payment rule beyond the five formulas, in the order it acts. Each stage of the composition
  * (`rule.ts`) folds over this list in this order, so the order is the manual's where it has one:
  * the physician row (52, 53, PC/TC in a hospital setting); the facility's payment system and the
- * line's blocks; the OPPS line rules (N, G and K, PN and PO); the physician amount (bilateral,
+ * line's blocks; the OPPS line rules (N, G and K, PN and PO); the ASC's payment at place of service
+ * 24; the physician amount (bilateral,
  * multiple procedure, co-surgeon, team, assistant, as ch. 12 sections 40.7, 40.6, 40.8, 20.4.3
  * compose, then CAH Method II, whose election is looked up before anesthesia's units; anesthesia
  * prices by its own formula); then beneficiary cost sharing (a preventive
@@ -42,6 +44,7 @@ export const PAYMENT_RULES: readonly PaymentRule[] = [
   oppsPackaged,
   oppsNationalRate,
   offCampusDepartment,
+  ascPayment,
   bilateral,
   multipleProcedure,
   coSurgeon,

@@ -4,7 +4,7 @@ import type { RvuRow } from '../../../datasets/mpfs_rvu/queries.js';
 import type { SnapshotReader } from '../../../warehouse/snapshot.js';
 import type { Facility, PaymentSystem } from '../../facilities/service.js';
 import type { Trace } from '../../trace.js';
-import type { Adjustment, PaymentInputs, PeSetting, PhysicianBlock, PolicyIndicators, RvuInput } from '../inputs.js';
+import type { Adjustment, AscBlock, PaymentInputs, PeSetting, PhysicianBlock, PolicyIndicators, RvuInput } from '../inputs.js';
 
 /**
  * What a payment rule is: one unit (a file in this folder with its test `<id>.test.ts` beside it)
@@ -98,7 +98,7 @@ export interface GatherContext {
   /** The facility of `ccn` as the tenant sees it, null without one. */
   facility: Facility | null;
   /** The query's values a rule reads (the rest of the request is read by the composition). */
-  query: { cah_method_ii?: boolean; place_of_service?: string; anesthesia_minutes?: number };
+  query: { cah_method_ii?: boolean; place_of_service?: string; anesthesia_minutes?: number; zip?: string; cbsa?: string; date_of_service?: string };
   pe: PeSetting;
   row: RvuRow | null;
   /** The locality priced (`national` without one). */
@@ -192,7 +192,7 @@ export interface PaymentRule {
   /** What it does to the answer. */
   does: string;
   /** The block of the answer it changes: a rule of `beneficiary_cost_sharing` leaves the amounts as they are. */
-  block: 'physician' | 'outpatient_facility' | 'beneficiary_cost_sharing';
+  block: 'physician' | 'outpatient_facility' | 'asc' | 'beneficiary_cost_sharing';
   citation: PaymentRuleCitation;
   /** The `rule` values it writes in `physician.adjustments` or `outpatient_facility.adjustments`. */
   adjustments?: readonly string[];
@@ -213,6 +213,8 @@ export interface PaymentRule {
   physicianFormula?(i: PaymentInputs, r: RvuInput, notes: Notes): PhysicianBlock | null | undefined;
   /** On the OPPS amount (null: it does not apply). */
   outpatient?(o: OutpatientLine): OutpatientEffect | null;
+  /** The ASC block at place of service 24 (undefined: not this rule's; null: no block). */
+  asc?(i: PaymentInputs, notes: Notes): AscBlock | null | undefined;
   /** On the beneficiary's share: updates the state (setting `waived` ends the fold). */
   costSharing?(s: CostSharingState): void;
 }
