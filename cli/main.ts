@@ -216,6 +216,12 @@ function declare(program: Command, io: CliIO): void {
     .argument('<file>', 'a CLFS file (PUF_CLFS_CY<YEAR>_Q<n>V<n>.csv or .txt)')
     .option('--json', 'the result as JSON')
     .action(lazy(async () => (await import('./commands/verify.js')).clfsFile));
+  verify
+    .command('dmepos')
+    .description('Read a DMEPOS fee schedule file back through the DME fee route of the current snapshot: every state row\'s fees, ceiling, floor, category and jurisdiction; exit 3 naming each difference')
+    .argument('<file>', 'a DMEPOS file (DMEPOS<YY>_<MON>.csv)')
+    .option('--json', 'the result as JSON')
+    .action(lazy(async () => (await import('./commands/verify.js')).dmeposFile));
 
   const claim = program.command('claim').description('X12 837 claims, checked before they are sent');
   claim

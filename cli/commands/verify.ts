@@ -72,3 +72,23 @@ export async function clfsFile(ctx: CliContext, file: string, o: { json?: boolea
     if (r.differences.length) throw new ExitCode(EXIT.threshold);
   });
 }
+
+/**
+ * `rcm verify dmepos FILE`: a DMEPOS fee schedule file read back through the DME route's lookup,
+ * every state row's fees, ceiling, floor, category and jurisdiction; exit 3 naming each difference.
+ */
+export async function dmeposFile(ctx: CliContext, file: string, o: { json?: boolean }): Promise<void> {
+  const [{ verifyDmepos }, { toSourceFile }] = await Promise.all([import('../../server/fee_schedules/verify.js'), import('../../datasets/_shared/source.js')]);
+  const source = await toSourceFile(file);
+  await ctx.withSnapshot(async (snapshot) => {
+    const r = await verifyDmepos(snapshot, source);
+    if (o.json) ctx.io.stdout(`${JSON.stringify(r)}\n`);
+    else {
+      const lines = [`${file}: ${r.checked} rows against dmepos ${r.version ?? '(none loaded)'}: ${r.differences.length} differ`];
+      for (const d of r.differences.slice(0, 1000)) lines.push(`  line ${d.line}${d.code ? ` ${d.code}${d.modifiers ? `-${d.modifiers}` : ''} ${d.state}` : ''} ${d.field}: file ${d.file ?? 'null'}, answered ${d.answered ?? 'null'}`);
+      if (r.differences.length > 1000) lines.push(`  ... and ${r.differences.length - 1000} more (--json lists every one)`);
+      ctx.io.stdout(safeLines(lines));
+    }
+    if (r.differences.length) throw new ExitCode(EXIT.threshold);
+  });
+}

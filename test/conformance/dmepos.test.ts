@@ -1,4 +1,7 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { verifyDmepos } from '../../server/fee_schedules/verify.js';
+import { tempDir } from '../../testing/temp_dirs.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile, toSourceFile } from '../../datasets/_shared/source.js';
 import { openTestSnapshot, parseAll } from '../../testing/datasets.js';
@@ -65,6 +68,21 @@ describe.skipIf(!present)('dmepos_rural_zip on the real Q1 2025 list and the que
     expect(new Set(rows.map((r) => r.zip)).size).toBe(15913);
     expect(rows[0]).toEqual({ zip: '01223', state: 'MA', year_quarter: '202501', year: 2025, quarter: 1 });
     expect(rows.at(-1)?.zip).toBe('99371');
+  });
+
+  it('rcm verify dmepos reads every state row of the file back through the DME route: 186,083 rows, none differ; a changed fee is named', async () => {
+    const r = await verifyDmepos(snap, await toSourceFile(FEES));
+    expect(r).toMatchObject({ version: '2025-04', checked: 3511 * 53, differences: [] });
+    const text = await readFile(FEES, 'latin1');
+    const changed = join(await tempDir('rcm-dme-verify-'), 'DMEPOS25_APR.csv');
+    // E0110 NU's Alaska fee, 113.78 in the file, written as 113.79.
+    const line = text.split('\n').findIndex((l) => l.startsWith('E0110,NU,'));
+    expect(line).toBeGreaterThan(0);
+    const lines = text.split('\n');
+    lines[line] = lines[line]!.replace('113.78', '113.79');
+    await writeFile(changed, lines.join('\n'), 'latin1');
+    const bad = await verifyDmepos(snap, await toSourceFile(changed));
+    expect(bad.differences).toEqual([{ line: line + 1, code: 'E0110', modifiers: 'NU', state: 'AK', field: 'non_rural_rate', file: 113.79, answered: 113.78 }]);
   });
 
   it('answers rural ZIP and DME rate lookups from the real files', async () => {

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Dec, toCents } from '../../lib/decimal.js';
@@ -11,6 +11,9 @@ import { readPfrev, verifyOppsCap, verifyPfrev } from '../../server/payment/veri
 import { parseAll } from '../../testing/datasets.js';
 import { startTestServer, type TestServer } from '../../testing/harness.js';
 import { requireShared, sharedDataDir } from '../../testing/shared.js';
+import { tempDir } from '../../testing/temp_dirs.js';
+import { MountedSnapshot } from '../../warehouse/snapshot.js';
+import { Warehouse } from '../../warehouse/store.js';
 
 /*
  * Payment fidelity against amounts CMS publishes, through the HTTP route:
@@ -28,6 +31,8 @@ const GPCI = join(shared, 'gpci', 'GPCI2025.csv');
 const CAP = join(shared, 'mpfs-rvu', 'OPPSCAP_Oct.csv');
 const PFREV = join(shared, 'mpfs-rvu', 'PFREV25C.txt');
 const DOS = '2025-10-15';
+/** PFREV25C.txt's line for Alabama (carrier 10112, locality 00). */
+const ALABAMA_LINE = 79;
 
 let t: TestServer;
 
@@ -150,5 +155,27 @@ describe.skipIf(!present)('payment fidelity: CMS CY2025 payment amounts and OPPS
     expect(r.status).toBe(200);
     expect(r.body.physician).toBeNull();
     expect(r.body.reliability.warnings.join(' ')).toContain('only with modifier 26');
+  });
+});
+
+describe.skipIf(!present)('rcm verify pfrev against a GPCI file with one value changed', () => {
+  it('names the two amounts of that locality (both settings) and no other', async () => {
+    const wh = new Warehouse(await tempDir('rcm-verify-gpci-'));
+    const changed = join(await tempDir('rcm-verify-gpci-src-'), 'GPCI2025.csv');
+    // Alabama's PE GPCI, 0.869 in CMS's file, written as 0.870.
+    const text = await readFile(GPCI, 'latin1');
+    expect(text).toContain('10112,AL,00,ALABAMA,1,0.869,0.575');
+    await writeFile(changed, text.replace('10112,AL,00,ALABAMA,1,0.869,0.575', '10112,AL,00,ALABAMA,1,0.870,0.575'), 'latin1');
+    await ingestFiles(wh, { dataset: 'mpfs_rvu', files: [RVU] });
+    await ingestFiles(wh, { dataset: 'gpci', files: [changed] });
+    const snap = await MountedSnapshot.open(wh, (await wh.current())!, { connections: 1, threads: 1 });
+    try {
+      const r = await verifyPfrev(snap, readPfrev(await readFile(PFREV, 'latin1')));
+      expect(r.checked).toBe(218);
+      expect(r.differences.map((d) => `${d.line} ${d.locality} ${d.setting}`)).toEqual([`${ALABAMA_LINE} 1011200 non_facility`, `${ALABAMA_LINE} 1011200 facility`]);
+      for (const d of r.differences) expect(d.answered).not.toBe(d.expected);
+    } finally {
+      snap.close();
+    }
   });
 });
