@@ -195,6 +195,16 @@ async function* parseTxt(file: SourceFile, ctx: ParseContext): AsyncIterable<Par
     const stateCell = l.slice(22, 45).trim();
     if (stateCell) state = stateCell;
     const countyRaw = l.slice(TXT_COUNTY_START).replace(/\s+$/, '');
+    // A county list cut at the column's end cannot be read whole: the edition is refused, naming the one to load.
+    if (countyRaw.length >= TXT_COUNTY_WIDTH - 1) {
+      const csv = file.name.replace(/\.txt$/i, '.csv');
+      throw new IngestError(
+        `the fixed-width edition cuts this county list at the end of its ${TXT_COUNTY_WIDTH}-character column ('${countyRaw.slice(-24)}'), so its counties cannot be read whole; load the CSV edition of the same release: rcm ingest locality_county ${csv}`,
+        file.name,
+        line,
+        'counties',
+      );
+    }
     yield* toRows(
       {
         line,

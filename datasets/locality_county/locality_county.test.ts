@@ -116,15 +116,14 @@ describe('locality_county fixed-width .txt', () => {
     '*  Payment locality is serviced by two carriers.',
   ].join('\r\n');
 
-  it('keeps the zeros, fills the state down and rejects a county list cut at column 201', async () => {
-    const p = await writeTempFile('25LOCCO.txt', txt);
-    const s = await sampleFile(await toSourceFile(p));
-    expect(localityCounty.detect(s)).toBe(true);
-    const { rows, rejects } = await parseAll(localityCounty, [p]);
+  it('keeps the zeros and fills the state down; a county list cut at column 201 refuses the edition, naming the CSV to load', async () => {
+    const whole = await writeTempFile('25LOCCO.txt', txt.split('\r\n').filter((l) => !l.includes('NYC SUBURBS')).join('\r\n'));
+    expect(localityCounty.detect(await sampleFile(await toSourceFile(whole)))).toBe(true);
+    const { rows, rejects } = await parseAll(localityCounty, [whole]);
     expect(rows.map((r) => `${r.locality}:${r.state}:${r.county}`)).toEqual(['1011200:AL:ALL COUNTIES', '1320201:NY:NEW YORK']);
-    expect(rejects).toHaveLength(1);
-    expect(rejects[0]!.line).toBe(8);
-    expect(rejects[0]!.issues[0]).toMatchObject({ loc: ['row', 8, 'counties'], type: 'truncated' });
+    expect(rejects).toEqual([]);
+    const cut = await writeTempFile('25LOCCO.txt', txt);
+    await expect(parseAll(localityCounty, [cut])).rejects.toThrow(/25LOCCO\.txt, line 8, field counties: the fixed-width edition cuts this county list .* rcm ingest locality_county 25LOCCO\.csv$/);
   });
 });
 
