@@ -1,5 +1,4 @@
 import type { IngestProgress } from '../ingest/pipeline.js';
-import { ROUTES_READING } from '../server/routes/datasets_read.generated.js';
 import type { DiffReport } from '../ingest/diff.js';
 import { terminalSafe } from '../lib/safe_text.js';
 
@@ -70,16 +69,4 @@ export function diffMarkdown(r: DiffReport): string {
   ]
     .map(terminalSafe)
     .join('\n');
-}
-
-/** The route families whose answers may change with a version's diff (none when it changed no key). */
-export function answersChanged(dataset: string, r: DiffReport): { family: string; routes: readonly string[] }[] {
-  if (r.counts.added + r.counts.removed + r.counts.changed === 0) return [];
-  return [...(ROUTES_READING[dataset] ?? [])];
-}
-
-/** `payment (1 route), codes (2 routes)`: the families a changed version reaches, in a line. */
-export function answersLine(families: { family: string; routes: readonly string[] }[], r: DiffReport): string {
-  if (families.length === 0) return 'no answer changes (no key added, removed or changed)';
-  return `answers that may change (keys +${fmtInt(r.counts.added)} -${fmtInt(r.counts.removed)} ~${fmtInt(r.counts.changed)}): ${families.map((f) => `${f.family} (${f.routes.length === 1 ? f.routes[0] : `${f.routes.length} routes`})`).join(', ')}`;
 }

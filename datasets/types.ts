@@ -88,9 +88,10 @@ export interface Dataset<Row extends object = Record<string, unknown>, Id extend
   delta?: DeltaSpec;
   /**
    * For a publisher that ships one table in several layouts whose names differ (ICD-10-CM's order
-   * and codes files): which table a file is (`key`) and how much it is preferred (`rank`, lower
-   * first). A release with several files of one key reads only the first. Default: files with
-   * the same name but their extension are one table, CSV before TXT before XLSX.
+   * and codes files), or a dataset whose version is one file (an APR-DRG list): which table a file
+   * is (`key`) and how much it is preferred (`rank`, lower first). A release with several files of
+   * one key reads only the first; the others are named with the command that loads them alone.
+   * Default: files with the same name but their extension are one table, CSV before TXT before XLSX.
    */
   twin?(sample: FileSample): { key: string; rank: number } | undefined;
   /** True for a file that may carry its header and no rows (an NPPES reference file of a week with no such changes). */

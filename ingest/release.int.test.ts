@@ -72,7 +72,7 @@ describe('a whole release in one command', () => {
     const s = await ingestRelease(wh, root, { shownAs: 'q3' });
     expect(s.published).toBe(false);
     expect(await wh.currentId()).toBe(before);
-    expect(s.failed).toEqual([expect.objectContaining({ dataset: 'ncci_ptp_prac', version: '32.2', reason: expect.stringMatching(/missing part f2, f3, f4/), command: 'rcm ingest ncci_ptp_prac q3/ccipra-v322r0-f1.txt' })]);
+    expect(s.failed).toEqual([expect.objectContaining({ dataset: 'ncci_ptp_prac', version: '32.2', reason: expect.stringMatching(/missing part f2, f3, f4/), command: 'rcm ingest --stage ncci_ptp_prac-32.2 q3/ccipra-v322r0-f1.txt (then the missing parts; rcm stage publish ncci_ptp_prac-32.2)' })]);
     expect(s.files.find((f) => f.file === 'GPCI2026.csv')).toMatchObject({ status: 'loaded', rows: 63 });
     // Nothing staged is left behind.
     expect((await readdir(wh.path('tmp')).catch(() => [])).length).toBe(0);

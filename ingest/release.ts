@@ -321,8 +321,12 @@ function report(r: {
   const zip = isZip(r.path);
   // A zip member is loaded alone by naming its dataset and the zip (the dataset picks its members).
   const fileArg = (f: ReleaseFile) => shellArg(zip ? r.shown : join(r.shown, f.name));
-  const commandOf = (g: ReleaseGroup, fs: ReleaseFile[], failed: boolean) => {
+  const commandOf = (g: ReleaseGroup, fs: ReleaseFile[], failed: boolean, reason = '') => {
     const args = [...new Set(fs.map(fileArg))].join(' ');
+    // A set the dataset needs whole (an NCCI quarter's four parts): staged part by part, published when complete.
+    if (/missing part/.test(reason)) return `rcm ingest --stage ${g.dataset.id}-${g.version?.label ?? 'release'} ${args} (then the missing parts; rcm stage publish ${g.dataset.id}-${g.version?.label ?? 'release'})`;
+    // The removal guard: the same command with the removals allowed, once they are meant.
+    if (/RCM_MAX_REMOVED/.test(reason)) return `rcm ingest ${g.dataset.id} ${args} --allow-removals`;
     const v = g.version;
     const stated = !zip && v && fs.some((f) => f.versionFromRelease) ? ` --version ${v.label}${v.effective_date ? ` --effective-date ${v.effective_date}` : ''}` : '';
     return `rcm ingest ${g.dataset.id} ${args}${failed && !v ? ' --version <label> --effective-date <YYYY-MM-DD>' : stated}`;
@@ -346,10 +350,10 @@ function report(r: {
     const s = reason === undefined ? r.staged.find((x) => x.entry.dataset === g.dataset.id && x.entry.version === opts.version) : undefined;
     const rows = s?.summary.rows ?? null;
     const version = s?.entry.version ?? g.version?.label ?? null;
-    if (reason !== undefined) failed.push({ dataset: g.dataset.id, version, files: g.files.map((f) => f.name), reason, command: commandOf(g, g.files, true) });
+    if (reason !== undefined) failed.push({ dataset: g.dataset.id, version, files: g.files.map((f) => f.name), reason, command: commandOf(g, g.files, true, reason) });
     const status: ReleaseEntry['status'] = reason === undefined ? 'loaded' : r.skipFailed ? 'skipped' : 'failed';
-    for (const f of g.files) entries.push({ file: f.name, dataset: g.dataset.id, version, status, rows, command: commandOf(g, [f, ...g.files.filter((x) => x !== f)], reason !== undefined), note: reason ?? null });
-    for (const t of g.twins) entries.push({ file: t.file.name, dataset: g.dataset.id, version, status: 'twin', rows, command: commandOf(g, [t.file], false), note: `the same table is read from ${t.of}` });
+    for (const f of g.files) entries.push({ file: f.name, dataset: g.dataset.id, version, status, rows, command: commandOf(g, [f, ...g.files.filter((x) => x !== f)], reason !== undefined, reason), note: reason ?? null });
+    for (const t of g.twins) entries.push({ file: t.file.name, dataset: g.dataset.id, version, status: 'twin', rows, command: commandOf(g, [t.file], reason !== undefined, reason), note: `the same table is read from ${t.of}; this file loads alone with its command` });
   });
   for (const f of r.files) {
     if (f.dataset) continue;

@@ -91,6 +91,8 @@ export interface TestLoad {
   files: string[];
   /** Overrides the label found in the file names. */
   version?: string;
+  /** The day it takes effect, for a file that states none (`YYYY-MM-DD`). */
+  effectiveDate?: string;
   /** Load it as `rcm seed` does (the version is marked `seed` in the manifest). */
   seed?: boolean;
   /** A seed of invented figures (`seeds/origins.json`): answers that read it are degraded. */
@@ -107,7 +109,7 @@ export async function openTestSnapshot(loads: TestLoad[]): Promise<MountedSnapsh
   const wh = new Warehouse(dir);
   await wh.init();
   for (const l of loads) {
-    await ingestFiles(wh, { dataset: l.dataset, files: l.files, version: l.version, seed: l.seed, illustrative: l.illustrative, rejectThreshold: 1, allowRemovals: true, replace: true });
+    await ingestFiles(wh, { dataset: l.dataset, files: l.files, version: l.version, effectiveDate: l.effectiveDate, seed: l.seed, illustrative: l.illustrative, rejectThreshold: 1, allowRemovals: true, replace: true });
   }
   const manifest = await wh.current();
   if (!manifest) throw new Error('openTestSnapshot: nothing was loaded');

@@ -16,6 +16,15 @@ export type RouteDatasets = Record<string, { family: string; routes: string[] }[
 /** Modules that import every dataset: following them would make every route read everything. */
 const NOT_FOLLOWED = new Set(['datasets/registry.ts', 'datasets/storage.ts']);
 
+/**
+ * Work a route hands to a module it does not import: the X12 worker pool runs the remittance and
+ * claim-check runners (`server/x12_jobs.ts`), wired in by the server, not by the route file.
+ */
+const HANDED_TO: Record<string, string[]> = {
+  'server/routes/claims.ts': ['server/x12_jobs.ts'],
+  'server/routes/remittances.ts': ['server/x12_jobs.ts'],
+};
+
 /** The relative imports of a TypeScript module (static and dynamic), as repository paths of `.ts` files. */
 function importsOf(file: string, text: string, root: string): string[] {
   const out: string[] = [];
@@ -35,7 +44,7 @@ async function closure(start: string, root: string): Promise<Set<string>> {
   while (queue.length) {
     const f = queue.pop()!;
     if (NOT_FOLLOWED.has(f)) continue;
-    for (const i of importsOf(f, await readFile(join(root, f), 'utf8'), root)) {
+    for (const i of [...importsOf(f, await readFile(join(root, f), 'utf8'), root), ...(HANDED_TO[f] ?? [])]) {
       if (seen.has(i) || i.endsWith('.test.ts')) continue;
       seen.add(i);
       queue.push(i);

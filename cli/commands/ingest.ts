@@ -7,7 +7,8 @@ import { ingestRelease, type ReleaseSummary } from '../../ingest/release.js';
 import { stageFiles } from '../../ingest/staging.js';
 import { UsageError } from '../../warehouse/errors.js';
 import type { CliContext } from '../context.js';
-import { answersChanged, answersLine, diffMarkdown, diffText, fmtInt, progressLine } from '../format.js';
+import { answersChanged, answersLine } from '../answers.js';
+import { diffMarkdown, diffText, fmtInt, progressLine } from '../format.js';
 import { EXIT, ExitCode } from '../io.js';
 import { safeLines } from '../../lib/safe_text.js';
 

@@ -1,4 +1,3 @@
-import { pruneSnapshots, REPLICA_GRACE_MS } from '../../ingest/prune.js';
 import type { ChangeCounts, Manifest } from '../../warehouse/manifest.js';
 import type { CliContext } from '../context.js';
 import { fmtInt } from '../format.js';
@@ -67,6 +66,8 @@ export async function show(ctx: CliContext, id: string): Promise<void> {
 
 /** `rcm snapshots prune --keep N`: the replicas' heartbeats read from the state store, then the prune. */
 export async function prune(ctx: CliContext, o: { keep: number; dryRun?: boolean; json?: boolean }): Promise<void> {
+  // Loaded here only: `rcm snapshots list` reads manifests and nothing of the ingest side.
+  const { pruneSnapshots, REPLICA_GRACE_MS } = await import('../../ingest/prune.js');
   const now = new Date();
   const heartbeats = await ctx.withState(async (st) => {
     // A replica silent for a day is gone (a stopped server): its row goes.

@@ -200,7 +200,7 @@ describe('getFacilityReference over the seeds (POS layout)', () => {
 describe('getFacilityReference over a Care Compare file (no CBSA, no rural flag)', () => {
   let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
   beforeAll(async () => {
-    snap = await openTestSnapshot([{ dataset: facilities, files: [await careCompare()], version: '2025-10' }, ...geography]);
+    snap = await openTestSnapshot([{ dataset: facilities, files: [await careCompare()], version: '2025-10', effectiveDate: '2025-10-01' }, ...geography]);
   });
   afterAll(() => snap.close());
 

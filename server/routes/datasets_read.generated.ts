@@ -733,11 +733,31 @@ export const ROUTES_READING: Readonly<Record<string, readonly { family: string; 
       ]
     }
   ],
+  "hcpcs_level2": [
+    {
+      "family": "claims",
+      "routes": [
+        "POST /v1/claims/check"
+      ]
+    },
+    {
+      "family": "remittances",
+      "routes": [
+        "POST /v1/remittances/explain"
+      ]
+    }
+  ],
   "icd10cm": [
     {
       "family": "agents",
       "routes": [
         "GET /v1/agents/jobs/{job_id}"
+      ]
+    },
+    {
+      "family": "claims",
+      "routes": [
+        "POST /v1/claims/check"
       ]
     },
     {
@@ -753,6 +773,12 @@ export const ROUTES_READING: Readonly<Record<string, readonly { family: string; 
         "GET /v1/ncci/medicaid/mue/{code}",
         "GET /v1/ncci/aoc/{code}",
         "POST /v1/ncci/validate"
+      ]
+    },
+    {
+      "family": "remittances",
+      "routes": [
+        "POST /v1/remittances/explain"
       ]
     }
   ],

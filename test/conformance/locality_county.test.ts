@@ -27,17 +27,8 @@ describe.skipIf(!present)('locality_county on the real CMS 25LOCCO files', () =>
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it('reads 25LOCCO.txt, rejecting the California block (no state name) and the 9 cut county lists', async () => {
+  it('refuses 25LOCCO.txt at its first cut county list (9 are cut at column 201), naming the CSV edition to load', async () => {
     const f = join(dir, '25LOCCO.txt');
-    const { rows, rejects } = await parseAll(localityCounty, [f]);
-    const ca = Array.from({ length: 29 }, (_, i) => 13 + i);
-    expect(rejects.map((r) => r.line)).toEqual([...ca, 49, 51, 55, 63, 81, 107, 113, 114, 157]);
-    expect(rejects[0]!.issues).toEqual([expect.objectContaining({ loc: ['row', 13, 'state'], type: 'missing' })]);
-    expect(rejects.find((r) => r.line === 113)!.issues[0]).toMatchObject({ type: 'truncated', input: 'BRONX, KINGS, NASSAU, RICHMOND, ROCKLAND, SUFFOLK AND WEST' });
-    expect(rows).toHaveLength(96);
-    const csv = await parseAll(localityCounty, [join(dir, '25LOCCO.csv')]);
-    // Every .txt row also comes out of the CSV (same locality, state and county).
-    const csvKeys = new Set(csv.rows.map((r) => `${r.locality}|${r.county_state}|${r.county}`));
-    expect(rows.filter((r) => !csvKeys.has(`${r.locality}|${r.county_state}|${r.county}`))).toEqual([]);
+    await expect(parseAll(localityCounty, [f])).rejects.toThrow(/^25LOCCO\.txt, line 49, field counties: the fixed-width edition cuts this county list .*load the CSV edition of the same release: rcm ingest locality_county 25LOCCO\.csv$/);
   });
 });
