@@ -44,7 +44,7 @@ describe.skipIf(!present)('facilities on the real Care Compare Hospital_General_
     let snap: Awaited<ReturnType<typeof openTestSnapshot>>;
     beforeAll(async () => {
       snap = await openTestSnapshot([
-        { dataset: facilities, files: [hgi], version: '2025-care-compare' },
+        { dataset: facilities, files: [hgi], version: '2025-care-compare', effectiveDate: '2025-10-01' },
         { dataset: zipLocality, files: [zip5] },
         { dataset: localityCounty, files: [locco] },
         { dataset: cbsaCounty, files: [join(repoRoot, 'seeds/cbsa_county/FY2026 CBSA to County Crosswalk.csv')] },

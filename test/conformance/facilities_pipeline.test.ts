@@ -44,8 +44,8 @@ describe.skipIf(!present)('geography datasets ingested through the pipeline from
     await expect(ingestFiles(wh, { dataset: 'facilities', files: [HGI], dryRun: true })).rejects.toThrow(/pass --version/);
   });
 
-  it('refuses 25LOCCO.txt: 38 of 134 rows rejected (California block without a state, cut county lists)', async () => {
-    await expect(ingestFiles(wh, { dataset: 'locality_county', files: [join(SHARED, 'gpci/25LOCCO.txt')], dryRun: true, replace: true })).rejects.toThrow(/38 of 134 rows rejected/);
+  it('refuses 25LOCCO.txt at its first cut county list, naming the CSV edition to load', async () => {
+    await expect(ingestFiles(wh, { dataset: 'locality_county', files: [join(SHARED, 'gpci/25LOCCO.txt')], dryRun: true, replace: true })).rejects.toThrow(/line 49, field counties: .*rcm ingest locality_county 25LOCCO\.csv$/);
   });
 
   it('serves facility profiles from the mounted snapshot', async () => {

@@ -22,7 +22,7 @@ async function rcm(dataDir: string, ...args: string[]): Promise<{ code: number; 
   return { code, ...o };
 }
 
-describe.skipIf(!present)('real releases loaded with only --version replace the seeds', () => {
+describe.skipIf(!present)('real releases loaded with --version and --effective-date replace the seeds', () => {
   let dir: string;
   let t: TestServer;
   beforeAll(async () => {
@@ -46,7 +46,7 @@ describe.skipIf(!present)('real releases loaded with only --version replace the 
     const r = await rcm(dir, 'ingest', 'facilities', join(SHARED, 'pos-facilities/Hospital_General_Information.csv'), '--version', '2025-10', '--effective-date', '2025-10-01', '--json');
     expect(r.code, r.err).toBe(0);
     const summary = JSON.parse(r.out);
-    expect(summary).toMatchObject({ version: '2025-10', effective_date: null, rows: 5421, rejects: 0 });
+    expect(summary).toMatchObject({ version: '2025-10', effective_date: '2025-10-01', rows: 5421, rejects: 0 });
     expect(summary.change).toMatchObject({ from_version: '2025-10', to_version: '2025-10', replaces_seed: true, replaced_seeds: ['2025-10'] });
     await waitForSnapshot(t, summary.snapshot_id);
     const res = await t.request('/v1/facilities/010005');

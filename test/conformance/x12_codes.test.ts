@@ -119,10 +119,10 @@ describe.skipIf(!present)('x12_codes on the full CARC and RARC lists (shared/dat
       await rm(tmp, { recursive: true, force: true });
     });
 
-    it('the one-column-per-field layout loads too, with --version (its names carry no date)', async () => {
+    it('the one-column-per-field layout loads too, with --version and --effective-date (its names carry no date)', async () => {
       const wh = new Warehouse(join(tmp, 'rich'));
       await wh.init();
-      const { staged } = await ingestBatch(wh, [{ dataset: 'x12_codes', files: RICH.map(at), version: '2026-08-17' }], () => new Date('2026-11-27T00:00:00Z'));
+      const { staged } = await ingestBatch(wh, [{ dataset: 'x12_codes', files: RICH.map(at), version: '2026-08-17', effectiveDate: '2026-08-17' }], () => new Date('2026-11-27T00:00:00Z'));
       expect(staged[0]!.entry).toMatchObject({ version: '2026-08-17', rows: 1628, rejects: 0 });
     });
 
