@@ -1,5 +1,5 @@
 import type { DiffReport } from '../ingest/diff.js';
-import { ROUTES_READING } from '../server/routes/datasets_read.generated.js';
+import { DATASET_FAMILIES, FAMILY_ROUTES } from '../server/routes/datasets_read.generated.js';
 import { fmtInt } from './format.js';
 
 // What a version's diff means for the served answers: its own module, loaded by `rcm ingest` only
@@ -8,7 +8,7 @@ import { fmtInt } from './format.js';
 /** The route families whose answers may change with a version's diff (none when it changed no key). */
 export function answersChanged(dataset: string, r: DiffReport): { family: string; routes: readonly string[] }[] {
   if (r.counts.added + r.counts.removed + r.counts.changed === 0) return [];
-  return [...(ROUTES_READING[dataset] ?? [])];
+  return (DATASET_FAMILIES[dataset] ?? []).map((family) => ({ family, routes: FAMILY_ROUTES[family] ?? [] }));
 }
 
 /** `payment (1 route), codes (2 routes)`: the families a changed version reaches, in a line. */

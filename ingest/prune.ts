@@ -1,8 +1,8 @@
-import { readdir, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { DomainError } from '../warehouse/errors.js';
 import type { ReplicaHeartbeat } from '../warehouse/replicas.js';
-import { sidecarsOf, type Warehouse } from '../warehouse/store.js';
+import { filesUnder, sidecarsOf, type Warehouse } from '../warehouse/store.js';
 import { withWriteLock } from './lock.js';
 
 /** How recently a replica must have reported a snapshot for a prune to keep it (10 minutes). */
@@ -17,17 +17,6 @@ export interface PruneResult {
   /** Files removed (version files with their sidecars, change keys, rejects of removed versions), relative to the data dir. */
   removed_files: string[];
   freed_bytes: number;
-}
-
-/** Every regular file under `dir`, as paths relative to `root`. */
-async function filesUnder(root: string, dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(join(root, dir), { withFileTypes: true }).catch(() => [])) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await filesUnder(root, p)));
-    else if (e.isFile()) out.push(p);
-  }
-  return out;
 }
 
 /**

@@ -3,7 +3,7 @@ import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/pro
 import { dirname, join } from 'node:path';
 import { DomainError } from './errors.js';
 import type { Manifest } from './manifest.js';
-import type { Warehouse } from './store.js';
+import { filesUnder, type Warehouse } from './store.js';
 
 /** What a backup holds. */
 export interface BackupResult {
@@ -15,17 +15,6 @@ export interface BackupResult {
   bytes: number;
   /** `sqlite` (copied with SQLite's online backup), or `postgres` (not copied: back it up with pg_dump). */
   state: 'sqlite' | 'postgres' | 'none';
-}
-
-/** Regular files under `dir` (relative paths), recursively. */
-async function filesUnder(root: string, dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(join(root, dir), { withFileTypes: true }).catch(() => [])) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await filesUnder(root, p)));
-    else if (e.isFile()) out.push(p);
-  }
-  return out;
 }
 
 /**

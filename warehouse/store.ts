@@ -15,6 +15,17 @@ export async function sidecarsOf(file: string): Promise<string[]> {
   return names.filter((n) => n.startsWith(base) && [RECORDS_SUFFIX, RANGES_SUFFIX, COLUMNS_SUFFIX].some((x) => n.endsWith(x))).map((n) => n.slice(base.length - 1));
 }
 
+/** Every regular file under `dir` of the data dir `root`, recursively, as paths relative to `root`. */
+export async function filesUnder(root: string, dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(join(root, dir), { withFileTypes: true }).catch(() => [])) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await filesUnder(root, p)));
+    else if (e.isFile()) out.push(p);
+  }
+  return out;
+}
+
 /**
  * The on-disk layout under `RCM_DATA_DIR`:
  *   datasets/<id>/<version>.<nonce>.duckdb   immutable version files

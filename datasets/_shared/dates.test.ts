@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addBusinessDays, addDays, addMonths, daysBetween, endOfMonth, federalHolidays, nextBusinessDay, toDays } from './dates.js';
+import { addBusinessDays, addDays, addMonths, daysBetween, endOfMonth, federalHolidays, monthNamed, monthRelease, nextBusinessDay, titleCalendarYear, toDays } from './dates.js';
 
 describe('calendar arithmetic', () => {
   it('adds months clamping to the month end, across leap years', () => {
@@ -92,5 +92,29 @@ describe('date arithmetic, one home (datasets/_shared/dates.ts)', () => {
     expect(isoOfYmd(2024, 2, 29)).toBe('2024-02-29');
     expect(isoOfYmd(2025, 2, 29)).toBeNull();
     expect(isoDateOf(new Date('2026-03-01T23:59:59.999Z'))).toBe('2026-03-01');
+  });
+});
+
+describe('a monthly release named in a file name or title', () => {
+  it('reads a month spelled out or abbreviated as a word, never inside another word', () => {
+    expect(monthNamed('Section 508 version of January 2025 Web Addendum A.12.31.24.csv')).toBe(1);
+    expect(monthNamed('508-Version-Jan-2025-ASC-AA.csv')).toBe(1);
+    expect(monthNamed('2023_January_Web_Addendum_B.12212022.xlsx')).toBe(1);
+    expect(monthNamed('october 2026 Payment Indicator')).toBe(10);
+    expect(monthNamed('Market basket 2025')).toBeUndefined();
+    expect(monthNamed('Decision memo')).toBeUndefined();
+  });
+
+  it('labels a month YYYY-MM effective its first day, a year alone YYYY effective January 1', () => {
+    expect(monthRelease(2025, 1)).toEqual({ label: '2025-01', effective_date: '2025-01-01' });
+    expect(monthRelease(2026, 10)).toEqual({ label: '2026-10', effective_date: '2026-10-01' });
+    expect(monthRelease(2024)).toEqual({ label: '2024', effective_date: '2024-01-01' });
+  });
+
+  it('finds the calendar year on the title line its pattern names, among the first ten lines', () => {
+    const lines = ['', ',Addendum B.- OPPS Payment by HCPCS Code for CY 2026,,', 'notice CY 2020'];
+    expect(titleCalendarYear(lines, /Addendum B\b/i)).toBe(2026);
+    expect(titleCalendarYear(lines, /Addendum A\b/i)).toBeUndefined();
+    expect(titleCalendarYear(['Addendum AA -- ASC Covered Surgical Procedures for CY 2025'], /Addendum A\b/i)).toBeUndefined();
   });
 });

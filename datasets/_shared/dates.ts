@@ -186,3 +186,32 @@ export const quarterEndOf = (iso: string): string => addDays(nextQuarterStart(is
 
 /** The calendar quarter's label (`2026Q3`) for an ISO date. */
 export const quarterLabel = (iso: string): string => `${iso.slice(0, 4)}Q${quarterOf(iso)}`;
+
+const MONTH_NAMES = ['JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER'];
+const MONTH_WORD = new RegExp(`(?<![A-Za-z])(${MONTH_NAMES.join('|')}|${MONTH_NAMES.map((m) => m.slice(0, 3)).join('|')})(?![A-Za-z])`, 'i');
+
+/** The month a name or title spells as a word (`January`, `Jan`, any case; `Market` is none), 1-12; undefined when none. */
+export function monthNamed(text: string): number | undefined {
+  const m = MONTH_WORD.exec(text);
+  return m ? MONTH_NAMES.findIndex((n) => n.startsWith(m[1]!.toUpperCase())) + 1 : undefined;
+}
+
+/**
+ * The version of a CMS release published by month (the OPPS and ASC addenda): `2025-01`, effective
+ * 2025-01-01; a year alone (no month named) is `2025`, effective January 1.
+ */
+export function monthRelease(year: number, month?: number): { label: string; effective_date: string } {
+  if (month === undefined) return { label: String(year), effective_date: `${year}-01-01` };
+  const mm = String(month).padStart(2, '0');
+  return { label: `${year}-${mm}`, effective_date: `${year}-${mm}-01` };
+}
+
+/** `CY 2025` from a title line of the first lines (`Addendum B.- OPPS Payment by HCPCS Code for CY 2025`), matched by `title`. */
+export function titleCalendarYear(lines: readonly string[], title: RegExp): number | undefined {
+  for (const l of lines.slice(0, 10)) {
+    if (!title.test(l)) continue;
+    const m = /CY\s*(20\d{2})/i.exec(l.slice(l.search(title)));
+    if (m) return Number(m[1]);
+  }
+  return undefined;
+}

@@ -56,3 +56,18 @@ export function dataRecords(records: AsyncIterator<SourceRecord>, opts: { keepBl
 export function normHeader(s: string): string {
   return clean(s).replace(/\*+/g, '').replace(/\s+/g, ' ').toUpperCase();
 }
+
+/**
+ * Column positions of a header found by name: `need` one (its absence refuses the file, naming the
+ * column, file and line), or `find` an optional one (-1 when absent). `names` are the header cells
+ * as the caller normalised them.
+ */
+export function columnsOf(names: readonly string[], file: string, line?: number) {
+  const find = (pred: (s: string) => boolean): number => names.findIndex(pred);
+  const need = (name: string, pred: (s: string) => boolean): number => {
+    const i = find(pred);
+    if (i < 0) throw new IngestError(`header has no ${name} column`, file, line, name);
+    return i;
+  };
+  return { find, need };
+}

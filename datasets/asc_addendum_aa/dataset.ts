@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
+import { columnsOf, dataRecords, findHeader, normHeader } from '../_shared/header.js';
+import { monthNamed, monthRelease, titleCalendarYear } from '../_shared/dates.js';
 import { IngestError } from '../_shared/issue.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
@@ -42,11 +43,7 @@ export const isAscHeader = (f: string[]): boolean => {
 
 function ascLayout(header: string[], file: string, line: number): AscLayout {
   const x = header.map(unquartered);
-  const need = (name: string, pred: (s: string) => boolean): number => {
-    const i = x.findIndex(pred);
-    if (i < 0) throw new IngestError(`header has no ${name} column`, file, line, name);
-    return i;
-  };
+  const { need } = columnsOf(x, file, line);
   const hcpcs = need('HCPCS Code', (s) => s === 'HCPCS CODE');
   const descriptor = need('Short Descriptor', (s) => s.startsWith('SHORT DESCRIPTOR'));
   return {
@@ -61,24 +58,15 @@ function ascLayout(header: string[], file: string, line: number): AscLayout {
   };
 }
 
-const MONTHS = ['JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER'];
-
 /** `{label: '2025-01', effective_date: '2025-01-01'}` from `January 2025` or `Jan-2025`. */
 function monthVersion(text: string): VersionInfo | undefined {
-  const m = /\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*[\s_-]*(20\d{2})\b/i.exec(text);
-  if (!m) return undefined;
-  const mm = String(MONTHS.findIndex((x) => x.startsWith(m[1]!.toUpperCase())) + 1).padStart(2, '0');
-  return { label: `${m[2]}-${mm}`, effective_date: `${m[2]}-${mm}-01` };
+  const year = /(?<!\d)(20\d{2})(?!\d)/.exec(text)?.[1];
+  const month = monthNamed(text);
+  return year && month ? monthRelease(Number(year), month) : undefined;
 }
 
-/** `CY 2025` from the title `Addendum AA -- ASC Covered Surgical Procedures for CY 2025`. */
-function titleYear(lines: string[]): number | undefined {
-  for (const l of lines.slice(0, 10)) {
-    const m = /Addendum AA.{0,80}?CY\s*(20\d{2})/i.exec(l);
-    if (m) return Number(m[1]);
-  }
-  return undefined;
-}
+/** The title: `Addendum AA -- ASC Covered Surgical Procedures for CY 2025`. */
+const TITLE = /Addendum AA\b/i;
 
 /**
  * The release: the quarter in the header text (`January 2025 Payment Indicator` -> `2025-01`), else
@@ -89,7 +77,7 @@ export function ascVersionOf(sample: FileSample): VersionInfo | undefined {
   const fromHeader = header ? monthVersion(header.split(',').find((c) => /PAYMENT INDICATOR/i.test(c)) ?? '') : undefined;
   const v = fromHeader ?? monthVersion(sample.name);
   if (v) return v;
-  const year = titleYear(sample.lines);
+  const year = titleCalendarYear(sample.lines, TITLE);
   return year ? { label: String(year), effective_date: `${year}-01-01` } : undefined;
 }
 
@@ -115,7 +103,7 @@ export const ascAddendumAa = defineDataset({
     const records = readRecords(file, { onBytes: ctx.onBytes })[Symbol.asyncIterator]();
     const { header, above } = await findHeader(records, file, isAscHeader, 'HCPCS Code, (unnamed), Short Descriptor, Subject to Multiple Procedure Discounting, Payment Indicator, Payment Weight, Payment Rate', 40);
     const layout = ascLayout(header.fields, file.name, header.line);
-    const year = Number(monthVersion(header.fields[layout.indicator] ?? '')?.label.slice(0, 4) ?? titleYear(above.map((r) => r.fields.join(','))) ?? /(20\d{2})/.exec(file.name)?.[1] ?? NaN);
+    const year = Number(monthVersion(header.fields[layout.indicator] ?? '')?.label.slice(0, 4) ?? titleCalendarYear(above.map((r) => r.fields.join(',')), TITLE) ?? /(20\d{2})/.exec(file.name)?.[1] ?? NaN);
     if (!Number.isFinite(year)) throw new IngestError('no year found (header "<Month> <YYYY> Payment Indicator", title "… for CY <YYYY>" or a year in the file name)', file.name, header.line);
     const seen = new Set<string>();
     let notes = false;

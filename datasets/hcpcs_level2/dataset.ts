@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
 import { IngestError } from '../_shared/issue.js';
-import { readRecords, type FileSample, type SourceFile, type SourceRecord } from '../_shared/source.js';
+import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
-import { isWorkbook, xlsxCellText } from '../_shared/workbook.js';
+import { isWorkbook, workbookRecords } from '../_shared/workbook.js';
 import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
 /** One HCPCS Level II code or modifier as the CMS alpha-numeric file lists it. */
@@ -122,7 +122,7 @@ export const hcpcsLevel2 = defineDataset({
     (s.text.startsWith('PK\u0003\u0004') && /\.xlsx$/i.test(s.name) && /HCPC20\d{2}_[A-Z]{3}/i.test(s.name)),
   version: (samples: FileSample[]) => samples.map((s) => hcpcsVersionOf(s.name)).find((v) => v !== undefined),
   async *parse(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<HcpcsLevel2Row>> {
-    const records = ((await isWorkbook(file)) ? xlsxRecords(file, ctx) : readRecords(file, { onBytes: ctx.onBytes }))[Symbol.asyncIterator]();
+    const records = ((await isWorkbook(file)) ? workbookRecords(file, ctx.onBytes) : readRecords(file, { onBytes: ctx.onBytes }))[Symbol.asyncIterator]();
     const { header } = await findHeader(records, file, isHcpcsHeader, 'HCPC, SEQNUM, RECID, LONG DESCRIPTION, …, TERM DT, ACTION CD', 20);
     const layout = layoutOf(header.fields, file.name, header.line);
     const seen = new Set<string>();
@@ -152,16 +152,3 @@ export const hcpcsLevel2 = defineDataset({
     if (held) yield held;
   },
 });
-
-/** The first sheet of the CMS workbook as records (`line`: the spreadsheet row); `read-excel-file` is loaded only for workbooks. */
-async function* xlsxRecords(file: SourceFile, ctx: ParseContext): AsyncGenerator<SourceRecord> {
-  const { readSheet } = await import('read-excel-file/node');
-  let data: unknown[][];
-  try {
-    data = (await readSheet(file.path)) as unknown[][];
-  } catch (e) {
-    throw new IngestError(`unreadable workbook: ${(e as Error).message}`, file.name);
-  }
-  ctx.onBytes(file.size);
-  for (const [i, row] of data.entries()) yield { line: i + 1, fields: row.map(xlsxCellText) };
-}

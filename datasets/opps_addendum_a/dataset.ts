@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
+import { columnsOf, dataRecords, findHeader, normHeader } from '../_shared/header.js';
+import { monthNamed, monthRelease, titleCalendarYear } from '../_shared/dates.js';
 import { IngestError } from '../_shared/issue.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
@@ -46,13 +47,7 @@ interface Layout {
 }
 
 function layoutOf(header: string[], file: string, line: number): Layout {
-  const x = header.map(h);
-  const find = (pred: (s: string) => boolean): number => x.findIndex(pred);
-  const need = (name: string, pred: (s: string) => boolean): number => {
-    const i = find(pred);
-    if (i < 0) throw new IngestError(`header has no ${name} column`, file, line, name);
-    return i;
-  };
+  const { find, need } = columnsOf(header.map(h), file, line);
   return {
     apc: need('APC', (s) => s === 'APC'),
     title: need('Group Title', (s) => s === 'GROUP TITLE'),
@@ -68,16 +63,8 @@ function layoutOf(header: string[], file: string, line: number): Layout {
   };
 }
 
-const MONTHS = ['JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER'];
-
-/** `CY 2025` from the title line `,Addendum A.- OPPS APCs for CY 2025,,,…`. */
-function titleYear(lines: string[]): number | undefined {
-  for (const l of lines.slice(0, 10)) {
-    const m = /Addendum A\b.{0,40}?CY\s*(20\d{2})/i.exec(l);
-    if (m) return Number(m[1]);
-  }
-  return undefined;
-}
+/** The title line: `,Addendum A.- OPPS APCs for CY 2025,,,…`. */
+const TITLE = /Addendum A\b/i;
 
 /**
  * Version `YYYY-MM`: the release month from the file name (`Section 508 version of January 2025 Web
@@ -85,12 +72,9 @@ function titleYear(lines: string[]): number | undefined {
  * name has no month.
  */
 export function addendumAVersionOf(sample: FileSample): VersionInfo | undefined {
-  const named = new RegExp(`(${MONTHS.join('|')})[\\s_]*(20\\d{2})`, 'i').exec(sample.name);
-  const year = titleYear(sample.lines) ?? (named ? Number(named[2]) : undefined);
-  if (year === undefined) return undefined;
-  if (!named) return { label: String(year), effective_date: `${year}-01-01` };
-  const mm = String(MONTHS.indexOf(named[1]!.toUpperCase()) + 1).padStart(2, '0');
-  return { label: `${year}-${mm}`, effective_date: `${year}-${mm}-01` };
+  const named = /(20\d{2})/.exec(sample.name);
+  const year = titleCalendarYear(sample.lines, TITLE) ?? (named ? Number(named[1]) : undefined);
+  return year === undefined ? undefined : monthRelease(year, monthNamed(sample.name));
 }
 
 /**
@@ -114,7 +98,7 @@ export const oppsAddendumA = defineDataset({
     const records = readRecords(file, { onBytes: ctx.onBytes })[Symbol.asyncIterator]();
     const { header, above } = await findHeader(records, file, isAddendumAHeader, 'APC, Group Title, SI, Relative Weight, Payment Rate, …', 40);
     const L = layoutOf(header.fields, file.name, header.line);
-    const year = titleYear(above.map((r) => r.fields.join(','))) ?? Number(/(20\d{2})/.exec(file.name)?.[1] ?? NaN);
+    const year = titleCalendarYear(above.map((r) => r.fields.join(',')), TITLE) ?? Number(/(20\d{2})/.exec(file.name)?.[1] ?? NaN);
     if (!Number.isFinite(year)) throw new IngestError('no year found (title "Addendum A.- OPPS APCs for CY <YYYY>" or a year in the file name)', file.name, header.line);
     const seen = new Set<string>();
     for await (const { line, fields } of dataRecords(records)) {

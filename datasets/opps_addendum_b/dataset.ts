@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { dataRecords, findHeader, normHeader } from '../_shared/header.js';
+import { columnsOf, dataRecords, findHeader, normHeader } from '../_shared/header.js';
+import { monthNamed, monthRelease, titleCalendarYear } from '../_shared/dates.js';
 import { IngestError } from '../_shared/issue.js';
 import type { Issue } from '../../warehouse/errors.js';
-import { readRecords, type FileSample, type SourceFile, type SourceRecord } from '../_shared/source.js';
+import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
-import { isWorkbook, xlsxCellText } from '../_shared/workbook.js';
+import { isWorkbook, workbookRecords } from '../_shared/workbook.js';
 import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
 /** One HCPCS code's OPPS status and payment (Addendum B). */
@@ -58,13 +59,7 @@ export const isOppsHeader = (f: string[]): boolean => {
  * would be lower due to the cap on copayments at the Inpatient Deductible of $1,600.00`).
  */
 export function oppsLayout(header: string[], file = '(header)', line?: number): OppsLayout {
-  const x = header.map(h);
-  const find = (pred: (s: string) => boolean): number => x.findIndex(pred);
-  const need = (name: string, pred: (s: string) => boolean): number => {
-    const i = find(pred);
-    if (i < 0) throw new IngestError(`header has no ${name} column`, file, line, name);
-    return i;
-  };
+  const { find, need } = columnsOf(header.map(h), file, line);
   return {
     hcpcs: need('HCPCS Code', (s) => s === 'HCPCS CODE'),
     descriptor: need('Short Descriptor', (s) => s.startsWith('SHORT DESCRIPTOR')),
@@ -107,28 +102,16 @@ export function toOppsRow(fields: string[], line: number, layout: OppsLayout, ye
   return { row, issues: r.issues };
 }
 
-const MONTHS = ['JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER'];
-
-/** `CY 2026` from the title line `Addendum B.- OPPS Payment by HCPCS Code for CY 2026`. */
-function titleYear(lines: string[]): number | undefined {
-  for (const l of lines.slice(0, 10)) {
-    const m = /Addendum B.{0,40}?CY\s*(20\d{2})/i.exec(l);
-    if (m) return Number(m[1]);
-  }
-  return undefined;
-}
+/** The title line: `Addendum B.- OPPS Payment by HCPCS Code for CY 2026`. */
+const TITLE = /Addendum B\b/i;
 
 /**
  * Version `YYYY-MM` (the quarterly release month, from the file name `January 2026 Web Addendum
  * B.12.29.25.csv` / `2023_January_Web_Addendum_B`), or `YYYY` when only the title names the year.
  */
 export function oppsVersionOf(sample: FileSample): VersionInfo | undefined {
-  const year = titleYear(sample.lines) ?? Number(/(20\d{2})/.exec(sample.name)?.[1] ?? NaN);
-  if (!Number.isFinite(year)) return undefined;
-  const m = new RegExp(`(${MONTHS.join('|')})`, 'i').exec(sample.name);
-  if (!m) return { label: String(year), effective_date: `${year}-01-01` };
-  const mm = String(MONTHS.indexOf(m[1]!.toUpperCase()) + 1).padStart(2, '0');
-  return { label: `${year}-${mm}`, effective_date: `${year}-${mm}-01` };
+  const year = titleCalendarYear(sample.lines, TITLE) ?? Number(/(20\d{2})/.exec(sample.name)?.[1] ?? NaN);
+  return Number.isFinite(year) ? monthRelease(year, monthNamed(sample.name)) : undefined;
 }
 
 /**
@@ -158,10 +141,10 @@ export const oppsAddendumB = defineDataset({
     return samples.map(oppsVersionOf).find((v) => v !== undefined);
   },
   async *parse(file: SourceFile, ctx: ParseContext): AsyncIterable<ParsedItem<OppsAddendumBRow>> {
-    const records = ((await isWorkbook(file)) ? xlsxRecords(file, ctx) : readRecords(file, { onBytes: ctx.onBytes }))[Symbol.asyncIterator]();
+    const records = ((await isWorkbook(file)) ? workbookRecords(file, ctx.onBytes) : readRecords(file, { onBytes: ctx.onBytes }))[Symbol.asyncIterator]();
     const { header, above } = await findHeader(records, file, isOppsHeader, 'HCPCS Code, Short Descriptor, SI, APC, Relative Weight, Payment Rate, …', 40);
     const layout = oppsLayout(header.fields, file.name, header.line);
-    const year = titleYear(above.map((r) => r.fields.join(','))) ?? Number(/(20\d{2})/.exec(file.name)?.[1] ?? NaN);
+    const year = titleCalendarYear(above.map((r) => r.fields.join(',')), TITLE) ?? Number(/(20\d{2})/.exec(file.name)?.[1] ?? NaN);
     if (!Number.isFinite(year)) throw new IngestError('no year found (title "… for CY <YYYY>" or a year in the file name)', file.name, header.line);
     const seen = new Set<string>();
     for await (const { line, fields } of dataRecords(records)) {
@@ -178,20 +161,3 @@ export const oppsAddendumB = defineDataset({
     }
   },
 });
-
-/**
- * The first sheet of an Addendum B workbook (`2023_January_Web_Addendum_B.12212022.xlsx`) as
- * records, so the CSV row mapping applies unchanged; `line` is the spreadsheet row number.
- * `read-excel-file` is loaded only for workbooks.
- */
-async function* xlsxRecords(file: SourceFile, ctx: ParseContext): AsyncGenerator<SourceRecord> {
-  const { readSheet } = await import('read-excel-file/node');
-  let data: unknown[][];
-  try {
-    data = (await readSheet(file.path)) as unknown[][];
-  } catch (e) {
-    throw new IngestError(`unreadable workbook: ${(e as Error).message}`, file.name);
-  }
-  ctx.onBytes(file.size);
-  for (const [i, row] of data.entries()) yield { line: i + 1, fields: row.map(xlsxCellText) };
-}

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DATASETS } from '../../datasets/registry.js';
 import { routeDatasets, routeDatasetsSource } from '../../testing/route_datasets.js';
 import { REPO_ROOT } from '../../testing/shared.js';
-import { ROUTES_READING } from './datasets_read.generated.js';
+import { DATASET_FAMILIES, FAMILY_ROUTES } from './datasets_read.generated.js';
 
 describe('the route families each dataset may change (what a dry run lists)', () => {
   it('is generated from the current sources (npm run gen:route-datasets)', async () => {
@@ -13,15 +13,16 @@ describe('the route families each dataset may change (what a dry run lists)', ()
   });
 
   it('names a route for every dataset, and the payment route for the datasets it prices with', async () => {
-    expect(DATASETS.map((d) => d.id).filter((id) => !ROUTES_READING[id]?.length)).toEqual([]);
-    const families = (id: string) => ROUTES_READING[id]!.map((f) => f.family);
+    expect(DATASETS.map((d) => d.id).filter((id) => !DATASET_FAMILIES[id]?.length)).toEqual([]);
+    const families = (id: string) => DATASET_FAMILIES[id]!;
     for (const id of ['mpfs_rvu', 'gpci', 'opps_cap', 'clfs', 'dmepos']) expect(families(id)).toContain('payment');
     expect(families('nppes')).toContain('npi');
-    expect(ROUTES_READING.manufacturer_340b!.flatMap((f) => f.routes)).toContain('GET /v1/340b/restrictions/resolve');
+    expect(DATASET_FAMILIES.manufacturer_340b!.flatMap((f) => FAMILY_ROUTES[f]!)).toContain('GET /v1/340b/restrictions/resolve');
   });
 
   it('follows imports: a route file that reaches no dataset module names none', async () => {
     const map = await routeDatasets(['gpci', 'payers']);
-    expect(Object.values(map).flat().map((f) => f.family)).not.toContain('system');
+    expect(Object.values(map.datasets).flat()).not.toContain('system');
+    expect(map.families.system).toContain('GET /v1/health');
   });
 });

@@ -33,9 +33,14 @@ describe('backup and restore of a data dir while it is served', () => {
       for (let i = 0; i < 200 && !stop; i++) await live.request(PATHS[i % PATHS.length]!);
     })();
     const dest = join(await tempDir('rcm-backup-'), 'copy');
-    const r = await backupDataDir(live.wh, dest);
-    stop = true;
-    await traffic;
+    let r: Awaited<ReturnType<typeof backupDataDir>>;
+    try {
+      r = await backupDataDir(live.wh, dest);
+    } finally {
+      // The traffic ends before any assertion can fail, so no request outlives the server.
+      stop = true;
+      await traffic;
+    }
     expect(r).toMatchObject({ current: await live.wh.currentId(), state: 'sqlite' });
     expect((await readFile(join(dest, 'CURRENT'), 'utf8')).trim()).toBe(r.current);
 
