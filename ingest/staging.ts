@@ -1,4 +1,5 @@
-import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { IngestError } from '../datasets/_shared/issue.js';
 import { sampleFile, sha256File, toSourceFile } from '../datasets/_shared/source.js';
@@ -19,6 +20,16 @@ function dirOf(wh: Warehouse, label: string): string {
   return wh.path('staging', label);
 }
 
+/** Runs `fn` with a scratch folder for a zip's members (judging what a file is), removed afterwards. */
+async function withScratch<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'rcm-staging-'));
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** A file added to a staged release. */
 export interface StagedFile {
   file: string;
@@ -29,11 +40,11 @@ export interface StagedFile {
 }
 
 /** The datasets a file would go to, or a refusal naming what it is. */
-async function datasetsOf(wh: Warehouse, path: string, zipMaxBytes: number): Promise<string[]> {
+async function datasetsOf(path: string, zipMaxBytes: number): Promise<string[]> {
   const st = await stat(path).catch(() => null);
   if (!st?.isFile()) throw new IngestError('no such file (a staged release takes files: one or more, or a zip)', path);
   if (isZip(path)) {
-    const ids = [...new Set((await readRelease(path, { zipMaxBytes, tmpDir: wh.path('tmp') })).flatMap((f) => (f.dataset ? [f.dataset.id] : [])))];
+    const ids = [...new Set((await withScratch((tmpDir) => readRelease(path, { zipMaxBytes, tmpDir }))).flatMap((f) => (f.dataset ? [f.dataset.id] : [])))];
     if (ids.length === 0) throw new IngestError('no member of the archive is a file a dataset reads', path);
     return ids;
   }
@@ -54,7 +65,7 @@ export async function stageFiles(wh: Warehouse, label: string, paths: string[], 
   await wh.init();
   return withWriteLock(wh.path('ingest.lock'), async () => {
     const checked: { path: string; datasets: string[] }[] = [];
-    for (const p of paths) checked.push({ path: p, datasets: await datasetsOf(wh, p, zipMaxBytes) });
+    for (const p of paths) checked.push({ path: p, datasets: await datasetsOf(p, zipMaxBytes) });
     const names = checked.map((c) => basename(c.path));
     const twice = names.find((n, i) => names.indexOf(n) !== i);
     if (twice) throw new IngestError(`two files named ${twice} given: a staged release keeps one file per name`);
@@ -90,7 +101,7 @@ export async function listStaged(wh: Warehouse, zipMaxBytes: number): Promise<St
   const out: StagedRelease[] = [];
   for (const label of labels) {
     const dir = wh.path('staging', label);
-    const files = await readRelease(dir, { zipMaxBytes, tmpDir: wh.path('tmp') });
+    const files = await withScratch((tmpDir) => readRelease(dir, { zipMaxBytes, tmpDir }));
     const versions = [];
     for (const g of groupRelease(files)) {
       const missing = await completeness(g.dataset, g.files.map((f) => f.path));

@@ -63,7 +63,8 @@ async function closure(start: string, root: string): Promise<Set<string>> {
  * built per item (`/v1/ncci/ptp/${ptpType}`) is written with `*` for the part that varies.
  */
 function routesOf(text: string): string[] {
-  return [...text.matchAll(/method:\s*'(\w+)',\s*\n\s*path:\s*(['`])([^'`]+)\2/g)].map((m) => `${m[1]!.toUpperCase()} ${m[3]!.replace(/\$\{[^}]*\}/g, '*')}`);
+  // A quoted path, or a template whose `${...}` parts may hold quotes of their own.
+  return [...text.matchAll(/method:\s*'(\w+)',\s*\n\s*path:\s*(?:'([^']+)'|`((?:[^`$]|\$\{[^}]*\})+)`)/g)].map((m) => `${m[1]!.toUpperCase()} ${(m[2] ?? m[3]!).replace(/\$\{[^}]*\}/g, '*')}`);
 }
 
 export async function routeDatasets(ids: readonly string[], root = REPO_ROOT): Promise<RouteDatasets> {

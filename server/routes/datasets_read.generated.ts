@@ -3,7 +3,7 @@
 
 /** Route family (`server/routes/<family>.ts`) -> its routes. */
 export const FAMILY_ROUTES: Readonly<Record<string, readonly string[]>> = {
-  "agents": ["GET /v1/agents/jobs/{job_id}"],
+  "agents": ["POST /v1/agents/*", "GET /v1/agents/jobs/{job_id}"],
   "b340": ["GET /v1/340b/manufacturers", "GET /v1/340b/restrictions/resolve", "GET /v1/340b/changes", "POST /v1/340b/watches", "GET /v1/340b/watches", "GET /v1/340b/watches/{id}", "DELETE /v1/340b/watches/{id}"],
   "claims": ["POST /v1/claims/check"],
   "codes": ["GET /v1/codes/{code}", "GET /v1/codes/crosswalk/{code}"],
