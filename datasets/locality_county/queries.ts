@@ -72,3 +72,23 @@ export async function findFeeScheduleAreas(snapshot: SnapshotReader, locality: s
   for (const rows of data.byState.values()) for (const r of rows) if (r.locality === locality) areas.add(r.fee_schedule_area);
   return [...areas];
 }
+
+/**
+ * The counties a 7-digit locality covers in the latest LOCCO file: each named county with its state,
+ * and whether a catch-all row (`ALL COUNTIES`, `ALL OTHER COUNTIES`, `REST OF STATE`...) makes the
+ * list open. Undefined when locality_county is not loaded.
+ */
+export async function countiesOfLocality(snapshot: SnapshotReader, locality: string): Promise<{ version: string; counties: { county: string; state: string }[]; open: boolean } | undefined> {
+  const data = await rowsByState(snapshot);
+  if (!data) return undefined;
+  const counties: { county: string; state: string }[] = [];
+  let open = false;
+  for (const rows of data.byState.values()) {
+    for (const r of rows) {
+      if (r.locality !== locality) continue;
+      if (r.county.startsWith('ALL ') || /^REST OF/.test(r.county)) open = true;
+      else counties.push({ county: r.county, state: r.county_state });
+    }
+  }
+  return { version: data.version, counties, open };
+}

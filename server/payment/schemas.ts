@@ -40,7 +40,7 @@ export const PaymentQuerySchema = z.object({
   use_facility_rate: QueryBoolSchema.optional(),
   anesthesia_minutes: z.coerce.number().int().min(1).max(1440).optional().describe('anesthesia time in minutes, for an anesthesia code (PFS status J)'),
   deductible_met: QueryBoolSchema.optional().describe('the beneficiary has met the year\'s Part B deductible (default true)'),
-  zip: z.string().trim().regex(/^\d{5}(-?\d{4})?$/, 'zip must be a 5-digit ZIP code (ZIP+4 accepted)').optional().describe('ZIP of the ASC (place_of_service 24): names its state and locality, not a CBSA (pass cbsa for the wage-adjusted amount)'),
+  zip: z.string().trim().regex(/^\d{5}(-?\d{4})?$/, 'zip must be a 5-digit ZIP code (ZIP+4 accepted)').optional().describe('ZIP of the ASC (place_of_service 24): its CBSA when its payment locality lies in one'),
   cbsa: z.string().trim().regex(/^\d{2}(\d{3})?$/, 'cbsa must be a 5-digit CBSA code, or the 2-digit code of a statewide rural area').optional().describe('CBSA of the ASC (place_of_service 24): its wage index adjusts the 50% labor share, 42 CFR 416.172(c); wins over ccn and zip'),
   cah_method_ii: QueryBoolSchema.optional().describe('the critical access hospital (ccn) bills its practitioners\' professional services under the optional method (Method II): 115% of the facility fee schedule amount, 42 CFR 413.70(b)(3). Omitted: your registration\'s election of the ccn (`PUT /v1/facilities/{ccn}`)'),
 });

@@ -18,7 +18,8 @@ import { requireShared, sharedDataDir } from '../../testing/shared.js';
  * - 22551 J8 "$9,069.02" at CBSA 13820 (0.8283): 9069.02 x 0.91415 = 8290.444633 -> $8,290.44
  * - 0214T N1 (blank weight and rate): packaged, no amount.
  */
-const present = requireShared('asc-addenda/508-Version-Jan-2025-ASC-AA.csv', 'mpfs-rvu/PPRRVU2025_Oct.csv');
+const present = requireShared('asc-addenda/508-Version-Jan-2025-ASC-AA.csv', 'mpfs-rvu/PPRRVU2025_Oct.csv', 'gpci/ZIP5_OCT2025.txt', 'gpci/25LOCCO.csv');
+const CBSA_SEED = 'FY2026 CBSA to County Crosswalk.csv';
 const shared = sharedDataDir();
 const AA = join(shared, 'asc-addenda', '508-Version-Jan-2025-ASC-AA.csv');
 const RVU = join(shared, 'mpfs-rvu', 'PPRRVU2025_Oct.csv');
@@ -37,6 +38,9 @@ describe.skipIf(!present)('ASC Addendum AA January 2025: the whole file, and the
     t = await startTestServer({ seeded: false });
     await ingestFiles(t.wh, { dataset: 'mpfs_rvu', files: [RVU] });
     await ingestFiles(t.wh, { dataset: 'wage_index', files: [WAGE_SEED], seed: true, illustrative: true });
+    await ingestFiles(t.wh, { dataset: 'cbsa_county', files: [join(REPO_ROOT, 'seeds', 'cbsa_county', CBSA_SEED)], seed: true, illustrative: true });
+    await ingestFiles(t.wh, { dataset: 'zip_locality', files: [join(shared, 'gpci', 'ZIP5_OCT2025.txt')] });
+    await ingestFiles(t.wh, { dataset: 'locality_county', files: [join(shared, 'gpci', '25LOCCO.csv')] });
     const last = await ingestFiles(t.wh, { dataset: 'asc_addendum_aa', files: [AA] });
     for (let i = 0; i < 100 && t.srv.snapshots.snapshot?.id !== last.snapshot_id; i++) await new Promise((r) => setTimeout(r, 100));
     expect(t.srv.snapshots.snapshot?.id).toBe(last.snapshot_id);
@@ -88,5 +92,17 @@ describe.skipIf(!present)('ASC Addendum AA January 2025: the whole file, and the
     const packaged = await t.request(`/v1/codes/0214T/payment?place_of_service=24&cbsa=35614&date_of_service=${DOS}`);
     expect(packaged.status).toBe(200);
     expect(packaged.body.asc).toMatchObject({ allowed_asc_payment: null, national_rate: null, payment_indicator: 'N1', payment_indicator_meaning: 'packaged service or item; no separate payment made' });
+  });
+
+  it("finds the CBSA of a ZIP whose locality is one county (ZIP5 and 25LOCCO real; the crosswalk seed illustrative), and names the CBSAs of one that spans two", async () => {
+    // 94901 (San Rafael) is in locality 0111252, MARIN alone in 25LOCCO; MARIN is CBSA 42034 (2.0412):
+    // 29881: 1579.16 x (0.5 x 2.0412 + 0.5) = 1579.16 x 1.5206 = 2401.270696 -> $2,401.27.
+    const r = await t.request(`/v1/codes/29881/payment?place_of_service=24&zip=94901&date_of_service=${DOS}`);
+    expect(r.body.asc).toMatchObject({ allowed_asc_payment: 2401.27, wage_adjusted: true, cbsa: '42034' });
+    expect(r.body.reliability.warnings).toContainEqual('asc: CBSA 42034 from ZIP 94901 (CA, payment locality 0111252): every county of the locality (MARIN) is in CBSA 42034');
+    expect(r.body.reliability.dataset_versions).toMatchObject({ zip_locality: '2025Q4', locality_county: '2025', cbsa_county: 'FY2026' });
+    const two = await t.request(`/v1/codes/29881/payment?place_of_service=24&zip=94143&date_of_service=${DOS}`);
+    expect(two.body.asc).toMatchObject({ allowed_asc_payment: 1579.16, wage_adjusted: false });
+    expect(two.body.reliability.warnings).toContainEqual(expect.stringMatching(/^asc: ZIP 94143 \(CA, payment locality 0111205\): its locality's counties lie in CBSAs 36084, 41884/));
   });
 });

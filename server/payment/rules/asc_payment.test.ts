@@ -51,11 +51,12 @@ describe('asc_payment: the ASC rate at place of service 24, wage-adjusted at the
     expect(warnings).toContainEqual(expect.stringMatching(/^asc: no cbsa, ccn or zip given: the national ASC rate, not wage-adjusted/));
   });
 
-  it('says a ZIP names a locality, not a CBSA: the national rate, degraded', async () => {
+  it('a ZIP whose locality spans two CBSAs names neither: the national rate, degraded, the CBSAs named', async () => {
+    // Locality 0111205 is San Francisco, Alameda, Contra Costa and San Mateo: CBSAs 36084 and 41884.
     const { composition: c, warnings, degraded } = await at('66984', { zip: '94143' });
     expect(c.asc).toMatchObject({ allowed_asc_payment: 1214.31, wage_adjusted: false });
     expect(degraded).toBe(true);
-    expect(warnings).toContainEqual(expect.stringMatching(/^asc: ZIP 94143 \(CA, payment locality 0111205\) names a payment locality, not a CBSA/));
+    expect(warnings).toContainEqual(expect.stringMatching(/^asc: ZIP 94143 \(CA, payment locality 0111205\): its locality's counties lie in CBSAs 36084, 41884, and the ZIP does not say which/));
   });
 
   it('a CBSA not in the wage index: the national rate, degraded, naming it', async () => {

@@ -3,6 +3,8 @@ import { ascIndicatorMeaning, ASC_PAYMENT_INDICATORS } from '../../../lib/vocabu
 import { ascVersionFor, findAscRatesIn } from '../../../datasets/asc_addendum_aa/queries.js';
 import { getWageIndex } from '../../../datasets/wage_index/queries.js';
 import { findLocalityForZip } from '../../../datasets/zip_locality/queries.js';
+import { countiesOfLocality } from '../../../datasets/locality_county/queries.js';
+import { findCbsaForCounty } from '../../../datasets/cbsa_county/queries.js';
 import { NotFoundError } from '../../../warehouse/errors.js';
 import type { SnapshotReader } from '../../../warehouse/snapshot.js';
 import type { Trace } from '../../trace.js';
@@ -26,7 +28,7 @@ export function ascAllowed(rate: number | string | Dec, wageIndex: number | stri
   return { exact, allowed: toCents(exact) };
 }
 
-/** The CBSA of the ASC and its wage index: `cbsa`, else the CBSA of `ccn`; a ZIP alone names no CBSA in the loaded data. Null with a warning when none is known. */
+/** The CBSA of the ASC and its wage index: `cbsa`, else the CBSA of `ccn`, else the one CBSA of `zip`'s locality. Null with a warning when none is known. */
 async function ascWageIndex(g: GatherContext): Promise<{ cbsa: string; wage_index: number } | null> {
   const { snapshot, trace, query } = g;
   if (query.cbsa) {
@@ -52,15 +54,59 @@ async function ascWageIndex(g: GatherContext): Promise<{ cbsa: string; wage_inde
     trace.degrade().warn(`asc: no wage index for CBSA ${ref.cbsa ?? '(unknown)'} of ${ref.ccn}; the national ASC rate is shown, not wage-adjusted: pass cbsa`);
     return null;
   }
-  if (query.zip) {
-    const [z] = await findLocalityForZip(snapshot, query.zip);
-    if (z) trace.use('zip_locality', z.version);
-    const where = z ? `ZIP ${z.zip5} (${z.usps_state}, payment locality ${z.locality}) names a payment locality, not a CBSA` : `ZIP ${query.zip} is not in zip_locality${snapshot.has('zip_locality') ? '' : ' (not loaded)'}`;
-    trace.degrade().warn(`asc: ${where}; no loaded dataset maps a ZIP to its CBSA, so the national ASC rate is shown, not wage-adjusted: pass cbsa (the CBSA of the ASC's county) for the amount of 42 CFR 416.172(c)`);
-    return null;
-  }
+  if (query.zip) return zipWageIndex(snapshot, trace, query.zip);
   trace.warn(`asc: no cbsa, ccn or zip given: the national ASC rate, not wage-adjusted; pass cbsa for the amount of ${CITE_ASC_WAGE}`);
   return null;
+}
+
+/**
+ * The CBSA of a ZIP, where the loaded data decide it: the ZIP's payment locality (zip_locality), the
+ * counties that locality covers (locality_county), each county's CBSA (cbsa_county). One CBSA for
+ * every county of a closed list is the ZIP's; a locality that is open (`ALL OTHER COUNTIES`) or
+ * spans several CBSAs names none, and the national rate is shown with the CBSAs it could be.
+ */
+async function zipWageIndex(snapshot: SnapshotReader, trace: Trace, zip: string): Promise<{ cbsa: string; wage_index: number } | null> {
+  const national = `the national ASC rate is shown, not wage-adjusted: pass cbsa (the CBSA of the ASC's county) for the amount of ${CITE_ASC_WAGE}`;
+  const [z] = await findLocalityForZip(snapshot, zip);
+  if (!z) {
+    trace.degrade().warn(`asc: ZIP ${zip} is not in zip_locality${snapshot.has('zip_locality') ? '' : ' (not loaded)'}; ${national}`);
+    return null;
+  }
+  trace.use('zip_locality', z.version);
+  const loc = await countiesOfLocality(snapshot, z.locality);
+  if (loc) trace.use('locality_county', loc.version);
+  const where = `ZIP ${z.zip5} (${z.usps_state}, payment locality ${z.locality})`;
+  if (!loc || loc.open || loc.counties.length === 0) {
+    trace.degrade().warn(`asc: ${where}: ${!loc ? 'locality_county is not loaded' : 'its locality covers every county of the state not listed elsewhere'}, so no one CBSA is known; ${national}`);
+    return null;
+  }
+  const cbsas = new Set<string>();
+  for (const c of loc.counties) {
+    const [hit] = await findCbsaForCounty(snapshot, { state: c.state, county: c.county });
+    if (!hit) {
+      trace.degrade().warn(`asc: ${where}: county ${c.county}, ${c.state} of its locality is not in cbsa_county, so its CBSA is not known; ${national}`);
+      return null;
+    }
+    trace.use('cbsa_county', hit.version);
+    cbsas.add(hit.cbsa);
+  }
+  if (cbsas.size > 1) {
+    trace.degrade().warn(`asc: ${where}: its locality's counties lie in CBSAs ${[...cbsas].sort().join(', ')}, and the ZIP does not say which; ${national}`);
+    return null;
+  }
+  const cbsa = [...cbsas][0]!;
+  try {
+    const w = await getWageIndex(snapshot, cbsa);
+    trace.use('wage_index', w.version);
+    trace.warn(`asc: CBSA ${cbsa} from ${where}: every county of the locality (${loc.counties.map((c) => c.county).join(', ')}) is in CBSA ${cbsa}`);
+    warnIfIllustrative(snapshot, trace, w.version, cbsa);
+    return { cbsa: w.cbsa, wage_index: w.wage_index };
+  } catch (e) {
+    if (!(e instanceof NotFoundError)) throw e;
+    trace.use('wage_index');
+    trace.degrade().warn(`asc: ${where} is in CBSA ${cbsa}, which has no loaded wage index; ${national}`);
+    return null;
+  }
 }
 
 /** The answer rests on the illustrative wage index seed: degraded, said in the ASC's own words. */
