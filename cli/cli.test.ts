@@ -177,6 +177,20 @@ describe('rcm datasets / ingest / snapshots / diff', () => {
     expect(x.out).toMatch(/published snapshot \S+/);
   });
 
+  it('draws each version\'s progress of a release on a terminal, then its report', async () => {
+    const rel = join(dir, 'rel');
+    await import('node:fs/promises').then((f) => f.mkdir(rel));
+    await writeFile(join(rel, 'PPRRVU2025_Oct.csv'), await readFile(join(ROOT, 'seeds/mpfs_rvu/PPRRVU2025_Oct.csv')));
+    await writeFile(join(rel, 'GPCI2026.csv'), await readFile(join(ROOT, 'seeds/gpci/GPCI2026.csv')));
+    const x = io();
+    x.isTTY = true;
+    expect(await main(['ingest', rel], x)).toBe(0);
+    expect(x.err).toMatch(/mpfs_rvu PPRRVU2025_Oct\.csv: 59 rows, 0 rejects/);
+    expect(x.err).toMatch(/gpci GPCI2026\.csv: 63 rows, 0 rejects/);
+    expect(x.err.endsWith('\n')).toBe(true);
+    expect(x.out).toMatch(/: 2 versions staged, 0 failed; published snapshot \S+\n/);
+  });
+
   it('prints a one-line error naming file and line, exits 1, and publishes nothing', async () => {
     const r = await rcm('ingest', 'gpci', join(ROOT, 'seeds/mpfs_rvu/PPRRVU2025_Oct.csv'));
     expect(r.code).toBe(1);

@@ -119,7 +119,19 @@ function gateOptions(ctx: CliContext, o: IngestFlags) {
 /** `rcm ingest RELEASE`: a folder or zip, every file to its dataset, one snapshot (exit 1 when a version failed and nothing was published). */
 async function release(ctx: CliContext, path: string, o: IngestFlags): Promise<void> {
   const format: Format = o.format ?? (o.json || !ctx.io.isTTY ? 'json' : 'text');
-  const summary = await ingestRelease(ctx.wh(), resolve(path), { ...gateOptions(ctx, o), skipFailed: o.skipFailed, shownAs: path });
+  const progress = format === 'text' && ctx.io.isTTY;
+  let summary: ReleaseSummary;
+  try {
+    summary = await ingestRelease(ctx.wh(), resolve(path), {
+      ...gateOptions(ctx, o),
+      skipFailed: o.skipFailed,
+      shownAs: path,
+      onProgress: progress ? (p) => ctx.io.stderr(`\r\x1b[2K${progressLine(p)}`) : undefined,
+    });
+  } finally {
+    // End the progress line first, so no message or report runs into it.
+    if (progress) ctx.io.stderr('\n');
+  }
   printRelease(ctx, summary, format);
   if (summary.failed.length && !summary.published && !o.skipFailed) {
     ctx.io.stderr(safeLines([`rcm: ${summary.failed.length} of ${summary.failed.length + summary.versions.length} versions failed: nothing published (--skip-failed publishes the others)`]));
