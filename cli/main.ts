@@ -39,7 +39,7 @@ function declare(program: Command, io: CliIO): void {
   program
     .command('ingest')
     .description(
-      'Load source files (or the publisher\'s zip) as a new immutable dataset version, diff it against the version it follows, record the change and publish a snapshot. ' +
+      'Load source files (or the publisher\'s zip) as a new immutable dataset version, diff it against the version it follows, record the change and publish a snapshot; or, given a folder or zip alone, every file of a release to its dataset as one snapshot. ' +
         'The publish is refused (exit 3) when a --fail-on-* threshold or the removal guard (RCM_MAX_REMOVED) is crossed, and refused (exit 1) for an existing label without --replace or a truncated file.',
     )
     .argument('<dataset|release>', 'dataset id (see `rcm datasets`) then its files; or, alone, a release: a folder or .zip whose files each go to the dataset that reads them, published as one snapshot')
@@ -58,7 +58,7 @@ function declare(program: Command, io: CliIO): void {
     .option('--json', 'same as --format json (also the default when stdout is not a terminal)')
     .action(lazy(async () => (await import('./commands/ingest.js')).ingest));
 
-  const stage = program.command('stage').description('Releases put together file by file (`rcm ingest --stage LABEL FILE...`), published when complete');
+  const stage = program.command('stage').description('Releases put together file by file (`rcm ingest --stage LABEL FILE...`), published only by `rcm stage publish`');
   stage
     .command('list')
     .description('Each staged release: its files, and per dataset version whether its set of files is complete (an NCCI quarter\'s four parts)')
