@@ -4,6 +4,7 @@ import { monthNamed, monthRelease, titleCalendarYear } from '../_shared/dates.js
 import { IngestError } from '../_shared/issue.js';
 import { readRecords, type FileSample, type SourceFile } from '../_shared/source.js';
 import { RowReader, clean } from '../_shared/values.js';
+import { oppsPaymentCells, oppsPaymentColumns, type OppsPaymentColumns } from '../opps_addendum_b/dataset.js';
 import { defineDataset, type ParsedItem, type ParseContext, type VersionInfo } from '../types.js';
 
 /** One APC of the OPPS (Addendum A): group title, status indicator, weight, payment rate, copayments. */
@@ -32,34 +33,20 @@ export const isAddendumAHeader = (f: string[]): boolean => {
   return x[0] === 'APC' && x.includes('GROUP TITLE') && x.includes('PAYMENT RATE');
 };
 
-interface Layout {
+interface Layout extends OppsPaymentColumns {
   apc: number;
   title: number;
   si: number;
-  weight: number;
-  rate: number;
-  nationalCopay: number;
-  minimumCopay: number;
-  ira: number;
-  adjustedCopay: number;
-  passThrough: number;
-  note: number;
 }
 
 function layoutOf(header: string[], file: string, line: number): Layout {
-  const { find, need } = columnsOf(header.map(h), file, line);
+  const columns = columnsOf(header.map(h), file, line);
+  const { need } = columns;
   return {
     apc: need('APC', (s) => s === 'APC'),
     title: need('Group Title', (s) => s === 'GROUP TITLE'),
     si: need('SI', (s) => s === 'SI' || s === 'STATUS INDICATOR'),
-    weight: need('Relative Weight', (s) => s.startsWith('RELATIVE WEIGHT')),
-    rate: need('Payment Rate', (s) => s.startsWith('PAYMENT RATE')),
-    nationalCopay: need('National Unadjusted Copayment', (s) => s.startsWith('NATIONAL UNADJUSTED COPAYMENT')),
-    minimumCopay: need('Minimum Unadjusted Copayment', (s) => s.startsWith('MINIMUM UNADJUSTED COPAYMENT')),
-    ira: find((s) => s.startsWith('IRA COINSURANCE')),
-    adjustedCopay: find((s) => s.startsWith('ADJUSTED BENEFICIARY COPAYMENT')),
-    passThrough: find((s) => s.startsWith('DRUG AND DEVICE PASS-THROUGH')),
-    note: find((s) => s === 'NOTE' || s.startsWith('NOTE')),
+    ...oppsPaymentColumns(columns),
   };
 }
 
@@ -109,14 +96,7 @@ export const oppsAddendumA = defineDataset({
         apc: apc.padStart(4, '0'),
         group_title: clean(cell(L.title)).replace(/\s+/g, ' '),
         status_indicator: r.text('SI', cell(L.si), { required: true, pattern: /^[A-Z][A-Z0-9]?$/ }),
-        relative_weight: r.number('Relative Weight', cell(L.weight), { min: 0 }),
-        payment_rate: r.number('Payment Rate', cell(L.rate), { min: 0 }),
-        national_unadjusted_copayment: r.number('National Unadjusted Copayment', cell(L.nationalCopay), { min: 0 }),
-        minimum_unadjusted_copayment: r.number('Minimum Unadjusted Copayment', cell(L.minimumCopay), { min: 0 }),
-        ira_coinsurance_pct: r.number('IRA Coinsurance percentage', cell(L.ira), { min: 0, max: 100 }),
-        adjusted_copayment: r.number('Adjusted Beneficiary Copayment', cell(L.adjustedCopay), { min: 0 }),
-        drug_device_passthrough_expiry: clean(cell(L.passThrough)) || null,
-        note: clean(cell(L.note)) || null,
+        ...oppsPaymentCells(r, cell, L),
         year,
       };
       if (r.ok && seen.has(row.apc)) r.issues.push({ loc: ['row', line, 'APC'], msg: `duplicate APC ${row.apc}`, type: 'duplicate_key', input: row.apc });

@@ -28,12 +28,8 @@ export const OppsAddendumBRowSchema = z.object({
 /** One HCPCS code's OPPS status and payment (Addendum B). */
 export type OppsAddendumBRow = z.infer<typeof OppsAddendumBRowSchema>;
 
-/** Column positions found by header name (CMS pads names with spaces and moves columns between years). */
-export interface OppsLayout {
-  hcpcs: number;
-  descriptor: number;
-  si: number;
-  apc: number;
+/** The payment columns OPPS Addenda A and B share (weight, rate, copays, IRA coinsurance, pass-through, note), by position. */
+export interface OppsPaymentColumns {
   weight: number;
   rate: number;
   nationalCopay: number;
@@ -42,6 +38,14 @@ export interface OppsLayout {
   adjustedCopay: number;
   passThrough: number;
   note: number;
+}
+
+/** Column positions found by header name (CMS pads names with spaces and moves columns between years). */
+export interface OppsLayout extends OppsPaymentColumns {
+  hcpcs: number;
+  descriptor: number;
+  si: number;
+  apc: number;
   changed: number;
 }
 
@@ -65,6 +69,14 @@ export function oppsLayout(header: string[], file = '(header)', line?: number): 
     descriptor: need('Short Descriptor', (s) => s.startsWith('SHORT DESCRIPTOR')),
     si: need('SI', (s) => s === 'SI' || s === 'STATUS INDICATOR'),
     apc: need('APC', (s) => s === 'APC'),
+    ...oppsPaymentColumns({ find, need }),
+    changed: find((s) => s.includes('INDICATES A CHANGE')),
+  };
+}
+
+/** The shared payment columns of an Addendum A or B header (`columnsOf` over its normalised names). */
+export function oppsPaymentColumns({ find, need }: ReturnType<typeof columnsOf>): OppsPaymentColumns {
+  return {
     weight: need('Relative Weight', (s) => s.startsWith('RELATIVE WEIGHT')),
     rate: need('Payment Rate', (s) => s.startsWith('PAYMENT RATE')),
     nationalCopay: need('National Unadjusted Copayment', (s) => s.startsWith('NATIONAL UNADJUSTED COPAYMENT')),
@@ -73,7 +85,20 @@ export function oppsLayout(header: string[], file = '(header)', line?: number): 
     adjustedCopay: find((s) => s.startsWith('ADJUSTED BENEFICIARY COPAYMENT')),
     passThrough: find((s) => s.startsWith('DRUG AND DEVICE PASS-THROUGH')),
     note: find((s) => s.startsWith('NOTE')),
-    changed: find((s) => s.includes('INDICATES A CHANGE')),
+  };
+}
+
+/** The shared payment cells of a record: `.` and blanks as null (never 0), percents and money as printed. */
+export function oppsPaymentCells(r: RowReader, cell: (i: number) => string | undefined, L: OppsPaymentColumns) {
+  return {
+    relative_weight: r.number('Relative Weight', cell(L.weight), { min: 0 }),
+    payment_rate: r.number('Payment Rate', cell(L.rate), { min: 0 }),
+    national_unadjusted_copayment: r.number('National Unadjusted Copayment', cell(L.nationalCopay), { min: 0 }),
+    minimum_unadjusted_copayment: r.number('Minimum Unadjusted Copayment', cell(L.minimumCopay), { min: 0 }),
+    ira_coinsurance_pct: r.number('IRA Coinsurance percentage', cell(L.ira), { min: 0, max: 100 }),
+    adjusted_copayment: r.number('Adjusted Beneficiary Copayment', cell(L.adjustedCopay), { min: 0 }),
+    drug_device_passthrough_expiry: clean(cell(L.passThrough)) || null,
+    note: clean(cell(L.note)) || null,
   };
 }
 
@@ -88,14 +113,7 @@ export function toOppsRow(fields: string[], line: number, layout: OppsLayout, ye
     status_indicator: r.text('SI', cell(layout.si), { required: true, pattern: /^[A-Z][A-Z0-9]?$/ }),
     // A few workbook cells hold the APC as a number; text keeps the leading zeros of drug APCs.
     apc_code: apcRaw === '' ? null : apcRaw.padStart(4, '0'),
-    relative_weight: r.number('Relative Weight', cell(layout.weight), { min: 0 }),
-    payment_rate: r.number('Payment Rate', cell(layout.rate), { min: 0 }),
-    national_unadjusted_copayment: r.number('National Unadjusted Copayment', cell(layout.nationalCopay), { min: 0 }),
-    minimum_unadjusted_copayment: r.number('Minimum Unadjusted Copayment', cell(layout.minimumCopay), { min: 0 }),
-    ira_coinsurance_pct: r.number('IRA Coinsurance percentage', cell(layout.ira), { min: 0, max: 100 }),
-    adjusted_copayment: r.number('Adjusted Beneficiary Copayment', cell(layout.adjustedCopay), { min: 0 }),
-    drug_device_passthrough_expiry: clean(cell(layout.passThrough)) || null,
-    note: clean(cell(layout.note)) || null,
+    ...oppsPaymentCells(r, cell, layout),
     changed: clean(cell(layout.changed)) === '*',
     year,
   };
