@@ -8,8 +8,8 @@ import type { DatasetVersion } from '../../warehouse/manifest.js';
 import { hcpcsLevel2 } from './dataset.js';
 import { findHcpcsLevel2Rows, hcpcsInvalidOn, hcpcsRelease, isWholeRelease } from './queries.js';
 
-// The seed is CMS's October 2026 alpha-numeric file, 35 rows (modifiers A1 … AW and five terminated
-// modifiers), exactly as shared/data/hcpcs-level2 holds it.
+// The seed is 13 rows of CMS's October 2026 alpha-numeric file (modifiers A1 … AS and five terminated
+// modifiers), lines as shared/data/hcpcs-level2 holds them.
 const seed = join(REPO_ROOT, 'seeds', hcpcsLevel2.id, 'HCPC2026_OCT_ANWEB.excerpt.csv');
 const header = async (): Promise<string> => (await readFile(seed, 'utf8')).split('\n')[0]!;
 /** A data line in the 48-column layout: the named cells set, every other cell empty. */
@@ -32,7 +32,7 @@ describe('hcpcs_level2 parser (seed)', () => {
   it('reads every seed row, trimming the right-justified modifiers, with ISO dates and null for empty cells', async () => {
     const { rows, rejects } = await parseAll(hcpcsLevel2, seed);
     expect(rejects).toEqual([]);
-    expect(rows).toHaveLength(35);
+    expect(rows).toHaveLength(13);
     expect(rows.every((r) => r.record_kind === 'modifier' && /^[A-Z0-9]{2}$/.test(r.code))).toBe(true);
     // `   AA,0010,7,Anesthesia services performed personally by anesthesiologist,…,D,…,19840101,20010101,,N`
     expect(rows.find((r) => r.code === 'AA')).toEqual({

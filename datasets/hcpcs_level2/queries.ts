@@ -9,7 +9,7 @@ export type HcpcsLevel2Entry = HcpcsLevel2Row & { version: string };
 
 /**
  * Fewer rows than this cannot be a whole release: CMS's alpha-numeric file lists about 8,000 codes
- * and modifiers (the 35-row `HCPC2026_OCT_ANWEB.excerpt.csv` is a slice of one).
+ * and modifiers (the 35-row `HCPC2026_OCT_ANWEB.excerpt.csv` and the 13-row seed are slices of one).
  */
 export const WHOLE_RELEASE_MIN_ROWS = 1000;
 
