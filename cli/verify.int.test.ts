@@ -74,4 +74,20 @@ describe('rcm verify pfrev', () => {
     expect(r.code).toBe(3);
     expect(r.out).toMatch(new RegExp(`^  line ${line} 80053 rate: file 99\\.99, answered [\\d.]+$`, 'm'));
   });
+
+  it('reads a DMEPOS file back through the DME route: the seed as loaded, a fee edited named by line, state and field', async () => {
+    const seed = join(REPO_ROOT, 'seeds/dmepos/DMEPOS25_APR.csv');
+    const ok = await rcm('verify', 'dmepos', seed);
+    expect(ok.code, ok.out + ok.err).toBe(0);
+    expect(ok.out).toMatch(/: \d+ rows against dmepos 2025-04: 0 differ\n$/);
+    const lines = (await readFile(seed, 'latin1')).split('\n');
+    const at = lines.findIndex((l) => l.startsWith('E0110,NU,'));
+    // Alabama's non-rural fee (the first state column), 92.15 in the file.
+    lines[at] = lines[at]!.replace(/^(E0110,NU,,D,IN,108\.41,92\.15,)92\.15,/, '$192.16,');
+    const edited = join(await tempDir('rcm-dme-'), 'DMEPOS25_APR.csv');
+    await writeFile(edited, lines.join('\n'), 'latin1');
+    const r = await rcm('verify', 'dmepos', edited);
+    expect(r.code).toBe(3);
+    expect(r.out).toMatch(new RegExp(`^  line ${at + 1} E0110-NU AL non_rural_rate: file 92\\.16, answered 92\\.15$`, 'm'));
+  });
 });

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { safeLines } from '../../lib/safe_text.js';
 import { DomainError, ValidationError } from '../../warehouse/errors.js';
+import type { SourceFile } from '../../datasets/_shared/source.js';
+import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import type { CliContext } from '../context.js';
 import { EXIT, ExitCode } from '../io.js';
 
@@ -54,19 +56,30 @@ export async function oppsCap(ctx: CliContext, o: { dateOfService?: string; json
   });
 }
 
+/** A fee schedule file read back through its route's lookup: what `verifyClfs` and `verifyDmepos` answer. */
+interface RoundTrip<D> {
+  version: string | null;
+  checked: number;
+  differences: D[];
+}
+
+/** The most differences the text lists (`--json` lists every one). */
+const LISTED = 1000;
+
 /**
- * `rcm verify clfs FILE`: a CLFS file read back through the lab route's lookup, every row's rate,
- * indicator and effective date; exit 3 naming each difference.
+ * A fee schedule file read back through its route (`verify`), printed as JSON or a line per
+ * difference (`describe`); exit 3 when any row differs.
  */
-export async function clfsFile(ctx: CliContext, file: string, o: { json?: boolean }): Promise<void> {
-  const [{ verifyClfs }, { toSourceFile }] = await Promise.all([import('../../server/fee_schedules/verify.js'), import('../../datasets/_shared/source.js')]);
+async function roundTrip<D>(ctx: CliContext, file: string, dataset: string, o: { json?: boolean }, verify: (snapshot: SnapshotReader, source: SourceFile) => Promise<RoundTrip<D>>, describe: (d: D) => string): Promise<void> {
+  const { toSourceFile } = await import('../../datasets/_shared/source.js');
   const source = await toSourceFile(file);
   await ctx.withSnapshot(async (snapshot) => {
-    const r = await verifyClfs(snapshot, source);
+    const r = await verify(snapshot, source);
     if (o.json) ctx.io.stdout(`${JSON.stringify(r)}\n`);
     else {
-      const lines = [`${file}: ${r.checked} rows against clfs ${r.version ?? '(none loaded)'}: ${r.differences.length} differ`];
-      for (const d of r.differences) lines.push(`  line ${d.line}${d.code ? ` ${d.code}${d.modifier ? `-${d.modifier}` : ''}` : ''} ${d.field}: file ${d.file ?? 'null'}, answered ${d.answered ?? 'null'}`);
+      const lines = [`${file}: ${r.checked} rows against ${dataset} ${r.version ?? '(none loaded)'}: ${r.differences.length} differ`];
+      for (const d of r.differences.slice(0, LISTED)) lines.push(`  ${describe(d)}`);
+      if (r.differences.length > LISTED) lines.push(`  ... and ${r.differences.length - LISTED} more (--json lists every one)`);
       ctx.io.stdout(safeLines(lines));
     }
     if (r.differences.length) throw new ExitCode(EXIT.threshold);
@@ -74,21 +87,19 @@ export async function clfsFile(ctx: CliContext, file: string, o: { json?: boolea
 }
 
 /**
+ * `rcm verify clfs FILE`: a CLFS file read back through the lab route's lookup, every row's rate,
+ * indicator and effective date; exit 3 naming each difference.
+ */
+export async function clfsFile(ctx: CliContext, file: string, o: { json?: boolean }): Promise<void> {
+  const { verifyClfs } = await import('../../server/fee_schedules/verify.js');
+  await roundTrip(ctx, file, 'clfs', o, verifyClfs, (d) => `line ${d.line}${d.code ? ` ${d.code}${d.modifier ? `-${d.modifier}` : ''}` : ''} ${d.field}: file ${d.file ?? 'null'}, answered ${d.answered ?? 'null'}`);
+}
+
+/**
  * `rcm verify dmepos FILE`: a DMEPOS fee schedule file read back through the DME route's lookup,
  * every state row's fees, ceiling, floor, category and jurisdiction; exit 3 naming each difference.
  */
 export async function dmeposFile(ctx: CliContext, file: string, o: { json?: boolean }): Promise<void> {
-  const [{ verifyDmepos }, { toSourceFile }] = await Promise.all([import('../../server/fee_schedules/verify.js'), import('../../datasets/_shared/source.js')]);
-  const source = await toSourceFile(file);
-  await ctx.withSnapshot(async (snapshot) => {
-    const r = await verifyDmepos(snapshot, source);
-    if (o.json) ctx.io.stdout(`${JSON.stringify(r)}\n`);
-    else {
-      const lines = [`${file}: ${r.checked} rows against dmepos ${r.version ?? '(none loaded)'}: ${r.differences.length} differ`];
-      for (const d of r.differences.slice(0, 1000)) lines.push(`  line ${d.line}${d.code ? ` ${d.code}${d.modifiers ? `-${d.modifiers}` : ''} ${d.state}` : ''} ${d.field}: file ${d.file ?? 'null'}, answered ${d.answered ?? 'null'}`);
-      if (r.differences.length > 1000) lines.push(`  ... and ${r.differences.length - 1000} more (--json lists every one)`);
-      ctx.io.stdout(safeLines(lines));
-    }
-    if (r.differences.length) throw new ExitCode(EXIT.threshold);
-  });
+  const { verifyDmepos } = await import('../../server/fee_schedules/verify.js');
+  await roundTrip(ctx, file, 'dmepos', o, verifyDmepos, (d) => `line ${d.line}${d.code ? ` ${d.code}${d.modifiers ? `-${d.modifiers}` : ''} ${d.state}` : ''} ${d.field}: file ${d.file ?? 'null'}, answered ${d.answered ?? 'null'}`);
 }
