@@ -133,14 +133,17 @@ async function ascFor(g: GatherContext): Promise<AscInput | null> {
     trace.warn(`asc: ${code} is not on the ASC covered surgical procedures list (Addendum AA ${release}): Medicare pays no ASC facility fee for it (${CITE_ASC_RATE})`);
     return { release, row: null, cbsa: null, wage_index: null };
   }
-  const paid = row.payment_rate !== null && (ASC_PAYMENT_INDICATORS[row.payment_indicator]?.separately_paid ?? true);
-  if (!paid) {
+  if (!separatelyPaid(row)) {
     trace.warn(`asc: ${code} has ASC payment indicator ${row.payment_indicator} (${ascIndicatorMeaning(row.payment_indicator)}): no separate ASC payment, its payment is in the procedure it is integral to`);
     return { release, row, cbsa: null, wage_index: null };
   }
   const w = await ascWageIndex(g);
   return { release, row, cbsa: w?.cbsa ?? null, wage_index: w?.wage_index ?? null };
 }
+
+/** True when the ASC is paid for the code apart: a printed rate, and an indicator that is not packaged (an unknown one counts as paid, its rate printed). */
+const separatelyPaid = <R extends { payment_rate: number | null; payment_indicator: string }>(r: R): r is R & { payment_rate: number } =>
+  r.payment_rate !== null && (ASC_PAYMENT_INDICATORS[r.payment_indicator]?.separately_paid ?? true);
 
 /** The ASC block from its inputs (pure): the wage-adjusted amount, the national rate without a CBSA, null amount when not separately paid. */
 export function ascBlock(a: AscInput, calculation: string[]): AscBlock {
@@ -150,7 +153,7 @@ export function ascBlock(a: AscInput, calculation: string[]): AscBlock {
     return { ...base, allowed_asc_payment: null, national_rate: null, payment_weight: null, payment_indicator: null, payment_indicator_meaning: `not on the ASC covered surgical procedures list of Addendum AA ${a.release}: no ASC facility payment`, multiple_procedure_discount: null, wage_adjusted: false, citations: [CITE_ASC_RATE, citeRelease(a.release)] };
   }
   const row = { ...base, national_rate: r.payment_rate, payment_weight: r.payment_weight, payment_indicator: r.payment_indicator, payment_indicator_meaning: ascIndicatorMeaning(r.payment_indicator), multiple_procedure_discount: r.multiple_procedure_discount };
-  if (r.payment_rate === null || ASC_PAYMENT_INDICATORS[r.payment_indicator]?.separately_paid === false) {
+  if (!separatelyPaid(r)) {
     calculation.push(`asc: payment indicator ${r.payment_indicator}, ${ascIndicatorMeaning(r.payment_indicator)}: no separate ASC amount (${citeRelease(a.release)})`);
     return { ...row, allowed_asc_payment: null, wage_adjusted: false, citations: [CITE_ASC_RATE, citeRelease(a.release)] };
   }
@@ -170,7 +173,7 @@ export function ascBlock(a: AscInput, calculation: string[]): AscBlock {
 export const ascPayment: PaymentRule = {
   id: 'asc_payment',
   modifiers: [],
-  applies_to: 'a code at place of service 24 (ambulatory surgical center); the CBSA from cbsa, else ccn (a ZIP names none in the loaded data)',
+  applies_to: 'a code at place of service 24 (ambulatory surgical center); the CBSA from cbsa, else ccn, else the one CBSA of zip\'s payment locality',
   does: 'adds the asc block: the Addendum AA national rate, payment indicator and multiple procedure discount flag, and the rate x (0.50 x wage index + 0.50) of the CBSA; outside applicable_blocks and estimated_payment (the ASC bills its own claim)',
   block: 'asc',
   citation: { title: `${CITE_ASC_RATE}; ${CITE_ASC_WAGE}`, url: SOURCES.cfr(416, '172') },
