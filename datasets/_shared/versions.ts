@@ -2,6 +2,9 @@ import { NotFoundError } from '../../warehouse/errors.js';
 import type { DatasetVersion } from '../../warehouse/manifest.js';
 import type { DatasetName, SnapshotReader } from '../../warehouse/snapshot.js';
 import { quarterEndOf, quarterLabel, quarterStart, toDays } from './dates.js';
+import { quoteIdent } from '../../warehouse/sql_quote.js';
+import type { Dataset } from '../types.js';
+import { fromStored } from './table.js';
 
 /**
  * The one place that decides which loaded version of a dataset answers a request. Three rules,
@@ -228,4 +231,24 @@ export function versionForRequest(dataset: string, versions: DatasetVersion[], r
   const pick = pickForRequest(dataset, versions, rule, when);
   requireCovered(when, rule, [{ dataset, pick }]);
   return pick;
+}
+
+/**
+ * Every row of one loaded version of a single-table dataset, by `keyOf`, each with its `version`:
+ * read once per snapshot (a query, then a pinned map), so a release of a few thousand rows costs no
+ * query per lookup. JSON columns come back parsed (`fromStored`). For a key that is unique in the
+ * version (the dataset's key): a repeated key keeps the last row.
+ */
+export function versionRows<R extends object>(snapshot: SnapshotReader, dataset: Dataset<R>, version: string, keyOf: (r: R) => string): Promise<Map<string, R & { version: string }>> {
+  return snapshot.memo(
+    `${dataset.id}:versionRows:${version}`,
+    async () => {
+      const rows = await snapshot.all<Record<string, unknown>>(`SELECT * FROM ${quoteIdent(dataset.id)} WHERE version = $1`, [version]);
+      return new Map(rows.map((r) => {
+        const row = { ...fromStored(dataset.tables[0]!, r), version } as R & { version: string };
+        return [keyOf(row), row];
+      }));
+    },
+    { pin: true },
+  );
 }

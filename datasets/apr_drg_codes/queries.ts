@@ -1,7 +1,5 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import { quoteIdent } from '../../warehouse/sql_quote.js';
-import { fromStored } from '../_shared/table.js';
-import { selectVersion } from '../_shared/versions.js';
+import { selectVersion, versionRows } from '../_shared/versions.js';
 import { aprDrgCodes, type AprDrgCodeRow } from './dataset.js';
 
 /** A stored APR-DRG code row plus the version label it was loaded under. */
@@ -25,17 +23,7 @@ export async function aprDrgCodeList(snapshot: SnapshotReader, date?: string): P
   const pick = selectVersion(aprDrgCodes.id, snapshot.versions(aprDrgCodes.id), { rule: 'effective', date });
   if (!pick) return null;
   const version = pick.version.version;
-  const codes = await snapshot.memo(
-    `${aprDrgCodes.id}:list:${version}`,
-    async () => {
-      const rows = await snapshot.all<Record<string, unknown>>(`SELECT * FROM ${quoteIdent(aprDrgCodes.id)} WHERE version = $1`, [version]);
-      return new Map(rows.map((r) => {
-        const e = { ...fromStored(aprDrgCodes.tables[0]!, r), version } as AprDrgCodeEntry;
-        return [e.drg, e];
-      }));
-    },
-    { pin: true },
-  );
+  const codes = await versionRows(snapshot, aprDrgCodes, version, (r) => r.drg);
   return { version, codes, covered: pick.covered, ...(pick.warning ? { warning: pick.warning } : {}) };
 }
 

@@ -1,6 +1,5 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import { quoteIdent } from '../../warehouse/sql_quote.js';
-import { pickForRequest, requireCovered, type RequestDate, type VersionPick } from '../_shared/versions.js';
+import { pickForRequest, requireCovered, versionRows, type RequestDate, type VersionPick } from '../_shared/versions.js';
 import { ascAddendumAa, type AscAddendumAaRow } from './dataset.js';
 
 /** A stored Addendum AA row plus the version label (`2025-01`) it was loaded under. */
@@ -21,15 +20,7 @@ export function ascVersionFor(snapshot: SnapshotReader, when: RequestDate): Vers
  * (~4,200 rows) is read once per snapshot into a map, so many codes cost one query.
  */
 export async function findAscRatesIn(snapshot: SnapshotReader, version: string, hcpcs: string): Promise<AscRate[]> {
-  const table = await snapshot.memo(
-    `${ascAddendumAa.id}:table:${version}`,
-    async () => {
-      const rows = await snapshot.all<AscRate>(`SELECT * FROM ${quoteIdent(ascAddendumAa.id)} WHERE version = $1`, [version]);
-      return new Map(rows.map((r) => [r.hcpcs_code, r]));
-    },
-    { pin: true },
-  );
-  const row = table.get(hcpcs);
+  const row = (await versionRows(snapshot, ascAddendumAa, version, (r) => r.hcpcs_code)).get(hcpcs);
   return row ? [row] : [];
 }
 

@@ -1,7 +1,6 @@
 import type { DatasetVersion } from '../../warehouse/manifest.js';
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import { fromStored } from '../_shared/table.js';
-import { selectVersion, versionLabel } from '../_shared/versions.js';
+import { selectVersion, versionLabel, versionRows } from '../_shared/versions.js';
 import { hcpcsLevel2, type HcpcsLevel2Row } from './dataset.js';
 
 /** A stored HCPCS Level II row plus the version label (`2026-10`) it was loaded under. */
@@ -24,17 +23,7 @@ export function isWholeRelease(v: DatasetVersion): boolean {
 
 /** Every row of one loaded release, by code (a release is read once per snapshot). */
 function releaseCodes(snapshot: SnapshotReader, version: string): Promise<Map<string, HcpcsLevel2Entry>> {
-  return snapshot.memo(
-    `${hcpcsLevel2.id}:index:${version}`,
-    async () => {
-      const rows = await snapshot.all<Record<string, unknown>>(`SELECT * FROM ${hcpcsLevel2.id} WHERE version = $1`, [version]);
-      return new Map(rows.map((r) => {
-        const e = { ...fromStored(hcpcsLevel2.tables[0]!, r), version } as HcpcsLevel2Entry;
-        return [e.code, e];
-      }));
-    },
-    { pin: true },
-  );
+  return versionRows(snapshot, hcpcsLevel2, version, (r) => r.code);
 }
 
 /** The HCPCS Level II release that answers a date of service, with its codes. */

@@ -1,6 +1,5 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
-import { quoteIdent } from '../../warehouse/sql_quote.js';
-import { versionLabel } from '../_shared/versions.js';
+import { versionLabel, versionRows } from '../_shared/versions.js';
 import { oppsAddendumA, type OppsAddendumARow } from './dataset.js';
 
 /** A stored Addendum A row plus the version label (`2025-01`) it was loaded under. */
@@ -20,14 +19,6 @@ export function oppsApcVersionForYear(snapshot: SnapshotReader, year: number): s
  * APCs) is read once per snapshot into a map.
  */
 export async function findApcRowsIn(snapshot: SnapshotReader, version: string, apc: string): Promise<OppsApcEntry[]> {
-  const table = await snapshot.memo(
-    `${oppsAddendumA.id}:table:${version}`,
-    async () => {
-      const rows = await snapshot.all<OppsApcEntry>(`SELECT * FROM ${quoteIdent(oppsAddendumA.id)} WHERE version = $1`, [version]);
-      return new Map(rows.map((r) => [r.apc, r]));
-    },
-    { pin: true },
-  );
-  const row = table.get(apc.padStart(4, '0'));
+  const row = (await versionRows(snapshot, oppsAddendumA, version, (r) => r.apc)).get(apc.padStart(4, '0'));
   return row ? [row] : [];
 }

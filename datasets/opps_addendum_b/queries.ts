@@ -1,6 +1,6 @@
 import type { SnapshotReader } from '../../warehouse/snapshot.js';
 import { oppsAddendumB, type OppsAddendumBRow } from './dataset.js';
-import { versionLabel } from '../_shared/versions.js';
+import { versionLabel, versionRows } from '../_shared/versions.js';
 import { knownCodes } from '../_shared/codes.js';
 
 /** A stored Addendum B row plus the version label (`2026-01`) it was loaded under. */
@@ -27,15 +27,7 @@ export async function findOppsRates(snapshot: SnapshotReader, hcpcs: string, yea
  * into a map, so a first pass over many codes costs no query per code.
  */
 export async function findOppsRatesIn(snapshot: SnapshotReader, version: string, hcpcs: string): Promise<OppsRate[]> {
-  const table = await snapshot.memo(
-    `${oppsAddendumB.id}:table:${version}`,
-    async () => {
-      const rows = await snapshot.all<OppsRate>(`SELECT * FROM ${oppsAddendumB.id} WHERE version = $1`, [version]);
-      return new Map(rows.map((r) => [r.hcpcs_code, r]));
-    },
-    { pin: true },
-  );
-  const row = table.get(hcpcs);
+  const row = (await versionRows(snapshot, oppsAddendumB, version, (r) => r.hcpcs_code)).get(hcpcs);
   return row ? [row] : [];
 }
 
