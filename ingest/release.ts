@@ -11,6 +11,7 @@ import type { Warehouse } from '../warehouse/store.js';
 import type { DiffReport } from './diff.js';
 import { withWriteLock } from './lock.js';
 import { publish, stageBatch, sweepTmp, type IngestOptions, type StagedVersion } from './pipeline.js';
+import { oneFilePerTable, statedVersion, twinOf } from './stage/inputs.js';
 import { extractZip, isZip } from './zip.js';
 
 // A publisher's release as one input: each file of a folder or zip sent to the dataset that reads
@@ -50,9 +51,6 @@ export interface ReleaseGroup {
   /** The same table in another format (`GPCI2025.txt` beside `GPCI2025.csv`): listed, not read twice. */
   twins: { file: ReleaseFile; of: string }[];
 }
-
-/** Format preference when a release ships one table several ways (CLFS: `.csv` and `~`-delimited `.txt`), unless the dataset says (`Dataset.twin`). */
-const FORMAT_RANK: Record<string, number> = { '.csv': 0, '.txt': 1, '.xlsx': 2 };
 
 /** The ST01 codes a remittance or claim sample carries, and the command that reads it. */
 const X12_USES: Record<string, FileUse> = {
@@ -95,17 +93,6 @@ export function useOf(sample: FileSample): FileUse {
 /** The one dataset that reads a sample (several: the first registered, the others named by the caller's detection tests). */
 function datasetOf(sample: FileSample): Dataset<any> | undefined {
   return DATASETS.find((d) => d.detect(sample));
-}
-
-/**
- * The version a file states, else the one its release's name states (`RVU25D.zip` holds
- * `OPPSCAP_Oct.csv`, which names no year: the zip's name says release D of 2025).
- */
-function versionOf(dataset: Dataset<any>, sample: FileSample, release: string): Pick<ReleaseFile, 'version' | 'versionFromRelease'> {
-  const own = dataset.version([sample]);
-  if (own) return { version: own };
-  const named = dataset.version([{ ...sample, name: `${release}_${sample.name}` }]);
-  return named ? { version: named, versionFromRelease: true } : {};
 }
 
 /** The regular files under a folder, recursively, hidden ones left out, in name order. */
@@ -176,9 +163,8 @@ export async function classifyFile(path: string, name = basename(path), release 
 function classify(name: string, path: string, sample: FileSample, release: string): ReleaseFile {
   const dataset = datasetOf(sample);
   if (!dataset) return { name, path, use: useOf(sample) };
-  const ext = extname(sample.name);
-  const twin = dataset.twin?.(sample) ?? { key: basename(sample.name, ext).toLowerCase(), rank: FORMAT_RANK[ext.toLowerCase()] ?? 9 };
-  return { name, path, dataset, twin, ...versionOf(dataset, sample, release) };
+  const { version, fromRelease } = statedVersion(dataset, [sample], release);
+  return { name, path, dataset, twin: twinOf(dataset, sample), version, ...(fromRelease ? { versionFromRelease: true } : {}) };
 }
 
 /**
@@ -195,17 +181,10 @@ export function groupRelease(files: readonly ReleaseFile[]): ReleaseGroup[] {
     g.files.push(f);
     groups.set(key, g);
   }
-  const stem = (f: ReleaseFile) => f.twin?.key ?? f.name;
-  const rank = (f: ReleaseFile) => f.twin?.rank ?? 9;
   for (const g of groups.values()) {
-    const byStem = new Map<string, ReleaseFile[]>();
-    for (const f of g.files) byStem.set(stem(f), [...(byStem.get(stem(f)) ?? []), f]);
-    g.files = [];
-    for (const same of byStem.values()) {
-      same.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
-      g.files.push(same[0]!);
-      for (const t of same.slice(1)) g.twins.push({ file: t, of: same[0]!.name });
-    }
+    const { kept, twins } = oneFilePerTable(g.files, (f) => f.twin, (f) => f.name);
+    g.files = kept;
+    g.twins = twins.map((t) => ({ file: t.item, of: t.of.name }));
   }
   const order = new Map<string, number>(DATASETS.map((d, i) => [d.id, i]));
   return [...groups.values()].sort(

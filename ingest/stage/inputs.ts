@@ -5,7 +5,7 @@ import { sampleFile, sha256File, toSourceFile, type FileSample, type SourceFile 
 import { toIsoDate } from '../../datasets/_shared/values.js';
 import { todayOf } from '../../datasets/_shared/dates.js';
 import { DATASETS, lookupDataset, unknownDataset } from '../../datasets/registry.js';
-import type { Dataset } from '../../datasets/types.js';
+import type { Dataset, VersionInfo } from '../../datasets/types.js';
 import type { DatasetVersion } from '../../warehouse/manifest.js';
 import type { IngestOptions } from '../pipeline.js';
 import { extractZip, isZip, type Skipped } from '../zip.js';
@@ -49,8 +49,46 @@ function checkDetected(dataset: Dataset<any>, files: SourceFile[], samples: File
   });
 }
 
-/** Format preference when a zip ships one table several ways (CLFS: `.csv` and `~`-delimited `.txt`). */
+/** Format preference when a publisher ships one table several ways (CLFS: `.csv` and `~`-delimited `.txt`). */
 const FORMAT_RANK: Record<string, number> = { '.csv': 0, '.txt': 1, '.xlsx': 2 };
+
+/**
+ * Which table a file is, and its preference among the files of that table: the dataset's own
+ * `twin` (ICD-10-CM's order and codes files), else its name without the extension, CSV before TXT
+ * before XLSX.
+ */
+export function twinOf(dataset: Dataset<any>, sample: FileSample): { key: string; rank: number } {
+  const ext = extname(sample.name);
+  return dataset.twin?.(sample) ?? { key: basename(sample.name, ext).toLowerCase(), rank: FORMAT_RANK[ext.toLowerCase()] ?? 9 };
+}
+
+/** One file per table: of the items sharing a twin key, the preferred one is kept and the others are named beside it. */
+export function oneFilePerTable<T>(items: readonly T[], twin: (t: T) => { key: string; rank: number } | undefined, name: (t: T) => string): { kept: T[]; twins: { item: T; of: T }[] } {
+  const byKey = new Map<string, T[]>();
+  for (const t of items) {
+    const key = twin(t)?.key ?? name(t);
+    byKey.set(key, [...(byKey.get(key) ?? []), t]);
+  }
+  const kept: T[] = [];
+  const twins: { item: T; of: T }[] = [];
+  for (const same of byKey.values()) {
+    same.sort((a, b) => (twin(a)?.rank ?? 9) - (twin(b)?.rank ?? 9) || name(a).localeCompare(name(b)));
+    kept.push(same[0]!);
+    for (const t of same.slice(1)) twins.push({ item: t, of: same[0]! });
+  }
+  return { kept, twins };
+}
+
+/**
+ * The version the files state, else the one their release's name states (`RVU25D.zip` holds
+ * `OPPSCAP_Oct.csv`, which names no year: the zip's name says release D of 2025).
+ */
+export function statedVersion(dataset: Dataset<any>, samples: FileSample[], release?: string): { version?: VersionInfo; fromRelease?: true } {
+  const own = dataset.version(samples);
+  if (own) return { version: own };
+  const named = release ? dataset.version(samples.map((s) => ({ ...s, name: `${release}_${s.name}` }))) : undefined;
+  return named ? { version: named, fromRelease: true } : {};
+}
 
 /**
  * The files of an ingest: plain files as given, and the members of each zip that the dataset
@@ -70,18 +108,14 @@ async function expandInputs(dataset: Dataset<any>, paths: string[], tmpDir: stri
     const refuse = (s: FileSample) => (dataset.detect(s) ? null : `not a ${dataset.id} file: ${notThisDataset(dataset, s)}`);
     const { members, skipped: sk } = await extractZip(p, await mkdtemp(`${tmpDir}/zip-`), { maxBytes: zipMaxBytes, refuse });
     skipped.push(...sk);
-    const accepted: (SourceFile & { archive: string })[] = [];
-    for (const m of members) accepted.push({ ...(await toSourceFile(m.path)), archive: m.archive });
-    const byStem = new Map<string, (SourceFile & { archive: string })[]>();
-    for (const a of accepted) {
-      const stem = a.name.slice(0, a.name.length - extname(a.name).length).toLowerCase();
-      byStem.set(stem, [...(byStem.get(stem) ?? []), a]);
+    const accepted: { file: SourceFile & { archive: string }; twin: { key: string; rank: number } }[] = [];
+    for (const m of members) {
+      const file = { ...(await toSourceFile(m.path)), archive: m.archive };
+      accepted.push({ file, twin: twinOf(dataset, await sampleFile(file)) });
     }
-    for (const group of byStem.values()) {
-      group.sort((x, y) => (FORMAT_RANK[extname(x.name).toLowerCase()] ?? 9) - (FORMAT_RANK[extname(y.name).toLowerCase()] ?? 9));
-      files.push(group[0]!);
-      for (const other of group.slice(1)) skipped.push({ member: `${other.archive}/${other.name}`, reason: `the same table is read from ${group[0]!.name}` });
-    }
+    const { kept, twins } = oneFilePerTable(accepted, (a) => a.twin, (a) => a.file.name);
+    files.push(...kept.map((a) => a.file));
+    for (const t of twins) skipped.push({ member: `${t.item.file.archive}/${t.item.file.name}`, reason: `the same table is read from ${t.of.file.name}` });
     if (accepted.length === 0) throw new IngestError(`no member of the archive is a ${dataset.id} file (skipped: ${skipped.map((s) => `${s.member}: ${s.reason}`).join('; ')})`, f.name);
   }
   return { files, skipped };
@@ -102,9 +136,8 @@ export async function readInputs(
   checkDetected(dataset, files, samples);
   dataset.checkFiles?.(files, samples);
 
-  // A zip's name states the release of members that name none (`RVU25D.zip` holds `OPPSCAP_Oct.csv`).
   const archive = files.find((f) => f.archive)?.archive;
-  const found = dataset.version(samples) ?? (archive ? dataset.version(samples.map((s) => ({ ...s, name: `${basename(archive, extname(archive))}_${s.name}` }))) : undefined);
+  const found = statedVersion(dataset, samples, archive ? basename(archive, extname(archive)) : undefined).version;
   const label = opts.version ?? found?.label;
   const latest = latestDate(samples);
   if (!label) {
